@@ -93,6 +93,7 @@ const (
 	TransactionExceededLifetimeLimitSeconds  Code = 290
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	APIStrictError                           Code = 323
+	UnsupportedOpQueryCommand                Code = 352
 	NotWritablePrimary                       Code = 10107
 	BSONObjectTooLarge                       Code = 10334
 	DuplicateKey                             Code = 11000
@@ -242,6 +243,7 @@ var names = map[Code]string{
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",
 	APIStrictError:                           "APIStrictError",
+	UnsupportedOpQueryCommand:                "UnsupportedOpQueryCommand",
 	TransactionAPIMustRetryCommit:            "TransactionAPIMustRetryCommit",
 	NotWritablePrimary:                       "NotWritablePrimary",
 	BSONObjectTooLarge:                       "BSONObjectTooLarge",
