@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lodedb/lode/engine"
+	"github.com/lodedb/lode/server"
+)
+
+func mongoVersion() string { return server.MongoVersion }
+
+// runServe starts the server and blocks until SIGINT or SIGTERM.
+func runServe(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:27017", "listen address")
+	dir := fs.String("dir", "./lode-data", "data directory")
+	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	syncInterval := fs.Duration("sync-interval", 100*time.Millisecond, "how often the WAL is fsynced (MongoDB's journal commit interval)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(strings.ToUpper(*level))); err != nil {
+		return fmt.Errorf("bad --log-level %q: %w", *level, err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	slog.SetDefault(log)
+
+	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", *dir, err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		eng.Close()
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("lode started", "addr", ln.Addr().String(), "dir", *dir, "version", version)
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "signal", "received")
+	case err := <-errc:
+		if err != nil {
+			log.Error("server stopped", "err", err)
+		}
+	}
+	_ = srv.Close()
+	if err := eng.Close(); err != nil {
+		return fmt.Errorf("close engine: %w", err)
+	}
+	log.Info("shutdown complete")
+	return nil
+}

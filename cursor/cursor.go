@@ -1,0 +1,275 @@
+// Package cursor keeps the server's open cursors: the iterators behind find,
+// aggregate, listCollections and listIndexes replies that a client drains
+// with getMore. Each cursor has a non-zero id, belongs to a namespace, and
+// is closed after an idle timeout (10 minutes by default, as in MongoDB).
+package cursor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/errs"
+)
+
+// Source is what a cursor drains. Next returns (nil, nil) at the end.
+type Source interface {
+	Next() (bsoncore.Document, error)
+	Close() error
+}
+
+// Cursor is an open server-side cursor.
+type Cursor struct {
+	ID int64
+	// NS is the full namespace "db.coll" reported in replies.
+	NS string
+	// Tailable cursors stay open at the end of their data; AwaitData makes
+	// getMore wait for new data up to maxTimeMS.
+	Tailable  bool
+	AwaitData bool
+	// Limit is the number of documents the client asked for in total (0 =
+	// no limit); Returned counts what has been sent.
+	Limit    int64
+	Returned int64
+
+	src     Source
+	pending bsoncore.Document // a document read but not yet sent
+	used    time.Time
+	busy    bool
+	closed  bool
+}
+
+// Registry holds the open cursors of one server.
+type Registry struct {
+	mu      sync.Mutex
+	cursors map[int64]*Cursor
+	timeout time.Duration
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// DefaultTimeout is MongoDB's cursorTimeoutMillis default.
+const DefaultTimeout = 10 * time.Minute
+
+// NewRegistry returns a registry that closes cursors idle for longer than
+// timeout (DefaultTimeout when zero). Call Close to stop its reaper.
+func NewRegistry(timeout time.Duration) *Registry {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	r := &Registry{
+		cursors: make(map[int64]*Cursor),
+		timeout: timeout,
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go r.reap()
+	return r
+}
+
+func (r *Registry) reap() {
+	defer close(r.done)
+	period := r.timeout / 10
+	if period > time.Minute {
+		period = time.Minute
+	}
+	if period < 10*time.Millisecond {
+		period = 10 * time.Millisecond
+	}
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case now := <-t.C:
+			var idle []*Cursor
+			r.mu.Lock()
+			for id, c := range r.cursors {
+				if !c.busy && now.Sub(c.used) > r.timeout {
+					delete(r.cursors, id)
+					idle = append(idle, c)
+				}
+			}
+			r.mu.Unlock()
+			for _, c := range idle {
+				c.close()
+			}
+		}
+	}
+}
+
+// Close stops the reaper and closes every open cursor.
+func (r *Registry) Close() {
+	select {
+	case <-r.stop:
+		return
+	default:
+	}
+	close(r.stop)
+	<-r.done
+	r.mu.Lock()
+	all := r.cursors
+	r.cursors = map[int64]*Cursor{}
+	r.mu.Unlock()
+	for _, c := range all {
+		c.close()
+	}
+}
+
+// Len returns the number of open cursors.
+func (r *Registry) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.cursors)
+}
+
+// New wraps src in a cursor that is not yet registered. Fill its first
+// batch with NextBatch, then Register it if it is not exhausted.
+func New(ns string, src Source) *Cursor {
+	return &Cursor{NS: ns, src: src, used: time.Now()}
+}
+
+// Register gives c an id and keeps it for getMore.
+func (r *Registry) Register(c *Cursor) int64 {
+	var b [8]byte
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		_, _ = rand.Read(b[:])
+		id := int64(binary.LittleEndian.Uint64(b[:]) &^ (1 << 63))
+		if id == 0 {
+			continue
+		}
+		if _, dup := r.cursors[id]; dup {
+			continue
+		}
+		c.ID = id
+		c.used = time.Now()
+		r.cursors[id] = c
+		return id
+	}
+}
+
+// Checkout takes the cursor id of namespace ns for one getMore. It fails
+// with CursorNotFound (43) when the id is unknown and with Unauthorized
+// (13) when the namespace differs, as MongoDB does. Release must follow.
+func (r *Registry) Checkout(id int64, ns string) (*Cursor, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.cursors[id]
+	if !ok {
+		return nil, errs.New(errs.CursorNotFound, "cursor id %d not found", id)
+	}
+	if c.NS != ns {
+		return nil, errs.New(errs.Unauthorized, "Requested getMore on namespace '%s', but cursor belongs to a different namespace %s", ns, c.NS)
+	}
+	if c.busy {
+		return nil, errs.New(errs.CursorNotFound, "cursor id %d is already in use", id)
+	}
+	c.busy = true
+	return c, nil
+}
+
+// Release returns a checked-out cursor. An exhausted cursor is removed and
+// closed.
+func (r *Registry) Release(c *Cursor, exhausted bool) {
+	r.mu.Lock()
+	c.busy = false
+	c.used = time.Now()
+	if exhausted {
+		delete(r.cursors, c.ID)
+	}
+	r.mu.Unlock()
+	if exhausted {
+		c.close()
+	}
+}
+
+// Kill closes the given cursors and reports which ids were killed and
+// which were not found.
+func (r *Registry) Kill(ids []int64) (killed, notFound []int64) {
+	var toClose []*Cursor
+	r.mu.Lock()
+	for _, id := range ids {
+		if c, ok := r.cursors[id]; ok {
+			delete(r.cursors, id)
+			toClose = append(toClose, c)
+			killed = append(killed, id)
+		} else {
+			notFound = append(notFound, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range toClose {
+		c.close()
+	}
+	return killed, notFound
+}
+
+func (c *Cursor) close() {
+	if !c.closed {
+		c.closed = true
+		_ = c.src.Close()
+	}
+}
+
+// Close releases the cursor's source; for cursors never registered.
+func (c *Cursor) Close() { c.close() }
+
+// NextBatch reads up to n documents (n <= 0 means no count limit) whose
+// total size stays within maxBytes; the first document is always taken.
+// It returns the batch and whether the source is exhausted. A tailable
+// cursor is never reported exhausted by running out of data. ctx bounds
+// the time spent (maxTimeMS).
+func (c *Cursor) NextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore.Document, bool, error) {
+	var out []bsoncore.Document
+	size := 0
+	for n <= 0 || len(out) < n {
+		if c.Limit > 0 && c.Returned >= c.Limit {
+			return out, true, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, false, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+		}
+		doc := c.pending
+		c.pending = nil
+		if doc == nil {
+			var err error
+			doc, err = c.src.Next()
+			if err != nil {
+				return nil, false, err
+			}
+			if doc == nil {
+				return out, !c.Tailable, nil
+			}
+		}
+		if len(out) > 0 && size+len(doc) > maxBytes {
+			c.pending = doc
+			return out, false, nil
+		}
+		size += len(doc)
+		out = append(out, doc)
+		c.Returned++
+	}
+	if c.Limit > 0 && c.Returned >= c.Limit {
+		return out, true, nil
+	}
+	// Peek so that the batch which drains the source reports exhaustion,
+	// as MongoDB returns cursor id 0 with the last batch.
+	if c.pending == nil && !c.Tailable {
+		doc, err := c.src.Next()
+		if err != nil {
+			return nil, false, err
+		}
+		if doc == nil {
+			return out, true, nil
+		}
+		c.pending = doc
+	}
+	return out, false, nil
+}

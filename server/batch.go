@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/cursor"
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/wire"
+)
+
+// defaultFirstBatch is the number of documents of a first batch when the
+// client gives no batchSize, as in MongoDB.
+const defaultFirstBatch = 101
+
+// maxBatchBytes bounds a batch so the reply stays under the 16 MiB
+// document limit with room for the envelope.
+const maxBatchBytes = wire.MaxBSONObjectSize - 16*1024
+
+// firstBatch drains the first batch of c and registers c when documents
+// remain. It returns the reply body {cursor: {firstBatch, id, ns}}.
+// singleBatch closes the cursor after one batch.
+func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int64, hasBatchSize, singleBatch bool) (bsoncore.Document, error) {
+	n := defaultFirstBatch
+	if hasBatchSize {
+		n = int(batchSize)
+		if batchSize == 0 {
+			n = -1 // no documents, just open the cursor
+		}
+	}
+	var docs []bsoncore.Document
+	exhausted := false
+	if n >= 0 {
+		var err error
+		docs, exhausted, err = c.NextBatch(ctx, n, maxBatchBytes)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	var id int64
+	if exhausted || singleBatch {
+		c.Close()
+	} else {
+		id = s.cursors.Register(c)
+	}
+	return cursorReply("firstBatch", id, c.NS, docs), nil
+}
+
+// cursorReply builds {cursor: {<key>: docs, id, ns}}.
+func cursorReply(key string, id int64, ns string, docs []bsoncore.Document) bsoncore.Document {
+	ab := bsoncore.NewArrayBuilder()
+	for _, d := range docs {
+		ab.AppendDocument(d)
+	}
+	cur := bsoncore.NewDocumentBuilder().
+		AppendArray(key, ab.Build()).
+		AppendInt64("id", id).
+		AppendString("ns", ns).
+		Build()
+	return bsoncore.NewDocumentBuilder().AppendDocument("cursor", cur).Build()
+}
+
+// sliceSource serves an in-memory list of documents as a cursor source,
+// for commands whose results are small and computed up front
+// (listCollections, listIndexes, listDatabases).
+type sliceSource struct {
+	docs []bsoncore.Document
+	i    int
+}
+
+func (s *sliceSource) Next() (bsoncore.Document, error) {
+	if s.i >= len(s.docs) {
+		return nil, nil
+	}
+	d := s.docs[s.i]
+	s.i++
+	return d, nil
+}
+
+func (s *sliceSource) Close() error { return nil }
+
+// parseCursorOpt reads the {cursor: {batchSize: n}} option of commands
+// that return cursors.
+func parseCursorOpt(cmd string, v bsoncore.Value) (batchSize int64, has bool, err error) {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return 0, false, wrongType(cmd, "cursor", v, "object")
+	}
+	elems, _ := d.Elements()
+	for _, el := range elems {
+		switch el.Key() {
+		case "batchSize":
+			n, err := argInt64(cmd, "cursor.batchSize", el.Value())
+			if err != nil {
+				return 0, false, err
+			}
+			if n < 0 {
+				return 0, false, errs.New(errs.Code(51024), "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
+			}
+			batchSize, has = n, true
+		default:
+			return 0, false, errs.New(errs.Code(40415), "BSON field '%s.cursor.%s' is an unknown field.", cmd, el.Key())
+		}
+	}
+	return batchSize, has, nil
+}

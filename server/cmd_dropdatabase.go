@@ -1,0 +1,20 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() { register(cmdDropDatabase, "dropDatabase") }
+
+// cmdDropDatabase drops a database and all of its collections.
+func cmdDropDatabase(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+		return nil, err
+	}
+	if err := s.eng.DropDatabase(req.DB); err != nil {
+		return nil, err
+	}
+	return bsoncore.NewDocumentBuilder().AppendString("dropped", req.DB).Build(), nil
+}

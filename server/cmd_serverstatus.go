@@ -1,0 +1,51 @@
+package server
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() { register(cmdServerStatus, "serverStatus") }
+
+// cmdServerStatus reports process, connection and operation counters.
+func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Document, error) {
+	up := time.Since(s.started)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	st := &s.stats
+	return bsoncore.NewDocumentBuilder().
+		AppendString("host", s.host).
+		AppendString("version", MongoVersion).
+		AppendString("process", "mongod").
+		AppendInt64("pid", int64(os.Getpid())).
+		AppendInt64("uptime", int64(up.Seconds())).
+		AppendInt64("uptimeMillis", up.Milliseconds()).
+		AppendInt64("uptimeEstimate", int64(up.Seconds())).
+		AppendDateTime("localTime", time.Now().UnixMilli()).
+		AppendDocument("connections", bsoncore.NewDocumentBuilder().
+			AppendInt32("current", int32(st.current.Load())).
+			AppendInt32("available", 1000000).
+			AppendInt32("totalCreated", int32(st.total.Load())).
+			AppendInt32("active", int32(st.current.Load())).Build()).
+		AppendDocument("opcounters", bsoncore.NewDocumentBuilder().
+			AppendInt64("insert", st.insert.Load()).
+			AppendInt64("query", st.query.Load()).
+			AppendInt64("update", st.update.Load()).
+			AppendInt64("delete", st.delete.Load()).
+			AppendInt64("getmore", st.getmore.Load()).
+			AppendInt64("command", st.cmd.Load()).Build()).
+		AppendDocument("mem", bsoncore.NewDocumentBuilder().
+			AppendInt32("bits", 64).
+			AppendInt64("resident", int64(ms.Sys>>20)).
+			AppendInt64("virtual", int64(ms.Sys>>20)).
+			AppendBoolean("supported", true).Build()).
+		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().
+			AppendString("name", "lode").
+			AppendBoolean("supportsCommittedReads", true).
+			AppendBoolean("persistent", true).Build()).
+		Build(), nil
+}

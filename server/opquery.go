@@ -1,0 +1,51 @@
+package server
+
+import (
+	"context"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/wire"
+)
+
+// handleOpQuery answers a legacy OP_QUERY. As in MongoDB 7.0, only the
+// handshake commands (hello, isMaster) on a "$cmd" namespace are accepted;
+// everything else is refused with UnsupportedOpQueryCommand.
+func (c *conn) handleOpQuery(q *wire.Query) bsoncore.Document {
+	db, coll, ok := splitNS(q.FullCollectionName)
+	if !ok || coll != "$cmd" {
+		return errorDoc(errs.New(errs.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: find. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"))
+	}
+	cmd := q.Query
+	// Drivers may wrap the command as {$query: {...}, $readPreference: ...}.
+	if v, err := cmd.LookupErr("$query"); err == nil {
+		if d, ok := v.DocumentOK(); ok {
+			cmd = d
+		}
+	}
+	first, err := cmd.IndexErr(0)
+	if err != nil {
+		return errorDoc(errs.New(errs.FailedToParse, "empty command document"))
+	}
+	name := first.Key()
+	switch strings.ToLower(name) {
+	case "hello", "ismaster":
+	default:
+		return errorDoc(errs.New(errs.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal", name))
+	}
+	// Re-enter the normal dispatcher with $db added.
+	withDB := appendField(cmd, "$db", bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, db)})
+	return c.s.dispatch(context.Background(), c, withDB, false)
+}
+
+// appendField returns doc with one more field at the end.
+func appendField(doc bsoncore.Document, key string, v bsoncore.Value) bsoncore.Document {
+	out := make([]byte, 0, len(doc)+len(key)+len(v.Data)+8)
+	out = append(out, doc[:len(doc)-1]...)
+	out = bsoncore.AppendValueElement(out, key, v)
+	out = append(out, 0)
+	bsoncore.UpdateLength(out, 0, int32(len(out)))
+	return out
+}
