@@ -1,0 +1,152 @@
+package query
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// Node is one node of a parsed match tree. The concrete types are the
+// exported *...Node types of this package; callers such as the planner
+// inspect them with a type switch. Every node can test a whole document
+// (the predicate applied to the document, following its path) and a single
+// value (the predicate applied directly to a value, as inside the value
+// form of $elemMatch).
+type Node interface {
+	// match tests a document; pos, when not nil, receives the offset of
+	// the array element that made a path predicate match.
+	match(doc []byte, pos *int) bool
+	// matchValue tests a single value with no path traversal.
+	matchValue(v bsoncore.Value, pos *int) bool
+}
+
+// Op is a comparison operator of a CompareNode.
+type Op int
+
+// Comparison operators. $ne is represented as a NotNode over OpEQ, as
+// MongoDB does.
+const (
+	OpEQ Op = iota
+	OpLT
+	OpLTE
+	OpGT
+	OpGTE
+)
+
+// String returns the operator's MongoDB name, such as "$gte".
+func (o Op) String() string {
+	switch o {
+	case OpEQ:
+		return "$eq"
+	case OpLT:
+		return "$lt"
+	case OpLTE:
+		return "$lte"
+	case OpGT:
+		return "$gt"
+	case OpGTE:
+		return "$gte"
+	}
+	return "$?"
+}
+
+// pathed holds a predicate's dotted path and its pre-split components.
+type pathed struct {
+	// Path is the dotted field path the predicate applies to. It is empty
+	// for predicates inside the value form of $elemMatch.
+	Path  string
+	parts []string
+}
+
+func newPathed(p string) pathed { return pathed{Path: p, parts: splitPath(p)} }
+
+// AndNode matches when all children match. An AndNode with no children
+// matches every document (the empty filter).
+type AndNode struct {
+	Children []Node
+}
+
+// OrNode matches when any child matches.
+type OrNode struct {
+	Children []Node
+}
+
+// NorNode matches when no child matches.
+type NorNode struct {
+	Children []Node
+}
+
+// NotNode negates its child. $ne, $nin and $exists:false parse to a NotNode
+// over $eq, $in and $exists:true respectively, as in MongoDB.
+type NotNode struct {
+	Child Node
+}
+
+// BoolNode matches every document (Value true, $alwaysTrue) or none
+// (Value false, $alwaysFalse).
+type BoolNode struct {
+	Value bool
+}
+
+func (n *AndNode) match(doc []byte, pos *int) bool {
+	for _, c := range n.Children {
+		if !c.match(doc, pos) {
+			if pos != nil {
+				*pos = -1
+			}
+			return false
+		}
+	}
+	return true
+}
+
+func (n *AndNode) matchValue(v bsoncore.Value, pos *int) bool {
+	for _, c := range n.Children {
+		if !c.matchValue(v, pos) {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *OrNode) match(doc []byte, pos *int) bool {
+	for _, c := range n.Children {
+		if c.match(doc, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *OrNode) matchValue(v bsoncore.Value, pos *int) bool {
+	for _, c := range n.Children {
+		if c.matchValue(v, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *NorNode) match(doc []byte, _ *int) bool {
+	for _, c := range n.Children {
+		if c.match(doc, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *NorNode) matchValue(v bsoncore.Value, _ *int) bool {
+	for _, c := range n.Children {
+		if c.matchValue(v, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *NotNode) match(doc []byte, _ *int) bool { return !n.Child.match(doc, nil) }
+
+func (n *NotNode) matchValue(v bsoncore.Value, _ *int) bool { return !n.Child.matchValue(v, nil) }
+
+func (n *BoolNode) match([]byte, *int) bool { return n.Value }
+
+func (n *BoolNode) matchValue(bsoncore.Value, *int) bool { return n.Value }
