@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/lodedb/lode/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -66,7 +67,7 @@ func ValidateDocument(doc []byte) error {
 // len(doc) and to be at least 5.
 func validateBSON(doc []byte, depth int) error {
 	if depth > MaxBSONDepth {
-		return bsonError(sprintf("exceeded maximum nested object depth: %d", MaxBSONDepth))
+		return bsonError(fmt.Sprintf("exceeded maximum nested object depth: %d", MaxBSONDepth))
 	}
 	end := len(doc) - 1
 	if doc[end] != 0 {
@@ -205,5 +206,5 @@ func valueSize(t bsoncore.Type, b []byte, depth int) (int, error) {
 		}
 		return total, nil
 	}
-	return 0, bsonError(sprintf("unknown BSON type 0x%02x", byte(t)))
+	return 0, bsonError(fmt.Sprintf("unknown BSON type 0x%02x", byte(t)))
 }

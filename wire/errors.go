@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"fmt"
-
-	"github.com/lodedb/lode/errs"
-)
+import "github.com/lodedb/lode/errs"
 
 // MongoDB error codes used by the OP_MSG parser that package errs does not
 // name yet. Their codeNames are in the comments.
@@ -85,6 +81,3 @@ func bsonSizeError(size int) *ProtocolError {
 		"BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB)",
 		size, uint32(size), MaxInternalBSONObjectSize, MaxInternalBSONObjectSize/(1024*1024))
 }
-
-// sprintf is fmt.Sprintf, kept short for error messages.
-var sprintf = fmt.Sprintf
