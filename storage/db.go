@@ -1,0 +1,192 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Options configures a DB.
+type Options struct {
+	// SyncInterval is the period of the background WAL sync. Zero means
+	// 100 ms.
+	SyncInterval time.Duration
+	// Logger receives storage logs. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Reader is the read interface shared by *pebble.DB, *pebble.Snapshot and
+// indexed *pebble.Batch.
+type Reader interface {
+	Get(key []byte) ([]byte, io.Closer, error)
+	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
+}
+
+// Stats are durability counters.
+type Stats struct {
+	// Commits is the number of batches committed.
+	Commits uint64
+	// Syncs is the number of WAL fsyncs performed (background and
+	// requested).
+	Syncs uint64
+	// SyncWaits is the number of writers that waited for an fsync.
+	SyncWaits uint64
+}
+
+// ErrClosed is returned by operations on a closed DB.
+var ErrClosed = errors.New("storage: closed")
+
+// DB is one Pebble database with Lode's durability policy.
+type DB struct {
+	pdb *pebble.DB
+	log *slog.Logger
+
+	commitSeq atomic.Uint64 // sequence of acknowledged (WAL-written) commits
+	commits   atomic.Uint64
+	syncs     atomic.Uint64
+	syncWaits atomic.Uint64
+
+	mu      sync.Mutex
+	synced  uint64        // highest commitSeq covered by a completed fsync
+	round   chan struct{} // closed when the next fsync completes
+	syncErr error         // sticky fsync failure
+	closed  bool
+
+	request chan struct{} // capacity 1: asks the syncer for an fsync now
+	stop    chan struct{}
+	done    chan struct{}
+	closeMu sync.Mutex
+}
+
+// Open opens (creating if needed) the Pebble database in dir.
+func Open(dir string, opts Options) (*DB, error) {
+	if opts.SyncInterval <= 0 {
+		opts.SyncInterval = 100 * time.Millisecond
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	popts := &pebble.Options{
+		Logger: quietLogger{opts.Logger},
+	}
+	popts.EnsureDefaults()
+	pdb, err := pebble.Open(dir, popts)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	db := &DB{
+		pdb:     pdb,
+		log:     opts.Logger,
+		round:   make(chan struct{}),
+		request: make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go db.syncLoop(opts.SyncInterval)
+	return db, nil
+}
+
+// Pebble returns the underlying Pebble database.
+func (db *DB) Pebble() *pebble.DB { return db.pdb }
+
+// NewBatch returns a write-only batch.
+func (db *DB) NewBatch() *pebble.Batch { return db.pdb.NewBatch() }
+
+// NewIndexedBatch returns a batch that can also be read (it sees its own
+// writes over the database).
+func (db *DB) NewIndexedBatch() *pebble.Batch { return db.pdb.NewIndexedBatch() }
+
+// NewSnapshot returns a consistent point-in-time view. Close it when done.
+func (db *DB) NewSnapshot() *pebble.Snapshot { return db.pdb.NewSnapshot() }
+
+// Get reads the latest value of key; found is false when it does not exist.
+// The returned slice is a copy appended to dst.
+func (db *DB) Get(key, dst []byte) (val []byte, found bool, err error) {
+	return Get(db.pdb, key, dst)
+}
+
+// Get reads key from r and appends its value to dst.
+func Get(r Reader, key, dst []byte) (val []byte, found bool, err error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst, false, nil
+	}
+	if err != nil {
+		return dst, false, fmt.Errorf("storage: get: %w", err)
+	}
+	dst = append(dst, v...)
+	closer.Close()
+	return dst, true, nil
+}
+
+// Commit writes b to the WAL and memtable without fsync and closes it. The
+// returned sequence can be passed to WaitDurable.
+func (db *DB) Commit(b *pebble.Batch) (uint64, error) {
+	if err := b.Commit(pebble.NoSync); err != nil {
+		b.Close()
+		return 0, fmt.Errorf("storage: commit: %w", err)
+	}
+	b.Close()
+	db.commits.Add(1)
+	return db.commitSeq.Add(1), nil
+}
+
+// LastCommit returns the sequence of the latest committed batch.
+func (db *DB) LastCommit() uint64 { return db.commitSeq.Load() }
+
+// EstimateDiskUsage estimates the on-disk bytes of the keys in [lo, hi).
+func (db *DB) EstimateDiskUsage(lo, hi []byte) (uint64, error) {
+	return db.pdb.EstimateDiskUsage(lo, hi)
+}
+
+// Stats returns the durability counters.
+func (db *DB) Stats() Stats {
+	return Stats{Commits: db.commits.Load(), Syncs: db.syncs.Load(), SyncWaits: db.syncWaits.Load()}
+}
+
+// Close syncs the WAL, stops the syncer and closes Pebble. It is
+// idempotent.
+func (db *DB) Close() error {
+	db.closeMu.Lock()
+	defer db.closeMu.Unlock()
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return nil
+	}
+	db.mu.Unlock()
+	close(db.stop)
+	<-db.done
+	serr := db.syncNow() // final sync covers everything committed
+	db.mu.Lock()
+	db.closed = true
+	close(db.round) // release any waiter; they observe closed
+	db.mu.Unlock()
+	cerr := db.pdb.Close()
+	if serr != nil {
+		return serr
+	}
+	if cerr != nil {
+		return fmt.Errorf("storage: close: %w", cerr)
+	}
+	return nil
+}
+
+type quietLogger struct{ l *slog.Logger }
+
+func (q quietLogger) Infof(format string, args ...any) {
+	q.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+func (q quietLogger) Errorf(format string, args ...any) {
+	q.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+func (q quietLogger) Fatalf(format string, args ...any) {
+	q.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+	panic(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,224 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// GetRecord reads record recID of collID from r and appends it to dst.
+func GetRecord(r Reader, collID, recID uint64, dst []byte) (doc []byte, found bool, err error) {
+	var kb [RecordKeyLen]byte
+	return Get(r, AppendRecordKey(kb[:0], collID, recID), dst)
+}
+
+// RecordCursor iterates the records of one collection in recordID order.
+type RecordCursor struct {
+	it         *pebble.Iterator
+	reverse    bool
+	started    bool
+	positioned bool
+	err        error
+}
+
+// NewRecordCursor opens a cursor over every record of collID in r.
+func NewRecordCursor(r Reader, collID uint64, reverse bool) (*RecordCursor, error) {
+	lo, hi := RecordRange(collID)
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, fmt.Errorf("storage: record iterator: %w", err)
+	}
+	return &RecordCursor{it: it, reverse: reverse}, nil
+}
+
+// SeekAfter positions the cursor so that the next call to Next returns the
+// first record after recID (before it, when reverse).
+func (c *RecordCursor) SeekAfter(collID, recID uint64) {
+	var kb [RecordKeyLen]byte
+	k := AppendRecordKey(kb[:0], collID, recID)
+	c.started = true
+	if c.reverse {
+		c.it.SeekLT(k)
+		c.pendingValid()
+		return
+	}
+	if c.it.SeekGE(k) && bytes.Equal(c.it.Key(), k) {
+		c.it.Next()
+	}
+	c.pendingValid()
+}
+
+// pendingValid marks that the iterator is already positioned on the next
+// entry to return.
+func (c *RecordCursor) pendingValid() { c.positioned = true }
+
+// Next advances to the next record. The returned slice is valid only until
+// the next call; ok is false at the end or on error (see Err).
+func (c *RecordCursor) Next() (recID uint64, doc []byte, ok bool) {
+	var valid bool
+	switch {
+	case c.positioned:
+		c.positioned = false
+		valid = c.it.Valid()
+	case !c.started:
+		c.started = true
+		if c.reverse {
+			valid = c.it.Last()
+		} else {
+			valid = c.it.First()
+		}
+	case c.reverse:
+		valid = c.it.Prev()
+	default:
+		valid = c.it.Next()
+	}
+	if !valid {
+		c.err = c.it.Error()
+		return 0, nil, false
+	}
+	v, err := c.it.ValueAndErr()
+	if err != nil {
+		c.err = err
+		return 0, nil, false
+	}
+	return RecordIDFromKey(c.it.Key()), v, true
+}
+
+// Err returns the error that ended iteration, if any.
+func (c *RecordCursor) Err() error { return c.err }
+
+// Close releases the cursor.
+func (c *RecordCursor) Close() error {
+	if c.it == nil {
+		return nil
+	}
+	err := c.it.Close()
+	c.it = nil
+	return err
+}
+
+// LastRecordID returns the highest recordID of collID, or 0 when the
+// collection has no records.
+func LastRecordID(r Reader, collID uint64) (uint64, error) {
+	lo, hi := RecordRange(collID)
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return 0, fmt.Errorf("storage: record iterator: %w", err)
+	}
+	defer it.Close()
+	if !it.Last() {
+		return 0, it.Error()
+	}
+	return RecordIDFromKey(it.Key()), nil
+}
+
+// IndexCursor iterates the entries of one index between two keystring
+// bounds.
+type IndexCursor struct {
+	it      *pebble.Iterator
+	reverse bool
+	started bool
+	err     error
+}
+
+// NewIndexCursor opens a cursor over the entries of indexID whose keystring
+// lies in [lo, hi). A nil lo means the start of the index, a nil hi its end.
+// Bounds compare against the whole keystring; to include every entry whose
+// keystring starts with p, pass hi = PrefixEnd(p).
+func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*IndexCursor, error) {
+	lower := AppendIndexPrefix(nil, indexID)
+	lower = append(lower, lo...)
+	var upper []byte
+	if hi == nil {
+		_, upper = IndexRange(indexID)
+	} else {
+		upper = AppendIndexPrefix(nil, indexID)
+		upper = append(upper, hi...)
+	}
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, fmt.Errorf("storage: index iterator: %w", err)
+	}
+	return &IndexCursor{it: it, reverse: reverse}, nil
+}
+
+// Next returns the next entry: its keystring, recordID and value (typebits).
+// Slices are valid only until the next call; ok is false at the end or on
+// error (see Err).
+func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
+	var valid bool
+	switch {
+	case !c.started:
+		c.started = true
+		if c.reverse {
+			valid = c.it.Last()
+		} else {
+			valid = c.it.First()
+		}
+	case c.reverse:
+		valid = c.it.Prev()
+	default:
+		valid = c.it.Next()
+	}
+	if !valid {
+		c.err = c.it.Error()
+		return nil, 0, nil, false
+	}
+	k := c.it.Key()
+	if len(k) < IndexPrefixLen+8 {
+		c.err = fmt.Errorf("storage: malformed index key %x", k)
+		return nil, 0, nil, false
+	}
+	v, err := c.it.ValueAndErr()
+	if err != nil {
+		c.err = err
+		return nil, 0, nil, false
+	}
+	n := len(k) - 8
+	return k[IndexPrefixLen:n], binary.BigEndian.Uint64(k[n:]), v, true
+}
+
+// Err returns the error that ended iteration, if any.
+func (c *IndexCursor) Err() error { return c.err }
+
+// Close releases the cursor.
+func (c *IndexCursor) Close() error {
+	if c.it == nil {
+		return nil
+	}
+	err := c.it.Close()
+	c.it = nil
+	return err
+}
+
+// FindIndexKey looks for entries of indexID whose keystring equals ks
+// exactly, using it (an iterator over r without bounds, reused across
+// calls; pass nil to create one). It calls fn with each recordID found
+// until fn returns false. It returns the iterator for reuse.
+func FindIndexKey(r Reader, it *pebble.Iterator, indexID uint64, ks []byte, buf []byte, fn func(recID uint64) bool) (*pebble.Iterator, []byte, error) {
+	if it == nil {
+		var err error
+		it, err = r.NewIter(nil)
+		if err != nil {
+			return nil, buf, fmt.Errorf("storage: index iterator: %w", err)
+		}
+	}
+	buf = AppendIndexPrefix(buf[:0], indexID)
+	buf = append(buf, ks...)
+	plen := len(buf)
+	for valid := it.SeekGE(buf); valid; valid = it.Next() {
+		k := it.Key()
+		if !bytes.HasPrefix(k, buf) {
+			break
+		}
+		if len(k) != plen+8 {
+			continue // a longer keystring that merely starts with ks
+		}
+		if !fn(binary.BigEndian.Uint64(k[plen:])) {
+			break
+		}
+	}
+	return it, buf, it.Error()
+}

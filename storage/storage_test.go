@@ -1,0 +1,90 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestGroupCommit(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const writers, each = 16, 20
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				b := db.NewBatch()
+				b.Set(AppendRecordKey(nil, 1, uint64(w*each+i+1)), []byte("x"), nil)
+				seq, err := db.Commit(b)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := db.WaitDurable(context.Background(), seq); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	st := db.Stats()
+	if st.Commits != writers*each {
+		t.Fatalf("commits = %d", st.Commits)
+	}
+	if st.Syncs >= st.Commits {
+		t.Fatalf("syncs %d not fewer than acknowledged writes %d", st.Syncs, st.Commits)
+	}
+	t.Logf("commits=%d syncs=%d", st.Commits, st.Syncs)
+}
+
+func TestCursorsAndFindIndexKey(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := db.NewBatch()
+	for i := uint64(1); i <= 5; i++ {
+		b.Set(AppendRecordKey(nil, 7, i), []byte(fmt.Sprint(i)), nil)
+		b.Set(AppendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
+	}
+	b.Set(AppendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := LastRecordID(db.Pebble(), 7); last != 5 {
+		t.Fatalf("last = %d", last)
+	}
+	c, _ := NewRecordCursor(db.Pebble(), 7, true)
+	var got []uint64
+	for id, _, ok := c.Next(); ok; id, _, ok = c.Next() {
+		got = append(got, id)
+	}
+	c.Close()
+	if fmt.Sprint(got) != "[5 4 3 2 1]" {
+		t.Fatalf("reverse = %v", got)
+	}
+	var ids []uint64
+	_, _, err = FindIndexKey(db.Pebble(), nil, 9, []byte("a"), nil, func(r uint64) bool { ids = append(ids, r); return true })
+	if err != nil || fmt.Sprint(ids) != "[2 4]" {
+		t.Fatalf("FindIndexKey = %v %v", ids, err)
+	}
+	ic, _ := NewIndexCursor(db.Pebble(), 9, []byte("b"), nil, false)
+	ids = nil
+	for _, id, _, ok := ic.Next(); ok; _, id, _, ok = ic.Next() {
+		ids = append(ids, id)
+	}
+	ic.Close()
+	if fmt.Sprint(ids) != "[1 3 5]" {
+		t.Fatalf("index cursor = %v", ids)
+	}
+}

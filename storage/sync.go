@@ -1,0 +1,98 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// WaitDurable blocks until an fsync covers the commit with sequence seq
+// (as returned by Commit). Concurrent waiters share fsyncs: the syncer
+// performs one fsync for everything committed before it started, then
+// wakes every waiter it covered. No lock is held across the fsync.
+func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
+	waited := false
+	for {
+		db.mu.Lock()
+		if db.syncErr != nil {
+			err := db.syncErr
+			db.mu.Unlock()
+			return err
+		}
+		if db.synced >= seq {
+			db.mu.Unlock()
+			return nil
+		}
+		if db.closed {
+			db.mu.Unlock()
+			return ErrClosed
+		}
+		ch := db.round
+		db.mu.Unlock()
+		if !waited {
+			waited = true
+			db.syncWaits.Add(1)
+		}
+		select {
+		case db.request <- struct{}{}:
+		default: // a request is already pending
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Sync forces an fsync covering every commit so far.
+func (db *DB) Sync(ctx context.Context) error {
+	return db.WaitDurable(ctx, db.commitSeq.Load())
+}
+
+// syncLoop runs the periodic and requested fsyncs.
+func (db *DB) syncLoop(interval time.Duration) {
+	defer close(db.done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-db.stop:
+			return
+		case <-db.request:
+		case <-t.C:
+		}
+		db.mu.Lock()
+		idle := db.synced >= db.commitSeq.Load()
+		db.mu.Unlock()
+		if idle {
+			continue
+		}
+		if err := db.syncNow(); err != nil {
+			db.log.Error("WAL sync failed", "err", err)
+		}
+	}
+}
+
+// syncNow performs one fsync and wakes the waiters it covers. Only the
+// syncer goroutine (or Close, after the syncer stopped) calls it.
+func (db *DB) syncNow() error {
+	// Every commit with a sequence <= target has returned from Pebble's
+	// commit, so its batch is in the WAL before the sync below is queued.
+	target := db.commitSeq.Load()
+	err := db.pdb.LogData(nil, pebble.Sync)
+	db.syncs.Add(1)
+	db.mu.Lock()
+	if err != nil {
+		db.syncErr = fmt.Errorf("storage: WAL sync: %w", err)
+	} else if target > db.synced {
+		db.synced = target
+	}
+	old := db.round
+	db.round = make(chan struct{})
+	db.mu.Unlock()
+	close(old)
+	return err
+}
