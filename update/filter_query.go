@@ -3,11 +3,15 @@ package update
 import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/query"
 )
 
 // compileFilter compiles a query condition (array filters and $pull
-// conditions). It is wired to the query package's parser.
-var compileFilter = func(f bsoncore.Document) (Matcher, error) {
-	return nil, errs.New(errs.NotImplemented, "query conditions are not available yet")
+// conditions) with the query package's parser.
+func compileFilter(f bsoncore.Document) (Matcher, error) {
+	m, err := query.Parse(f)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
