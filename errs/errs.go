@@ -94,6 +94,9 @@ const (
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	APIStrictError                           Code = 323
 	UnsupportedOpQueryCommand                Code = 352
+	IllegalOpMsgFlag                         Code = 223
+	TooManyDocumentSequences                 Code = 233
+	ChecksumMismatch                         Code = 288
 	NotWritablePrimary                       Code = 10107
 	BSONObjectTooLarge                       Code = 10334
 	DuplicateKey                             Code = 11000
@@ -244,6 +247,9 @@ var names = map[Code]string{
 	ObjectIsBusy:                             "ObjectIsBusy",
 	APIStrictError:                           "APIStrictError",
 	UnsupportedOpQueryCommand:                "UnsupportedOpQueryCommand",
+	IllegalOpMsgFlag:                         "IllegalOpMsgFlag",
+	TooManyDocumentSequences:                 "TooManyDocumentSequences",
+	ChecksumMismatch:                         "ChecksumMismatch",
 	TransactionAPIMustRetryCommit:            "TransactionAPIMustRetryCommit",
 	NotWritablePrimary:                       "NotWritablePrimary",
 	BSONObjectTooLarge:                       "BSONObjectTooLarge",

@@ -49,7 +49,10 @@ func (c *conn) serve() {
 			if errors.As(err, &pe) && !pe.Fatal {
 				// Framing is intact: answer with an error and go on.
 				log.Debug("bad message", "err", err)
-				if werr := c.replyError(pe.Header, pe.OpCode(), err); werr != nil {
+				if pe.MoreToCome {
+					continue
+				}
+				if werr := c.replyError(pe.Header, pe.Err); werr != nil {
 					return
 				}
 				continue
@@ -83,15 +86,15 @@ func (c *conn) handle(m wire.Message) error {
 		reply := c.handleOpQuery(m)
 		return c.writeReply(m.Header.RequestID, reply)
 	default:
-		h := m.Hdr()
+		h := m.MessageHeader()
 		err := errs.New(errs.ProtocolError, "Unsupported opcode %d; only OP_MSG and the OP_QUERY handshake are supported", h.OpCode)
 		return c.writeMsg(h.RequestID, errorDoc(err))
 	}
 }
 
 // replyError answers a message that could be framed but not decoded.
-func (c *conn) replyError(h wire.Header, op wire.OpCode, err error) error {
-	if op == wire.OpQuery {
+func (c *conn) replyError(h wire.Header, err error) error {
+	if h.OpCode == wire.OpQuery {
 		return c.writeReply(h.RequestID, errorDoc(err))
 	}
 	return c.writeMsg(h.RequestID, errorDoc(err))

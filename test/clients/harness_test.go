@@ -1,0 +1,152 @@
+// Package clients runs the seeds' own shell and Python code, through the
+// real clients (mongosh, pymongo), against a `lode serve` child process.
+package clients
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var lodeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lode-clients-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	lodeBin = filepath.Join(dir, "lode")
+	build := exec.Command("go", "build", "-o", lodeBin, "github.com/lodedb/lode/cmd/lode")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building lode:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// requireTool returns the path of an external client, skipping the test
+// when it is missing, unless LODE_REQUIRE_CLIENTS=1 (as in CI), where a
+// missing client fails the test.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("%s is required (LODE_REQUIRE_CLIENTS=1) but not found: %v", name, err)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+// server is a `lode serve` child process.
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	dir  string
+	logs *strings.Builder
+}
+
+var startedRe = regexp.MustCompile(`lode started addr=(\S+)`)
+
+// startServer runs `lode serve` on a free loopback port with a temporary
+// data directory and waits until it listens.
+func startServer(t *testing.T, extra ...string) *server {
+	t.Helper()
+	dir := t.TempDir()
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--dir", dir}, extra...)
+	cmd := exec.Command(lodeBin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, dir: dir, logs: &strings.Builder{}}
+	addrc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			s.logs.WriteString(line + "\n")
+			if m := startedRe.FindStringSubmatch(line); m != nil && !sent {
+				addrc <- m[1]
+				sent = true
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case s.addr = <-addrc:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("lode serve did not start; logs:\n%s", s.logs.String())
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	return s
+}
+
+func (s *server) uri() string { return "mongodb://" + s.addr + "/" }
+
+// runMongosh runs a script file in mongosh against s and fails the test
+// if mongosh exits non-zero. It returns mongosh's output.
+func runMongosh(t *testing.T, s *server, script string) string {
+	t.Helper()
+	mongosh := requireTool(t, "mongosh")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", s.uri(), script)
+	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mongosh %s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// runPython runs a script with Debian's /usr/bin/python3 (pymongo 3.11).
+func runPython(t *testing.T, s *server, script string) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		requireTool(t, "python3-at-/usr/bin")
+	}
+	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but cannot be imported: %v", err)
+		}
+		t.Skip("pymongo not installed for /usr/bin/python3")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, script, s.uri())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python %s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
