@@ -41,8 +41,13 @@ func init() {
 // *errs.Error with mongod's codes and messages.
 func Parse(spec bsoncore.Document, arrayFilters []bsoncore.Document) (*Update, error) {
 	elems, err := spec.Elements()
-	if err != nil {
-		return nil, errs.New(errs.InvalidBSON, "invalid update document: %v", err)
+	if err != nil || !wellFormed(spec, 0) {
+		return nil, errs.New(errs.InvalidBSON, "invalid BSON in update document")
+	}
+	for _, f := range arrayFilters {
+		if !wellFormed(f, 0) {
+			return nil, errs.New(errs.InvalidBSON, "invalid BSON in arrayFilters")
+		}
 	}
 	if len(elems) == 0 || !strings.HasPrefix(elems[0].Key(), "$") {
 		if err := validateReplacement(elems); err != nil {
@@ -151,6 +156,9 @@ func (u *Update) parseRename(f bsoncore.Element) error {
 		return errs.New(errs.BadValue, "The 'to' field for $rename must be a string: %s", renderElem(from, v))
 	}
 	to := v.StringValue()
+	if strings.IndexByte(to, 0) >= 0 {
+		return errs.New(errs.BadValue, "The 'to' field for $rename cannot contain an embedded null byte: %s", renderElem(from, v))
+	}
 	for _, p := range []struct{ path, which string }{{from, "source"}, {to, "destination"}} {
 		if p.path == "" {
 			return errs.New(errs.EmptyFieldName, "An empty update path is not valid.")
