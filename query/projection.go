@@ -283,7 +283,7 @@ func (p *Projection) merge(q *Projection, key string, typ *int) error {
 // (its first field does not start with '$').
 func isNestedSpec(v bsoncore.Value) bool {
 	k, _, ok := firstKey(v)
-	return ok && !strings.HasPrefix(k, "$")
+	return !ok || !strings.HasPrefix(k, "$")
 }
 
 // findPositional locates the first positional operator in a projection
