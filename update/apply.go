@@ -74,11 +74,12 @@ func validateResult(out bsoncore.Document) error {
 	if len(out) > MaxDocumentSize {
 		return errs.New(errs.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
-	elems, err := out.Elements()
-	if err != nil {
-		return errs.New(errs.InternalError, "update produced invalid BSON: %v", err)
-	}
-	for _, e := range elems {
+	for rest := out[4:]; len(rest) > 1; {
+		e, r, ok := bsoncore.ReadElement(rest)
+		if !ok {
+			return errs.New(errs.InternalError, "update produced invalid BSON")
+		}
+		rest = r
 		if err := checkTopLevelField(e.Key(), e.Value()); err != nil {
 			return err
 		}

@@ -36,12 +36,32 @@ func (n *mnode) expand() {
 	if n.exp || (!n.isDoc() && !n.isArray()) {
 		return
 	}
-	elems, _ := bsoncore.Document(n.raw.Data).Elements()
-	n.names = make([]string, 0, len(elems))
-	n.kids = make([]*mnode, 0, len(elems))
-	for _, e := range elems {
-		n.names = append(n.names, e.Key())
-		n.kids = append(n.kids, newValue(e.Value()))
+	data := n.raw.Data
+	cnt := 0
+	for rest := data[4:]; len(rest) > 1; cnt++ {
+		_, r, ok := bsoncore.ReadElement(rest)
+		if !ok {
+			break
+		}
+		rest = r
+	}
+	slab := make([]mnode, cnt)
+	n.names = make([]string, 0, cnt)
+	n.kids = make([]*mnode, 0, cnt)
+	// One string conversion of the whole value; field names are
+	// substrings of it, which saves an allocation per field.
+	str := string(data)
+	rest := data[4:]
+	off := 4
+	for i := 0; i < cnt; i++ {
+		e, r, _ := bsoncore.ReadElement(rest)
+		klen := len(e.KeyBytes())
+		v := e.Value()
+		slab[i] = mnode{t: v.Type, raw: v}
+		n.names = append(n.names, str[off+1:off+1+klen])
+		n.kids = append(n.kids, &slab[i])
+		off += len(rest) - len(r)
+		rest = r
 	}
 	n.exp = true
 	n.raw = bsoncore.Value{}
