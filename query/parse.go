@@ -50,7 +50,7 @@ type parser struct {
 // Parse parses and validates a find filter. Errors are *errs.Error with
 // MongoDB's codes and messages.
 func Parse(filter bsoncore.Document) (*Filter, error) {
-	if err := filter.Validate(); err != nil {
+	if err := validateDoc(filter); err != nil {
 		return nil, errs.New(errs.InvalidBSON, "invalid filter document: %v", err)
 	}
 	p := &parser{}

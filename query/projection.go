@@ -55,6 +55,9 @@ type elemMatchSpec struct {
 // "field.$" and computed fields (literals and expressions, e.g. {a: "x"}
 // or {a: {$literal: 1}}). Errors carry MongoDB's codes.
 func ParseProjection(spec bsoncore.Document) (*Projection, error) {
+	if err := validateDoc(spec); err != nil {
+		return nil, errs.New(errs.InvalidBSON, "invalid projection document: %v", err)
+	}
 	elems, err := spec.Elements()
 	if err != nil {
 		return nil, errs.New(errs.InvalidBSON, "invalid projection document: %v", err)

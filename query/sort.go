@@ -28,6 +28,9 @@ type SortKey []bsoncore.Value
 // ParseSort parses a sort specification such as {a: 1, "b.c": -1}. A
 // {$natural: 1} or {$natural: -1} specification is reported by Natural.
 func ParseSort(spec bsoncore.Document) (*Sort, error) {
+	if err := validateDoc(spec); err != nil {
+		return nil, errs.New(errs.InvalidBSON, "invalid sort document: %v", err)
+	}
 	elems, err := spec.Elements()
 	if err != nil {
 		return nil, errs.New(errs.InvalidBSON, "invalid sort document: %v", err)
