@@ -1,0 +1,45 @@
+package engine
+
+import "go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+// IndexSpec describes an index to create.
+type IndexSpec struct {
+	Name string
+	// Key is the key pattern, an ordered document such as {a: 1, b: -1}.
+	Key    bsoncore.Document
+	Unique bool
+	Sparse bool
+	// PartialFilterExpression is nil when absent.
+	PartialFilterExpression bsoncore.Document
+	// ExpireAfterSeconds is nil when the index is not a TTL index.
+	ExpireAfterSeconds *int64
+}
+
+// IndexInfo describes an existing index.
+type IndexInfo struct {
+	IndexSpec
+	// ID is the index's numeric id (its storage key prefix).
+	ID uint64
+	// Multikey reports whether some document produced several keys.
+	Multikey bool
+	// MultikeyPaths lists the dotted path prefixes where arrays were found
+	// (for example "metadata" for {"metadata.key": 1}).
+	MultikeyPaths []string
+}
+
+// CollectionStats are the figures of collStats and dbStats.
+type CollectionStats struct {
+	Count int64
+	// Size is the total BSON size of the documents.
+	Size int64
+	// StorageSize estimates the on-disk bytes of the records.
+	StorageSize int64
+	// IndexSizes maps index name to estimated on-disk bytes.
+	IndexSizes map[string]int64
+	// TotalIndexSize is the sum of IndexSizes.
+	TotalIndexSize int64
+	NIndexes       int
+	Capped         bool
+	Max            int64
+	MaxSize        int64
+}

@@ -1,0 +1,84 @@
+// Package engine is Lode's database engine: the catalog of databases,
+// collections and indexes, the write path (insert, update, delete,
+// findAndModify) with index maintenance, and the read path (find, count,
+// distinct). It stores everything through package storage and follows
+// MongoDB 7.0's semantics.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/storage"
+)
+
+// Engine is an open Lode data directory.
+type Engine struct {
+	db  *storage.DB
+	log *slog.Logger
+
+	catMu  sync.Mutex // serializes catalog changes
+	cat    atomic.Pointer[catalog]
+	nextID atomic.Uint64
+
+	closeOnce sync.Once
+	closeErr  error
+	closed    atomic.Bool
+}
+
+// Open opens (creating if needed) the engine stored in dir.
+func Open(dir string, opts Options) (*Engine, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	db, err := storage.Open(dir, storage.Options{SyncInterval: opts.SyncInterval, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{db: db, log: opts.Logger}
+	if err := e.loadCatalog(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
+	}
+	return e, nil
+}
+
+// Close syncs and closes the engine. It is idempotent.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.closed.Store(true)
+		e.closeErr = e.db.Close()
+	})
+	return e.closeErr
+}
+
+// Storage returns the storage layer, for the query executor and stats.
+func (e *Engine) Storage() *storage.DB { return e.db }
+
+// StorageStats returns the durability counters (commits, fsyncs).
+func (e *Engine) StorageStats() storage.Stats { return e.db.Stats() }
+
+// Sync forces an fsync covering every write acknowledged so far.
+func (e *Engine) Sync(ctx context.Context) error { return e.db.Sync(ctx) }
+
+func (e *Engine) checkOpen() error {
+	if e.closed.Load() {
+		return errs.New(errs.ShutdownInProgress, "The server is in quiesce mode and will shut down")
+	}
+	return nil
+}
+
+// waitDurable waits for the fsync covering seq when journal is requested.
+func (e *Engine) waitDurable(ctx context.Context, seq uint64, journal bool) error {
+	if !journal || seq == 0 {
+		return nil
+	}
+	if err := e.db.WaitDurable(ctx, seq); err != nil {
+		return errs.New(errs.WriteConcernFailed, "waiting for journal: %v", err)
+	}
+	return nil
+}

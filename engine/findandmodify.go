@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/query"
+)
+
+// FindAndModify atomically finds one document and updates or removes it.
+// The search and the change happen under the collection's writer lock
+// against its current state, so two concurrent calls never claim the same
+// document.
+func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAndModifySpec) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	if err := e.checkOpen(); err != nil {
+		return res, err
+	}
+	if err := validateUserWrite(db, coll); err != nil {
+		return res, err
+	}
+	if spec.Remove && (spec.Update.Type != 0 || spec.Upsert || spec.New) {
+		if spec.Update.Type != 0 {
+			return res, errs.New(errs.FailedToParse, "Cannot specify both an update and remove=true")
+		}
+		if spec.Upsert {
+			return res, errs.New(errs.FailedToParse, "Cannot specify both upsert=true and remove=true")
+		}
+		return res, errs.New(errs.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
+	}
+	if !spec.Remove && spec.Update.Type == 0 {
+		return res, errs.New(errs.FailedToParse, "Either an update or remove=true must be specified")
+	}
+	filter := spec.Query
+	if filter == nil {
+		filter = emptyDoc
+	}
+	var sortBy *query.Sort
+	if len(spec.Sort) > 5 {
+		s, err := query.ParseSort(spec.Sort)
+		if err != nil {
+			return res, err
+		}
+		if !s.Empty() {
+			sortBy = s
+		}
+	}
+	var proj *query.Projection
+	if len(spec.Fields) > 5 {
+		p, err := query.ParseProjection(spec.Fields)
+		if err != nil {
+			return res, err
+		}
+		proj = p
+	}
+	var p *parsedUpdate
+	var f *query.Filter
+	if spec.Remove {
+		var err error
+		if f, err = query.Parse(filter); err != nil {
+			return res, err
+		}
+	} else {
+		var err error
+		if p, err = parseUpdate(filter, spec.Update, spec.ArrayFilters, false, spec.Upsert); err != nil {
+			return res, err
+		}
+		f = p.filter
+	}
+
+	c, err := e.lockColl(db, coll, spec.Upsert)
+	if err != nil {
+		return res, err
+	}
+	if c == nil {
+		return res, nil
+	}
+	t := e.newTxn(c)
+	var out bsoncore.Document
+	var pos int
+	if spec.Remove {
+		rid, doc, dpos, found, ferr := findFirstLocked(e, c, filter, f, sortBy)
+		err = ferr
+		if err == nil && found {
+			err = t.remove(rid, doc)
+			if err == nil {
+				res.LastErrorObject.N = 1
+				out, pos = doc, dpos
+			}
+		}
+	} else {
+		var r stmtResult
+		r, err = e.updateLocked(ctx, t, p, sortBy)
+		if err == nil {
+			res.LastErrorObject.N = r.n
+			res.LastErrorObject.UpdatedExisting = r.n > 0 && r.upserted.Type == 0
+			res.LastErrorObject.Upserted = r.upserted
+			pos = r.pos
+			switch {
+			case r.upserted.Type != 0:
+				if spec.New {
+					out = r.post
+				}
+			case r.n > 0 && spec.New:
+				out = r.post
+			case r.n > 0:
+				out = r.pre
+			}
+		}
+	}
+	if err == nil {
+		err = t.commit()
+	}
+	t.abort()
+	c.state.mu.Unlock()
+	if err != nil {
+		return FindAndModifyResult{}, err
+	}
+	if err := e.waitDurable(ctx, t.lastSeq, spec.Journal); err != nil {
+		return res, err
+	}
+	if out != nil && proj != nil {
+		pd, err := proj.Apply(out, pos)
+		if err != nil {
+			return res, err
+		}
+		out = pd
+	}
+	res.Value = out
+	return res, nil
+}

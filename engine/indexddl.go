@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/bsonutil"
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/storage"
+)
+
+// DefaultIndexName returns MongoDB's default name for a key pattern:
+// field_direction pairs joined by underscores, such as "a_1_b_-1".
+func DefaultIndexName(key bsoncore.Document) string {
+	elems, _ := key.Elements()
+	parts := make([]string, 0, 2*len(elems))
+	for _, e := range elems {
+		v := e.Value()
+		var s string
+		switch {
+		case v.Type == bsoncore.TypeString:
+			s = v.StringValue()
+		case bsonutil.IsNumber(v.Type):
+			f := bsonutil.AsFloat64(v)
+			if f == float64(int64(f)) {
+				s = fmt.Sprint(int64(f))
+			} else {
+				s = fmt.Sprint(f)
+			}
+		default:
+			s = v.String()
+		}
+		parts = append(parts, e.Key(), s)
+	}
+	return strings.Join(parts, "_")
+}
+
+// CreateIndex creates an index on db.coll (creating the collection if
+// needed) and builds it over the existing documents. created is false when
+// an identical index already exists.
+func (e *Engine) CreateIndex(db, coll string, spec IndexSpec) (created bool, err error) {
+	if err := e.checkOpen(); err != nil {
+		return false, err
+	}
+	if spec.Name == "" {
+		spec.Name = DefaultIndexName(spec.Key)
+	}
+	spec.Key = append(bsoncore.Document(nil), spec.Key...)
+	if spec.PartialFilterExpression != nil {
+		spec.PartialFilterExpression = append(bsoncore.Document(nil), spec.PartialFilterExpression...)
+	}
+	if _, err := parseKeyPattern(spec.Key); err != nil {
+		return false, err
+	}
+	if spec.Name == "_id_" && !keyEqual(spec.Key, idKeyPattern) {
+		return false, errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", renderDoc(spec.Key))
+	}
+	c, err := e.lockColl(db, coll, true)
+	if err != nil {
+		return false, err
+	}
+	defer c.state.mu.Unlock()
+	for _, ix := range c.indexes {
+		sameKey := keyEqual(ix.key, spec.Key)
+		if ix.name == spec.Name {
+			if sameKey && ix.unique == spec.Unique && ix.sparse == spec.Sparse &&
+				bsonEqualDoc(ix.partial, spec.PartialFilterExpression) && ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
+				return false, nil
+			}
+			if sameKey {
+				return false, errs.New(errs.IndexOptionsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+			}
+			return false, errs.New(errs.IndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		}
+		if sameKey && bsonEqualDoc(ix.partial, spec.PartialFilterExpression) {
+			if ix.unique == spec.Unique && ix.sparse == spec.Sparse && ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
+				return false, nil
+			}
+			return false, errs.New(errs.IndexOptionsConflict, "Index already exists with a different name: %s", ix.name)
+		}
+	}
+	if spec.Name == "_id_" {
+		return false, nil
+	}
+	ix, err := newIndex(e.allocID(), spec)
+	if err != nil {
+		return false, err
+	}
+	n := c.copyMeta()
+	n.indexes = append(n.indexes, ix)
+	if err := e.buildIndex(n, len(n.indexes)-1); err != nil {
+		// Remove entries of batches the failed build already committed.
+		b := e.db.NewBatch()
+		lo, hi := storage.IndexRange(ix.id)
+		_ = b.DeleteRange(lo, hi, nil)
+		if _, cerr := e.db.Commit(b); cerr != nil {
+			e.log.Error("cleaning up failed index build", "index", ix.name, "err", cerr)
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// buildIndex adds the entries of index n.indexes[i] for every document and
+// publishes n. The writer lock is held, so no document changes meanwhile.
+func (e *Engine) buildIndex(n *collection, i int) error {
+	only := n.copyMeta()
+	only.indexes = []*index{n.indexes[i]}
+	t := e.newTxn(only)
+	defer t.abort()
+	cur, err := storage.NewRecordCursor(e.db.Pebble(), n.id, false)
+	if err != nil {
+		return err
+	}
+	defer cur.Close()
+	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
+		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
+		mk, err := t.stageKeys(doc, false)
+		if err != nil {
+			return err
+		}
+		ix := only.indexes[0]
+		if ix.unique {
+			for _, s := range t.staged {
+				if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, doc); err != nil {
+					return err
+				}
+			}
+		}
+		t.writeStaged(rid)
+		t.markMultikey(mk)
+		t.docs++
+		if t.full() {
+			// Entries of a not-yet-published index are invisible to
+			// readers, so committing the build in several batches is safe;
+			// CreateIndex range-deletes them if the build fails.
+			if err := t.commitBuild(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	n.indexes[i] = t.c.indexes[0]
+	t.c = n
+	t.metaDirty = true
+	return t.commit()
+}
+
+// commitBuild commits index entries without touching the catalog.
+func (t *writeTxn) commitBuild() error {
+	dirty := t.metaDirty
+	t.metaDirty = false
+	seq, err := t.e.db.Commit(t.b)
+	t.b = t.e.db.NewBatch()
+	t.docs = 0
+	if t.it != nil {
+		t.it.Close()
+		t.it = nil
+	}
+	clear(t.pending)
+	clear(t.removed)
+	t.metaDirty = dirty
+	t.lastSeq = seq
+	return err
+}
+
+// ListIndexes returns the indexes of db.coll in creation order.
+func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return nil, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	out := make([]IndexInfo, 0, len(c.indexes))
+	for _, ix := range c.indexes {
+		out = append(out, IndexInfo{
+			IndexSpec: ix.spec(), ID: ix.id, Multikey: ix.multikey,
+			MultikeyPaths: append([]string(nil), ix.multikeyPaths...),
+		})
+	}
+	return out, nil
+}
+
+// DropIndex drops the index called name from db.coll.
+func (e *Engine) DropIndex(db, coll, name string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errs.New(errs.NamespaceNotFound, "ns not found %s.%s", db, coll)
+	}
+	defer c.state.mu.Unlock()
+	if name == "_id_" {
+		return errs.New(errs.InvalidOptions, "cannot drop _id index")
+	}
+	pos := -1
+	for i, ix := range c.indexes {
+		if ix.name == name {
+			pos = i
+		}
+	}
+	if pos < 0 {
+		return errs.New(errs.IndexNotFound, "index not found with name [%s]", name)
+	}
+	n := c.copyMeta()
+	ix := n.indexes[pos]
+	n.indexes = append(n.indexes[:pos], n.indexes[pos+1:]...)
+	b := e.db.NewBatch()
+	lo, hi := storage.IndexRange(ix.id)
+	_ = b.DeleteRange(lo, hi, nil)
+	_ = b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil)
+	if _, err := e.db.Commit(b); err != nil {
+		return err
+	}
+	e.publish(n)
+	return nil
+}
+
+func (ix *index) spec() IndexSpec {
+	return IndexSpec{Name: ix.name, Key: ix.key, Unique: ix.unique, Sparse: ix.sparse,
+		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl}
+}
+
+func specString(s IndexSpec) string {
+	b := bsoncore.NewDocumentBuilder().AppendInt32("v", 2).AppendDocument("key", s.Key).AppendString("name", s.Name)
+	if s.Unique {
+		b.AppendBoolean("unique", true)
+	}
+	if s.Sparse {
+		b.AppendBoolean("sparse", true)
+	}
+	if s.PartialFilterExpression != nil {
+		b.AppendDocument("partialFilterExpression", s.PartialFilterExpression)
+	}
+	if s.ExpireAfterSeconds != nil {
+		b.AppendInt64("expireAfterSeconds", *s.ExpireAfterSeconds)
+	}
+	return renderDoc(b.Build())
+}
+
+// keyEqual compares key patterns field by field (names, order and
+// numeric direction).
+func keyEqual(a, b bsoncore.Document) bool {
+	ea, _ := a.Elements()
+	eb, _ := b.Elements()
+	if len(ea) != len(eb) {
+		return false
+	}
+	for i := range ea {
+		if ea[i].Key() != eb[i].Key() || bsonutil.Compare(ea[i].Value(), eb[i].Value()) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func bsonEqualDoc(a, b bsoncore.Document) bool {
+	if len(a) <= 5 && len(b) <= 5 {
+		return true
+	}
+	return bsonutil.CompareDocuments(a, b) == 0
+}
+
+func ttlEqual(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -1,0 +1,314 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/storage"
+)
+
+// maxNamespaceLen is MongoDB's limit on "db.collection".
+const maxNamespaceLen = 255
+
+// maxDBNameLen is MongoDB's limit on database names (64 bytes, exclusive).
+const maxDBNameLen = 63
+
+// ValidateDBName checks a database name with MongoDB's rules.
+func ValidateDBName(db string) error {
+	if db == "" {
+		return errs.New(errs.InvalidNamespace, "Invalid database name: ''")
+	}
+	if len(db) > maxDBNameLen {
+		return errs.New(errs.InvalidNamespace, "db name is too long: '%s'", db)
+	}
+	if strings.ContainsAny(db, "/\\. \"$\x00") {
+		return errs.New(errs.InvalidNamespace, "Invalid database name: '%s'", db)
+	}
+	return nil
+}
+
+// ValidateNamespace checks a database and collection name for use by a
+// write or create.
+func ValidateNamespace(db, coll string) error {
+	if err := ValidateDBName(db); err != nil {
+		return err
+	}
+	ns := db + "." + coll
+	if coll == "" || coll[0] == '.' || strings.ContainsAny(coll, "$\x00") {
+		return errs.New(errs.InvalidNamespace, "Invalid namespace specified '%s'", ns)
+	}
+	if len(ns) > maxNamespaceLen {
+		return errs.New(errs.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)
+	}
+	return nil
+}
+
+// validateUserWrite additionally rejects writes to system collections.
+func validateUserWrite(db, coll string) error {
+	if err := ValidateNamespace(db, coll); err != nil {
+		return err
+	}
+	if strings.HasPrefix(coll, "system.") {
+		switch coll {
+		case "system.js", "system.views", "system.profile", "system.buckets":
+		default:
+			return errs.New(errs.InvalidNamespace, "Invalid system namespace: %s.%s", db, coll)
+		}
+	}
+	return nil
+}
+
+// ListDatabases returns every database with at least one collection.
+func (e *Engine) ListDatabases() ([]DatabaseInfo, error) {
+	cat := e.cat.Load()
+	var out []DatabaseInfo
+	for _, db := range cat.sortedDBNames() {
+		var size int64
+		for _, c := range cat.dbs[db] {
+			size += e.collDiskSize(c)
+		}
+		out = append(out, DatabaseInfo{Name: db, SizeOnDisk: size, Empty: false})
+	}
+	return out, nil
+}
+
+// ListCollections returns the collections of db sorted by name.
+func (e *Engine) ListCollections(db string) ([]CollectionInfo, error) {
+	cat := e.cat.Load()
+	colls := cat.dbs[db]
+	out := make([]CollectionInfo, 0, len(colls))
+	for _, c := range colls {
+		opts := c.options
+		if opts == nil {
+			opts = emptyDoc
+		}
+		out = append(out, CollectionInfo{Name: c.name, Type: "collection", Options: opts, UUID: c.uuid})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+var emptyDoc = bsoncore.Document{5, 0, 0, 0, 0}
+
+// CreateCollection creates db.coll explicitly. It fails with
+// NamespaceExists when the collection exists.
+func (e *Engine) CreateCollection(db, coll string, opts CreateOptions) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	if err := ValidateNamespace(db, coll); err != nil {
+		return err
+	}
+	if opts.Capped && opts.Size <= 0 {
+		return errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
+	}
+	_, created, err := e.createCollection(db, coll, opts)
+	if err != nil {
+		return err
+	}
+	if !created {
+		return errs.New(errs.NamespaceExists, "Collection %s.%s already exists.", db, coll)
+	}
+	return nil
+}
+
+// createCollection creates db.coll with its _id index unless it exists.
+// It returns the current collection and whether it created it.
+func (e *Engine) createCollection(db, coll string, opts CreateOptions) (*collection, bool, error) {
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	cat := e.cat.Load()
+	if c := cat.lookup(db, coll); c != nil {
+		return c, false, nil
+	}
+	c := &collection{
+		db: db, name: coll, id: e.allocID(), uuid: newUUID(),
+		capped: opts.Capped, size: opts.Size, max: opts.Max,
+		state: &collState{statsValid: true},
+	}
+	if len(opts.Raw) > 5 {
+		c.options = append(bsoncore.Document(nil), opts.Raw...)
+	}
+	idIx, err := newIndex(e.allocID(), IndexSpec{Name: "_id_", Key: idKeyPattern})
+	if err != nil {
+		return nil, false, err
+	}
+	c.indexes = []*index{idIx}
+	b := e.db.NewBatch()
+	if err := b.Set(storage.CollectionKey(c.id), encodeCollection(c), nil); err != nil {
+		b.Close()
+		return nil, false, fmt.Errorf("create collection: %w", err)
+	}
+	if _, err := e.db.Commit(b); err != nil {
+		return nil, false, err
+	}
+	n := cat.clone()
+	n.put(c)
+	e.cat.Store(n)
+	return c, true, nil
+}
+
+var idKeyPattern = bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()
+
+// DropCollection drops db.coll with its records and index entries.
+func (e *Engine) DropCollection(db, coll string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errs.New(errs.NamespaceNotFound, "ns not found")
+	}
+	defer c.state.mu.Unlock()
+	return e.dropLocked(c)
+}
+
+// dropLocked removes c; the caller holds c.state.mu.
+func (e *Engine) dropLocked(c *collection) error {
+	b := e.db.NewBatch()
+	_ = b.Delete(storage.CollectionKey(c.id), nil)
+	lo, hi := storage.RecordRange(c.id)
+	_ = b.DeleteRange(lo, hi, nil)
+	for _, ix := range c.indexes {
+		lo, hi := storage.IndexRange(ix.id)
+		_ = b.DeleteRange(lo, hi, nil)
+	}
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	if _, err := e.db.Commit(b); err != nil {
+		return err
+	}
+	c.state.dropped = true
+	n := e.cat.Load().clone()
+	n.remove(c.db, c.name)
+	e.cat.Store(n)
+	return nil
+}
+
+// DropDatabase drops every collection of db. Dropping a missing database
+// succeeds.
+func (e *Engine) DropDatabase(db string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	for _, c := range e.cat.Load().dbs[db] {
+		lc, err := e.lockColl(db, c.name, false)
+		if err != nil {
+			return err
+		}
+		if lc == nil {
+			continue
+		}
+		err = e.dropLocked(lc)
+		lc.state.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RenameCollection renames fromDB.fromColl to toDB.toColl. Records and
+// index entries are keyed by numeric ids, so only the catalog changes.
+func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTarget bool) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	if err := ValidateNamespace(toDB, toColl); err != nil {
+		return err
+	}
+	if fromDB == toDB && fromColl == toColl {
+		return errs.New(errs.IllegalOperation, "Can't rename a collection to itself")
+	}
+	src, err := e.lockColl(fromDB, fromColl, false)
+	if err != nil {
+		return err
+	}
+	if src == nil {
+		return errs.New(errs.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, fromColl)
+	}
+	defer src.state.mu.Unlock()
+	if dst := e.cat.Load().lookup(toDB, toColl); dst != nil {
+		if !dropTarget {
+			return errs.New(errs.NamespaceExists, "target namespace exists")
+		}
+		ldst, err := e.lockColl(toDB, toColl, false)
+		if err != nil {
+			return err
+		}
+		if ldst != nil {
+			err = e.dropLocked(ldst)
+			ldst.state.mu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	moved := src.copyMeta()
+	moved.db, moved.name = toDB, toColl
+	moved.state = &collState{
+		lastRec: src.state.lastRec, statsValid: src.state.statsValid,
+		count: src.state.count, dataSize: src.state.dataSize,
+	}
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	if e.cat.Load().lookup(toDB, toColl) != nil {
+		return errs.New(errs.NamespaceExists, "target namespace exists")
+	}
+	b := e.db.NewBatch()
+	_ = b.Set(storage.CollectionKey(moved.id), encodeCollection(moved), nil)
+	if _, err := e.db.Commit(b); err != nil {
+		return err
+	}
+	src.state.dropped = true
+	n := e.cat.Load().clone()
+	n.remove(fromDB, fromColl)
+	n.put(moved)
+	e.cat.Store(n)
+	return nil
+}
+
+// lockColl returns the current metadata of db.coll with its writer lock
+// held. When the collection does not exist it is created if create is set;
+// otherwise lockColl returns nil and holds no lock.
+func (e *Engine) lockColl(db, coll string, create bool) (*collection, error) {
+	for {
+		c := e.cat.Load().lookup(db, coll)
+		if c == nil {
+			if !create {
+				return nil, nil
+			}
+			if err := validateUserWrite(db, coll); err != nil {
+				return nil, err
+			}
+			var err error
+			if c, _, err = e.createCollection(db, coll, CreateOptions{}); err != nil {
+				return nil, err
+			}
+		}
+		c.state.mu.Lock()
+		cur := e.cat.Load().lookup(db, coll)
+		if c.state.dropped || cur == nil || cur.state != c.state {
+			c.state.mu.Unlock()
+			continue
+		}
+		return cur, nil
+	}
+}
+
+// publish replaces c's metadata in the catalog with n (same collection).
+// The caller holds c.state.mu; the catalog entry must already be written.
+func (e *Engine) publish(n *collection) {
+	e.catMu.Lock()
+	cat := e.cat.Load().clone()
+	cat.put(n)
+	e.cat.Store(cat)
+	e.catMu.Unlock()
+}
