@@ -214,3 +214,6 @@ func decDiv(a, b dec) dec {
 func decCmp(a, b dec) int {
 	return bsonutil.CompareNumbers(a.value(), b.value())
 }
+
+func bigOne() *big.Int  { return big.NewInt(1) }
+func bigZero() *big.Int { return big.NewInt(0) }
