@@ -1,45 +1,50 @@
 package query
 
 import (
-	"github.com/lodedb/lode/bsonutil"
+	"strconv"
+
+	"github.com/lodedb/lode/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // ExprNode is {$expr: <aggregation expression>}: it matches when the
-// expression, evaluated against the document, is truthy (anything but
-// false, null, undefined, missing and numeric zero).
+// expression, evaluated against the document by package expr, is truthy
+// (anything but false, null, undefined, missing and numeric zero). An
+// evaluation error makes the document not match.
 type ExprNode struct {
 	// Expr is the raw expression argument.
 	Expr bsoncore.Value
-	eval exprFunc
+	// Parsed is the parsed expression.
+	Parsed expr.Expr
 }
 
-// exprFunc evaluates an expression against a document. A zero Value means
-// missing.
-type exprFunc func(doc []byte) bsoncore.Value
+// exprFunc evaluates a parsed expression against a document. A zero Value
+// means missing.
+type exprFunc func(doc []byte) (bsoncore.Value, error)
 
-func newExprNode(v bsoncore.Value) (Node, error) {
-	f, err := compileExpr(v)
+// compileExpr parses an aggregation expression with package expr.
+func compileExpr(v bsoncore.Value) (exprFunc, error) {
+	e, err := expr.Parse(v, expr.NewParseContext())
 	if err != nil {
 		return nil, err
 	}
-	return &ExprNode{Expr: v, eval: f}, nil
+	return func(doc []byte) (bsoncore.Value, error) { return e.Eval(doc, nil) }, nil
 }
 
-func (n *ExprNode) match(doc []byte, _ *int) bool { return truthy(n.eval(doc)) }
+func newExprNode(v bsoncore.Value) (Node, error) {
+	e, err := expr.Parse(v, expr.NewParseContext())
+	if err != nil {
+		return nil, err
+	}
+	return &ExprNode{Expr: v, Parsed: e}, nil
+}
+
+func (n *ExprNode) match(doc []byte, _ *int) bool {
+	r, err := n.Parsed.Eval(doc, nil)
+	return err == nil && expr.Truthy(r)
+}
 
 // matchValue is false: $expr applies only to whole documents.
 func (n *ExprNode) matchValue(bsoncore.Value, *int) bool { return false }
 
-// truthy is MongoDB's aggregation truthiness.
-func truthy(v bsoncore.Value) bool {
-	switch v.Type {
-	case 0, bsoncore.TypeNull, bsoncore.TypeUndefined:
-		return false
-	case bsoncore.TypeBoolean:
-		return v.Boolean()
-	case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeDecimal128:
-		return bsonutil.CompareNumbers(v, bsoncore.Value{Type: bsoncore.TypeInt32, Data: []byte{0, 0, 0, 0}}) != 0 || isNaN(v)
-	}
-	return true
-}
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -14,10 +14,14 @@ func (p *Projection) Apply(doc bsoncore.Document, pos int) (bsoncore.Document, e
 		return doc, nil
 	}
 	var out []byte
+	st := &applyState{}
 	if p.inclusion {
-		out = p.include(doc, p.root, doc)
+		out = p.include(doc, p.root, doc, st)
 	} else {
 		out = p.exclude(doc, p.root, doc)
+	}
+	if st.err != nil {
+		return nil, st.err
 	}
 	var err error
 	if p.positional != nil {
@@ -32,8 +36,11 @@ func (p *Projection) Apply(doc bsoncore.Document, pos int) (bsoncore.Document, e
 	return out, nil
 }
 
+// applyState carries the first expression error of one Apply.
+type applyState struct{ err error }
+
 // include builds the inclusion projection of a document level.
-func (p *Projection) include(doc []byte, n *projNode, root []byte) []byte {
+func (p *Projection) include(doc []byte, n *projNode, root []byte, st *applyState) []byte {
 	idx, out := bsoncore.AppendDocumentStart(nil)
 	it := newElemIter(doc)
 	seen := map[string]bool(nil)
@@ -51,7 +58,7 @@ func (p *Projection) include(doc []byte, n *projNode, root []byte) []byte {
 		case projInclude, projSlice:
 			out = bsoncore.AppendValueElement(out, key, v)
 		case projInternal:
-			if nv, ok := p.includeSub(v, c, root); ok {
+			if nv, ok := p.includeSub(v, c, root, st); ok {
 				out = bsoncore.AppendValueElement(out, key, nv)
 				if c.hasComputed {
 					if seen == nil {
@@ -66,7 +73,11 @@ func (p *Projection) include(doc []byte, n *projNode, root []byte) []byte {
 		c := n.kids[k]
 		switch {
 		case c.kind == projComputed:
-			if r := c.expr(root); r.Type != 0 {
+			r, err := c.expr(root)
+			if err != nil && st.err == nil {
+				st.err = err
+			}
+			if r.Type != 0 {
 				out = bsoncore.AppendValueElement(out, k, r)
 			}
 		case c.kind == projElemMatch:
@@ -74,7 +85,7 @@ func (p *Projection) include(doc []byte, n *projNode, root []byte) []byte {
 				out = bsoncore.AppendValueElement(out, k, r)
 			}
 		case c.kind == projInternal && c.hasComputed && !seen[k]:
-			sub := p.include(emptyDoc, c, root)
+			sub := p.include(emptyDoc, c, root, st)
 			out = bsoncore.AppendDocumentElement(out, k, sub)
 		}
 	}
@@ -87,10 +98,10 @@ var emptyDoc = []byte{5, 0, 0, 0, 0}
 // includeSub projects the value of an internal node in inclusion mode:
 // documents are projected, arrays are mapped (non-document elements are
 // dropped, nested arrays are projected recursively), scalars are dropped.
-func (p *Projection) includeSub(v bsoncore.Value, c *projNode, root []byte) (bsoncore.Value, bool) {
+func (p *Projection) includeSub(v bsoncore.Value, c *projNode, root []byte, st *applyState) (bsoncore.Value, bool) {
 	switch v.Type {
 	case bsoncore.TypeEmbeddedDocument:
-		return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: p.include(v.Data, c, root)}, true
+		return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: p.include(v.Data, c, root, st)}, true
 	case bsoncore.TypeArray:
 		idx, arr := bsoncore.AppendArrayStart(nil)
 		i := 0
@@ -100,7 +111,7 @@ func (p *Projection) includeSub(v bsoncore.Value, c *projNode, root []byte) (bso
 			if !ok {
 				break
 			}
-			if nv, ok := p.includeSub(e, c, root); ok {
+			if nv, ok := p.includeSub(e, c, root, st); ok {
 				arr = bsoncore.AppendValueElement(arr, itoa(i), nv)
 				i++
 			}
@@ -109,7 +120,7 @@ func (p *Projection) includeSub(v bsoncore.Value, c *projNode, root []byte) (bso
 		return bsoncore.Value{Type: bsoncore.TypeArray, Data: arr}, true
 	}
 	if c.hasComputed {
-		return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: p.include(emptyDoc, c, root)}, true
+		return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: p.include(emptyDoc, c, root, st)}, true
 	}
 	return bsoncore.Value{}, false
 }
