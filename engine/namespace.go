@@ -133,7 +133,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions) (*collect
 	if len(opts.Raw) > 5 {
 		c.options = append(bsoncore.Document(nil), opts.Raw...)
 	}
-	idIx, err := newIndex(e.allocID(), IndexSpec{Name: "_id_", Key: idKeyPattern})
+	idIx, err := newIndex(e.allocID(), IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true})
 	if err != nil {
 		return nil, false, err
 	}
