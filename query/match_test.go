@@ -90,6 +90,14 @@ var (
 		`{"_id": 3, "field": "fruit"}`,
 		`{"_id": 4, "field": ["orange", "lemon", "grapefruit"]}`,
 	}
+	// "$expr"
+	monthlyBudget = []string{
+		`{"_id": 1, "category": "food", "budget": 400, "spent": 450}`,
+		`{"_id": 2, "category": "drinks", "budget": 100, "spent": 150}`,
+		`{"_id": 3, "category": "clothes", "budget": 100, "spent": 50}`,
+		`{"_id": 4, "category": "misc", "budget": 500, "spent": 300}`,
+		`{"_id": 5, "category": "travel", "budget": 200, "spent": 650}`,
+	}
 	// edge cases of array traversal and numeric path components
 	arrayEdge = []string{
 		`{"_id": 1, "a": [[1, 2], 3]}`,
@@ -207,6 +215,10 @@ func TestMatchDocumented(t *testing.T) {
 		// $size
 		{sizeColl, `{"field": {"$size": 2}}`, `1,2`},
 		{sizeColl, `{"field": {"$size": 1}}`, ``},
+		// $expr
+		{monthlyBudget, `{"$expr": {"$gt": ["$spent", "$budget"]}}`, `1,2,5`},
+		{monthlyBudget, `{"$expr": {"$lt": [{"$cond": {"if": {"$gte": ["$budget", 200]}, "then": {"$multiply": ["$budget", 0.5]}, "else": {"$multiply": ["$budget", 0.75]}}}, "$spent"]}}`, `1,2,4,5`},
+		{monthlyBudget, `{"category": {"$ne": "food"}, "$expr": {"$eq": [{"$divide": ["$spent", 0]}, 1]}}`, ``},
 		// array traversal rules
 		{arrayEdge, `{"a": 1}`, `8`},
 		{arrayEdge, `{"a": [1, 2]}`, `1`},
@@ -393,4 +405,29 @@ func TestTreeShape(t *testing.T) {
 		t.Errorf("prefix %q %v", p, ok)
 	}
 	_ = fmt.Sprint
+}
+
+func TestMatchPositionalLogical(t *testing.T) {
+	d := doc(t, `{"a": [1, 2, 3], "b": [7, 8]}`)
+	cases := []struct {
+		filter string
+		want   int
+	}{
+		// the last predicate that records an offset wins, as in MongoDB's AND
+		{`{"a": 2, "b": 8}`, 1},
+		{`{"b": 8, "a": 3}`, 2},
+		{`{"$or": [{"a": 9}, {"b": 7}]}`, 0},
+		{`{"$or": [{"$and": [{"a": 3}, {"b": 9}]}, {"a": {"$exists": true}}]}`, 0},
+		{`{"a": {"$elemMatch": {"$gt": 1}}}`, 1},
+	}
+	for _, c := range cases {
+		f, err := Parse(doc(t, c.filter))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, pos := f.MatchPositional(d)
+		if !ok || pos != c.want {
+			t.Errorf("%s: got (%v, %d) want %d", c.filter, ok, pos, c.want)
+		}
+	}
 }
