@@ -460,15 +460,17 @@ func hasPathPrefix(n Node, field string) bool {
 	case *NotNode:
 		return hasPathPrefix(t.Child, field)
 	default:
-		if path, ok := nodePath(n); ok {
+		if path, ok := NodePath(n); ok {
 			return strings.SplitN(path, ".", 2)[0] == field
 		}
 	}
 	return false
 }
 
-// nodePath returns the path of a leaf node.
-func nodePath(n Node) (string, bool) {
+// NodePath returns the dotted path of a path predicate node (every node
+// type but AndNode, OrNode, NorNode, NotNode, BoolNode and ExprNode) and
+// whether n has one.
+func NodePath(n Node) (string, bool) {
 	switch t := n.(type) {
 	case *CompareNode:
 		return t.Path, true
