@@ -406,3 +406,25 @@ func CheckN(name string, nv bsoncore.Value) (int64, error) {
 	}
 	return n, nil
 }
+
+// Key returns the i-th sort key of v (a document) as $sort extracts it;
+// the result is missing for an empty array (sorting before null).
+func (s *SortSpec) Key(v bsoncore.Value, i int) bsoncore.Value {
+	return sortKeyOf(v, s.Fields[i], s.Dirs[i])
+}
+
+// CompareKeys orders two key lists extracted with Key.
+func (s *SortSpec) CompareKeys(a, b []bsoncore.Value) int {
+	for i := range s.Dirs {
+		var c int
+		if a[i].Type == 0 || b[i].Type == 0 {
+			c = cmpMissing(a[i], b[i])
+		} else {
+			c = bsonutil.Compare(a[i], b[i])
+		}
+		if c != 0 {
+			return c * s.Dirs[i]
+		}
+	}
+	return 0
+}

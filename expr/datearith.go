@@ -58,7 +58,7 @@ func addUnits(ms int64, unit string, amount int64, loc *time.Location) (int64, e
 		t := localTime(ms, loc)
 		y, m := t.Year(), int64(t.Month())-1+months
 		ny := int64(y) + floorDiv(m, 12)
-		nm := time.Month(m-floorDiv(m, 12)*12 + 1)
+		nm := time.Month(m - floorDiv(m, 12)*12 + 1)
 		d := t.Day()
 		if last := daysIn(int(ny), nm); d > last {
 			d = last

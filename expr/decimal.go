@@ -16,7 +16,7 @@ type dec struct {
 	c   *big.Int
 	e   int
 	nan bool
-	inf int // +1 / -1
+	inf int  // +1 / -1
 	neg bool // sign of a zero or special
 }
 

@@ -175,3 +175,12 @@ func asIntegral(v bsoncore.Value) (int64, bool) {
 	}
 	return 0, false
 }
+
+// NumDiv divides two numbers as $divide does (double, or decimal when
+// either is decimal). b must be non-zero.
+func NumDiv(a, b bsoncore.Value) bsoncore.Value {
+	if a.Type == bsoncore.TypeDecimal128 || b.Type == bsoncore.TypeDecimal128 {
+		return decDiv(toDec(a), toDec(b)).value()
+	}
+	return Double(asF(a) / asF(b))
+}

@@ -242,3 +242,6 @@ func typeName(v bsoncore.Value) string {
 
 // TypeName returns the name $type reports for v ("missing" for missing).
 func TypeName(v bsoncore.Value) string { return typeName(v) }
+
+// ArrayValues returns the elements of an array value.
+func ArrayValues(v bsoncore.Value) []bsoncore.Value { return values(v) }
