@@ -10,6 +10,7 @@ import (
 
 	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/keystring"
 )
 
 // keyField is one field of an index key pattern.
@@ -64,6 +65,8 @@ type keyGen struct {
 	offs   []int
 	keys   [][]byte
 	choice []int
+	tbuf   []byte
+	tbs    [][]byte // type bits of keys[i]
 }
 
 var (
@@ -105,15 +108,19 @@ func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arr
 		return nil, nil, false, err
 	}
 	g.buf, g.offs, g.keys = g.buf[:0], g.offs[:0], g.keys[:0]
+	g.tbuf, g.tbs = g.tbuf[:0], g.tbs[:0]
 	for i := range g.choice {
 		g.choice[i] = 0
 	}
 	for {
-		start := len(g.buf)
+		start, tstart := len(g.buf), len(g.tbuf)
 		for i := range ix.fields {
-			g.buf = appendKey(g.buf, g.vals[i][g.choice[i]], ix.fields[i].desc)
+			v := g.vals[i][g.choice[i]]
+			g.buf = keystring.AppendValue(g.buf, v, ix.fields[i].desc)
+			g.tbuf = keystring.AppendTypeBits(g.tbuf, v)
 		}
-		g.offs = append(g.offs, start, len(g.buf))
+		g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
+		g.offs = append(g.offs, start, len(g.buf), tstart, len(g.tbuf))
 		// advance the odometer
 		i := n - 1
 		for ; i >= 0; i-- {
@@ -127,24 +134,35 @@ func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arr
 			break
 		}
 	}
-	for i := 0; i < len(g.offs); i += 2 {
+	for i := 0; i < len(g.offs); i += 4 {
 		g.keys = append(g.keys, g.buf[g.offs[i]:g.offs[i+1]:g.offs[i+1]])
+		g.tbs = append(g.tbs, g.tbuf[g.offs[i+2]:g.offs[i+3]:g.offs[i+3]])
 	}
 	if len(g.keys) > 1 {
-		sort.Slice(g.keys, func(a, b int) bool { return bytes.Compare(g.keys[a], g.keys[b]) < 0 })
+		sort.Stable(keySorter{g})
 		w := 1
 		for r := 1; r < len(g.keys); r++ {
 			if !bytes.Equal(g.keys[r], g.keys[w-1]) {
-				g.keys[w] = g.keys[r]
+				g.keys[w], g.tbs[w] = g.keys[r], g.tbs[r]
 				w++
 			}
 		}
-		g.keys = g.keys[:w]
+		g.keys, g.tbs = g.keys[:w], g.tbs[:w]
 	}
 	for i := range g.arrs {
 		arrayPaths = append(arrayPaths, g.arrs[i]...)
 	}
 	return g.keys, arrayPaths, false, nil
+}
+
+// keySorter sorts a keyGen's keys with their type bits.
+type keySorter struct{ g *keyGen }
+
+func (s keySorter) Len() int           { return len(s.g.keys) }
+func (s keySorter) Less(i, j int) bool { return bytes.Compare(s.g.keys[i], s.g.keys[j]) < 0 }
+func (s keySorter) Swap(i, j int) {
+	s.g.keys[i], s.g.keys[j] = s.g.keys[j], s.g.keys[i]
+	s.g.tbs[i], s.g.tbs[j] = s.g.tbs[j], s.g.tbs[i]
 }
 
 // keyValues returns the field values of doc that produce keystring ks for
@@ -164,7 +182,7 @@ func keyValues(ix *index, doc bsoncore.Document, ks []byte) bsoncore.Document {
 	for {
 		var buf []byte
 		for i := range ix.fields {
-			buf = appendKey(buf, g.vals[i][choice[i]], ix.fields[i].desc)
+			buf = keystring.AppendValue(buf, g.vals[i][choice[i]], ix.fields[i].desc)
 		}
 		if bytes.Equal(buf, ks) {
 			break

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/keystring"
 	"github.com/lodedb/lode/storage"
 )
 
@@ -152,7 +153,7 @@ func idPoints(filter bsoncore.Document) ([]bsoncore.Value, bool) {
 func idKeystrings(points []bsoncore.Value) [][]byte {
 	out := make([][]byte, 0, len(points))
 	for _, p := range points {
-		out = append(out, appendKey(nil, p, false))
+		out = append(out, keystring.AppendValue(nil, p, false))
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i], out[j]) < 0 })
 	w := 0

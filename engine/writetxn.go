@@ -44,9 +44,10 @@ type writeTxn struct {
 }
 
 type stagedKey struct {
-	ix       int
-	off, end int
-	del      bool
+	ix           int
+	off, end     int // keystring in sbuf
+	tbOff, tbEnd int // type bits in sbuf
+	del          bool
 }
 
 func (e *Engine) newTxn(c *collection) *writeTxn {
@@ -120,10 +121,12 @@ func (t *writeTxn) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]stri
 		if skip {
 			continue
 		}
-		for _, k := range keys {
+		for j, k := range keys {
 			off := len(t.sbuf)
 			t.sbuf = append(t.sbuf, k...)
-			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: len(t.sbuf), del: del})
+			end := len(t.sbuf)
+			t.sbuf = append(t.sbuf, t.g.tbs[j]...)
+			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: end, tbOff: end, tbEnd: len(t.sbuf), del: del})
 		}
 		if !del && len(paths) > 0 && !hasPaths(ix.multikeyPaths, paths) {
 			if mk == nil {
@@ -229,7 +232,7 @@ func (t *writeTxn) writeStaged(rid uint64) {
 			}
 			continue
 		}
-		_ = t.b.Set(t.kbuf, nil, nil)
+		_ = t.b.Set(t.kbuf, t.sbuf[s.tbOff:s.tbEnd], nil)
 		if t.removed != nil {
 			delete(t.removed, string(t.kbuf))
 		}
@@ -276,13 +279,16 @@ func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
 	if err != nil {
 		return err
 	}
-	// Cancel entries present in both old and new key sets.
+	// Cancel entries present in both old and new key sets with the same
+	// type bits. An entry whose keystring stays but whose type bits change
+	// (1 -> NumberLong(1)) is removed and set again in the same batch.
 	oldKeys := t.staged[:nOld]
 	newKeys := t.staged[nOld:]
 	for i := range oldKeys {
 		for j := range newKeys {
 			if newKeys[j].ix == oldKeys[i].ix && newKeys[j].end >= 0 && oldKeys[i].end >= 0 &&
-				string(t.sbuf[oldKeys[i].off:oldKeys[i].end]) == string(t.sbuf[newKeys[j].off:newKeys[j].end]) {
+				string(t.sbuf[oldKeys[i].off:oldKeys[i].tbEnd]) == string(t.sbuf[newKeys[j].off:newKeys[j].tbEnd]) &&
+				oldKeys[i].end-oldKeys[i].off == newKeys[j].end-newKeys[j].off {
 				oldKeys[i].end, newKeys[j].end = -1, -1
 				break
 			}
