@@ -12,8 +12,12 @@ import (
 )
 
 // Value constructors for tests.
-func i32(x int32) bsoncore.Value { return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, x)} }
-func i64(x int64) bsoncore.Value { return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, x)} }
+func i32(x int32) bsoncore.Value {
+	return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, x)}
+}
+func i64(x int64) bsoncore.Value {
+	return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, x)}
+}
 func dbl(x float64) bsoncore.Value {
 	return bsoncore.Value{Type: bsoncore.TypeDouble, Data: bsoncore.AppendDouble(nil, x)}
 }
@@ -28,8 +32,12 @@ func dec(s string) bsoncore.Value {
 	}
 	return decv(d)
 }
-func str(s string) bsoncore.Value { return bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, s)} }
-func sym(s string) bsoncore.Value { return bsoncore.Value{Type: bsoncore.TypeSymbol, Data: bsoncore.AppendString(nil, s)} }
+func str(s string) bsoncore.Value {
+	return bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, s)}
+}
+func sym(s string) bsoncore.Value {
+	return bsoncore.Value{Type: bsoncore.TypeSymbol, Data: bsoncore.AppendString(nil, s)}
+}
 func code(s string) bsoncore.Value {
 	return bsoncore.Value{Type: bsoncore.TypeJavaScript, Data: bsoncore.AppendString(nil, s)}
 }
