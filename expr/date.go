@@ -191,16 +191,17 @@ func formatDate(format string, ms int64, loc *time.Location) (string, error) {
 			sb.WriteString(t.Month().String())
 		case 'z', 'Z':
 			_, off := t.Zone()
+			if format[i] == 'Z' {
+				// minutes offset, e.g. "-300" or "270" (no '+')
+				fmt.Fprintf(&sb, "%d", off/60)
+				break
+			}
 			sign := byte('+')
 			if off < 0 {
 				sign, off = '-', -off
 			}
 			sb.WriteByte(sign)
-			if format[i] == 'z' {
-				fmt.Fprintf(&sb, "%02d%02d", off/3600, off%3600/60)
-			} else {
-				fmt.Fprintf(&sb, "%d", off/60)
-			}
+			fmt.Fprintf(&sb, "%02d%02d", off/3600, off%3600/60)
 		default:
 			return "", errs.New(18536, "Invalid format character '%%%c' in format string", format[i])
 		}
