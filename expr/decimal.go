@@ -22,7 +22,10 @@ type dec struct {
 
 var bigTen = big.NewInt(10)
 
-func decIsZero(v bsoncore.Value) bool { return bsonutil.Decimal(v).IsZero() }
+func decIsZero(v bsoncore.Value) bool {
+	d := toDec(v)
+	return !d.special() && d.c.Sign() == 0
+}
 
 // toDec converts any numeric value to dec. Doubles are rounded to 15
 // significant digits as MongoDB does.
