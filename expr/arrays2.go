@@ -89,7 +89,7 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 				switch {
 				case j < len(arrs[i]):
 					row.Append(arrs[i][j])
-				case defs != nil:
+				case len(defs) > 0:
 					row.Append(orNull(defs[i]))
 				default:
 					row.Append(Null)
