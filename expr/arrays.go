@@ -3,7 +3,6 @@ package expr
 import (
 	"math"
 
-	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -191,13 +190,13 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 	if raw["cond"].Type == 0 {
 		return nil, errs.New(28650, "Missing 'cond' parameter to $filter")
 	}
-	input, err := Parse(raw["input"], pc)
+	input, err := parse(raw["input"], pc)
 	if err != nil {
 		return nil, err
 	}
 	var limit Expr
 	if raw["limit"].Type != 0 {
-		if limit, err = Parse(raw["limit"], pc); err != nil {
+		if limit, err = parse(raw["limit"], pc); err != nil {
 			return nil, err
 		}
 	}
@@ -205,7 +204,7 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 	if err != nil {
 		return nil, err
 	}
-	cond, err := Parse(raw["cond"], pc)
+	cond, err := parse(raw["cond"], pc)
 	pc.pop()
 	if err != nil {
 		return nil, err
@@ -273,7 +272,7 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	if raw["in"].Type == 0 {
 		return nil, errs.New(16882, "Missing 'in' parameter to $map")
 	}
-	input, err := Parse(raw["input"], pc)
+	input, err := parse(raw["input"], pc)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +280,7 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	if err != nil {
 		return nil, err
 	}
-	inE, err := Parse(raw["in"], pc)
+	inE, err := parse(raw["in"], pc)
 	pc.pop()
 	if err != nil {
 		return nil, err
@@ -332,18 +331,18 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			return nil, errs.New(40077, "$reduce requires '%s' to be specified", k)
 		}
 	}
-	input, err := Parse(raw["input"], pc)
+	input, err := parse(raw["input"], pc)
 	if err != nil {
 		return nil, err
 	}
-	initE, err := Parse(raw["initialValue"], pc)
+	initE, err := parse(raw["initialValue"], pc)
 	if err != nil {
 		return nil, err
 	}
 	pc.push()
 	valSlot := pc.defineScoped("value")
 	thisSlot := pc.defineScoped("this")
-	inE, err := Parse(raw["in"], pc)
+	inE, err := parse(raw["in"], pc)
 	pc.pop()
 	if err != nil {
 		return nil, err
@@ -538,7 +537,7 @@ func parseIndexOfArray(name string, args bsoncore.Value, pc *ParseContext) (Expr
 			}
 		}
 		for i := start; i < end; i++ {
-			if bsonutil.Compare(arr[i], orNull(vs[1])) == 0 {
+			if compareVals(arr[i], vs[1]) == 0 {
 				return Int32(int32(i)), nil
 			}
 		}

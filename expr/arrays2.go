@@ -217,7 +217,7 @@ func parseSortArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 	if raw["sortBy"].Type == 0 {
 		return nil, errs.New(2942503, "$sortArray requires 'sortBy' to be specified")
 	}
-	input, err := Parse(raw["input"], pc)
+	input, err := parse(raw["input"], pc)
 	if err != nil {
 		return nil, err
 	}
@@ -340,11 +340,11 @@ func parseNOp(kind string) opParser {
 		if raw["input"].Type == 0 || raw["n"].Type == 0 {
 			return nil, errs.New(5787906, "%s requires 'n' and 'input' fields", name)
 		}
-		input, err := Parse(raw["input"], pc)
+		input, err := parse(raw["input"], pc)
 		if err != nil {
 			return nil, err
 		}
-		nE, err := Parse(raw["n"], pc)
+		nE, err := parse(raw["n"], pc)
 		if err != nil {
 			return nil, err
 		}

@@ -32,6 +32,8 @@ func TestCore(t *testing.T) {
 		{expr: `{"$eq": ["$a", 1]}`, doc: `{"a": 1.0}`, want: `true`},
 		{expr: `{"$gt": ["$qty", 250]}`, doc: `{"qty": 300}`, want: `true`},
 		{expr: `{"$lt": ["$missing", 0]}`, want: `true`},
+		{expr: `{"$eq": ["$missing", null]}`, want: `false`},
+		{expr: `{"$lt": ["$missing", null]}`, want: `true`},
 		{expr: `{"$cmp": ["$qty", 250]}`, doc: `{"qty": 200}`, want: `-1`},
 		{expr: `{"$ne": ["a", 1]}`, want: `true`},
 		{expr: `{"$and": [1, "green"]}`, want: `true`},

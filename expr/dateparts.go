@@ -42,7 +42,7 @@ func parseDatePart(f func(time.Time) int) opParser {
 		if args.Type == bsoncore.TypeEmbeddedDocument && !isOperatorDoc(args) {
 			elems, _ := args.Document().Elements()
 			for _, el := range elems {
-				e, err := Parse(el.Value(), pc)
+				e, err := parse(el.Value(), pc)
 				if err != nil {
 					return nil, err
 				}

@@ -17,16 +17,10 @@ func init() {
 	})
 }
 
-// compareVals compares two evaluated values; missing compares as null...
-// except that MongoDB orders missing below null for $cmp-style operators
-// only through the "undefined" bracket; we treat missing as null.
+// compareVals compares two evaluated values in MongoDB's order. Missing
+// sorts with undefined, below null, as in MongoDB's expression
+// comparisons ({$eq: ["$missing", null]} is false).
 func compareVals(a, b bsoncore.Value) int {
-	if a.Type == 0 {
-		a = Null
-	}
-	if b.Type == 0 {
-		b = Null
-	}
 	return bsonutil.Compare(a, b)
 }
 
@@ -110,7 +104,7 @@ func parseCond(name string, args bsoncore.Value, pc *ParseContext) (Expr, error)
 			if k != "if" && k != "then" && k != "else" {
 				return nil, errs.New(17083, "Unrecognized parameter to $cond: %s", k)
 			}
-			e, err := Parse(el.Value(), pc)
+			e, err := parse(el.Value(), pc)
 			if err != nil {
 				return nil, err
 			}
@@ -187,7 +181,7 @@ func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 				var br branch
 				bel, _ := b.Document().Elements()
 				for _, x := range bel {
-					e, err := Parse(x.Value(), pc)
+					e, err := parse(x.Value(), pc)
 					if err != nil {
 						perr = err
 						return false
@@ -217,7 +211,7 @@ func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 				return nil, perr
 			}
 		case "default":
-			e, err := Parse(el.Value(), pc)
+			e, err := parse(el.Value(), pc)
 			if err != nil {
 				return nil, err
 			}
@@ -287,7 +281,7 @@ func parseLet(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			return nil, err
 		}
 		// initialisers see the outer scope
-		e, err := Parse(el.Value(), pc)
+		e, err := parse(el.Value(), pc)
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +292,7 @@ func parseLet(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	for i := range bs {
 		bs[i].slot = pc.defineScoped(names[i])
 	}
-	in, err := Parse(inV, pc)
+	in, err := parse(inV, pc)
 	pc.pop()
 	if err != nil {
 		return nil, err

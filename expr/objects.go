@@ -74,7 +74,7 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 		}
 		fieldE = f
 		if raw["input"].Type != 0 {
-			if inputE, err = Parse(raw["input"], pc); err != nil {
+			if inputE, err = parse(raw["input"], pc); err != nil {
 				return nil, err
 			}
 		}
@@ -116,7 +116,7 @@ func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, erro
 	if v.Type == bsoncore.TypeString && strings.HasPrefix(v.StringValue(), "$") {
 		return nil, errs.New(5754301, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 	}
-	e, err := Parse(v, pc)
+	e, err := parse(v, pc)
 	if err != nil {
 		return nil, err
 	}
@@ -154,13 +154,13 @@ func parseSetField(unset bool) opParser {
 		}
 		field, _ := IsConst(fieldE)
 		fname := field.StringValue()
-		inputE, err := Parse(raw["input"], pc)
+		inputE, err := parse(raw["input"], pc)
 		if err != nil {
 			return nil, err
 		}
 		var valueE Expr
 		if !unset {
-			if valueE, err = Parse(raw["value"], pc); err != nil {
+			if valueE, err = parse(raw["value"], pc); err != nil {
 				return nil, err
 			}
 		}

@@ -57,11 +57,43 @@ func IsConst(e Expr) (bsoncore.Value, bool) {
 	return c.v, ok
 }
 
-// Parse parses v as an aggregation expression.
-func Parse(v bsoncore.Value, pc *ParseContext) (Expr, error) {
+// Parse parses v as an aggregation expression. Malformed BSON is rejected
+// with InvalidBSON.
+func Parse(v bsoncore.Value, pc *ParseContext) (e Expr, err error) {
 	if pc == nil {
 		pc = NewParseContext()
 	}
+	if !validDeep(v, 0) {
+		return nil, errs.New(errs.InvalidBSON, "invalid BSON in expression")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e, err = nil, errs.New(errs.InvalidBSON, "invalid BSON in expression: %v", r)
+		}
+	}()
+	return parse(v, pc)
+}
+
+// validDeep checks v and, for documents and arrays, every nested value.
+func validDeep(v bsoncore.Value, depth int) bool {
+	if depth > 200 || v.Validate() != nil {
+		return false
+	}
+	if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
+		return true
+	}
+	if bsoncore.Document(v.Data).Validate() != nil {
+		return false
+	}
+	ok := true
+	forEach(v.Data, func(_ []byte, x bsoncore.Value) bool {
+		ok = validDeep(x, depth+1)
+		return ok
+	})
+	return ok
+}
+
+func parse(v bsoncore.Value, pc *ParseContext) (Expr, error) {
 	switch v.Type {
 	case bsoncore.TypeString:
 		s := v.StringValue()
@@ -89,7 +121,7 @@ func parseArray(v bsoncore.Value, pc *ParseContext) (Expr, error) {
 	var err error
 	forEach(v.Data, func(_ []byte, x bsoncore.Value) bool {
 		var e Expr
-		e, err = Parse(x, pc)
+		e, err = parse(x, pc)
 		if err != nil {
 			return false
 		}
@@ -177,7 +209,7 @@ func parseObject(d bsoncore.Document, pc *ParseContext) (Expr, error) {
 			return nil, errs.New(16406, "duplicate field name specified in object literal: %s", d.String())
 		}
 		seen[k] = true
-		e, err := Parse(el.Value(), pc)
+		e, err := parse(el.Value(), pc)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +222,7 @@ func parseObject(d bsoncore.Document, pc *ParseContext) (Expr, error) {
 // per element, anything else a single expression.
 func parseArgs(args bsoncore.Value, pc *ParseContext) ([]Expr, error) {
 	if args.Type != bsoncore.TypeArray {
-		e, err := Parse(args, pc)
+		e, err := parse(args, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +232,7 @@ func parseArgs(args bsoncore.Value, pc *ParseContext) ([]Expr, error) {
 	var err error
 	forEach(args.Data, func(_ []byte, x bsoncore.Value) bool {
 		var e Expr
-		e, err = Parse(x, pc)
+		e, err = parse(x, pc)
 		if err != nil {
 			return false
 		}
@@ -259,7 +291,7 @@ func parseSpec(name string, args bsoncore.Value, pc *ParseContext, required []st
 		if !ok {
 			return nil, errs.New(errs.FailedToParse, "%s found an unknown argument: %s", name, k)
 		}
-		e, err := Parse(el.Value(), pc)
+		e, err := parse(el.Value(), pc)
 		if err != nil {
 			return nil, err
 		}

@@ -94,7 +94,7 @@ func parseRegex(mode string) opParser {
 		}
 		spec := map[string]Expr{}
 		for k, v := range raw {
-			e, err := Parse(v, pc)
+			e, err := parse(v, pc)
 			if err != nil {
 				return nil, err
 			}
