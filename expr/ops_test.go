@@ -140,3 +140,16 @@ func TestSetsObjectsTypes(t *testing.T) {
 		{expr: `{"$convert": {"input": [1], "to": "int"}}`, code: 241},
 	})
 }
+
+func TestAccumulatorExpressions(t *testing.T) {
+	runCases(t, []tc{
+		// $sum/$avg/$max/$min in $project docs (quizzes [10, 6, 7])
+		{expr: `{"$sum": "$quizzes"}`, doc: `{"quizzes": [10, 6, 7]}`, want: `23`},
+		{expr: `{"$avg": "$quizzes"}`, doc: `{"quizzes": [10, 6, 7]}`, want: `7.666666666666667`},
+		{expr: `{"$max": "$quizzes"}`, doc: `{"quizzes": [10, 6, 7]}`, want: `10`},
+		{expr: `{"$min": ["$a", "$b"]}`, doc: `{"a": 3, "b": null}`, want: `3`},
+		{expr: `{"$sum": ["$a", "$b", "x"]}`, doc: `{"a": 3, "b": 2.5}`, want: `5.5`},
+		{expr: `{"$avg": []}`, want: `null`},
+		{expr: `{"$stdDevPop": [[1, 3]]}`, want: `1.0`},
+	})
+}
