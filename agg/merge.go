@@ -1,0 +1,196 @@
+package agg
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/expr"
+)
+
+// mergeStage is $merge.
+type mergeStage struct {
+	raw            bsoncore.Value
+	db, coll       string
+	on             []string
+	whenMatched    string // replace, keepExisting, merge, fail
+	whenNotMatched string // insert, discard, fail
+}
+
+func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
+	m := &mergeStage{raw: v, on: []string{"_id"}, whenMatched: "merge", whenNotMatched: "insert"}
+	var into bsoncore.Value
+	switch v.Type {
+	case bsoncore.TypeString:
+		into = v
+	case bsoncore.TypeEmbeddedDocument:
+		els, _ := v.Document().Elements()
+		for _, el := range els {
+			ev := el.Value()
+			switch el.Key() {
+			case "into":
+				into = ev
+			case "on":
+				m.on = nil
+				switch ev.Type {
+				case bsoncore.TypeString:
+					m.on = []string{ev.StringValue()}
+				case bsoncore.TypeArray:
+					vals, _ := ev.Array().Values()
+					for _, x := range vals {
+						s, ok := x.StringValueOK()
+						if !ok {
+							return nil, errs.New(errs.Code(51134), "$merge 'on' array elements must be strings, but found %s", expr.TypeName(x))
+						}
+						m.on = append(m.on, s)
+					}
+					if len(m.on) == 0 {
+						return nil, errs.New(errs.Code(51187), "If explicitly specifying $merge 'on', must include at least one field")
+					}
+				default:
+					return nil, errs.New(errs.Code(51186), "$merge 'on' field  must be either a string or an array of strings, but found %s", expr.TypeName(ev))
+				}
+			case "whenMatched":
+				if ev.Type == bsoncore.TypeArray {
+					return nil, errs.New(errs.NotImplemented, "$merge with a pipeline-style 'whenMatched' is not supported yet")
+				}
+				s, _ := ev.StringValueOK()
+				switch s {
+				case "replace", "keepExisting", "merge", "fail":
+					m.whenMatched = s
+				default:
+					return nil, errs.New(errs.BadValue, "Enumeration value '%s' for field '$merge.whenMatched' is not a valid value.", s)
+				}
+			case "whenNotMatched":
+				s, _ := ev.StringValueOK()
+				switch s {
+				case "insert", "discard", "fail":
+					m.whenNotMatched = s
+				default:
+					return nil, errs.New(errs.BadValue, "Enumeration value '%s' for field '$merge.whenNotMatched' is not a valid value.", s)
+				}
+			case "let":
+				return nil, errs.New(errs.NotImplemented, "$merge 'let' is not supported yet")
+			default:
+				return nil, errs.New(errs.Code(40415), "BSON field '$merge.%s' is an unknown field.", el.Key())
+			}
+		}
+	default:
+		return nil, errs.New(errs.Code(51182), "$merge only supports a string or object argument, not %s", expr.TypeName(v))
+	}
+	if into.Type == 0 {
+		return nil, errs.New(errs.Code(40414), "BSON field '$merge.into' is missing but a required field")
+	}
+	var err error
+	if m.db, m.coll, err = parseTarget("$merge", into, pc.DB); err != nil {
+		return nil, err
+	}
+	if m.db == pc.DB && m.coll == pc.Coll {
+		// MongoDB allows merging into the source collection; reads see a
+		// snapshot, so this is safe here too.
+		_ = m
+	}
+	return []stage{m}, nil
+}
+
+func (m *mergeStage) name() string            { return "$merge" }
+func (m *mergeStage) spec() bsoncore.Document { return specDoc("$merge", m.raw) }
+
+func (m *mergeStage) open(rc *runCtx, in Iterator) (Iterator, error) {
+	done := false
+	return &funcIter{
+		next: func() (bsoncore.Document, error) {
+			if done {
+				return nil, nil
+			}
+			done = true
+			for {
+				d, err := in.Next()
+				if err != nil {
+					return nil, err
+				}
+				if d == nil {
+					return nil, nil
+				}
+				if err := m.one(rc, d); err != nil {
+					return nil, err
+				}
+			}
+		},
+		close: in.Close,
+	}, nil
+}
+
+// one merges a single document.
+func (m *mergeStage) one(rc *runCtx, d bsoncore.Document) error {
+	fb := bsoncore.NewDocumentBuilder()
+	for _, f := range m.on {
+		v := lookupPath(d, splitDots(f))
+		if v.Type == 0 && f == "_id" && m.whenNotMatched == "insert" {
+			// No _id: nothing can match; insert (the engine adds one).
+			return rc.cat.Insert(rc.ctx, m.db, m.coll, []bsoncore.Document{d})
+		}
+		if v.Type == 0 || v.Type == bsoncore.TypeNull || v.Type == bsoncore.TypeArray {
+			return errs.New(errs.Code(51132), "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", f)
+		}
+		fb.AppendValue(f, v)
+	}
+	filter := fb.Build()
+	it, err := rc.cat.Find(rc.ctx, m.db, m.coll, FindSpec{Filter: filter, Limit: 1})
+	if err != nil {
+		return err
+	}
+	existing, err := it.Next()
+	it.Close()
+	if err != nil {
+		return err
+	}
+	if existing == nil {
+		switch m.whenNotMatched {
+		case "insert":
+			return rc.cat.Insert(rc.ctx, m.db, m.coll, []bsoncore.Document{d})
+		case "fail":
+			return errs.New(errs.Code(13113), "$merge could not find a matching document in the target collection for at least one document in the source collection")
+		}
+		return nil
+	}
+	idFilter := bsoncore.NewDocumentBuilder().AppendValue("_id", existing.Lookup("_id")).Build()
+	switch m.whenMatched {
+	case "keepExisting":
+		return nil
+	case "fail":
+		return errs.New(errs.DuplicateKey, "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: %s.%s index: _id_ dup key: { _id: %s }", m.db, m.coll, existing.Lookup("_id").String())
+	case "replace":
+		return rc.cat.Update(rc.ctx, m.db, m.coll, idFilter, withoutID(d))
+	default: // merge
+		set := withoutID(d)
+		if len(set) <= 5 {
+			return nil
+		}
+		upd := bsoncore.NewDocumentBuilder().AppendDocument("$set", set).Build()
+		return rc.cat.Update(rc.ctx, m.db, m.coll, idFilter, upd)
+	}
+}
+
+func withoutID(d bsoncore.Document) bsoncore.Document {
+	idx, out := bsoncore.AppendDocumentStart(nil)
+	els, _ := d.Elements()
+	for _, el := range els {
+		if el.Key() != "_id" {
+			out = append(out, el...)
+		}
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	return out
+}
+
+func splitDots(s string) []string {
+	var parts []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, s[start:])
+}
