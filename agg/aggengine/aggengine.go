@@ -1,0 +1,146 @@
+// Package aggengine adapts *engine.Engine to agg.Catalog, so that package
+// agg does not import the engine (which may itself use agg for
+// pipeline-style updates).
+package aggengine
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/agg"
+	"github.com/lodedb/lode/engine"
+	"github.com/lodedb/lode/errs"
+)
+
+// Catalog implements agg.Catalog on an engine.
+type Catalog struct {
+	E *engine.Engine
+	// Explain, when set, renders the queryPlanner section of a pushed-down
+	// query (the hook for the planner's explain). Nil renders a minimal
+	// one in package agg.
+	Explain func(ctx context.Context, db, coll string, spec engine.FindSpec) (bsoncore.Document, error)
+}
+
+// New returns the catalog of e.
+func New(e *engine.Engine) *Catalog { return &Catalog{E: e} }
+
+var _ agg.Catalog = (*Catalog)(nil)
+
+func findSpec(s agg.FindSpec) engine.FindSpec {
+	return engine.FindSpec{
+		Filter: s.Filter, Sort: s.Sort, Projection: s.Projection,
+		Skip: s.Skip, Limit: s.Limit, Hint: s.Hint, AllowDiskUse: s.AllowDiskUse,
+	}
+}
+
+// Find implements agg.Catalog.
+func (c *Catalog) Find(ctx context.Context, db, coll string, spec agg.FindSpec) (agg.Iterator, error) {
+	return c.E.Find(ctx, db, coll, findSpec(spec))
+}
+
+// Count implements agg.Catalog.
+func (c *Catalog) Count(ctx context.Context, db, coll string, filter bsoncore.Document, skip, limit int64, hint bsoncore.Value) (int64, error) {
+	return c.E.Count(ctx, db, coll, filter, skip, limit, hint)
+}
+
+// Insert implements agg.Catalog.
+func (c *Catalog) Insert(ctx context.Context, db, coll string, docs []bsoncore.Document) error {
+	if err := engine.ValidateNamespace(db, coll); err != nil {
+		return err
+	}
+	res, err := c.E.Insert(ctx, db, coll, docs, engine.WriteOptions{Ordered: true})
+	if err != nil {
+		return err
+	}
+	if len(res.WriteErrors) > 0 {
+		return res.WriteErrors[0].Err
+	}
+	return nil
+}
+
+// Update implements agg.Catalog.
+func (c *Catalog) Update(ctx context.Context, db, coll string, filter, update bsoncore.Document) error {
+	res, err := c.E.Update(ctx, db, coll, []engine.UpdateSpec{{
+		Filter: filter,
+		Update: bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: update},
+	}}, engine.WriteOptions{Ordered: true})
+	if err != nil {
+		return err
+	}
+	if len(res.WriteErrors) > 0 {
+		return res.WriteErrors[0].Err
+	}
+	return nil
+}
+
+// CreateCollection implements agg.Catalog.
+func (c *Catalog) CreateCollection(_ context.Context, db, coll string) error {
+	err := c.E.CreateCollection(db, coll, engine.CreateOptions{})
+	if errs.Is(err, errs.NamespaceExists) {
+		return nil
+	}
+	return err
+}
+
+// DropCollection implements agg.Catalog.
+func (c *Catalog) DropCollection(_ context.Context, db, coll string) error {
+	err := c.E.DropCollection(db, coll)
+	if errs.Is(err, errs.NamespaceNotFound) {
+		return nil
+	}
+	return err
+}
+
+// RenameCollection implements agg.Catalog.
+func (c *Catalog) RenameCollection(_ context.Context, fromDB, fromColl, toDB, toColl string, dropTarget bool) error {
+	return c.E.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget)
+}
+
+// Stats implements agg.Catalog.
+func (c *Catalog) Stats(_ context.Context, db, coll string) (agg.CollStats, error) {
+	st, err := c.E.CollectionStats(db, coll)
+	if err != nil {
+		return agg.CollStats{}, fmt.Errorf("collection stats of %s.%s: %w", db, coll, err)
+	}
+	return agg.CollStats{
+		Count: st.Count, Size: st.Size, StorageSize: st.StorageSize,
+		TotalIndexSize: st.TotalIndexSize, IndexSizes: st.IndexSizes,
+		NIndexes: st.NIndexes, Capped: st.Capped,
+	}, nil
+}
+
+// Indexes implements agg.Catalog.
+func (c *Catalog) Indexes(_ context.Context, db, coll string) ([]agg.IndexInfo, error) {
+	ix, err := c.E.ListIndexes(db, coll)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agg.IndexInfo, 0, len(ix))
+	for _, i := range ix {
+		b := bsoncore.NewDocumentBuilder().AppendInt32("v", 2).AppendDocument("key", i.Key).AppendString("name", i.Name)
+		if i.Unique {
+			b.AppendBoolean("unique", true)
+		}
+		if i.Sparse {
+			b.AppendBoolean("sparse", true)
+		}
+		if i.PartialFilterExpression != nil {
+			b.AppendDocument("partialFilterExpression", i.PartialFilterExpression)
+		}
+		if i.ExpireAfterSeconds != nil {
+			b.AppendInt64("expireAfterSeconds", *i.ExpireAfterSeconds)
+		}
+		out = append(out, agg.IndexInfo{Name: i.Name, Key: i.Key, Spec: b.Build()})
+	}
+	return out, nil
+}
+
+// ExplainFind implements agg.Catalog.
+func (c *Catalog) ExplainFind(ctx context.Context, db, coll string, spec agg.FindSpec) (bsoncore.Document, error) {
+	if c.Explain == nil {
+		return nil, nil
+	}
+	return c.Explain(ctx, db, coll, findSpec(spec))
+}
