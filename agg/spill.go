@@ -9,7 +9,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync/atomic"
 )
+
+// spilledRuns counts the runs written, for tests.
+var spilledRuns atomic.Int64
 
 // spiller writes sorted runs of opaque records to temporary files and
 // merges them back in order. Each run file is unlinked as soon as it is
@@ -46,6 +50,7 @@ func (s *spiller) writeRun(records [][]byte) error {
 		return fmt.Errorf("agg: write spill file: %w", err)
 	}
 	s.runs = append(s.runs, f)
+	spilledRuns.Add(1)
 	return nil
 }
 
