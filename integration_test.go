@@ -42,7 +42,7 @@ func cmdErr(t *testing.T, err error) mongo.CommandError {
 func count(t *testing.T, coll *mongo.Collection, filter bson.D) int64 {
 	t.Helper()
 	var res bson.Raw
-	err := coll.Database().RunCommand(context.Background(), bson.D{{"count", coll.Name()}, {"query", filter}}).Decode(&res)
+	err := coll.Database().RunCommand(context.Background(), bson.D{{Key: "count", Value: coll.Name()}, {Key: "query", Value: filter}}).Decode(&res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,14 +55,14 @@ func TestInsertFindSortSkipLimit(t *testing.T) {
 	coll := d.Collection("docs")
 	var docs []any
 	for i := 0; i < 250; i++ {
-		docs = append(docs, bson.D{{"_id", i}, {"v", i % 7}, {"s", "x"}})
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "v", Value: i % 7}, {Key: "s", Value: "x"}})
 	}
 	if _, err := coll.InsertMany(c, docs); err != nil {
 		t.Fatal(err)
 	}
 	// The driver drains the cursor with getMore after the first batch of 101.
-	cur, err := coll.Find(c, bson.D{{"v", bson.D{{"$gte", 3}}}},
-		options.Find().SetSort(bson.D{{"v", -1}, {"_id", 1}}).SetSkip(5).SetLimit(120).SetBatchSize(50))
+	cur, err := coll.Find(c, bson.D{{Key: "v", Value: bson.D{{Key: "$gte", Value: 3}}}},
+		options.Find().SetSort(bson.D{{Key: "v", Value: -1}, {Key: "_id", Value: 1}}).SetSkip(5).SetLimit(120).SetBatchSize(50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,12 +98,12 @@ func TestCursorExhaustedBatchHasIDZero(t *testing.T) {
 	c := ctx(t)
 	coll := d.Collection("c")
 	for i := 0; i < 3; i++ {
-		if _, err := coll.InsertOne(c, bson.D{{"_id", i}}); err != nil {
+		if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: i}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var res bson.Raw
-	err := d.RunCommand(c, bson.D{{"find", "c"}, {"batchSize", 2}}).Decode(&res)
+	err := d.RunCommand(c, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 2}}).Decode(&res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestCursorExhaustedBatchHasIDZero(t *testing.T) {
 	if id == 0 {
 		t.Fatal("first batch of 2 out of 3 must leave the cursor open")
 	}
-	err = d.RunCommand(c, bson.D{{"getMore", id}, {"collection", "c"}, {"batchSize", 2}}).Decode(&res)
+	err = d.RunCommand(c, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 2}}).Decode(&res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestCursorExhaustedBatchHasIDZero(t *testing.T) {
 		t.Fatalf("nextBatch has %d docs, want 1", len(n))
 	}
 	// The cursor is gone: getMore again is CursorNotFound (43).
-	err = d.RunCommand(c, bson.D{{"getMore", id}, {"collection", "c"}}).Err()
+	err = d.RunCommand(c, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}).Err()
 	if ce := cmdErr(t, err); ce.Code != 43 || ce.Name != "CursorNotFound" {
 		t.Fatalf("got %v", ce)
 	}
@@ -133,7 +133,7 @@ func TestDuplicateKeyWriteErrors(t *testing.T) {
 	_, d := open(t)
 	c := ctx(t)
 	coll := d.Collection("dup")
-	_, err := coll.InsertMany(c, []any{bson.D{{"_id", 1}}, bson.D{{"_id", 1}}, bson.D{{"_id", 2}}, bson.D{{"_id", 2}}, bson.D{{"_id", 3}}},
+	_, err := coll.InsertMany(c, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}},
 		options.InsertMany().SetOrdered(false))
 	var bwe mongo.BulkWriteException
 	if !errors.As(err, &bwe) {
@@ -163,7 +163,7 @@ func TestDuplicateKeyWriteErrors(t *testing.T) {
 		t.Fatalf("unordered insert must keep going: %d docs, want 3", n)
 	}
 	// Ordered stops at the first error.
-	_, err = d.Collection("dup2").InsertMany(c, []any{bson.D{{"_id", 1}}, bson.D{{"_id", 1}}, bson.D{{"_id", 2}}})
+	_, err = d.Collection("dup2").InsertMany(c, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}})
 	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 {
 		t.Fatalf("ordered: %v", err)
 	}
@@ -177,11 +177,11 @@ func TestUpdateUpsertDelete(t *testing.T) {
 	c := ctx(t)
 	coll := d.Collection("u")
 	if _, err := coll.InsertMany(c, []any{
-		bson.D{{"_id", 1}, {"a", 1}}, bson.D{{"_id", 2}, {"a", 1}}, bson.D{{"_id", 3}, {"a", 2}},
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: 2}},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := coll.UpdateMany(c, bson.D{{"a", 1}}, bson.D{{"$inc", bson.D{{"n", int32(5)}}}})
+	r, err := coll.UpdateMany(c, bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(5)}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,14 +189,14 @@ func TestUpdateUpsertDelete(t *testing.T) {
 		t.Fatalf("UpdateMany: %+v", r)
 	}
 	var doc bson.D
-	if err := coll.FindOne(c, bson.D{{"_id", 1}}).Decode(&doc); err != nil {
+	if err := coll.FindOne(c, bson.D{{Key: "_id", Value: 1}}).Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc[2].Key != "n" || doc[2].Value != int32(5) {
 		t.Fatalf("$inc on a missing field creates an int32: %v", doc)
 	}
 	// Upsert with the _id from the query.
-	r, err = coll.UpdateOne(c, bson.D{{"_id", 10}}, bson.D{{"$set", bson.D{{"b", "x"}}}}, options.UpdateOne().SetUpsert(true))
+	r, err = coll.UpdateOne(c, bson.D{{Key: "_id", Value: 10}}, bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: "x"}}}}, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,17 +204,17 @@ func TestUpdateUpsertDelete(t *testing.T) {
 		t.Fatalf("upsert: %+v", r)
 	}
 	// Changing _id is refused with 66.
-	_, err = coll.UpdateOne(c, bson.D{{"_id", 1}}, bson.D{{"$set", bson.D{{"_id", 99}}}})
+	_, err = coll.UpdateOne(c, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "_id", Value: 99}}}})
 	var we mongo.WriteException
 	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 66 {
 		t.Fatalf("changing _id: %v", err)
 	}
 	// $inc with a string is 14 TypeMismatch.
-	_, err = coll.UpdateOne(c, bson.D{{"_id", 1}}, bson.D{{"$inc", bson.D{{"a", "x"}}}})
+	_, err = coll.UpdateOne(c, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "a", Value: "x"}}}})
 	if !errors.As(err, &we) || we.WriteErrors[0].Code != 14 {
 		t.Fatalf("$inc with a string: %v", err)
 	}
-	dr, err := coll.DeleteOne(c, bson.D{{"a", 1}})
+	dr, err := coll.DeleteOne(c, bson.D{{Key: "a", Value: 1}})
 	if err != nil || dr.DeletedCount != 1 {
 		t.Fatalf("DeleteOne: %v %+v", err, dr)
 	}
@@ -228,12 +228,12 @@ func TestBadFilterAndUnknownCommand(t *testing.T) {
 	_, d := open(t)
 	c := ctx(t)
 	coll := d.Collection("e")
-	_, _ = coll.InsertOne(c, bson.D{{"a", 1}})
-	_, err := coll.Find(c, bson.D{{"$foo", 1}})
+	_, _ = coll.InsertOne(c, bson.D{{Key: "a", Value: 1}})
+	_, err := coll.Find(c, bson.D{{Key: "$foo", Value: 1}})
 	if ce := cmdErr(t, err); ce.Code != 2 || ce.Name != "BadValue" {
 		t.Fatalf("{$foo: 1}: %+v", ce)
 	}
-	err = d.RunCommand(c, bson.D{{"noSuchCommand", 1}}).Err()
+	err = d.RunCommand(c, bson.D{{Key: "noSuchCommand", Value: 1}}).Err()
 	if ce := cmdErr(t, err); ce.Code != 59 || ce.Name != "CommandNotFound" {
 		t.Fatalf("unknown command: %+v", ce)
 	}
@@ -244,13 +244,13 @@ func TestCountDistinctFindAndModify(t *testing.T) {
 	c := ctx(t)
 	coll := d.Collection("q")
 	for i := 0; i < 10; i++ {
-		_, err := coll.InsertOne(c, bson.D{{"_id", i}, {"cat", i % 3}, {"tags", bson.A{"a", i % 2}}, {"startTime", nil}, {"createdOn", i}})
+		_, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 3}, {Key: "tags", Value: bson.A{"a", i % 2}}, {Key: "startTime", Value: nil}, {Key: "createdOn", Value: i}})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	var res bson.Raw
-	if err := d.RunCommand(c, bson.D{{"count", "q"}, {"query", bson.D{{"cat", 1}}}}).Decode(&res); err != nil {
+	if err := d.RunCommand(c, bson.D{{Key: "count", Value: "q"}, {Key: "query", Value: bson.D{{Key: "cat", Value: 1}}}}).Decode(&res); err != nil {
 		t.Fatal(err)
 	}
 	if n := res.Lookup("n").Int32(); n != 3 {
@@ -264,8 +264,8 @@ func TestCountDistinctFindAndModify(t *testing.T) {
 		t.Fatalf("distinct flattens arrays: %s", vals)
 	}
 	var job bson.D
-	err = coll.FindOneAndUpdate(c, bson.D{{"startTime", nil}}, bson.D{{"$set", bson.D{{"startTime", 1}}}},
-		options.FindOneAndUpdate().SetSort(bson.D{{"createdOn", 1}}).SetReturnDocument(options.After)).Decode(&job)
+	err = coll.FindOneAndUpdate(c, bson.D{{Key: "startTime", Value: nil}}, bson.D{{Key: "$set", Value: bson.D{{Key: "startTime", Value: 1}}}},
+		options.FindOneAndUpdate().SetSort(bson.D{{Key: "createdOn", Value: 1}}).SetReturnDocument(options.After)).Decode(&job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestCollectionsAndDatabases(t *testing.T) {
 	if err != nil || len(names) != 1 || names[0] != "made" {
 		t.Fatalf("ListCollectionNames: %v %v", names, err)
 	}
-	if err := db.Client().Database("admin").RunCommand(c, bson.D{{"renameCollection", "test.made"}, {"to", "test.renamed"}}).Err(); err != nil {
+	if err := db.Client().Database("admin").RunCommand(c, bson.D{{Key: "renameCollection", Value: "test.made"}, {Key: "to", Value: "test.renamed"}}).Err(); err != nil {
 		t.Fatal(err)
 	}
 	names, _ = d.ListCollectionNames(c, bson.D{})
@@ -302,7 +302,7 @@ func TestCollectionsAndDatabases(t *testing.T) {
 	if err := d.Collection("renamed").Drop(c); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = d.Collection("x").InsertOne(c, bson.D{{"a", 1}})
+	_, _ = d.Collection("x").InsertOne(c, bson.D{{Key: "a", Value: 1}})
 	dbs, err := db.Client().ListDatabaseNames(c, bson.D{})
 	if err != nil {
 		t.Fatal(err)
@@ -332,14 +332,14 @@ func TestDataSurvivesReopen(t *testing.T) {
 	}
 	coll := db.Client().Database("p").Collection("c")
 	for i := 0; i < 100; i++ {
-		if _, err := coll.InsertOne(c, bson.D{{"_id", i}, {"v", i * i}}); err != nil {
+		if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: i}, {Key: "v", Value: i * i}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := coll.UpdateOne(c, bson.D{{"_id", 7}}, bson.D{{"$set", bson.D{{"v", "seven"}}}}); err != nil {
+	if _, err := coll.UpdateOne(c, bson.D{{Key: "_id", Value: 7}}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: "seven"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := coll.DeleteOne(c, bson.D{{"_id", 8}}); err != nil {
+	if _, err := coll.DeleteOne(c, bson.D{{Key: "_id", Value: 8}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -358,11 +358,11 @@ func TestDataSurvivesReopen(t *testing.T) {
 	var doc struct {
 		V any `bson:"v"`
 	}
-	if err := coll.FindOne(c, bson.D{{"_id", 7}}).Decode(&doc); err != nil || doc.V != "seven" {
+	if err := coll.FindOne(c, bson.D{{Key: "_id", Value: 7}}).Decode(&doc); err != nil || doc.V != "seven" {
 		t.Fatalf("updated doc after reopen: %v %v", doc, err)
 	}
 	// New inserts get fresh record ids and do not collide with old ones.
-	if _, err := coll.InsertOne(c, bson.D{{"_id", 1000}}); err != nil {
+	if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: 1000}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, coll, bson.D{}); n != 100 {

@@ -365,9 +365,22 @@ func compareViaBig(a, b bsoncore.Value) int {
 		if xa && xb {
 			return cmpFloat(sa, sb)
 		}
-		// one side is NaN or ±Inf; the finite side's float64 rounding
-		// cannot cross an infinity, so float comparison is exact enough.
-		return cmpFloat(sa, sb)
+		// One side is NaN or ±Inf and the other is finite. A finite
+		// decimal may round to ±Inf as a float64, so order by the special
+		// value alone: NaN is lowest, -Inf below and +Inf above every
+		// finite number.
+		special, sign := sa, 1
+		if xb {
+			special, sign = sb, -1
+		}
+		switch {
+		case math.IsNaN(special):
+			return -sign
+		case special < 0:
+			return -sign
+		default:
+			return sign
+		}
 	}
 	return fa.Cmp(fb)
 }

@@ -22,6 +22,12 @@ type Source interface {
 	Close() error
 }
 
+// ContextSetter is implemented by sources whose work is bounded by a
+// context: NextBatch hands them the context of the command being served.
+type ContextSetter interface {
+	SetContext(ctx context.Context)
+}
+
 // Cursor is an open server-side cursor.
 type Cursor struct {
 	ID int64
@@ -227,6 +233,9 @@ func (c *Cursor) Close() { c.close() }
 // cursor is never reported exhausted by running out of data. ctx bounds
 // the time spent (maxTimeMS).
 func (c *Cursor) NextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore.Document, bool, error) {
+	if cs, ok := c.src.(ContextSetter); ok {
+		cs.SetContext(ctx)
+	}
 	var out []bsoncore.Document
 	size := 0
 	for n <= 0 || len(out) < n {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/lodedb/lode/errs"
 	"sort"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -87,12 +88,17 @@ type findIter struct {
 	raw bool
 }
 
+// SetContext replaces the context that bounds the iterator's work. A
+// cursor lives across getMore commands, each with its own deadline, so the
+// cursor hands every batch its command's context.
+func (it *findIter) SetContext(ctx context.Context) { it.ctx = ctx }
+
 // nextMatch returns the next matching document (copied) and its
 // positional index.
 func (it *findIter) nextMatch() (bsoncore.Document, int, error) {
 	for {
 		if err := it.ctx.Err(); err != nil {
-			return nil, 0, err
+			return nil, 0, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 		}
 		_, doc, ok, err := it.src.next()
 		if err != nil || !ok {

@@ -26,11 +26,9 @@ func cmdHello(_ context.Context, s *Server, req *Request) (bsoncore.Document, er
 				return true, err
 			}
 			client = d
-		case "compression", "saslSupportedMechs", "speculativeAuthenticate",
-			"loadBalanced", "topologyVersion", "maxAwaitTimeMS", "hostInfo", "internalClient",
-			"forShell":
 		default:
-			return false, nil
+			// hello is not strict: drivers send fields newer servers
+			// understand (backpressure, compression, ...) and older ones ignore.
 		}
 		return true, nil
 	})

@@ -59,7 +59,7 @@ type server struct {
 	logs *strings.Builder
 }
 
-var startedRe = regexp.MustCompile(`lode started addr=(\S+)`)
+var startedRe = regexp.MustCompile(`lode started"? addr=(\S+)`)
 
 // startServer runs `lode serve` on a free loopback port with a temporary
 // data directory and waits until it listens.

@@ -77,7 +77,7 @@ const res = db.trades.updateOne( { "_id": /^123_/, "count": { $lt: 10 } },
 )
 assert.strictEqual(res.matchedCount, 1);
 assert.strictEqual(res.modifiedCount, 1);
-assert.strictEqual(res.upsertedId, null);
+assert.strictEqual(res.upsertedCount, 0);
 
 // The collection as the seed shows it after the update.
 same(db.trades.find().sort({ _id: 1 }).toArray(), [
@@ -116,7 +116,8 @@ const up = db.trades.updateOne({ "_id": /^123_/, "count": { $lt: 10 } },
     "$inc": { "count": 1 },
     "$setOnInsert": { "_id": "123_1699000000", "customerId": 123 } },
   { upsert: true });
-assert.strictEqual(up.upsertedId, '123_1699000000');
+assert.strictEqual(up.upsertedCount, 1);
+assert.strictEqual(up.insertedId, '123_1699000000'); // mongosh reports the upserted _id as insertedId
 same(db.trades.findOne({ _id: '123_1699000000' }),
   // MongoDB applies update operators to new fields in field-name order,
   // after _id: count, customerId, history.
