@@ -369,3 +369,33 @@ func TestDataSurvivesReopen(t *testing.T) {
 		t.Fatalf("after insert: %d", n)
 	}
 }
+
+// An aggregate cursor outlives its command: getMore must work after the
+// aggregate's maxTimeMS context (the driver derives it from ctx) is gone.
+func TestAggregateGetMoreAfterDeadline(t *testing.T) {
+	_, d := open(t)
+	c := ctx(t)
+	coll := d.Collection("agg")
+	var docs []any
+	for i := 0; i < 30; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "g", Value: i % 3}})
+	}
+	if _, err := coll.InsertMany(c, docs); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Aggregate(c, bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "g", Value: bson.D{{Key: "$gte", Value: 1}}}}}}},
+		options.Aggregate().SetBatchSize(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for cur.Next(c) {
+		n++
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 20 {
+		t.Fatalf("got %d docs, want 20", n)
+	}
+}

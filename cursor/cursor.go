@@ -42,6 +42,10 @@ type Cursor struct {
 	Limit    int64
 	Returned int64
 
+	// Ctx, when set, is the context the source was created with; each
+	// batch switches it to the context of the command being served.
+	Ctx *SwitchContext
+
 	src     Source
 	pending bsoncore.Document // a document read but not yet sent
 	used    time.Time
@@ -233,6 +237,9 @@ func (c *Cursor) Close() { c.close() }
 // cursor is never reported exhausted by running out of data. ctx bounds
 // the time spent (maxTimeMS).
 func (c *Cursor) NextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore.Document, bool, error) {
+	if c.Ctx != nil {
+		c.Ctx.Set(ctx)
+	}
 	if cs, ok := c.src.(ContextSetter); ok {
 		cs.SetContext(ctx)
 	}

@@ -94,7 +94,8 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if a.explain {
 		return p.Explain(ctx, cat)
 	}
-	it, err := p.Run(ctx, cat, vars)
+	sctx := cursor.NewSwitchContext(ctx)
+	it, err := p.Run(sctx, cat, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +119,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		return cursorReply("firstBatch", 0, nsName, nil), nil
 	}
 	c := cursor.New(nsName, it)
+	c.Ctx = sctx
 	return s.firstBatch(ctx, c, a.batchSize, a.hasBatch, false)
 }
 

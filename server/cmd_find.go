@@ -63,11 +63,13 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	if spec.AwaitData && !spec.Tailable {
 		return nil, errs.New(errs.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
-	it, err := s.eng.Find(ctx, req.DB, coll, spec)
+	sctx := cursor.NewSwitchContext(ctx)
+	it, err := s.eng.Find(sctx, req.DB, coll, spec)
 	if err != nil {
 		return nil, err
 	}
 	c := cursor.New(ns(req.DB, coll), it)
+	c.Ctx = sctx
 	c.Tailable, c.AwaitData = spec.Tailable, spec.AwaitData
 	if spec.Limit > 0 {
 		c.Limit = spec.Limit

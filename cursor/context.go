@@ -1,0 +1,48 @@
+package cursor
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// SwitchContext is a context whose deadline and cancellation are those of
+// whichever command currently drives the cursor. Iterators are created
+// with it once; each getMore switches it to its own command's context, so
+// maxTimeMS bounds every batch and a finished command's cancellation never
+// breaks the next getMore.
+type SwitchContext struct {
+	mu  sync.Mutex
+	cur context.Context
+}
+
+// NewSwitchContext returns a SwitchContext that starts with ctx's
+// deadline and values.
+func NewSwitchContext(ctx context.Context) *SwitchContext {
+	return &SwitchContext{cur: ctx}
+}
+
+// Set makes ctx the context now in force.
+func (s *SwitchContext) Set(ctx context.Context) {
+	s.mu.Lock()
+	s.cur = ctx
+	s.mu.Unlock()
+}
+
+func (s *SwitchContext) get() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+// Deadline implements context.Context.
+func (s *SwitchContext) Deadline() (time.Time, bool) { return s.get().Deadline() }
+
+// Done implements context.Context.
+func (s *SwitchContext) Done() <-chan struct{} { return s.get().Done() }
+
+// Err implements context.Context.
+func (s *SwitchContext) Err() error { return s.get().Err() }
+
+// Value implements context.Context.
+func (s *SwitchContext) Value(key any) any { return s.get().Value(key) }
