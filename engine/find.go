@@ -52,6 +52,9 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if c == nil {
 		return &sliceIter{}, nil
 	}
+	if spec.Tailable {
+		return e.findTailable(ctx, c, spec, f, proj)
+	}
 	snap := e.db.NewSnapshot()
 	var src recordSource
 	if reverse {

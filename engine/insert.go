@@ -35,7 +35,12 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		}
 		prepared, werr := prepareInsert(doc, &idBuf)
 		if werr == nil {
-			_, err := t.insert(prepared)
+			var err error
+			if t.c.capped {
+				_, err = t.cappedInsert(prepared)
+			} else {
+				_, err = t.insert(prepared)
+			}
 			if err != nil {
 				var me *errs.Error
 				if !errors.As(err, &me) {

@@ -270,6 +270,9 @@ func (t *writeTxn) markMultikey(mk map[int][]string) {
 // update replaces record rid's oldDoc with newDoc, changing only the index
 // entries whose keys differ.
 func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
+	if err := checkCappedUpdate(t.c, oldDoc, newDoc); err != nil {
+		return err
+	}
 	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 	if _, err := t.stageKeys(oldDoc, true); err != nil {
 		return err
