@@ -16,6 +16,9 @@ type Options struct {
 	SyncInterval time.Duration
 	// Logger receives the engine's logs. Nil means slog.Default().
 	Logger *slog.Logger
+	// TTLMonitorSleep is the TTL monitor's interval (ttlMonitorSleepSecs).
+	// Zero means 60 s.
+	TTLMonitorSleep time.Duration
 }
 
 // WriteOptions are the per-command options of a write.

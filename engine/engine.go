@@ -25,6 +25,9 @@ type Engine struct {
 	cat    atomic.Pointer[catalog]
 	nextID atomic.Uint64
 
+	ttl  ttlMonitor  // background TTL deletions (ttl.go)
+	docs docCounters // metrics.document (stats_counters.go)
+
 	closeOnce sync.Once
 	closeErr  error
 	closed    atomic.Bool
@@ -44,6 +47,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}
+	e.startTTL(opts.TTLMonitorSleep)
 	return e, nil
 }
 
@@ -51,6 +55,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.closed.Store(true)
+		e.stopTTL()
 		e.closeErr = e.db.Close()
 	})
 	return e.closeErr

@@ -41,6 +41,7 @@ type writeTxn struct {
 	countDelta int64
 	sizeDelta  int64
 	lastSeq    uint64
+	counts     txnCounts // metrics.document, flushed on commit (stats_counters.go)
 }
 
 type stagedKey struct {
@@ -81,9 +82,11 @@ func (t *writeTxn) commit() error {
 	if err != nil {
 		t.metaDirty = false
 		t.countDelta, t.sizeDelta = 0, 0
+		t.counts = txnCounts{}
 		return err
 	}
 	t.lastSeq = seq
+	t.e.addDocCounts(&t.counts)
 	if t.metaDirty {
 		t.e.publish(t.c)
 		t.metaDirty = false
@@ -205,6 +208,7 @@ func (t *writeTxn) insert(doc bsoncore.Document) (uint64, error) {
 	t.writeStaged(rid)
 	t.markMultikey(mk)
 	t.docs++
+	t.counts.ins++
 	t.countDelta++
 	t.sizeDelta += int64(len(doc))
 	return rid, nil
@@ -320,6 +324,7 @@ func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
 	t.writeStaged(rid)
 	t.markMultikey(mk)
 	t.docs++
+	t.counts.upd++
 	t.sizeDelta += int64(len(newDoc) - len(oldDoc))
 	return nil
 }
@@ -337,6 +342,7 @@ func (t *writeTxn) remove(rid uint64, doc bsoncore.Document) error {
 	}
 	t.writeStaged(rid)
 	t.docs++
+	t.counts.del++
 	t.countDelta--
 	t.sizeDelta -= int64(len(doc))
 	return nil

@@ -3,6 +3,7 @@ package server
 import (
 	"sort"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -115,7 +116,7 @@ func (s *Server) paramTable() *params {
 		p.add("transactionLifetimeLimitSeconds", intParam(60, 1, nil))
 		p.add("internalQueryMaxScansToExplode", intParam(200, 0, nil))
 		p.add("ttlMonitorEnabled", constParam(boolValue(true)))
-		p.add("ttlMonitorSleepSecs", intParam(60, 1, nil))
+		p.add("ttlMonitorSleepSecs", intParam(int64(s.eng.TTLMonitorSleep()/time.Second), 1, s.setTTLSleep))
 		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", intParam(100*1024*1024, 1, nil))
 		p.add("allowDiskUseByDefault", constParam(boolValue(true)))
 		p.add("storageEngine", constParam(stringValue("lode")))
