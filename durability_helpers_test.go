@@ -1,6 +1,7 @@
 package lode_test
 
 import (
+	"errors"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -18,4 +19,8 @@ func durOpen(t *testing.T, opts ...lode.Option) (*lode.DB, *mongo.Database) {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db, db.Client().Database("test")
+}
+
+func asCmdErr(err error, ce *mongo.CommandError) bool {
+	return errors.As(err, ce)
 }

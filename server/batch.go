@@ -50,6 +50,7 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 
 // cursorReply builds {cursor: {<key>: docs, id, ns}}.
 func cursorReply(key string, id int64, ns string, docs []bsoncore.Document) bsoncore.Document {
+	docsReturned.Add(int64(len(docs)))
 	ab := bsoncore.NewArrayBuilder()
 	for _, d := range docs {
 		ab.AppendDocument(d)

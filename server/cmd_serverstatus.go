@@ -43,9 +43,32 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 			AppendInt64("resident", int64(ms.Sys>>20)).
 			AppendInt64("virtual", int64(ms.Sys>>20)).
 			AppendBoolean("supported", true).Build()).
+		AppendDocument("metrics", s.metricsDoc()).
 		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().
 			AppendString("name", "lode").
 			AppendBoolean("supportsCommittedReads", true).
 			AppendBoolean("persistent", true).Build()).
 		Build(), nil
+}
+
+// metricsDoc renders serverStatus.metrics: document counters, TTL monitor
+// counters and Lode's durability counters.
+func (s *Server) metricsDoc() bsoncore.Document {
+	ds := s.eng.DocumentStats()
+	ts := s.eng.TTLStats()
+	ss := s.eng.StorageStats()
+	return bsoncore.NewDocumentBuilder().
+		AppendDocument("document", bsoncore.NewDocumentBuilder().
+			AppendInt64("deleted", ds.Deleted).
+			AppendInt64("inserted", ds.Inserted).
+			AppendInt64("returned", docsReturned.Load()).
+			AppendInt64("updated", ds.Updated).Build()).
+		AppendDocument("ttl", bsoncore.NewDocumentBuilder().
+			AppendInt64("deletedDocuments", ts.DeletedDocuments).
+			AppendInt64("passes", ts.Passes).Build()).
+		AppendDocument("lode", bsoncore.NewDocumentBuilder().
+			AppendInt64("commits", int64(ss.Commits)).
+			AppendInt64("syncs", int64(ss.Syncs)).
+			AppendInt64("syncWaits", int64(ss.SyncWaits)).Build()).
+		Build()
 }

@@ -25,6 +25,7 @@ func runServe(args []string) error {
 	dir := fs.String("dir", "./lode-data", "data directory")
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	syncInterval := fs.Duration("sync-interval", 100*time.Millisecond, "how often the WAL is fsynced (MongoDB's journal commit interval)")
+	ttlSleep := fs.Duration("ttl-monitor-sleep", 60*time.Second, "interval of the TTL monitor (MongoDB's ttlMonitorSleepSecs)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func runServe(args []string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(log)
 
-	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log})
+	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", *dir, err)
 	}
