@@ -60,7 +60,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 			return 0, 0, err
 		}
 		defer c.state.mu.Unlock()
-		t := e.newTxn(c)
+		t := e.newTxnCtx(ctx, c)
 		defer t.abort()
 		n, err := deleteFirstLocked(e, t, filter, f, nil)
 		if err != nil {
@@ -77,7 +77,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 // deleteFirstLocked removes the first document matching f (by sortBy when
 // given) from the current state. It returns how many it removed (0 or 1).
 func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (int, error) {
-	rid, doc, _, found, err := findFirstLocked(e, t.c, filterDoc, f, sortBy)
+	rid, doc, _, found, err := findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy)
 	if err != nil || !found {
 		return 0, err
 	}
@@ -89,14 +89,14 @@ func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *q
 
 // findFirstLocked returns the first match of f in the current state of c:
 // the least by sortBy when given, else the first in scan order.
-func findFirstLocked(e *Engine, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (uint64, bsoncore.Document, int, bool, error) {
+func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (uint64, bsoncore.Document, int, bool, error) {
 	var (
 		bestID  uint64
 		bestDoc bsoncore.Document
 		bestPos int
 		found   bool
 	)
-	err := scanMatches(e.db.Pebble(), c, filterDoc, f, func(rid uint64, doc []byte, pos int) bool {
+	err := scanMatches(r, c, filterDoc, f, func(rid uint64, doc []byte, pos int) bool {
 		if !found || (sortBy != nil && sortBy.Compare(doc, bestDoc) < 0) {
 			bestID, bestPos, found = rid, pos, true
 			bestDoc = append(bestDoc[:0], doc...)
@@ -113,13 +113,13 @@ func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncor
 	if c == nil {
 		return 0, 0, nil
 	}
-	snap := e.db.NewSnapshot()
+	snap, release := e.snapshotCtx(ctx)
 	var ids []uint64
 	err := scanMatches(snap, c, filter, f, func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
 		return true
 	})
-	snap.Close()
+	release()
 	if err != nil || len(ids) == 0 {
 		return 0, 0, err
 	}
@@ -134,12 +134,12 @@ func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncor
 			}
 			return n, lastSeq, err
 		}
-		t := e.newTxn(lc)
+		t := e.newTxnCtx(ctx, lc)
 		var stmtErr error
 		for len(ids) > 0 && !t.full() {
 			rid := ids[0]
 			ids = ids[1:]
-			doc, found, err := storage.GetRecord(e.db.Pebble(), lc.id, rid, buf[:0])
+			doc, found, err := storage.GetRecord(t.reader(), lc.id, rid, buf[:0])
 			if err != nil {
 				stmtErr = err
 				break

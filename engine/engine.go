@@ -31,6 +31,8 @@ type Engine struct {
 	closeOnce sync.Once
 	closeErr  error
 	closed    atomic.Bool
+
+	txns txnTable // write-conflict table for transactions (txn.go)
 }
 
 // Open opens (creating if needed) the engine stored in dir.

@@ -5,7 +5,6 @@ import (
 	"github.com/lodedb/lode/errs"
 	"sort"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/query"
@@ -55,7 +54,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if spec.Tailable {
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
-	snap := e.db.NewSnapshot()
+	snap, release := e.snapshotCtx(ctx) // the transaction's view inside one (txn_write.go)
 	var src recordSource
 	if reverse {
 		src, err = newCollScan(snap, c.id, true)
@@ -63,10 +62,10 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		src, err = openSource(snap, c, filter)
 	}
 	if err != nil {
-		snap.Close()
+		release()
 		return nil, err
 	}
-	it := &findIter{ctx: ctx, snap: snap, src: src, filter: f, proj: proj, skip: spec.Skip, limit: limit}
+	it := &findIter{ctx: ctx, release: release, src: src, filter: f, proj: proj, skip: spec.Skip, limit: limit}
 	if sortBy == nil {
 		return it, nil
 	}
@@ -77,16 +76,16 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 // findIter streams matching documents from a record source: the FILTER,
 // SKIP, LIMIT and PROJECTION stages of a plan without a blocking sort.
 type findIter struct {
-	ctx    context.Context
-	snap   *pebble.Snapshot
-	src    recordSource
-	filter *query.Filter
-	proj   *query.Projection
-	skip   int64
-	limit  int64 // 0 = none
-	n      int64
-	slab   slab
-	done   bool
+	ctx     context.Context
+	release func() // releases the snapshot
+	src     recordSource
+	filter  *query.Filter
+	proj    *query.Projection
+	skip    int64
+	limit   int64 // 0 = none
+	n       int64
+	slab    slab
+	done    bool
 	// raw disables skip/limit/projection (used by blocking sort).
 	raw bool
 }
@@ -144,7 +143,8 @@ func (it *findIter) Close() error {
 	}
 	it.done = true
 	it.src.close()
-	return it.snap.Close()
+	it.release()
+	return nil
 }
 
 // sortAll drains it (which must apply no skip), sorts, then applies skip,

@@ -77,11 +77,11 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	if c == nil {
 		return res, nil
 	}
-	t := e.newTxn(c)
+	t := e.newTxnCtx(ctx, c)
 	var out bsoncore.Document
 	var pos int
 	if spec.Remove {
-		rid, doc, dpos, found, ferr := findFirstLocked(e, c, filter, f, sortBy)
+		rid, doc, dpos, found, ferr := findFirstLocked(t.reader(), c, filter, f, sortBy)
 		err = ferr
 		if err == nil && found {
 			err = t.remove(rid, doc)

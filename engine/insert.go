@@ -27,7 +27,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	if err != nil {
 		return res, err
 	}
-	t := e.newTxn(c)
+	t := e.newTxnCtx(ctx, c)
 	var idBuf []byte
 	for i, doc := range docs {
 		if err := ctx.Err(); err != nil {

@@ -109,7 +109,7 @@ func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateS
 		return stmtResult{}, 0, nil
 	}
 	defer c.state.mu.Unlock()
-	t := e.newTxn(c)
+	t := e.newTxnCtx(ctx, c)
 	defer t.abort()
 	r, err := e.updateLocked(ctx, t, p, nil)
 	if cerr := t.commit(); cerr != nil {
@@ -126,7 +126,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	var ids []uint64
 	var docs []bsoncore.Document
 	var poss []int
-	err := scanMatches(e.db.Pebble(), t.c, p.filterDoc, p.filter, func(rid uint64, doc []byte, pos int) bool {
+	err := scanMatches(t.reader(), t.c, p.filterDoc, p.filter, func(rid uint64, doc []byte, pos int) bool {
 		if sortBy != nil && !p.multi {
 			if len(docs) == 0 || sortBy.Compare(doc, docs[0]) < 0 {
 				ids, docs, poss = []uint64{rid}, []bsoncore.Document{append([]byte(nil), doc...)}, []int{pos}
@@ -255,13 +255,13 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 	if c == nil {
 		return r, 0, nil
 	}
-	snap := e.db.NewSnapshot()
+	snap, release := e.snapshotCtx(ctx)
 	var ids []uint64
 	err := scanMatches(snap, c, p.filterDoc, p.filter, func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
 		return true
 	})
-	snap.Close()
+	release()
 	if err != nil || len(ids) == 0 {
 		return r, 0, err
 	}
@@ -276,12 +276,12 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 			}
 			return r, lastSeq, err
 		}
-		t := e.newTxn(lc)
+		t := e.newTxnCtx(ctx, lc)
 		var stmtErr error
 		for len(ids) > 0 && !t.full() {
 			rid := ids[0]
 			ids = ids[1:]
-			doc, found, err := storage.GetRecord(e.db.Pebble(), lc.id, rid, buf[:0])
+			doc, found, err := storage.GetRecord(t.reader(), lc.id, rid, buf[:0])
 			if err != nil {
 				stmtErr = err
 				break

@@ -42,6 +42,9 @@ type writeTxn struct {
 	sizeDelta  int64
 	lastSeq    uint64
 	counts     txnCounts // metrics.document, flushed on commit (stats_counters.go)
+
+	tx      *Txn     // the multi-document transaction writing, or nil (see txn_write.go)
+	touched []string // conflict keys written outside a transaction
 }
 
 type stagedKey struct {
@@ -66,6 +69,9 @@ func (t *writeTxn) commit() error {
 		t.it.Close()
 		t.it = nil
 	}
+	if t.tx != nil {
+		return t.commitInTxn()
+	}
 	if t.docs == 0 && !t.metaDirty {
 		return nil
 	}
@@ -87,6 +93,7 @@ func (t *writeTxn) commit() error {
 	}
 	t.lastSeq = seq
 	t.e.addDocCounts(&t.counts)
+	t.noteCommitted()
 	if t.metaDirty {
 		t.e.publish(t.c)
 		t.metaDirty = false
@@ -105,6 +112,10 @@ func (t *writeTxn) abort() {
 	if t.it != nil {
 		t.it.Close()
 		t.it = nil
+	}
+	if t.tx != nil {
+		t.b = nil // the transaction owns its batch
+		return
 	}
 	if t.b != nil {
 		t.b.Close()
@@ -150,11 +161,14 @@ func hasPaths(have, want []string) bool {
 func (t *writeTxn) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
 	t.kbuf = storage.AppendIndexPrefix(t.kbuf[:0], ix.id)
 	t.kbuf = append(t.kbuf, ks...)
+	if err := t.claim(t.kbuf); err != nil {
+		return err
+	}
 	if r, ok := t.pending[string(t.kbuf)]; ok && r != rid {
 		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
 	}
 	if t.it == nil {
-		it, err := t.e.db.Pebble().NewIter(nil)
+		it, err := t.reader().NewIter(nil)
 		if err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
@@ -274,6 +288,9 @@ func (t *writeTxn) markMultikey(mk map[int][]string) {
 // update replaces record rid's oldDoc with newDoc, changing only the index
 // entries whose keys differ.
 func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
+	if err := t.claimRecord(rid); err != nil {
+		return err
+	}
 	if err := checkCappedUpdate(t.c, oldDoc, newDoc); err != nil {
 		return err
 	}
@@ -332,6 +349,9 @@ func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
 // remove deletes record rid (whose current version is doc) and its index
 // entries.
 func (t *writeTxn) remove(rid uint64, doc bsoncore.Document) error {
+	if err := t.claimRecord(rid); err != nil {
+		return err
+	}
 	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 	if _, err := t.stageKeys(doc, true); err != nil {
 		return err
