@@ -18,6 +18,8 @@ func main() {
 	switch os.Args[1] {
 	case "serve":
 		err = runServe(os.Args[2:])
+	case "sim":
+		err = runSim(os.Args[2:])
 	case "version", "--version":
 		fmt.Printf("lode %s (MongoDB %s compatible)\n", version, mongoVersion())
 	case "help", "-h", "--help":
@@ -40,6 +42,7 @@ func usage() {
 
 commands:
   serve     run the server (MongoDB wire protocol)
+  sim       run the schema simulator (lode sim help)
   version   print the version
 `)
 }

@@ -1,0 +1,107 @@
+package sim
+
+import (
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latencies are recorded in microseconds, from 1 µs to 1 hour, with
+// three significant digits for the whole run and two per window.
+const (
+	histMin     = 1
+	histMax     = int64(time.Hour / time.Microsecond)
+	histSigFigs = 3
+	winSigFigs  = 2
+)
+
+// recorder counts one scenario's operations. Every started operation is
+// counted; every finished one goes into the histograms.
+type recorder struct {
+	mu       sync.Mutex
+	start    time.Time
+	total    *hdrhistogram.Histogram
+	windows  []*window
+	started  int64
+	finished int64
+	errors   int64
+	errMsgs  map[string]int64
+	last     time.Duration // last finish, since start
+	maxLag   time.Duration // worst scheduler lag (slicetime)
+	peak     int64         // peak backlog
+}
+
+type window struct {
+	hist     *hdrhistogram.Histogram
+	started  int64
+	finished int64
+	errors   int64
+}
+
+func newRecorder(start time.Time) *recorder {
+	return &recorder{
+		start:   start,
+		total:   hdrhistogram.New(histMin, histMax, histSigFigs),
+		errMsgs: map[string]int64{},
+	}
+}
+
+func (r *recorder) window(at time.Time) *window {
+	i := int(at.Sub(r.start) / time.Second)
+	if i < 0 {
+		i = 0
+	}
+	for len(r.windows) <= i {
+		r.windows = append(r.windows, &window{hist: hdrhistogram.New(histMin, histMax, winSigFigs)})
+	}
+	return r.windows[i]
+}
+
+// begin counts an operation started at now, lag after its scheduled time.
+func (r *recorder) begin(now time.Time, lag time.Duration) {
+	r.mu.Lock()
+	r.started++
+	r.window(now).started++
+	if lag > r.maxLag {
+		r.maxLag = lag
+	}
+	if b := r.started - r.finished; b > r.peak {
+		r.peak = b
+	}
+	r.mu.Unlock()
+}
+
+// end records an operation that finished at now after lat, with err.
+func (r *recorder) end(now time.Time, lat time.Duration, err error) {
+	us := lat.Microseconds()
+	if us < histMin {
+		us = histMin
+	}
+	if us > histMax {
+		us = histMax
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finished++
+	w := r.window(now)
+	w.finished++
+	if err != nil {
+		r.errors++
+		w.errors++
+		msg := err.Error()
+		if len(msg) > 200 {
+			msg = msg[:200]
+		}
+		if _, ok := r.errMsgs[msg]; ok || len(r.errMsgs) < 10 {
+			r.errMsgs[msg]++
+		} else {
+			r.errMsgs["(other errors)"]++
+		}
+	}
+	_ = r.total.RecordValue(us)
+	_ = w.hist.RecordValue(us)
+	if d := now.Sub(r.start); d > r.last {
+		r.last = d
+	}
+}

@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// sampler polls the target's serverStatus once a second.
+type sampler struct {
+	mu      sync.Mutex
+	samples []ServerSample
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+func startSampler(client *mongo.Client, start time.Time) *sampler {
+	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		s.sample(client, start)
+		for {
+			select {
+			case <-s.stop:
+				s.sample(client, start)
+				return
+			case <-t.C:
+				s.sample(client, start)
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sampler) sample(client *mongo.Client, start time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	raw, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+	if err != nil {
+		return
+	}
+	smp := ServerSample{Second: round3(time.Since(start).Seconds()), Opcounters: map[string]int64{}}
+	if v, err := raw.LookupErr("opcounters"); err == nil {
+		if doc, ok := v.DocumentOK(); ok {
+			elems, _ := doc.Elements()
+			for _, e := range elems {
+				if n, ok := asInt(e.Value()); ok {
+					smp.Opcounters[e.Key()] = n
+				}
+			}
+		}
+	}
+	if v, err := raw.LookupErr("connections", "current"); err == nil {
+		smp.Connections, _ = asInt(v)
+	}
+	s.mu.Lock()
+	s.samples = append(s.samples, smp)
+	s.mu.Unlock()
+}
+
+func asInt(v bson.RawValue) (int64, bool) {
+	if n, ok := v.Int32OK(); ok {
+		return int64(n), true
+	}
+	if n, ok := v.Int64OK(); ok {
+		return n, true
+	}
+	if f, ok := v.DoubleOK(); ok {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+func (s *sampler) finish() []ServerSample {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.samples
+}
