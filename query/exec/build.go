@@ -1,0 +1,130 @@
+package exec
+
+import (
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/query"
+	"github.com/lodedb/lode/query/plan"
+	"github.com/lodedb/lode/storage"
+)
+
+// Env is what stages read: a storage view, the collection and the query's
+// filter.
+type Env struct {
+	Reader    storage.Reader
+	CollID    uint64
+	Filter    *query.Filter
+	FilterDoc bsoncore.Document // the parsed filter as explain shows it
+	// Timing measures executionTimeMillisEstimate per stage (explain).
+	Timing bool
+}
+
+// Options are the parts of a query the executor adds above a solution.
+type Options struct {
+	Sort          *query.Sort
+	SortDoc       bsoncore.Document
+	Skip, Limit   int64
+	Projection    *query.Projection
+	ProjectionDoc bsoncore.Document
+	// Count builds a COUNT (or COUNT_SCAN) plan instead of returning
+	// documents; Skip and Limit then bound the count.
+	Count bool
+	// Keys returns index keys without FETCH when the solution is covered
+	// (distinct).
+	Keys bool
+	SortOpts SortOptions
+}
+
+// Build turns a solution into a stage tree.
+func Build(sol *plan.Solution, env Env, o Options) (Stage, error) {
+	if o.Count && sol.Covered && sol.Root.Stage == plan.StageIxScan && CanCountScan(sol.Root.Bounds) {
+		return NewCount(NewCountScan(env.Reader, sol.Root.Index, sol.Root.Bounds, env.Timing), o.Skip, o.Limit, env.Timing), nil
+	}
+	root, err := buildNode(sol.Root, env)
+	if err != nil {
+		return nil, err
+	}
+	if o.Count {
+		return NewCount(root, o.Skip, o.Limit, env.Timing), nil
+	}
+	if o.Keys {
+		return root, nil
+	}
+	if sol.BlockingSort && o.Sort != nil {
+		so := o.SortOpts
+		if o.Limit > 0 {
+			so.Limit = o.Skip + o.Limit
+		}
+		root = NewSort(root, o.Sort, o.SortDoc, so, env.Timing)
+	}
+	if o.Skip > 0 {
+		root = NewSkip(root, o.Skip, env.Timing)
+	}
+	if o.Limit > 0 {
+		root = NewLimit(root, o.Limit, env.Timing)
+	}
+	if o.Projection != nil {
+		root = NewProjection(root, o.Projection, o.ProjectionDoc, env.Timing)
+	}
+	return root, nil
+}
+
+func buildNode(n *plan.Node, env Env) (Stage, error) {
+	switch n.Stage {
+	case plan.StageEOF:
+		return NewEOF(), nil
+	case plan.StageCollScan:
+		return NewCollScan(env.Reader, env.CollID, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
+	case plan.StageIxScan:
+		return NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing), nil
+	case plan.StageFetch:
+		child, err := buildNode(n.Children[0], env)
+		if err != nil {
+			return nil, err
+		}
+		var f *query.Filter
+		if n.Filter {
+			f = env.Filter
+		}
+		return NewFetch(child, env.Reader, env.CollID, f, env.FilterDoc, env.Timing), nil
+	case plan.StageSortMerge:
+		var kids []*IxScan
+		var bounds [][]plan.FieldBounds
+		prefix := 0
+		for _, c := range n.Children {
+			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
+			bounds = append(bounds, c.Bounds)
+			prefix = c.MergePrefixFields
+		}
+		rev := len(n.Children) > 0 && n.Children[0].Direction < 0
+		return NewSortMerge(kids, bounds, prefix, sortPatternDoc(n.Sort), rev, n.Dedup, env.Timing), nil
+	case plan.StageOr:
+		var kids []Stage
+		for _, c := range n.Children {
+			k, err := buildNode(c, env)
+			if err != nil {
+				return nil, err
+			}
+			kids = append(kids, k)
+		}
+		return NewOr(kids, env.Timing), nil
+	}
+	return nil, fmt.Errorf("exec: unknown plan stage %q", n.Stage)
+}
+
+// sortPatternDoc renders a parsed sort as {path: ±1, ...}.
+func sortPatternDoc(s *query.Sort) bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder()
+	if s != nil {
+		for _, f := range s.Fields {
+			if f.Desc {
+				b.AppendInt32(f.Path, -1)
+			} else {
+				b.AppendInt32(f.Path, 1)
+			}
+		}
+	}
+	return b.Build()
+}

@@ -1,0 +1,143 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/query/plan"
+	"github.com/lodedb/lode/storage"
+)
+
+// IxScan is IXSCAN: it walks an index within bounds and returns each
+// entry's record id and key. On a multikey index it drops records already
+// returned.
+type IxScan struct {
+	base
+	r      storage.Reader
+	ix     *plan.Index
+	bounds []plan.FieldBounds
+	dir    int
+	dirs   []bool
+	sp     scanPlan
+	next   int // next range to open (in scan order)
+	cur    *storage.IndexCursor
+	dedup  bool
+	seen   map[uint64]struct{}
+	m      Member
+	name   string
+
+	keysExamined int64
+	seeks        int64
+	dupsTested   int64
+	dupsDropped  int64
+}
+
+// NewIxScan returns an IXSCAN over ix within bounds in direction dir.
+func NewIxScan(r storage.Reader, ix *plan.Index, bounds []plan.FieldBounds, dir int, dedup, timing bool) *IxScan {
+	s := &IxScan{r: r, ix: ix, bounds: bounds, dir: dir, dirs: ix.Directions(), dedup: dedup, name: plan.StageIxScan}
+	s.timing = timing
+	s.sp = buildScanPlan(bounds)
+	if dedup {
+		s.seen = make(map[uint64]struct{})
+	}
+	return s
+}
+
+// Name implements Stage.
+func (s *IxScan) Name() string { return s.name }
+
+// KeysExamined returns the number of index keys read.
+func (s *IxScan) KeysExamined() int64 { return s.keysExamined }
+
+// Work implements Stage.
+func (s *IxScan) Work() (State, *Member, error) {
+	start := s.now()
+	st, m, err := s.work()
+	s.record(st, start)
+	return st, m, err
+}
+
+func (s *IxScan) work() (State, *Member, error) {
+	if s.cur == nil {
+		if s.next >= len(s.sp.ranges) {
+			return EOF, nil, nil
+		}
+		i := s.next
+		if s.dir < 0 {
+			i = len(s.sp.ranges) - 1 - s.next
+		}
+		s.next++
+		kr := s.sp.ranges[i]
+		cur, err := storage.NewIndexCursor(s.r, s.ix.ID, kr.start, kr.end, s.dir < 0)
+		if err != nil {
+			return EOF, nil, err
+		}
+		s.cur = cur
+		s.seeks++
+	}
+	ks, rid, tb, ok := s.cur.Next()
+	if !ok {
+		err := s.cur.Err()
+		s.cur.Close()
+		s.cur = nil
+		if err != nil {
+			return EOF, nil, err
+		}
+		if s.next >= len(s.sp.ranges) {
+			return EOF, nil, nil
+		}
+		return NeedTime, nil, nil
+	}
+	s.keysExamined++
+	if !s.sp.passes(ks, s.dirs) {
+		return NeedTime, nil, nil
+	}
+	if s.dedup {
+		s.dupsTested++
+		if _, dup := s.seen[rid]; dup {
+			s.dupsDropped++
+			return NeedTime, nil, nil
+		}
+		s.seen[rid] = struct{}{}
+	}
+	s.m = Member{RID: rid, Key: ks, TypeBits: tb, Pos: -1}
+	return Advanced, &s.m, nil
+}
+
+// Close implements Stage.
+func (s *IxScan) Close() {
+	if s.cur != nil {
+		s.cur.Close()
+		s.cur = nil
+	}
+}
+
+func (s *IxScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
+	appendIndexInfo(b, s.ix)
+	if s.name == plan.StageIxScan {
+		if s.dir < 0 {
+			b.AppendString("direction", "backward")
+		} else {
+			b.AppendString("direction", "forward")
+		}
+		b.AppendDocument("indexBounds", plan.BoundsDoc(s.bounds, s.dir))
+	}
+	if execStats {
+		b.AppendInt64("keysExamined", s.keysExamined)
+		b.AppendInt64("seeks", s.seeks)
+		b.AppendInt64("dupsTested", s.dupsTested)
+		b.AppendInt64("dupsDropped", s.dupsDropped)
+	}
+}
+
+// appendIndexInfo adds the index description fields of IXSCAN and
+// COUNT_SCAN.
+func appendIndexInfo(b *bsoncore.DocumentBuilder, ix *plan.Index) {
+	b.AppendDocument("keyPattern", ix.KeyPattern).
+		AppendString("indexName", ix.Name).
+		AppendBoolean("isMultiKey", ix.Multikey).
+		AppendDocument("multiKeyPaths", ix.MultikeyPathsDoc()).
+		AppendBoolean("isUnique", ix.Unique).
+		AppendBoolean("isSparse", ix.Sparse).
+		AppendBoolean("isPartial", ix.Partial != nil).
+		AppendInt32("indexVersion", 2)
+}
