@@ -21,7 +21,7 @@ func parseWriteConcern(req *Request) (writeConcern, error) {
 	var wc writeConcern
 	v, err := req.Cmd.LookupErr("writeConcern")
 	if err != nil {
-		return wc, nil
+		return defaultWriteConcern(req), nil // setDefaultRWConcern
 	}
 	d, ok := v.DocumentOK()
 	if !ok {
