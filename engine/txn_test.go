@@ -116,4 +116,3 @@ func TestTxnWriteConflict(t *testing.T) {
 		t.Fatalf("stale txn write: %+v", res)
 	}
 }
-

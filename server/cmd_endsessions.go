@@ -8,8 +8,18 @@ import (
 
 func init() { register(cmdEndSessions, "endSessions") }
 
-// cmdEndSessions ends logical sessions. Lode keeps no per-session state
-// outside transactions yet, so there is nothing to release.
-func cmdEndSessions(context.Context, *Server, *Request) (bsoncore.Document, error) {
+// cmdEndSessions ends logical sessions: their open transactions abort and
+// their retryable-write history is dropped.
+func cmdEndSessions(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	ids, err := sessionIDs(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := ignoreArgs(req); err != nil {
+		return nil, err
+	}
+	for _, k := range ids {
+		s.sessions.remove(k)
+	}
 	return nil, nil
 }

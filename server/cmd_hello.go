@@ -65,5 +65,8 @@ func (s *Server) helloReply(req *Request, helloOk bool) bsoncore.Document {
 	b.AppendInt32("minWireVersion", 0).
 		AppendInt32("maxWireVersion", MaxWireVersion).
 		AppendBoolean("readOnly", false)
+	if s.replSet() {
+		s.appendReplSetHello(b, req) // replset.go
+	}
 	return b.Build()
 }

@@ -8,8 +8,14 @@ import (
 
 func init() { register(cmdKillAllSessions, "killAllSessions") }
 
-// cmdKillAllSessions kills every session. Without session state to hold,
-// it succeeds at once, as MongoDB does when there is nothing to kill.
-func cmdKillAllSessions(context.Context, *Server, *Request) (bsoncore.Document, error) {
+// cmdKillAllSessions kills every session (Lode has no users to filter by),
+// aborting their open transactions.
+func cmdKillAllSessions(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if err := ignoreArgs(req); err != nil {
+		return nil, err
+	}
+	for _, k := range s.sessions.all() {
+		s.sessions.remove(k)
+	}
 	return nil, nil
 }

@@ -82,7 +82,7 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 			defer cancel()
 		}
 	}
-	body, err := h(ctx, s, req)
+	body, err := s.runCommand(ctx, h, req) // sessions, transactions, cluster time (session_run.go)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded && !errs.Is(err, errs.MaxTimeMSExpired) {
 			err = errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")

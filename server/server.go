@@ -27,6 +27,14 @@ type Config struct {
 	CursorTimeout time.Duration
 	// CmdLine is reported by getCmdLineOpts.
 	CmdLine []string
+	// Standalone turns off the replica-set identity (and with it
+	// retryable writes and transactions), like a mongod without --replSet.
+	Standalone bool
+	// ReplSetName is the replica set's name; empty means "lode".
+	ReplSetName string
+	// AdvertiseAddr is the host:port reported in hello's hosts and me;
+	// empty means the address the client connected to.
+	AdvertiseAddr string
 }
 
 // Server serves the MongoDB wire protocol on top of an engine.
@@ -52,6 +60,8 @@ type Server struct {
 	paramsOnce  sync.Once
 	params      params
 	extraParams map[string]param
+
+	sessions sessionRegistry // logical sessions and transactions (session.go)
 }
 
 func (s *Server) cursorTimeout() time.Duration {

@@ -26,6 +26,9 @@ func runServe(args []string) error {
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	syncInterval := fs.Duration("sync-interval", 100*time.Millisecond, "how often the WAL is fsynced (MongoDB's journal commit interval)")
 	ttlSleep := fs.Duration("ttl-monitor-sleep", 60*time.Second, "interval of the TTL monitor (MongoDB's ttlMonitorSleepSecs)")
+	standalone := fs.Bool("standalone", false, "do not present a one-member replica set (no retryable writes or transactions)")
+	replSet := fs.String("replset", server.DefaultReplSetName, "replica-set name reported by hello")
+	advertise := fs.String("advertise-addr", "", "host:port reported in hello's hosts and me (default: the listen address)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -45,7 +48,8 @@ func runServe(args []string) error {
 		eng.Close()
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args})
+	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args,
+		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr().String())})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
@@ -65,4 +69,12 @@ func runServe(args []string) error {
 	}
 	log.Info("shutdown complete")
 	return nil
+}
+
+// advertiseOr returns addr, or the listen address when addr is empty.
+func advertiseOr(addr, listen string) string {
+	if addr != "" {
+		return addr
+	}
+	return listen
 }

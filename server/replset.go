@@ -1,0 +1,117 @@
+package server
+
+import (
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// DefaultReplSetName is the replica-set name Lode reports unless
+// configured otherwise.
+const DefaultReplSetName = "lode"
+
+// electionID is the constant electionId of Lode's single, permanent
+// primary (term 1).
+var electionID = bson.ObjectID{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1}
+
+// clock issues cluster times: Timestamp(seconds, increment), strictly
+// increasing.
+type clock struct {
+	mu       sync.Mutex
+	sec, inc uint32
+}
+
+// now returns a fresh cluster time.
+func (c *clock) now() (uint32, uint32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := uint32(time.Now().Unix())
+	if s > c.sec {
+		c.sec, c.inc = s, 0
+	}
+	c.inc++
+	return c.sec, c.inc
+}
+
+// last returns the latest cluster time issued (issuing one if none was).
+func (c *clock) last() (uint32, uint32) {
+	c.mu.Lock()
+	if c.sec != 0 {
+		defer c.mu.Unlock()
+		return c.sec, c.inc
+	}
+	c.mu.Unlock()
+	return c.now()
+}
+
+// replSet reports whether Lode presents itself as a replica set.
+func (s *Server) replSet() bool { return !s.cfg.Standalone }
+
+func (s *Server) replSetName() string {
+	if s.cfg.ReplSetName != "" {
+		return s.cfg.ReplSetName
+	}
+	return DefaultReplSetName
+}
+
+// advertiseAddr is the member's host:port as hello reports it.
+func (s *Server) advertiseAddr(req *Request) string {
+	if s.cfg.AdvertiseAddr != "" {
+		return s.cfg.AdvertiseAddr
+	}
+	if req != nil && req.conn != nil {
+		return req.conn.nc.LocalAddr().String()
+	}
+	return "127.0.0.1:27017"
+}
+
+// appendReplSetHello adds the replica-set fields of hello.
+func (s *Server) appendReplSetHello(b *bsoncore.DocumentBuilder, req *Request) {
+	me := s.advertiseAddr(req)
+	t, i := s.sessions.clock.last()
+	opTime := bsoncore.NewDocumentBuilder().AppendTimestamp("ts", t, i).AppendInt64("t", 1).Build()
+	date := int64(t) * 1000
+	b.AppendArray("hosts", bsoncore.NewArrayBuilder().AppendString(me).Build()).
+		AppendString("setName", s.replSetName()).
+		AppendInt32("setVersion", 1).
+		AppendBoolean("secondary", false).
+		AppendString("primary", me).
+		AppendString("me", me).
+		AppendObjectID("electionId", electionID).
+		AppendDocument("lastWrite", bsoncore.NewDocumentBuilder().
+			AppendDocument("opTime", opTime).
+			AppendDateTime("lastWriteDate", date).
+			AppendDocument("majorityOpTime", opTime).
+			AppendDateTime("majorityWriteDate", date).
+			Build())
+}
+
+// clusterTimeFields renders operationTime and $clusterTime for a reply.
+func (s *Server) clusterTimeFields() bsoncore.Document {
+	t, i := s.sessions.clock.now()
+	return bsoncore.NewDocumentBuilder().
+		AppendTimestamp("operationTime", t, i).
+		AppendDocument("$clusterTime", bsoncore.NewDocumentBuilder().
+			AppendTimestamp("clusterTime", t, i).
+			AppendDocument("signature", bsoncore.NewDocumentBuilder().
+				AppendBinary("hash", 0, make([]byte, 20)).
+				AppendInt64("keyId", 0).
+				Build()).
+			Build()).
+		Build()
+}
+
+// appendFields returns body with the elements of extra appended.
+func appendFields(body, extra bsoncore.Document) bsoncore.Document {
+	if len(body) == 0 {
+		body = bsoncore.NewDocumentBuilder().Build()
+	}
+	out := make([]byte, 0, len(body)+len(extra))
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, extra[4:len(extra)-1]...)
+	out = append(out, 0)
+	bsoncore.UpdateLength(out, 0, int32(len(out)))
+	return out
+}
