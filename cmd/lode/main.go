@@ -20,6 +20,8 @@ func main() {
 		err = runServe(os.Args[2:])
 	case "sim":
 		err = runSim(os.Args[2:])
+	case "eventlog":
+		err = runEventlog(os.Args[2:])
 	case "version", "--version":
 		fmt.Printf("lode %s (MongoDB %s compatible)\n", version, mongoVersion())
 	case "help", "-h", "--help":
@@ -42,6 +44,7 @@ func usage() {
 
 commands:
   serve     run the server (MongoDB wire protocol)
+  eventlog  import FILE [--uri URI]: load an Apache combined access log
   sim       run the schema simulator (lode sim help)
   version   print the version
 `)
