@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"regexp"
 	"sync"
 	"time"
 
@@ -15,6 +16,10 @@ const (
 	histSigFigs = 3
 	winSigFigs  = 2
 )
+
+// digits is replaced in error messages so that messages differing only
+// in durations, ports or ids group together.
+var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 
 // recorder counts one scenario's operations. Every started operation is
 // counted; every finished one goes into the histograms.
@@ -89,7 +94,7 @@ func (r *recorder) end(now time.Time, lat time.Duration, err error) {
 	if err != nil {
 		r.errors++
 		w.errors++
-		msg := err.Error()
+		msg := digits.ReplaceAllString(err.Error(), "N")
 		if len(msg) > 200 {
 			msg = msg[:200]
 		}

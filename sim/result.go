@@ -100,8 +100,8 @@ type ServerSample struct {
 	Connections int64            `json:"connections"`
 }
 
-func ms(us int64) float64     { return float64(us) / 1000 }
-func msf(us float64) float64  { return us / 1000 }
+func ms(us int64) float64      { return float64(us) / 1000 }
+func msf(us float64) float64   { return us / 1000 }
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 func statsOf(h *hdrhistogram.Histogram, runtime time.Duration) Stats {

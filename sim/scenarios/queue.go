@@ -1,0 +1,114 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode/patterns/queue"
+	"github.com/lodedb/lode/sim"
+)
+
+// jobPayload is seed 004's sample job payload.
+func jobPayload(i int) bson.D {
+	return bson.D{
+		{Key: "type", Value: "convertImage"},
+		{Key: "source", Value: "/images/image.png"},
+		{Key: "output", Value: "/images/image.jpg"},
+		{Key: "n", Value: i},
+	}
+}
+
+// queueSetup drops the queue, preloads waiting jobs and creates the
+// FIFO, priority and TTL indexes.
+func queueSetup(ctx context.Context, db *mongo.Database, p sim.Params, progress sim.Progress) error {
+	c := coll(db, p)
+	if err := drop(ctx, c, p); err != nil {
+		return err
+	}
+	base := time.Now().Add(-time.Hour)
+	err := preload(ctx, c, p.Int("preload", 0), func(i int) any {
+		return bson.D{
+			{Key: "_id", Value: bson.NewObjectID()},
+			{Key: "startTime", Value: nil},
+			{Key: "endTime", Value: nil},
+			{Key: "createdOn", Value: base.Add(time.Duration(i) * time.Millisecond)},
+			{Key: "priority", Value: 1 + i%10},
+			{Key: "payload", Value: jobPayload(i)},
+			{Key: "attempts", Value: 0},
+		}
+	}, progress)
+	if err != nil {
+		return err
+	}
+	return queue.New(c).EnsureIndexes(ctx, 24*time.Hour)
+}
+
+// fetchOp claims a job with next and, when finish=true, finishes it. An
+// empty queue is not an error: the consumer polled and found nothing.
+func fetchOp(p sim.Params, next func(*queue.Queue, context.Context) (*queue.Job, error), q *queue.Queue) sim.Op {
+	finish := p.Bool("finish", false)
+	return func(ctx context.Context) error {
+		j, err := next(q, ctx)
+		if errors.Is(err, queue.ErrEmpty) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if finish {
+			return q.Finish(ctx, j.ID)
+		}
+		return nil
+	}
+}
+
+func init() {
+	sim.Register(&sim.Scenario{
+		Name: "publish_to_queues",
+		Seed: "004",
+		Description: "Publishers on a work queue with the seed's indexes {startTime: 1, createdOn: 1}, " +
+			"{startTime: 1, priority: -1, createdOn: 1} and the TTL index on endTime. Op: queue.Publish of the seed's convertImage job with a random priority 1-10.",
+		Defaults: sim.Params{"collection": "queue", "preload": 0},
+		Setup:    queueSetup,
+		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
+			q := queue.New(coll(db, p))
+			return func(ctx context.Context) error {
+				_, err := q.Publish(ctx, jobPayload(rand.IntN(1_000_000)), 1+rand.IntN(10))
+				return err
+			}, nil
+		},
+		Teardown: dropTeardown,
+	})
+	sim.Register(&sim.Scenario{
+		Name: "fetch_from_queue_by_fifo",
+		Seed: "004",
+		Description: "Consumers claiming the oldest waiting job. Op: queue.NextFIFO, the seed's findAndModify " +
+			"{query: {startTime: null}, sort: {createdOn: 1}, update: {$set: {startTime: now}}}; with finish=true also queue.Finish. " +
+			"An empty queue counts as a successful poll.",
+		Users:    300,
+		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false},
+		Setup:    queueSetup,
+		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
+			return fetchOp(p, (*queue.Queue).NextFIFO, queue.New(coll(db, p))), nil
+		},
+		Teardown: dropTeardown,
+	})
+	sim.Register(&sim.Scenario{
+		Name: "fetch_from_queue_by_priority",
+		Seed: "004",
+		Description: "Consumers claiming the highest-priority waiting job. Op: queue.NextByPriority, the seed's findAndModify " +
+			"sorted {priority: -1, createdOn: 1}; with finish=true also queue.Finish. An empty queue counts as a successful poll.",
+		Users:    300,
+		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false},
+		Setup:    queueSetup,
+		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
+			return fetchOp(p, (*queue.Queue).NextByPriority, queue.New(coll(db, p))), nil
+		},
+		Teardown: dropTeardown,
+	})
+}
