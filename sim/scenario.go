@@ -47,10 +47,13 @@ var (
 )
 
 // Register adds a scenario to the built-in registry; it panics on a
-// duplicate name.
+// duplicate name or a missing Bind.
 func Register(s *Scenario) {
 	regMu.Lock()
 	defer regMu.Unlock()
+	if s.Bind == nil {
+		panic("sim: scenario " + s.Name + " has no Bind")
+	}
 	if _, dup := registry[s.Name]; dup {
 		panic("sim: duplicate scenario " + s.Name)
 	}
