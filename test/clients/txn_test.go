@@ -1,0 +1,114 @@
+package clients
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// uriVariants are the connection strings every client must work with:
+// discovery through the replica-set identity, a named set, and a direct
+// connection.
+var uriVariants = []struct{ name, query string }{
+	{"plain", ""},
+	{"replicaSet", "?replicaSet=lode"},
+	{"direct", "?directConnection=true"},
+}
+
+// TestTxnMongosh runs session.startTransaction()/commitTransaction() in
+// mongosh.
+func TestTxnMongosh(t *testing.T) {
+	s := startServer(t)
+	for _, v := range uriVariants {
+		t.Run(v.name, func(t *testing.T) {
+			out := runMongoshURI(t, s.uri()+v.query, "txn_mongosh.js")
+			if !strings.Contains(out, "txn mongosh OK") {
+				t.Fatalf("script did not finish:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestTxnPymongo runs a transaction and with_transaction in pymongo 3.11.
+func TestTxnPymongo(t *testing.T) {
+	s := startServer(t)
+	for _, v := range uriVariants {
+		t.Run(v.name, func(t *testing.T) {
+			out := runPythonURI(t, s.uri()+v.query, "txn_pymongo.py")
+			if !strings.Contains(out, "txn pymongo OK") {
+				t.Fatalf("script did not finish:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestTxnNode runs withTransaction and a write conflict through the Node
+// driver installed in test/clients/node.
+func TestTxnNode(t *testing.T) {
+	node := requireTool(t, "node")
+	if _, err := os.Stat(filepath.Join("node", "node_modules", "mongodb")); err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("the Node driver is required: run npm ci in test/clients/node (%v)", err)
+		}
+		t.Skip("Node driver not installed (npm ci in test/clients/node)")
+	}
+	s := startServer(t)
+	for _, v := range uriVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, node, "node_txn.js", s.uri()+v.query).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "node txn OK") {
+				t.Fatalf("node: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestStandaloneHasNoSetName checks that --standalone turns the replica-set
+// identity off.
+func TestStandaloneHasNoSetName(t *testing.T) {
+	s := startServer(t, "--standalone")
+	mongosh := requireTool(t, "mongosh")
+	out, err := exec.Command(mongosh, "--quiet", "--norc", s.uri(), "--eval", "print('setName=' + db.hello().setName)").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "setName=undefined") {
+		t.Fatalf("standalone hello: %v\n%s", err, out)
+	}
+}
+
+// runMongoshURI runs a script in mongosh against uri.
+func runMongoshURI(t *testing.T, uri, script string) string {
+	t.Helper()
+	mongosh := requireTool(t, "mongosh")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", uri, script)
+	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mongosh %s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// runPythonURI runs a script with /usr/bin/python3 (pymongo 3.11) against uri.
+func runPythonURI(t *testing.T, uri, script string) string {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import pymongo").Run(); err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("pymongo is required: %v", err)
+		}
+		t.Skip("pymongo not installed for /usr/bin/python3")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "/usr/bin/python3", script, uri).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python %s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
