@@ -96,12 +96,11 @@ func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Documen
 		bestPos int
 		found   bool
 	)
-	err := scanMatches(r, c, filterDoc, f, func(rid uint64, doc []byte, pos int) bool {
-		if !found || (sortBy != nil && sortBy.Compare(doc, bestDoc) < 0) {
-			bestID, bestPos, found = rid, pos, true
-			bestDoc = append(bestDoc[:0], doc...)
-		}
-		return sortBy != nil
+	// The planner returns matches in sortBy order: the first is the one.
+	err := scanMatchesSorted(r, c, filterDoc, f, sortBy, func(rid uint64, doc []byte, pos int) bool {
+		bestID, bestPos, found = rid, pos, true
+		bestDoc = append(bestDoc[:0], doc...)
+		return false
 	})
 	return bestID, bestDoc, bestPos, found, err
 }

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/query"
+	"github.com/lodedb/lode/query/exec"
 )
 
 // Find runs a query against db.coll over a snapshot. A missing collection
@@ -55,22 +56,19 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
 	snap, release := e.snapshotCtx(ctx) // the transaction's view inside one (txn_write.go)
-	var src recordSource
+	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint}
 	if reverse {
-		src, err = newCollScan(snap, c.id, true)
-	} else {
-		src, err = openSource(snap, c, filter)
+		q.naturalDir = -1
 	}
+	q.opts = exec.Options{Sort: sortBy, SortDoc: spec.Sort, Skip: spec.Skip, Limit: limit,
+		Projection: proj, ProjectionDoc: spec.Projection,
+		SortOpts: exec.SortOptions{AllowDiskUse: spec.AllowDiskUse}}
+	bp, err := buildPlan(snap, c, q)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	it := &findIter{ctx: ctx, release: release, src: src, filter: f, proj: proj, skip: spec.Skip, limit: limit}
-	if sortBy == nil {
-		return it, nil
-	}
-	defer it.Close()
-	return sortAll(it, sortBy, proj, spec.Skip, limit)
+	return &planIter{ctx: ctx, release: release, bp: bp}, nil
 }
 
 // findIter streams matching documents from a record source: the FILTER,

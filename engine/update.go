@@ -126,13 +126,11 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	var ids []uint64
 	var docs []bsoncore.Document
 	var poss []int
-	err := scanMatches(t.reader(), t.c, p.filterDoc, p.filter, func(rid uint64, doc []byte, pos int) bool {
-		if sortBy != nil && !p.multi {
-			if len(docs) == 0 || sortBy.Compare(doc, docs[0]) < 0 {
-				ids, docs, poss = []uint64{rid}, []bsoncore.Document{append([]byte(nil), doc...)}, []int{pos}
-			}
-			return true
-		}
+	// The planner returns matches in sortBy order: the first is the one.
+	if p.multi {
+		sortBy = nil
+	}
+	err := scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, func(rid uint64, doc []byte, pos int) bool {
 		ids = append(ids, rid)
 		docs = append(docs, append([]byte(nil), doc...))
 		poss = append(poss, pos)
@@ -331,7 +329,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 // positional match index, until fn returns false. doc is valid only during
 // the call.
 func scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := openSource(r, c, filterDoc)
+	src, err := plannedSource(r, c, filterDoc, f, nil)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/errs"
 )
 
@@ -114,10 +115,10 @@ func (s *Server) paramTable() *params {
 		p.add("quiet", constParam(boolValue(false)))
 		p.add("maxBSONDepth", constParam(bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 200)}))
 		p.add("transactionLifetimeLimitSeconds", intParam(60, 1, nil))
-		p.add("internalQueryMaxScansToExplode", intParam(200, 0, nil))
+		p.add("internalQueryMaxScansToExplode", intParam(200, 0, engine.SetMaxScansToExplode))
 		p.add("ttlMonitorEnabled", constParam(boolValue(true)))
 		p.add("ttlMonitorSleepSecs", intParam(int64(s.eng.TTLMonitorSleep()/time.Second), 1, s.setTTLSleep))
-		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", intParam(100*1024*1024, 1, nil))
+		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", intParam(100*1024*1024, 1, engine.SetMaxBlockingSortMemory))
 		p.add("allowDiskUseByDefault", constParam(boolValue(true)))
 		p.add("storageEngine", constParam(stringValue("lode")))
 		for name, pr := range s.extraParams {

@@ -33,7 +33,7 @@ type Options struct {
 	Count bool
 	// Keys returns index keys without FETCH when the solution is covered
 	// (distinct).
-	Keys bool
+	Keys     bool
 	SortOpts SortOptions
 }
 

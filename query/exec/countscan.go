@@ -51,4 +51,3 @@ func (s *CountScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 		b.AppendInt64("keysExamined", s.keysExamined)
 	}
 }
-

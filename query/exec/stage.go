@@ -69,7 +69,7 @@ type base struct {
 }
 
 func (b *base) Stats() *CommonStats { return &b.stats }
-func (b *base) Children() []Stage  { return b.children }
+func (b *base) Children() []Stage   { return b.children }
 
 // closeChildren closes the inputs.
 func (b *base) closeChildren() {

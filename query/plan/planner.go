@@ -28,13 +28,13 @@ func Plan(p Params) ([]*Solution, error) {
 			return nil, err
 		}
 		if natural != 0 {
-			return []*Solution{collScan(natural)}, nil
+			return []*Solution{collScan(natural, p.Sort != nil)}, nil
 		}
 		s := indexSolution(p, ix, preds, conjuncts, leafOnly, true)
 		return []*Solution{s}, nil
 	}
 	if p.NaturalDir < 0 {
-		return []*Solution{collScan(-1)}, nil
+		return []*Solution{collScan(-1, p.Sort != nil)}, nil
 	}
 	var sols []*Solution
 	for _, ix := range p.Indexes {
@@ -46,7 +46,7 @@ func Plan(p Params) ([]*Solution, error) {
 		if or := orSolution(p, root); or != nil {
 			return []*Solution{or}, nil
 		}
-		return []*Solution{collScan(1)}, nil
+		return []*Solution{collScan(1, p.Sort != nil)}, nil
 	}
 	sort.SliceStable(sols, func(i, j int) bool { return sols[i].rank < sols[j].rank })
 	return sols, nil
@@ -75,8 +75,8 @@ func isLeaf(n query.Node) bool {
 	return false
 }
 
-func collScan(dir int) *Solution {
-	return &Solution{Root: &Node{Stage: StageCollScan, Direction: dir, Filter: true}, rank: 1 << 30}
+func collScan(dir int, sorted bool) *Solution {
+	return &Solution{Root: &Node{Stage: StageCollScan, Direction: dir, Filter: true}, BlockingSort: sorted, rank: 1 << 30}
 }
 
 // hintError is MongoDB's error for a hint that names no index.

@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"context"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/query"
+	"github.com/lodedb/lode/query/exec"
+	"github.com/lodedb/lode/query/plan"
+	"github.com/lodedb/lode/storage"
+)
+
+// Query knobs, process-wide like mongod's server parameters.
+var (
+	maxScansToExplode atomic.Int64
+	sortMemLimit      atomic.Int64
+)
+
+func init() {
+	maxScansToExplode.Store(200)
+	sortMemLimit.Store(exec.DefaultSortMemLimit)
+}
+
+// SetMaxScansToExplode sets internalQueryMaxScansToExplode: the most index
+// scans a SORT_MERGE plan may merge (0 disables SORT_MERGE).
+func SetMaxScansToExplode(n int64) { maxScansToExplode.Store(n) }
+
+// SetMaxBlockingSortMemory sets internalQueryMaxBlockingSortMemoryUsageBytes.
+func SetMaxBlockingSortMemory(n int64) { sortMemLimit.Store(n) }
+
+// planIndexes describes c's indexes for the planner.
+func planIndexes(c *collection) []*plan.Index {
+	out := make([]*plan.Index, 0, len(c.indexes))
+	for _, ix := range c.indexes {
+		pi := &plan.Index{
+			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique || ix.isID(),
+			Sparse: ix.sparse, Partial: ix.partialFilter, Multikey: ix.multikey,
+			MultikeyPaths: ix.multikeyPaths,
+		}
+		for _, f := range ix.fields {
+			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
+		}
+		out = append(out, pi)
+	}
+	return out
+}
+
+// planReq is a query to plan.
+type planReq struct {
+	filterDoc   bsoncore.Document
+	filter      *query.Filter
+	sort        *query.Sort
+	sortDoc     bsoncore.Document
+	naturalDir  int
+	hint        bsoncore.Value
+	covered     bool
+	distinctKey string
+	opts        exec.Options
+	timing      bool
+}
+
+// builtPlan is the chosen plan, ready to run, with the candidates that
+// lost the trial (for explain).
+type builtPlan struct {
+	root     exec.Stage
+	sol      *plan.Solution
+	rejected []exec.Stage
+}
+
+func (b *builtPlan) close() {
+	b.root.Close()
+	for _, r := range b.rejected {
+		r.Close()
+	}
+}
+
+// buildPlan plans q over c and builds the winning stage tree on r. With
+// several candidates it runs a trial (exec.PickBest) and rebuilds the
+// winner from the start.
+func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
+	if q.opts.SortOpts.MemLimit == 0 {
+		q.opts.SortOpts.MemLimit = sortMemLimit.Load()
+	}
+	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing}
+	sols, err := plan.Plan(plan.Params{
+		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
+		NaturalDir: q.naturalDir, Indexes: planIndexes(c), Hint: q.hint,
+		MaxScansToExplode: int(maxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(sols) == 1 {
+		root, err := exec.Build(sols[0], env, q.opts)
+		if err != nil {
+			return nil, err
+		}
+		return &builtPlan{root: root, sol: sols[0]}, nil
+	}
+	cands := make([]exec.Stage, len(sols))
+	for i, s := range sols {
+		if cands[i], err = exec.Build(s, env, q.opts); err != nil {
+			for _, c := range cands[:i] {
+				c.Close()
+			}
+			return nil, err
+		}
+	}
+	best, trials := exec.PickBest(cands)
+	if best < 0 {
+		for _, c := range cands {
+			c.Close()
+		}
+		return nil, trials[0].Err
+	}
+	bp := &builtPlan{sol: sols[best]}
+	for i, c := range cands {
+		c.Close()
+		if i != best {
+			bp.rejected = append(bp.rejected, c)
+		}
+	}
+	if bp.root, err = exec.Build(sols[best], env, q.opts); err != nil {
+		return nil, err
+	}
+	return bp, nil
+}
+
+// runPlan works root until EOF, calling fn with each result until fn
+// returns false. It checks ctx every 256 works.
+func runPlan(ctx context.Context, root exec.Stage, fn func(m *exec.Member) bool) error {
+	for i := 0; ; i++ {
+		if i&255 == 0 && ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
+		}
+		st, m, err := root.Work()
+		if err != nil {
+			return err
+		}
+		switch st {
+		case exec.Advanced:
+			if !fn(m) {
+				return nil
+			}
+		case exec.EOF:
+			return nil
+		}
+	}
+}
+
+// planIter streams a plan's results as an Iterator.
+type planIter struct {
+	ctx     context.Context
+	release func()
+	bp      *builtPlan
+	done    bool
+	n       int
+}
+
+// SetContext replaces the context that bounds the iterator's work (each
+// getMore brings its own).
+func (it *planIter) SetContext(ctx context.Context) { it.ctx = ctx }
+
+// Next implements Iterator.
+func (it *planIter) Next() (bsoncore.Document, error) {
+	if it.done {
+		return nil, nil
+	}
+	for {
+		it.n++
+		if it.n&255 == 0 {
+			if err := it.ctx.Err(); err != nil {
+				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
+		}
+		st, m, err := it.bp.root.Work()
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		switch st {
+		case exec.Advanced:
+			return m.Doc, nil
+		case exec.EOF:
+			it.Close()
+			return nil, nil
+		}
+	}
+}
+
+// Close implements Iterator.
+func (it *planIter) Close() error {
+	if it.done {
+		return nil
+	}
+	it.done = true
+	it.bp.close()
+	it.release()
+	return nil
+}
+
+// planSource adapts a plan (without skip, limit or projection) to the
+// recordSource of the write paths.
+type planSource struct {
+	bp *builtPlan
+}
+
+func (s *planSource) next() (uint64, []byte, bool, error) {
+	for {
+		st, m, err := s.bp.root.Work()
+		if err != nil {
+			return 0, nil, false, err
+		}
+		switch st {
+		case exec.Advanced:
+			return m.RID, m.Doc, true, nil
+		case exec.EOF:
+			return 0, nil, false, nil
+		}
+	}
+}
+
+func (s *planSource) close() { s.bp.close() }
+
+// plannedSource plans filter (and sortBy, when given) over c on r and
+// returns its matches in plan order: sorted by sortBy when given.
+func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (recordSource, error) {
+	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy}
+	if sortBy != nil {
+		q.opts.Sort = sortBy
+		q.opts.SortOpts.AllowDiskUse = true
+	}
+	bp, err := buildPlan(r, c, q)
+	if err != nil {
+		return nil, err
+	}
+	return &planSource{bp: bp}, nil
+}
