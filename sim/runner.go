@@ -6,9 +6,11 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -44,8 +46,19 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 			}
 		}
 	}()
+	ready := make([]atomic.Int64, spec.Processes)
 	for i := range clients {
-		c, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(uint64(spec.PoolSize)).SetAppName(fmt.Sprintf("lode-sim-%d", i)))
+		mon := &event.PoolMonitor{Event: func(e *event.PoolEvent) {
+			switch e.Type {
+			case event.ConnectionReady:
+				ready[i].Add(1)
+			case event.ConnectionClosed:
+				ready[i].Add(-1)
+			}
+		}}
+		c, err := mongo.Connect(options.Client().ApplyURI(uri).
+			SetMaxPoolSize(uint64(spec.PoolSize)).SetMinPoolSize(uint64(spec.PoolSize)).
+			SetPoolMonitor(mon).SetAppName(fmt.Sprintf("lode-sim-%d", i)))
 		if err != nil {
 			return nil, fmt.Errorf("sim: connect process %d: %w", i, err)
 		}
@@ -54,6 +67,7 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 	if err := clients[0].Ping(ctx, nil); err != nil {
 		return nil, fmt.Errorf("sim: ping %s: %w", uri, err)
 	}
+	warmUp(ctx, clients, ready, spec.PoolSize, o.Log)
 	res := &Result{Spec: spec, Target: o.Label, Server: serverVersion(ctx, clients[0]),
 		Counting: "every operation is counted: each start increments started, each finish (success, error or timeout) is recorded in an HDR histogram (1 µs to 1 h, 3 significant digits); nothing is sampled"}
 	if res.Target == "" {
@@ -142,7 +156,7 @@ func launch(ctx context.Context, spec *Spec, b *boundScenario, p int, sched time
 	}()
 }
 
-type event struct {
+type startEvent struct {
 	at time.Duration
 	b  *boundScenario
 }
@@ -154,14 +168,14 @@ func runSlicetime(ctx context.Context, spec *Spec, bound []*boundScenario, start
 	bar := NewBar(log, "iterations")
 	next := make([]int, len(bound)) // per-scenario op counter, for process round-robin
 	for it := 0; it < spec.Iterations; it++ {
-		var evs []event
+		var evs []startEvent
 		for _, b := range bound {
 			n := spec.UsersAt(b.spec.Users, it)
 			for k := 0; k < n; k++ {
-				evs = append(evs, event{at: time.Duration(it)*win + win*time.Duration(k)/time.Duration(n), b: b})
+				evs = append(evs, startEvent{at: time.Duration(it)*win + win*time.Duration(k)/time.Duration(n), b: b})
 			}
 		}
-		slices.SortStableFunc(evs, func(x, y event) int { return int(x.at - y.at) })
+		slices.SortStableFunc(evs, func(x, y startEvent) int { return int(x.at - y.at) })
 		for _, ev := range evs {
 			sched := start.Add(ev.at)
 			if d := time.Until(sched); d > 0 {
@@ -219,4 +233,39 @@ func serverVersion(ctx context.Context, c *mongo.Client) string {
 	}
 	v, _ := raw.Lookup("version").StringValueOK()
 	return v
+}
+
+// warmUp opens every pool's connections before the run, as the seeds'
+// tool did when it connected, so that connection handshakes (at most two
+// at a time per pool in the Go driver) are not measured as operation
+// latency. It pings concurrently until each pool holds poolSize ready
+// connections, or 30 s pass.
+func warmUp(ctx context.Context, clients []*mongo.Client, ready []atomic.Int64, poolSize int, log io.Writer) {
+	bar := NewBar(log, "open connections")
+	want := len(clients) * poolSize
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		total := 0
+		for i := range ready {
+			total += int(min(ready[i].Load(), int64(poolSize)))
+		}
+		bar.Set(total, want)
+		if total >= want {
+			return
+		}
+		var wg sync.WaitGroup
+		for i, c := range clients {
+			if ready[i].Load() >= int64(poolSize) {
+				continue
+			}
+			for range poolSize {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_ = c.Ping(ctx, nil)
+				}()
+			}
+		}
+		wg.Wait()
+	}
 }
