@@ -91,6 +91,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		return nil, err
 	}
 	cat := aggengine.New(s.eng)
+	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
 	if a.explain {
 		return p.Explain(ctx, cat)
 	}

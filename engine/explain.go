@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/query"
+	"github.com/lodedb/lode/query/exec"
+)
+
+// Explain verbosities.
+const (
+	VerbosityQueryPlanner      = "queryPlanner"
+	VerbosityExecutionStats    = "executionStats"
+	VerbosityAllPlansExecution = "allPlansExecution"
+)
+
+// ExplainKind names the operation explained.
+type ExplainKind int
+
+// Explainable operations.
+const (
+	ExplainFindOp ExplainKind = iota
+	ExplainCountOp
+	ExplainDistinctOp
+	ExplainUpdateOp
+	ExplainDeleteOp
+)
+
+// ExplainSpec describes the operation to explain. Find fields serve find,
+// update, delete and findAndModify (whose candidate search is a find with
+// limit 1 and the operation's sort); Key is distinct's field.
+type ExplainSpec struct {
+	Kind      ExplainKind
+	Find      FindSpec
+	Key       string
+	Verbosity string
+	// Multi is set for updates and deletes of every match.
+	Multi bool
+}
+
+// Explain plans (and for executionStats runs, without writing) an
+// operation and returns {queryPlanner, executionStats?} in MongoDB 7.0's
+// format. The caller adds command, serverInfo and ok.
+func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec) (bsoncore.Document, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	switch spec.Verbosity {
+	case "", VerbosityQueryPlanner, VerbosityExecutionStats, VerbosityAllPlansExecution:
+	default:
+		return nil, errs.New(errs.FailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
+	}
+	if spec.Verbosity == "" {
+		spec.Verbosity = VerbosityAllPlansExecution
+	}
+	fs := spec.Find
+	filter := fs.Filter
+	if filter == nil {
+		filter = emptyDoc
+	}
+	f, err := query.Parse(filter)
+	if err != nil {
+		return nil, err
+	}
+	q := planReq{filterDoc: filter, filter: f, hint: fs.Hint, timing: true}
+	switch spec.Kind {
+	case ExplainCountOp:
+		limit := fs.Limit
+		if limit < 0 {
+			limit = -limit
+		}
+		q = countReq(filter, f, fs.Skip, limit, fs.Hint, true)
+	case ExplainDistinctOp:
+		q = distinctReq(filter, f, spec.Key, true)
+	default:
+		if err := fillFindReq(&q, fs, spec); err != nil {
+			return nil, err
+		}
+	}
+	ns := db + "." + coll
+	c := e.cat.Load().lookup(db, coll)
+	start := time.Now()
+	var bp *builtPlan
+	var nReturned int64
+	if c == nil {
+		bp = &builtPlan{root: exec.NewEOF()}
+	} else {
+		r, release := e.snapshotCtx(ctx)
+		defer release()
+		if bp, err = buildPlan(r, c, q); err != nil {
+			return nil, err
+		}
+		defer bp.close()
+	}
+	verbose := spec.Verbosity != VerbosityQueryPlanner
+	if verbose {
+		err := runPlan(ctx, bp.root, func(*exec.Member) bool {
+			nReturned++
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	elapsed := time.Since(start)
+	winning := exec.PlanDoc(bp.root, false)
+	execStages := bp.root
+	if spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp {
+		name := "UPDATE"
+		if spec.Kind == ExplainDeleteOp {
+			name = "DELETE"
+		}
+		winning = bsoncore.NewDocumentBuilder().AppendString("stage", name).AppendDocument("inputStage", winning).Build()
+	}
+	rejected := bsoncore.NewArrayBuilder()
+	for _, r := range bp.rejected {
+		rejected.AppendDocument(exec.PlanDoc(r, false))
+	}
+	qp := bsoncore.NewDocumentBuilder().
+		AppendInt32("plannerVersion", 1).
+		AppendString("namespace", ns).
+		AppendBoolean("indexFilterSet", false).
+		AppendDocument("parsedQuery", filter).
+		AppendBoolean("maxIndexedOrSolutionsReached", false).
+		AppendBoolean("maxIndexedAndSolutionsReached", false).
+		AppendBoolean("maxScansToExplodeReached", false).
+		AppendDocument("winningPlan", winning).
+		AppendArray("rejectedPlans", rejected.Build()).
+		Build()
+	out := bsoncore.NewDocumentBuilder().
+		AppendString("explainVersion", "1").
+		AppendDocument("queryPlanner", qp)
+	if verbose {
+		tot := exec.Sum(bp.root)
+		stages := exec.PlanDoc(execStages, true)
+		if spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp {
+			name := "UPDATE"
+			if spec.Kind == ExplainDeleteOp {
+				name = "DELETE"
+			}
+			stages = bsoncore.NewDocumentBuilder().AppendString("stage", name).
+				AppendInt64("nReturned", 0).
+				AppendInt64("executionTimeMillisEstimate", elapsed.Milliseconds()).
+				AppendInt64("works", nReturned+1).
+				AppendInt64("advanced", 0).
+				AppendBoolean("isEOF", true).
+				AppendInt64("nMatched", nReturned).
+				AppendInt64("nWouldModify", nReturned).
+				AppendDocument("inputStage", stages).Build()
+		}
+		if spec.Kind == ExplainCountOp {
+			nReturned = 0
+		}
+		es := bsoncore.NewDocumentBuilder().
+			AppendBoolean("executionSuccess", true).
+			AppendInt64("nReturned", nReturned).
+			AppendInt64("executionTimeMillis", elapsed.Milliseconds()).
+			AppendInt64("totalKeysExamined", tot.KeysExamined).
+			AppendInt64("totalDocsExamined", tot.DocsExamined).
+			AppendDocument("executionStages", stages)
+		if spec.Verbosity == VerbosityAllPlansExecution {
+			all := bsoncore.NewArrayBuilder()
+			for _, r := range bp.rejected {
+				t := exec.Sum(r)
+				all.AppendDocument(bsoncore.NewDocumentBuilder().
+					AppendInt64("nReturned", r.Stats().Advanced).
+					AppendInt64("executionTimeMillisEstimate", 0).
+					AppendInt64("totalKeysExamined", t.KeysExamined).
+					AppendInt64("totalDocsExamined", t.DocsExamined).
+					AppendDocument("executionStages", exec.PlanDoc(r, true)).Build())
+			}
+			es.AppendArray("allPlansExecution", all.Build())
+		}
+		out.AppendDocument("executionStats", es.Build())
+	}
+	return out.Build(), nil
+}
+
+// fillFindReq fills a plan request from a find (or the candidate search of
+// an update, delete or findAndModify).
+func fillFindReq(q *planReq, fs FindSpec, spec ExplainSpec) error {
+	if len(fs.Sort) > 5 {
+		s, err := query.ParseSort(fs.Sort)
+		if err != nil {
+			return err
+		}
+		if dir, ok := s.Natural(); ok {
+			if dir < 0 {
+				q.naturalDir = -1
+			}
+		} else if !s.Empty() {
+			q.sort, q.sortDoc = s, fs.Sort
+		}
+	}
+	limit := fs.Limit
+	if limit < 0 {
+		limit = -limit
+	}
+	if (spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp) && !spec.Multi {
+		limit = 1
+	}
+	q.opts = exec.Options{Sort: q.sort, SortDoc: q.sortDoc, Skip: fs.Skip, Limit: limit,
+		SortOpts: exec.SortOptions{AllowDiskUse: fs.AllowDiskUse}}
+	if len(fs.Projection) > 5 && spec.Kind == ExplainFindOp {
+		p, err := query.ParseProjection(fs.Projection)
+		if err != nil {
+			return err
+		}
+		q.opts.Projection, q.opts.ProjectionDoc = p, fs.Projection
+	}
+	return nil
+}
+
+// ExplainQueryPlanner returns the queryPlanner section of a find, for
+// aggregate's $cursor explain.
+func (e *Engine) ExplainQueryPlanner(ctx context.Context, db, coll string, spec FindSpec) (bsoncore.Document, error) {
+	d, err := e.Explain(ctx, db, coll, ExplainSpec{Kind: ExplainFindOp, Find: spec, Verbosity: VerbosityQueryPlanner})
+	if err != nil {
+		return nil, err
+	}
+	return d.Lookup("queryPlanner").Document(), nil
+}
