@@ -66,6 +66,10 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	if err == nil && len(docs) == 0 && c.AwaitData && !exhausted {
 		deadline := time.Now().Add(maxAwait)
 		for len(docs) == 0 && err == nil && time.Now().Before(deadline) {
+			if ctx.Err() == context.Canceled {
+				err = ctx.Err() // killOp or the client went away
+				break
+			}
 			s.inserts.wait(ctx, ns(req.DB, coll), time.Until(deadline))
 			docs, exhausted, err = c.NextBatch(batchCtx, n, maxBatchBytes)
 		}

@@ -82,7 +82,10 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 			defer cancel()
 		}
 	}
+	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
+	defer endOp()
 	body, err := s.runCommand(ctx, h, req) // sessions, transactions, cluster time (session_run.go)
+	err = opError(ctx, err)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded && !errs.Is(err, errs.MaxTimeMSExpired) {
 			err = errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
