@@ -123,7 +123,10 @@ func scenarioCharts(s *sim.ScenarioResult) []template.HTML {
 	}
 	return []template.HTML{
 		template.HTML(lineChart("Operations per second", "seconds", "ops/s", []series{
-			{"finished", xs, finished}, {"started", xs, started}, {"backlog", xs, backlog},
+			{"finished", xs, finished}, {"started", xs, started},
+		})),
+		template.HTML(lineChart("Backlog (started, not finished)", "seconds", "operations", []series{
+			{"backlog", xs, backlog},
 		})),
 		template.HTML(lineChart("Latency percentiles per second", "seconds", "milliseconds", []series{
 			{"p50", xs, p50}, {"p95", xs, p95}, {"p99", xs, p99}, {"max", xs, mx},
@@ -175,7 +178,7 @@ func serverCharts(r *sim.Result) []template.HTML {
 var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
-body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1340px}
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1360px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px} h3{font-size:14px;margin:12px 0 4px;color:#555}
 table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding:3px 10px;text-align:left} th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums}
 .charts{display:flex;flex-wrap:wrap;gap:10px}
@@ -195,10 +198,10 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding
 {{range .Scenarios}}
 <h2>{{.Name}} scenario results ({{.Users}} users per iteration)</h2>
 <div class="muted">params: {{.Params}}</div>
-<table><tr><th>Statistics</th>{{range $.Heads}}<th>{{.}}</th>{{end}}</tr>
+<div class="cols"><table><tr><th>Statistics</th>{{range $.Heads}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $j, $c := .}}{{if eq $j 0}}<th>{{$c}}</th>{{else}}<td class="num">{{$c}}</td>{{end}}{{end}}</tr>{{end}}</table>
+<div>{{range .Charts}}<h3>{{.Target}}</h3><div class="charts">{{range .SVG}}{{.}}{{end}}</div>{{end}}</div></div>
 {{range .Errors}}<div class="err">{{.}}</div>{{end}}
-{{range .Charts}}<h3>{{.Target}}</h3><div class="charts">{{range .SVG}}{{.}}{{end}}</div>{{end}}
 {{end}}
 <h2>Target serverStatus, sampled each second</h2>
 {{range $i, $r := .Runs}}<h3>{{index $.Heads $i}}: {{$r.Target}}</h3><div class="charts">{{range $r.Server1}}{{.}}{{end}}</div>{{end}}

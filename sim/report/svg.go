@@ -18,7 +18,7 @@ type series struct {
 }
 
 const (
-	chartW, chartH = 420, 240
+	chartW, chartH = 330, 230
 	padL, padR     = 56, 12
 	padT, padB     = 28, 44
 )
@@ -95,7 +95,7 @@ func lineChart(title, xLabel, yLabel string, ss []series) string {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", fx(s.xs[j]), fy(s.ys[j])))
 		}
 		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>`, col, strings.Join(pts, " "))
-		lx := padL + 8 + (i%3)*118
+		lx := padL + 8 + (i%3)*86
 		ly := padT + 12 + (i/3)*13
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="10" height="3" fill="%s"/><text x="%d" y="%d" class="legend">%s</text>`,
 			lx, ly-4, col, lx+14, ly, html.EscapeString(s.name))
