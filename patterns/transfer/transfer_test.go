@@ -90,11 +90,14 @@ func TestSeedTransfer(t *testing.T) {
 // no transaction or txns entry may remain.
 func TestTwoPhaseWithFailures(t *testing.T) {
 	const (
-		accounts  = 100
-		transfers = 10_000
-		workers   = 8
-		start     = 1000
+		accounts = 100
+		workers  = 8
+		start    = 1000
 	)
+	transfers := 10_000
+	if testing.Short() {
+		transfers = 2_000
+	}
 	ctx := context.Background()
 	b := openBank(t)
 	if err := b.EnsureIndexes(ctx); err != nil {
