@@ -177,7 +177,7 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 		}
 		out.AppendDocument("executionStats", es.Build())
 	}
-	return out.Build(), nil
+	return narrowInts(out.Build()), nil
 }
 
 // fillFindReq fills a plan request from a find (or the candidate search of
@@ -223,4 +223,46 @@ func (e *Engine) ExplainQueryPlanner(ctx context.Context, db, coll string, spec 
 		return nil, err
 	}
 	return d.Lookup("queryPlanner").Document(), nil
+}
+
+// narrowInts rewrites the int64 values of an explain document that fit in
+// an int32 as int32s, as mongod prints its counters (mongosh then shows 25,
+// not Long('25')).
+func narrowInts(d bsoncore.Document) bsoncore.Document {
+	elems, err := d.Elements()
+	if err != nil {
+		return d
+	}
+	b := bsoncore.NewDocumentBuilder()
+	for _, e := range elems {
+		if userFields[e.Key()] {
+			b.AppendValue(e.Key(), e.Value())
+			continue
+		}
+		b.AppendValue(e.Key(), narrowValue(e.Value()))
+	}
+	return b.Build()
+}
+
+// userFields hold user documents, which keep their types.
+var userFields = map[string]bool{"parsedQuery": true, "filter": true, "keyPattern": true,
+	"sortPattern": true, "transformBy": true, "startKey": true, "endKey": true}
+
+func narrowValue(v bsoncore.Value) bsoncore.Value {
+	switch v.Type {
+	case bsoncore.TypeInt64:
+		if n := v.Int64(); n >= -1<<31 && n < 1<<31 {
+			return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(n))}
+		}
+	case bsoncore.TypeEmbeddedDocument:
+		return bsoncore.Value{Type: v.Type, Data: narrowInts(v.Document())}
+	case bsoncore.TypeArray:
+		vals, _ := v.Array().Values()
+		ab := bsoncore.NewArrayBuilder()
+		for _, x := range vals {
+			ab.AppendValue(narrowValue(x))
+		}
+		return bsoncore.Value{Type: v.Type, Data: ab.Build()}
+	}
+	return v
 }
