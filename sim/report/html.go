@@ -131,7 +131,7 @@ func scenarioCharts(s *sim.ScenarioResult) []template.HTML {
 		template.HTML(lineChart("Latency percentiles per second", "seconds", "milliseconds", []series{
 			{"p50", xs, p50}, {"p95", xs, p95}, {"p99", xs, p99}, {"max", xs, mx},
 		})),
-		template.HTML(barChart(fmt.Sprintf("Latency histogram (%d operations)", s.Stats.Count), "milliseconds (log buckets)", "operations", bars)),
+		template.HTML(barChart(fmt.Sprintf("Latency histogram (%d ops)", s.Stats.Count), "milliseconds (log buckets)", "operations", bars)),
 	}
 }
 
