@@ -22,6 +22,8 @@ func main() {
 		err = runSim(os.Args[2:])
 	case "eventlog":
 		err = runEventlog(os.Args[2:])
+	case "bench":
+		err = runBench(os.Args[2:])
 	case "version", "--version":
 		fmt.Printf("lode %s (MongoDB %s compatible)\n", version, mongoVersion())
 	case "help", "-h", "--help":
@@ -44,6 +46,7 @@ func usage() {
 
 commands:
   serve     run the server (MongoDB wire protocol)
+  bench     recent [--docs N]: seed 000's recent-n benchmark (SORT_MERGE vs SORT)
   eventlog  import FILE [--uri URI]: load an Apache combined access log
   sim       run the schema simulator (lode sim help)
   version   print the version
