@@ -19,7 +19,15 @@ type Options struct {
 	SyncInterval time.Duration
 	// Logger receives storage logs. Nil means slog.Default().
 	Logger *slog.Logger
+	// CacheSize is the size of Pebble's block cache, the equivalent of
+	// WiredTiger's cache. Zero means DefaultCacheSize.
+	CacheSize int64
 }
+
+// DefaultCacheSize is the block cache size when Options leave it zero.
+// Pebble's own default (8 MiB) makes every record fetch of an index scan a
+// disk read once the data outgrows it.
+const DefaultCacheSize = 1 << 30
 
 // Reader is the read interface shared by *pebble.DB, *pebble.Snapshot and
 // indexed *pebble.Batch.
@@ -72,8 +80,15 @@ func Open(dir string, opts Options) (*DB, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = DefaultCacheSize
+	}
+	cache := pebble.NewCache(opts.CacheSize)
+	defer cache.Unref() // the DB holds its own reference
 	popts := &pebble.Options{
-		Logger: quietLogger{opts.Logger},
+		Logger:       quietLogger{opts.Logger},
+		Cache:        cache,
+		MemTableSize: 64 << 20,
 	}
 	popts.EnsureDefaults()
 	pdb, err := pebble.Open(dir, popts)
