@@ -8,7 +8,7 @@ import (
 	"github.com/lodedb/lode/errs"
 )
 
-func init() { register(cmdCollStats, "collStats") }
+func init() { register(cmdCollStats, "collStats", "collstats") }
 
 // scaleArg reads the optional scale argument (default 1).
 func scaleArg(req *Request, k string, v bsoncore.Value) (int64, error) {

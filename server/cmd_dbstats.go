@@ -6,7 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdDBStats, "dbStats") }
+func init() { register(cmdDBStats, "dbStats", "dbstats") }
 
 // cmdDBStats sums collStats over a database's collections.
 func cmdDBStats(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
