@@ -257,7 +257,7 @@ func (e *Engine) loadCatalog() error {
 		if err != nil {
 			return err
 		}
-		last, err := storage.LastRecordID(pdb, c.id)
+		last, err := storage.LastRecordID(e.db.Reader(), c.id)
 		if err != nil {
 			return err
 		}

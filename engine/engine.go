@@ -58,6 +58,7 @@ func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.closed.Store(true)
 		e.stopTTL()
+		e.txns.closeSnapshots()
 		e.closeErr = e.db.Close()
 	})
 	return e.closeErr

@@ -110,7 +110,7 @@ func (e *Engine) buildIndex(n *collection, i int) error {
 	only.indexes = []*index{n.indexes[i]}
 	t := e.newTxn(only)
 	defer t.abort()
-	cur, err := storage.NewRecordCursor(e.db.Pebble(), n.id, false)
+	cur, err := storage.NewRecordCursor(e.db.Reader(), n.id, false)
 	if err != nil {
 		return err
 	}

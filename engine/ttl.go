@@ -178,7 +178,7 @@ func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, now 
 // ttlCandidates reads up to ttlBatch distinct recordIDs from the index
 // range [lo, hi).
 func (e *Engine) ttlCandidates(indexID uint64, lo, hi []byte) ([]uint64, error) {
-	cur, err := storage.NewIndexCursor(e.db.Pebble(), indexID, lo, hi, false)
+	cur, err := storage.NewIndexCursor(e.db.Reader(), indexID, lo, hi, false)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 	var n int64
 	for _, rid := range rids {
 		var found bool
-		buf, found, err = storage.GetRecord(e.db.Pebble(), lc.id, rid, buf[:0])
+		buf, found, err = storage.GetRecord(e.db.Reader(), lc.id, rid, buf[:0])
 		if err != nil {
 			return n, false, err
 		}

@@ -13,8 +13,9 @@ import (
 )
 
 // Txn is a multi-document transaction. Its writes go into one indexed
-// Pebble batch, which reads inside the transaction see over the committed
-// data; Commit applies the whole batch atomically. Every record a
+// Pebble batch; reads inside the transaction see that batch over a Pebble
+// snapshot taken when the transaction began (snapshot isolation, see
+// storage.Overlay); Commit applies the whole batch atomically. Every record a
 // transaction changes (and every unique index key it adds) is claimed in
 // the engine's conflict table, so a second writer of the same record fails
 // with WriteConflict instead of losing an update (first writer wins).
@@ -22,11 +23,14 @@ import (
 // A Txn is used by one session at a time; it is not safe for concurrent
 // use.
 type Txn struct {
-	e     *Engine
-	start uint64 // conflict-table sequence when the transaction began
-	b     *pebble.Batch
-	keys  []string // conflict keys claimed by this transaction
-	colls map[uint64]*txnColl
+	e        *Engine
+	start    uint64 // conflict-table sequence when the transaction began
+	b        *pebble.Batch
+	snap     *pebble.Snapshot // committed state when the transaction began
+	view     *storage.Overlay // snap with b applied: what the transaction reads
+	snapOnce sync.Once        // closes snap once (Commit, Abort or engine Close)
+	keys     []string         // conflict keys claimed by this transaction
+	colls    map[uint64]*txnColl
 
 	failed error // set when a write conflicted; the transaction must abort
 	done   bool
@@ -61,7 +65,13 @@ func (e *Engine) BeginTxn() (*Txn, error) {
 		return nil, err
 	}
 	tx := &Txn{e: e, b: e.db.NewIndexedBatch(), colls: map[uint64]*txnColl{}}
+	// The conflict-table sequence is read before the snapshot is taken:
+	// a write the snapshot misses commits to Pebble after the snapshot, so
+	// it reaches the conflict table after begin and gets a sequence above
+	// tx.start, and a write of the same record by tx then conflicts.
 	tx.start = e.txns.begin(tx)
+	tx.snap = e.db.NewSnapshot()
+	tx.view = storage.NewOverlay(tx.snap, tx.b)
 	return tx, nil
 }
 
@@ -69,9 +79,24 @@ func (e *Engine) BeginTxn() (*Txn, error) {
 // nil.
 func (tx *Txn) Err() error { return tx.failed }
 
-// Reader returns the transaction's view: committed data with its own
-// writes applied.
-func (tx *Txn) Reader() storage.Reader { return tx.b }
+// Reader returns the transaction's view: the data committed when it
+// began with its own writes applied.
+func (tx *Txn) Reader() storage.Reader { return tx.view }
+
+// closeSnapshot releases the transaction's snapshot.
+func (tx *Txn) closeSnapshot() {
+	tx.snapOnce.Do(func() { tx.snap.Close() })
+}
+
+// closeSnapshots releases the snapshots of all open transactions, so that
+// the database can close (Pebble refuses to close with open snapshots).
+func (tt *txnTable) closeSnapshots() {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	for tx := range tt.active {
+		tx.closeSnapshot()
+	}
+}
 
 // Commit applies the transaction's writes atomically. With journal it
 // returns only after an fsync covers them.
@@ -84,6 +109,7 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 		return tx.failed
 	}
 	tx.done = true
+	tx.closeSnapshot()
 	var seq uint64
 	if !tx.b.Empty() {
 		s, err := tx.e.db.Commit(tx.b)
@@ -106,6 +132,7 @@ func (tx *Txn) Abort() {
 		return
 	}
 	tx.done = true
+	tx.closeSnapshot()
 	tx.b.Close()
 	tx.e.txns.finish(tx, false)
 }

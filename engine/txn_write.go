@@ -25,17 +25,17 @@ func (e *Engine) newTxnCtx(ctx context.Context, c *collection) *writeTxn {
 // inside a transaction, else the latest committed state.
 func (e *Engine) readerCtx(ctx context.Context) storage.Reader {
 	if tx := TxnFrom(ctx); tx != nil {
-		return tx.b
+		return tx.view
 	}
-	return e.db.Pebble()
+	return e.db.Reader()
 }
 
 // reader returns what t's unique checks and re-reads see.
 func (t *writeTxn) reader() storage.Reader {
 	if t.tx != nil {
-		return t.tx.b
+		return t.tx.view
 	}
-	return t.e.db.Pebble()
+	return t.e.db.Reader()
 }
 
 // claimRecord claims record rid of t's collection in the conflict table.
@@ -114,8 +114,8 @@ func (t *writeTxn) commitInTxn() error {
 // release when done.
 func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
 	if tx := TxnFrom(ctx); tx != nil {
-		return tx.b, func() {}
+		return tx.view, func() {}
 	}
 	snap := e.db.NewSnapshot()
-	return snap, func() { snap.Close() }
+	return storage.Pebble(snap), func() { snap.Close() }
 }

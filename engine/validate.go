@@ -55,8 +55,9 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 		return res, errs.New(errs.NamespaceNotFound, "Collection '%s.%s' does not exist to validate.", db, coll)
 	}
 	res.UUID = c.uuid
-	snap := e.db.NewSnapshot()
-	defer snap.Close()
+	psnap := e.db.NewSnapshot()
+	defer psnap.Close()
+	snap := storage.Pebble(psnap)
 	cur, err := storage.NewRecordCursor(snap, c.id, false)
 	if err != nil {
 		return res, err

@@ -33,7 +33,7 @@ func TestValidateDetectsMissingAndExtraEntries(t *testing.T) {
 	// Corrupt: drop one entry of a_1 and add an entry for no record.
 	c := e.cat.Load().lookup("db", "c")
 	ix := c.indexByName("a_1")
-	cur, err := storage.NewIndexCursor(e.db.Pebble(), ix.id, nil, nil, false)
+	cur, err := storage.NewIndexCursor(e.db.Reader(), ix.id, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

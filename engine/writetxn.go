@@ -26,7 +26,7 @@ type writeTxn struct {
 	c *collection // current metadata; replaced when an index turns multikey
 
 	b    *pebble.Batch
-	it   *pebble.Iterator // DB iterator for unique checks, per batch
+	it   storage.Iterator // DB iterator for unique checks, per batch
 	docs int
 
 	g       keyGen

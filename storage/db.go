@@ -29,12 +29,55 @@ type Options struct {
 // disk read once the data outgrows it.
 const DefaultCacheSize = 1 << 30
 
-// Reader is the read interface shared by *pebble.DB, *pebble.Snapshot and
-// indexed *pebble.Batch.
+// Reader is the read interface of the engine's read paths. Wrap a
+// *pebble.DB, *pebble.Snapshot or indexed *pebble.Batch with Pebble; a
+// transaction reads through an *Overlay.
 type Reader interface {
+	Get(key []byte) ([]byte, io.Closer, error)
+	NewIter(o *pebble.IterOptions) (Iterator, error)
+}
+
+// Iterator is the subset of *pebble.Iterator the read paths use;
+// *pebble.Iterator implements it.
+type Iterator interface {
+	First() bool
+	Last() bool
+	Next() bool
+	Prev() bool
+	SeekGE(key []byte) bool
+	SeekLT(key []byte) bool
+	Valid() bool
+	Key() []byte
+	Value() []byte
+	ValueAndErr() ([]byte, error)
+	Error() error
+	Close() error
+}
+
+// PebbleReader is what *pebble.DB, *pebble.Snapshot and indexed
+// *pebble.Batch have in common.
+type PebbleReader interface {
 	Get(key []byte) ([]byte, io.Closer, error)
 	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
 }
+
+// Pebble adapts a Pebble reader to Reader.
+func Pebble(r PebbleReader) Reader { return pebbleReader{r} }
+
+type pebbleReader struct{ r PebbleReader }
+
+func (p pebbleReader) Get(key []byte) ([]byte, io.Closer, error) { return p.r.Get(key) }
+
+func (p pebbleReader) NewIter(o *pebble.IterOptions) (Iterator, error) {
+	it, err := p.r.NewIter(o)
+	if err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// Reader returns the latest committed state as a Reader.
+func (db *DB) Reader() Reader { return pebbleReader{db.pdb} }
 
 // Stats are durability counters.
 type Stats struct {
@@ -123,7 +166,7 @@ func (db *DB) NewSnapshot() *pebble.Snapshot { return db.pdb.NewSnapshot() }
 // Get reads the latest value of key; found is false when it does not exist.
 // The returned slice is a copy appended to dst.
 func (db *DB) Get(key, dst []byte) (val []byte, found bool, err error) {
-	return Get(db.pdb, key, dst)
+	return Get(db.Reader(), key, dst)
 }
 
 // Get reads key from r and appends its value to dst.

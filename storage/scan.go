@@ -16,7 +16,7 @@ func GetRecord(r Reader, collID, recID uint64, dst []byte) (doc []byte, found bo
 
 // RecordCursor iterates the records of one collection in recordID order.
 type RecordCursor struct {
-	it         *pebble.Iterator
+	it         Iterator
 	reverse    bool
 	started    bool
 	positioned bool
@@ -117,7 +117,7 @@ func LastRecordID(r Reader, collID uint64) (uint64, error) {
 // IndexCursor iterates the entries of one index between two keystring
 // bounds.
 type IndexCursor struct {
-	it      *pebble.Iterator
+	it      Iterator
 	reverse bool
 	started bool
 	err     error
@@ -197,7 +197,7 @@ func (c *IndexCursor) Close() error {
 // exactly, using it (an iterator over r without bounds, reused across
 // calls; pass nil to create one). It calls fn with each recordID found
 // until fn returns false. It returns the iterator for reuse.
-func FindIndexKey(r Reader, it *pebble.Iterator, indexID uint64, ks []byte, buf []byte, fn func(recID uint64) bool) (*pebble.Iterator, []byte, error) {
+func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(recID uint64) bool) (Iterator, []byte, error) {
 	if it == nil {
 		var err error
 		it, err = r.NewIter(nil)

@@ -61,10 +61,10 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
-	if last, _ := LastRecordID(db.Pebble(), 7); last != 5 {
+	if last, _ := LastRecordID(db.Reader(), 7); last != 5 {
 		t.Fatalf("last = %d", last)
 	}
-	c, _ := NewRecordCursor(db.Pebble(), 7, true)
+	c, _ := NewRecordCursor(db.Reader(), 7, true)
 	var got []uint64
 	for id, _, ok := c.Next(); ok; id, _, ok = c.Next() {
 		got = append(got, id)
@@ -74,11 +74,11 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 		t.Fatalf("reverse = %v", got)
 	}
 	var ids []uint64
-	_, _, err = FindIndexKey(db.Pebble(), nil, 9, []byte("a"), nil, func(r uint64) bool { ids = append(ids, r); return true })
+	_, _, err = FindIndexKey(db.Reader(), nil, 9, []byte("a"), nil, func(r uint64) bool { ids = append(ids, r); return true })
 	if err != nil || fmt.Sprint(ids) != "[2 4]" {
 		t.Fatalf("FindIndexKey = %v %v", ids, err)
 	}
-	ic, _ := NewIndexCursor(db.Pebble(), 9, []byte("b"), nil, false)
+	ic, _ := NewIndexCursor(db.Reader(), 9, []byte("b"), nil, false)
 	ids = nil
 	for _, id, _, ok := ic.Next(); ok; _, id, _, ok = ic.Next() {
 		ids = append(ids, id)

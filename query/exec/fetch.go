@@ -21,7 +21,7 @@ type Fetch struct {
 	filterDoc bsoncore.Document
 	slab      slab
 	m         Member
-	it        *pebble.Iterator
+	it        storage.Iterator
 	key       []byte
 
 	docsExamined int64
