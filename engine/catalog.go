@@ -81,6 +81,12 @@ type collState struct {
 	statsValid bool
 	count      int64
 	dataSize   int64
+
+	// Known-empty index ranges (scanhints.go): hints under mu. commits
+	// counts transaction commits, which do not take mu; a renamed
+	// collection shares its source's. Nil disables the hints.
+	hints   emptyRanges
+	commits *txnCommits
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being
@@ -173,7 +179,7 @@ func decodeCollection(raw []byte) (*collection, error) {
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("catalog entry: %w", err)
 	}
-	c := &collection{state: &collState{}}
+	c := &collection{state: &collState{commits: &txnCommits{}}}
 	c.db = d.Lookup("db").StringValue()
 	c.name = d.Lookup("name").StringValue()
 	c.id = uint64(d.Lookup("id").Int64())

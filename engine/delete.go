@@ -8,6 +8,7 @@ import (
 
 	"github.com/lodedb/lode/errs"
 	"github.com/lodedb/lode/query"
+	"github.com/lodedb/lode/query/exec"
 	"github.com/lodedb/lode/storage"
 )
 
@@ -77,7 +78,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 // deleteFirstLocked removes the first document matching f (by sortBy when
 // given) from the current state. It returns how many it removed (0 or 1).
 func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (int, error) {
-	rid, doc, _, found, err := findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy)
+	rid, doc, _, found, err := findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, t.emptyRangesFor())
 	if err != nil || !found {
 		return 0, err
 	}
@@ -89,7 +90,8 @@ func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *q
 
 // findFirstLocked returns the first match of f in the current state of c:
 // the least by sortBy when given, else the first in scan order.
-func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (uint64, bsoncore.Document, int, bool, error) {
+// empty are the statement's known-empty index ranges (nil: none).
+func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, empty exec.EmptyRanges) (uint64, bsoncore.Document, int, bool, error) {
 	var (
 		bestID  uint64
 		bestDoc bsoncore.Document
@@ -97,7 +99,7 @@ func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Documen
 		found   bool
 	)
 	// The planner returns matches in sortBy order: the first is the one.
-	err := scanMatchesSorted(r, c, filterDoc, f, sortBy, func(rid uint64, doc []byte, pos int) bool {
+	err := scanMatchesSorted(r, c, filterDoc, f, sortBy, empty, func(rid uint64, doc []byte, pos int) bool {
 		bestID, bestPos, found = rid, pos, true
 		bestDoc = append(bestDoc[:0], doc...)
 		return false

@@ -81,7 +81,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	var out bsoncore.Document
 	var pos int
 	if spec.Remove {
-		rid, doc, dpos, found, ferr := findFirstLocked(t.reader(), c, filter, f, sortBy)
+		rid, doc, dpos, found, ferr := findFirstLocked(t.reader(), c, filter, f, sortBy, t.emptyRangesFor())
 		err = ferr
 		if err == nil && found {
 			err = t.remove(rid, doc)

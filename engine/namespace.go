@@ -128,7 +128,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions) (*collect
 	c := &collection{
 		db: db, name: coll, id: e.allocID(), uuid: newUUID(),
 		capped: opts.Capped, size: opts.Size, max: opts.Max,
-		state: &collState{statsValid: true},
+		state: &collState{statsValid: true, commits: &txnCommits{}},
 	}
 	if len(opts.Raw) > 5 {
 		c.options = append(bsoncore.Document(nil), opts.Raw...)
@@ -186,6 +186,7 @@ func (e *Engine) dropLocked(c *collection) error {
 		return err
 	}
 	c.state.dropped = true
+	c.state.hints.clear()
 	n := e.cat.Load().clone()
 	n.remove(c.db, c.name)
 	e.cat.Store(n)
@@ -256,6 +257,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	moved.state = &collState{
 		lastRec: src.state.lastRec, statsValid: src.state.statsValid,
 		count: src.state.count, dataSize: src.state.dataSize,
+		commits: src.state.commits,
 	}
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
@@ -306,6 +308,7 @@ func (e *Engine) lockColl(db, coll string, create bool) (*collection, error) {
 // publish replaces c's metadata in the catalog with n (same collection).
 // The caller holds c.state.mu; the catalog entry must already be written.
 func (e *Engine) publish(n *collection) {
+	n.state.hints.clear()
 	e.catMu.Lock()
 	cat := e.cat.Load().clone()
 	cat.put(n)

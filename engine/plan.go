@@ -60,6 +60,9 @@ type planReq struct {
 	distinctKey string
 	opts        exec.Options
 	timing      bool
+	// empty: known-empty index ranges, for statements under the writer
+	// lock only (scanhints.go).
+	empty exec.EmptyRanges
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that
@@ -84,7 +87,7 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	if q.opts.SortOpts.MemLimit == 0 {
 		q.opts.SortOpts.MemLimit = sortMemLimit.Load()
 	}
-	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing}
+	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	sols, err := plan.Plan(plan.Params{
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
 		NaturalDir: q.naturalDir, Indexes: planIndexes(c), Hint: q.hint,
@@ -229,8 +232,10 @@ func (s *planSource) close() { s.bp.close() }
 
 // plannedSource plans filter (and sortBy, when given) over c on r and
 // returns its matches in plan order: sorted by sortBy when given.
-func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (recordSource, error) {
-	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy}
+// empty, when not nil, are the known-empty index ranges of a statement
+// holding the collection's writer lock.
+func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, empty exec.EmptyRanges) (recordSource, error) {
+	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, empty: empty}
 	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/query"
+	"github.com/lodedb/lode/query/exec"
 	"github.com/lodedb/lode/storage"
 )
 
@@ -47,14 +48,14 @@ func openSource(r storage.Reader, c *collection, filter bsoncore.Document) (reco
 	if err != nil {
 		return nil, err
 	}
-	return plannedSource(r, c, filter, f, nil)
+	return plannedSource(r, c, filter, f, nil, nil)
 }
 
 // scanMatchesSorted is scanMatches with the matches in sortBy order (nil:
 // plan order), so that the first match is the least by sortBy. An index
 // that provides the order is walked without sorting.
-func scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := plannedSource(r, c, filterDoc, f, sortBy)
+func scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, empty exec.EmptyRanges, fn func(rid uint64, doc []byte, pos int) bool) error {
+	src, err := plannedSource(r, c, filterDoc, f, sortBy, empty)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,16 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 	tx.closeSnapshot()
 	var seq uint64
 	if !tx.b.Empty() {
+		// The commit writes index entries without the collections' writer
+		// locks: keep locked scans off their empty-range hints meanwhile
+		// and invalidate the hints afterwards (scanhints.go).
+		for _, tc := range tx.colls {
+			tc.state.commits.begin()
+		}
 		s, err := tx.e.db.Commit(tx.b)
+		for _, tc := range tx.colls {
+			tc.state.commits.end()
+		}
 		if err != nil {
 			tx.e.txns.finish(tx, false)
 			return fmt.Errorf("commit transaction: %w", err)

@@ -130,7 +130,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	if p.multi {
 		sortBy = nil
 	}
-	err := scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, func(rid uint64, doc []byte, pos int) bool {
+	err := scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, t.emptyRangesFor(), func(rid uint64, doc []byte, pos int) bool {
 		ids = append(ids, rid)
 		docs = append(docs, append([]byte(nil), doc...))
 		poss = append(poss, pos)
@@ -329,7 +329,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 // positional match index, until fn returns false. doc is valid only during
 // the call.
 func scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := plannedSource(r, c, filterDoc, f, nil)
+	src, err := plannedSource(r, c, filterDoc, f, nil, nil)
 	if err != nil {
 		return err
 	}

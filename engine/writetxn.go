@@ -251,6 +251,7 @@ func (t *writeTxn) writeStaged(rid uint64) {
 			continue
 		}
 		_ = t.b.Set(t.kbuf, t.sbuf[s.tbOff:s.tbEnd], nil)
+		t.c.state.noteIndexSet(ix.id, t.kbuf)
 		if t.removed != nil {
 			delete(t.removed, string(t.kbuf))
 		}

@@ -19,6 +19,10 @@ type Env struct {
 	FilterDoc bsoncore.Document // the parsed filter as explain shows it
 	// Timing measures executionTimeMillisEstimate per stage (explain).
 	Timing bool
+	// EmptyRanges, when set, lets forward index scans skip ranges known to
+	// hold no entries. Only for plans run under the collection's writer
+	// lock.
+	EmptyRanges EmptyRanges
 }
 
 // Options are the parts of a query the executor adds above a solution.
@@ -78,7 +82,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 	case plan.StageCollScan:
 		return NewCollScan(env.Reader, env.CollID, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageIxScan:
-		return NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing), nil
+		ix := NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing)
+		ix.SetEmptyRanges(env.EmptyRanges)
+		return ix, nil
 	case plan.StageFetch:
 		child, err := buildNode(n.Children[0], env)
 		if err != nil {
@@ -94,7 +100,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		var bounds [][]plan.FieldBounds
 		prefix := 0
 		for _, c := range n.Children {
-			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
+			kid := NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing)
+			kid.SetEmptyRanges(env.EmptyRanges)
+			kids = append(kids, kid)
 			bounds = append(bounds, c.Bounds)
 			prefix = c.MergePrefixFields
 		}

@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"bytes"
+	"encoding/binary"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/query/plan"
@@ -25,6 +28,13 @@ type IxScan struct {
 	m      Member
 	name   string
 
+	// Known-empty ranges (see EmptyRanges); forward scans only.
+	empty     EmptyRanges
+	noting    bool   // the next entry read is the first of the range
+	noteStart []byte // the range's start keystring
+	noteEnd   []byte // the range's end keystring (nil: end of index)
+	nbuf      []byte
+
 	keysExamined int64
 	seeks        int64
 	dupsTested   int64
@@ -40,6 +50,26 @@ func NewIxScan(r storage.Reader, ix *plan.Index, bounds []plan.FieldBounds, dir 
 		s.seen = make(map[uint64]struct{})
 	}
 	return s
+}
+
+// EmptyRanges lets a forward IXSCAN skip the head of a range that is
+// known to hold no index entries (a queue's claimed jobs leave tombstones
+// there). Keys are in the index's key space without the index prefix:
+// keystring followed by the big-endian record id. Only scans run under the
+// collection's writer lock may use one; see engine/scanhints.go.
+type EmptyRanges interface {
+	// Skip returns the key a scan of index id whose range starts at start
+	// may begin at instead, or nil.
+	Skip(id uint64, start []byte) []byte
+	// Note records that index id holds no entries in [start, first).
+	Note(id uint64, start, first []byte)
+}
+
+// SetEmptyRanges makes a forward scan use and maintain er (nil: none).
+func (s *IxScan) SetEmptyRanges(er EmptyRanges) {
+	if s.dir > 0 {
+		s.empty = er
+	}
 }
 
 // Name implements Stage.
@@ -67,14 +97,47 @@ func (s *IxScan) work() (State, *Member, error) {
 		}
 		s.next++
 		kr := s.sp.ranges[i]
-		cur, err := storage.NewIndexCursor(s.r, s.ix.ID, kr.start, kr.end, s.dir < 0)
+		lo, skipped := kr.start, false
+		if s.empty != nil {
+			s.noting, s.noteStart, s.noteEnd = true, kr.start, kr.end
+			if to := s.empty.Skip(s.ix.ID, kr.start); to != nil {
+				if kr.end != nil && bytes.Compare(to, kr.end) >= 0 {
+					// The whole range is known to be empty.
+					s.noting = false
+					if s.next >= len(s.sp.ranges) {
+						return EOF, nil, nil
+					}
+					return NeedTime, nil, nil
+				}
+				lo, skipped = to, true
+			}
+		}
+		cur, err := storage.NewIndexCursor(s.r, s.ix.ID, lo, kr.end, s.dir < 0)
 		if err != nil {
 			return EOF, nil, err
+		}
+		if skipped && !bytes.Equal(s.empty.Skip(s.ix.ID, kr.start), lo) {
+			// The hint went stale before the iterator was opened (a
+			// transaction committed): scan the whole range.
+			cur.Close()
+			if cur, err = storage.NewIndexCursor(s.r, s.ix.ID, kr.start, kr.end, s.dir < 0); err != nil {
+				return EOF, nil, err
+			}
 		}
 		s.cur = cur
 		s.seeks++
 	}
 	ks, rid, tb, ok := s.cur.Next()
+	if s.noting {
+		s.noting = false
+		switch {
+		case ok:
+			s.nbuf = binary.BigEndian.AppendUint64(append(s.nbuf[:0], ks...), rid)
+			s.empty.Note(s.ix.ID, s.noteStart, s.nbuf)
+		case s.cur.Err() == nil && s.noteEnd != nil:
+			s.empty.Note(s.ix.ID, s.noteStart, s.noteEnd)
+		}
+	}
 	if !ok {
 		err := s.cur.Err()
 		s.cur.Close()
