@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"os"
-	"runtime"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -14,8 +13,7 @@ func init() { register(cmdServerStatus, "serverStatus") }
 // cmdServerStatus reports process, connection and operation counters.
 func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Document, error) {
 	up := time.Since(s.started)
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
+	resident, virtual := processMemory()
 	st := &s.stats
 	return bsoncore.NewDocumentBuilder().
 		AppendString("host", s.host).
@@ -28,7 +26,7 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 		AppendDateTime("localTime", time.Now().UnixMilli()).
 		AppendDocument("connections", bsoncore.NewDocumentBuilder().
 			AppendInt32("current", int32(st.current.Load())).
-			AppendInt32("available", 1000000).
+			AppendInt32("available", availableConnections(st.current.Load())).
 			AppendInt32("totalCreated", int32(st.total.Load())).
 			AppendInt32("active", int32(st.current.Load())).Build()).
 		AppendDocument("opcounters", bsoncore.NewDocumentBuilder().
@@ -40,8 +38,8 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 			AppendInt64("command", st.cmd.Load()).Build()).
 		AppendDocument("mem", bsoncore.NewDocumentBuilder().
 			AppendInt32("bits", 64).
-			AppendInt64("resident", int64(ms.Sys>>20)).
-			AppendInt64("virtual", int64(ms.Sys>>20)).
+			AppendInt32("resident", int32(resident)).
+			AppendInt32("virtual", int32(virtual)).
 			AppendBoolean("supported", true).Build()).
 		AppendDocument("metrics", s.metricsDoc()).
 		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().

@@ -1,0 +1,51 @@
+package lode_test
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestServerStatusProcessFigures: mem.resident and mem.virtual are the
+// process's RSS and virtual size in MiB (the embedded server runs in this
+// process, so /proc/self/statm is the reference), and connections.available
+// is derived from the open-files limit: current + available = 80% of the
+// soft RLIMIT_NOFILE, as mongod computes its supported maximum.
+func TestServerStatusProcessFigures(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/self/statm")
+	}
+	db, _ := durOpen(t)
+	ss := serverStatus(t, db.Client())
+	res := int64(ss.Lookup("mem", "resident").AsInt64())
+	virt := int64(ss.Lookup("mem", "virtual").AsInt64())
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	vpages, _ := strconv.ParseInt(f[0], 10, 64)
+	wantRes := pages * int64(os.Getpagesize()) >> 20
+	wantVirt := vpages * int64(os.Getpagesize()) >> 20
+	if res <= 0 || res < wantRes/2 || res > wantRes*2 {
+		t.Errorf("mem.resident = %d MiB, /proc/self/statm RSS = %d MiB", res, wantRes)
+	}
+	// The Go runtime reserves far more address space than it uses, so the
+	// virtual size is well above the resident size (heap Sys would not be).
+	if virt < res || virt < wantVirt/2 || virt > wantVirt*2 {
+		t.Errorf("mem.virtual = %d MiB, /proc/self/statm size = %d MiB (resident %d)", virt, wantVirt, res)
+	}
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		t.Fatal(err)
+	}
+	cur := ss.Lookup("connections", "current").AsInt64()
+	avail := ss.Lookup("connections", "available").AsInt64()
+	if want := int64(rl.Cur) * 8 / 10; want < 1000000 && cur+avail != want {
+		t.Errorf("connections current %d + available %d != 80%% of RLIMIT_NOFILE %d", cur, avail, rl.Cur)
+	}
+}
