@@ -1,7 +1,9 @@
 // Package cursor keeps the server's open cursors: the iterators behind find,
 // aggregate, listCollections and listIndexes replies that a client drains
 // with getMore. Each cursor has a non-zero id, belongs to a namespace, and
-// is closed after an idle timeout (10 minutes by default, as in MongoDB).
+// is closed after an idle timeout (10 minutes by default, as in MongoDB;
+// settable at run time with Registry.SetTimeout). Cursors opened with
+// noCursorTimeout are exempt.
 package cursor
 
 import (
@@ -41,6 +43,9 @@ type Cursor struct {
 	// no limit); Returned counts what has been sent.
 	Limit    int64
 	Returned int64
+	// NoTimeout exempts the cursor from the idle timeout (find's
+	// noCursorTimeout); it stays open until exhausted or killed.
+	NoTimeout bool
 
 	// Ctx, when set, is the context the source was created with; each
 	// batch switches it to the context of the command being served.
@@ -57,7 +62,8 @@ type Cursor struct {
 type Registry struct {
 	mu      sync.Mutex
 	cursors map[int64]*Cursor
-	timeout time.Duration
+	timeout time.Duration // guarded by mu
+	reset   chan struct{} // wakes the reaper after SetTimeout
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -74,6 +80,7 @@ func NewRegistry(timeout time.Duration) *Registry {
 	r := &Registry{
 		cursors: make(map[int64]*Cursor),
 		timeout: timeout,
+		reset:   make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -81,36 +88,67 @@ func NewRegistry(timeout time.Duration) *Registry {
 	return r
 }
 
+// SetTimeout changes the idle timeout (setParameter cursorTimeoutMillis).
+// It applies to every open cursor, measured from its last use, and takes
+// effect within one reaper period of the new timeout.
+func (r *Registry) SetTimeout(d time.Duration) {
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	r.mu.Lock()
+	r.timeout = d
+	r.mu.Unlock()
+	select {
+	case r.reset <- struct{}{}:
+	default:
+	}
+}
+
+// Timeout returns the current idle timeout.
+func (r *Registry) Timeout() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timeout
+}
+
+// reapPeriod is how often the reaper looks for idle cursors: a tenth of
+// the timeout, between 10 ms and one minute.
+func reapPeriod(timeout time.Duration) time.Duration {
+	return min(max(timeout/10, 10*time.Millisecond), time.Minute)
+}
+
 func (r *Registry) reap() {
 	defer close(r.done)
-	period := r.timeout / 10
-	if period > time.Minute {
-		period = time.Minute
-	}
-	if period < 10*time.Millisecond {
-		period = 10 * time.Millisecond
-	}
-	t := time.NewTicker(period)
+	t := time.NewTicker(reapPeriod(r.Timeout()))
 	defer t.Stop()
 	for {
 		select {
 		case <-r.stop:
 			return
+		case <-r.reset:
+			t.Reset(reapPeriod(r.Timeout()))
 		case now := <-t.C:
-			var idle []*Cursor
-			r.mu.Lock()
-			for id, c := range r.cursors {
-				if !c.busy && now.Sub(c.used) > r.timeout {
-					delete(r.cursors, id)
-					idle = append(idle, c)
-				}
-			}
-			r.mu.Unlock()
-			for _, c := range idle {
-				c.close()
-			}
+			r.reapIdle(now)
 		}
 	}
+}
+
+// reapIdle closes the cursors idle for longer than the timeout as of now,
+// except checked-out and noCursorTimeout ones, and returns how many.
+func (r *Registry) reapIdle(now time.Time) int {
+	var idle []*Cursor
+	r.mu.Lock()
+	for id, c := range r.cursors {
+		if !c.busy && !c.NoTimeout && now.Sub(c.used) > r.timeout {
+			delete(r.cursors, id)
+			idle = append(idle, c)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range idle {
+		c.close()
+	}
+	return len(idle)
 }
 
 // Close stops the reaper and closes every open cursor.

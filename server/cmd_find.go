@@ -20,7 +20,7 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	}
 	var spec engine.FindSpec
 	var batchSize int64
-	var hasBatch, singleBatch bool
+	var hasBatch, singleBatch, noTimeout bool
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
@@ -50,7 +50,9 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 			spec.AwaitData, err = argBool(req.Name, k, v)
 		case "allowDiskUse":
 			spec.AllowDiskUse, err = argBool(req.Name, k, v)
-		case "noCursorTimeout", "allowPartialResults", "returnKey", "showRecordId",
+		case "noCursorTimeout":
+			noTimeout, err = argBool(req.Name, k, v)
+		case "allowPartialResults", "returnKey", "showRecordId",
 			"collation", "let", "max", "min", "oplogReplay", "runtimeConstants", "isMaster":
 		default:
 			return false, nil
@@ -71,6 +73,7 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	c := cursor.New(ns(req.DB, coll), it)
 	c.Ctx = sctx
 	c.Tailable, c.AwaitData = spec.Tailable, spec.AwaitData
+	c.NoTimeout = noTimeout
 	if spec.Limit > 0 {
 		c.Limit = spec.Limit
 		if !hasBatch || batchSize > spec.Limit {

@@ -110,7 +110,9 @@ func (s *Server) paramTable() *params {
 			bsoncore.NewDocumentBuilder().AppendString("version", "7.0").Build())))
 		p.add("authenticationMechanisms", constParam(bsoncore.Value{Type: bsoncore.TypeArray,
 			Data: bsoncore.NewArrayBuilder().Build()}))
-		p.add("cursorTimeoutMillis", intParam(int64(s.cursorTimeout().Milliseconds()), 1, nil))
+		p.add("cursorTimeoutMillis", intParam(int64(s.cursorTimeout().Milliseconds()), 1, func(ms int64) {
+			s.cursors.SetTimeout(time.Duration(ms) * time.Millisecond)
+		}))
 		p.add("logLevel", intParam(0, 0, nil))
 		p.add("quiet", constParam(boolValue(false)))
 		p.add("maxBSONDepth", constParam(bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 200)}))
