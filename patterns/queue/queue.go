@@ -153,7 +153,8 @@ func (q *Queue) next(ctx context.Context, sort bson.D, worker string) (*Job, err
 }
 
 // Finish marks job id done: the seed's update {$set: {endTime: now}}. It
-// does not check the claim; Worker finishes through FinishClaim.
+// does not check the claim; Worker finishes through FinishClaim, so a
+// worker whose job was requeued under it cannot complete it.
 func (q *Queue) Finish(ctx context.Context, id bson.ObjectID) error {
 	r, err := q.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "endTime", Value: q.now()}}}})
 	if err != nil {

@@ -3,6 +3,9 @@ package queue
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -324,5 +327,213 @@ func TestTopic(t *testing.T) {
 		}
 	case <-sctx.Done():
 		t.Fatal("subscriber on an empty topic never saw the first message")
+	}
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls cond every 20 ms until it holds or 10 s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWorkerHungHandler: worker A's handler hangs, ignoring its context,
+// as a stuck or dead process would, while A itself keeps running. After
+// the visibility timeout worker B completes the job, exactly once. When
+// A's handler finally returns it cannot finish the job it no longer owns,
+// and a worker whose handler never returns still stops within its
+// ShutdownTimeout.
+func TestWorkerHungHandler(t *testing.T) {
+	ctx := context.Background()
+	q := New(openDB(t).Collection("jobs"))
+	if err := q.EnsureIndexes(ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Publish(ctx, bson.D{{Key: "type", Value: "convertImage"}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const vis = 400 * time.Millisecond
+	release := make(chan struct{})
+	forever := make(chan struct{})
+	t.Cleanup(func() { close(forever) })
+	started := make(chan time.Time, 1)
+	var aCalls, bCalls atomic.Int32
+	logA := &syncBuffer{}
+	ctxA, stopA := context.WithCancel(ctx)
+	defer stopA()
+	a := &Worker{Queue: q, Name: "A", VisibilityTimeout: vis, PollInterval: 10 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logA, nil)),
+		Handler: func(ctx context.Context, j *Job) error {
+			if aCalls.Add(1) == 1 {
+				started <- time.Now()
+				<-release // hung: ignores ctx
+			}
+			return nil
+		}}
+	doneA := make(chan error, 1)
+	go func() { doneA <- a.Run(ctxA) }()
+	claimedAt := <-started
+
+	ctxB, stopB := context.WithCancel(ctx)
+	defer stopB()
+	var firstB atomic.Int64
+	b := &Worker{Queue: q, Name: "B", Concurrency: 2, VisibilityTimeout: vis, PollInterval: 10 * time.Millisecond,
+		Handler: func(ctx context.Context, j *Job) error {
+			firstB.CompareAndSwap(0, int64(time.Since(claimedAt)))
+			bCalls.Add(1)
+			return nil
+		}}
+	doneB := make(chan error, 1)
+	go func() { doneB <- b.Run(ctxB) }()
+	var finished *Job
+	waitFor(t, "B to complete the job", func() bool {
+		j, err := q.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finished = j
+		return j.EndTime != nil
+	})
+	if finished.Worker != "B" || finished.Attempts != 2 {
+		t.Fatalf("job finished by %q after %d attempts, want B after 2", finished.Worker, finished.Attempts)
+	}
+	if d := time.Duration(firstB.Load()); d < vis {
+		t.Fatalf("B claimed the job %v after A did, before the visibility timeout %v", d, vis)
+	}
+
+	// A's handler returns now: its finish must be refused (claim lost).
+	close(release)
+	waitFor(t, "A to report its lost claim", func() bool {
+		return strings.Contains(logA.String(), "requeued while its handler ran")
+	})
+	time.Sleep(3 * vis) // give a wrong implementation time to run the job again
+	j, err := q.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Worker != "B" || j.Attempts != 2 || !j.EndTime.Equal(*finished.EndTime) || j.Claim != finished.Claim {
+		t.Fatalf("stale worker A changed the finished job: before %+v, after %+v", finished, j)
+	}
+	if a, b := aCalls.Load(), bCalls.Load(); a != 1 || b != 1 {
+		t.Fatalf("handler calls: A %d, B %d; want exactly one each", a, b)
+	}
+	stopA()
+	stopB()
+	for _, d := range []chan error{doneA, doneB} {
+		select {
+		case <-d:
+		case <-time.After(5 * time.Second):
+			t.Fatal("worker did not stop")
+		}
+	}
+
+	// A handler that never returns: Run still stops after ShutdownTimeout.
+	if _, err := q.Publish(ctx, bson.D{{Key: "type", Value: "hang"}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	ctxC, stopC := context.WithCancel(ctx)
+	entered := make(chan struct{}, 1)
+	c := &Worker{Queue: q, Name: "C", VisibilityTimeout: time.Minute, PollInterval: 10 * time.Millisecond,
+		ShutdownTimeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Handler: func(ctx context.Context, j *Job) error {
+			entered <- struct{}{}
+			<-forever
+			return nil
+		}}
+	doneC := make(chan error, 1)
+	go func() { doneC <- c.Run(ctxC) }()
+	<-entered
+	stoppedAt := time.Now()
+	stopC()
+	select {
+	case err := <-doneC:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run returned %v, want context.Canceled", err)
+		}
+		if d := time.Since(stoppedAt); d < 200*time.Millisecond {
+			t.Fatalf("Run returned after %v, before its ShutdownTimeout", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run blocked on a handler that never returns")
+	}
+}
+
+// TestHungJobDeadLetters: a job whose handler always hangs is requeued
+// after each visibility timeout and goes to the dead-letter state once it
+// has used MaxAttempts claims.
+func TestHungJobDeadLetters(t *testing.T) {
+	ctx := context.Background()
+	q := New(openDB(t).Collection("jobs"))
+	forever := make(chan struct{})
+	t.Cleanup(func() { close(forever) })
+	id, err := q.Publish(ctx, bson.D{{Key: "type", Value: "hang"}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const vis = 200 * time.Millisecond
+	var calls atomic.Int32
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	w := &Worker{Queue: q, Concurrency: 4, MaxAttempts: 3, VisibilityTimeout: vis, PollInterval: 10 * time.Millisecond,
+		ShutdownTimeout: 100 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Handler: func(ctx context.Context, j *Job) error {
+			calls.Add(1)
+			<-forever
+			return nil
+		}}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	start := time.Now()
+	var j *Job
+	waitFor(t, "the hung job to be dead-lettered", func() bool {
+		j, err = q.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.Dead
+	})
+	if d := time.Since(start); d < 3*vis {
+		t.Fatalf("dead-lettered after %v, before three visibility timeouts (%v)", d, 3*vis)
+	}
+	time.Sleep(3 * vis) // a dead job is never claimed again
+	j, err = q.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.Dead || j.EndTime != nil || j.Attempts != 3 || j.LastError != "visibility timeout" {
+		t.Fatalf("dead job %+v", j)
+	}
+	if n := calls.Load(); n != 3 {
+		t.Fatalf("hung handler ran %d times, want 3", n)
+	}
+	stop()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run blocked on hung handlers")
 	}
 }

@@ -32,6 +32,11 @@ type Worker struct {
 	PollInterval time.Duration
 	// ByPriority dequeues by priority instead of FIFO.
 	ByPriority bool
+	// ShutdownTimeout bounds how long Run waits, once its context is done,
+	// for running handlers to return (default 10 s). A handler still
+	// running after it is abandoned: Run returns, and the handler's job is
+	// left claimed, to be requeued after the visibility timeout.
+	ShutdownTimeout time.Duration
 	// Logger receives errors; nil uses slog.Default().
 	Logger *slog.Logger
 }
@@ -49,15 +54,25 @@ func (w *Worker) defaults() {
 	if w.PollInterval <= 0 {
 		w.PollInterval = 50 * time.Millisecond
 	}
+	if w.ShutdownTimeout <= 0 {
+		w.ShutdownTimeout = 10 * time.Second
+	}
 	if w.Logger == nil {
 		w.Logger = slog.Default()
 	}
 }
 
 // Run processes jobs until ctx is done. When ctx ends, Run stops claiming
-// and returns once running handlers return; a job whose handler was cut
-// off is not touched, so it behaves like a job of a crashed worker: it is
-// claimed again after the visibility timeout.
+// and returns once running handlers return, or after ShutdownTimeout if
+// some never do (a hung handler cannot keep Run from returning). A job
+// whose handler was cut off is not touched, so it behaves like a job of a
+// crashed worker: it is claimed again after the visibility timeout.
+//
+// Each handler's context is cancelled when the job's visibility timeout
+// passes, since the job may then be handed to another worker. A handler
+// that ignores this and returns later cannot finish or release the job: both
+// are conditional on the claim id, which the requeue cleared, so a stale
+// worker never completes a job it no longer owns.
 func (w *Worker) Run(ctx context.Context) error {
 	if w.Queue == nil || w.Handler == nil {
 		return errors.New("queue: worker needs a Queue and a Handler")
@@ -87,7 +102,19 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.loop(ctx)
 		}()
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t := time.NewTimer(w.ShutdownTimeout)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			w.Logger.Warn("queue: worker stopped with handlers still running", "worker", w.Name, "waited", w.ShutdownTimeout)
+		}
+	}
 	return ctx.Err()
 }
 
@@ -108,7 +135,9 @@ func (w *Worker) loop(ctx context.Context) {
 			}
 			continue
 		}
-		herr := w.run(ctx, j)
+		jctx, cancel := context.WithTimeout(ctx, w.VisibilityTimeout)
+		herr := w.run(jctx, j)
+		cancel()
 		if ctx.Err() != nil {
 			return // cut off: leave the claim to time out
 		}
@@ -117,7 +146,9 @@ func (w *Worker) loop(ctx context.Context) {
 		} else {
 			err = w.Queue.Release(ctx, j, herr, w.MaxAttempts)
 		}
-		if err != nil && ctx.Err() == nil {
+		if errors.Is(err, ErrClaimLost) {
+			w.Logger.Warn("queue: job was requeued while its handler ran; result dropped", "job", j.ID.Hex(), "worker", w.Name)
+		} else if err != nil && ctx.Err() == nil {
 			w.Logger.Warn("queue: complete job", "job", j.ID.Hex(), "err", err)
 		}
 	}
