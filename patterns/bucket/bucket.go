@@ -5,6 +5,11 @@
 //
 //	{_id: "<owner>_<epoch seconds of its first item>", owner: ..., count: n, history: [...]}
 //
+// The seconds are those of the bucket's first item. By default that is the
+// time Append opens the bucket (the store's clock, WithClock); with
+// WithItemTime they come from the item itself, so history back-filled from
+// older data gets the seed's "<owner>_<first item epoch seconds>" _ids.
+//
 // Page p of an owner is find({_id: /^<owner>_/}).sort({_id: 1}).skip(p-1)
 // .limit(1), served by the _id index. Append adds an item with the seed's
 // conditional upsert: {$push: {history: item}, $inc: {count: 1}} on a bucket
@@ -25,9 +30,15 @@
 // between makes the upsert try to insert a duplicate _id; Append catches
 // DuplicateKey and retries with a fresh read. Items therefore only ever go
 // into the newest bucket, no bucket exceeds the size, and no item is lost.
-// When several buckets start in the same second (or the clock is behind the
-// newest bucket) the next _id gets a zero-padded sequence suffix,
-// "<owner>_<seconds>_000001", which still sorts after its predecessor. Two
+//
+// Suffix rule. _ids must sort in bucket order, since Page sorts on _id.
+// When a new bucket's first item is in the same second as the newest
+// bucket's (or earlier: a clock behind, or back-filled items out of order)
+// the new _id keeps the newest bucket's seconds and gets a six-digit
+// sequence suffix: after "<owner>_<s>" comes "<owner>_<s>_000001", then
+// "<owner>_<s>_000002", and so on. A suffixed _id sorts after its
+// predecessor and before "<owner>_<s+1>" for equal-length seconds (all
+// epoch seconds from 2001 to 2286 have ten digits). Two
 // appenders that open buckets in different seconds at the same moment can
 // both succeed; the older of the two new buckets then keeps fewer than size
 // items (a short page), which the seed's scheme has as well.
@@ -57,9 +68,10 @@ const DefaultSize = 10
 
 // Store appends to and pages through buckets in one collection.
 type Store struct {
-	coll *mongo.Collection
-	size int
-	now  func() time.Time
+	coll     *mongo.Collection
+	size     int
+	now      func() time.Time
+	itemTime func(item any) time.Time
 }
 
 // Option configures a Store.
@@ -70,6 +82,13 @@ func WithSize(n int) Option { return func(s *Store) { s.size = n } }
 
 // WithClock sets the clock Append uses for new bucket _ids.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithItemTime makes Append take a new bucket's _id seconds from the
+// time of its first item, as returned by f, instead of the store's clock.
+// A zero time from f falls back to the clock.
+func WithItemTime(f func(item any) time.Time) Option {
+	return func(s *Store) { s.itemTime = f }
+}
 
 // New returns a Store on coll with DefaultSize buckets.
 func New(coll *mongo.Collection, opts ...Option) *Store {
@@ -119,7 +138,7 @@ func (s *Store) Append(ctx context.Context, owner string, item any) error {
 		}
 		target := newest.ID
 		if target == "" || newest.Count >= s.size {
-			target = nextID(owner, s.now(), newest.ID)
+			target = nextID(owner, s.firstItemTime(item), newest.ID)
 		}
 		_, err = s.coll.UpdateOne(ctx,
 			bson.D{{Key: "_id", Value: target}, {Key: "count", Value: bson.D{{Key: "$lt", Value: s.size}}}},
@@ -138,6 +157,16 @@ func (s *Store) Append(ctx context.Context, owner string, item any) error {
 		// The bucket filled (or was created) concurrently: read again.
 	}
 	return fmt.Errorf("bucket: append for %s: gave up after %d attempts", owner, maxAttempts)
+}
+
+// firstItemTime returns the time a bucket opened by item is named after.
+func (s *Store) firstItemTime(item any) time.Time {
+	if s.itemTime != nil {
+		if t := s.itemTime(item); !t.IsZero() {
+			return t
+		}
+	}
+	return s.now()
 }
 
 // nextID returns the _id of the bucket after prev (prev may be empty) for

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode"
 )
@@ -163,5 +164,70 @@ func TestConcurrentAppend(t *testing.T) {
 				t.Errorf("Pages = %d with %d buckets", pages, len(buckets))
 			}
 		})
+	}
+}
+
+// TestItemTime: with WithItemTime, back-filled history gets bucket _ids
+// from its own items' times (the seed's <owner>_<first item epoch
+// seconds>), not from the clock at append time; items of one second that
+// open two buckets get the _000001 suffix and keep page order.
+func TestItemTime(t *testing.T) {
+	ctx := context.Background()
+	coll := openColl(t)
+	type dated struct {
+		Seq  int       `bson:"seq"`
+		Date time.Time `bson:"date"`
+	}
+	s := New(coll, WithSize(2),
+		WithClock(func() time.Time { return time.Unix(1900000000, 0) }), // "now", far after the items
+		WithItemTime(func(item any) time.Time { return item.(dated).Date }))
+	base := time.Date(2023, 11, 2, 15, 43, 11, 0, time.UTC) // 1698939791
+	offsets := []time.Duration{0, time.Second, 5 * time.Second, 5*time.Second + 300*time.Millisecond, 5*time.Second + 600*time.Millisecond, time.Minute}
+	for i, off := range offsets {
+		if err := s.Append(ctx, "123", dated{Seq: i, Date: base.Add(off)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		ID      string  `bson:"_id"`
+		History []dated `bson:"history"`
+	}
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	// Buckets of 2: [0s, 1s], [5s, 5.3s], [5.6s, 60s]; the third opens in
+	// the same second as the second, so it is suffixed.
+	want := []struct {
+		id   string
+		seqs []int
+	}{
+		{"123_1698939791", []int{0, 1}},
+		{"123_1698939796", []int{2, 3}},
+		{"123_1698939796_000001", []int{4, 5}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d buckets, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].ID != w.id || len(got[i].History) != len(w.seqs) {
+			t.Fatalf("bucket %d = %s with %d items, want %s with %d", i, got[i].ID, len(got[i].History), w.id, len(w.seqs))
+		}
+		for k, seq := range w.seqs {
+			if got[i].History[k].Seq != seq {
+				t.Fatalf("bucket %s item %d: seq %d, want %d", w.id, k, got[i].History[k].Seq, seq)
+			}
+		}
+	}
+	// Without WithItemTime the clock names the bucket.
+	plain := New(coll, WithClock(func() time.Time { return time.Unix(1900000000, 0) }))
+	if err := plain.Append(ctx, "456", dated{Seq: 0, Date: base}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "_id", Value: "456_1900000000"}}); err != nil || n != 1 {
+		t.Fatalf("clock-named bucket: count %d, %v", n, err)
 	}
 }
