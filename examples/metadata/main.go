@@ -37,10 +37,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	found, err := s.Find(ctx, []metadata.Pair{
+	found, err := s.Find(ctx,
 		metadata.P("MIME type", "image/jpeg"),
-		metadata.P("Image size", metadata.Size{Width: 480, Height: 360}),
-	})
+		metadata.P("Image size", metadata.Size{Width: 480, Height: 360}))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,7 +17,7 @@
 // Sharding: the seed notes that no metadata key can be a shard key; shard on
 // the owner of the document instead (seed 002 adds userId and shards on
 // {userId: 1}), so a user's query goes to one shard and the metadata
-// narrows it there. Put and Find accept extra filter fields for that.
+// narrows it there. Put and FindWith accept extra fields for that.
 package metadata
 
 import (
@@ -88,9 +88,15 @@ func Filter(pairs ...Pair) bson.D {
 	return bson.D{{Key: "metadata", Value: bson.D{{Key: "$all", Value: all}}}}
 }
 
-// Find returns the documents having every pair; extra fields (such as the
-// userId) are added to the filter.
-func (s *Store) Find(ctx context.Context, pairs []Pair, extra ...bson.E) ([]bson.Raw, error) {
+// Find returns the documents having every pair:
+// find({metadata: {$all: [{$elemMatch: {key, value}}, ...]}}).
+func (s *Store) Find(ctx context.Context, pairs ...Pair) ([]bson.Raw, error) {
+	return s.FindWith(ctx, pairs)
+}
+
+// FindWith is Find with extra equality fields (such as the userId shard
+// key) added to the filter.
+func (s *Store) FindWith(ctx context.Context, pairs []Pair, extra ...bson.E) ([]bson.Raw, error) {
 	if len(pairs) == 0 {
 		return nil, errors.New("metadata: Find needs at least one pair")
 	}

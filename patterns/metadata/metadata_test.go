@@ -2,12 +2,14 @@ package metadata
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/patterns/internal/plantest"
 )
 
 func img(name, mime, flash string, size Size, ts time.Time) []Pair {
@@ -60,7 +62,7 @@ func TestFind(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Find(ctx, tc.pairs, bson.E{Key: "userId", Value: "olepeteraaa1"})
+			got, err := s.FindWith(ctx, tc.pairs, bson.E{Key: "userId", Value: "olepeteraaa1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +90,60 @@ func TestFind(t *testing.T) {
 	if d, ok := pairs[3].Value.(bson.D); !ok || len(d) != 2 || d[0].Key != "width" {
 		t.Fatalf("size round trip: %#v", pairs[3].Value)
 	}
-	if _, err := s.Find(ctx, nil); err == nil {
+	if _, err := s.Find(ctx); err == nil {
 		t.Fatal("Find with no pairs must fail")
+	}
+	// The variadic form without extra fields.
+	got, err := s.Find(ctx, P("MIME type", "image/jpeg"), P("Flash", "Yes"))
+	if err != nil || len(got) != 1 || got[0].Lookup("_id").StringValue() != "b" {
+		t.Fatalf("Find(MIME type, Flash) = %v, %v; want [b]", got, err)
+	}
+}
+
+// TestFindUsesIndex: the $all of $elemMatch filter Find builds is served by
+// an index scan of {"metadata.key": 1, "metadata.value": 1}, examining
+// only the matching documents.
+func TestFindUsesIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := lode.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mdb := db.Client().Database("supershot")
+	s := New(mdb.Collection("images"))
+	if err := s.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2014, 1, 1, 10, 1, 0, 0, time.UTC)
+	for i := 0; i < 200; i++ {
+		mime := "image/png"
+		if i%50 == 0 {
+			mime = "image/jpeg"
+		}
+		if err := s.Put(ctx, i, img(fmt.Sprintf("img_%d.jpg", i), mime, "Yes", Size{480, 360}, t0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filter := Filter(P("File Name", "img_50.jpg"), P("MIME type", "image/jpeg"))
+	got, err := s.Find(ctx, P("File Name", "img_50.jpg"), P("MIME type", "image/jpeg"))
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Find = %d docs, %v", len(got), err)
+	}
+	reply := plantest.Explain(t, mdb, bson.D{{Key: "find", Value: "images"}, {Key: "filter", Value: filter}})
+	plan := plantest.WinningPlan(t, reply)
+	stages := plantest.Stages(plan)
+	if !plantest.Has(stages, "IXSCAN") || plantest.Has(stages, "COLLSCAN") {
+		t.Fatalf("plan stages %v, want an IXSCAN and no COLLSCAN", stages)
+	}
+	if ix := plantest.IndexNames(plan); !plantest.Has(ix, "metadata.key_1_metadata.value_1") {
+		t.Fatalf("plan uses indexes %v, want metadata.key_1_metadata.value_1", ix)
+	}
+	if n := plantest.ExecInt(t, reply, "nReturned"); n != 1 {
+		t.Fatalf("nReturned %d, want 1", n)
+	}
+	// The scan is bounded by one pair: far fewer than the 200 documents.
+	if n := plantest.ExecInt(t, reply, "totalDocsExamined"); n < 1 || n > 4 {
+		t.Fatalf("totalDocsExamined %d, want 1..4 (an index-bounded scan)", n)
 	}
 }

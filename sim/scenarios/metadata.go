@@ -63,10 +63,9 @@ func init() {
 			n := max(p.Int("preload", 10000), 1)
 			return func(ctx context.Context) error {
 				i := rand.IntN(n)
-				docs, err := st.Find(ctx, []metadata.Pair{
+				docs, err := st.Find(ctx,
 					metadata.P("File Name", fmt.Sprintf("img_%d.jpg", i)),
-					metadata.P("MIME type", mimes[i%len(mimes)]),
-				})
+					metadata.P("MIME type", mimes[i%len(mimes)]))
 				if err != nil {
 					return err
 				}
