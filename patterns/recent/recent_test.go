@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/patterns/internal/plantest"
 )
 
 func openColl(t *testing.T, name string) *mongo.Collection {
@@ -62,8 +63,10 @@ func tsKey(t *testing.T, v bson.RawValue) float64 {
 
 // checkRecent runs FindRecent and checks the seed's contract against the
 // generated data: min <= r <= max and no omitted matching document is newer
-// than a returned one.
-func checkRecent(t *testing.T, coll *mongo.Collection, docs []doc, cats []int, lo, hi int64) {
+// than a returned one. With strict, every omitted document must be strictly
+// older than every returned one: that holds whenever timestamps are
+// distinct, since only ties at the threshold use the limit fallback.
+func checkRecent(t *testing.T, coll *mongo.Collection, docs []doc, cats []int, lo, hi int64, strict bool) {
 	t.Helper()
 	ctx := context.Background()
 	in := map[int]bool{}
@@ -116,8 +119,12 @@ func checkRecent(t *testing.T, coll *mongo.Collection, docs []doc, cats []int, l
 		if seen[id] {
 			continue
 		}
-		if k := tsKey(t, all.Current.Lookup("ts")); k > oldestReturned {
+		k := tsKey(t, all.Current.Lookup("ts"))
+		if k > oldestReturned {
 			t.Fatalf("omitted document %v with ts %v is newer than returned ts %v", id, k, oldestReturned)
+		}
+		if strict && k >= oldestReturned {
+			t.Fatalf("omitted document %v with ts %v is not strictly older than the oldest returned ts %v", id, k, oldestReturned)
 		}
 	}
 	if n != matching {
@@ -136,11 +143,13 @@ func TestFindRecentLarge(t *testing.T) {
 		t.Skipf("createIndexes not available yet: %v", err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	// Real timestamps: dates with irregular gaps (0-2000 ms), bursts included.
+	// Real timestamps: dates with irregular gaps (1-2000 ms), all distinct
+	// so that the strict order of omitted and returned documents can be
+	// checked (ties are TestFindRecentCounterAndTies's subject).
 	docs := make([]doc, n)
 	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	for i := range docs {
-		at += rng.Int64N(2000)
+		at += 1 + rng.Int64N(2000)
 		docs[i] = doc{cat: rng.IntN(100), ts: bson.DateTime(at)}
 	}
 	start := time.Now()
@@ -157,7 +166,7 @@ func TestFindRecentLarge(t *testing.T) {
 		{[]int{7, 8}, 5000, 100000}, // more than exist: all returned
 	} {
 		start := time.Now()
-		checkRecent(t, coll, docs, tc.cats, tc.lo, tc.hi)
+		checkRecent(t, coll, docs, tc.cats, tc.lo, tc.hi, true)
 		t.Logf("cats %v [%d,%d]: %v", tc.cats, tc.lo, tc.hi, time.Since(start))
 	}
 }
@@ -183,14 +192,15 @@ func TestFindRecentCounterAndTies(t *testing.T) {
 		name   string
 		cats   []int
 		lo, hi int64
+		strict bool
 	}{
-		{"dense", []int{0, 1}, 5, 5},
-		{"exact window on burst forces cut", []int{0, 1, 2, 3, 4}, 100, 120},
-		{"past burst", []int{0, 1, 2}, 400, 420},
-		{"empty categories", []int{99}, 1, 10},
+		{"dense", []int{0, 1}, 5, 5, false}, // the newest 120 tie at 5000: fallback
+		{"exact window on burst forces cut", []int{0, 1, 2, 3, 4}, 100, 120, false}, // the documented tie fallback
+		{"past burst", []int{0, 1, 2}, 400, 420, true},
+		{"empty categories", []int{99}, 1, 10, true},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { checkRecent(t, coll, docs, tc.cats, tc.lo, tc.hi) })
+		t.Run(tc.name, func(t *testing.T) { checkRecent(t, coll, docs, tc.cats, tc.lo, tc.hi, tc.strict) })
 	}
 	dcoll := openColl(t, "doubles")
 	if err := EnsureIndexes(ctx, dcoll); err != nil {
@@ -203,7 +213,7 @@ func TestFindRecentCounterAndTies(t *testing.T) {
 		docs = append(docs, doc{cat: rng.IntN(3), ts: x})
 	}
 	load(t, dcoll, docs)
-	checkRecent(t, dcoll, docs, []int{0, 2}, 250, 260)
+	checkRecent(t, dcoll, docs, []int{0, 2}, 250, 260, true)
 }
 
 func TestLatest(t *testing.T) {
@@ -230,5 +240,74 @@ func TestLatest(t *testing.T) {
 		if ts := g.Lookup("ts").Int64(); ts != want[i] {
 			t.Fatalf("doc %d: ts %d, want %d", i, ts, want[i])
 		}
+	}
+	// The server merges the two categories' index ranges (SORT_MERGE)
+	// rather than sorting: no SORT stage, and only limit-many keys read per
+	// category at most.
+	reply := plantest.Explain(t, coll.Database(), bson.D{
+		{Key: "find", Value: coll.Name()},
+		{Key: "filter", Value: bson.D{{Key: "cat", Value: bson.D{{Key: "$in", Value: bson.A{2, 5}}}}}},
+		{Key: "sort", Value: bson.D{{Key: "ts", Value: -1}}},
+		{Key: "limit", Value: 4},
+	})
+	stages := plantest.Stages(plantest.WinningPlan(t, reply))
+	if !plantest.Has(stages, "SORT_MERGE") || plantest.Has(stages, "SORT") || plantest.Has(stages, "COLLSCAN") {
+		t.Fatalf("Latest plan stages %v, want SORT_MERGE and no SORT or COLLSCAN", stages)
+	}
+	if n := plantest.ExecInt(t, reply, "totalKeysExamined"); n > 2*4+2 {
+		t.Fatalf("Latest examined %d keys for limit 4 over 2 categories", n)
+	}
+}
+
+// TestSearchCountsAreCovered: the counts Search runs are answered from
+// the {cat: 1, ts: -1} index alone (no document is read), and the final
+// find of FindRecent scans that index.
+func TestSearchCountsAreCovered(t *testing.T) {
+	ctx := context.Background()
+	coll := openColl(t, "covered")
+	if err := EnsureIndexes(ctx, coll); err != nil {
+		t.Fatal(err)
+	}
+	var docs []doc
+	for i := 0; i < 3000; i++ {
+		docs = append(docs, doc{cat: i % 10, ts: int64(i)})
+	}
+	load(t, coll, docs)
+	cats := []any{1, 4, 7}
+	res, err := Search(ctx, coll, cats, 50, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count < 50 || res.Count > 60 || res.Counts < 2 {
+		t.Fatalf("Search = %+v", res)
+	}
+	for _, filter := range []bson.D{
+		{{Key: CatField, Value: bson.D{{Key: "$in", Value: cats}}}}, // the total count of bounds
+		res.Filter, // the final threshold count
+	} {
+		reply := plantest.Explain(t, coll.Database(), bson.D{
+			{Key: "count", Value: coll.Name()}, {Key: "query", Value: filter}, {Key: "hint", Value: IndexKeys},
+		})
+		plan := plantest.WinningPlan(t, reply)
+		stages := plantest.Stages(plan)
+		if plantest.Has(stages, "FETCH") || plantest.Has(stages, "COLLSCAN") {
+			t.Fatalf("count %v plan %v reads documents", filter, stages)
+		}
+		if ix := plantest.IndexNames(plan); !plantest.Has(ix, "cat_1_ts_-1") {
+			t.Fatalf("count %v uses indexes %v, want cat_1_ts_-1", filter, ix)
+		}
+		if n := plantest.ExecInt(t, reply, "totalDocsExamined"); n != 0 {
+			t.Fatalf("count %v examined %d documents, want 0", filter, n)
+		}
+	}
+	reply := plantest.Explain(t, coll.Database(), bson.D{
+		{Key: "find", Value: coll.Name()}, {Key: "filter", Value: res.Filter}, {Key: "hint", Value: IndexKeys},
+	})
+	plan := plantest.WinningPlan(t, reply)
+	if ix := plantest.IndexNames(plan); !plantest.Has(ix, "cat_1_ts_-1") {
+		t.Fatalf("FindRecent's find uses indexes %v, want cat_1_ts_-1", ix)
+	}
+	if n := plantest.ExecInt(t, reply, "totalDocsExamined"); n != res.Count {
+		t.Fatalf("FindRecent's find examined %d documents, want exactly the %d it returns", n, res.Count)
 	}
 }
