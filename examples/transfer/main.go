@@ -45,7 +45,7 @@ func main() {
 		return nil
 	}
 	err = bank.Transfer(ctx, 20, 1, 2, time.Minute)
-	fmt.Println("transfer:", err)
+	fmt.Println("interrupted:", err) // err already reads "transfer: after step ..."
 	bank.Hook = nil
 	time.Sleep(10 * time.Millisecond)
 	st, err := bank.Recover(ctx, 0)

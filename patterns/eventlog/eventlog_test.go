@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/patterns/internal/plantest"
 )
 
 const seedLine = `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"`
@@ -57,6 +59,14 @@ func TestParseCombined(t *testing.T) {
 		{`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 12k`, 57, `size "12k" is not a number or -`},
 		{`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200`, 56, "line ends before the size"},
 		{`h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1 "ref"`, 64, "expected \" before the user agent"},
+	}
+	for _, junk := range []string{`extra`, `"another quoted field"`, `123 456`} {
+		line := `h - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1 "ref" "ua" ` + junk
+		bad = append(bad, struct {
+			line string
+			col  int
+			msg  string
+		}{line, strings.Index(line, junk) + 1, fmt.Sprintf("unexpected text %q after the user agent", junk)})
 	}
 	for _, tc := range bad {
 		_, err := ParseCombined(tc.line)
@@ -150,6 +160,37 @@ func TestInsertAndQuery(t *testing.T) {
 	}
 	if fmt.Sprint(hits) != fmt.Sprint(want) {
 		t.Fatalf("hits %v\nwant %v", hits, want)
+	}
+
+	// Each query is an index scan of the index the seed recommends for it.
+	dr := dayRange(day)
+	db := l.Collection().Database()
+	for _, q := range []struct {
+		name   string
+		filter bson.D
+		index  string
+		n      int64
+	}{
+		{"ByPath", bson.D{{Key: "path", Value: "/a"}}, "path_1", 24},
+		{"ByDay", bson.D{{Key: "time", Value: dr}}, "time_1", 28},
+		{"ByHostDay", bson.D{{Key: "host", Value: "10.0.0.1"}, {Key: "time", Value: dayRange(day.AddDate(0, 0, 1))}}, "host_1_time_1", 8},
+	} {
+		reply := plantest.Explain(t, db, bson.D{{Key: "find", Value: "events"}, {Key: "filter", Value: q.filter}, {Key: "sort", Value: bson.D{{Key: "time", Value: 1}}}})
+		plan := plantest.WinningPlan(t, reply)
+		if ix := plantest.IndexNames(plan); len(ix) != 1 || ix[0] != q.index {
+			t.Errorf("%s: plan %v uses indexes %v, want %s", q.name, plantest.Stages(plan), ix, q.index)
+		}
+		if n := plantest.ExecInt(t, reply, "totalDocsExamined"); n != q.n {
+			t.Errorf("%s: examined %d documents, want exactly the %d it returns", q.name, n, q.n)
+		}
+	}
+	// The aggregation's $match on time is an index scan of {time: 1}.
+	reply := plantest.Explain(t, db, bson.D{{Key: "aggregate", Value: "events"}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$match", Value: bson.D{{Key: "time", Value: dr}}}},
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$path"}, {Key: "hits", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	}}, {Key: "cursor", Value: bson.D{}}})
+	if !strings.Contains(reply.String(), `"indexName": "time_1"`) {
+		t.Errorf("HitsPerPathPerDay's $match does not use time_1: %v", reply)
 	}
 }
 

@@ -40,7 +40,8 @@ const timeLayout = "02/Jan/2006:15:04:05 -0700"
 //
 //	host ident user [time] "request" status size "referer" "user-agent"
 //
-// The referer and user agent are optional (the common log format). "-"
+// The referer and user agent are optional (the common log format); nothing
+// may follow the user agent (a line with extra fields is an error). "-"
 // means absent for user, size, referer and user agent. Quoted fields may
 // contain \" escapes. Time is converted to UTC. A request that is not
 // "METHOD PATH PROTOCOL" (for example a bare "-" from a bad client) is
@@ -111,6 +112,13 @@ func ParseCombined(line string) (Event, error) {
 	}
 	if e.UserAgent, _, err = p.quoted("user agent"); err != nil {
 		return e, err
+	}
+	if !p.done() {
+		junk := p.s[p.pos:]
+		if len(junk) > 40 {
+			junk = junk[:40] + "..."
+		}
+		return e, p.errAt(p.pos+1, fmt.Sprintf("unexpected text %q after the user agent", junk))
 	}
 	if e.Referer == "-" {
 		e.Referer = ""

@@ -194,7 +194,7 @@ func TestFindRecentCounterAndTies(t *testing.T) {
 		lo, hi int64
 		strict bool
 	}{
-		{"dense", []int{0, 1}, 5, 5, false}, // the newest 120 tie at 5000: fallback
+		{"dense", []int{0, 1}, 5, 5, false},                                         // the newest 120 tie at 5000: fallback
 		{"exact window on burst forces cut", []int{0, 1, 2, 3, 4}, 100, 120, false}, // the documented tie fallback
 		{"past burst", []int{0, 1, 2}, 400, 420, true},
 		{"empty categories", []int{99}, 1, 10, true},
