@@ -89,7 +89,7 @@ type stage interface {
 }
 
 // sourceStage is a stage that produces documents itself and must come
-// first ($documents, $collStats, $indexStats).
+// first ($documents, $collStats, $indexStats, $currentOp).
 type sourceStage interface {
 	stage
 	source()
@@ -155,7 +155,7 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 		if pc.inUnion {
 			return errs.New(errs.Code(31441), "%s is not allowed within a $unionWith's sub-pipeline", name)
 		}
-	case "$documents", "$collStats", "$indexStats":
+	case "$documents", "$collStats", "$indexStats", "$currentOp":
 		if i != 0 {
 			return errs.New(errs.Code(40602), "%s is only valid as the first stage in a pipeline", name)
 		}
@@ -166,6 +166,9 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 		if pc.inFacet {
 			return errs.New(errs.Code(40600), "$facet is not allowed to be used within a $facet stage")
 		}
+	}
+	if name == "$currentOp" && (pc.DB != "admin" || pc.Coll != "") {
+		return errs.New(errs.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
 	}
 	if name != "$documents" && pc.Coll == "" && i == 0 && !pc.inFacet {
 		switch name {
@@ -209,6 +212,7 @@ func init() {
 		"$merge":       parseMerge,
 		"$collStats":   parseCollStats,
 		"$indexStats":  parseIndexStats,
+		"$currentOp":   parseCurrentOp,
 	}
 }
 

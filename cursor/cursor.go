@@ -327,3 +327,29 @@ func (c *Cursor) NextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore
 	}
 	return out, false, nil
 }
+
+// Info describes an open cursor for $currentOp's idleCursors.
+type Info struct {
+	ID        int64
+	NS        string
+	LastUsed  time.Time
+	Returned  int64
+	NoTimeout bool
+	Tailable  bool
+	AwaitData bool
+}
+
+// Idle lists the open cursors that no getMore is using, in no order.
+func (r *Registry) Idle() []Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Info, 0, len(r.cursors))
+	for _, c := range r.cursors {
+		if c.busy {
+			continue
+		}
+		out = append(out, Info{ID: c.ID, NS: c.NS, LastUsed: c.used, Returned: c.Returned,
+			NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.AwaitData})
+	}
+	return out
+}

@@ -92,6 +92,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	}
 	cat := aggengine.New(s.eng)
 	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
+	cat.Ops = s.currentOps                  // $currentOp (currentop_agg.go)
 	if a.explain {
 		return p.Explain(ctx, cat)
 	}

@@ -21,12 +21,26 @@ type Catalog struct {
 	// query (the hook for the planner's explain). Nil renders a minimal
 	// one in package agg.
 	Explain func(ctx context.Context, db, coll string, spec engine.FindSpec) (bsoncore.Document, error)
+	// Ops, when set, lists the server's operations for $currentOp (the
+	// engine knows nothing of connections and commands). Nil lists none.
+	Ops func(ctx context.Context, opts agg.CurrentOpOptions) ([]bsoncore.Document, error)
 }
 
 // New returns the catalog of e.
 func New(e *engine.Engine) *Catalog { return &Catalog{E: e} }
 
-var _ agg.Catalog = (*Catalog)(nil)
+var (
+	_ agg.Catalog  = (*Catalog)(nil)
+	_ agg.OpLister = (*Catalog)(nil)
+)
+
+// CurrentOps implements agg.OpLister through the Ops hook.
+func (c *Catalog) CurrentOps(ctx context.Context, opts agg.CurrentOpOptions) ([]bsoncore.Document, error) {
+	if c.Ops == nil {
+		return nil, nil
+	}
+	return c.Ops(ctx, opts)
+}
 
 func findSpec(s agg.FindSpec) engine.FindSpec {
 	return engine.FindSpec{
