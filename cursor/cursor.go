@@ -51,10 +51,18 @@ type Cursor struct {
 	// batch switches it to the context of the command being served.
 	Ctx *SwitchContext
 
+	// Session and TxnNumber identify the multi-document transaction the
+	// cursor was opened in (InTxn); such a cursor reads the transaction's
+	// view and is killed when the transaction ends.
+	Session   string
+	TxnNumber int64
+	InTxn     bool
+
 	src     Source
 	pending bsoncore.Document // a document read but not yet sent
 	used    time.Time
 	busy    bool
+	killed  bool // removed while checked out: closed by Release
 	closed  bool
 }
 
@@ -229,7 +237,9 @@ func (r *Registry) Release(c *Cursor, exhausted bool) {
 	r.mu.Lock()
 	c.busy = false
 	c.used = time.Now()
-	if exhausted {
+	if c.killed {
+		exhausted = true
+	} else if exhausted {
 		delete(r.cursors, c.ID)
 	}
 	r.mu.Unlock()
@@ -246,8 +256,13 @@ func (r *Registry) Kill(ids []int64) (killed, notFound []int64) {
 	for _, id := range ids {
 		if c, ok := r.cursors[id]; ok {
 			delete(r.cursors, id)
-			toClose = append(toClose, c)
 			killed = append(killed, id)
+			if c.busy {
+				// A getMore is reading it: Release closes it.
+				c.killed = true
+				continue
+			}
+			toClose = append(toClose, c)
 		} else {
 			notFound = append(notFound, id)
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -32,15 +33,51 @@ type Txn struct {
 	keys     []string         // conflict keys claimed by this transaction
 	colls    map[uint64]*txnColl
 
-	failed error // set when a write conflicted; the transaction must abort
-	done   bool
+	failed    error // set when a write conflicted; the transaction must abort
+	done      bool
+	committed bool   // the batch reached Pebble (Commit succeeded up to durability)
+	seq       uint64 // commit sequence of the batch, for durability waits
+	onEnd     []func()
 }
 
-// txnColl holds a collection's statistics deltas until commit.
+// OnEnd registers f to run once when the transaction commits or aborts
+// (for example to close the cursors it opened).
+func (tx *Txn) OnEnd(f func()) { tx.onEnd = append(tx.onEnd, f) }
+
+// runEnd runs the OnEnd callbacks once.
+func (tx *Txn) runEnd() {
+	fs := tx.onEnd
+	tx.onEnd = nil
+	for _, f := range fs {
+		f()
+	}
+}
+
+// txnColl holds a collection's statistics deltas until commit, and the
+// index set the transaction's writes were staged against.
 type txnColl struct {
 	state      *collState
+	db, name   string
+	indexIDs   []uint64 // ids of the collection's indexes at the first write
 	countDelta int64
 	sizeDelta  int64
+}
+
+// newTxnColl records collection c as written by a transaction: its index
+// set now, which Commit compares with the index set then.
+func newTxnColl(c *collection) *txnColl {
+	tc := &txnColl{state: c.state, db: c.db, name: c.name}
+	tc.indexIDs = indexIDs(c)
+	return tc
+}
+
+// indexIDs returns the ids of c's indexes in order.
+func indexIDs(c *collection) []uint64 {
+	ids := make([]uint64, len(c.indexes))
+	for i, ix := range c.indexes {
+		ids[i] = ix.id
+	}
+	return ids
 }
 
 type txnKey struct{}
@@ -100,6 +137,19 @@ func (tt *txnTable) closeSnapshots() {
 
 // Commit applies the transaction's writes atomically. With journal it
 // returns only after an fsync covers them.
+//
+// The commit takes the writer locks of every collection the transaction
+// wrote (in collection id order) so that no index build, index drop or
+// collection drop runs between the check below and the Pebble commit. If
+// any of those collections changed its index set (or was dropped or
+// renamed) since the transaction first wrote to it, the staged index
+// entries no longer match the collection's indexes: the transaction is
+// aborted with WriteConflict (TransientTransactionError), as mongod aborts
+// transactions that conflict with DDL.
+//
+// An error returned after the batch reached Pebble (a durability wait that
+// failed or ran out of time) leaves Committed true: the data is committed
+// and a later WaitDurable can wait for it again.
 func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 	if tx.done {
 		return errs.New(errs.NoSuchTransaction, "Transaction has already finished")
@@ -109,30 +159,93 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 		return tx.failed
 	}
 	tx.done = true
+	defer tx.runEnd()
 	tx.closeSnapshot()
-	var seq uint64
-	if !tx.b.Empty() {
-		// The commit writes index entries without the collections' writer
-		// locks: keep locked scans off their empty-range hints meanwhile
-		// and invalidate the hints afterwards (scanhints.go).
-		for _, tc := range tx.colls {
-			tc.state.commits.begin()
-		}
-		s, err := tx.e.db.Commit(tx.b)
-		for _, tc := range tx.colls {
-			tc.state.commits.end()
-		}
-		if err != nil {
-			tx.e.txns.finish(tx, false)
-			return fmt.Errorf("commit transaction: %w", err)
-		}
-		seq = s
-	} else {
+	if tx.b.Empty() {
 		tx.b.Close()
+		tx.committed = true
+		tx.e.txns.finish(tx, true)
+		return nil
 	}
+	colls := tx.sortedColls()
+	for _, tc := range colls {
+		tc.state.mu.Lock()
+	}
+	unlock := func() {
+		for i := len(colls) - 1; i >= 0; i-- {
+			colls[i].state.mu.Unlock()
+		}
+	}
+	if err := tx.checkCatalog(colls); err != nil {
+		unlock()
+		tx.b.Close()
+		tx.e.txns.finish(tx, false)
+		return err
+	}
+	// Locked statements may hold empty-range hints that this commit's
+	// index entries invalidate (scanhints.go).
+	for _, tc := range colls {
+		tc.state.commits.begin()
+	}
+	seq, err := tx.e.db.Commit(tx.b)
+	for _, tc := range colls {
+		tc.state.commits.end()
+	}
+	if err != nil {
+		unlock()
+		tx.e.txns.finish(tx, false)
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	tx.committed, tx.seq = true, seq
+	tx.applyStats(colls)
+	unlock()
 	tx.e.txns.finish(tx, true)
-	tx.applyStats()
-	return tx.e.waitDurable(ctx, seq, journal)
+	return tx.WaitDurable(ctx, journal)
+}
+
+// Committed reports whether the transaction's writes reached the database.
+func (tx *Txn) Committed() bool { return tx.committed }
+
+// WaitDurable waits, when journal is set, for an fsync covering the
+// transaction's committed writes. It may be called again after Commit
+// returned a durability error.
+func (tx *Txn) WaitDurable(ctx context.Context, journal bool) error {
+	if !tx.committed {
+		return errs.New(errs.NoSuchTransaction, "Transaction was not committed")
+	}
+	return tx.e.waitDurable(ctx, tx.seq, journal)
+}
+
+// sortedColls returns the collections the transaction wrote, ordered by
+// id (the order their locks are taken in).
+func (tx *Txn) sortedColls() []*txnColl {
+	ids := make([]uint64, 0, len(tx.colls))
+	for id := range tx.colls {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out := make([]*txnColl, len(ids))
+	for i, id := range ids {
+		out[i] = tx.colls[id]
+	}
+	return out
+}
+
+// checkCatalog fails with WriteConflict when a collection the transaction
+// wrote was dropped or renamed, or its index set changed, since the first
+// write. The caller holds the collections' writer locks.
+func (tx *Txn) checkCatalog(colls []*txnColl) error {
+	cat := tx.e.cat.Load()
+	for _, tc := range colls {
+		cur := cat.lookup(tc.db, tc.name)
+		if tc.state.dropped || cur == nil || cur.state != tc.state || !slices.Equal(indexIDs(cur), tc.indexIDs) {
+			tx.e.log.Debug("transaction aborted by a concurrent catalog change", "ns", tc.db+"."+tc.name)
+			e := conflictError()
+			e.Msg = "Unable to commit the transaction: the indexes of " + tc.db + "." + tc.name + " changed while it was in progress. Please retry the transaction."
+			return e
+		}
+	}
+	return nil
 }
 
 // Abort discards the transaction's writes. It is idempotent.
@@ -144,25 +257,18 @@ func (tx *Txn) Abort() {
 	tx.closeSnapshot()
 	tx.b.Close()
 	tx.e.txns.finish(tx, false)
+	tx.runEnd()
 }
 
 // applyStats folds the committed count and size deltas into the
-// collections' statistics.
-func (tx *Txn) applyStats() {
-	ids := make([]uint64, 0, len(tx.colls))
-	for id := range tx.colls {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		tc := tx.colls[id]
+// collections' statistics. The caller holds the collections' writer locks.
+func (tx *Txn) applyStats(colls []*txnColl) {
+	for _, tc := range colls {
 		st := tc.state
-		st.mu.Lock()
 		if st.statsValid && !st.dropped {
 			st.count += tc.countDelta
 			st.dataSize += tc.sizeDelta
 		}
-		st.mu.Unlock()
 	}
 }
 

@@ -16,7 +16,7 @@ func (e *Engine) newTxnCtx(ctx context.Context, c *collection) *writeTxn {
 		return e.newTxn(c)
 	}
 	if _, ok := tx.colls[c.id]; !ok {
-		tx.colls[c.id] = &txnColl{state: c.state}
+		tx.colls[c.id] = newTxnColl(c)
 	}
 	return &writeTxn{e: e, c: c, b: tx.b, tx: tx}
 }
@@ -85,7 +85,7 @@ func (t *writeTxn) commitInTxn() error {
 	}
 	tc := t.tx.colls[t.c.id]
 	if tc == nil {
-		tc = &txnColl{state: t.c.state}
+		tc = newTxnColl(t.c)
 		t.tx.colls[t.c.id] = tc
 	}
 	tc.countDelta += t.countDelta

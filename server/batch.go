@@ -43,6 +43,7 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 	if exhausted || singleBatch {
 		c.Close()
 	} else {
+		s.tieCursorToTxn(ctx, c)
 		id = s.cursors.Register(c)
 	}
 	return cursorReply("firstBatch", id, c.NS, docs), nil

@@ -51,6 +51,10 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCursorTxn(ctx, id, c); err != nil {
+		s.cursors.Release(c, false)
+		return nil, err
+	}
 	n := int(batchSize)
 	if n == 0 {
 		n = -1

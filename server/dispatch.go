@@ -88,7 +88,12 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 	err = opError(ctx, err)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded && !errs.Is(err, errs.MaxTimeMSExpired) {
-			err = errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			// Keep the labels: a commitTransaction that timed out after
+			// committing must still say UnknownTransactionCommitResult.
+			me := errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			me.Labels = errs.As(err).Labels
+			me.Info = errs.As(err).Info
+			err = me
 		}
 		e := errs.As(err)
 		if e.Code == errs.InternalError {

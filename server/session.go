@@ -52,6 +52,9 @@ type session struct {
 	txUsed     time.Time
 	txStmts    int
 	txAbortErr *errs.Error // why the transaction aborted, for later statements
+	// committedTx is the committed transaction txnNumber named, kept so a
+	// retried commitTransaction can wait for its durability again.
+	committedTx *engine.Txn
 }
 
 // sessionKey extracts lsid.id (a UUID) as a map key.

@@ -127,6 +127,7 @@ func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsonc
 	if (a.hasTxnNumber || a.hasAutocommit) && !s.replSet() {
 		return nil, errs.New(errs.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	}
+	ctx = withCmdSession(ctx, key, a)
 	ss := s.sessions.get(s, key, true)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -163,7 +164,7 @@ func (s *Server) runRetryable(ctx context.Context, h handler, req *Request, ss *
 	}
 	if a.txnNumber > ss.txnNumber {
 		ss.abortTxn(errs.New(errs.NoSuchTransaction, "Transaction was aborted by a newer txnNumber"))
-		ss.state = txnNone
+		ss.state, ss.committedTx = txnNone, nil
 	}
 	ss.txnNumber = a.txnNumber
 	body, err := h(ctx, s, req)
@@ -203,6 +204,7 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 			return nil, err
 		}
 		ss.txnNumber, ss.tx, ss.state, ss.txAbortErr, ss.txStmts = a.txnNumber, tx, txnActive, nil, 0
+		ss.committedTx = nil
 		ss.retryReply = nil
 	} else if a.txnNumber > ss.txnNumber || ss.state == txnNone {
 		return nil, noSuchTxn(a.txnNumber, "transaction not started")
@@ -259,7 +261,14 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 }
 
 // commitTxn commits the session's transaction. A repeated commit of a
-// committed transaction succeeds again, as MongoDB's does.
+// committed transaction succeeds again, as MongoDB's does, after waiting
+// again for the durability its write concern asks for.
+//
+// The transaction counts as committed as soon as its writes reach the
+// database: an error after that point (the journal wait failed or ran out
+// of maxTimeMS) carries UnknownTransactionCommitResult and never
+// TransientTransactionError, so the driver retries the commit rather than
+// the whole transaction.
 func (s *Server) commitTxn(ctx context.Context, req *Request, ss *session) (bsoncore.Document, error) {
 	wc, err := parseWriteConcern(req)
 	if err != nil {
@@ -267,6 +276,11 @@ func (s *Server) commitTxn(ctx context.Context, req *Request, ss *session) (bson
 	}
 	switch ss.state {
 	case txnCommitted:
+		if ss.committedTx != nil {
+			if err := ss.committedTx.WaitDurable(ctx, wc.journal); err != nil {
+				return nil, unknownCommitResult(err)
+			}
+		}
 		b := bsoncore.NewDocumentBuilder()
 		appendWriteConcernError(b, wc)
 		return b.Build(), nil
@@ -274,19 +288,38 @@ func (s *Server) commitTxn(ctx context.Context, req *Request, ss *session) (bson
 		return nil, noSuchTxn(ss.txnNumber, "transaction aborted")
 	}
 	tx := ss.tx
-	if err := tx.Commit(ctx, wc.journal); err != nil {
+	err = tx.Commit(ctx, wc.journal)
+	if tx.Committed() {
+		ss.tx, ss.committedTx, ss.state = nil, tx, txnCommitted
+	} else {
 		ss.tx, ss.state = nil, txnAborted
-		e := *errs.As(err)
-		if e.Code == errs.WriteConflict {
-			return nil, &e
-		}
-		e.Labels = append(append([]string(nil), e.Labels...), "UnknownTransactionCommitResult")
-		return nil, &e
 	}
-	ss.tx, ss.state = nil, txnCommitted
+	if err != nil {
+		e := errs.As(err)
+		if !tx.Committed() && e.Code == errs.WriteConflict {
+			return nil, e
+		}
+		return nil, unknownCommitResult(err)
+	}
 	b := bsoncore.NewDocumentBuilder()
 	appendWriteConcernError(b, wc)
 	return b.Build(), nil
+}
+
+// unknownCommitResult labels a commitTransaction error whose outcome the
+// client cannot know: UnknownTransactionCommitResult, never
+// TransientTransactionError (retrying the whole transaction could apply
+// it twice).
+func unknownCommitResult(err error) error {
+	e := *errs.As(err)
+	labels := make([]string, 0, len(e.Labels)+1)
+	for _, l := range e.Labels {
+		if l != "TransientTransactionError" && l != "UnknownTransactionCommitResult" {
+			labels = append(labels, l)
+		}
+	}
+	e.Labels = append(labels, "UnknownTransactionCommitResult")
+	return &e
 }
 
 func noSuchTxn(n int64, why string) error {
