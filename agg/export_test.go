@@ -1,4 +1,14 @@
 package agg
 
+import "github.com/lodedb/lode/agg/accum"
+
 // SpilledRuns returns how many sorted runs have been written to disk.
 func SpilledRuns() int64 { return spilledRuns.Load() }
+
+// PeakGroupMem returns the largest $group table seen; ResetPeakGroupMem
+// clears it.
+func PeakGroupMem() int64 { return peakGroupMem.Load() }
+func ResetPeakGroupMem()  { peakGroupMem.Store(0) }
+
+// SetMaxPushBytes sets $push's bound.
+var SetMaxPushBytes = accum.SetMaxPushBytes

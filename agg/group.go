@@ -1,7 +1,7 @@
 package agg
 
 import (
-	"encoding/binary"
+	"fmt"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -204,22 +204,18 @@ func (g *groupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	}, nil
 }
 
-// consume groups the whole input. Groups live in memory until the memory
-// limit is reached; then, when disk use is allowed, the groups already in
-// memory stay there (and keep receiving their documents) while documents
-// of new keys are written, with their evaluated accumulator inputs, to
-// sorted runs that are merged and folded group by group at the end.
+// consume groups the whole input. Groups live in memory until their
+// estimated size passes the memory limit; then, when disk use is allowed,
+// every group in memory is written as its partial accumulator states to a
+// run sorted by group key, and grouping starts again with an empty table.
+// At the end the runs (and the groups still in memory) are merged by key
+// and the partial states of each key are folded together, in the order
+// they were written, so $first, $last and $push see their inputs in
+// arrival order.
 func (g *groupStage) consume(rc *runCtx, in Iterator, sp *spiller) (Iterator, error) {
-	limit := rc.pc.memLimit()
-	groups := map[string]*group{}
-	var order []*group
-	var mem int64
-	spilling := false
-	var pending [][]byte
-	var pmem int64
-	var seq uint64
+	limit := rc.pc.groupMemLimit()
+	t := &groupTable{groups: map[string]*group{}}
 	var ks []byte
-	var single *group
 	for n := 0; ; n++ {
 		d, err := in.Next()
 		if err != nil {
@@ -233,181 +229,61 @@ func (g *groupStage) consume(rc *runCtx, in Iterator, sp *spiller) (Iterator, er
 				return nil, err
 			}
 		}
-		if g.idConst && g.keyFn == nil {
-			if single == nil {
-				gr, m, err := g.newGroup(g.idValue, rc.vars)
-				if err != nil {
-					return nil, err
-				}
-				single, mem = gr, m
-				order = append(order, gr)
-			}
-			dm, err := g.add(single, d, rc.vars)
-			if err != nil {
-				return nil, err
-			}
-			mem += dm
-			if mem > limit && !rc.pc.AllowDiskUse {
-				return nil, memoryError("$group", limit)
-			}
-			continue
-		}
 		key, err := g.key(d, rc.vars)
 		if err != nil {
 			return nil, err
 		}
 		ks = keystring.AppendValue(ks[:0], key, false)
-		gr := groups[string(ks)]
+		gr := t.groups[string(ks)]
 		if gr == nil {
-			if spilling {
-				rec, err := g.spillRecord(ks, seq, key, d, rc.vars)
-				if err != nil {
-					return nil, err
-				}
-				seq++
-				pending = append(pending, rec)
-				pmem += int64(len(rec)) + 32
-				if pmem > limit/2 {
-					sortRecords(pending)
-					if err := sp.writeRun(pending); err != nil {
-						return nil, err
-					}
-					pending, pmem = nil, 0
-				}
-				continue
-			}
 			var m int64
 			gr, m, err = g.newGroup(key, rc.vars)
 			if err != nil {
 				return nil, err
 			}
-			groups[string(ks)] = gr
-			order = append(order, gr)
-			mem += m + int64(len(ks))
+			t.groups[string(ks)] = gr
+			t.order = append(t.order, gr)
+			t.keys = append(t.keys, string(ks))
+			t.mem += m + int64(len(ks))
 		}
 		dm, err := g.add(gr, d, rc.vars)
 		if err != nil {
 			return nil, err
 		}
-		mem += dm
-		if mem > limit && !spilling {
+		t.mem += dm
+		notePeak(t.mem)
+		if t.mem > limit {
 			if !rc.pc.AllowDiskUse {
 				return nil, memoryError("$group", limit)
 			}
-			spilling = true
-		}
-	}
-	i := 0
-	var m *merger
-	return &funcIter{next: func() (bsoncore.Document, error) {
-		if i < len(order) {
-			gr := order[i]
-			order[i] = nil
-			i++
-			return g.result(gr)
-		}
-		if len(pending) == 0 && len(sp.runs) == 0 {
-			return nil, nil
-		}
-		if m == nil {
-			sortRecords(pending)
-			var err error
-			if m, err = sp.merge(pending, compareSpillRecords); err != nil {
+			recs, err := g.partialRecords(t)
+			if err != nil {
 				return nil, err
 			}
+			if err := sp.writeRun(recs); err != nil {
+				return nil, fmt.Errorf("$group spill: %w", err)
+			}
+			t.reset()
+		}
+	}
+	if len(sp.runs) == 0 {
+		return t.iter(g), nil
+	}
+	// Merge the runs with what is still in memory (the newest run).
+	recs, err := g.partialRecords(t)
+	if err != nil {
+		return nil, err
+	}
+	t.reset()
+	var m *merger
+	return &funcIter{next: func() (bsoncore.Document, error) {
+		if m == nil {
+			var err error
+			if m, err = sp.merge(recs, compareSpillRecords); err != nil {
+				return nil, err
+			}
+			recs = nil
 		}
 		return g.nextSpilled(m, rc.vars)
 	}}, nil
-}
-
-// A spill record is uvarint(len(ks)) ks seq(8 bytes) {k: key, i: [inputs]}.
-func (g *groupStage) spillRecord(ks []byte, seq uint64, key bsoncore.Value, d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
-	rec := binary.AppendUvarint(nil, uint64(len(ks)))
-	rec = append(rec, ks...)
-	rec = binary.BigEndian.AppendUint64(rec, seq)
-	idx, body := bsoncore.AppendDocumentStart(rec)
-	body = bsoncore.AppendValueElement(body, "k", key)
-	aidx, body := bsoncore.AppendArrayElementStart(body, "i")
-	for i, f := range g.facs {
-		v, err := f.Input(d, vars)
-		if err != nil {
-			return nil, err
-		}
-		if expr.IsMissing(v) {
-			// Record missing as an empty document marker {m: 1}.
-			body = bsoncore.AppendDocumentElement(body, itoa(i), missingMarker)
-			continue
-		}
-		body = bsoncore.AppendDocumentElement(body, itoa(i), bsoncore.NewDocumentBuilder().AppendValue("v", v).Build())
-	}
-	body, _ = bsoncore.AppendArrayEnd(body, aidx)
-	body, _ = bsoncore.AppendDocumentEnd(body, idx)
-	return body, nil
-}
-
-var missingMarker = bsoncore.NewDocumentBuilder().AppendInt32("m", 1).Build()
-
-// splitSpillRecord returns the key string, sequence and body of a record.
-func splitSpillRecord(r []byte) (ks []byte, seq uint64, body bsoncore.Document) {
-	n, w := binary.Uvarint(r)
-	ks = r[w : w+int(n)]
-	seq = binary.BigEndian.Uint64(r[w+int(n):])
-	return ks, seq, r[w+int(n)+8:]
-}
-
-func compareSpillRecords(a, b []byte) int {
-	ka, sa, _ := splitSpillRecord(a)
-	kb, sb, _ := splitSpillRecord(b)
-	if c := compareBytes(ka, kb); c != 0 {
-		return c
-	}
-	switch {
-	case sa < sb:
-		return -1
-	case sa > sb:
-		return 1
-	}
-	return 0
-}
-
-func sortRecords(recs [][]byte) {
-	sortSlice(recs, compareSpillRecords)
-}
-
-// nextSpilled folds the next group from the merged runs.
-func (g *groupStage) nextSpilled(m *merger, vars *expr.Vars) (bsoncore.Document, error) {
-	var gr *group
-	var curKS []byte
-	for {
-		r, err := m.peek()
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
-			break
-		}
-		ks, _, body := splitSpillRecord(r)
-		if gr != nil && compareBytes(ks, curKS) != 0 {
-			break
-		}
-		m.pop()
-		if gr == nil {
-			curKS = ks
-			if gr, _, err = g.newGroup(body.Lookup("k"), vars); err != nil {
-				return nil, err
-			}
-		}
-		vals, _ := body.Lookup("i").Array().Values()
-		for i, iv := range vals {
-			ed := iv.Document()
-			v := ed.Lookup("v")
-			if err := gr.accs[i].Add(v); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if gr == nil {
-		return nil, nil
-	}
-	return g.result(gr)
 }

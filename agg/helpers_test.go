@@ -138,3 +138,27 @@ func wantCode(t testing.TB, err error, code errs.Code) {
 		t.Fatalf("got error %v (code %d), want code %d", err, e.Code, code)
 	}
 }
+
+// runPipelineIn runs a pipeline with a 16 KiB memory limit, disk use
+// allowed and spill files in dir.
+func runPipelineIn(t testing.TB, cat agg.Catalog, coll, pipeline, dir string) ([]bsoncore.Document, error) {
+	t.Helper()
+	pc := &agg.ParseContext{DB: testDB, Coll: coll, AllowDiskUse: true, MemoryLimit: 16 << 10, TempDir: dir}
+	p, err := agg.Parse(parseDocs(t, pipeline), pc)
+	if err != nil {
+		return nil, err
+	}
+	it, err := p.Run(context.Background(), cat, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []bsoncore.Document
+	for {
+		d, err := it.Next()
+		if err != nil || d == nil {
+			return out, err
+		}
+		out = append(out, d)
+	}
+}

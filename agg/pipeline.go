@@ -3,6 +3,7 @@ package agg
 import (
 	"context"
 	"os"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -10,11 +11,26 @@ import (
 	"github.com/lodedb/lode/expr"
 )
 
-// MemoryLimit is the number of bytes a blocking stage ($group, $sort,
-// $bucketAuto, $sample) may hold before it spills or fails with code 292,
-// like MongoDB's 100 MB internalQueryMaxBlockingSortMemoryUsageBytes. Tests
-// lower it; a ParseContext may override it.
-var MemoryLimit int64 = 100 << 20
+// sortMemLimit is the number of bytes a blocking sort ($sort,
+// $bucketAuto, $sample, the input buffer of $facet) may hold before it
+// spills or fails with code 292: MongoDB's
+// internalQueryMaxBlockingSortMemoryUsageBytes (100 MB). groupMemLimit is
+// the same for $group and $bucket: internalDocumentSourceGroupMaxMemoryBytes.
+// Both are server parameters (SetSortMemoryLimit, SetGroupMemoryLimit); a
+// ParseContext may override them.
+var sortMemLimit, groupMemLimit atomic.Int64
+
+func init() {
+	sortMemLimit.Store(100 << 20)
+	groupMemLimit.Store(100 << 20)
+}
+
+// SetSortMemoryLimit sets internalQueryMaxBlockingSortMemoryUsageBytes for
+// pipelines.
+func SetSortMemoryLimit(n int64) { sortMemLimit.Store(n) }
+
+// SetGroupMemoryLimit sets internalDocumentSourceGroupMaxMemoryBytes.
+func SetGroupMemoryLimit(n int64) { groupMemLimit.Store(n) }
 
 // ParseContext carries what parsing a pipeline needs to know besides the
 // stages themselves.
@@ -28,9 +44,10 @@ type ParseContext struct {
 	// AllowDiskUse lets blocking stages spill to temporary files instead of
 	// failing past the memory limit.
 	AllowDiskUse bool
-	// TempDir is where spill files go; "" means os.TempDir().
+	// TempDir is where spill files go (the data directory's _tmp); ""
+	// means os.TempDir().
 	TempDir string
-	// MemoryLimit overrides the package MemoryLimit when > 0.
+	// MemoryLimit overrides both memory limits (sort and group) when > 0.
 	MemoryLimit int64
 	// Hint is the aggregate command's hint, applied to the pushed-down
 	// query.
@@ -40,11 +57,20 @@ type ParseContext struct {
 	inLookup, inFacet, inUnion bool
 }
 
+// memLimit is the limit of sorting stages.
 func (pc *ParseContext) memLimit() int64 {
 	if pc.MemoryLimit > 0 {
 		return pc.MemoryLimit
 	}
-	return MemoryLimit
+	return sortMemLimit.Load()
+}
+
+// groupMemLimit is the limit of $group and $bucket.
+func (pc *ParseContext) groupMemLimit() int64 {
+	if pc.MemoryLimit > 0 {
+		return pc.MemoryLimit
+	}
+	return groupMemLimit.Load()
 }
 
 func (pc *ParseContext) tempDir() string {

@@ -15,9 +15,10 @@ import (
 // spilledRuns counts the runs written, for tests.
 var spilledRuns atomic.Int64
 
-// spiller writes sorted runs of opaque records to temporary files and
-// merges them back in order. Each run file is unlinked as soon as it is
-// created, so nothing is left behind if the process dies.
+// spiller writes sorted runs of opaque records to temporary files in dir
+// (created when first needed) and merges them back in order. Each run file
+// is unlinked as soon as it is created, so its space is freed when the
+// stage closes it and nothing is left behind if the process dies.
 type spiller struct {
 	dir   string
 	runs  []*os.File
@@ -26,6 +27,11 @@ type spiller struct {
 
 // writeRun writes one run of already-sorted records.
 func (s *spiller) writeRun(records [][]byte) error {
+	if s.dir != "" {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			return fmt.Errorf("agg: create spill directory: %w", err)
+		}
+	}
 	f, err := os.CreateTemp(s.dir, "lode-agg-spill-*")
 	if err != nil {
 		return fmt.Errorf("agg: create spill file: %w", err)

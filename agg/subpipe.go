@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"fmt"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/errs"
@@ -187,32 +188,26 @@ func (f *facetStage) spec() bsoncore.Document { return specDoc("$facet", f.raw) 
 
 func (f *facetStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	done := false
+	sp := &spiller{dir: rc.pc.tempDir()}
 	return &funcIter{
 		next: func() (bsoncore.Document, error) {
 			if done {
 				return nil, nil
 			}
 			done = true
-			limit := rc.pc.memLimit()
-			var docs []bsoncore.Document
-			var mem int64
-			for {
-				d, err := in.Next()
-				if err != nil {
-					return nil, err
-				}
-				if d == nil {
-					break
-				}
-				docs = append(docs, d)
-				mem += int64(len(d)) + docOverhead
-				if mem > limit && !rc.pc.AllowDiskUse {
-					return nil, memoryError("$facet", limit)
-				}
+			docs, err := f.buffer(rc, in, sp)
+			if err != nil {
+				return nil, err
 			}
 			idx, out := bsoncore.AppendDocumentStart(nil)
 			for i, p := range f.subs {
-				it, err := p.runOnInput(rc, &sliceIter{docs: append([]bsoncore.Document(nil), docs...)})
+				// Each sub-pipeline reads the runs, then the buffer, in
+				// arrival order (the merge is stable and compares nothing).
+				m, err := sp.merge(append([][]byte(nil), docs...), func(a, b []byte) int { return 0 })
+				if err != nil {
+					return nil, fmt.Errorf("$facet: %w", err)
+				}
+				it, err := p.runOnInput(rc, &funcIter{next: func() (bsoncore.Document, error) { return m.next() }})
 				if err != nil {
 					return nil, err
 				}
@@ -232,6 +227,35 @@ func (f *facetStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 			}
 			return out, nil
 		},
-		close: in.Close,
+		close: func() error { sp.close(); return in.Close() },
 	}, nil
+}
+
+// buffer reads the whole input of $facet. Up to the memory limit the
+// documents stay in memory; past it they are written to runs on disk when
+// disk use is allowed, or the stage fails with 292.
+func (f *facetStage) buffer(rc *runCtx, in Iterator, sp *spiller) ([][]byte, error) {
+	limit := rc.pc.memLimit()
+	var docs [][]byte
+	var mem int64
+	for {
+		d, err := in.Next()
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return docs, nil
+		}
+		docs = append(docs, d)
+		mem += int64(len(d)) + docOverhead
+		if mem > limit {
+			if !rc.pc.AllowDiskUse {
+				return nil, memoryError("$facet", limit)
+			}
+			if err := sp.writeRun(docs); err != nil {
+				return nil, fmt.Errorf("$facet spill: %w", err)
+			}
+			docs, mem = nil, 0
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +22,7 @@ import (
 type Engine struct {
 	db  *storage.DB
 	log *slog.Logger
+	dir string
 
 	catMu  sync.Mutex // serializes catalog changes
 	cat    atomic.Pointer[catalog]
@@ -44,7 +47,12 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{db: db, log: opts.Logger}
+	e := &Engine{db: db, log: opts.Logger, dir: dir}
+	// Spill files are unlinked when created; clear what a crash between
+	// creating and unlinking one could have left.
+	if err := os.RemoveAll(e.TempDir()); err != nil {
+		e.log.Warn("cannot clear the temporary directory", "dir", e.TempDir(), "err", err)
+	}
 	if err := e.loadCatalog(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
@@ -63,6 +71,10 @@ func (e *Engine) Close() error {
 	})
 	return e.closeErr
 }
+
+// TempDir is the directory for temporary files (aggregation and sort
+// spills): <dir>/_tmp, created by whoever first needs it.
+func (e *Engine) TempDir() string { return filepath.Join(e.dir, "_tmp") }
 
 // Storage returns the storage layer, for the query executor and stats.
 func (e *Engine) Storage() *storage.DB { return e.db }

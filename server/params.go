@@ -7,6 +7,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/agg"
+	"github.com/lodedb/lode/agg/accum"
 	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/errs"
 )
@@ -120,7 +122,13 @@ func (s *Server) paramTable() *params {
 		p.add("internalQueryMaxScansToExplode", intParam(200, 0, engine.SetMaxScansToExplode))
 		p.add("ttlMonitorEnabled", constParam(boolValue(true)))
 		p.add("ttlMonitorSleepSecs", intParam(int64(s.eng.TTLMonitorSleep()/time.Second), 1, s.setTTLSleep))
-		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", intParam(100*1024*1024, 1, engine.SetMaxBlockingSortMemory))
+		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", intParam(100*1024*1024, 1, func(n int64) {
+			engine.SetMaxBlockingSortMemory(n)
+			agg.SetSortMemoryLimit(n)
+		}))
+		p.add("internalDocumentSourceGroupMaxMemoryBytes", intParam(100*1024*1024, 1, agg.SetGroupMemoryLimit))
+		p.add("internalQueryMaxPushBytes", intParam(100*1024*1024, 1, accum.SetMaxPushBytes))
+		p.add("internalQueryMaxAddToSetBytes", intParam(100*1024*1024, 1, accum.SetMaxAddToSetBytes))
 		p.add("allowDiskUseByDefault", constParam(boolValue(true)))
 		p.add("storageEngine", constParam(stringValue("lode")))
 		for name, pr := range s.extraParams {

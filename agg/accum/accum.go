@@ -24,6 +24,13 @@ type Accumulator interface {
 	Result() (bsoncore.Value, error)
 	// MemUsage returns the approximate bytes held.
 	MemUsage() int
+	// Partial returns the accumulator's state as one value, so that a
+	// group can be written to disk when $group spills.
+	Partial() (bsoncore.Value, error)
+	// Merge folds in a state returned by Partial of an accumulator of the
+	// same Factory. States must be merged in the order their inputs
+	// arrived ($first, $last, $push and the N variants depend on it).
+	Merge(p bsoncore.Value) error
 }
 
 // Factory is a parsed accumulator specification.

@@ -183,7 +183,7 @@ func (a *pushAcc) Add(v bsoncore.Value) error {
 	}
 	a.vals = append(a.vals, copyVal(v))
 	a.mem += valOverhead + len(v.Data)
-	return nil
+	return a.checkLimit()
 }
 
 func (a *pushAcc) Result() (bsoncore.Value, error) { return expr.Array(a.vals...), nil }
