@@ -82,6 +82,12 @@ type collState struct {
 	count      int64
 	dataSize   int64
 
+	// Logical bytes (key + value) of each index's entries by index id,
+	// maintained under mu once idxValid; collStats reports them when
+	// Pebble's on-disk estimate is lower (stats.go).
+	idxValid bool
+	idxBytes map[uint64]int64
+
 	// Known-empty index ranges (scanhints.go): hints under mu. commits
 	// counts transaction commits, which do not take mu; a renamed
 	// collection shares its source's. Nil disables the hints.

@@ -219,6 +219,7 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 	if _, err := e.db.Commit(b); err != nil {
 		return err
 	}
+	delete(c.state.idxBytes, ix.id)
 	e.publish(n)
 	return nil
 }

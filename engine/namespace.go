@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -67,11 +68,7 @@ func (e *Engine) ListDatabases() ([]DatabaseInfo, error) {
 	cat := e.cat.Load()
 	var out []DatabaseInfo
 	for _, db := range cat.sortedDBNames() {
-		var size int64
-		for _, c := range cat.dbs[db] {
-			size += e.collDiskSize(c)
-		}
-		out = append(out, DatabaseInfo{Name: db, SizeOnDisk: size, Empty: false})
+		out = append(out, DatabaseInfo{Name: db, SizeOnDisk: e.DatabaseSize(db), Empty: false})
 	}
 	return out, nil
 }
@@ -128,7 +125,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions) (*collect
 	c := &collection{
 		db: db, name: coll, id: e.allocID(), uuid: newUUID(),
 		capped: opts.Capped, size: opts.Size, max: opts.Max,
-		state: &collState{statsValid: true, commits: &txnCommits{}},
+		state: &collState{statsValid: true, idxValid: true, commits: &txnCommits{}},
 	}
 	if len(opts.Raw) > 5 {
 		c.options = append(bsoncore.Document(nil), opts.Raw...)
@@ -257,6 +254,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	moved.state = &collState{
 		lastRec: src.state.lastRec, statsValid: src.state.statsValid,
 		count: src.state.count, dataSize: src.state.dataSize,
+		idxValid: src.state.idxValid, idxBytes: maps.Clone(src.state.idxBytes),
 		commits: src.state.commits,
 	}
 	e.catMu.Lock()

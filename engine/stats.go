@@ -7,9 +7,10 @@ import (
 	"github.com/lodedb/lode/storage"
 )
 
-// CollectionStats returns the size figures of db.coll. The document count
-// and data size are kept in memory; the first call after Open computes them
-// with one scan.
+// CollectionStats returns the size figures of db.coll. The document count,
+// data size and index entry sizes are kept in memory; the first call after
+// Open computes them with one scan. Storage and index sizes are estimates
+// that are never 0 for non-empty data (see stats_size.go).
 func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 	var st CollectionStats
 	c, err := e.lockColl(db, coll, false)
@@ -25,21 +26,31 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 			return st, err
 		}
 	}
+	if !c.state.idxValid {
+		if err := e.recountIndexes(c); err != nil {
+			c.state.mu.Unlock()
+			return st, err
+		}
+	}
 	st.Count, st.Size = c.state.count, c.state.dataSize
+	logical := make([]int64, len(c.indexes))
+	for i, ix := range c.indexes {
+		logical[i] = c.state.idxBytes[ix.id]
+	}
 	c.state.mu.Unlock()
 	lo, hi := storage.RecordRange(c.id)
-	if n, err := e.db.EstimateDiskUsage(lo, hi); err == nil {
-		st.StorageSize = int64(n)
+	if st.StorageSize, err = e.sizeEstimate(lo, hi, st.Size+st.Count*recordKeyLen); err != nil {
+		return st, fmt.Errorf("storage size of %s.%s: %w", db, coll, err)
 	}
 	st.IndexSizes = make(map[string]int64, len(c.indexes))
-	for _, ix := range c.indexes {
+	for i, ix := range c.indexes {
 		lo, hi := storage.IndexRange(ix.id)
-		n, err := e.db.EstimateDiskUsage(lo, hi)
+		n, err := e.sizeEstimate(lo, hi, logical[i])
 		if err != nil {
-			return st, fmt.Errorf("index size: %w", err)
+			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.name, db, coll, err)
 		}
-		st.IndexSizes[ix.name] = int64(n)
-		st.TotalIndexSize += int64(n)
+		st.IndexSizes[ix.name] = n
+		st.TotalIndexSize += n
 	}
 	st.NIndexes = len(c.indexes)
 	st.Capped, st.Max, st.MaxSize = c.capped, c.max, c.size
@@ -65,23 +76,16 @@ func (e *Engine) recount(c *collection) error {
 	return nil
 }
 
-// collDiskSize estimates the on-disk bytes of c's records and indexes.
-func (e *Engine) collDiskSize(c *collection) int64 {
-	lo, hi := storage.RecordRange(c.id)
-	total, _ := e.db.EstimateDiskUsage(lo, hi)
-	for _, ix := range c.indexes {
-		lo, hi := storage.IndexRange(ix.id)
-		n, _ := e.db.EstimateDiskUsage(lo, hi)
-		total += n
-	}
-	return int64(total)
-}
-
-// DatabaseSize returns the estimated on-disk bytes of db.
+// DatabaseSize returns the estimated storage and index bytes of db (the
+// sum of its collections' storageSize and totalIndexSize).
 func (e *Engine) DatabaseSize(db string) int64 {
 	var total int64
 	for _, c := range e.cat.Load().dbs[db] {
-		total += e.collDiskSize(c)
+		st, err := e.CollectionStats(c.db, c.name)
+		if err != nil {
+			continue // dropped meanwhile
+		}
+		total += st.StorageSize + st.TotalIndexSize
 	}
 	return total
 }

@@ -61,6 +61,7 @@ type txnColl struct {
 	indexIDs   []uint64 // ids of the collection's indexes at the first write
 	countDelta int64
 	sizeDelta  int64
+	idxDelta   map[uint64]int64
 }
 
 // newTxnColl records collection c as written by a transaction: its index
@@ -268,6 +269,9 @@ func (tx *Txn) applyStats(colls []*txnColl) {
 		if st.statsValid && !st.dropped {
 			st.count += tc.countDelta
 			st.dataSize += tc.sizeDelta
+		}
+		if !st.dropped {
+			st.addIndexBytes(tc.idxDelta)
 		}
 	}
 }

@@ -90,7 +90,14 @@ func (t *writeTxn) commitInTxn() error {
 	}
 	tc.countDelta += t.countDelta
 	tc.sizeDelta += t.sizeDelta
+	for id, n := range t.idxDelta {
+		if tc.idxDelta == nil {
+			tc.idxDelta = map[uint64]int64{}
+		}
+		tc.idxDelta[id] += n
+	}
 	t.countDelta, t.sizeDelta = 0, 0
+	clear(t.idxDelta)
 	t.docs = 0
 	clear(t.removed)
 	clear(t.pending)

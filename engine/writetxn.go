@@ -40,6 +40,7 @@ type writeTxn struct {
 	metaDirty  bool
 	countDelta int64
 	sizeDelta  int64
+	idxDelta   map[uint64]int64 // index bytes added (removed if < 0) by index id
 	lastSeq    uint64
 	counts     txnCounts // metrics.document, flushed on commit (stats_counters.go)
 
@@ -88,6 +89,7 @@ func (t *writeTxn) commit() error {
 	if err != nil {
 		t.metaDirty = false
 		t.countDelta, t.sizeDelta = 0, 0
+		clear(t.idxDelta)
 		t.counts = txnCounts{}
 		return err
 	}
@@ -103,7 +105,9 @@ func (t *writeTxn) commit() error {
 		st.count += t.countDelta
 		st.dataSize += t.sizeDelta
 	}
+	st.addIndexBytes(t.idxDelta)
 	t.countDelta, t.sizeDelta = 0, 0
+	clear(t.idxDelta)
 	return nil
 }
 
@@ -234,6 +238,7 @@ func (t *writeTxn) writeStaged(rid uint64) {
 		ix := t.c.indexes[s.ix]
 		ks := t.sbuf[s.off:s.end]
 		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, rid)
+		t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
 		if s.del {
 			// Index entries are set once and removed once (see package
 			// storage), so SingleDelete is safe.

@@ -3,6 +3,8 @@ package clients
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -60,4 +62,42 @@ func TestMongoshCurrentOpKillOp(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("killed getMore did not return")
 	}
+}
+
+// TestMongoshStatsSizes: db.coll.stats() (mongosh builds it from
+// $collStats), db.stats() and listDatabases report sizes that are not 0
+// and add up, and `show dbs` shows the database with a non-zero size.
+func TestMongoshStatsSizes(t *testing.T) {
+	s := startServer(t)
+	out := runMongosh(t, s, "ops_stats.js")
+	if !strings.Contains(out, "ops stats OK") {
+		t.Fatalf("script did not finish:\n%s", out)
+	}
+	shown := runMongoshEval(t, s, "show dbs")
+	for _, line := range strings.Split(shown, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "test" {
+			if f[1] == "0" || f[1] == "0.00" {
+				t.Fatalf("show dbs lists test with size 0:\n%s", shown)
+			}
+			return
+		}
+	}
+	t.Fatalf("show dbs does not list test:\n%s", shown)
+}
+
+// runMongoshEval runs one line of shell input (such as "show dbs") with
+// mongosh --eval and returns its output.
+func runMongoshEval(t *testing.T, s *server, code string) string {
+	t.Helper()
+	mongosh := requireTool(t, "mongosh")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", s.uri(), "--eval", code)
+	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mongosh --eval %q: %v\n%s", code, err, out)
+	}
+	return string(out)
 }
