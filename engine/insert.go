@@ -84,6 +84,21 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 // rewritten document; the result stays valid because a fresh slice is
 // allocated when doc must be rewritten.
 func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.Error) {
+	out, werr := ensureID(doc)
+	if werr != nil {
+		return nil, werr
+	}
+	// MongoDB 7.0 (fixDocumentForInsert): BadValue, reported as a write error.
+	if len(out) > MaxDocumentSize {
+		return nil, errs.New(errs.BadValue, "object to insert too large. size in bytes: %d, max size: %d", len(out), MaxDocumentSize)
+	}
+	return out, nil
+}
+
+// ensureID returns doc with _id first, adding an ObjectId when missing,
+// and rejects _id values MongoDB does not store. It does not check the
+// size: callers apply the limit with their own error.
+func ensureID(doc bsoncore.Document) (bsoncore.Document, *errs.Error) {
 	if len(doc) < 5 {
 		return nil, errs.New(errs.InvalidBSON, "invalid document")
 	}
@@ -123,9 +138,6 @@ func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.E
 		b = append(b, doc[4:len(doc)-1]...)
 		out, _ = bsoncore.AppendDocumentEnd(b, idx)
 	}
-	if len(out) > MaxDocumentSize {
-		return nil, errs.New(errs.BSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", len(out), MaxDocumentSize)
-	}
 	return out, nil
 }
 
@@ -140,9 +152,4 @@ func validateID(v bsoncore.Value) *errs.Error {
 		return errs.New(errs.BadValue, "can't use a undefined for _id")
 	}
 	return nil
-}
-
-// ensureID returns doc with _id first, adding an ObjectId when missing.
-func ensureID(doc bsoncore.Document) (bsoncore.Document, *errs.Error) {
-	return prepareInsert(doc, nil)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/errs"
 	"github.com/lodedb/lode/storage"
 )
@@ -91,26 +93,61 @@ func (e *Engine) ListCollections(db string) ([]CollectionInfo, error) {
 
 var emptyDoc = bsoncore.Document{5, 0, 0, 0, 0}
 
-// CreateCollection creates db.coll explicitly. It fails with
-// NamespaceExists when the collection exists.
+// CreateCollection creates db.coll explicitly. As in MongoDB 7.0
+// (SERVER-60064), creating a collection that exists with the same options
+// succeeds; with different options it fails with NamespaceExists. System
+// namespaces a client may not create get InvalidNamespace.
 func (e *Engine) CreateCollection(db, coll string, opts CreateOptions) error {
 	if err := e.checkOpen(); err != nil {
 		return err
 	}
-	if err := ValidateNamespace(db, coll); err != nil {
+	if err := validateUserWrite(db, coll); err != nil {
 		return err
 	}
 	if opts.Capped && opts.Size <= 0 {
 		return errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
-	_, created, err := e.createCollection(db, coll, opts)
+	c, created, err := e.createCollection(db, coll, opts)
 	if err != nil {
 		return err
 	}
-	if !created {
-		return errs.New(errs.NamespaceExists, "Collection %s.%s already exists.", db, coll)
+	if !created && !sameCreateOptions(c.options, opts.Raw) {
+		return errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but with different options: %s",
+			db, coll, renderCollOptions(c))
 	}
 	return nil
+}
+
+// sameCreateOptions reports whether two create option documents hold the
+// same fields with equal values, in any order.
+func sameCreateOptions(a, b bsoncore.Document) bool {
+	ae, _ := a.Elements()
+	be, _ := b.Elements()
+	if len(ae) != len(be) {
+		return false
+	}
+	for _, x := range ae {
+		y, err := b.LookupErr(x.Key())
+		if err != nil || !bsonutil.Equal(x.Value(), y) {
+			return false
+		}
+	}
+	return true
+}
+
+// renderCollOptions renders a collection's options as mongod does in its
+// NamespaceExists message: { uuid: UUID("..."), capped: true, ... }.
+func renderCollOptions(c *collection) string {
+	var sb strings.Builder
+	u := hex.EncodeToString(c.uuid[:])
+	sb.WriteString(`{ uuid: UUID("` + u[0:8] + "-" + u[8:12] + "-" + u[12:16] + "-" + u[16:20] + "-" + u[20:] + `")`)
+	elems, _ := c.options.Elements()
+	for _, el := range elems {
+		sb.WriteString(", " + el.Key() + ": ")
+		renderValueTo(&sb, el.Value())
+	}
+	sb.WriteString(" }")
+	return sb.String()
 }
 
 // createCollection creates db.coll with its _id index unless it exists.

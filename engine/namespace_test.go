@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -13,8 +14,15 @@ func TestDropAndRename(t *testing.T) {
 	e := openTest(t, "")
 	insert(t, e, "db", "a", bson.D{{Key: "_id", Value: 1}})
 	insert(t, e, "db", "b", bson.D{{Key: "_id", Value: 2}})
-	if err := e.CreateCollection("db", "a", CreateOptions{}); !errs.Is(err, errs.NamespaceExists) || err.(*errs.Error).Msg != "Collection db.a already exists." {
-		t.Fatalf("create existing: %v", err)
+	// MongoDB 7.0 (SERVER-60064): same options succeed, different options
+	// fail with NamespaceExists.
+	if err := e.CreateCollection("db", "a", CreateOptions{}); err != nil {
+		t.Fatalf("create existing with the same options: %v", err)
+	}
+	capped := CreateOptions{Capped: true, Size: 4096, Raw: D(t, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: 4096}})}
+	if err := e.CreateCollection("db", "a", capped); !errs.Is(err, errs.NamespaceExists) ||
+		!strings.HasPrefix(err.(*errs.Error).Msg, "namespace db.a already exists, but with different options: { uuid: UUID(\"") {
+		t.Fatalf("create existing with other options: %v", err)
 	}
 	if err := e.RenameCollection("db", "a", "db", "b", false); !errs.Is(err, errs.NamespaceExists) {
 		t.Fatalf("rename onto existing: %v", err)

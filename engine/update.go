@@ -223,12 +223,14 @@ func upsertDoc(p *parsedUpdate, now time.Time) (bsoncore.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	// MongoDB checks the upserted document against the user limit with its
+	// own code (UpsertStage), not the insert-time BadValue.
 	doc, werr := ensureID(out)
 	if werr != nil {
 		return nil, werr
 	}
 	if len(doc) > MaxDocumentSize {
-		return nil, errs.New(errs.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
+		return nil, errs.New(errs.Code(17420), "Document to upsert is larger than %d", MaxDocumentSize)
 	}
 	return doc, nil
 }

@@ -62,15 +62,19 @@ func (u *Update) Apply(doc bsoncore.Document, opts ApplyOptions) (out bsoncore.D
 	if bytes.Equal(out, doc) {
 		return doc, false, nil
 	}
-	if err := validateResult(out); err != nil {
+	if err := validateResult(out, opts.Insert); err != nil {
 		return nil, false, err
 	}
 	return out, true, nil
 }
 
 // validateResult checks the size limit and the top-level fields of a new
-// document.
-func validateResult(out bsoncore.Document) error {
+// document. An upsert's new document (insert) has its own size error, as
+// in mongod's UpsertStage.
+func validateResult(out bsoncore.Document, insert bool) error {
+	if insert && len(out) > MaxDocumentSize {
+		return errs.New(errs.Code(17420), "Document to upsert is larger than %d", MaxDocumentSize)
+	}
 	if len(out) > MaxDocumentSize {
 		return errs.New(errs.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
@@ -305,7 +309,7 @@ func (a *applier) idString() string {
 }
 
 // applyReplacement replaces the document, keeping its _id.
-func (u *Update) applyReplacement(doc bsoncore.Document, _ ApplyOptions) (bsoncore.Document, bool, error) {
+func (u *Update) applyReplacement(doc bsoncore.Document, opts ApplyOptions) (bsoncore.Document, bool, error) {
 	oldID, hasOld := doc.LookupErr("_id")
 	newID, errNew := u.replacement.LookupErr("_id")
 	out := make([]byte, 0, len(u.replacement)+32)
@@ -328,7 +332,7 @@ func (u *Update) applyReplacement(doc bsoncore.Document, _ ApplyOptions) (bsonco
 	if bytes.Equal(out, doc) {
 		return doc, false, nil
 	}
-	if err := validateResult(out); err != nil {
+	if err := validateResult(out, opts.Insert); err != nil {
 		return nil, false, err
 	}
 	return out, true, nil
