@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/errs"
 	"github.com/lodedb/lode/wire"
 )
 
@@ -74,22 +74,70 @@ func (c *conn) handle(m wire.Message) error {
 	case *wire.Msg:
 		cmd, err := m.Merged()
 		if err != nil {
-			return c.writeMsg(m.Header.RequestID, errorDoc(err))
+			return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
 		}
 		moreToCome := m.FlagBits&wire.MoreToCome != 0
 		reply := c.s.dispatch(context.Background(), c, cmd, moreToCome)
 		if moreToCome {
 			return nil
 		}
-		return c.writeMsg(m.Header.RequestID, reply)
+		// As mongod does over plain TCP, a checksummed request gets a
+		// checksummed reply.
+		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
 	case *wire.Query:
+		if !isCommandNS(m.FullCollectionName) {
+			return c.writeLegacyError(m.Header.RequestID, "OP_QUERY is no longer supported")
+		}
 		reply := c.handleOpQuery(m)
 		return c.writeReply(m.Header.RequestID, reply)
 	default:
-		h := m.MessageHeader()
-		err := errs.New(errs.ProtocolError, "Unsupported opcode %d; only OP_MSG and the OP_QUERY handshake are supported", h.OpCode)
-		return c.writeMsg(h.RequestID, errorDoc(err))
+		return c.handleLegacy(m.MessageHeader())
 	}
+}
+
+// handleLegacy answers an opcode other than OP_MSG and OP_QUERY the way
+// mongod 7.0 does (service_entry_point_common.cpp): OP_GET_MORE gets an
+// OP_REPLY error; the removed fire-and-forget writes (OP_INSERT, OP_UPDATE,
+// OP_DELETE, OP_KILL_CURSORS) fail the request, which ends the session; any
+// other opcode is logged and gets no reply, and the connection goes on.
+// OP_COMPRESSED is never negotiated by Lode, so it cannot be decompressed
+// and also ends the session.
+func (c *conn) handleLegacy(h wire.Header) error {
+	log := c.s.log.With("conn", c.id, "opcode", int32(h.OpCode))
+	switch h.OpCode {
+	case wire.OpGetMore:
+		return c.writeLegacyError(h.RequestID, "OP_GET_MORE is no longer supported")
+	case wire.OpInsert, wire.OpUpdate, wire.OpDelete, wire.OpKillCursors:
+		log.Info("closing connection: legacy opcode is no longer supported", "op", h.OpCode.String())
+		return fmt.Errorf("%v is no longer supported", h.OpCode)
+	case wire.OpCompressed:
+		log.Info("closing connection: compression was not negotiated")
+		return errors.New("OP_COMPRESSED without a negotiated compressor")
+	default:
+		log.Info("operation is not supported")
+		return nil
+	}
+}
+
+// writeLegacyError sends mongod's OP_REPLY for a removed legacy read
+// opcode: QueryFailure set and {$err, code: 5739101, ok: 0}.
+func (c *conn) writeLegacyError(responseTo int32, what string) error {
+	doc := bsoncore.NewDocumentBuilder().
+		AppendString("$err", what+". The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal").
+		AppendInt32("code", 5739101).
+		AppendDouble("ok", 0).
+		Build()
+	c.out = wire.AppendReply(c.out[:0], c.reqID.Add(1), responseTo, wire.ReplyQueryFailure, 0, 0, doc)
+	_, err := c.nc.Write(c.out)
+	c.trimBuffer()
+	return err
+}
+
+// isCommandNS reports whether a legacy namespace names a database's
+// command pseudo-collection ("db.$cmd").
+func isCommandNS(ns string) bool {
+	_, coll, ok := splitNS(ns)
+	return ok && coll == "$cmd"
 }
 
 // replyError answers a message that could be framed but not decoded.
@@ -97,11 +145,12 @@ func (c *conn) replyError(h wire.Header, err error) error {
 	if h.OpCode == wire.OpQuery {
 		return c.writeReply(h.RequestID, errorDoc(err))
 	}
-	return c.writeMsg(h.RequestID, errorDoc(err))
+	return c.writeMsg(h.RequestID, 0, errorDoc(err))
 }
 
-func (c *conn) writeMsg(responseTo int32, body bsoncore.Document) error {
-	c.out = wire.AppendMsg(c.out[:0], c.reqID.Add(1), responseTo, 0, body)
+// writeMsg sends an OP_MSG reply; flags may hold ChecksumPresent.
+func (c *conn) writeMsg(responseTo int32, flags uint32, body bsoncore.Document) error {
+	c.out = wire.AppendMsg(c.out[:0], c.reqID.Add(1), responseTo, flags, body)
 	_, err := c.nc.Write(c.out)
 	c.trimBuffer()
 	return err

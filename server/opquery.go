@@ -10,14 +10,12 @@ import (
 	"github.com/lodedb/lode/wire"
 )
 
-// handleOpQuery answers a legacy OP_QUERY. As in MongoDB 7.0, only the
-// handshake commands (hello, isMaster) on a "$cmd" namespace are accepted;
-// everything else is refused with UnsupportedOpQueryCommand.
+// handleOpQuery answers a legacy OP_QUERY on a "$cmd" namespace (the
+// caller answers other namespaces). As in MongoDB 7.0, only the handshake
+// commands (hello, isMaster) are accepted; other commands are refused with
+// UnsupportedOpQueryCommand.
 func (c *conn) handleOpQuery(q *wire.Query) bsoncore.Document {
-	db, coll, ok := splitNS(q.FullCollectionName)
-	if !ok || coll != "$cmd" {
-		return errorDoc(errs.New(errs.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: find. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"))
-	}
+	db, _, _ := splitNS(q.FullCollectionName)
 	cmd := q.Query
 	// Drivers may wrap the command as {$query: {...}, $readPreference: ...}.
 	if v, err := cmd.LookupErr("$query"); err == nil {

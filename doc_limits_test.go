@@ -1,0 +1,108 @@
+package lode_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// writeErr returns the single write error of err.
+func writeErr(t *testing.T, err error) mongo.WriteError {
+	t.Helper()
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("want one write error, got %T %v", err, err)
+	}
+	return we.WriteErrors[0]
+}
+
+// TestDocumentSizeLimits checks MongoDB 7.0's 16 MiB user limit on the
+// results of writes, through the Go driver: an update whose result grows
+// past the limit fails with 17419, an upsert whose new document does with
+// 17420, and the stored document is unchanged.
+func TestDocumentSizeLimits(t *testing.T) {
+	_, d := open(t)
+	c := ctx(t)
+	coll := d.Collection("limits")
+	half := strings.Repeat("x", 9<<20)
+	if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: half}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.UpdateOne(c, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: half}}}})
+	we := writeErr(t, err)
+	if we.Code != 17419 || we.Message != "Resulting document after update is larger than 16777216" {
+		t.Fatalf("update past 16 MiB: %d %q", we.Code, we.Message)
+	}
+	var got bson.M
+	if err := coll.FindOne(c, bson.D{{Key: "_id", Value: 1}}).Decode(&got); err != nil || got["b"] != nil {
+		t.Fatalf("failed update must not change the document: %v %v", err, len(got))
+	}
+
+	// The upsert's document is built from the filter's equality and the
+	// update; each half fits in a command, the sum does not fit in a
+	// document.
+	part := strings.Repeat("y", 8_390_000)
+	_, err = coll.UpdateOne(c, bson.D{{Key: "_id", Value: 2}, {Key: "p", Value: part}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "q", Value: part}}}}, options.UpdateOne().SetUpsert(true))
+	we = writeErr(t, err)
+	if we.Code != 17420 || we.Message != "Document to upsert is larger than 16777216" {
+		t.Fatalf("upsert past 16 MiB: %d %q", we.Code, we.Message)
+	}
+	if n, err := coll.CountDocuments(c, bson.D{{Key: "_id", Value: 2}}); err != nil || n != 0 {
+		t.Fatalf("failed upsert inserted: %d %v", n, err)
+	}
+}
+
+// TestCreateExistingCollection checks create on an existing collection as
+// MongoDB 7.0 answers it (SERVER-60064): the same options succeed,
+// different options fail with 48 NamespaceExists, and a system namespace a
+// client may not create is 73 InvalidNamespace.
+func TestCreateExistingCollection(t *testing.T) {
+	_, d := open(t)
+	c := ctx(t)
+	if err := d.CreateCollection(c, "made"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CreateCollection(c, "made"); err != nil {
+		t.Fatalf("create again with the same (no) options: %v", err)
+	}
+	capped := options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)
+	err := d.CreateCollection(c, "made", capped)
+	ce := cmdErr(t, err)
+	if ce.Code != 48 || ce.Name != "NamespaceExists" ||
+		!strings.HasPrefix(ce.Message, `namespace test.made already exists, but with different options: { uuid: UUID("`) {
+		t.Fatalf("create with other options: %+v", ce)
+	}
+	// A collection created implicitly by an insert has no options.
+	if _, err := d.Collection("implicit").InsertOne(c, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CreateCollection(c, "implicit"); err != nil {
+		t.Fatalf("create over an implicitly created collection: %v", err)
+	}
+	// Capped with the same options, in another field order and number type.
+	if err := d.CreateCollection(c, "cap", capped); err != nil {
+		t.Fatal(err)
+	}
+	same := bson.D{{Key: "create", Value: "cap"}, {Key: "size", Value: 4096.0}, {Key: "capped", Value: true}}
+	if err := d.RunCommand(c, same).Err(); err != nil {
+		t.Fatalf("create capped again with the same options: %v", err)
+	}
+	other := bson.D{{Key: "create", Value: "cap"}, {Key: "capped", Value: true}, {Key: "size", Value: 8192}}
+	ce = cmdErr(t, d.RunCommand(c, other).Err())
+	if ce.Code != 48 || !strings.Contains(ce.Message, "capped: true, size: 4096 }") {
+		t.Fatalf("create capped with another size: %+v", ce)
+	}
+	ce = cmdErr(t, d.RunCommand(c, bson.D{{Key: "create", Value: "system.foo"}}).Err())
+	if ce.Code != 73 || ce.Name != "InvalidNamespace" || ce.Message != "Invalid system namespace: test.system.foo" {
+		t.Fatalf("create system.foo: %+v", ce)
+	}
+	names, err := d.ListCollectionNames(c, bson.D{})
+	if err != nil || len(names) != 3 {
+		t.Fatalf("collections: %v %v", names, err)
+	}
+}
