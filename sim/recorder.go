@@ -26,7 +26,8 @@ var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 type recorder struct {
 	mu       sync.Mutex
 	start    time.Time
-	total    *hdrhistogram.Histogram
+	total    *hdrhistogram.Histogram // latency from the scheduled start
+	service  *hdrhistogram.Histogram // service time, from the actual start
 	windows  []*window
 	started  int64
 	finished int64
@@ -48,6 +49,7 @@ func newRecorder(start time.Time) *recorder {
 	return &recorder{
 		start:   start,
 		total:   hdrhistogram.New(histMin, histMax, histSigFigs),
+		service: hdrhistogram.New(histMin, histMax, histSigFigs),
 		errMsgs: map[string]int64{},
 	}
 }
@@ -77,15 +79,16 @@ func (r *recorder) begin(now time.Time, lag time.Duration) {
 	r.mu.Unlock()
 }
 
-// end records an operation that finished at now after lat, with err.
-func (r *recorder) end(now time.Time, lat time.Duration, err error) {
-	us := lat.Microseconds()
-	if us < histMin {
-		us = histMin
-	}
-	if us > histMax {
-		us = histMax
-	}
+// clampUs converts d to whole microseconds within the histograms' range.
+func clampUs(d time.Duration) int64 {
+	return min(max(d.Microseconds(), histMin), histMax)
+}
+
+// end records an operation that finished at now with err: lat is its
+// latency from the scheduled start, svc its service time from the actual
+// start (equal in the closed strategy, which has no schedule).
+func (r *recorder) end(now time.Time, lat, svc time.Duration, err error) {
+	us := clampUs(lat)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.finished++
@@ -105,6 +108,7 @@ func (r *recorder) end(now time.Time, lat time.Duration, err error) {
 		}
 	}
 	_ = r.total.RecordValue(us)
+	_ = r.service.RecordValue(clampUs(svc))
 	_ = w.hist.RecordValue(us)
 	if d := now.Sub(r.start); d > r.last {
 		r.last = d

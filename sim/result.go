@@ -28,6 +28,8 @@ type Result struct {
 	ServerStatus []ServerSample `json:"serverStatus"`
 	// Counting states how operations were counted.
 	Counting string `json:"counting"`
+	// Latency states where latencies are measured from.
+	Latency string `json:"latency"`
 }
 
 // ScenarioResult is one scenario's figures.
@@ -48,13 +50,23 @@ type ScenarioResult struct {
 	// scheduled start and its actual start (slicetime): the load
 	// generator's own health.
 	MaxSchedulerLagMs float64 `json:"maxSchedulerLagMs"`
-	Stats             Stats   `json:"stats"`
+	// Stats are the latencies: from each operation's scheduled start to
+	// its finish (slicetime), so time spent waiting behind a slow load
+	// generator counts (no coordinated omission); in the closed strategy
+	// from its start.
+	Stats Stats `json:"stats"`
+	// ServiceStats are the service times: from each operation's actual
+	// start to its finish. They equal Stats in the closed strategy.
+	ServiceStats Stats `json:"serviceStats"`
 	// Timeline has one entry per second of the run.
 	Timeline []WindowStats `json:"timeline"`
 	// Histogram is the latency distribution in log-spaced buckets.
 	Histogram []Bucket `json:"histogram"`
 	// HDR is the full histogram (µs), HdrHistogram V2 compressed base64.
 	HDR string `json:"hdr"`
+	// ServiceHistogram and ServiceHDR are the same for service times.
+	ServiceHistogram []Bucket `json:"serviceHistogram"`
+	ServiceHDR       string   `json:"serviceHdr"`
 }
 
 // Stats are the seeds' statistics, in milliseconds, plus throughput.
@@ -133,7 +145,9 @@ func (r *recorder) result(ss ScenarioSpec, params Params) ScenarioResult {
 		Backlog: r.started - r.finished, PeakBacklog: r.peak,
 		MaxSchedulerLagMs: round3(float64(r.maxLag.Microseconds()) / 1000),
 		Stats:             statsOf(r.total, r.last),
+		ServiceStats:      statsOf(r.service, r.last),
 		Histogram:         buckets(r.total, 40),
+		ServiceHistogram:  buckets(r.service, 40),
 	}
 	if len(r.errMsgs) > 0 {
 		out.ErrorSamples = map[string]int64{}
@@ -156,6 +170,9 @@ func (r *recorder) result(ss ScenarioSpec, params Params) ScenarioResult {
 	}
 	if enc, err := r.total.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 		out.HDR = string(enc)
+	}
+	if enc, err := r.service.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		out.ServiceHDR = string(enc)
 	}
 	return out
 }

@@ -56,20 +56,37 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 				ready[i].Add(-1)
 			}
 		}}
+		// The operation timeout also bounds server selection and the wait
+		// for a pooled connection, which the driver otherwise caps at the
+		// 30 s default serverSelectionTimeout.
 		c, err := mongo.Connect(options.Client().ApplyURI(uri).
 			SetMaxPoolSize(uint64(spec.PoolSize)).SetMinPoolSize(uint64(spec.PoolSize)).
+			SetServerSelectionTimeout(spec.OpTimeout()).SetTimeout(spec.OpTimeout()).
 			SetPoolMonitor(mon).SetAppName(fmt.Sprintf("lode-sim-%d", i)))
 		if err != nil {
 			return nil, fmt.Errorf("sim: connect process %d: %w", i, err)
 		}
 		clients[i] = c
 	}
-	if err := clients[0].Ping(ctx, nil); err != nil {
+	// The control client runs setup, teardown and the serverStatus
+	// sampler: it never waits behind the load, and the operation timeout
+	// (which may be short) does not apply to preloads.
+	ctl, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(2).SetAppName("lode-sim-control"))
+	if err != nil {
+		return nil, fmt.Errorf("sim: connect control client: %w", err)
+	}
+	defer func() { _ = ctl.Disconnect(context.Background()) }()
+	if err := ctl.Ping(ctx, nil); err != nil {
 		return nil, fmt.Errorf("sim: ping %s: %w", uri, err)
 	}
 	warmUp(ctx, clients, ready, spec.PoolSize, o.Log)
-	res := &Result{Spec: spec, Target: o.Label, Server: serverVersion(ctx, clients[0]),
+	res := &Result{Spec: spec, Target: o.Label, Server: serverVersion(ctx, ctl),
 		Counting: "every operation is counted: each start increments started, each finish (success, error or timeout) is recorded in an HDR histogram (1 µs to 1 h, 3 significant digits); nothing is sampled"}
+	if spec.Strategy == StrategyClosed {
+		res.Latency = "latency is measured from each operation's start to its finish (closed strategy: there is no schedule, so latency and service time are the same)"
+	} else {
+		res.Latency = "latency is measured from each operation's scheduled start to its finish, so time an operation waited behind a slow load generator counts (no coordinated omission); service time is measured from its actual start"
+	}
 	if res.Target == "" {
 		res.Target = uri
 	}
@@ -82,7 +99,7 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 			return nil, err
 		}
 		b := &boundScenario{spec: ss, sc: sc, params: sc.Defaults.Merge(ss.Params)}
-		db := clients[0].Database(b.params.String("db", "sim"))
+		db := ctl.Database(b.params.String("db", "sim"))
 		if sc.Setup != nil {
 			bar := NewBar(o.Log, "setup "+sc.Name)
 			if err := sc.Setup(ctx, db, b.params, bar.Set); err != nil {
@@ -101,19 +118,12 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 		}
 	}
 
-	// Monitor on its own client so it never waits behind the load.
-	mon, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(1).SetAppName("lode-sim-monitor"))
-	if err != nil {
-		return nil, fmt.Errorf("sim: connect monitor: %w", err)
-	}
-	defer func() { _ = mon.Disconnect(context.Background()) }()
-
 	start := time.Now().Add(50 * time.Millisecond)
 	res.StartedAt = start
 	for _, b := range bound {
 		b.rec = newRecorder(start)
 	}
-	smp := startSampler(mon, start)
+	smp := startSampler(ctl, start)
 	var wg sync.WaitGroup
 	if spec.Strategy == StrategyClosed {
 		runClosed(ctx, &spec, bound, start, &wg, o.Log)
@@ -130,7 +140,7 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 	if !o.Keep {
 		for _, b := range bound {
 			if b.sc.Teardown != nil {
-				db := clients[0].Database(b.params.String("db", "sim"))
+				db := ctl.Database(b.params.String("db", "sim"))
 				if err := b.sc.Teardown(ctx, db, b.params); err != nil {
 					return res, fmt.Errorf("sim: teardown %s: %w", b.sc.Name, err)
 				}
@@ -141,6 +151,8 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 }
 
 // launch starts one operation of b on process p without waiting for it.
+// Its latency is recorded from sched, its scheduled start; its service
+// time from when it actually started.
 func launch(ctx context.Context, spec *Spec, b *boundScenario, p int, sched time.Time, wg *sync.WaitGroup) {
 	now := time.Now()
 	b.rec.begin(now, now.Sub(sched))
@@ -152,7 +164,7 @@ func launch(ctx context.Context, spec *Spec, b *boundScenario, p int, sched time
 		err := b.ops[p](octx)
 		t1 := time.Now()
 		cancel()
-		b.rec.end(t1, t1.Sub(t0), err)
+		b.rec.end(t1, t1.Sub(sched), t1.Sub(t0), err)
 	}()
 }
 
@@ -193,36 +205,48 @@ func runSlicetime(ctx context.Context, spec *Spec, bound []*boundScenario, start
 	}
 }
 
-// runClosed runs Users workers per scenario, each issuing its next
-// operation when the last finishes, for Iterations*Resolution.
+// runClosed runs workers that each issue their next operation when the
+// last finishes, until Iterations*Resolution have passed. A constant
+// load starts Users workers per scenario at once; a ramp adds workers at
+// the start of each iteration, up to UsersAt(Users, i) in iteration i.
 func runClosed(ctx context.Context, spec *Spec, bound []*boundScenario, start time.Time, wg *sync.WaitGroup, log io.Writer) {
-	deadline := start.Add(time.Duration(spec.Iterations) * spec.Window())
-	time.Sleep(time.Until(start))
-	w := 0
-	for _, b := range bound {
-		for k := 0; k < b.spec.Users; k++ {
-			p := w % spec.Processes
-			w++
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for ctx.Err() == nil && time.Now().Before(deadline) {
-					now := time.Now()
-					b.rec.begin(now, 0)
-					octx, cancel := context.WithTimeout(ctx, spec.OpTimeout())
-					err := b.ops[p](octx)
-					t1 := time.Now()
-					cancel()
-					b.rec.end(t1, t1.Sub(now), err)
-				}
-			}()
+	win := spec.Window()
+	deadline := start.Add(time.Duration(spec.Iterations) * win)
+	running := make([]int, len(bound)) // workers started per scenario
+	w := 0                             // workers started in all, for process round-robin
+	bar := NewBar(log, "iterations")
+	for it := 0; it < spec.Iterations; it++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(start.Add(time.Duration(it) * win))):
 		}
+		for i, b := range bound {
+			for ; running[i] < spec.UsersAt(b.spec.Users, it); running[i]++ {
+				p := w % spec.Processes
+				w++
+				wg.Add(1)
+				go closedWorker(ctx, spec, b, p, deadline, wg)
+			}
+		}
+		bar.Set(it, spec.Iterations)
 	}
-	bar := NewBar(log, "seconds")
-	total := spec.Iterations * spec.Resolution / 1000
-	for s := 1; s <= total; s++ {
-		time.Sleep(time.Until(start.Add(time.Duration(s) * time.Second)))
-		bar.Set(s, total)
+	time.Sleep(time.Until(deadline))
+	bar.Set(spec.Iterations, spec.Iterations)
+}
+
+// closedWorker runs b's operation on process p back to back until the
+// deadline.
+func closedWorker(ctx context.Context, spec *Spec, b *boundScenario, p int, deadline time.Time, wg *sync.WaitGroup) {
+	defer wg.Done()
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		t0 := time.Now()
+		b.rec.begin(t0, 0)
+		octx, cancel := context.WithTimeout(ctx, spec.OpTimeout())
+		err := b.ops[p](octx)
+		t1 := time.Now()
+		cancel()
+		b.rec.end(t1, t1.Sub(t0), t1.Sub(t0), err)
 	}
 }
 

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -22,7 +25,8 @@ const (
 type Spec struct {
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
-	// Processes is the number of independent driver clients.
+	// Processes is the number of independent driver clients (default 1
+	// when a file leaves it out; the seeds' simulations set 4).
 	Processes int `yaml:"processes" json:"processes"`
 	// PoolSize is each client's connection pool size.
 	PoolSize int `yaml:"poolSize" json:"poolSize"`
@@ -65,10 +69,35 @@ func DefaultSpec(scenario string) Spec {
 	}
 }
 
-// ParseSpec decodes a simulation file's contents (YAML or JSON).
+// specKeys lists a simulation file's keys, for error messages.
+const specKeys = "name, description, processes, poolSize, iterations, resolution, type, strategy, timeout, scenarios (each: scenario, users, params)"
+
+// ParseSpec decodes a simulation file's contents: JSON when it starts
+// with '{', YAML otherwise. Decoding is strict: an unknown key (a typo
+// such as "iteration" or "pool_size") is an error, not silently ignored.
 func ParseSpec(data []byte) (Spec, error) {
 	var s Spec
-	if err := yaml.Unmarshal(data, &s); err != nil {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return s, errors.New("sim: parse simulation: the file is empty")
+	}
+	var err error
+	if trimmed[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&s)
+		if err == nil && dec.More() {
+			err = errors.New("text after the JSON object")
+		}
+	} else {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		err = dec.Decode(&s)
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "unknown field") || strings.Contains(err.Error(), "not found in type") {
+			return s, fmt.Errorf("sim: parse simulation: %w (known keys: %s)", err, specKeys)
+		}
 		return s, fmt.Errorf("sim: parse simulation: %w", err)
 	}
 	return s, s.Validate()

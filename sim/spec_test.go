@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -51,5 +52,37 @@ func TestParseSpec(t *testing.T) {
 		if tt.ok && (s.Type != tt.typ || s.Scenarios[0].Params.Int("preload", 3) != 3) {
 			t.Errorf("%s: got %+v", tt.name, s)
 		}
+	}
+}
+
+// TestParseSpecStrict: unknown keys, at the top or inside a scenario, are
+// errors in YAML and JSON alike, naming the key.
+func TestParseSpecStrict(t *testing.T) {
+	Register(&Scenario{Name: "spec_strict_dummy", Bind: func(context.Context, *mongo.Database, Params) (Op, error) {
+		return func(context.Context) error { return nil }, nil
+	}})
+	tests := []struct{ name, src, key string }{
+		{"yaml top", "name: x\niteration: 5\nscenarios:\n  - scenario: spec_strict_dummy\n    users: 1\n", "iteration"},
+		{"yaml scenario", "name: x\nscenarios:\n  - scenario: spec_strict_dummy\n    user: 1\n", "user"},
+		{"json top", `{"name":"x","pool_size":3,"scenarios":[{"scenario":"spec_strict_dummy","users":1}]}`, "pool_size"},
+		{"json scenario", `{"name":"x","scenarios":[{"scenario":"spec_strict_dummy","users":1,"param":{}}]}`, "param"},
+	}
+	for _, tt := range tests {
+		_, err := ParseSpec([]byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), tt.key) || !strings.Contains(err.Error(), "known keys") {
+			t.Errorf("%s: err = %v, want an unknown-key error naming %q", tt.name, err, tt.key)
+		}
+	}
+	if _, err := ParseSpec([]byte("  \n")); err == nil {
+		t.Error("an empty file must be an error")
+	}
+	// Params stay free-form, and processes defaults to 1 when left out.
+	s, err := ParseSpec([]byte("name: x\nscenarios:\n  - scenario: spec_strict_dummy\n    users: 1\n    params: {anything: 1}\n"))
+	if err != nil || s.Processes != 1 || s.Scenarios[0].Params.Int("anything", 0) != 1 {
+		t.Errorf("free-form params: %+v, %v", s, err)
+	}
+	s, err = ParseSpec([]byte(`{"name":"x","scenarios":[{"scenario":"spec_strict_dummy","users":1,"params":{"preload":7}}]}`))
+	if err != nil || s.Scenarios[0].Params.Int("preload", 0) != 7 {
+		t.Errorf("json params: %+v, %v", s, err)
 	}
 }

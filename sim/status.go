@@ -17,10 +17,18 @@ type sampler struct {
 	done    chan struct{}
 }
 
+// startSampler samples serverStatus at start (second 0) and then once a
+// second until finish.
 func startSampler(client *mongo.Client, start time.Time) *sampler {
 	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
+		select { // the first sample is taken at the run's start, not before
+		case <-s.stop:
+			s.sample(client, start)
+			return
+		case <-time.After(time.Until(start)):
+		}
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		s.sample(client, start)
@@ -40,11 +48,14 @@ func startSampler(client *mongo.Client, start time.Time) *sampler {
 func (s *sampler) sample(client *mongo.Client, start time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	at := time.Now()
 	raw, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
 	if err != nil {
 		return
 	}
-	smp := ServerSample{Second: round3(time.Since(start).Seconds()), Opcounters: map[string]int64{}}
+	// A sample is dated when its command was sent, clamped so that one
+	// taken at the start never reads as negative.
+	smp := ServerSample{Second: max(0, round3(at.Sub(start).Seconds())), Opcounters: map[string]int64{}}
 	if v, err := raw.LookupErr("opcounters"); err == nil {
 		if doc, ok := v.DocumentOK(); ok {
 			elems, _ := doc.Elements()

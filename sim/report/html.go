@@ -37,6 +37,7 @@ type htmlPage struct {
 	Heads     []string
 	Scenarios []htmlScenario
 	Counting  string
+	Latency   string
 }
 
 // WriteHTML writes the self-contained HTML report.
@@ -50,6 +51,7 @@ func WriteHTML(w io.Writer, rep *sim.Report) error {
 		Title:     "lode sim: " + sp.Name,
 		Generated: rep.Generated.UTC().Format("2006-01-02 15:04:05 UTC"),
 		Counting:  first.Counting,
+		Latency:   first.Latency,
 		Load: [][2]string{
 			{"Simulation", sp.Name}, {"Processes", fmt.Sprint(sp.Processes)}, {"Pool size per process", fmt.Sprint(sp.PoolSize)},
 			{"Type", sp.Type}, {"Resolution in milliseconds", fmt.Sprint(sp.Resolution)},
@@ -117,9 +119,12 @@ func scenarioCharts(s *sim.ScenarioResult) []template.HTML {
 		p99 = append(p99, w.P99)
 		mx = append(mx, w.Max)
 	}
-	var bars []bar
-	for _, b := range s.Histogram {
-		bars = append(bars, bar{label: fmtTick(b.FromMs), count: float64(b.Count)})
+	toBars := func(bs []sim.Bucket) []bar {
+		var bars []bar
+		for _, b := range bs {
+			bars = append(bars, bar{label: fmtTick(b.FromMs), count: float64(b.Count)})
+		}
+		return bars
 	}
 	return []template.HTML{
 		template.HTML(lineChart("Operations per second", "seconds", "ops/s", []series{
@@ -131,7 +136,8 @@ func scenarioCharts(s *sim.ScenarioResult) []template.HTML {
 		template.HTML(lineChart("Latency percentiles per second", "seconds", "milliseconds", []series{
 			{"p50", xs, p50}, {"p95", xs, p95}, {"p99", xs, p99}, {"max", xs, mx},
 		})),
-		template.HTML(barChart(fmt.Sprintf("Latency histogram (%d ops)", s.Stats.Count), "milliseconds (log buckets)", "operations", bars)),
+		template.HTML(barChart(fmt.Sprintf("Latency histogram (%d ops)", s.Stats.Count), "milliseconds (log buckets)", "operations", toBars(s.Histogram))),
+		template.HTML(barChart(fmt.Sprintf("Service time histogram (%d ops)", s.ServiceStats.Count), "milliseconds (log buckets)", "operations", toBars(s.ServiceHistogram))),
 	}
 }
 
@@ -193,7 +199,7 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding
 <div><h2>Parameters</h2><table>{{range .Load}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table></div>
 <div><h2>Targets</h2><table><tr><th></th><th>Target</th><th>Server</th><th>Total runtime</th></tr>
 {{range $i, $r := .Runs}}<tr><th>{{index $.Heads $i}}</th><td>{{$r.Target}}</td><td>{{$r.Server}}</td><td class="num">{{$r.Runtime}}</td></tr>{{end}}</table>
-<p class="muted" style="max-width:560px">{{.Counting}}.</p></div>
+<p class="muted" style="max-width:560px">{{.Counting}}.</p>{{if .Latency}}<p class="muted" style="max-width:560px">Latency: {{.Latency}}.</p>{{end}}</div>
 </div>
 {{range .Scenarios}}
 <h2>{{.Name}} scenario results ({{.Users}} users per iteration)</h2>

@@ -28,6 +28,8 @@ var rows = []row{
 	{"99 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.P99) }},
 	{"Minimum", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.Min) }},
 	{"Maximum", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.Max) }},
+	{"Service time mean", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.ServiceStats.Mean) }},
+	{"Service time 99 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.ServiceStats.P99) }},
 	{"Operations per second", func(_ *sim.Result, s *sim.ScenarioResult) string {
 		return fmt.Sprintf("%.1f", s.Stats.OpsPerSec)
 	}},
@@ -95,5 +97,8 @@ func WriteTable(w io.Writer, rep *sim.Report) error {
 		}
 	}
 	fmt.Fprintf(w, "\nCounting: %s.\n", first.Counting)
+	if first.Latency != "" {
+		fmt.Fprintf(w, "Latency: %s.\n", first.Latency)
+	}
 	return nil
 }

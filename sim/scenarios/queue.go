@@ -3,7 +3,10 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -45,21 +48,40 @@ func queueSetup(ctx context.Context, db *mongo.Database, p sim.Params, progress 
 	if err != nil {
 		return err
 	}
+	claims.Store(claimKey(db, p), new(atomic.Int64))
 	return queue.New(c).EnsureIndexes(ctx, 24*time.Hour)
 }
 
+// claims counts the jobs claimed from each preloaded queue (keyed by
+// database and collection) since its setup, across all processes.
+var claims sync.Map // string -> *atomic.Int64
+
+func claimKey(db *mongo.Database, p sim.Params) string {
+	return db.Name() + "." + p.String("collection", "sim")
+}
+
 // fetchOp claims a job with next and, when finish=true, finishes it. An
-// empty queue is not an error: the consumer polled and found nothing.
-func fetchOp(p sim.Params, next func(*queue.Queue, context.Context) (*queue.Job, error), q *queue.Queue) sim.Op {
+// empty queue is not an error (the consumer polled and found nothing)
+// unless the setup preloaded more jobs than have been claimed so far:
+// then the claim missed waiting jobs, and the operation fails.
+func fetchOp(db *mongo.Database, p sim.Params, next func(*queue.Queue, context.Context) (*queue.Job, error)) sim.Op {
+	q := queue.New(coll(db, p))
 	finish := p.Bool("finish", false)
+	preloaded := int64(p.Int("preload", 0))
+	c, _ := claims.LoadOrStore(claimKey(db, p), new(atomic.Int64))
+	claimed := c.(*atomic.Int64)
 	return func(ctx context.Context) error {
 		j, err := next(q, ctx)
 		if errors.Is(err, queue.ErrEmpty) {
+			if n := claimed.Load(); n < preloaded {
+				return fmt.Errorf("queue empty after %d of %d preloaded jobs were claimed", n, preloaded)
+			}
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		claimed.Add(1)
 		if finish {
 			return q.Finish(ctx, j.ID)
 		}
@@ -89,12 +111,12 @@ func init() {
 		Seed: "004",
 		Description: "Consumers claiming the oldest waiting job. Op: queue.NextFIFO, the seed's findAndModify " +
 			"{query: {startTime: null}, sort: {createdOn: 1}, update: {$set: {startTime: now}}}; with finish=true also queue.Finish. " +
-			"An empty queue counts as a successful poll.",
+			"An empty queue counts as a successful poll, unless fewer than `preload` jobs were claimed (then it is an error).",
 		Users:    300,
 		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false},
 		Setup:    queueSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
-			return fetchOp(p, (*queue.Queue).NextFIFO, queue.New(coll(db, p))), nil
+			return fetchOp(db, p, (*queue.Queue).NextFIFO), nil
 		},
 		Teardown: dropTeardown,
 	})
@@ -102,12 +124,12 @@ func init() {
 		Name: "fetch_from_queue_by_priority",
 		Seed: "004",
 		Description: "Consumers claiming the highest-priority waiting job. Op: queue.NextByPriority, the seed's findAndModify " +
-			"sorted {priority: -1, createdOn: 1}; with finish=true also queue.Finish. An empty queue counts as a successful poll.",
+			"sorted {priority: -1, createdOn: 1}; with finish=true also queue.Finish. An empty queue counts as a successful poll, unless fewer than `preload` jobs were claimed (then it is an error).",
 		Users:    300,
 		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false},
 		Setup:    queueSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
-			return fetchOp(p, (*queue.Queue).NextByPriority, queue.New(coll(db, p))), nil
+			return fetchOp(db, p, (*queue.Queue).NextByPriority), nil
 		},
 		Teardown: dropTeardown,
 	})
