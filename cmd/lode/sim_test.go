@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lodedb/lode/sim"
+	"github.com/lodedb/lode/sim/report"
+)
+
+// TestSimCompareURI runs `lode sim run` with --uri and --compare-uri, two
+// embedded Lode servers, and checks that both runs are reported side by
+// side.
+func TestSimCompareURI(t *testing.T) {
+	var uris []string
+	for range 2 {
+		u, stop, err := sim.Embedded()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		uris = append(uris, u)
+	}
+	out := t.TempDir()
+	err := runSim([]string{"run", "metadata", "--processes", "1", "--pool-size", "2", "--iterations", "2",
+		"--resolution", "200", "--users", "10", "--param", "preload=50", "--quiet",
+		"--uri", uris[0], "--compare-uri", uris[1], "--out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep sim.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 {
+		t.Fatalf("report has %d runs, want 2", len(rep.Runs))
+	}
+	for i, r := range rep.Runs {
+		if r.Target != uris[i] {
+			t.Errorf("run %d target %q, want %q", i+1, r.Target, uris[i])
+		}
+		if len(r.Scenarios) != 1 {
+			t.Fatalf("run %d has %d scenarios", i+1, len(r.Scenarios))
+		}
+		s := r.Scenarios[0]
+		if s.Started != 20 || s.Finished != 20 || s.Errors != 0 {
+			t.Errorf("run %d: started %d finished %d errors %d, want 20/20/0", i+1, s.Started, s.Finished, s.Errors)
+		}
+	}
+	table, err := os.ReadFile(filepath.Join(out, report.TableFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Target 1: " + uris[0], "Target 2: " + uris[1]} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("report.txt lacks %q:\n%s", want, table)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^Statistics +Target 1 +Target 2$`).Match(table) {
+		t.Errorf("report.txt has no side-by-side header:\n%s", table)
+	}
+	page, err := os.ReadFile(filepath.Join(out, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), "<h3>Target "); n < 2 {
+		t.Errorf("report.html shows %d target chart sets, want both", n)
+	}
+}
