@@ -255,8 +255,12 @@ func summarize(out bsoncore.Document) []string {
 	}
 	es := out.Lookup("executionStats").Document()
 	rej, _ := out.Lookup("queryPlanner", "rejectedPlans").Array().Values()
-	lines = append(lines, fmt.Sprintf("n=%d keys=%d docs=%d rejected=%d",
-		es.Lookup("nReturned").AsInt64(), es.Lookup("totalKeysExamined").AsInt64(),
+	n := fmt.Sprintf("n=%d", es.Lookup("nReturned").AsInt64())
+	if c, err := es.LookupErr("executionStages", "nCounted"); err == nil {
+		n = fmt.Sprintf("counted=%d", c.AsInt64())
+	}
+	lines = append(lines, fmt.Sprintf("%s keys=%d docs=%d rejected=%d",
+		n, es.Lookup("totalKeysExamined").AsInt64(),
 		es.Lookup("totalDocsExamined").AsInt64(), len(rej)))
 	return lines
 }

@@ -3,8 +3,10 @@
 // indexes, following MongoDB 7.0's planner:
 //
 //   - Index bounds come from the predicates on each index field: points
-//     for $eq and $in (null also matches missing and undefined, so its
-//     bounds need the FETCH filter), ranges for $gt/$gte/$lt/$lte within
+//     for $eq and $in (equality to null is [undefined, undefined],
+//     [null, null] as in MongoDB 7.0: it also matches missing fields,
+//     indexed as null, so its bounds need the FETCH filter; with a sort on
+//     the next field the two points make a SORT_MERGE), ranges for $gt/$gte/$lt/$lte within
 //     the value's type bracket, prefix ranges for anchored regexes, and
 //     the predicates inside $elemMatch. For $all of $elemMatch the first
 //     element's bounds are used and the rest stays in the filter.

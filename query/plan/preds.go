@@ -76,11 +76,11 @@ func join(prefix, p string) string {
 	return prefix + "." + p
 }
 
-// nullOIL is the bounds of {a: null}: [null, null], as in MongoDB 7.0.
-// Missing fields are indexed as null, so they are found; the deprecated
-// undefined value is not (a known gap: the matcher treats it as null).
+// nullOIL is the bounds of an equality to null: [undefined, undefined],
+// [null, null], as MongoDB 7.0 builds them. {a: null} matches null,
+// undefined and a missing field, and a missing field is indexed as null.
 // The bounds are inexact, so FETCH keeps the filter.
-func nullOIL() OIL { return OIL{point(nullV)} }
+func nullOIL() OIL { return OIL{point(undefV), point(nullV)} }
 
 // predOIL returns the bounds of one leaf predicate.
 func predOIL(n query.Node) (OIL, bool, bool) {
