@@ -1,6 +1,7 @@
 package lode_test
 
 import (
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -85,26 +86,36 @@ func TestIndexCreateListDrop(t *testing.T) {
 		t.Errorf("ttl spec %v", specs[5])
 	}
 
-	// Errors.
+	// Errors. MongoDB 7.0 compares a requested index with the existing
+	// ones: key, unique, sparse and partialFilterExpression identify an
+	// index; other options (expireAfterSeconds) only make it "equivalent".
+	idx := func(spec bson.D) bson.D {
+		return bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{spec}}}
+	}
 	cases := []struct {
 		name string
 		cmd  bson.D
 		code int32
+		msg  string
 	}{
-		{"options conflict", bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
-			bson.D{{Key: "key", Value: bson.D{{Key: "u", Value: 1}}}, {Key: "name", Value: "u_1"}, {Key: "unique", Value: false}}}}}, 85},
-		{"key specs conflict", bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
-			bson.D{{Key: "key", Value: bson.D{{Key: "zz", Value: 1}}}, {Key: "name", Value: "u_1"}}}}}, 86},
-		{"bad key", bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
-			bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 0}}}, {Key: "name", Value: "a_0"}}}}}, 67},
-		{"empty key", bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
-			bson.D{{Key: "key", Value: bson.D{}}, {Key: "name", Value: "x"}}}}}, 67},
-		{"drop missing", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: "nope_1"}}, 27},
-		{"drop missing key", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: bson.D{{Key: "nope", Value: 1}}}}, 27},
-		{"drop _id", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: "_id_"}}, 72},
-		{"drop _id key", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: bson.D{{Key: "_id", Value: 1}}}}, 72},
-		{"list missing coll", bson.D{{Key: "listIndexes", Value: "nocoll"}}, 26},
-		{"drop missing coll", bson.D{{Key: "dropIndexes", Value: "nocoll"}, {Key: "index", Value: "*"}}, 26},
+		{"same name, unique differs", idx(bson.D{{Key: "key", Value: bson.D{{Key: "u", Value: 1}}}, {Key: "name", Value: "u_1"}, {Key: "unique", Value: false}}), 86,
+			"An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts."},
+		{"same name, other key", idx(bson.D{{Key: "key", Value: bson.D{{Key: "zz", Value: 1}}}, {Key: "name", Value: "u_1"}}), 86,
+			"An existing index has the same name as the requested index."},
+		{"same name, ttl differs", idx(bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 60}}), 85,
+			"An equivalent index already exists with the same name but different options. Requested index: "},
+		{"other name, identical", idx(bson.D{{Key: "key", Value: bson.D{{Key: "u", Value: 1}}}, {Key: "name", Value: "u_again"}, {Key: "unique", Value: true}}), 85,
+			"Index already exists with a different name: u_1"},
+		{"other name, ttl differs", idx(bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_again"}, {Key: "expireAfterSeconds", Value: 5}}), 85,
+			"An equivalent index already exists with a different name and options. Requested index: "},
+		{"bad key", idx(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 0}}}, {Key: "name", Value: "a_0"}}), 67, ""},
+		{"empty key", idx(bson.D{{Key: "key", Value: bson.D{}}, {Key: "name", Value: "x"}}), 67, ""},
+		{"drop missing", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: "nope_1"}}, 27, ""},
+		{"drop missing key", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: bson.D{{Key: "nope", Value: 1}}}}, 27, ""},
+		{"drop _id", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: "_id_"}}, 72, ""},
+		{"drop _id key", bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: bson.D{{Key: "_id", Value: 1}}}}, 72, ""},
+		{"list missing coll", bson.D{{Key: "listIndexes", Value: "nocoll"}}, 26, ""},
+		{"drop missing coll", bson.D{{Key: "dropIndexes", Value: "nocoll"}, {Key: "index", Value: "*"}}, 26, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,10 +123,26 @@ func TestIndexCreateListDrop(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error")
 			}
-			if ce := cmdErr(t, err); ce.Code != tc.code {
+			ce := cmdErr(t, err)
+			if ce.Code != tc.code {
 				t.Errorf("code %d (%s), want %d", ce.Code, ce.Message, tc.code)
 			}
+			if !strings.HasPrefix(ce.Message, tc.msg) {
+				t.Errorf("message %q, want prefix %q", ce.Message, tc.msg)
+			}
 		})
+	}
+	// The same key with another identifying option under another name is a
+	// different index: MongoDB creates it.
+	res, err = runCmd(t, db, idx(bson.D{{Key: "key", Value: bson.D{{Key: "u", Value: 1}}}, {Key: "name", Value: "u_plain"}}))
+	if err != nil {
+		t.Fatalf("non-unique index beside a unique one on the same key: %v", err)
+	}
+	if res.Lookup("numIndexesAfter").Int32() != 7 {
+		t.Errorf("createIndexes u_plain: %v", res)
+	}
+	if _, err := runCmd(t, db, bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: "u_plain"}}); err != nil {
+		t.Fatal(err)
 	}
 
 	// Drop by key pattern, by array of names, then "*".

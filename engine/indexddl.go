@@ -62,24 +62,8 @@ func (e *Engine) CreateIndex(db, coll string, spec IndexSpec) (created bool, err
 		return false, err
 	}
 	defer c.state.mu.Unlock()
-	for _, ix := range c.indexes {
-		sameKey := keyEqual(ix.key, spec.Key)
-		if ix.name == spec.Name {
-			if sameKey && ix.unique == spec.Unique && ix.sparse == spec.Sparse &&
-				bsonEqualDoc(ix.partial, spec.PartialFilterExpression) && ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
-				return false, nil
-			}
-			if sameKey {
-				return false, errs.New(errs.IndexOptionsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
-			}
-			return false, errs.New(errs.IndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
-		}
-		if sameKey && bsonEqualDoc(ix.partial, spec.PartialFilterExpression) {
-			if ix.unique == spec.Unique && ix.sparse == spec.Sparse && ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
-				return false, nil
-			}
-			return false, errs.New(errs.IndexOptionsConflict, "Index already exists with a different name: %s", ix.name)
-		}
+	if err := indexConflict(c.indexes, spec); err != nil || indexExists(c.indexes, spec) {
+		return false, err
 	}
 	if spec.Name == "_id_" {
 		return false, nil
@@ -222,6 +206,73 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 	delete(c.state.idxBytes, ix.id)
 	e.publish(n)
 	return nil
+}
+
+// Index comparison outcomes, as MongoDB 7.0's IndexDescriptor compares a
+// requested index with an existing one.
+const (
+	// indexDifferent: the key pattern or an identifying option (unique,
+	// sparse, partialFilterExpression) differs; both may coexist under
+	// different names.
+	indexDifferent = iota
+	// indexEquivalent: same key and identifying options, but another
+	// option (expireAfterSeconds) differs; they cannot coexist.
+	indexEquivalent
+	// indexIdentical: every option is the same.
+	indexIdentical
+)
+
+// compareIndex compares a requested spec with an existing index.
+func compareIndex(ix *index, spec IndexSpec) int {
+	if !keyEqual(ix.key, spec.Key) || ix.unique != spec.Unique || ix.sparse != spec.Sparse ||
+		(ix.partial == nil) != (spec.PartialFilterExpression == nil) ||
+		!bsonEqualDoc(ix.partial, spec.PartialFilterExpression) {
+		return indexDifferent
+	}
+	if !ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
+		return indexEquivalent
+	}
+	return indexIdentical
+}
+
+// indexConflict returns MongoDB 7.0's error when spec cannot be created
+// beside the existing indexes: under an existing index's name with another
+// key or identifying option (86 IndexKeySpecsConflict), or equivalent to
+// an existing index but not identical to it, or identical under another
+// name (85 IndexOptionsConflict).
+func indexConflict(indexes []*index, spec IndexSpec) error {
+	for _, ix := range indexes {
+		if ix.name != spec.Name {
+			continue
+		}
+		switch compareIndex(ix, spec) {
+		case indexDifferent:
+			return errs.New(errs.IndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		case indexEquivalent:
+			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		}
+		return nil
+	}
+	for _, ix := range indexes {
+		switch compareIndex(ix, spec) {
+		case indexEquivalent:
+			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		case indexIdentical:
+			return errs.New(errs.IndexOptionsConflict, "Index already exists with a different name: %s", ix.name)
+		}
+	}
+	return nil
+}
+
+// indexExists reports whether an index identical to spec exists under
+// spec's name (creating it again is a no-op).
+func indexExists(indexes []*index, spec IndexSpec) bool {
+	for _, ix := range indexes {
+		if ix.name == spec.Name && compareIndex(ix, spec) == indexIdentical {
+			return true
+		}
+	}
+	return false
 }
 
 func (ix *index) spec() IndexSpec {
