@@ -8,8 +8,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// A blocking sort over its memory limit fails with 292 unless allowDiskUse,
-// which spills to disk and still returns every document in order.
+// A blocking sort over its memory limit fails with 292 when allowDiskUse is
+// false; otherwise it spills to disk and still returns every document in
+// order. As in MongoDB 7.0, a find without allowDiskUse follows the
+// allowDiskUseByDefault server parameter (true by default).
 func TestBlockingSortMemoryLimit(t *testing.T) {
 	_, db := open(t)
 	coll := db.Collection("big")
@@ -19,30 +21,54 @@ func TestBlockingSortMemoryLimit(t *testing.T) {
 	})
 	setParam(t, db, "internalQueryMaxBlockingSortMemoryUsageBytes", 1<<20)
 	defer setParam(t, db, "internalQueryMaxBlockingSortMemoryUsageBytes", 100<<20)
-	_, err := coll.Find(ctx(t), bson.D{}, options.Find().SetSort(bson.D{{Key: "k", Value: 1}}))
-	if err == nil {
-		t.Fatal("no error over the sort memory limit")
-	}
-	if ce := cmdErr(t, err); ce.Code != 292 {
-		t.Fatalf("code %d %s, want 292", ce.Code, ce.Message)
-	}
-	cur, err := coll.Find(ctx(t), bson.D{}, options.Find().SetSort(bson.D{{Key: "k", Value: 1}}).SetAllowDiskUse(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []bson.Raw
-	if err := cur.All(ctx(t), &docs); err != nil {
-		t.Fatal(err)
-	}
-	if len(docs) != 3000 {
-		t.Fatalf("%d docs", len(docs))
-	}
-	for i, d := range docs {
-		if d.Lookup("k").Int32() != int32(i) {
-			t.Fatalf("doc %d has k %v", i, d.Lookup("k"))
+	sorted := options.Find().SetSort(bson.D{{Key: "k", Value: 1}})
+	want292 := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s: no error over the sort memory limit", what)
+		}
+		if ce := cmdErr(t, err); ce.Code != 292 || ce.Name != "QueryExceededMemoryLimitNoDiskUseAllowed" {
+			t.Fatalf("%s: code %d %s %s, want 292", what, ce.Code, ce.Name, ce.Message)
 		}
 	}
-	res := explain(t, db, bson.D{{Key: "find", Value: "big"}, {Key: "sort", Value: bson.D{{Key: "k", Value: 1}}}, {Key: "allowDiskUse", Value: true}}, "executionStats")
+	_, err := coll.Find(ctx(t), bson.D{}, options.Find().SetSort(bson.D{{Key: "k", Value: 1}}).SetAllowDiskUse(false))
+	want292("allowDiskUse false", err)
+	checkAll := func(what string, opts *options.FindOptionsBuilder) {
+		t.Helper()
+		cur, err := coll.Find(ctx(t), bson.D{}, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx(t), &docs); err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) != 3000 {
+			t.Fatalf("%s: %d docs", what, len(docs))
+		}
+		for i, d := range docs {
+			if d.Lookup("k").Int32() != int32(i) {
+				t.Fatalf("%s: doc %d has k %v", what, i, d.Lookup("k"))
+			}
+		}
+	}
+	checkAll("allowDiskUse true", options.Find().SetSort(bson.D{{Key: "k", Value: 1}}).SetAllowDiskUse(true))
+	checkAll("allowDiskUse by default", sorted)
+	// With allowDiskUseByDefault false, a find without allowDiskUse fails.
+	admin := db.Client().Database("admin")
+	if _, err := runCmd(t, admin, bson.D{{Key: "setParameter", Value: 1}, {Key: "allowDiskUseByDefault", Value: false}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.Find(ctx(t), bson.D{}, sorted)
+	if _, serr := runCmd(t, admin, bson.D{{Key: "setParameter", Value: 1}, {Key: "allowDiskUseByDefault", Value: true}}); serr != nil {
+		t.Fatal(serr)
+	}
+	want292("allowDiskUseByDefault false", err)
+	res, err := runCmd(t, admin, bson.D{{Key: "getParameter", Value: 1}, {Key: "allowDiskUseByDefault", Value: 1}})
+	if err != nil || !res.Lookup("allowDiskUseByDefault").Boolean() {
+		t.Fatalf("getParameter allowDiskUseByDefault: %v %v", res, err)
+	}
+	res = explain(t, db, bson.D{{Key: "find", Value: "big"}, {Key: "sort", Value: bson.D{{Key: "k", Value: 1}}}}, "executionStats")
 	s := findStage(res.Lookup("executionStats", "executionStages").Document(), "SORT")
 	if s == nil || !s.Lookup("usedDisk").Boolean() {
 		t.Errorf("SORT stage %v, want usedDisk", s)

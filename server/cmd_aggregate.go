@@ -17,10 +17,6 @@ import (
 
 func init() { register(cmdAggregate, "aggregate") }
 
-// allowDiskUseByDefault mirrors MongoDB 7.0's allowDiskUseByDefault server
-// parameter: a pipeline without an explicit allowDiskUse may spill.
-var allowDiskUseByDefault = true
-
 // aggregateArgs are the parsed options of the aggregate command.
 type aggregateArgs struct {
 	pipeline     []bsoncore.Document
@@ -41,7 +37,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if err != nil {
 		return nil, err
 	}
-	a := aggregateArgs{allowDiskUse: allowDiskUseByDefault}
+	a := aggregateArgs{allowDiskUse: allowDiskUseByDefault.Load()}
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {

@@ -154,6 +154,7 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 
 // explainFindArgs reads a find command's fields into spec.
 func explainFindArgs(inner bsoncore.Document, spec *engine.FindSpec) error {
+	spec.AllowDiskUse = allowDiskUseByDefault.Load()
 	return eachInner(inner, func(k string, v bsoncore.Value) error {
 		var err error
 		switch k {

@@ -18,7 +18,7 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	if err != nil {
 		return nil, err
 	}
-	var spec engine.FindSpec
+	spec := engine.FindSpec{AllowDiskUse: allowDiskUseByDefault.Load()}
 	var batchSize int64
 	var hasBatch, singleBatch, noTimeout bool
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {

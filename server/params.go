@@ -3,6 +3,7 @@ package server
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -12,6 +13,14 @@ import (
 	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/errs"
 )
+
+// allowDiskUseByDefault is MongoDB 7.0's allowDiskUseByDefault server
+// parameter (default true, settable with setParameter): a find or
+// aggregate without an explicit allowDiskUse may spill a blocking sort to
+// disk; an explicit allowDiskUse: false keeps the 100 MB limit (292).
+var allowDiskUseByDefault atomic.Bool
+
+func init() { allowDiskUseByDefault.Store(true) }
 
 // param is one server parameter for getParameter/setParameter.
 type param struct {
@@ -91,6 +100,20 @@ func intParam(initial int64, min int64, hook func(int64)) param {
 	}
 }
 
+// boolParam is a boolean parameter stored in b.
+func boolParam(b *atomic.Bool) param {
+	return param{
+		get: func() bsoncore.Value { return boolValue(b.Load()) },
+		set: func(v bsoncore.Value) error {
+			if v.Type != bsoncore.TypeBoolean {
+				return errs.New(errs.BadValue, "value must be a boolean, found %s", typeName(v.Type))
+			}
+			b.Store(v.Boolean())
+			return nil
+		},
+	}
+}
+
 func stringValue(s string) bsoncore.Value {
 	return bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, s)}
 }
@@ -129,7 +152,7 @@ func (s *Server) paramTable() *params {
 		p.add("internalDocumentSourceGroupMaxMemoryBytes", intParam(100*1024*1024, 1, agg.SetGroupMemoryLimit))
 		p.add("internalQueryMaxPushBytes", intParam(100*1024*1024, 1, accum.SetMaxPushBytes))
 		p.add("internalQueryMaxAddToSetBytes", intParam(100*1024*1024, 1, accum.SetMaxAddToSetBytes))
-		p.add("allowDiskUseByDefault", constParam(boolValue(true)))
+		p.add("allowDiskUseByDefault", boolParam(&allowDiskUseByDefault))
 		p.add("storageEngine", constParam(stringValue("lode")))
 		for name, pr := range s.extraParams {
 			p.add(name, pr)
