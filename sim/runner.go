@@ -56,13 +56,7 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 				ready[i].Add(-1)
 			}
 		}}
-		// The operation timeout also bounds server selection and the wait
-		// for a pooled connection, which the driver otherwise caps at the
-		// 30 s default serverSelectionTimeout.
-		c, err := mongo.Connect(options.Client().ApplyURI(uri).
-			SetMaxPoolSize(uint64(spec.PoolSize)).SetMinPoolSize(uint64(spec.PoolSize)).
-			SetServerSelectionTimeout(spec.OpTimeout()).SetTimeout(spec.OpTimeout()).
-			SetPoolMonitor(mon).SetAppName(fmt.Sprintf("lode-sim-%d", i)))
+		c, err := mongo.Connect(loadClientOptions(uri, &spec, i, mon))
 		if err != nil {
 			return nil, fmt.Errorf("sim: connect process %d: %w", i, err)
 		}
@@ -148,6 +142,18 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 		}
 	}
 	return res, nil
+}
+
+// loadClientOptions are the options of process i's client: a pool of
+// PoolSize connections, all opened before the run, and the operation
+// timeout as both the client timeout and the server selection timeout, so
+// that it also bounds the wait for a pooled connection (the driver caps
+// that wait at serverSelectionTimeout, 30 s by default).
+func loadClientOptions(uri string, spec *Spec, i int, mon *event.PoolMonitor) *options.ClientOptions {
+	return options.Client().ApplyURI(uri).
+		SetMaxPoolSize(uint64(spec.PoolSize)).SetMinPoolSize(uint64(spec.PoolSize)).
+		SetServerSelectionTimeout(spec.OpTimeout()).SetTimeout(spec.OpTimeout()).
+		SetPoolMonitor(mon).SetAppName(fmt.Sprintf("lode-sim-%d", i))
 }
 
 // launch starts one operation of b on process p without waiting for it.

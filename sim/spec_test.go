@@ -86,3 +86,23 @@ func TestParseSpecStrict(t *testing.T) {
 		t.Errorf("json params: %+v, %v", s, err)
 	}
 }
+
+// TestLoadClientTimeouts: the operation timeout, above or below the
+// driver's 30 s default, bounds server selection (and so the wait for a
+// pooled connection) and is the client timeout.
+func TestLoadClientTimeouts(t *testing.T) {
+	for _, ms := range []int{0, 500, 90_000} {
+		spec := Spec{Timeout: ms, PoolSize: 7}
+		o := loadClientOptions("mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=30000", &spec, 2, nil)
+		want := spec.OpTimeout()
+		if o.ServerSelectionTimeout == nil || *o.ServerSelectionTimeout != want {
+			t.Errorf("timeout %d ms: serverSelectionTimeout %v, want %v", ms, o.ServerSelectionTimeout, want)
+		}
+		if o.Timeout == nil || *o.Timeout != want {
+			t.Errorf("timeout %d ms: client timeout %v, want %v", ms, o.Timeout, want)
+		}
+		if o.MaxPoolSize == nil || *o.MaxPoolSize != 7 || o.AppName == nil || *o.AppName != "lode-sim-2" {
+			t.Errorf("pool %v app %v", o.MaxPoolSize, o.AppName)
+		}
+	}
+}
