@@ -140,7 +140,7 @@ func TestFindRecentLarge(t *testing.T) {
 	coll := openColl(t, "docs")
 	ctx := context.Background()
 	if err := EnsureIndexes(ctx, coll); err != nil {
-		t.Skipf("createIndexes not available yet: %v", err)
+		t.Fatalf("EnsureIndexes: %v", err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	// Real timestamps: dates with irregular gaps (1-2000 ms), all distinct
@@ -175,7 +175,7 @@ func TestFindRecentCounterAndTies(t *testing.T) {
 	ctx := context.Background()
 	coll := openColl(t, "small")
 	if err := EnsureIndexes(ctx, coll); err != nil {
-		t.Skipf("createIndexes not available yet: %v", err)
+		t.Fatalf("EnsureIndexes: %v", err)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	var docs []doc
@@ -220,7 +220,7 @@ func TestLatest(t *testing.T) {
 	ctx := context.Background()
 	coll := openColl(t, "latest")
 	if err := EnsureIndexes(ctx, coll); err != nil {
-		t.Skipf("createIndexes not available yet: %v", err)
+		t.Fatalf("EnsureIndexes: %v", err)
 	}
 	var docs []doc
 	for i := 0; i < 500; i++ {

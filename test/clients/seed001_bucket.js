@@ -11,6 +11,37 @@ function same(actual, expected, what) {
 
 db = db.getSiblingDB('seed001');
 
+// The seed's initial schema, before the bucket pattern: one document per
+// trade.
+db.trades.insertMany(
+[
+{
+"ticker" : "MDB",
+"customerId": 123,
+"type" : "buy",
+"quantity" : 419,
+"date" : ISODate("2023-10-26T15:47:03.434Z")
+},
+{
+"ticker" : "MDB",
+"customerId": 123,
+"type" : "sell",
+"quantity" : 29,
+"date" : ISODate("2023-10-30T09:32:57.765Z")
+},
+{
+"ticker" : "GOOG",
+"customerId": 456,
+"type" : "buy",
+"quantity" : 50,
+"date" : ISODate("2023-10-31T11:16:02.120Z")
+}
+]
+)
+assert.strictEqual(db.trades.countDocuments({}), 3);
+assert.strictEqual(db.trades.countDocuments({ customerId: 123 }), 2);
+
+// The bucket pattern: the seed drops the collection and reorganizes it.
 db.trades.drop()
 
 db.trades.insertMany(
