@@ -71,7 +71,7 @@ func (p *Pipeline) pushdown() {
 				// Keep the $expr clauses that use variables as a residual.
 				p.pushedStages = append(p.pushedStages, specDoc("$match", docValue(m.filterDoc)))
 				all, _ := query.Parse(emptyDoc)
-				st[i] = &matchStage{raw: m.raw, filterDoc: emptyDoc, filter: all, exprs: m.exprs}
+				st[i] = &matchStage{raw: m.raw, filterDoc: emptyDoc, filter: all, exprs: m.exprs, logic: m.logic}
 				done = true
 			}
 		}
