@@ -62,6 +62,10 @@ type Catalog interface {
 	CreateCollection(ctx context.Context, db, coll string) error
 	// DropCollection drops db.coll; dropping a missing collection succeeds.
 	DropCollection(ctx context.Context, db, coll string) error
+	// PrepareOut creates db.tmp for $out to write into, with the options
+	// and indexes of db.target when it exists (so that replacing it keeps
+	// them, as MongoDB does). A capped target fails with 17152.
+	PrepareOut(ctx context.Context, db, target, tmp string) error
 	// RenameCollection renames, replacing the target when dropTarget.
 	RenameCollection(ctx context.Context, fromDB, fromColl, toDB, toColl string, dropTarget bool) error
 	// Stats returns the size figures of db.coll.

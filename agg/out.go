@@ -14,8 +14,10 @@ import (
 // outBatch is how many documents $out and $merge write per Insert call.
 const outBatch = 256
 
-// outStage is $out: the results replace the target collection atomically
-// (written to a temporary collection renamed over the target at the end).
+// outStage is $out: the results replace the target collection atomically.
+// They are written to a temporary collection created with the target's
+// options and indexes, renamed over the target at the end; if a document
+// violates one of those indexes (11000) the target is left as it was.
 type outStage struct {
 	raw      bsoncore.Value
 	db, coll string
@@ -77,6 +79,10 @@ func (o *outStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 			}
 			done = true
 			tmp := fmt.Sprintf("tmp.agg_out.%016x", rand.Uint64())
+			if err := rc.cat.PrepareOut(rc.ctx, o.db, o.coll, tmp); err != nil {
+				rc.cat.DropCollection(rc.ctx, o.db, tmp)
+				return nil, err
+			}
 			if err := writeAll(rc, in, o.db, tmp); err != nil {
 				rc.cat.DropCollection(rc.ctx, o.db, tmp)
 				return nil, err

@@ -53,7 +53,8 @@ func indexSpecDoc(spec engine.IndexSpec) bsoncore.Document {
 		AppendInt32("v", 2).
 		AppendDocument("key", spec.Key).
 		AppendString("name", spec.Name)
-	if spec.Unique {
+	if spec.Unique && spec.Name != "_id_" {
+		// MongoDB's _id index is unique without saying so in its spec.
 		b.AppendBoolean("unique", true)
 	}
 	if spec.Sparse {

@@ -107,6 +107,50 @@ func (c *Catalog) DropCollection(_ context.Context, db, coll string) error {
 	return err
 }
 
+// PrepareOut implements agg.Catalog.
+func (c *Catalog) PrepareOut(_ context.Context, db, target, tmp string) error {
+	if err := engine.ValidateNamespace(db, tmp); err != nil {
+		return err
+	}
+	var opts engine.CreateOptions
+	colls, err := c.E.ListCollections(db)
+	if err != nil {
+		return fmt.Errorf("$out: list collections of %s: %w", db, err)
+	}
+	exists := false
+	for _, ci := range colls {
+		if ci.Name != target {
+			continue
+		}
+		exists = true
+		if v, err := ci.Options.LookupErr("capped"); err == nil && v.Type == bsoncore.TypeBoolean && v.Boolean() {
+			return errs.New(errs.Code(17152), "namespace '%s.%s' is capped so it can't be used for $out", db, target)
+		}
+		if len(ci.Options) > 5 {
+			opts.Raw = ci.Options
+		}
+	}
+	if err := c.E.CreateCollection(db, tmp, opts); err != nil {
+		return fmt.Errorf("$out: create %s.%s: %w", db, tmp, err)
+	}
+	if !exists {
+		return nil
+	}
+	ix, err := c.E.ListIndexes(db, target)
+	if err != nil {
+		return fmt.Errorf("$out: list indexes of %s.%s: %w", db, target, err)
+	}
+	for _, i := range ix {
+		if i.Name == "_id_" {
+			continue
+		}
+		if _, err := c.E.CreateIndex(db, tmp, i.IndexSpec); err != nil {
+			return fmt.Errorf("$out: copy index %s: %w", i.Name, err)
+		}
+	}
+	return nil
+}
+
 // RenameCollection implements agg.Catalog.
 func (c *Catalog) RenameCollection(_ context.Context, fromDB, fromColl, toDB, toColl string, dropTarget bool) error {
 	return c.E.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget)
@@ -134,7 +178,7 @@ func (c *Catalog) Indexes(_ context.Context, db, coll string) ([]agg.IndexInfo, 
 	out := make([]agg.IndexInfo, 0, len(ix))
 	for _, i := range ix {
 		b := bsoncore.NewDocumentBuilder().AppendInt32("v", 2).AppendDocument("key", i.Key).AppendString("name", i.Name)
-		if i.Unique {
+		if i.Unique && i.Name != "_id_" {
 			b.AppendBoolean("unique", true)
 		}
 		if i.Sparse {
