@@ -1,8 +1,11 @@
 package agg
 
 import (
+	"fmt"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/errs"
 	"github.com/lodedb/lode/expr"
 )
@@ -103,6 +106,9 @@ func (m *mergeStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 				return nil, nil
 			}
 			done = true
+			if err := m.checkOn(rc); err != nil {
+				return nil, err
+			}
 			for {
 				d, err := in.Next()
 				if err != nil {
@@ -118,6 +124,46 @@ func (m *mergeStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 		},
 		close: in.Close,
 	}, nil
+}
+
+// checkOn verifies, as MongoDB does before running, that the 'on' fields
+// other than the default _id are the key of a unique, non-partial index of
+// the target (which must exist): otherwise a document could match several
+// targets. Failing that it returns 51183.
+func (m *mergeStage) checkOn(rc *runCtx) error {
+	if len(m.on) == 1 && m.on[0] == "_id" {
+		return nil
+	}
+	fail := errs.New(errs.Code(51183), "Cannot find index to verify that join fields will be unique")
+	ix, err := rc.cat.Indexes(rc.ctx, m.db, m.coll)
+	if err != nil {
+		if errs.Is(err, errs.NamespaceNotFound) {
+			return fail
+		}
+		return fmt.Errorf("$merge: indexes of %s.%s: %w", m.db, m.coll, err)
+	}
+	want := map[string]bool{}
+	for _, f := range m.on {
+		want[f] = true
+	}
+	for _, i := range ix {
+		unique := i.Name == "_id_" || i.Spec.Lookup("unique").Type == bsoncore.TypeBoolean && i.Spec.Lookup("unique").Boolean()
+		if !unique || i.Spec.Lookup("partialFilterExpression").Type != 0 {
+			continue
+		}
+		els, _ := i.Key.Elements()
+		if len(els) != len(want) {
+			continue
+		}
+		ok := true
+		for _, el := range els {
+			ok = ok && want[el.Key()] && bsonutil.IsNumber(el.Value().Type)
+		}
+		if ok {
+			return nil
+		}
+	}
+	return fail
 }
 
 // one merges a single document.

@@ -85,3 +85,79 @@ func TestOutKeepsIndexes(t *testing.T) {
 	_, err = aggJS(t, src, `[{"$out":"capped"}]`)
 	wantServerCode(t, err, 17152)
 }
+
+// TestMergeModes checks $merge's whenMatched and whenNotMatched modes and
+// the unique index 'on' needs (51183), following MongoDB's $merge page.
+func TestMergeModes(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, "shop")
+	src := db.Collection("src")
+	insertJS(t, src, `[{"_id":1,"sku":"a","qty":10},{"_id":2,"sku":"c","qty":30}]`)
+	reset := func(t *testing.T) *mongo.Collection {
+		t.Helper()
+		dst := db.Collection("dst")
+		if err := dst.Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		insertJS(t, dst, `[{"_id":1,"sku":"a","qty":1,"note":"old"},{"_id":3,"sku":"b","qty":2}]`)
+		return dst
+	}
+	merge := func(spec string) string { return `[{"$merge":` + spec + `}]` }
+	for _, tc := range []struct {
+		name, spec, want string
+		code             int32
+	}{
+		{"replace/insert", `{"into":"dst","whenMatched":"replace","whenNotMatched":"insert"}`,
+			`[{"_id":1,"sku":"a","qty":10},{"_id":2,"sku":"c","qty":30},{"_id":3,"sku":"b","qty":2}]`, 0},
+		{"merge/insert (default)", `{"into":"dst"}`,
+			`[{"_id":1,"sku":"a","qty":10,"note":"old"},{"_id":2,"sku":"c","qty":30},{"_id":3,"sku":"b","qty":2}]`, 0},
+		{"keepExisting/insert", `{"into":"dst","whenMatched":"keepExisting"}`,
+			`[{"_id":1,"sku":"a","qty":1,"note":"old"},{"_id":2,"sku":"c","qty":30},{"_id":3,"sku":"b","qty":2}]`, 0},
+		{"replace/discard", `{"into":"dst","whenMatched":"replace","whenNotMatched":"discard"}`,
+			`[{"_id":1,"sku":"a","qty":10},{"_id":3,"sku":"b","qty":2}]`, 0},
+		{"fail on match", `{"into":"dst","whenMatched":"fail","whenNotMatched":"insert"}`, ``, 11000},
+		{"fail on no match", `{"into":"dst","whenMatched":"replace","whenNotMatched":"fail"}`, ``, 13113},
+		{"on without an index", `{"into":"dst","on":"sku"}`, ``, 51183},
+		{"on a missing collection", `{"into":"nowhere","on":"sku"}`, ``, 51183},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := reset(t)
+			_, err := aggJS(t, src, merge(tc.spec))
+			if tc.code != 0 {
+				wantServerCode(t, err, tc.code)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := aggJS(t, dst, `[{"$sort":{"_id":1}}]`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantJS(t, got, tc.want)
+		})
+	}
+	// 'on' must name exactly the fields of a unique, non-partial index.
+	dst := reset(t)
+	if _, err := dst.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "sku", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := aggJS(t, src, merge(`{"into":"dst","on":"sku"}`))
+	wantServerCode(t, err, 51183)
+	if _, err := dst.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "sku", Value: 1}, {Key: "qty", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = aggJS(t, src, merge(`{"into":"dst","on":"sku"}`))
+	wantServerCode(t, err, 51183)
+	if _, err := dst.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "sku", Value: -1}}, Options: options.Index().SetUnique(true).SetName("sku_unique")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := aggJS(t, src, `[{"$project":{"_id":0}},{"$merge":{"into":"dst","on":"sku","whenMatched":"merge","whenNotMatched":"insert"}}]`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := aggJS(t, dst, `[{"$sort":{"sku":1}},{"$project":{"_id":0}}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJS(t, got, `[{"sku":"a","qty":10,"note":"old"},{"sku":"b","qty":2},{"sku":"c","qty":30}]`)
+}
