@@ -8,6 +8,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
+
+	"github.com/lodedb/lode"
 )
 
 // validateColl runs validate on coll and fails the test unless MongoDB's
@@ -188,4 +191,216 @@ func TestTxnCursorsEndWithTransaction(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inTxn starts a transaction with opts on a new session and returns its
+// context; the session ends with the test.
+func inTxn(t *testing.T, db *lode.DB, opts ...options.Lister[options.TransactionOptions]) (*mongo.Session, context.Context) {
+	t.Helper()
+	sess, err := db.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.EndSession(context.Background()) })
+	if err := sess.StartTransaction(opts...); err != nil {
+		t.Fatal(err)
+	}
+	return sess, mongo.NewSessionContext(ctx(t), sess)
+}
+
+// wantCode fails unless err is a server error with code.
+func wantCode(t *testing.T, what string, err error, code int32) {
+	t.Helper()
+	var se mongo.ServerError
+	if !errors.As(err, &se) || !se.HasErrorCode(int(code)) {
+		t.Fatalf("%s: got %v, want code %d", what, err, code)
+	}
+}
+
+// collNames lists the collections of d.
+func collNames(t *testing.T, d *mongo.Database) map[string]bool {
+	t.Helper()
+	names, err := d.ListCollectionNames(ctx(t), bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
+// TestTxnDDLRules checks MongoDB 7.0's rules for collection and index
+// creation inside transactions: createIndexes only on a collection the
+// transaction creates (263 on an existing one, 263 on a non-empty new
+// one), create/createIndexes only at readConcern local (72), writes to
+// capped collections refused (263), and what a transaction created dropped
+// again when it aborts.
+func TestTxnDDLRules(t *testing.T) {
+	db, d := open(t)
+	c := ctx(t)
+	ixA := mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}
+
+	t.Run("existing collection", func(t *testing.T) {
+		coll := d.Collection("exists")
+		if _, err := coll.InsertOne(c, bson.D{{Key: "a", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Collection("exists_empty").Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "z", Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"exists", "exists_empty"} {
+			sess, sc := inTxn(t, db)
+			_, err := d.Collection(name).Indexes().CreateOne(sc, ixA)
+			wantCode(t, "createIndexes on existing "+name, err, 263)
+			wantCode(t, "commit after the refused createIndexes", sess.CommitTransaction(c), 251)
+		}
+		// An index that already exists is not an error (nothing to build).
+		sess, sc := inTxn(t, db)
+		if _, err := d.Collection("exists_empty").Indexes().CreateOne(sc, mongo.IndexModel{Keys: bson.D{{Key: "z", Value: 1}}}); err != nil {
+			t.Fatalf("createIndexes of an existing index in a transaction: %v", err)
+		}
+		if err := sess.CommitTransaction(c); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("new collection committed", func(t *testing.T) {
+		sess, sc := inTxn(t, db)
+		coll := d.Collection("fresh")
+		if _, err := coll.Indexes().CreateOne(sc, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+			t.Fatalf("createIndexes creating the collection in a transaction: %v", err)
+		}
+		if _, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 7}}); err != nil {
+			t.Fatal(err)
+		}
+		// The unique index built in the transaction is enforced in it.
+		_, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 7}})
+		wantCode(t, "duplicate under the transaction's unique index", err, 11000)
+		// The write error aborted the transaction, and with it the
+		// collection and index it created.
+		wantCode(t, "commit after the write error", sess.CommitTransaction(c), 251)
+		if collNames(t, d)["fresh"] {
+			t.Fatal("fresh survived its transaction's abort")
+		}
+		sess, sc = inTxn(t, db)
+		if err := d.CreateCollection(sc, "fresh2"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Collection("fresh2").Indexes().CreateOne(sc, ixA); err != nil {
+			t.Fatalf("createIndexes on a collection created in the same transaction: %v", err)
+		}
+		if _, err := d.Collection("fresh2").InsertOne(sc, bson.D{{Key: "a", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		// Another writer may not use the collection before the commit.
+		_, err = d.Collection("fresh2").InsertOne(c, bson.D{{Key: "a", Value: 2}})
+		wantCode(t, "plain insert into a collection an open transaction created", err, 112)
+		// Not empty any more: a further index is refused.
+		_, err = d.Collection("fresh2").Indexes().CreateOne(sc, mongo.IndexModel{Keys: bson.D{{Key: "b", Value: 1}}})
+		wantCode(t, "createIndexes on a non-empty new collection", err, 263)
+		wantCode(t, "commit after the refused createIndexes", sess.CommitTransaction(c), 251)
+		if collNames(t, d)["fresh2"] {
+			t.Fatal("fresh2 survived its transaction's abort")
+		}
+
+		sess, sc = inTxn(t, db)
+		if err := d.CreateCollection(sc, "fresh3"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Collection("fresh3").Indexes().CreateOne(sc, ixA); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Collection("fresh3").InsertOne(sc, bson.D{{Key: "a", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.CommitTransaction(c); err != nil {
+			t.Fatalf("commit of create + createIndexes + insert: %v", err)
+		}
+		coll3 := d.Collection("fresh3")
+		if n, err := coll3.CountDocuments(c, bson.D{{Key: "a", Value: 1}}, options.Count().SetHint("a_1")); err != nil || n != 1 {
+			t.Fatalf("a:1 via a_1 after commit: %d, %v", n, err)
+		}
+		validateColl(t, coll3)
+		// Now an ordinary collection: plain writes work.
+		if _, err := coll3.InsertOne(c, bson.D{{Key: "a", Value: 2}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("aborted creation is rolled back", func(t *testing.T) {
+		sess, sc := inTxn(t, db)
+		if err := d.CreateCollection(sc, "gone"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Collection("gone").Indexes().CreateOne(sc, ixA); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Collection("gone_implicit").InsertOne(sc, bson.D{{Key: "a", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.AbortTransaction(c); err != nil {
+			t.Fatal(err)
+		}
+		names := collNames(t, d)
+		if names["gone"] || names["gone_implicit"] {
+			t.Fatalf("collections created by an aborted transaction remain: %v", names)
+		}
+		// The names are free again, outside transactions.
+		if err := d.CreateCollection(c, "gone"); err != nil {
+			t.Fatal(err)
+		}
+		ixs, err := d.Collection("gone").Indexes().ListSpecifications(c)
+		if err != nil || len(ixs) != 1 {
+			t.Fatalf("indexes of the re-created collection: %v, %v; want only _id_", ixs, err)
+		}
+	})
+
+	t.Run("readConcern snapshot", func(t *testing.T) {
+		snap := options.Transaction().SetReadConcern(readconcern.Snapshot())
+		sess, sc := inTxn(t, db, snap)
+		wantCode(t, "create at readConcern snapshot", d.CreateCollection(sc, "rc_snap"), 72)
+		wantCode(t, "commit after the refused create", sess.CommitTransaction(c), 251)
+		sess, sc = inTxn(t, db, snap)
+		_, err := d.Collection("rc_snap2").Indexes().CreateOne(sc, ixA)
+		wantCode(t, "createIndexes at readConcern snapshot", err, 72)
+		_ = sess.AbortTransaction(c)
+		if names := collNames(t, d); names["rc_snap"] || names["rc_snap2"] {
+			t.Fatalf("refused DDL created collections: %v", names)
+		}
+		sess, sc = inTxn(t, db, options.Transaction().SetReadConcern(readconcern.Local()))
+		if err := d.CreateCollection(sc, "rc_local"); err != nil {
+			t.Fatalf("create at readConcern local: %v", err)
+		}
+		if err := sess.CommitTransaction(c); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("capped", func(t *testing.T) {
+		if err := d.CreateCollection(c, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
+			t.Fatal(err)
+		}
+		capped := d.Collection("capped")
+		if _, err := capped.InsertOne(c, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		sess, sc := inTxn(t, db)
+		_, err := capped.InsertOne(sc, bson.D{{Key: "a", Value: 2}})
+		wantCode(t, "insert into a capped collection in a transaction", err, 263)
+		wantCode(t, "commit after the refused write", sess.CommitTransaction(c), 251)
+		sess, sc = inTxn(t, db)
+		_, err = capped.UpdateOne(sc, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 3}}}})
+		wantCode(t, "update of a capped collection in a transaction", err, 263)
+		_ = sess.AbortTransaction(c)
+		// Reads are allowed.
+		sess, sc = inTxn(t, db)
+		if n, err := capped.CountDocuments(sc, bson.D{}); err != nil || n != 1 {
+			t.Fatalf("read of a capped collection in a transaction: %d, %v", n, err)
+		}
+		if err := sess.CommitTransaction(c); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -93,6 +93,10 @@ type collState struct {
 	// collection shares its source's. Nil disables the hints.
 	hints   emptyRanges
 	commits *txnCommits
+
+	// txnOwner is the open transaction that created the collection, under
+	// mu; other writers get WriteConflict until it ends (txn_ddl.go).
+	txnOwner *Txn
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being

@@ -56,7 +56,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 		return 0, 0, err
 	}
 	if s.Limit == 1 {
-		c, err := e.lockColl(db, coll, false)
+		c, err := e.lockCollCtx(ctx, db, coll, false)
 		if err != nil || c == nil {
 			return 0, 0, err
 		}
@@ -128,7 +128,7 @@ func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncor
 	var lastSeq uint64
 	var buf []byte
 	for len(ids) > 0 {
-		lc, err := e.lockColl(db, coll, false)
+		lc, err := e.lockCollCtx(ctx, db, coll, false)
 		if err != nil || lc == nil || lc.id != c.id {
 			if lc != nil {
 				lc.state.mu.Unlock()

@@ -70,7 +70,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 		f = p.filter
 	}
 
-	c, err := e.lockColl(db, coll, spec.Upsert)
+	c, err := e.lockCollCtx(ctx, db, coll, spec.Upsert)
 	if err != nil {
 		return res, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -41,6 +42,14 @@ func DefaultIndexName(key bsoncore.Document) string {
 // needed) and builds it over the existing documents. created is false when
 // an identical index already exists.
 func (e *Engine) CreateIndex(db, coll string, spec IndexSpec) (created bool, err error) {
+	return e.CreateIndexCtx(context.Background(), db, coll, spec)
+}
+
+// CreateIndexCtx is CreateIndex inside the multi-document transaction ctx
+// carries, if any: MongoDB 7.0 then allows new indexes only on a
+// collection the transaction created (or creates now) while it is empty
+// (txn_ddl.go).
+func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec IndexSpec) (created bool, err error) {
 	if err := e.checkOpen(); err != nil {
 		return false, err
 	}
@@ -57,16 +66,25 @@ func (e *Engine) CreateIndex(db, coll string, spec IndexSpec) (created bool, err
 	if spec.Name == "_id_" && !keyEqual(spec.Key, idKeyPattern) {
 		return false, errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", renderDoc(spec.Key))
 	}
-	c, err := e.lockColl(db, coll, true)
+	tx := TxnFrom(ctx)
+	c, err := e.lockCollTx(tx, db, coll, true)
 	if err != nil {
 		return false, err
 	}
 	defer c.state.mu.Unlock()
+	if owner := c.state.txnOwner; owner != nil && owner != tx {
+		return false, checkTxnWrite(tx, c)
+	}
 	if err := indexConflict(c.indexes, spec); err != nil || indexExists(c.indexes, spec) {
 		return false, err
 	}
 	if spec.Name == "_id_" {
 		return false, nil
+	}
+	if tx != nil {
+		if err := e.checkTxnIndexBuild(tx, c); err != nil {
+			return false, err
+		}
 	}
 	ix, err := newIndex(e.allocID(), spec)
 	if err != nil {
@@ -83,6 +101,11 @@ func (e *Engine) CreateIndex(db, coll string, spec IndexSpec) (created bool, err
 			e.log.Error("cleaning up failed index build", "index", ix.name, "err", cerr)
 		}
 		return false, err
+	}
+	if tc := tx.collFor(c.id); tc != nil {
+		// The transaction's own build: its later writes stage entries
+		// for the new index, so this is the index set to commit against.
+		tc.indexIDs = indexIDs(e.cat.Load().lookup(db, coll))
 	}
 	return true, nil
 }

@@ -23,7 +23,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	if err := validateUserWrite(db, coll); err != nil {
 		return res, err
 	}
-	c, err := e.lockColl(db, coll, true)
+	c, err := e.lockCollCtx(ctx, db, coll, true)
 	if err != nil {
 		return res, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -98,6 +99,13 @@ var emptyDoc = bsoncore.Document{5, 0, 0, 0, 0}
 // succeeds; with different options it fails with NamespaceExists. System
 // namespaces a client may not create get InvalidNamespace.
 func (e *Engine) CreateCollection(db, coll string, opts CreateOptions) error {
+	return e.CreateCollectionCtx(context.Background(), db, coll, opts)
+}
+
+// CreateCollectionCtx is CreateCollection inside the multi-document
+// transaction ctx carries, if any: the collection then belongs to the
+// transaction until it ends and is dropped if it aborts (txn_ddl.go).
+func (e *Engine) CreateCollectionCtx(ctx context.Context, db, coll string, opts CreateOptions) error {
 	if err := e.checkOpen(); err != nil {
 		return err
 	}
@@ -107,7 +115,8 @@ func (e *Engine) CreateCollection(db, coll string, opts CreateOptions) error {
 	if opts.Capped && opts.Size <= 0 {
 		return errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
-	c, created, err := e.createCollection(db, coll, opts)
+	tx := TxnFrom(ctx)
+	c, created, err := e.createCollection(db, coll, opts, tx)
 	if err != nil {
 		return err
 	}
@@ -152,7 +161,9 @@ func renderCollOptions(c *collection) string {
 
 // createCollection creates db.coll with its _id index unless it exists.
 // It returns the current collection and whether it created it.
-func (e *Engine) createCollection(db, coll string, opts CreateOptions) (*collection, bool, error) {
+// A collection created inside transaction tx (non-nil) belongs to tx until
+// it ends (collState.txnOwner).
+func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) (*collection, bool, error) {
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	cat := e.cat.Load()
@@ -162,7 +173,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions) (*collect
 	c := &collection{
 		db: db, name: coll, id: e.allocID(), uuid: newUUID(),
 		capped: opts.Capped, size: opts.Size, max: opts.Max,
-		state: &collState{statsValid: true, idxValid: true, commits: &txnCommits{}},
+		state: &collState{statsValid: true, idxValid: true, commits: &txnCommits{}, txnOwner: tx},
 	}
 	if len(opts.Raw) > 5 {
 		c.options = append(bsoncore.Document(nil), opts.Raw...)
@@ -183,6 +194,9 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions) (*collect
 	n := cat.clone()
 	n.put(c)
 	e.cat.Store(n)
+	if tx != nil {
+		tx.noteCreated(c)
+	}
 	return c, true, nil
 }
 
@@ -316,6 +330,12 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 // held. When the collection does not exist it is created if create is set;
 // otherwise lockColl returns nil and holds no lock.
 func (e *Engine) lockColl(db, coll string, create bool) (*collection, error) {
+	return e.lockCollTx(nil, db, coll, create)
+}
+
+// lockCollTx is lockColl for a write of transaction tx (nil outside one):
+// a collection it creates belongs to tx until tx ends.
+func (e *Engine) lockCollTx(tx *Txn, db, coll string, create bool) (*collection, error) {
 	for {
 		c := e.cat.Load().lookup(db, coll)
 		if c == nil {
@@ -326,7 +346,7 @@ func (e *Engine) lockColl(db, coll string, create bool) (*collection, error) {
 				return nil, err
 			}
 			var err error
-			if c, _, err = e.createCollection(db, coll, CreateOptions{}); err != nil {
+			if c, _, err = e.createCollection(db, coll, CreateOptions{}, tx); err != nil {
 				return nil, err
 			}
 		}

@@ -38,6 +38,7 @@ type Txn struct {
 	committed bool   // the batch reached Pebble (Commit succeeded up to durability)
 	seq       uint64 // commit sequence of the batch, for durability waits
 	onEnd     []func()
+	created   []*collection // collections this transaction created (txn_ddl.go)
 }
 
 // OnEnd registers f to run once when the transaction commits or aborts
@@ -166,6 +167,7 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 		tx.b.Close()
 		tx.committed = true
 		tx.e.txns.finish(tx, true)
+		tx.endCreated(true)
 		return nil
 	}
 	colls := tx.sortedColls()
@@ -181,6 +183,7 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 		unlock()
 		tx.b.Close()
 		tx.e.txns.finish(tx, false)
+		tx.endCreated(false)
 		return err
 	}
 	// Locked statements may hold empty-range hints that this commit's
@@ -195,12 +198,14 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 	if err != nil {
 		unlock()
 		tx.e.txns.finish(tx, false)
+		tx.endCreated(false)
 		return fmt.Errorf("commit transaction: %w", err)
 	}
 	tx.committed, tx.seq = true, seq
 	tx.applyStats(colls)
 	unlock()
 	tx.e.txns.finish(tx, true)
+	tx.endCreated(true)
 	return tx.WaitDurable(ctx, journal)
 }
 
@@ -258,6 +263,7 @@ func (tx *Txn) Abort() {
 	tx.closeSnapshot()
 	tx.b.Close()
 	tx.e.txns.finish(tx, false)
+	tx.endCreated(false)
 	tx.runEnd()
 }
 

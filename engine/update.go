@@ -101,7 +101,7 @@ func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateS
 	if p.multi && !p.upsert {
 		return e.updateMany(ctx, db, coll, p)
 	}
-	c, err := e.lockColl(db, coll, p.upsert)
+	c, err := e.lockCollCtx(ctx, db, coll, p.upsert)
 	if err != nil {
 		return stmtResult{}, 0, err
 	}
@@ -269,7 +269,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 	var lastSeq uint64
 	var buf []byte
 	for len(ids) > 0 {
-		lc, err := e.lockColl(db, coll, false)
+		lc, err := e.lockCollCtx(ctx, db, coll, false)
 		if err != nil || lc == nil || lc.id != c.id {
 			if lc != nil {
 				lc.state.mu.Unlock()

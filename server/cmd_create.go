@@ -11,8 +11,9 @@ import (
 
 func init() { register(cmdCreate, "create") }
 
-// cmdCreate creates a collection, optionally capped.
-func cmdCreate(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+// cmdCreate creates a collection, optionally capped. Inside a transaction
+// the collection belongs to it until it ends and is dropped if it aborts.
+func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	coll, err := collName(req)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func cmdCreate(_ context.Context, s *Server, req *Request) (bsoncore.Document, e
 		return nil, errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
 	opts.Raw = raw.Build()
-	if err := s.eng.CreateCollection(req.DB, coll, opts); err != nil {
+	if err := s.eng.CreateCollectionCtx(ctx, req.DB, coll, opts); err != nil {
 		return nil, err
 	}
 	return nil, nil

@@ -81,7 +81,7 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	}
 	createdAny := false
 	for _, spec := range specs {
-		created, err := s.eng.CreateIndex(req.DB, coll, spec)
+		created, err := s.eng.CreateIndexCtx(ctx, req.DB, coll, spec)
 		if err != nil {
 			return nil, err
 		}

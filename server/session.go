@@ -55,6 +55,8 @@ type session struct {
 	// committedTx is the committed transaction txnNumber named, kept so a
 	// retried commitTransaction can wait for its durability again.
 	committedTx *engine.Txn
+	// txReadConcern is the readConcern level the transaction started with.
+	txReadConcern string
 }
 
 // sessionKey extracts lsid.id (a UUID) as a map key.

@@ -204,7 +204,7 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 			return nil, err
 		}
 		ss.txnNumber, ss.tx, ss.state, ss.txAbortErr, ss.txStmts = a.txnNumber, tx, txnActive, nil, 0
-		ss.committedTx = nil
+		ss.committedTx, ss.txReadConcern = nil, readConcernLevel(a.readConcern)
 		ss.retryReply = nil
 	} else if a.txnNumber > ss.txnNumber || ss.state == txnNone {
 		return nil, noSuchTxn(a.txnNumber, "transaction not started")
@@ -239,11 +239,10 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 	if a.hasWC {
 		return nil, errs.New(errs.InvalidOptions, "Cannot set write concern after starting a transaction.")
 	}
-	if req.Name == "createIndexes" {
-		if err := s.checkTxnCreateIndexes(req); err != nil {
-			ss.abortTxn(errs.New(errs.NoSuchTransaction, "aborted"))
-			return nil, err
-		}
+	if (req.Name == "create" || req.Name == "createIndexes") && ss.txReadConcern != "" && ss.txReadConcern != "local" {
+		// mongod runs DDL in a transaction only at readConcern local.
+		ss.abortTxn(errs.New(errs.NoSuchTransaction, "aborted"))
+		return nil, errs.New(errs.InvalidOptions, "Cannot run '%s' in a multi-document transaction with readConcern level '%s': only readConcern level 'local' is allowed for collection and index creation", req.Name, ss.txReadConcern)
 	}
 	ss.txStmts++
 	tx := ss.tx
@@ -346,6 +345,15 @@ func checkTxnReadConcern(rc bsoncore.Document) error {
 	}
 }
 
+// readConcernLevel returns the level of a readConcern argument, or "".
+func readConcernLevel(rc bsoncore.Document) string {
+	if rc == nil {
+		return ""
+	}
+	lvl, _ := rc.Lookup("level").StringValueOK()
+	return lvl
+}
+
 // hasWriteErrors reports whether a write reply carries writeErrors.
 func hasWriteErrors(body bsoncore.Document) bool {
 	if len(body) == 0 {
@@ -353,21 +361,4 @@ func hasWriteErrors(body bsoncore.Document) bool {
 	}
 	_, err := body.LookupErr("writeErrors")
 	return err == nil
-}
-
-// checkTxnCreateIndexes applies MongoDB 7.0's rule: inside a transaction,
-// indexes may be created only on a new (missing or empty) collection.
-func (s *Server) checkTxnCreateIndexes(req *Request) error {
-	coll, err := collName(req)
-	if err != nil {
-		return err
-	}
-	if _, err := s.eng.ListIndexes(req.DB, coll); err != nil {
-		return nil // no such collection: createIndexes creates it
-	}
-	n, err := s.eng.Count(context.Background(), req.DB, coll, nil, 0, 1, bsoncore.Value{})
-	if err != nil || n == 0 {
-		return nil
-	}
-	return errs.New(errs.OperationNotSupportedInTransaction, "Cannot create new indexes on existing collection %s.%s in a multi-document transaction.", req.DB, coll)
 }
