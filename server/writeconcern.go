@@ -27,6 +27,7 @@ func parseWriteConcern(req *Request) (writeConcern, error) {
 	if !ok {
 		return wc, wrongType(req.Name, "writeConcern", v, "object")
 	}
+	majority, jFalse := false, false
 	elems, _ := d.Elements()
 	for _, el := range elems {
 		x := el.Value()
@@ -47,6 +48,8 @@ func parseWriteConcern(req *Request) (writeConcern, error) {
 			case bsoncore.TypeString:
 				if s := x.StringValue(); s != "majority" {
 					wc.unsatisfiable = errs.New(errs.UnknownReplWriteConcern, "Unrecognized write concern mode: %s", s)
+				} else {
+					majority = true
 				}
 			default:
 				return wc, errs.New(errs.FailedToParse, "w has to be a number or string; found: %s", typeName(x.Type))
@@ -57,6 +60,7 @@ func parseWriteConcern(req *Request) (writeConcern, error) {
 				return wc, err
 			}
 			wc.journal = b
+			jFalse = !b
 		case "fsync":
 			b, err := argBool("writeConcern", "fsync", x)
 			if err != nil {
@@ -67,6 +71,12 @@ func parseWriteConcern(req *Request) (writeConcern, error) {
 		default:
 			return wc, errs.New(errs.Code(40415), "BSON field 'writeConcern.%s' is an unknown field.", el.Key())
 		}
+	}
+	// writeConcernMajorityJournalDefault is true in MongoDB: w:"majority"
+	// is acknowledged only once the write is in the on-disk journal, unless
+	// the client asks for j:false.
+	if majority && !jFalse {
+		wc.journal = true
 	}
 	if wc.w0 && wc.journal {
 		wc.w0 = false
