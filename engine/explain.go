@@ -97,10 +97,14 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 		defer bp.close()
 	}
 	verbose := spec.Verbosity != VerbosityQueryPlanner
+	write := spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp
+	// A single-document update or delete stops at its first match (the
+	// write stage ends the plan; with a sort, the plan's limit 1 does).
+	single := write && !spec.Multi
 	if verbose {
 		err := runPlan(ctx, bp.root, func(*exec.Member) bool {
 			nReturned++
-			return true
+			return !single
 		})
 		if err != nil {
 			return nil, err
@@ -109,12 +113,8 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 	elapsed := time.Since(start)
 	winning := exec.PlanDoc(bp.root, false)
 	execStages := bp.root
-	if spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp {
-		name := "UPDATE"
-		if spec.Kind == ExplainDeleteOp {
-			name = "DELETE"
-		}
-		winning = bsoncore.NewDocumentBuilder().AppendString("stage", name).AppendDocument("inputStage", winning).Build()
+	if write {
+		winning = bsoncore.NewDocumentBuilder().AppendString("stage", writeStageName(spec.Kind)).AppendDocument("inputStage", winning).Build()
 	}
 	rejected := bsoncore.NewArrayBuilder()
 	for _, r := range bp.rejected {
@@ -127,7 +127,7 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 		AppendDocument("parsedQuery", filter).
 		AppendBoolean("maxIndexedOrSolutionsReached", false).
 		AppendBoolean("maxIndexedAndSolutionsReached", false).
-		AppendBoolean("maxScansToExplodeReached", false).
+		AppendBoolean("maxScansToExplodeReached", bp.sol != nil && bp.sol.HitScanLimit).
 		AppendDocument("winningPlan", winning).
 		AppendArray("rejectedPlans", rejected.Build()).
 		Build()
@@ -137,23 +137,11 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 	if verbose {
 		tot := exec.Sum(bp.root)
 		stages := exec.PlanDoc(execStages, true)
-		if spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp {
-			name := "UPDATE"
-			if spec.Kind == ExplainDeleteOp {
-				name = "DELETE"
-			}
-			stages = bsoncore.NewDocumentBuilder().AppendString("stage", name).
-				AppendInt64("nReturned", 0).
-				AppendInt64("executionTimeMillisEstimate", elapsed.Milliseconds()).
-				AppendInt64("works", nReturned+1).
-				AppendInt64("advanced", 0).
-				AppendBoolean("isEOF", true).
-				AppendInt64("nMatched", nReturned).
-				AppendInt64("nWouldModify", nReturned).
-				AppendDocument("inputStage", stages).Build()
+		if write {
+			stages = writeStageDoc(spec.Kind, nReturned, elapsed, stages)
 		}
-		if spec.Kind == ExplainCountOp {
-			nReturned = 0
+		if spec.Kind == ExplainCountOp || write {
+			nReturned = 0 // COUNT, UPDATE and DELETE return no documents
 		}
 		es := bsoncore.NewDocumentBuilder().
 			AppendBoolean("executionSuccess", true).
@@ -180,6 +168,38 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 	return narrowInts(out.Build()), nil
 }
 
+// writeStageName is the root stage of an update or delete plan.
+func writeStageName(k ExplainKind) string {
+	if k == ExplainDeleteOp {
+		return "DELETE"
+	}
+	return "UPDATE"
+}
+
+// writeStageDoc renders the UPDATE or DELETE stage of executionStages above
+// input, with the figures mongod 7.0 prints: nWouldDelete for DELETE;
+// nMatched, nWouldModify and nWouldUpsert for UPDATE.
+func writeStageDoc(k ExplainKind, n int64, elapsed time.Duration, input bsoncore.Document) bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder().AppendString("stage", writeStageName(k)).
+		AppendInt64("nReturned", 0).
+		AppendInt64("executionTimeMillisEstimate", elapsed.Milliseconds()).
+		AppendInt64("works", n+1).
+		AppendInt64("advanced", 0).
+		AppendInt64("needTime", n).
+		AppendInt64("needYield", 0).
+		AppendInt64("saveState", 0).
+		AppendInt64("restoreState", 0).
+		AppendBoolean("isEOF", true)
+	if k == ExplainDeleteOp {
+		b.AppendInt64("nWouldDelete", n)
+	} else {
+		b.AppendInt64("nMatched", n).
+			AppendInt64("nWouldModify", n).
+			AppendInt64("nWouldUpsert", 0)
+	}
+	return b.AppendDocument("inputStage", input).Build()
+}
+
 // fillFindReq fills a plan request from a find (or the candidate search of
 // an update, delete or findAndModify).
 func fillFindReq(q *planReq, fs FindSpec, spec ExplainSpec) error {
@@ -200,8 +220,15 @@ func fillFindReq(q *planReq, fs FindSpec, spec ExplainSpec) error {
 	if limit < 0 {
 		limit = -limit
 	}
+	// A single-document update, delete or findAndModify with a sort plans
+	// limit 1 (a top-k sort, or LIMIT above an index-provided order), as
+	// mongod's parsed update/delete does; without a sort there is no limit
+	// stage: the write stage stops after the first match.
 	if (spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp) && !spec.Multi {
-		limit = 1
+		limit = 0
+		if q.sort != nil {
+			limit = 1
+		}
 	}
 	q.opts = exec.Options{Sort: q.sort, SortDoc: q.sortDoc, Skip: fs.Skip, Limit: limit,
 		SortOpts: exec.SortOptions{AllowDiskUse: fs.AllowDiskUse}}

@@ -228,6 +228,18 @@ func summarize(out bsoncore.Document) []string {
 		}
 		stages = append(stages, s)
 		if b, err := d.LookupErr("indexBounds"); err == nil && depth < 3 && len(bounds) == 0 {
+			if sk, err := b.Document().LookupErr("startKey"); err == nil {
+				// COUNT_SCAN: one key range.
+				open, end := "(", ")"
+				if b.Document().Lookup("startKeyInclusive").Boolean() {
+					open = "["
+				}
+				if b.Document().Lookup("endKeyInclusive").Boolean() {
+					end = "]"
+				}
+				bounds = append(bounds, "  "+open+sk.String()+", "+b.Document().Lookup("endKey").String()+end)
+				return
+			}
 			elems, _ := b.Document().Elements()
 			for _, e := range elems {
 				vals, _ := e.Value().Array().Values()

@@ -56,18 +56,22 @@ func Build(sol *plan.Solution, env Env, o Options) (Stage, error) {
 	if o.Keys {
 		return root, nil
 	}
+	limit := o.Limit
 	if sol.BlockingSort && o.Sort != nil {
 		so := o.SortOpts
 		if o.Limit > 0 {
+			// A top-k sort returns at most skip+limit results, so no LIMIT
+			// stage goes above it (as mongod plans it: SKIP > SORT).
 			so.Limit = o.Skip + o.Limit
+			limit = 0
 		}
 		root = NewSort(root, o.Sort, o.SortDoc, so, env.Timing)
 	}
 	if o.Skip > 0 {
 		root = NewSkip(root, o.Skip, env.Timing)
 	}
-	if o.Limit > 0 {
-		root = NewLimit(root, o.Limit, env.Timing)
+	if limit > 0 {
+		root = NewLimit(root, limit, env.Timing)
 	}
 	if o.Projection != nil {
 		root = NewProjection(root, o.Projection, o.ProjectionDoc, env.Timing)

@@ -28,7 +28,13 @@ func CanCountScan(bounds []plan.FieldBounds) bool {
 	return len(sp.ranges) == 1 && len(sp.checks) == 0
 }
 
+// explain prints COUNT_SCAN as mongod 7.0 does: keysExamined (with
+// execution stats), the index description, then indexBounds holding
+// startKey, startKeyInclusive, endKey and endKeyInclusive.
 func (s *CountScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
+	if execStats {
+		b.AppendInt64("keysExamined", s.keysExamined)
+	}
 	appendIndexInfo(b, s.ix)
 	start, end := bsoncore.NewDocumentBuilder(), bsoncore.NewDocumentBuilder()
 	startInc, endInc := true, true
@@ -43,11 +49,9 @@ func (s *CountScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 		startInc = startInc && li
 		endInc = endInc && hiInc
 	}
-	b.AppendDocument("startKey", start.Build()).
+	b.AppendDocument("indexBounds", bsoncore.NewDocumentBuilder().
+		AppendDocument("startKey", start.Build()).
 		AppendBoolean("startKeyInclusive", startInc).
 		AppendDocument("endKey", end.Build()).
-		AppendBoolean("endKeyInclusive", endInc)
-	if execStats {
-		b.AppendInt64("keysExamined", s.keysExamined)
-	}
+		AppendBoolean("endKeyInclusive", endInc).Build())
 }

@@ -227,6 +227,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	} else {
 		if sa.provides && sa.explode > 0 {
 			sa.provides = false // too many scans to merge: sort in memory
+			s.HitScanLimit = sa.scans > 1
 		}
 		core = scan
 	}

@@ -52,6 +52,10 @@ type Solution struct {
 	Covered bool
 	// Index is the index the plan scans (nil for COLLSCAN and EOF).
 	Index *Index
+	// HitScanLimit is set when the index provides the sort only through
+	// SORT_MERGE and that needed more than MaxScansToExplode scans, so the
+	// plan sorts in memory (explain's maxScansToExplodeReached).
+	HitScanLimit bool
 	// rank orders candidates before the trial (lower is better).
 	rank int
 }
