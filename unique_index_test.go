@@ -1,0 +1,82 @@
+package lode_test
+
+import (
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// A duplicate on a secondary unique index gets 11000 with MongoDB's errmsg
+// and the index's keyPattern and the duplicate keyValue, from insert,
+// update and findAndModify alike.
+func TestDuplicateKeySecondaryUniqueIndex(t *testing.T) {
+	_, db := open(t)
+	coll := db.Collection("users")
+	if _, err := coll.Indexes().CreateOne(ctx(t), mongo.IndexModel{
+		Keys:    bson.D{{Key: "email", Value: 1}, {Key: "org", Value: -1}},
+		Options: options.Index().SetUnique(true),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(ctx(t), []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "email", Value: "a@x"}, {Key: "org", Value: 2}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "email", Value: "b@x"}, {Key: "org", Value: 2}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const wantMsg = `E11000 duplicate key error collection: test.users index: email_1_org_-1 dup key: { email: "a@x", org: 2 }`
+	const wantKP = `{"email": {"$numberInt":"1"},"org": {"$numberInt":"-1"}}`
+	const wantKV = `{"email": "a@x","org": {"$numberInt":"2"}}`
+	check := func(what string, code int, msg string, raw bson.Raw) {
+		t.Helper()
+		if code != 11000 || msg != wantMsg {
+			t.Errorf("%s: code %d errmsg %q, want 11000 %q", what, code, msg, wantMsg)
+		}
+		if kp := raw.Lookup("keyPattern"); kp.String() != wantKP {
+			t.Errorf("%s: keyPattern %s, want %s", what, kp, wantKP)
+		}
+		if kv := raw.Lookup("keyValue"); kv.String() != wantKV {
+			t.Errorf("%s: keyValue %s, want %s", what, kv, wantKV)
+		}
+	}
+
+	_, err := coll.InsertOne(ctx(t), bson.D{{Key: "_id", Value: 3}, {Key: "email", Value: "a@x"}, {Key: "org", Value: 2}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("insert: want one write error, got %v", err)
+	}
+	check("insert", we.WriteErrors[0].Code, we.WriteErrors[0].Message, we.WriteErrors[0].Raw)
+
+	_, err = coll.UpdateOne(ctx(t), bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "email", Value: "a@x"}}}})
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("update: want one write error, got %v", err)
+	}
+	check("update", we.WriteErrors[0].Code, we.WriteErrors[0].Message, we.WriteErrors[0].Raw)
+
+	err = coll.FindOneAndUpdate(ctx(t), bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "email", Value: "a@x"}}}}).Err()
+	ce := cmdErr(t, err)
+	check("findAndModify", int(ce.Code), ce.Message, ce.Raw)
+
+	// Nothing changed.
+	if n := count(t, coll, bson.D{{Key: "email", Value: "a@x"}}); n != 1 {
+		t.Errorf("%d documents with a@x, want 1", n)
+	}
+	// A missing field is indexed as null: a second document without the
+	// fields is a duplicate { email: null, org: null }.
+	if _, err := coll.InsertOne(ctx(t), bson.D{{Key: "_id", Value: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(ctx(t), bson.D{{Key: "_id", Value: 11}})
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("missing fields: want one write error, got %v", err)
+	}
+	if m := we.WriteErrors[0].Message; m != `E11000 duplicate key error collection: test.users index: email_1_org_-1 dup key: { email: null, org: null }` {
+		t.Errorf("missing fields errmsg %q", m)
+	}
+	if kv := we.WriteErrors[0].Raw.Lookup("keyValue"); kv.String() != `{"email": null,"org": null}` {
+		t.Errorf("missing fields keyValue %s", kv)
+	}
+}
