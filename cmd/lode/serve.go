@@ -49,7 +49,7 @@ func runServe(args []string) error {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args,
-		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr().String())})
+		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr())})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
@@ -71,10 +71,16 @@ func runServe(args []string) error {
 	return nil
 }
 
-// advertiseOr returns addr, or the listen address when addr is empty.
-func advertiseOr(addr, listen string) string {
+// advertiseOr returns addr, or the listen address when addr is empty. A
+// wildcard listen address (0.0.0.0, ::) is no address a client can
+// reach: it gives "", and the server then reports each connection's local
+// address (the address that client reached it at).
+func advertiseOr(addr string, listen net.Addr) string {
 	if addr != "" {
 		return addr
 	}
-	return listen
+	if ta, ok := listen.(*net.TCPAddr); ok && (ta.IP == nil || ta.IP.IsUnspecified()) {
+		return ""
+	}
+	return listen.String()
 }
