@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -28,8 +27,9 @@ func (c *conn) handleOpQuery(q *wire.Query) bsoncore.Document {
 		return errorDoc(errs.New(errs.FailedToParse, "empty command document"))
 	}
 	name := first.Key()
-	switch strings.ToLower(name) {
-	case "hello", "ismaster":
+	// mongod matches the names exactly (checkAllowedOpQueryCommand).
+	switch name {
+	case "hello", "isMaster", "ismaster":
 	default:
 		return errorDoc(errs.New(errs.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal", name))
 	}
