@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -60,7 +61,12 @@ func (s *Server) helloReply(req *Request, helloOk bool) bsoncore.Document {
 		AppendDateTime("localTime", time.Now().UnixMilli()).
 		AppendInt32("logicalSessionTimeoutMinutes", LogicalSessionTimeoutMinutes)
 	if req.conn != nil {
-		b.AppendInt64("connectionId", req.conn.id)
+		// mongod appends the id with appendNumber: an int32 while it fits.
+		if id := req.conn.id; id <= math.MaxInt32 {
+			b.AppendInt32("connectionId", int32(id))
+		} else {
+			b.AppendInt64("connectionId", id)
+		}
 	}
 	b.AppendInt32("minWireVersion", 0).
 		AppendInt32("maxWireVersion", MaxWireVersion).
