@@ -54,7 +54,7 @@ func wantAbsent(t *testing.T, r bson.Raw, name string) {
 }
 
 // wantCode checks a command error's code and codeName.
-func wantCode(t *testing.T, err error, code int32, name string) mongo.CommandError {
+func wantCmdCode(t *testing.T, err error, code int32, name string) mongo.CommandError {
 	t.Helper()
 	var ce mongo.CommandError
 	if !errors.As(err, &ce) || ce.Code != code || ce.Name != name {
@@ -185,7 +185,7 @@ func TestCommandReplyShapes(t *testing.T) {
 			wantAbsent(t, r, "logLevel")
 		}},
 		{"getParameter unknown", admin, bson.D{{Key: "getParameter", Value: 1}, {Key: "noSuchParameter", Value: 1}}, func(t *testing.T, r bson.Raw, err error) {
-			wantCode(t, err, 72, "InvalidOptions")
+			wantCmdCode(t, err, 72, "InvalidOptions")
 		}},
 		{"hostInfo", admin, bson.D{{Key: "hostInfo", Value: 1}}, func(t *testing.T, r bson.Raw, err error) {
 			ok1(t, r, err)
@@ -232,7 +232,7 @@ func TestCommandReplyShapes(t *testing.T) {
 			}
 		}},
 		{"getLog unknown", admin, bson.D{{Key: "getLog", Value: "nosuchlog"}}, func(t *testing.T, r bson.Raw, err error) {
-			ce := wantCode(t, err, 96, "OperationFailed")
+			ce := wantCmdCode(t, err, 96, "OperationFailed")
 			if ce.Message != "No log named 'nosuchlog'" {
 				t.Fatalf("message %q", ce.Message)
 			}
@@ -316,7 +316,7 @@ func TestCommandReplyShapes(t *testing.T) {
 			}
 		}},
 		{"find positional without array in filter", d, bson.D{{Key: "find", Value: "shapes"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "projection", Value: bson.D{{Key: "a.$", Value: 1}}}}, func(t *testing.T, r bson.Raw, err error) {
-			wantCode(t, err, 51246, "Location51246")
+			wantCmdCode(t, err, 51246, "Location51246")
 		}},
 		{"find singleBatch", d, bson.D{{Key: "find", Value: "shapes"}, {Key: "batchSize", Value: 1}, {Key: "singleBatch", Value: true}}, func(t *testing.T, r bson.Raw, err error) {
 			ok1(t, r, err)
@@ -406,7 +406,7 @@ func TestKillCursorsKillsOpenCursor(t *testing.T) {
 		t.Fatalf("cursorsKilled: %v", r)
 	}
 	err = d.RunCommand(c, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "kc"}}).Err()
-	ce := wantCode(t, err, 43, "CursorNotFound")
+	ce := wantCmdCode(t, err, 43, "CursorNotFound")
 	if ce.Message != fmt.Sprintf("cursor id %d not found", id) {
 		t.Fatalf("getMore after kill: %q", ce.Message)
 	}
@@ -433,7 +433,7 @@ func TestMaxTimeMSExpires(t *testing.T) {
 	filter := bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{
 		bson.D{{Key: "$concat", Value: bson.A{"$s", "-", "$s"}}}, "none"}}}}}
 	err := d.RunCommand(c, bson.D{{Key: "find", Value: "slow"}, {Key: "filter", Value: filter}, {Key: "maxTimeMS", Value: 1}}).Err()
-	ce := wantCode(t, err, 50, "MaxTimeMSExpired")
+	ce := wantCmdCode(t, err, 50, "MaxTimeMSExpired")
 	if ce.Message != "operation exceeded time limit" {
 		t.Fatalf("message %q", ce.Message)
 	}
@@ -444,7 +444,7 @@ func TestMaxTimeMSExpires(t *testing.T) {
 	}
 	// maxTimeMS must be a non-negative number.
 	err = d.RunCommand(c, bson.D{{Key: "find", Value: "slow"}, {Key: "maxTimeMS", Value: -1}}).Err()
-	wantCode(t, err, 2, "BadValue")
+	wantCmdCode(t, err, 2, "BadValue")
 }
 
 // TestWriteBatchLimit sends write commands with 100,001 statements, one
@@ -471,7 +471,7 @@ func TestWriteBatchLimit(t *testing.T) {
 		{{Key: "delete", Value: "batch"}, {Key: "deletes", Value: stmts(100001, del)}},
 	} {
 		err := d.RunCommand(c, cmd).Err()
-		ce := wantCode(t, err, 16, "InvalidLength")
+		ce := wantCmdCode(t, err, 16, "InvalidLength")
 		if ce.Message != "Write batch sizes must be between 1 and 100000. Got 100001 operations." {
 			t.Fatalf("%s: %q", cmd[0].Key, ce.Message)
 		}
