@@ -54,6 +54,9 @@ type UpdateSpec struct {
 	Multi        bool
 	Upsert       bool
 	Hint         bsoncore.Value // zero Value when absent
+	// Let is the command's let (variables for $expr and pipelines);
+	// Constants the statement's c (pipeline updates only). Nil: none.
+	Let, Constants bsoncore.Document
 }
 
 // Upserted reports the _id of a document an upsert inserted.
@@ -75,6 +78,8 @@ type DeleteSpec struct {
 	Filter bsoncore.Document
 	Limit  int // 0 = all matching, 1 = one
 	Hint   bsoncore.Value
+	// Let is the command's let (variables for $expr). Nil: none.
+	Let bsoncore.Document
 }
 
 // DeleteResult is the outcome of a delete batch.
@@ -110,6 +115,8 @@ type FindAndModifySpec struct {
 	ArrayFilters []bsoncore.Document
 	Hint         bsoncore.Value
 	Journal      bool
+	// Let is the command's let (variables for $expr and pipelines).
+	Let bsoncore.Document
 }
 
 // LastErrorObject is findAndModify's lastErrorObject.

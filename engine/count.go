@@ -68,7 +68,7 @@ func countReq(filter bsoncore.Document, f *query.Filter, skip, limit int64, hint
 // scanMatchesCtx calls fn for every match of f in c (without copying
 // documents) until fn returns false. matchAll skips filter evaluation.
 func scanMatchesCtx(ctx context.Context, r storageReader, c *collection, filterDoc bsoncore.Document, f *query.Filter, matchAll bool, fn func() bool) error {
-	src, err := plannedSource(r, c, filterDoc, f, nil, nil)
+	src, err := plannedSource(r, c, filterDoc, f, nil, bsoncore.Value{}, nil)
 	if err != nil {
 		return err
 	}

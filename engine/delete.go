@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -28,7 +29,9 @@ func (e *Engine) Delete(ctx context.Context, db, coll string, specs []DeleteSpec
 		}
 		n, seq, err := e.deleteStatement(ctx, db, coll, s)
 		lastSeq = max(lastSeq, seq)
-		res.N += n
+		if err == nil {
+			res.N += n // a failed statement counts nothing, as in mongod
+		}
 		if err != nil {
 			var me *errs.Error
 			if !errors.As(err, &me) {
@@ -51,7 +54,11 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 	if filter == nil {
 		filter = emptyDoc
 	}
-	f, err := query.Parse(filter)
+	epc, vars, err := bindVars(s.Let, nil, time.Now())
+	if err != nil {
+		return 0, 0, err
+	}
+	f, err := query.ParseWithVars(filter, epc, vars)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -63,7 +70,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 		defer c.state.mu.Unlock()
 		t := e.newTxnCtx(ctx, c)
 		defer t.abort()
-		n, err := deleteFirstLocked(e, t, filter, f, nil)
+		n, err := deleteFirstLocked(e, t, filter, f, nil, s.Hint)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -72,13 +79,14 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 		}
 		return n, t.lastSeq, nil
 	}
-	return e.deleteMany(ctx, db, coll, filter, f)
+	return e.deleteMany(ctx, db, coll, filter, f, s.Hint)
 }
 
 // deleteFirstLocked removes the first document matching f (by sortBy when
-// given) from the current state. It returns how many it removed (0 or 1).
-func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort) (int, error) {
-	rid, doc, _, found, err := findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, t.emptyRangesFor())
+// given, planned with hint) from the current state. It returns how many it
+// removed (0 or 1).
+func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value) (int, error) {
+	rid, doc, _, found, err := findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, hint, t.emptyRangesFor())
 	if err != nil || !found {
 		return 0, err
 	}
@@ -89,9 +97,10 @@ func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *q
 }
 
 // findFirstLocked returns the first match of f in the current state of c:
-// the least by sortBy when given, else the first in scan order.
+// the least by sortBy when given, else the first in scan order, planned
+// with hint (zero Value: none).
 // empty are the statement's known-empty index ranges (nil: none).
-func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, empty exec.EmptyRanges) (uint64, bsoncore.Document, int, bool, error) {
+func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (uint64, bsoncore.Document, int, bool, error) {
 	var (
 		bestID  uint64
 		bestDoc bsoncore.Document
@@ -99,7 +108,7 @@ func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Documen
 		found   bool
 	)
 	// The planner returns matches in sortBy order: the first is the one.
-	err := scanMatchesSorted(r, c, filterDoc, f, sortBy, empty, func(rid uint64, doc []byte, pos int) bool {
+	err := scanMatchesSorted(r, c, filterDoc, f, sortBy, hint, empty, func(rid uint64, doc []byte, pos int) bool {
 		bestID, bestPos, found = rid, pos, true
 		bestDoc = append(bestDoc[:0], doc...)
 		return false
@@ -109,14 +118,14 @@ func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Documen
 
 // deleteMany removes every match: ids from a snapshot, then chunks under
 // the writer lock with each document re-read and re-checked.
-func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncore.Document, f *query.Filter) (int, uint64, error) {
+func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncore.Document, f *query.Filter, hint bsoncore.Value) (int, uint64, error) {
 	c := e.cat.Load().lookup(db, coll)
 	if c == nil {
 		return 0, 0, nil
 	}
 	snap, release := e.snapshotCtx(ctx)
 	var ids []uint64
-	err := scanMatches(snap, c, filter, f, func(rid uint64, _ []byte, _ int) bool {
+	err := scanMatches(snap, c, filter, f, hint, func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
 		return true
 	})

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -58,13 +59,20 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	var p *parsedUpdate
 	var f *query.Filter
 	if spec.Remove {
-		var err error
-		if f, err = query.Parse(filter); err != nil {
+		epc, vars, err := bindVars(spec.Let, nil, time.Now())
+		if err != nil {
+			return res, err
+		}
+		if f, err = query.ParseWithVars(filter, epc, vars); err != nil {
 			return res, err
 		}
 	} else {
 		var err error
-		if p, err = parseUpdate(filter, spec.Update, spec.ArrayFilters, false, spec.Upsert); err != nil {
+		p, err = parseUpdate(updateArgs{
+			filter: filter, upd: spec.Update, arrayFilters: spec.ArrayFilters, upsert: spec.Upsert,
+			hint: spec.Hint, let: spec.Let,
+		})
+		if err != nil {
 			return res, err
 		}
 		f = p.filter
@@ -81,7 +89,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	var out bsoncore.Document
 	var pos int
 	if spec.Remove {
-		rid, doc, dpos, found, ferr := findFirstLocked(t.reader(), c, filter, f, sortBy, t.emptyRangesFor())
+		rid, doc, dpos, found, ferr := findFirstLocked(t.reader(), c, filter, f, sortBy, spec.Hint, t.emptyRangesFor())
 		err = ferr
 		if err == nil && found {
 			err = t.remove(rid, doc)

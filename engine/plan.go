@@ -231,11 +231,13 @@ func (s *planSource) next() (uint64, []byte, bool, error) {
 func (s *planSource) close() { s.bp.close() }
 
 // plannedSource plans filter (and sortBy, when given) over c on r and
-// returns its matches in plan order: sorted by sortBy when given.
+// returns its matches in plan order: sorted by sortBy when given. hint is
+// the statement's index hint (zero Value: none); an unknown index is
+// BadValue, as the planner reports it for find.
 // empty, when not nil, are the known-empty index ranges of a statement
 // holding the collection's writer lock.
-func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, empty exec.EmptyRanges) (recordSource, error) {
-	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, empty: empty}
+func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (recordSource, error) {
+	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty}
 	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true
@@ -245,4 +247,20 @@ func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document,
 		return nil, err
 	}
 	return &planSource{bp: bp}, nil
+}
+
+// normHint drops an empty hint ({} or ""), which MongoDB treats as no
+// hint.
+func normHint(h bsoncore.Value) bsoncore.Value {
+	switch h.Type {
+	case bsoncore.TypeEmbeddedDocument:
+		if d, ok := h.DocumentOK(); ok && len(d) <= 5 {
+			return bsoncore.Value{}
+		}
+	case bsoncore.TypeString:
+		if s, ok := h.StringValueOK(); ok && s == "" {
+			return bsoncore.Value{}
+		}
+	}
+	return h
 }

@@ -48,14 +48,15 @@ func openSource(r storage.Reader, c *collection, filter bsoncore.Document) (reco
 	if err != nil {
 		return nil, err
 	}
-	return plannedSource(r, c, filter, f, nil, nil)
+	return plannedSource(r, c, filter, f, nil, bsoncore.Value{}, nil)
 }
 
 // scanMatchesSorted is scanMatches with the matches in sortBy order (nil:
 // plan order), so that the first match is the least by sortBy. An index
-// that provides the order is walked without sorting.
-func scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, empty exec.EmptyRanges, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := plannedSource(r, c, filterDoc, f, sortBy, empty)
+// that provides the order is walked without sorting. hint is the
+// statement's index hint (zero Value: none).
+func scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, fn func(rid uint64, doc []byte, pos int) bool) error {
+	src, err := plannedSource(r, c, filterDoc, f, sortBy, hint, empty)
 	if err != nil {
 		return err
 	}

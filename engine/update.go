@@ -38,10 +38,15 @@ func (e *Engine) Update(ctx context.Context, db, coll string, specs []UpdateSpec
 		}
 		r, seq, err := e.updateStatement(ctx, db, coll, s)
 		lastSeq = max(lastSeq, seq)
-		res.N += r.n
-		res.NModified += r.nModified
-		if r.upserted.Type != 0 {
-			res.Upserted = append(res.Upserted, Upserted{Index: i, ID: r.upserted})
+		if err == nil {
+			// As in mongod, a statement that fails adds nothing to n or
+			// nModified, even when a multi update changed some documents
+			// before the error.
+			res.N += r.n
+			res.NModified += r.nModified
+			if r.upserted.Type != 0 {
+				res.Upserted = append(res.Upserted, Upserted{Index: i, ID: r.upserted})
+			}
 		}
 		if err != nil {
 			var me *errs.Error
@@ -60,41 +65,11 @@ func (e *Engine) Update(ctx context.Context, db, coll string, specs []UpdateSpec
 	return res, nil
 }
 
-// parsedUpdate is an update statement ready to run.
-type parsedUpdate struct {
-	filterDoc bsoncore.Document
-	filter    *query.Filter
-	u         *update.Update
-	multi     bool
-	upsert    bool
-}
-
-func parseUpdate(filter bsoncore.Document, upd bsoncore.Value, arrayFilters []bsoncore.Document, multi, upsert bool) (*parsedUpdate, error) {
-	if filter == nil {
-		filter = emptyDoc
-	}
-	f, err := query.Parse(filter)
-	if err != nil {
-		return nil, err
-	}
-	if upd.Type == bsoncore.TypeArray {
-		return nil, errs.New(errs.NotImplemented, "pipeline-style updates are not supported yet")
-	}
-	if upd.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.FailedToParse, "Update argument must be either an object or an array")
-	}
-	u, err := update.Parse(upd.Document(), arrayFilters)
-	if err != nil {
-		return nil, err
-	}
-	if multi && u.IsReplacement() {
-		return nil, errs.New(errs.FailedToParse, "multi update is not supported for replacement-style update")
-	}
-	return &parsedUpdate{filterDoc: filter, filter: f, u: u, multi: multi, upsert: upsert}, nil
-}
-
 func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateSpec) (stmtResult, uint64, error) {
-	p, err := parseUpdate(s.Filter, s.Update, s.ArrayFilters, s.Multi, s.Upsert)
+	p, err := parseUpdate(updateArgs{
+		filter: s.Filter, upd: s.Update, arrayFilters: s.ArrayFilters, multi: s.Multi, upsert: s.Upsert,
+		hint: s.Hint, let: s.Let, constants: s.Constants,
+	})
 	if err != nil {
 		return stmtResult{}, 0, err
 	}
@@ -130,7 +105,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	if p.multi {
 		sortBy = nil
 	}
-	err := scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, t.emptyRangesFor(), func(rid uint64, doc []byte, pos int) bool {
+	err := scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, p.hint, t.emptyRangesFor(), func(rid uint64, doc []byte, pos int) bool {
 		ids = append(ids, rid)
 		docs = append(docs, append([]byte(nil), doc...))
 		poss = append(poss, pos)
@@ -145,7 +120,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 			return r, err
 		}
 		r.n++
-		out, modified, err := applyUpdate(p.u, docs[i], update.ApplyOptions{Pos: poss[i], Now: now})
+		out, modified, err := p.apply(ctx, docs[i], update.ApplyOptions{Pos: poss[i], Now: now})
 		if err != nil {
 			return r, err
 		}
@@ -166,7 +141,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	if r.n > 0 || !p.upsert {
 		return r, nil
 	}
-	doc, err := upsertDoc(p, now)
+	doc, err := p.upsertDoc(ctx, now)
 	if err != nil {
 		return r, err
 	}
@@ -177,72 +152,6 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	r.upserted = doc.Lookup("_id")
 	r.post = doc
 	return r, nil
-}
-
-// applyUpdate applies u and checks the result's size and _id.
-func applyUpdate(u *update.Update, doc bsoncore.Document, o update.ApplyOptions) (bsoncore.Document, bool, error) {
-	out, modified, err := u.Apply(doc, o)
-	if err != nil || !modified {
-		return out, modified, err
-	}
-	if len(out) > MaxDocumentSize {
-		return nil, false, errs.New(errs.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
-	}
-	if _, err := out.LookupErr("_id"); err != nil || firstKey(out) != "_id" {
-		fixed, werr := ensureID(out)
-		if werr != nil {
-			return nil, false, werr
-		}
-		out = fixed
-	}
-	return out, true, nil
-}
-
-func firstKey(d bsoncore.Document) string {
-	e, err := d.IndexErr(0)
-	if err != nil {
-		return ""
-	}
-	return e.Key()
-}
-
-// upsertDoc builds the document an upsert inserts: the filter's equality
-// seed with the update applied as an insert (so $setOnInsert applies), or
-// the replacement with the seed's _id.
-func upsertDoc(p *parsedUpdate, now time.Time) (bsoncore.Document, error) {
-	seed, err := query.UpsertSeed(p.filterDoc)
-	if err != nil {
-		return nil, err
-	}
-	var out bsoncore.Document
-	if p.u.IsReplacement() {
-		out, _, err = p.u.Apply(seedIDOnly(seed), update.ApplyOptions{Insert: true, Now: now})
-	} else {
-		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now})
-	}
-	if err != nil {
-		return nil, err
-	}
-	// MongoDB checks the upserted document against the user limit with its
-	// own code (UpsertStage), not the insert-time BadValue.
-	doc, werr := ensureID(out)
-	if werr != nil {
-		return nil, werr
-	}
-	if len(doc) > MaxDocumentSize {
-		return nil, errs.New(errs.Code(17420), "Document to upsert is larger than %d", MaxDocumentSize)
-	}
-	return doc, nil
-}
-
-// seedIDOnly keeps only the _id of an upsert seed (a replacement upsert
-// takes nothing else from the filter).
-func seedIDOnly(seed bsoncore.Document) bsoncore.Document {
-	id, err := seed.LookupErr("_id")
-	if err != nil {
-		return emptyDoc
-	}
-	return bsoncore.NewDocumentBuilder().AppendValue("_id", id).Build()
 }
 
 // updateMany runs a multi update: it collects the matching record ids from
@@ -257,7 +166,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 	}
 	snap, release := e.snapshotCtx(ctx)
 	var ids []uint64
-	err := scanMatches(snap, c, p.filterDoc, p.filter, func(rid uint64, _ []byte, _ int) bool {
+	err := scanMatches(snap, c, p.filterDoc, p.filter, p.hint, func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
 		return true
 	})
@@ -294,7 +203,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 				continue
 			}
 			r.n++
-			out, modified, err := applyUpdate(p.u, doc, update.ApplyOptions{Pos: pos, Now: now})
+			out, modified, err := p.apply(ctx, doc, update.ApplyOptions{Pos: pos, Now: now})
 			if err != nil {
 				stmtErr = err
 				break
@@ -328,10 +237,10 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 }
 
 // scanMatches calls fn with every document of c matching f in r, with the
-// positional match index, until fn returns false. doc is valid only during
-// the call.
-func scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := plannedSource(r, c, filterDoc, f, nil, nil)
+// positional match index, until fn returns false. hint is the statement's
+// index hint (zero Value: none). doc is valid only during the call.
+func scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, fn func(rid uint64, doc []byte, pos int) bool) error {
+	src, err := plannedSource(r, c, filterDoc, f, nil, hint, nil)
 	if err != nil {
 		return err
 	}

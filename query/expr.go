@@ -16,6 +16,8 @@ type ExprNode struct {
 	Expr bsoncore.Value
 	// Parsed is the parsed expression.
 	Parsed expr.Expr
+	// Vars binds the command's let variables (nil: none).
+	Vars *expr.Vars
 }
 
 // exprFunc evaluates a parsed expression against a document. A zero Value
@@ -31,16 +33,20 @@ func compileExpr(v bsoncore.Value) (exprFunc, error) {
 	return func(doc []byte) (bsoncore.Value, error) { return e.Eval(doc, nil) }, nil
 }
 
-func newExprNode(v bsoncore.Value) (Node, error) {
-	e, err := expr.Parse(v, expr.NewParseContext())
+func (p *parser) newExprNode(v bsoncore.Value) (Node, error) {
+	epc := p.epc
+	if epc == nil {
+		epc = expr.NewParseContext()
+	}
+	e, err := expr.Parse(v, epc)
 	if err != nil {
 		return nil, err
 	}
-	return &ExprNode{Expr: v, Parsed: e}, nil
+	return &ExprNode{Expr: v, Parsed: e, Vars: p.vars}, nil
 }
 
 func (n *ExprNode) match(doc []byte, _ *int) bool {
-	r, err := n.Parsed.Eval(doc, nil)
+	r, err := n.Parsed.Eval(doc, n.Vars)
 	return err == nil && expr.Truthy(r)
 }
 

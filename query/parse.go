@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -45,15 +46,25 @@ const maxParseDepth = 200
 
 type parser struct {
 	depth int
+	// epc and vars, when set, are the command's let variables for $expr.
+	epc  *expr.ParseContext
+	vars *expr.Vars
 }
 
 // Parse parses and validates a find filter. Errors are *errs.Error with
 // MongoDB's codes and messages.
 func Parse(filter bsoncore.Document) (*Filter, error) {
+	return ParseWithVars(filter, nil, nil)
+}
+
+// ParseWithVars is Parse for a command with `let` variables: $expr
+// resolves $$name through epc (nil: none) and evaluates with vars, which
+// must stay bound for as long as the filter is used.
+func ParseWithVars(filter bsoncore.Document, epc *expr.ParseContext, vars *expr.Vars) (*Filter, error) {
 	if err := validateDoc(filter); err != nil {
 		return nil, errs.New(errs.InvalidBSON, "invalid filter document: %v", err)
 	}
-	p := &parser{}
+	p := &parser{epc: epc, vars: vars}
 	root, err := p.parseDoc(filter, levelPredicateTop)
 	if err != nil {
 		return nil, err
@@ -155,7 +166,7 @@ func (p *parser) parsePathless(key string, v bsoncore.Value, level int) (Node, e
 		if level == levelSubDocument {
 			return nil, errs.New(errs.BadValue, "$expr can only be applied to the top-level document")
 		}
-		return newExprNode(v)
+		return p.newExprNode(v)
 	case "$where":
 		if level == levelSubDocument {
 			return nil, errs.New(errs.BadValue, "$where can only be applied to the top-level document")

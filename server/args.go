@@ -201,3 +201,36 @@ func argDocArray(cmd, field string, v bsoncore.Value) ([]bsoncore.Document, erro
 	}
 	return out, nil
 }
+
+// argHint reads an index hint (a name or a key pattern), as mongod's
+// IndexHint parser does: any other type is FailedToParse.
+func argHint(v bsoncore.Value) (bsoncore.Value, error) {
+	if v.Type != bsoncore.TypeString && v.Type != bsoncore.TypeEmbeddedDocument {
+		return bsoncore.Value{}, errs.New(errs.FailedToParse, "Hint must be a string or an object")
+	}
+	return v, nil
+}
+
+// argCollation accepts only the simple collation ({locale: "simple"}),
+// which is Lode's binary string comparison. Any other collation would need
+// ICU comparison rules Lode does not implement, so it is NotImplemented
+// rather than silently compared as binary.
+func argCollation(cmd, field string, v bsoncore.Value) error {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return wrongType(cmd, field, v, "object")
+	}
+	loc, err := d.LookupErr("locale")
+	if err != nil {
+		return errs.New(errs.Code(40414), "BSON field 'locale' is missing but a required field")
+	}
+	s, ok := loc.StringValueOK()
+	if !ok {
+		return wrongType("collation", "locale", loc, "string")
+	}
+	elems, _ := d.Elements()
+	if s == "simple" && len(elems) == 1 {
+		return nil
+	}
+	return errs.New(errs.NotImplemented, "collation %s is not supported: Lode compares strings by their binary value and accepts only {locale: \"simple\"}", d.String())
+}

@@ -58,7 +58,9 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 				return true, wrongType(req.Name, k, v, "[string, object]")
 			}
 			a.hint = v
-		case "collation", "bypassDocumentValidation", "fromMongos", "needsMerge",
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "bypassDocumentValidation", "fromMongos", "needsMerge",
 			"isMapReduceCommand", "runtimeConstants", "exchange", "collectionUUID":
 		default:
 			return false, nil

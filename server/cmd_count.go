@@ -33,7 +33,9 @@ func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, 
 			}
 		case "hint":
 			hint = v
-		case "collation", "fields":
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "fields":
 		default:
 			return false, nil
 		}

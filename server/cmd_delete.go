@@ -19,6 +19,7 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	}
 	opts := engine.WriteOptions{Ordered: true}
 	var stmts []bsoncore.Document
+	var let bsoncore.Document
 	seen := false
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -28,7 +29,9 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 			stmts, err = argDocArray(req.Name, k, v)
 		case "ordered":
 			opts.Ordered, err = argBool(req.Name, k, v)
-		case "let", "stmtId", "stmtIds":
+		case "let":
+			let, err = argDoc(req.Name, k, v)
+		case "stmtId", "stmtIds":
 		default:
 			return false, nil
 		}
@@ -48,6 +51,7 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		if err := parseDeleteStatement(st, &specs[i]); err != nil {
 			return nil, err
 		}
+		specs[i].Let = let
 	}
 	wc, err := parseWriteConcern(req)
 	if err != nil {
@@ -89,8 +93,10 @@ func parseDeleteStatement(st bsoncore.Document, spec *engine.DeleteSpec) error {
 			}
 			spec.Limit = int(n)
 		case "hint":
-			spec.Hint = v
-		case "collation", "sampleId":
+			spec.Hint, err = argHint(v)
+		case "collation":
+			err = argCollation(cmd, "collation", v)
+		case "sampleId":
 		default:
 			err = errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
 		}

@@ -29,7 +29,9 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 			if v.Type != bsoncore.TypeNull {
 				filter, err = argDoc(req.Name, k, v)
 			}
-		case "hint", "collation":
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "hint":
 		default:
 			return false, nil
 		}

@@ -50,8 +50,12 @@ func cmdFindAndModify(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 		case "arrayFilters":
 			spec.ArrayFilters, err = argDocArray(req.Name, k, v)
 		case "hint":
-			spec.Hint = v
-		case "bypassDocumentValidation", "collation", "let", "stmtId", "runtimeConstants":
+			spec.Hint, err = argHint(v)
+		case "let":
+			spec.Let, err = argDoc(req.Name, k, v)
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "bypassDocumentValidation", "stmtId", "runtimeConstants":
 		default:
 			return false, nil
 		}

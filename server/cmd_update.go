@@ -19,6 +19,7 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	}
 	opts := engine.WriteOptions{Ordered: true}
 	var stmts []bsoncore.Document
+	var let bsoncore.Document
 	seen := false
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -30,7 +31,9 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 			opts.Ordered, err = argBool(req.Name, k, v)
 		case "bypassDocumentValidation":
 			opts.BypassDocumentValidation, err = argBool(req.Name, k, v)
-		case "let", "stmtId", "stmtIds", "runtimeConstants":
+		case "let":
+			let, err = argDoc(req.Name, k, v)
+		case "stmtId", "stmtIds", "runtimeConstants":
 		default:
 			return false, nil
 		}
@@ -50,6 +53,7 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		if err := parseUpdateStatement(st, &specs[i]); err != nil {
 			return nil, err
 		}
+		specs[i].Let = let
 	}
 	wc, err := parseWriteConcern(req)
 	if err != nil {
@@ -109,8 +113,12 @@ func parseUpdateStatement(st bsoncore.Document, spec *engine.UpdateSpec) error {
 		case "arrayFilters":
 			spec.ArrayFilters, err = argDocArray(cmd, "arrayFilters", v)
 		case "hint":
-			spec.Hint = v
-		case "collation", "c", "upsertSupplied", "sampleId", "sort":
+			spec.Hint, err = argHint(v)
+		case "c":
+			spec.Constants, err = argDoc(cmd, "c", v)
+		case "collation":
+			err = argCollation(cmd, "collation", v)
+		case "upsertSupplied", "sampleId", "sort":
 		default:
 			err = errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
 		}

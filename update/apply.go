@@ -44,7 +44,7 @@ func (u *Update) Apply(doc bsoncore.Document, opts ApplyOptions) (out bsoncore.D
 		opts.Now = time.Now()
 	}
 	if u.IsReplacement() {
-		return u.applyReplacement(doc, opts)
+		return applyReplacement(doc, u.replacement, opts.Insert, true)
 	}
 	root := &mnode{t: bsoncore.TypeEmbeddedDocument, raw: bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}}
 	a := &applier{u: u, opts: opts, root: root}
@@ -62,16 +62,30 @@ func (u *Update) Apply(doc bsoncore.Document, opts ApplyOptions) (out bsoncore.D
 	if bytes.Equal(out, doc) {
 		return doc, false, nil
 	}
-	if err := validateResult(out, opts.Insert); err != nil {
+	// Operators validate only the fields they write (checkDollarField):
+	// a $-prefixed top-level field already stored is left alone.
+	if err := validateResult(out, opts.Insert, false); err != nil {
 		return nil, false, err
 	}
 	return out, true, nil
 }
 
+// checkDollarField refuses an operator that writes a $-prefixed top-level
+// field of an existing document, as mongod's storage validation does for
+// modified paths. An upsert's insert may create one (MongoDB treats it as
+// an insert), and nested $-prefixed names are allowed.
+func (a *applier) checkDollarField(l *loc) error {
+	if a.opts.Insert || len(l.path) != 1 || !strings.HasPrefix(l.path[0], "$") || l.node == nil {
+		return nil
+	}
+	return dollarFieldError(l.path[0])
+}
+
 // validateResult checks the size limit and the top-level fields of a new
-// document. An upsert's new document (insert) has its own size error, as
-// in mongod's UpsertStage.
-func validateResult(out bsoncore.Document, insert bool) error {
+// document: an upsert's new document (insert) has its own size error, as
+// in mongod's UpsertStage; the _id type; and with dollars set, that no
+// top-level field name starts with "$" (a replacement document).
+func validateResult(out bsoncore.Document, insert, dollars bool) error {
 	if insert && len(out) > MaxDocumentSize {
 		return errs.New(errs.Code(17420), "Document to upsert is larger than %d", MaxDocumentSize)
 	}
@@ -84,6 +98,9 @@ func validateResult(out bsoncore.Document, insert bool) error {
 			return errs.New(errs.InternalError, "update produced invalid BSON")
 		}
 		rest = r
+		if !dollars && strings.HasPrefix(e.Key(), "$") {
+			continue
+		}
 		if err := checkTopLevelField(e.Key(), e.Value()); err != nil {
 			return err
 		}
@@ -126,6 +143,9 @@ func (a *applier) walk(u *node, l *loc) error {
 		}
 		if changed {
 			if err := a.checkImmutable(l.path); err != nil {
+				return err
+			}
+			if err := a.checkDollarField(l); err != nil {
 				return err
 			}
 			a.modified = true
@@ -308,15 +328,25 @@ func (a *applier) idString() string {
 	return renderElem("_id", id)
 }
 
-// applyReplacement replaces the document, keeping its _id.
-func (u *Update) applyReplacement(doc bsoncore.Document, opts ApplyOptions) (bsoncore.Document, bool, error) {
+// ReplaceWith replaces doc by repl as a replacement update does (keeping
+// doc's _id when repl has none, refusing a changed _id with 66) and reports
+// whether the result differs from doc. It serves pipeline-style updates,
+// whose output replaces the document: $-prefixed top-level fields are
+// allowed there, as in mongod. insert is set for an upsert's new document.
+func ReplaceWith(doc, repl bsoncore.Document, insert bool) (bsoncore.Document, bool, error) {
+	return applyReplacement(doc, repl, insert, false)
+}
+
+// applyReplacement replaces doc by repl, keeping its _id. dollars refuses
+// $-prefixed top-level fields in the result.
+func applyReplacement(doc, repl bsoncore.Document, insert, dollars bool) (bsoncore.Document, bool, error) {
 	oldID, hasOld := doc.LookupErr("_id")
-	newID, errNew := u.replacement.LookupErr("_id")
-	out := make([]byte, 0, len(u.replacement)+32)
+	newID, errNew := repl.LookupErr("_id")
+	out := make([]byte, 0, len(repl)+32)
 	if hasOld == nil && errNew != nil {
 		idx, b := bsoncore.AppendDocumentStart(out)
 		b = bsoncore.AppendValueElement(b, "_id", oldID)
-		rest, _ := u.replacement.Elements()
+		rest, _ := repl.Elements()
 		for _, e := range rest {
 			b = append(b, e...)
 		}
@@ -327,12 +357,12 @@ func (u *Update) applyReplacement(doc bsoncore.Document, opts ApplyOptions) (bso
 				"After applying the update, the (immutable) field '_id' was found to have been altered to %s",
 				renderElem("_id", newID))
 		}
-		out = append(out, u.replacement...)
+		out = append(out, repl...)
 	}
 	if bytes.Equal(out, doc) {
 		return doc, false, nil
 	}
-	if err := validateResult(out, opts.Insert); err != nil {
+	if err := validateResult(out, insert, dollars); err != nil {
 		return nil, false, err
 	}
 	return out, true, nil

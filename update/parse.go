@@ -196,9 +196,7 @@ func validateReplacement(elems []bsoncore.Element) error {
 
 func checkTopLevelField(name string, v bsoncore.Value) error {
 	if strings.HasPrefix(name, "$") {
-		return errs.New(errs.DollarPrefixedFieldName,
-			"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.",
-			name, name)
+		return dollarFieldError(name)
 	}
 	if name == "_id" {
 		switch v.Type {
@@ -215,4 +213,12 @@ func (u *Update) String() string {
 		return "replacement " + renderDoc(u.replacement)
 	}
 	return fmt.Sprintf("operator update (positional=%v, %d array filters)", u.positional, len(u.filters))
+}
+
+// dollarFieldError is mongod's storage-validation error for a $-prefixed
+// top-level field written by an update.
+func dollarFieldError(name string) error {
+	return errs.New(errs.DollarPrefixedFieldName,
+		"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.",
+		name, name)
 }
