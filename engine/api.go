@@ -101,6 +101,10 @@ type FindSpec struct {
 	AwaitData bool
 	// AllowDiskUse lets a blocking sort spill past its memory limit.
 	AllowDiskUse bool
+	// Let is the command's let: variables for $expr in the filter.
+	Let bsoncore.Document
+	// ShowRecordID adds each document's record id as $recordId.
+	ShowRecordID bool
 }
 
 // FindAndModifySpec describes a findAndModify command.

@@ -2,11 +2,12 @@ package engine
 
 import (
 	"context"
-	"github.com/lodedb/lode/errs"
 	"sort"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/errs"
 	"github.com/lodedb/lode/query"
 	"github.com/lodedb/lode/query/exec"
 )
@@ -21,7 +22,11 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if filter == nil {
 		filter = emptyDoc
 	}
-	f, err := query.Parse(filter)
+	epc, vars, err := bindVars(spec.Let, nil, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	f, err := query.ParseWithVars(filter, epc, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +58,9 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return &sliceIter{}, nil
 	}
 	if spec.Tailable {
+		if spec.ShowRecordID {
+			return nil, errs.New(errs.NotImplemented, "showRecordId is not supported on tailable cursors by Lode")
+		}
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
 	snap, release := e.snapshotCtx(ctx) // the transaction's view inside one (txn_write.go)
@@ -68,7 +76,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		release()
 		return nil, err
 	}
-	return &planIter{ctx: ctx, release: release, bp: bp}, nil
+	return &planIter{ctx: ctx, release: release, bp: bp, showRecordID: spec.ShowRecordID}, nil
 }
 
 // findIter streams matching documents from a record source: the FILTER,

@@ -163,6 +163,8 @@ type planIter struct {
 	bp      *builtPlan
 	done    bool
 	n       int
+	// showRecordID appends each result's record id as $recordId.
+	showRecordID bool
 }
 
 // SetContext replaces the context that bounds the iterator's work (each
@@ -188,12 +190,26 @@ func (it *planIter) Next() (bsoncore.Document, error) {
 		}
 		switch st {
 		case exec.Advanced:
+			if it.showRecordID {
+				return withRecordID(m.Doc, m.RID), nil
+			}
 			return m.Doc, nil
 		case exec.EOF:
 			it.Close()
 			return nil, nil
 		}
 	}
+}
+
+// withRecordID returns a copy of doc with $recordId (a long) appended, as
+// find's showRecordId shows it.
+func withRecordID(doc bsoncore.Document, rid uint64) bsoncore.Document {
+	out := make([]byte, 0, len(doc)+20)
+	out = append(out, doc[:len(doc)-1]...)
+	out = bsoncore.AppendInt64Element(out, "$recordId", int64(rid))
+	out = append(out, 0)
+	bsoncore.UpdateLength(out, 0, int32(len(out)))
+	return out
 }
 
 // Close implements Iterator.

@@ -52,8 +52,23 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 			spec.AllowDiskUse, err = argBool(req.Name, k, v)
 		case "noCursorTimeout":
 			noTimeout, err = argBool(req.Name, k, v)
-		case "allowPartialResults", "returnKey", "showRecordId",
-			"collation", "let", "max", "min", "oplogReplay", "runtimeConstants", "isMaster":
+		case "let":
+			spec.Let, err = argDoc(req.Name, k, v)
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "showRecordId":
+			spec.ShowRecordID, err = argBool(req.Name, k, v)
+		case "returnKey":
+			var on bool
+			if on, err = argBool(req.Name, k, v); err == nil && on {
+				err = errs.New(errs.NotImplemented, "returnKey is not supported by Lode")
+			}
+		case "min", "max":
+			var d bsoncore.Document
+			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {
+				err = errs.New(errs.NotImplemented, "%s is not supported by Lode; use a filter on the indexed fields instead", k)
+			}
+		case "allowPartialResults", "oplogReplay", "runtimeConstants", "isMaster":
 		default:
 			return false, nil
 		}
