@@ -232,7 +232,7 @@ func TestTransferTx(t *testing.T) {
 	}
 	if err := b.TransferTx(ctx, 60, int64(1), int64(2)); err != nil {
 		if unsupported(err) {
-			t.Skipf("multi-document transactions not supported by this Lode build yet: %v", err)
+			t.Fatalf("multi-document transactions are not supported by this server: %v", err)
 		}
 		t.Fatal(err)
 	}
