@@ -1,8 +1,8 @@
 package crash
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
