@@ -167,3 +167,29 @@ func TestCurrentOpStage(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrentOpCommandAll: the currentOp command lists idle connections
+// (active: false) only with $all: true, as mongod does.
+func TestCurrentOpCommandAll(t *testing.T) {
+	db, _ := durOpen(t)
+	ctx := context.Background()
+	other, err := mongo.Connect(options.Client().ApplyURI(db.URI()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Disconnect(ctx)
+	if err := other.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	admin := db.Client().Database("admin")
+	for _, all := range []bool{false, true} {
+		var res bson.Raw
+		if err := admin.RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}, {Key: "$all", Value: all}, {Key: "active", Value: false}}).Decode(&res); err != nil {
+			t.Fatal(err)
+		}
+		vals, _ := res.Lookup("inprog").Array().Values()
+		if all && len(vals) < 1 || !all && len(vals) != 0 {
+			t.Errorf("$all: %v: %d inactive entries: %v", all, len(vals), res)
+		}
+	}
+}

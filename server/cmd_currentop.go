@@ -5,22 +5,29 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/agg"
 	"github.com/lodedb/lode/errs"
 	"github.com/lodedb/lode/query"
 )
 
 func init() { register(cmdCurrentOp, "currentOp") }
 
-// cmdCurrentOp lists the running commands. Fields other than the options
-// below are a filter on the entries, as in MongoDB.
-func cmdCurrentOp(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+// cmdCurrentOp lists the running commands (with $all, idle connections
+// too) and idle transactions. Fields other than the options below are a
+// filter on the entries, as in MongoDB.
+func cmdCurrentOp(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "currentOp may only be run against the admin database.")
 	}
 	fb := bsoncore.NewDocumentBuilder()
+	all := false
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
-		case "$all", "$ownOps", "$truncateOps", "idleConnections", "idleCursors", "idleSessions", "localOps", "backtrace", "allUsers":
+		case "$all":
+			b, ok := v.BooleanOK()
+			all = ok && b
+			return true, nil
+		case "$ownOps", "$truncateOps", "idleConnections", "idleCursors", "idleSessions", "localOps", "backtrace", "allUsers":
 			return true, nil
 		}
 		if genericArgs[k] {
@@ -36,9 +43,13 @@ func cmdCurrentOp(_ context.Context, s *Server, req *Request) (bsoncore.Document
 	if err != nil {
 		return nil, err
 	}
+	// As in mongod, the command is $currentOp with idleConnections: $all.
+	ops, err := s.currentOps(ctx, agg.CurrentOpOptions{AllUsers: true, IdleConnections: all, IdleSessions: true})
+	if err != nil {
+		return nil, err
+	}
 	ab := bsoncore.NewArrayBuilder()
-	for _, op := range s.ops().snapshot() {
-		d := op.render(s.host)
+	for _, d := range ops {
 		if f.Match(d) {
 			ab.AppendDocument(d)
 		}
