@@ -92,6 +92,7 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
 		NaturalDir: q.naturalDir, Indexes: planIndexes(c), Hint: q.hint,
 		MaxScansToExplode: int(maxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
+		ProjFields: projFields(q.opts),
 	})
 	if err != nil {
 		return nil, err
@@ -130,6 +131,19 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 		return nil, err
 	}
 	return bp, nil
+}
+
+// projFields returns the fields of a find projection that index keys
+// could supply (PROJECTION_COVERED), or nil.
+func projFields(o exec.Options) []string {
+	if o.Projection == nil || o.Count || o.Keys {
+		return nil
+	}
+	f, ok := plan.CoverableProjection(o.ProjectionDoc)
+	if !ok {
+		return nil
+	}
+	return f
 }
 
 // runPlan works root until EOF, calling fn with each result until fn

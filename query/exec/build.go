@@ -73,7 +73,10 @@ func Build(sol *plan.Solution, env Env, o Options) (Stage, error) {
 	if limit > 0 {
 		root = NewLimit(root, limit, env.Timing)
 	}
-	if o.Projection != nil {
+	if sol.CoveredProjection && o.Projection != nil {
+		fields, _ := plan.CoverableProjection(o.ProjectionDoc)
+		root = NewProjectionCovered(root, sol.Index, fields, o.ProjectionDoc, env.Timing)
+	} else if o.Projection != nil {
 		root = NewProjection(root, o.Projection, o.ProjectionDoc, env.Timing)
 	}
 	return root, nil

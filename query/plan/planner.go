@@ -233,7 +233,9 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	}
 	s.BlockingSort = p.Sort != nil && !sa.provides
 	s.Covered = p.Covered && b.exact && core == scan
-	if s.Covered {
+	s.CoveredProjection = len(p.ProjFields) > 0 && b.exact && core == scan && !s.BlockingSort &&
+		coversFields(ix, b.fields, p.ProjFields)
+	if s.Covered || s.CoveredProjection {
 		s.Root = core
 	} else {
 		s.Root = &Node{Stage: StageFetch, Filter: true, Children: []*Node{core}}
@@ -257,7 +259,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	if s.BlockingSort {
 		s.rank += 50
 	}
-	if !s.Covered && p.Covered {
+	if (!s.Covered && p.Covered) || (!s.CoveredProjection && len(p.ProjFields) > 0) {
 		s.rank += 5
 	}
 	return s

@@ -52,6 +52,10 @@ type Solution struct {
 	Covered bool
 	// Index is the index the plan scans (nil for COLLSCAN and EOF).
 	Index *Index
+	// CoveredProjection is set when the index keys answer both the filter
+	// and the find's projection: the plan has no FETCH and the executor
+	// puts PROJECTION_COVERED on top (Root is the IXSCAN).
+	CoveredProjection bool
 	// HitScanLimit is set when the index provides the sort only through
 	// SORT_MERGE and that needed more than MaxScansToExplode scans, so the
 	// plan sorts in memory (explain's maxScansToExplodeReached).
@@ -80,4 +84,7 @@ type Params struct {
 	Covered bool
 	// DistinctKey, when set, prefers indexes whose fields include it.
 	DistinctKey string
+	// ProjFields are the fields a find's projection needs when it is
+	// coverable (see CoverableProjection); nil otherwise.
+	ProjFields []string
 }
