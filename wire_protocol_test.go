@@ -15,7 +15,7 @@ import (
 
 // TestOpQueryHandshake sends the legacy OP_QUERY handshake drivers open
 // with (hello and isMaster on admin.$cmd) over a raw socket: the answer is
-// an OP_REPLY with one document and no error flag. Another command through
+// an OP_REPLY with one document and only the AwaitCapable flag. Another command through
 // OP_QUERY is refused with 352 UnsupportedOpQueryCommand, inside an
 // OP_REPLY, and the connection keeps serving OP_MSG.
 func TestOpQueryHandshake(t *testing.T) {
@@ -27,7 +27,8 @@ func TestOpQueryHandshake(t *testing.T) {
 		r.send(wire.AppendQuery(nil, id, 0, "admin.$cmd", 0, -1, q, nil))
 		rep := r.readReply(id)
 		d := rep.Documents[0]
-		if rep.ResponseFlags != 0 || rep.CursorID != 0 || rep.StartingFrom != 0 {
+		// mongod's LegacyReplyBuilder sets AwaitCapable (8) and nothing else.
+		if rep.ResponseFlags != wire.ReplyAwaitCapable || rep.CursorID != 0 || rep.StartingFrom != 0 {
 			t.Fatalf("%s: OP_REPLY flags %d cursor %d from %d", name, rep.ResponseFlags, rep.CursorID, rep.StartingFrom)
 		}
 		if d.Lookup("ok").AsFloat64() != 1 || d.Lookup("maxWireVersion").Int32() != 21 ||
@@ -58,7 +59,11 @@ func TestOpQueryHandshake(t *testing.T) {
 		id := int32(30 + i)
 		q := bsoncore.NewDocumentBuilder().AppendInt32(cmd, 1).Build()
 		r.send(wire.AppendQuery(nil, id, 0, "test.$cmd", 0, -1, q, nil))
-		d := r.readReply(id).Documents[0]
+		rep := r.readReply(id)
+		d := rep.Documents[0]
+		if rep.ResponseFlags != wire.ReplyAwaitCapable {
+			t.Fatalf("OP_QUERY %s: flags %d", cmd, rep.ResponseFlags)
+		}
 		want := "Unsupported OP_QUERY command: " + cmd + ". The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"
 		if d.Lookup("ok").AsFloat64() != 0 || d.Lookup("code").Int32() != 352 ||
 			d.Lookup("codeName").StringValue() != "UnsupportedOpQueryCommand" || d.Lookup("errmsg").StringValue() != want {

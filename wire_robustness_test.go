@@ -223,7 +223,7 @@ func TestLegacyOpcodes(t *testing.T) {
 	rep := r.readReply(11)
 	want := "OP_QUERY is no longer supported. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"
 	d := rep.Documents[0]
-	if rep.ResponseFlags&wire.ReplyQueryFailure == 0 || rep.CursorID != 0 ||
+	if rep.ResponseFlags != wire.ReplyQueryFailure || rep.CursorID != 0 ||
 		d.Lookup("$err").StringValue() != want || d.Lookup("code").Int32() != 5739101 || d.Lookup("ok").AsFloat64() != 0 {
 		t.Fatalf("OP_QUERY on a collection: flags %d cursor %d %v", rep.ResponseFlags, rep.CursorID, d)
 	}
@@ -231,7 +231,7 @@ func TestLegacyOpcodes(t *testing.T) {
 	r.send(legacyMsg(12, wire.OpGetMore, nsBody(zero4, "test.c", zero4, make([]byte, 8))))
 	rep = r.readReply(12)
 	d = rep.Documents[0]
-	if rep.ResponseFlags&wire.ReplyQueryFailure == 0 || d.Lookup("code").Int32() != 5739101 ||
+	if rep.ResponseFlags != wire.ReplyQueryFailure || d.Lookup("code").Int32() != 5739101 ||
 		!strings.HasPrefix(d.Lookup("$err").StringValue(), "OP_GET_MORE is no longer supported. ") {
 		t.Fatalf("OP_GET_MORE: %v", d)
 	}

@@ -156,8 +156,11 @@ func (c *conn) writeMsg(responseTo int32, flags uint32, body bsoncore.Document) 
 	return err
 }
 
+// writeReply sends the OP_REPLY for a command that came as OP_QUERY. Like
+// mongod's LegacyReplyBuilder it sets the AwaitCapable flag, errors
+// included (they are command replies with ok: 0).
 func (c *conn) writeReply(responseTo int32, doc bsoncore.Document) error {
-	c.out = wire.AppendReply(c.out[:0], c.reqID.Add(1), responseTo, 0, 0, 0, doc)
+	c.out = wire.AppendReply(c.out[:0], c.reqID.Add(1), responseTo, wire.ReplyAwaitCapable, 0, 0, doc)
 	_, err := c.nc.Write(c.out)
 	c.trimBuffer()
 	return err
