@@ -3,6 +3,7 @@ package lode_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -249,6 +250,12 @@ func TestCommandReplyShapes(t *testing.T) {
 				}
 			}
 		}},
+		{"killCursors without cursors", d, bson.D{{Key: "killCursors", Value: "shapes"}}, func(t *testing.T, r bson.Raw, err error) {
+			ce := wantCmdCode(t, err, 40414, "Location40414")
+			if ce.Message != "BSON field 'killCursors.cursors' is missing but a required field" {
+				t.Fatalf("message %q", ce.Message)
+			}
+		}},
 		{"killAllSessions", admin, bson.D{{Key: "killAllSessions", Value: bson.A{}}}, ok1},
 		{"listCollections filter nameOnly", d, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "other"}}}, {Key: "nameOnly", Value: true}}, func(t *testing.T, r bson.Raw, err error) {
 			ok1(t, r, err)
@@ -442,9 +449,23 @@ func TestMaxTimeMSExpires(t *testing.T) {
 	if len(firstBatch(t, r)) != 0 {
 		t.Fatal("no document matches")
 	}
-	// maxTimeMS must be a non-negative number.
-	err = d.RunCommand(c, bson.D{{Key: "find", Value: "slow"}, {Key: "maxTimeMS", Value: -1}}).Err()
-	wantCmdCode(t, err, 2, "BadValue")
+	// maxTimeMS must be an integral number in [0, 2^31-1] (mongod's
+	// parseMaxTimeMS).
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{"x", "maxTimeMS must be a number"},
+		{43.15, "maxTimeMS has non-integral value"},
+		{-1, "-1 value for maxTimeMS is out of range"},
+		{int64(math.MaxInt64), "9223372036854775807 value for maxTimeMS is out of range"},
+		{int64(math.MaxInt32) + 1, "2147483648 value for maxTimeMS is out of range"},
+	} {
+		err = d.RunCommand(c, bson.D{{Key: "find", Value: "slow"}, {Key: "maxTimeMS", Value: tc.v}}).Err()
+		if ce := wantCmdCode(t, err, 2, "BadValue"); ce.Message != tc.want {
+			t.Fatalf("maxTimeMS %v: %q, want %q", tc.v, ce.Message, tc.want)
+		}
+	}
 }
 
 // TestWriteBatchLimit sends write commands with 100,001 statements, one

@@ -16,10 +16,12 @@ func cmdKillCursors(_ context.Context, s *Server, req *Request) (bsoncore.Docume
 		return nil, err
 	}
 	var ids []int64
+	seen := false
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		if k != "cursors" {
 			return false, nil
 		}
+		seen = true
 		arr, ok := v.ArrayOK()
 		if !ok {
 			return true, wrongType(req.Name, k, v, "array")
@@ -35,6 +37,9 @@ func cmdKillCursors(_ context.Context, s *Server, req *Request) (bsoncore.Docume
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !seen {
+		return nil, errs.New(errs.Code(40414), "BSON field 'killCursors.cursors' is missing but a required field")
 	}
 	killed, notFound := s.cursors.Kill(ids)
 	return bsoncore.NewDocumentBuilder().

@@ -72,9 +72,9 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 	}
 	s.stats.countCommand(req.Name)
 	if v, err := cmd.LookupErr("maxTimeMS"); err == nil {
-		ms, ok := asInt64(v)
-		if !ok || ms < 0 {
-			return errorDoc(errs.New(errs.BadValue, "%s value for maxTimeMS is out of range", v.String()))
+		ms, err := parseMaxTimeMS(v)
+		if err != nil {
+			return errorDoc(errs.As(err))
 		}
 		if ms > 0 {
 			var cancel context.CancelFunc
