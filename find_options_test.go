@@ -33,6 +33,16 @@ func TestFindLetAndShowRecordID(t *testing.T) {
 		t.Fatalf("find with let: %v, want _id 2 and 3", docs)
 	}
 
+	// explain of the same find (and of an update) binds let too.
+	letFilter := bson.D{{Key: "$expr", Value: bson.D{{Key: "$gt", Value: bson.A{"$qty", "$$limit"}}}}}
+	let := bson.D{{Key: "limit", Value: 10}}
+	ex := explain(t, d, bson.D{{Key: "find", Value: "fo"}, {Key: "filter", Value: letFilter}, {Key: "let", Value: let}}, "executionStats")
+	if n := ex.Lookup("executionStats", "nReturned").AsInt64(); n != 2 {
+		t.Fatalf("explain find with let: nReturned %d, want 2", n)
+	}
+	explain(t, d, bson.D{{Key: "update", Value: "fo"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: letFilter},
+		{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}}}, {Key: "let", Value: let}}, "executionStats")
+
 	// An undefined variable is an error, not an empty result.
 	cur, err = coll.Find(c, bson.D{{Key: "$expr", Value: bson.D{{Key: "$gt", Value: bson.A{"$qty", "$$nope"}}}}})
 	if err == nil {

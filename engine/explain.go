@@ -62,7 +62,11 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 	if filter == nil {
 		filter = emptyDoc
 	}
-	f, err := query.Parse(filter)
+	epc, vars, err := bindVars(fs.Let, nil, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	f, err := query.ParseWithVars(filter, epc, vars)
 	if err != nil {
 		return nil, err
 	}

@@ -113,6 +113,9 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		if m, err := st.LookupErr("multi"); err == nil {
 			spec.Multi = truthy(m)
 		}
+		if l, err := inner.LookupErr("let"); err == nil && l.Type == bsoncore.TypeEmbeddedDocument {
+			spec.Find.Let = l.Document()
+		}
 		if l, err := st.LookupErr("limit"); err == nil {
 			n, _ := asInt64(l)
 			spec.Multi = n == 0
@@ -136,6 +139,8 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 				}
 			case "hint":
 				spec.Find.Hint = v
+			case "let":
+				spec.Find.Let, err = argDoc(name, k, v)
 			}
 			return err
 		})
@@ -172,6 +177,8 @@ func explainFindArgs(inner bsoncore.Document, spec *engine.FindSpec) error {
 			spec.Limit, err = argInt64("find", k, v)
 		case "allowDiskUse":
 			spec.AllowDiskUse, err = argBool("find", k, v)
+		case "let":
+			spec.Let, err = argDoc("find", k, v)
 		}
 		return err
 	})
