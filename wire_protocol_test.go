@@ -70,6 +70,13 @@ func TestOpQueryHandshake(t *testing.T) {
 			t.Fatalf("OP_QUERY %s: %v", cmd, d)
 		}
 	}
+	// A command through OP_QUERY must ask for exactly one document.
+	q := bsoncore.NewDocumentBuilder().AppendInt32("isMaster", 1).Build()
+	r.send(wire.AppendQuery(nil, 35, 0, "admin.$cmd", 0, 0, q, nil))
+	if d := r.readReply(35).Documents[0]; d.Lookup("code").Int32() != 16979 || d.Lookup("codeName").StringValue() != "Location16979" ||
+		d.Lookup("errmsg").StringValue() != "Bad numberToReturn (0) for $cmd type ns - can only be 1 or -1" {
+		t.Fatalf("numberToReturn 0: %v", d)
+	}
 	r.id = 40
 	if rep := r.command(ping()); rep.Lookup("ok").AsFloat64() != 1 {
 		t.Fatalf("OP_MSG after the handshake: %v", rep)
