@@ -404,3 +404,52 @@ func TestTxnDDLRules(t *testing.T) {
 		}
 	})
 }
+
+// TestTxnReadsSeeOwnWrites checks that aggregate (with $lookup),
+// countDocuments and distinct inside a transaction see the transaction's
+// own uncommitted writes while others do not, and that the count command
+// is refused inside a transaction with 263, as in MongoDB 7.0.
+func TestTxnReadsSeeOwnWrites(t *testing.T) {
+	db, d := open(t)
+	c := ctx(t)
+	orders, items := d.Collection("orders"), d.Collection("items")
+	if _, err := orders.InsertOne(c, bson.D{{Key: "_id", Value: 1}, {Key: "item", Value: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := items.InsertOne(c, bson.D{{Key: "_id", Value: "a"}, {Key: "kind", Value: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, sc := inTxn(t, db)
+	if _, err := orders.InsertOne(sc, bson.D{{Key: "_id", Value: 2}, {Key: "item", Value: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := items.InsertOne(sc, bson.D{{Key: "_id", Value: "b"}, {Key: "kind", Value: "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := orders.CountDocuments(sc, bson.D{}); err != nil || n != 2 {
+		t.Fatalf("countDocuments in the transaction = %d, %v; want 2", n, err)
+	}
+	if n, err := orders.CountDocuments(c, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("countDocuments outside = %d, %v; want 1", n, err)
+	}
+	kinds := items.Distinct(sc, "kind", bson.D{})
+	var ks []string
+	if err := kinds.Decode(&ks); err != nil || len(ks) != 2 {
+		t.Fatalf("distinct in the transaction = %v, %v; want [x y]", ks, err)
+	}
+	cur, err := orders.Aggregate(sc, mongo.Pipeline{
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "items"}, {Key: "localField", Value: "item"}, {Key: "foreignField", Value: "_id"}, {Key: "as", Value: "it"}}}},
+		{{Key: "$unwind", Value: "$it"}},
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []bson.M
+	if err := cur.All(sc, &joined); err != nil || len(joined) != 2 {
+		t.Fatalf("aggregate with $lookup in the transaction = %v, %v; want 2 joined orders", joined, err)
+	}
+	err = d.RunCommand(sc, bson.D{{Key: "count", Value: "orders"}}).Err()
+	wantCode(t, "count in a transaction", err, 263)
+	wantCode(t, "commit after the refused count", sess.CommitTransaction(c), 251)
+}
