@@ -51,6 +51,13 @@ type Cursor struct {
 	// batch switches it to the context of the command being served.
 	Ctx *SwitchContext
 
+	// TimeLeft, when > 0, is the processing time the cursor may still
+	// spend: the originating command's maxTimeMS bounds the whole cursor,
+	// summed over its batches (idle time between getMores does not count),
+	// as in MongoDB. It does not apply to awaitData cursors, whose getMore
+	// maxTimeMS is the wait for new data.
+	TimeLeft time.Duration
+
 	// Session and TxnNumber identify the multi-document transaction the
 	// cursor was opened in (InTxn); such a cursor reads the transaction's
 	// view and is killed when the transaction ends.
@@ -290,6 +297,32 @@ func (c *Cursor) Close() { c.close() }
 // cursor is never reported exhausted by running out of data. ctx bounds
 // the time spent (maxTimeMS).
 func (c *Cursor) NextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore.Document, bool, error) {
+	if c.TimeLeft > 0 && !c.AwaitData {
+		bctx, cancel := context.WithTimeout(ctx, c.TimeLeft)
+		defer cancel()
+		start := time.Now()
+		defer func() {
+			// Once spent, keep a token amount so the next batch fails.
+			c.TimeLeft = max(c.TimeLeft-time.Since(start), time.Nanosecond)
+		}()
+		docs, exhausted, err := c.nextBatch(bctx, n, maxBytes)
+		if err != nil && bctx.Err() == context.DeadlineExceeded && ctx.Err() == nil && !errs.Is(err, errs.MaxTimeMSExpired) {
+			err = errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+		}
+		return docs, exhausted, err
+	}
+	return c.nextBatch(ctx, n, maxBytes)
+}
+
+// StartTimeLimit makes the deadline of ctx (the command's maxTimeMS), if
+// any, the cursor's processing-time budget for later batches.
+func (c *Cursor) StartTimeLimit(ctx context.Context) {
+	if dl, ok := ctx.Deadline(); ok && !c.AwaitData {
+		c.TimeLeft = max(time.Until(dl), time.Nanosecond)
+	}
+}
+
+func (c *Cursor) nextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore.Document, bool, error) {
 	if c.Ctx != nil {
 		c.Ctx.Set(ctx)
 	}

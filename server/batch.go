@@ -31,6 +31,9 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 	}
 	var docs []bsoncore.Document
 	exhausted := false
+	// maxTimeMS bounds the first batch through ctx, and the later ones
+	// through what remains of it (cursor.TimeLeft).
+	c.StartTimeLimit(ctx)
 	if n >= 0 {
 		var err error
 		docs, exhausted, err = c.NextBatch(ctx, n, maxBatchBytes)

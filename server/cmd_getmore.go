@@ -23,6 +23,7 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	var coll string
 	var batchSize int64
 	var maxAwait time.Duration = time.Second
+	hasMaxTime := false
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
@@ -31,6 +32,7 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		case "batchSize":
 			batchSize, err = nonNegative(req.Name, k, v)
 		case "maxTimeMS":
+			hasMaxTime = true
 			if ms, ok := asInt64(v); ok && ms > 0 {
 				maxAwait = time.Duration(ms) * time.Millisecond
 			}
@@ -54,6 +56,11 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	if err := checkCursorTxn(ctx, id, c); err != nil {
 		s.cursors.Release(c, false)
 		return nil, err
+	}
+	if hasMaxTime && !c.AwaitData {
+		// The cursor's time limit comes from the command that opened it.
+		s.cursors.Release(c, false)
+		return nil, errs.New(errs.BadValue, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
 	}
 	n := int(batchSize)
 	if n == 0 {
