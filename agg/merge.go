@@ -15,13 +15,25 @@ type mergeStage struct {
 	raw            bsoncore.Value
 	db, coll       string
 	on             []string
-	whenMatched    string // replace, keepExisting, merge, fail
+	whenMatched    string // replace, keepExisting, merge, fail, pipeline
 	whenNotMatched string // insert, discard, fail
+	// pipe is whenMatched's update pipeline; lets are its let variables,
+	// evaluated against each source document.
+	pipe *UpdatePipeline
+	lets []mergeLet
+}
+
+// mergeLet is one of $merge's let variables: its slot in the pipeline's
+// variables and its expression over the source document.
+type mergeLet struct {
+	slot int
+	e    expr.Expr
 }
 
 func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	m := &mergeStage{raw: v, on: []string{"_id"}, whenMatched: "merge", whenNotMatched: "insert"}
-	var into bsoncore.Value
+	var into, pipeline bsoncore.Value
+	var let bsoncore.Document
 	switch v.Type {
 	case bsoncore.TypeString:
 		into = v
@@ -54,7 +66,8 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 				}
 			case "whenMatched":
 				if ev.Type == bsoncore.TypeArray {
-					return nil, errs.New(errs.NotImplemented, "$merge with a pipeline-style 'whenMatched' is not supported yet")
+					m.whenMatched, pipeline = "pipeline", ev
+					continue
 				}
 				s, _ := ev.StringValueOK()
 				switch s {
@@ -72,7 +85,11 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 					return nil, errs.New(errs.BadValue, "Enumeration value '%s' for field '$merge.whenNotMatched' is not a valid value.", s)
 				}
 			case "let":
-				return nil, errs.New(errs.NotImplemented, "$merge 'let' is not supported yet")
+				d, ok := ev.DocumentOK()
+				if !ok {
+					return nil, errs.New(errs.TypeMismatch, "BSON field '$merge.let' is the wrong type '%s', expected type 'object'", expr.TypeName(ev))
+				}
+				let = d
 			default:
 				return nil, errs.New(errs.Code(40415), "BSON field '$merge.%s' is an unknown field.", el.Key())
 			}
@@ -82,6 +99,13 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	}
 	if into.Type == 0 {
 		return nil, errs.New(errs.Code(40414), "BSON field '$merge.into' is missing but a required field")
+	}
+	if m.whenMatched == "pipeline" {
+		if err := m.parsePipeline(pipeline, let, pc); err != nil {
+			return nil, err
+		}
+	} else if let != nil {
+		return nil, errs.New(errs.Code(51199), "Cannot use 'let' variables with 'whenMatched: %s' mode", m.whenMatched)
 	}
 	var err error
 	if m.db, m.coll, err = parseTarget("$merge", into, pc.DB); err != nil {
@@ -207,6 +231,8 @@ func (m *mergeStage) one(rc *runCtx, d bsoncore.Document) error {
 		return errs.New(errs.DuplicateKey, "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: %s.%s index: _id_ dup key: { _id: %s }", m.db, m.coll, existing.Lookup("_id").String())
 	case "replace":
 		return rc.cat.Update(rc.ctx, m.db, m.coll, idFilter, withoutID(d))
+	case "pipeline":
+		return m.runPipeline(rc, d, existing, idFilter)
 	default: // merge
 		set := withoutID(d)
 		if len(set) <= 5 {
@@ -239,4 +265,84 @@ func splitDots(s string) []string {
 		}
 	}
 	return append(parts, s[start:])
+}
+
+// parsePipeline prepares whenMatched's update pipeline. let defaults to
+// {new: "$$ROOT"}; "new" may only be "$$ROOT" (51273), and is added when
+// unmatched documents are inserted, as mongod does. The let expressions
+// are parsed in the command's scope; the pipeline sees them as variables.
+func (m *mergeStage) parsePipeline(pipeline bsoncore.Value, let bsoncore.Document, pc *ParseContext) error {
+	type named struct {
+		name string
+		v    bsoncore.Value
+	}
+	root := bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, "$$ROOT")}
+	var lets []named
+	if let == nil {
+		lets = []named{{"new", root}}
+	} else {
+		els, err := let.Elements()
+		if err != nil {
+			return errs.New(errs.InvalidBSON, "invalid $merge let: %v", err)
+		}
+		hasNew := false
+		for _, el := range els {
+			if el.Key() == "new" {
+				if s, ok := el.Value().StringValueOK(); !ok || s != "$$ROOT" {
+					return errs.New(errs.Code(51273), "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'")
+				}
+				hasNew = true
+			}
+			lets = append(lets, named{el.Key(), el.Value()})
+		}
+		if !hasNew && m.whenNotMatched == "insert" {
+			lets = append(lets, named{"new", root})
+		}
+	}
+	exprs := make([]expr.Expr, len(lets))
+	for i, l := range lets {
+		e, err := expr.Parse(l.v, pc.Expr)
+		if err != nil {
+			return err
+		}
+		exprs[i] = e
+	}
+	for i, l := range lets {
+		m.lets = append(m.lets, mergeLet{slot: pc.Expr.Define(l.name), e: exprs[i]})
+	}
+	vals, err := pipeline.Array().Values()
+	if err != nil {
+		return errs.New(errs.InvalidBSON, "invalid $merge whenMatched: %v", err)
+	}
+	stages := make([]bsoncore.Document, 0, len(vals))
+	for _, v := range vals {
+		d, ok := v.DocumentOK()
+		if !ok {
+			return errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+		stages = append(stages, d)
+	}
+	m.pipe, err = ParseUpdatePipeline(stages, pc.Expr)
+	return err
+}
+
+// runPipeline updates the matched target document existing with the
+// whenMatched pipeline, its let variables bound over the source document
+// d; the output replaces the target document (same _id).
+func (m *mergeStage) runPipeline(rc *runCtx, d, existing, idFilter bsoncore.Document) error {
+	for _, l := range m.lets {
+		v, err := l.e.Eval(d, rc.vars)
+		if err != nil {
+			return err
+		}
+		rc.vars.Set(l.slot, v)
+	}
+	out, err := m.pipe.Apply(rc.ctx, existing, rc.vars)
+	if err != nil {
+		return err
+	}
+	if id, err := out.LookupErr("_id"); err == nil && !bsonutil.Equal(id, existing.Lookup("_id")) {
+		return errs.New(errs.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'")
+	}
+	return rc.cat.Update(rc.ctx, m.db, m.coll, idFilter, withoutID(out))
 }
