@@ -112,3 +112,17 @@ func runPythonURI(t *testing.T, uri, script string) string {
 	}
 	return string(out)
 }
+
+// TestTxnCommitTimeoutPymongo runs transactions whose commit asks for j:true
+// with maxTimeMS 1 against a server whose background sync is off, so the
+// journal wait can outlive maxTimeMS after the data is committed. pymongo
+// must see UnknownTransactionCommitResult, retry only the commit, and every
+// transaction must be applied exactly once.
+func TestTxnCommitTimeoutPymongo(t *testing.T) {
+	s := startServer(t, "--sync-interval", "1h")
+	out := runPythonURI(t, s.uri(), "txn_commit_timeout.py")
+	if !strings.Contains(out, "txn commit timeout OK") {
+		t.Fatalf("script did not finish:\n%s", out)
+	}
+	t.Log(strings.TrimSpace(out))
+}
