@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -137,5 +138,28 @@ func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 		if ce := cmdErr(t, err); ce.Code != 238 {
 			t.Errorf("%s: %d %q, want 238", name, ce.Code, ce.Message)
 		}
+	}
+}
+
+// TestCollationOnCreateRefused checks that a collection or index default
+// collation other than the simple one is refused (238), not ignored.
+func TestCollationOnCreateRefused(t *testing.T) {
+	_, d := open(t)
+	c := ctx(t)
+	if err := d.CreateCollection(c, "simple", options.CreateCollection().SetCollation(&options.Collation{Locale: "simple"})); err != nil {
+		t.Fatalf("create with the simple collation: %v", err)
+	}
+	err := d.CreateCollection(c, "fr", options.CreateCollection().SetCollation(&options.Collation{Locale: "fr"}))
+	if ce := cmdErr(t, err); ce.Code != 238 {
+		t.Fatalf("create with collation fr: %d %q, want 238", ce.Code, ce.Message)
+	}
+	_, err = d.Collection("simple").Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: 1}},
+		Options: options.Index().SetCollation(&options.Collation{Locale: "en", Strength: 1})})
+	if ce := cmdErr(t, err); ce.Code != 238 {
+		t.Fatalf("createIndexes with collation en: %d %q, want 238", ce.Code, ce.Message)
+	}
+	if _, err := d.Collection("simple").Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: 1}},
+		Options: options.Index().SetCollation(&options.Collation{Locale: "simple"})}); err != nil {
+		t.Fatalf("createIndexes with the simple collation: %v", err)
 	}
 }

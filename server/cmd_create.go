@@ -29,8 +29,10 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 			opts.Size, err = argInt64(req.Name, k, v)
 		case "max":
 			opts.Max, err = argInt64(req.Name, k, v)
+		case "collation":
+			err = argCollation(req.Name, k, v)
 		case "autoIndexId", "validator", "validationLevel", "validationAction",
-			"storageEngine", "indexOptionDefaults", "collation", "flags",
+			"storageEngine", "indexOptionDefaults", "flags",
 			"changeStreamPreAndPostImages", "clusteredIndex", "expireAfterSeconds":
 		case "viewOn", "pipeline", "timeseries", "encryptedFields":
 			return true, errs.New(errs.CommandNotSupported, "create with '%s' is not supported by Lode", k)

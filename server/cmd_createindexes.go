@@ -13,8 +13,8 @@ import (
 func init() { register(cmdCreateIndexes, "createIndexes") }
 
 // indexSpecFields are the fields an index specification may carry. Those
-// Lode does not act on (background, hidden, collation, ...) are accepted
-// and ignored, as MongoDB ignores background.
+// Lode does not act on (background, hidden, ...) are accepted and ignored,
+// as MongoDB ignores background; a collation must be the simple one.
 var indexSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "unique": true, "sparse": true,
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
@@ -137,6 +137,10 @@ func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
 			n, ok := asInt64(v)
 			if !ok || (n != 1 && n != 2) {
 				return spec, errs.New(errs.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%s", d.String(), v.String())
+			}
+		case "collation":
+			if err := argCollation("createIndexes.indexes", k, v); err != nil {
+				return spec, err
 			}
 		case "unique":
 			spec.Unique = truthy(v)
