@@ -102,10 +102,31 @@ func sameDocs(t testing.TB, got []bsoncore.Document, wantJS string, unordered bo
 		t.Fatalf("got %d documents, want %d\ngot:  %s\nwant: %s", len(got), len(want), show(got), show(want))
 	}
 	for i := range got {
-		if bsonutil.CompareDocuments(got[i], want[i]) != 0 || fieldNames(got[i]) != fieldNames(want[i]) {
+		if bsonutil.CompareDocuments(got[i], want[i]) != 0 || fieldNames(got[i]) != fieldNames(want[i]) || numericTypes(got[i]) != numericTypes(want[i]) {
 			t.Fatalf("document %d differs\ngot:  %s\nwant: %s", i, show(got), show(want))
 		}
 	}
+}
+
+// numericTypes lists the BSON types of every number in d, depth first, so
+// that comparisons are type-strict: 1, int64 1 and 1.0 differ.
+func numericTypes(d bsoncore.Document) string {
+	var b strings.Builder
+	var walk func(v bsoncore.Value)
+	walk = func(v bsoncore.Value) {
+		switch v.Type {
+		case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
+			vals, _ := bsoncore.Document(v.Data).Values()
+			for _, x := range vals {
+				walk(x)
+			}
+		case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeDecimal128:
+			b.WriteString(v.Type.String())
+			b.WriteByte(' ')
+		}
+	}
+	walk(bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: d})
+	return b.String()
 }
 
 func fieldNames(d bsoncore.Document) string {

@@ -66,7 +66,7 @@ func TestStages(t *testing.T) {
 			`[{"_id":"abc","totalSaleAmount":170},{"_id":"xyz","totalSaleAmount":150},{"_id":"def","totalSaleAmount":112.5}]`, true},
 		{"group by year then sort", "sales", `[{"$match":{"date":{"$gte":{"$date":"2014-01-01T00:00:00Z"},"$lt":{"$date":"2015-01-01T00:00:00Z"}}}},
 			{"$group":{"_id":{"$dateToString":{"format":"%Y-%m-%d","date":"$date"}},"totalSaleAmount":{"$sum":{"$multiply":["$price","$quantity"]}},"averageQuantity":{"$avg":"$quantity"},"count":{"$sum":1}}},{"$sort":{"totalSaleAmount":-1}}]`,
-			`[{"_id":"2014-04-04","totalSaleAmount":200,"averageQuantity":15,"count":2},{"_id":"2014-03-15","totalSaleAmount":50,"averageQuantity":10,"count":1},{"_id":"2014-03-01","totalSaleAmount":40,"averageQuantity":1.5,"count":2}]`, false},
+			`[{"_id":"2014-04-04","totalSaleAmount":200,"averageQuantity":15.0,"count":2},{"_id":"2014-03-15","totalSaleAmount":50,"averageQuantity":10.0,"count":1},{"_id":"2014-03-01","totalSaleAmount":40,"averageQuantity":1.5,"count":2}]`, false},
 		{"sort skip limit project", "sales", `[{"$sort":{"quantity":-1,"_id":1}},{"$skip":1},{"$limit":3},{"$project":{"item":1,"quantity":1}}]`,
 			`[{"_id":3,"item":"xyz","quantity":10},{"_id":5,"item":"abc","quantity":10},{"_id":7,"item":"def","quantity":10}]`, false},
 		{"top-k sort", "sales", `[{"$addFields":{"q":"$quantity"}},{"$sort":{"q":1,"_id":-1}},{"$limit":2},{"$project":{"_id":1}}]`, `[{"_id":2},{"_id":1}]`, false},

@@ -25,10 +25,10 @@ func TestDates(t *testing.T) {
 		{expr: `{"$hour": {"date": "$date", "timezone": "Mars/Base"}}`, doc: d2014, code: 40485},
 		// $isoWeek / $isoWeekYear / $isoDayOfWeek at year boundaries
 		{expr: `{"$isoWeek": {"$date": "2016-01-01T00:00:00Z"}}`, want: `53`},
-		{expr: `{"$isoWeekYear": {"$date": "2016-01-01T00:00:00Z"}}`, want: `2015`},
+		{expr: `{"$isoWeekYear": {"$date": "2016-01-01T00:00:00Z"}}`, want: `{"$numberLong": "2015"}`},
 		{expr: `{"$isoDayOfWeek": {"$date": "2016-01-01T00:00:00Z"}}`, want: `5`},
 		{expr: `{"$isoWeek": {"$date": "2018-12-31T00:00:00Z"}}`, want: `1`},
-		{expr: `{"$isoWeekYear": {"$date": "2018-12-31T00:00:00Z"}}`, want: `2019`},
+		{expr: `{"$isoWeekYear": {"$date": "2018-12-31T00:00:00Z"}}`, want: `{"$numberLong": "2019"}`},
 		{expr: `{"$week": {"$date": "2017-01-01T00:00:00Z"}}`, want: `1`},
 		{expr: `{"$week": {"$date": "2016-01-02T00:00:00Z"}}`, want: `0`},
 		{expr: `{"$week": {"$date": "2016-12-31T00:00:00Z"}}`, want: `52`},

@@ -81,7 +81,13 @@ func parseDatePart(f func(time.Time) int) opParser {
 			if err != nil {
 				return Missing, err
 			}
-			return Int32(int32(f(localTime(ms, loc)))), nil
+			n := f(localTime(ms, loc))
+			if name == "$isoWeekYear" {
+				// mongod's TimeZone::isoYear is a long long: the result
+				// is a long, unlike the other parts.
+				return Int64(int64(n)), nil
+			}
+			return Int32(int32(n)), nil
 		}), nil
 	}
 }
