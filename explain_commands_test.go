@@ -20,7 +20,7 @@ func TestExplainCommands(t *testing.T) {
 		stages []string
 	}{
 		{"count", bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: filter}}, []string{"COUNT", "COUNT_SCAN"}},
-		{"distinct", bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "a"}, {Key: "query", Value: filter}}, []string{"IXSCAN"}},
+		{"distinct", bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "a"}, {Key: "query", Value: filter}}, []string{"PROJECTION_COVERED", "DISTINCT_SCAN"}},
 		{"delete", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: filter}, {Key: "limit", Value: 0}}}}}, []string{"DELETE", "FETCH", "IXSCAN"}},
 		{"update", bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: filter}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "multi", Value: true}}}}}, []string{"UPDATE", "FETCH", "IXSCAN"}},
 		{"find projection", bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: filter}, {Key: "projection", Value: bson.D{{Key: "b", Value: 1}}}}, []string{"PROJECTION_SIMPLE", "FETCH", "IXSCAN"}},

@@ -88,3 +88,58 @@ func mustMarshal(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// distinct on an indexed field plans PROJECTION_COVERED > DISTINCT_SCAN,
+// reading about one key per distinct value, and returns what a collection
+// scan returns (null from documents holding null, nothing from documents
+// missing the field).
+func TestDistinctScan(t *testing.T) {
+	_, db := open(t)
+	indexed := db.Collection("indexed")
+	for _, c := range []string{"plain", "indexed"} {
+		insertBatches(t, db.Collection(c), 1000, func(i int) any {
+			switch {
+			case i%100 == 7:
+				return bson.D{{Key: "b", Value: i}} // no a
+			case i%100 == 8:
+				return bson.D{{Key: "a", Value: nil}, {Key: "b", Value: i}}
+			}
+			return bson.D{{Key: "a", Value: i % 10}, {Key: "b", Value: i}}
+		})
+	}
+	createIndex(t, indexed, bson.D{{Key: "a", Value: 1}})
+	distinct := func(c string, filter bson.D) string {
+		res, err := runCmd(t, db, bson.D{{Key: "distinct", Value: c}, {Key: "key", Value: "a"}, {Key: "query", Value: filter}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Lookup("values").String()
+	}
+	for _, f := range []bson.D{{}, {{Key: "a", Value: bson.D{{Key: "$gte", Value: 3}}}}} {
+		want, got := distinct("plain", f), distinct("indexed", f)
+		if want != got {
+			t.Errorf("filter %v: indexed %s, collection scan %s", f, got, want)
+		}
+	}
+	if got := distinct("indexed", bson.D{}); got != `[null,{"$numberInt":"0"},{"$numberInt":"1"},{"$numberInt":"2"},{"$numberInt":"3"},{"$numberInt":"4"},{"$numberInt":"5"},{"$numberInt":"6"},{"$numberInt":"7"},{"$numberInt":"8"},{"$numberInt":"9"}]` {
+		t.Errorf("distinct a = %s", got)
+	}
+	res := explain(t, db, bson.D{{Key: "distinct", Value: "indexed"}, {Key: "key", Value: "a"}}, "executionStats")
+	wp := res.Lookup("queryPlanner", "winningPlan").Document()
+	if got := stages(wp); !reflect.DeepEqual(got, []string{"PROJECTION_COVERED", "DISTINCT_SCAN"}) {
+		t.Fatalf("stages %v, want PROJECTION_COVERED > DISTINCT_SCAN", got)
+	}
+	if tb := wp.Lookup("transformBy").String(); tb != `{"_id": {"$numberInt":"0"},"a": {"$numberInt":"1"}}` {
+		t.Errorf("transformBy %s", tb)
+	}
+	ds := findStage(wp, "DISTINCT_SCAN")
+	if ds.Lookup("indexName").StringValue() != "a_1" || ds.Lookup("direction").StringValue() != "forward" {
+		t.Errorf("DISTINCT_SCAN %v", ds)
+	}
+	// The 20 null keys (10 null, 10 missing) are each read; the values 0
+	// to 9 one key each.
+	es := res.Lookup("executionStats").Document()
+	if k := es.Lookup("totalKeysExamined").AsInt64(); k != 30 || es.Lookup("totalDocsExamined").AsInt64() != 0 {
+		t.Errorf("keys %d docs %d, want 30 and 0", k, es.Lookup("totalDocsExamined").AsInt64())
+	}
+}

@@ -168,7 +168,7 @@ func distinctValues(ctx context.Context, r storage.Reader, c *collection, bp *bu
 	}
 	var ferr error
 	err := runPlan(ctx, bp.root, func(m *exec.Member) bool {
-		if m.Doc != nil || !covered {
+		if !covered || m.Key == nil {
 			addDoc(m.Doc)
 			return true
 		}

@@ -54,6 +54,13 @@ func Build(sol *plan.Solution, env Env, o Options) (Stage, error) {
 		return NewCount(root, o.Skip, o.Limit, env.Timing), nil
 	}
 	if o.Keys {
+		if sol.Root.Stage == plan.StageDistinctScan {
+			// As mongod plans distinct: PROJECTION_COVERED > DISTINCT_SCAN.
+			// Members keep their key, which distinct decodes.
+			f := sol.Index.Fields[sol.Root.DistinctField].Path
+			spec := bsoncore.NewDocumentBuilder().AppendInt32("_id", 0).AppendInt32(f, 1).Build()
+			root = NewProjectionCovered(root, sol.Index, []string{f}, spec, env.Timing)
+		}
 		return root, nil
 	}
 	limit := o.Limit
@@ -92,6 +99,8 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		ix := NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing)
 		ix.SetEmptyRanges(env.EmptyRanges)
 		return ix, nil
+	case plan.StageDistinctScan:
+		return NewDistinctScan(env.Reader, n.Index, n.Bounds, n.DistinctField, env.Timing), nil
 	case plan.StageFetch:
 		child, err := buildNode(n.Children[0], env)
 		if err != nil {

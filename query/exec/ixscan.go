@@ -35,6 +35,12 @@ type IxScan struct {
 	noteEnd   []byte // the range's end keystring (nil: end of index)
 	nbuf      []byte
 
+	// DISTINCT_SCAN (distinctscan.go): skip past the keys sharing the
+	// first distinctFields fields of the last key returned.
+	distinctFields int
+	curEnd         []byte // end of the open range
+	resume         []byte // where the next Work reopens the range, or nil
+
 	keysExamined int64
 	seeks        int64
 	dupsTested   int64
@@ -87,6 +93,11 @@ func (s *IxScan) Work() (State, *Member, error) {
 }
 
 func (s *IxScan) work() (State, *Member, error) {
+	if s.resume != nil {
+		if err := s.skipAhead(); err != nil {
+			return EOF, nil, err
+		}
+	}
 	if s.cur == nil {
 		if s.next >= len(s.sp.ranges) {
 			return EOF, nil, nil
@@ -125,6 +136,7 @@ func (s *IxScan) work() (State, *Member, error) {
 			}
 		}
 		s.cur = cur
+		s.curEnd = kr.end
 		s.seeks++
 	}
 	ks, rid, tb, ok := s.cur.Next()
@@ -162,6 +174,11 @@ func (s *IxScan) work() (State, *Member, error) {
 		}
 		s.seen[rid] = struct{}{}
 	}
+	if s.distinctFields > 0 {
+		if err := s.noteDistinct(ks); err != nil {
+			return EOF, nil, err
+		}
+	}
 	s.m = Member{RID: rid, Key: ks, TypeBits: tb, Pos: -1}
 	return Advanced, &s.m, nil
 }
@@ -176,6 +193,10 @@ func (s *IxScan) Close() {
 
 func (s *IxScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 	appendIndexInfo(b, s.ix)
+	if s.name == plan.StageDistinctScan {
+		s.explainDistinct(b, execStats)
+		return
+	}
 	if s.name == plan.StageIxScan {
 		if s.dir < 0 {
 			b.AppendString("direction", "backward")

@@ -14,7 +14,8 @@ import (
 // without reading the document. The planner chooses it only when the
 // filter is answered exactly by the bounds and every projected field is a
 // non-multikey index field that cannot be null or missing. Fields come out
-// in index key order, as mongod's covered projection emits them.
+// in index key order, as mongod's covered projection emits them. Results
+// keep the index key they were built from.
 type ProjectionCovered struct {
 	base
 	ix     *plan.Index
@@ -59,7 +60,7 @@ func (p *ProjectionCovered) Work() (State, *Member, error) {
 			for _, i := range p.fields {
 				b.AppendValue(p.ix.Fields[i].Path, kv[i])
 			}
-			p.m = Member{RID: in.RID, Doc: p.slab.copy(b.Build()), Pos: -1}
+			p.m = Member{RID: in.RID, Key: in.Key, TypeBits: in.TypeBits, Doc: p.slab.copy(b.Build()), Pos: -1}
 			in = &p.m
 		}
 	}

@@ -232,9 +232,16 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 		core = scan
 	}
 	s.BlockingSort = p.Sort != nil && !sa.provides
-	s.Covered = p.Covered && b.exact && core == scan
+	// A covered distinct reads its values from the keys, so the index must
+	// hold the distinct field.
+	s.Covered = p.Covered && b.exact && core == scan && (p.DistinctKey == "" || ix.FieldIndex(p.DistinctKey) >= 0)
 	s.CoveredProjection = len(p.ProjFields) > 0 && b.exact && core == scan && !s.BlockingSort &&
 		coversFields(ix, b.fields, p.ProjFields)
+	if s.Covered && p.DistinctKey != "" && !sa.provides {
+		if pos, ok := distinctScannable(ix, b.fields, p.DistinctKey); ok {
+			scan.Stage, scan.DistinctField, scan.Direction = StageDistinctScan, pos, 1
+		}
+	}
 	if s.Covered || s.CoveredProjection {
 		s.Root = core
 	} else {
@@ -263,6 +270,22 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 		s.rank += 5
 	}
 	return s
+}
+
+// distinctScannable reports whether a covered distinct on key can skip
+// from one distinct value to the next: key is a field of ix and every
+// field before it is bounded to a single point.
+func distinctScannable(ix *Index, fields []FieldBounds, key string) (int, bool) {
+	pos := ix.FieldIndex(key)
+	if pos < 0 || ix.Multikey {
+		return 0, false
+	}
+	for _, f := range fields[:pos] {
+		if len(f.OIL) != 1 || !f.OIL[0].IsPoint() {
+			return 0, false
+		}
+	}
+	return pos, true
 }
 
 // sortAnalysis tells whether an index provides a sort.

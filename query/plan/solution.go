@@ -11,6 +11,9 @@ const (
 	StageCollScan  = "COLLSCAN"
 	StageIxScan    = "IXSCAN"
 	StageFetch     = "FETCH"
+	// StageDistinctScan is an index scan that skips to the next distinct
+	// value of one field (distinct).
+	StageDistinctScan = "DISTINCT_SCAN"
 	StageSortMerge = "SORT_MERGE"
 	StageOr        = "OR"
 	StageEOF       = "EOF"
@@ -26,6 +29,9 @@ type Node struct {
 	Index     *Index
 	Bounds    []FieldBounds
 	Direction int
+	// DistinctField is, for DISTINCT_SCAN, the position of the distinct
+	// field in the index (the fields before it are single points).
+	DistinctField int
 	// MergePrefixFields is, for an IXSCAN under SORT_MERGE, the number of
 	// leading fields (all points) that precede the sort fields.
 	MergePrefixFields int
