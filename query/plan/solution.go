@@ -8,15 +8,15 @@ import (
 
 // Stage names, as explain prints them.
 const (
-	StageCollScan  = "COLLSCAN"
-	StageIxScan    = "IXSCAN"
-	StageFetch     = "FETCH"
+	StageCollScan = "COLLSCAN"
+	StageIxScan   = "IXSCAN"
+	StageFetch    = "FETCH"
 	// StageDistinctScan is an index scan that skips to the next distinct
 	// value of one field (distinct).
 	StageDistinctScan = "DISTINCT_SCAN"
-	StageSortMerge = "SORT_MERGE"
-	StageOr        = "OR"
-	StageEOF       = "EOF"
+	StageSortMerge    = "SORT_MERGE"
+	StageOr           = "OR"
+	StageEOF          = "EOF"
 )
 
 // Node is one node of a query solution.
