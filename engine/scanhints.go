@@ -31,8 +31,10 @@ import (
 //   - Every index entry set under the lock goes through writeTxn.writeStaged,
 //     which shrinks a hint [S, F) containing the new key k to [S, k) (or
 //     drops it when k == S). Removing entries never invalidates a hint.
-//   - A transaction commit writes without the lock. It counts itself in
-//     txnCommitting while it commits and bumps txnGen afterwards; hints
+//   - A transaction commit applies index entries that were staged without
+//     shrinking the hints (it holds the lock while it commits, but its
+//     entries never went through writeStaged under it). It counts itself
+//     in txnCommitting while it commits and bumps txnGen afterwards; hints
 //     belong to the txnGen seen when the statement began, and are ignored
 //     while a commit is under way or after txnGen moved on.
 //   - Index builds, index drops, renames and collection drops clear them
