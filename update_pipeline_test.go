@@ -318,6 +318,13 @@ func TestPipelineUpdateSemantics(t *testing.T) {
 		t.Fatalf("a failed update changed the document: %v", got)
 	}
 
+	// Variable names follow mongod's rules: let names start lowercase.
+	_, err = coll.UpdateOne(c, bson.D{{Key: "_id", Value: 2}}, bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: "$$Bad"}}}}},
+		options.UpdateOne().SetLet(bson.D{{Key: "Bad", Value: 1}}))
+	if code, msg := writeErrCode(t, err); code != 16867 || msg != "'Bad' starts with an invalid character for a user variable name" {
+		t.Fatalf("let Bad: %d %q", code, msg)
+	}
+
 	// c with an operator update is 51198.
 	err = d.RunCommand(c, bson.D{{Key: "update", Value: "p"}, {Key: "updates", Value: bson.A{bson.D{
 		{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "k", Value: 1}}}}},

@@ -117,6 +117,9 @@ func bindVars(let, constants bsoncore.Document, now time.Time) (*expr.ParseConte
 			return nil, nil, errs.New(errs.InvalidBSON, "invalid let: %v", err)
 		}
 		for _, el := range elems {
+			if err := expr.ValidateUserVarName(el.Key(), true); err != nil {
+				return nil, nil, err
+			}
 			e, err := expr.Parse(el.Value(), epc)
 			if err != nil {
 				return nil, nil, err
@@ -134,6 +137,9 @@ func bindVars(let, constants bsoncore.Document, now time.Time) (*expr.ParseConte
 			return nil, nil, errs.New(errs.InvalidBSON, "invalid constants: %v", err)
 		}
 		for _, el := range elems {
+			if err := expr.ValidateUserVarName(el.Key(), false); err != nil {
+				return nil, nil, err
+			}
 			vars.Set(epc.Define(el.Key()), el.Value())
 		}
 	}
