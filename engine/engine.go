@@ -53,6 +53,9 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err := os.RemoveAll(e.TempDir()); err != nil {
 		e.log.Warn("cannot clear the temporary directory", "dir", e.TempDir(), "err", err)
 	}
+	if err := os.MkdirAll(e.TempDir(), 0o700); err != nil {
+		e.log.Warn("cannot create the temporary directory", "dir", e.TempDir(), "err", err)
+	}
 	if err := e.loadCatalog(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
@@ -73,7 +76,7 @@ func (e *Engine) Close() error {
 }
 
 // TempDir is the directory for temporary files (aggregation and sort
-// spills): <dir>/_tmp, created by whoever first needs it.
+// spills): <dir>/_tmp, emptied and created at open.
 func (e *Engine) TempDir() string { return filepath.Join(e.dir, "_tmp") }
 
 // Storage returns the storage layer, for the query executor and stats.
