@@ -128,7 +128,7 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 		AppendInt32("plannerVersion", 1).
 		AppendString("namespace", ns).
 		AppendBoolean("indexFilterSet", false).
-		AppendDocument("parsedQuery", filter).
+		AppendDocument("parsedQuery", parsedQuery(filter)).
 		AppendBoolean("maxIndexedOrSolutionsReached", false).
 		AppendBoolean("maxIndexedAndSolutionsReached", false).
 		AppendBoolean("maxScansToExplodeReached", bp.sol != nil && bp.sol.HitScanLimit).

@@ -88,6 +88,10 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 		q.opts.SortOpts.MemLimit = sortMemLimit.Load()
 	}
 	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
+	if q.timing {
+		// Explain prints stage filters in mongod's parsed form.
+		env.FilterDoc = parsedQuery(q.filterDoc)
+	}
 	sols, err := plan.Plan(plan.Params{
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
 		NaturalDir: q.naturalDir, Indexes: planIndexes(c), Hint: q.hint,
