@@ -1,7 +1,6 @@
 package agg
 
 import (
-	"fmt"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -256,14 +255,9 @@ func (g *groupStage) consume(rc *runCtx, in Iterator, sp *spiller) (Iterator, er
 			if !rc.pc.AllowDiskUse {
 				return nil, memoryError("$group", limit)
 			}
-			recs, err := g.partialRecords(t)
-			if err != nil {
+			if err := g.spillTable(t, sp); err != nil {
 				return nil, err
 			}
-			if err := sp.writeRun(recs); err != nil {
-				return nil, fmt.Errorf("$group spill: %w", err)
-			}
-			t.reset()
 		}
 	}
 	if len(sp.runs) == 0 {

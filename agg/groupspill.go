@@ -3,6 +3,8 @@ package agg
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -50,34 +52,63 @@ func notePeak(mem int64) {
 	}
 }
 
-// A spill record of $group is uvarint(len(ks)) ks {k: key, s: [partial
-// state of each accumulator]}; a run holds each key once, sorted by ks.
+// spillTable writes the table as one run, encoding one group at a time in
+// key order, and empties it.
+func (g *groupStage) spillTable(t *groupTable, sp *spiller) error {
+	idx := make([]int, len(t.order))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(t.keys[a], t.keys[b]) })
+	err := sp.writeRunFunc(len(idx), func(i int) ([]byte, error) {
+		j := idx[i]
+		rec, err := g.partialRecord(t.keys[j], t.order[j])
+		t.order[j] = nil
+		return rec, err
+	})
+	t.reset()
+	if err != nil {
+		return fmt.Errorf("$group spill: %w", err)
+	}
+	return nil
+}
+
+// partialRecords encodes the table's groups, sorted by key.
 func (g *groupStage) partialRecords(t *groupTable) ([][]byte, error) {
 	recs := make([][]byte, 0, len(t.order))
 	for i, gr := range t.order {
-		ks := t.keys[i]
-		rec := binary.AppendUvarint(nil, uint64(len(ks)))
-		rec = append(rec, ks...)
-		idx, body := bsoncore.AppendDocumentStart(rec)
-		body = bsoncore.AppendValueElement(body, "k", gr.key)
-		aidx, body := bsoncore.AppendArrayElementStart(body, "s")
-		for j, a := range gr.accs {
-			p, err := a.Partial()
-			if err != nil {
-				return nil, fmt.Errorf("$group spill %s: %w", g.ops[j], err)
-			}
-			if p.Type == 0 {
-				p = expr.Null
-			}
-			body = bsoncore.AppendValueElement(body, itoa(j), p)
+		rec, err := g.partialRecord(t.keys[i], gr)
+		if err != nil {
+			return nil, err
 		}
-		body, _ = bsoncore.AppendArrayEnd(body, aidx)
-		body, _ = bsoncore.AppendDocumentEnd(body, idx)
-		recs = append(recs, body)
+		recs = append(recs, rec)
 		t.order[i] = nil
 	}
 	sortRecords(recs)
 	return recs, nil
+}
+
+// A spill record of $group is uvarint(len(ks)) ks {k: key, s: [partial
+// state of each accumulator]}; a run holds each key once, sorted by ks.
+func (g *groupStage) partialRecord(ks string, gr *group) ([]byte, error) {
+	rec := binary.AppendUvarint(nil, uint64(len(ks)))
+	rec = append(rec, ks...)
+	idx, body := bsoncore.AppendDocumentStart(rec)
+	body = bsoncore.AppendValueElement(body, "k", gr.key)
+	aidx, body := bsoncore.AppendArrayElementStart(body, "s")
+	for j, a := range gr.accs {
+		p, err := a.Partial()
+		if err != nil {
+			return nil, fmt.Errorf("$group spill %s: %w", g.ops[j], err)
+		}
+		if p.Type == 0 {
+			p = expr.Null
+		}
+		body = bsoncore.AppendValueElement(body, itoa(j), p)
+	}
+	body, _ = bsoncore.AppendArrayEnd(body, aidx)
+	body, _ = bsoncore.AppendDocumentEnd(body, idx)
+	return body, nil
 }
 
 // splitSpillRecord returns the key string and body of a record.

@@ -74,8 +74,8 @@ func (s *sampleStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 
 // sample gives every input document a random 64-bit key and keeps the
 // size documents with the smallest keys, a uniform sample in random order.
-// Candidates are held up to the memory limit; then only the best size of
-// them are kept, and when those alone fill half the limit they are written
+// Candidates are held up to twice the size (or the memory limit); then only
+// the best size of them are kept, and when those alone fill half the limit they are written
 // to a sorted run (allowDiskUse) or the stage fails with 292. It returns
 // the merged candidates, best first.
 func (s *sampleStage) sample(rc *runCtx, in Iterator, sp *spiller) (*merger, error) {
@@ -116,7 +116,9 @@ func (s *sampleStage) sample(rc *runCtx, in Iterator, sp *spiller) (*merger, err
 		rec = append(rec, d...)
 		recs = append(recs, rec)
 		mem += int64(len(rec)) + docOverhead
-		if mem <= limit {
+		// Shrink to the best size candidates once twice as many are held
+		// (so a small sample stays small) or the memory limit is reached.
+		if mem <= limit && int64(len(recs)) < 2*s.size+1024 {
 			continue
 		}
 		shrink()

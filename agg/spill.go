@@ -27,6 +27,12 @@ type spiller struct {
 
 // writeRun writes one run of already-sorted records.
 func (s *spiller) writeRun(records [][]byte) error {
+	return s.writeRunFunc(len(records), func(i int) ([]byte, error) { return records[i], nil })
+}
+
+// writeRunFunc writes one run of n records produced in order by rec, so a
+// caller can encode them one at a time instead of holding them all.
+func (s *spiller) writeRunFunc(n int, rec func(i int) ([]byte, error)) error {
 	if s.dir != "" {
 		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("agg: create spill directory: %w", err)
@@ -39,7 +45,12 @@ func (s *spiller) writeRun(records [][]byte) error {
 	os.Remove(f.Name())
 	w := bufio.NewWriterSize(f, 64<<10)
 	var hdr [binary.MaxVarintLen64]byte
-	for _, r := range records {
+	for i := 0; i < n; i++ {
+		r, err := rec(i)
+		if err != nil {
+			f.Close()
+			return err
+		}
 		n := binary.PutUvarint(hdr[:], uint64(len(r)))
 		if _, err := w.Write(hdr[:n]); err != nil {
 			f.Close()
