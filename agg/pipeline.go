@@ -139,17 +139,9 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	}
 	var stages []stage
 	for i, d := range pipeline {
-		elems, err := d.Elements()
+		name, spec, p, err := stageSpec(d)
 		if err != nil {
-			return nil, errs.New(errs.InvalidBSON, "invalid pipeline stage: %v", err)
-		}
-		if len(elems) != 1 {
-			return nil, errs.New(errs.Code(40323), "A pipeline stage specification object must contain exactly one field.")
-		}
-		name := elems[0].Key()
-		p, ok := stageParsers[name]
-		if !ok {
-			return nil, errs.New(errs.Code(40324), "Unrecognized pipeline stage name: '%s'", name)
+			return nil, err
 		}
 		if (name == "$out" || name == "$merge") && i != len(pipeline)-1 {
 			return nil, errs.New(errs.Code(40601), "%s can only be the final stage in the pipeline", name)
@@ -157,7 +149,7 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 		if err := checkPlacement(name, i, pc); err != nil {
 			return nil, err
 		}
-		ss, err := p(elems[0].Value(), pc)
+		ss, err := p(spec, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -166,6 +158,25 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	pl := &Pipeline{pc: pc, stages: coalesce(stages)}
 	pl.pushdown()
 	return pl, nil
+}
+
+// stageSpec splits one pipeline stage document into its name, its
+// specification and its parser, with MongoDB's errors for a malformed or
+// unknown stage.
+func stageSpec(d bsoncore.Document) (string, bsoncore.Value, stageParser, error) {
+	elems, err := d.Elements()
+	if err != nil {
+		return "", bsoncore.Value{}, nil, errs.New(errs.InvalidBSON, "invalid pipeline stage: %v", err)
+	}
+	if len(elems) != 1 {
+		return "", bsoncore.Value{}, nil, errs.New(errs.Code(40323), "A pipeline stage specification object must contain exactly one field.")
+	}
+	name := elems[0].Key()
+	p, ok := stageParsers[name]
+	if !ok {
+		return "", bsoncore.Value{}, nil, errs.New(errs.Code(40324), "Unrecognized pipeline stage name: '%s'", name)
+	}
+	return name, elems[0].Value(), p, nil
 }
 
 // checkPlacement enforces where stages may appear.

@@ -42,19 +42,11 @@ func ParseUpdatePipeline(pipeline []bsoncore.Document, ec *expr.ParseContext) (*
 	var stages []stage
 	disallowed := ""
 	for _, d := range pipeline {
-		elems, err := d.Elements()
+		_, spec, p, err := stageSpec(d)
 		if err != nil {
-			return nil, errs.New(errs.InvalidBSON, "invalid update pipeline stage: %v", err)
+			return nil, err
 		}
-		if len(elems) != 1 {
-			return nil, errs.New(errs.Code(40323), "A pipeline stage specification object must contain exactly one field.")
-		}
-		name := elems[0].Key()
-		p, ok := stageParsers[name]
-		if !ok {
-			return nil, errs.New(errs.Code(40324), "Unrecognized pipeline stage name: '%s'", name)
-		}
-		ss, err := p(elems[0].Value(), pc)
+		ss, err := p(spec, pc)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/bsonutil"
+	"github.com/lodedb/lode/expr"
 )
 
 // Match node kinds, in the order of MongoDB 7.0's MatchExpression::MatchType
@@ -162,7 +163,7 @@ func parseMatchField(path string, v bsoncore.Value) ([]*mnode, error) {
 			out = append(out, in)
 		case "$exists":
 			ex := &mnode{kind: mExists, path: path}
-			if !truthyValue(x) {
+			if !expr.Truthy(x) {
 				ex = &mnode{kind: mNot, kids: []*mnode{ex}}
 			}
 			out = append(out, ex)
@@ -255,18 +256,6 @@ func elemMatchNode(path string, x bsoncore.Value) (*mnode, error) {
 		return nil, err
 	}
 	return &mnode{kind: mElemMatchObject, path: path, kids: []*mnode{sub}}, nil
-}
-
-func truthyValue(v bsoncore.Value) bool {
-	switch {
-	case v.Type == bsoncore.TypeBoolean:
-		return v.Boolean()
-	case bsonutil.IsNumber(v.Type):
-		return bsonutil.AsFloat64(v) != 0
-	case v.Type == bsoncore.TypeNull || v.Type == bsoncore.TypeUndefined:
-		return false
-	}
-	return true
 }
 
 // normalizeMatch flattens nested $and/$or, unwraps one-child $and/$or,

@@ -8,6 +8,7 @@ import (
 	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/expr"
 )
 
 func init() { register(cmdCreateIndexes, "createIndexes") }
@@ -143,9 +144,9 @@ func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
 				return spec, err
 			}
 		case "unique":
-			spec.Unique = truthy(v)
+			spec.Unique = expr.Truthy(v)
 		case "sparse":
-			spec.Sparse = truthy(v)
+			spec.Sparse = expr.Truthy(v)
 		case "partialFilterExpression":
 			if v.Type != bsoncore.TypeEmbeddedDocument {
 				return spec, errs.New(errs.TypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", typeName(v.Type))
@@ -178,18 +179,4 @@ func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
 		}
 	}
 	return spec, nil
-}
-
-// truthy reports whether an option value counts as true (booleans and
-// non-zero numbers).
-func truthy(v bsoncore.Value) bool {
-	switch {
-	case v.Type == bsoncore.TypeBoolean:
-		return v.Boolean()
-	case bsonutil.IsNumber(v.Type):
-		return bsonutil.AsFloat64(v) != 0
-	case v.Type == bsoncore.TypeNull || v.Type == bsoncore.TypeUndefined:
-		return false
-	}
-	return true
 }

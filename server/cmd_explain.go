@@ -8,6 +8,7 @@ import (
 
 	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/expr"
 )
 
 func init() { register(cmdExplain, "explain") }
@@ -111,7 +112,7 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			spec.Find.Hint = h
 		}
 		if m, err := st.LookupErr("multi"); err == nil {
-			spec.Multi = truthy(m)
+			spec.Multi = expr.Truthy(m)
 		}
 		if l, err := inner.LookupErr("let"); err == nil && l.Type == bsoncore.TypeEmbeddedDocument {
 			spec.Find.Let = l.Document()
@@ -134,7 +135,7 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 					spec.Find.Sort, err = argDoc(name, k, v)
 				}
 			case "remove":
-				if truthy(v) {
+				if expr.Truthy(v) {
 					spec.Kind = engine.ExplainDeleteOp
 				}
 			case "hint":
