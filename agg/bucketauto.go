@@ -97,17 +97,12 @@ func (b *bucketAutoStage) sortInput(rc *runCtx, in Iterator, sp *spiller) (*merg
 	var mem, n int64
 	var ks []byte
 	for {
-		d, err := in.Next()
+		d, err := nextChecked(rc.ctx, in, n)
 		if err != nil {
 			return nil, 0, err
 		}
 		if d == nil {
 			break
-		}
-		if n&1023 == 0 {
-			if err := rc.ctx.Err(); err != nil {
-				return nil, 0, err
-			}
 		}
 		n++
 		k, err := b.groupBy.Eval(d, rc.vars)

@@ -215,18 +215,13 @@ func (g *groupStage) consume(rc *runCtx, in Iterator, sp *spiller) (Iterator, er
 	limit := rc.pc.groupMemLimit()
 	t := &groupTable{groups: map[string]*group{}}
 	var ks []byte
-	for n := 0; ; n++ {
-		d, err := in.Next()
+	for n := int64(0); ; n++ {
+		d, err := nextChecked(rc.ctx, in, n)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			break
-		}
-		if n&1023 == 0 {
-			if err := rc.ctx.Err(); err != nil {
-				return nil, err
-			}
 		}
 		key, err := g.key(d, rc.vars)
 		if err != nil {

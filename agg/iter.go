@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"context"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -90,4 +91,16 @@ func specDoc(name string, v bsoncore.Value) bsoncore.Document {
 // docValue wraps a document as a value.
 func docValue(d bsoncore.Document) bsoncore.Value {
 	return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: d}
+}
+
+// nextChecked returns in's next document for a blocking stage that reads its
+// whole input. n counts the documents read so far; every 1024 of them it
+// checks ctx, so maxTimeMS and killOp stop a long $group or $sort.
+func nextChecked(ctx context.Context, in Iterator, n int64) (bsoncore.Document, error) {
+	if n&1023 == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return in.Next()
 }

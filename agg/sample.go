@@ -95,18 +95,13 @@ func (s *sampleStage) sample(rc *runCtx, in Iterator, sp *spiller) (*merger, err
 			mem += int64(len(r)) + docOverhead
 		}
 	}
-	for n := 0; ; n++ {
-		d, err := in.Next()
+	for n := int64(0); ; n++ {
+		d, err := nextChecked(rc.ctx, in, n)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			break
-		}
-		if n&1023 == 0 {
-			if err := rc.ctx.Err(); err != nil {
-				return nil, err
-			}
 		}
 		if s.size == 0 {
 			continue

@@ -110,17 +110,12 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 		return sp.writeRun(recs)
 	}
 	for {
-		d, err := in.Next()
+		d, err := nextChecked(rc.ctx, in, seq)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			break
-		}
-		if seq&1023 == 0 {
-			if err := rc.ctx.Err(); err != nil {
-				return nil, err
-			}
 		}
 		items = append(items, sortItem{key: s.sort.Key(d), doc: d, seq: seq})
 		seq++
@@ -192,17 +187,12 @@ func (s *sortStage) topK(rc *runCtx, in Iterator) (Iterator, error) {
 	h := &topHeap{s: s.sort}
 	var mem, seq int64
 	for {
-		d, err := in.Next()
+		d, err := nextChecked(rc.ctx, in, seq)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			break
-		}
-		if seq&1023 == 0 {
-			if err := rc.ctx.Err(); err != nil {
-				return nil, err
-			}
 		}
 		it := sortItem{key: s.sort.Key(d), doc: d, seq: seq}
 		seq++
