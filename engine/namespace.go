@@ -276,28 +276,16 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	if fromDB == toDB && fromColl == toColl {
 		return errs.New(errs.IllegalOperation, "Can't rename a collection to itself")
 	}
-	src, err := e.lockColl(fromDB, fromColl, false)
+	src, dst, err := e.lockRenamePair(fromDB, fromColl, toDB, toColl, dropTarget)
 	if err != nil {
 		return err
 	}
-	if src == nil {
-		return errs.New(errs.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, fromColl)
-	}
 	defer src.state.mu.Unlock()
-	if dst := e.cat.Load().lookup(toDB, toColl); dst != nil {
-		if !dropTarget {
-			return errs.New(errs.NamespaceExists, "target namespace exists")
-		}
-		ldst, err := e.lockColl(toDB, toColl, false)
+	if dst != nil {
+		err = e.dropLocked(dst)
+		dst.state.mu.Unlock()
 		if err != nil {
 			return err
-		}
-		if ldst != nil {
-			err = e.dropLocked(ldst)
-			ldst.state.mu.Unlock()
-			if err != nil {
-				return err
-			}
 		}
 	}
 	moved := src.copyMeta()
@@ -324,6 +312,64 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	n.put(moved)
 	e.cat.Store(n)
 	return nil
+}
+
+// lockRenamePair locks the source of a rename and, when it exists and
+// dropTarget is set, the target too. Two collections are locked in
+// collection-id order, the order a transaction commit locks them in, so a
+// rename that drops its target cannot deadlock with a commit that wrote
+// both. The source is returned locked; the target (nil when it does not
+// exist) is returned locked for the caller to drop.
+func (e *Engine) lockRenamePair(fromDB, fromColl, toDB, toColl string, dropTarget bool) (src, dst *collection, err error) {
+	for {
+		cat := e.cat.Load()
+		ms, md := cat.lookup(fromDB, fromColl), cat.lookup(toDB, toColl)
+		if ms == nil {
+			return nil, nil, errs.New(errs.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, fromColl)
+		}
+		if md != nil && !dropTarget {
+			return nil, nil, errs.New(errs.NamespaceExists, "target namespace exists")
+		}
+		if md == nil {
+			if src, err = e.lockColl(fromDB, fromColl, false); err != nil || src == nil {
+				if err == nil {
+					continue // dropped meanwhile: report it on the next pass
+				}
+				return nil, nil, err
+			}
+			return src, nil, nil
+		}
+		first, second := [2]string{fromDB, fromColl}, [2]string{toDB, toColl}
+		if md.id < ms.id {
+			first, second = second, first
+		}
+		a, err := e.lockColl(first[0], first[1], false)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := e.lockColl(second[0], second[1], false)
+		if err != nil {
+			if a != nil {
+				a.state.mu.Unlock()
+			}
+			return nil, nil, err
+		}
+		if md.id < ms.id {
+			src, dst = b, a
+		} else {
+			src, dst = a, b
+		}
+		if src != nil && dst != nil && src.id == ms.id && dst.id == md.id {
+			return src, dst, nil
+		}
+		// The catalog changed between the lookup and the locks: retry.
+		if a != nil {
+			a.state.mu.Unlock()
+		}
+		if b != nil {
+			b.state.mu.Unlock()
+		}
+	}
 }
 
 // lockColl returns the current metadata of db.coll with its writer lock
