@@ -29,6 +29,7 @@ func runServe(args []string) error {
 	standalone := fs.Bool("standalone", false, "do not present a one-member replica set (no retryable writes or transactions)")
 	replSet := fs.String("replset", server.DefaultReplSetName, "replica-set name reported by hello")
 	advertise := fs.String("advertise-addr", "", "host:port reported in hello's hosts and me (default: the listen address)")
+	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -39,6 +40,11 @@ func runServe(args []string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(log)
 
+	if *pprofAddr != "" {
+		if err := startPprof(*pprofAddr, log); err != nil {
+			return err
+		}
+	}
 	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", *dir, err)
