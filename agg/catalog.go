@@ -77,3 +77,12 @@ type Catalog interface {
 	// which case the pipeline renders a minimal one.
 	ExplainFind(ctx context.Context, db, coll string, spec FindSpec) (bsoncore.Document, error)
 }
+
+// Partitioner is implemented by catalogs that can split a pushed-down
+// query answered by a collection scan into scans of consecutive record
+// ranges, read by separate goroutines ($group does). FindPartitions
+// returns nil when the query is not such a scan. The documents of a part
+// are valid only until its next Next call.
+type Partitioner interface {
+	FindPartitions(ctx context.Context, db, coll string, spec FindSpec, n int) ([]Iterator, error)
+}

@@ -12,3 +12,6 @@ func ResetPeakGroupMem()  { peakGroupMem.Store(0) }
 
 // SetMaxPushBytes sets $push's bound.
 var SetMaxPushBytes = accum.SetMaxPushBytes
+
+// ParallelGroups returns how many $group stages ran in parallel.
+func ParallelGroups() int64 { return parallelGroups.Load() }

@@ -8,7 +8,6 @@ import (
 	"github.com/lodedb/lode/agg/accum"
 	"github.com/lodedb/lode/errs"
 	"github.com/lodedb/lode/expr"
-	"github.com/lodedb/lode/keystring"
 )
 
 // groupOverhead approximates the bytes a group costs beyond its key and
@@ -29,6 +28,13 @@ type groupStage struct {
 	stageName string
 	// keyFn, when set, computes the group key instead of id ($bucket).
 	keyFn func(d bsoncore.Document, vars *expr.Vars) (bsoncore.Value, error)
+	// pre, when not nil, are the computed fields of the stage folded into
+	// this one (fuse.go), evaluated on each input first.
+	pre []preField
+	// idNames and idExprs are the fields of an object literal _id, whose
+	// key is hashed from its fields' encodings (groupkey.go).
+	idNames []string
+	idExprs []expr.Expr
 }
 
 func parseGroup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -94,6 +100,9 @@ func newGroup(v bsoncore.Value, pc *ParseContext) (*groupStage, error) {
 	}
 	if g.idConst && expr.IsMissing(g.idValue) {
 		g.idValue = expr.Null
+	}
+	if !g.idConst {
+		g.idNames, g.idExprs, _ = expr.ObjectFields(g.id)
 	}
 	return g, nil
 }
@@ -212,49 +221,11 @@ func (g *groupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 // they were written, so $first, $last and $push see their inputs in
 // arrival order.
 func (g *groupStage) consume(rc *runCtx, in Iterator, sp *spiller) (Iterator, error) {
-	limit := rc.pc.groupMemLimit()
-	t := &groupTable{groups: map[string]*group{}}
-	var ks []byte
-	for n := int64(0); ; n++ {
-		d, err := nextChecked(rc.ctx, in, n)
-		if err != nil {
-			return nil, err
-		}
-		if d == nil {
-			break
-		}
-		key, err := g.key(d, rc.vars)
-		if err != nil {
-			return nil, err
-		}
-		ks = keystring.AppendValue(ks[:0], key, false)
-		gr := t.groups[string(ks)]
-		if gr == nil {
-			var m int64
-			gr, m, err = g.newGroup(key, rc.vars)
-			if err != nil {
-				return nil, err
-			}
-			t.groups[string(ks)] = gr
-			t.order = append(t.order, gr)
-			t.keys = append(t.keys, string(ks))
-			t.mem += m + int64(len(ks))
-		}
-		dm, err := g.add(gr, d, rc.vars)
-		if err != nil {
-			return nil, err
-		}
-		t.mem += dm
-		notePeak(t.mem)
-		if t.mem > limit {
-			if !rc.pc.AllowDiskUse {
-				return nil, memoryError("$group", limit)
-			}
-			if err := g.spillTable(t, sp); err != nil {
-				return nil, err
-			}
-		}
+	w := g.newWorker(rc, rc.vars, sp, nil)
+	if err := w.run(in); err != nil {
+		return nil, err
 	}
+	t := w.t
 	if len(sp.runs) == 0 {
 		return t.iter(g), nil
 	}
@@ -264,6 +235,12 @@ func (g *groupStage) consume(rc *runCtx, in Iterator, sp *spiller) (Iterator, er
 		return nil, err
 	}
 	t.reset()
+	return g.mergeRuns(rc, sp, recs), nil
+}
+
+// mergeRuns returns the groups of sp's runs and of recs (sorted partial
+// records), each key's partial states folded in run order.
+func (g *groupStage) mergeRuns(rc *runCtx, sp *spiller, recs [][]byte) Iterator {
 	var m *merger
 	return &funcIter{next: func() (bsoncore.Document, error) {
 		if m == nil {
@@ -274,5 +251,5 @@ func (g *groupStage) consume(rc *runCtx, in Iterator, sp *spiller) (Iterator, er
 			recs = nil
 		}
 		return g.nextSpilled(m, rc.vars)
-	}}, nil
+	}}
 }

@@ -96,7 +96,7 @@ func (p *Pipeline) pushdown() {
 		}
 	}
 	if !done && i < len(st) {
-		if pr, ok := st[i].(*projectStage); ok && pr.stageName == "$project" && !pr.exclusion && pr.tree.onlyIncludes() {
+		if pr, ok := st[i].(*projectStage); ok && pr.stageName == "$project" && !pr.exclusion && !pr.passThrough && pr.tree.onlyIncludes() {
 			spec.Projection = pr.raw.Document()
 			take()
 		}

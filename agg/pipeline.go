@@ -155,7 +155,7 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 		}
 		stages = append(stages, ss...)
 	}
-	pl := &Pipeline{pc: pc, stages: coalesce(stages)}
+	pl := &Pipeline{pc: pc, stages: fuseGroups(coalesce(stages), pc)}
 	pl.pushdown()
 	return pl, nil
 }
@@ -277,7 +277,12 @@ func (p *Pipeline) run(rc *runCtx) (Iterator, error) {
 		return p.countOnly.run(rc, p)
 	}
 	var in Iterator
-	if p.push != nil {
+	stages := p.stages
+	if it, next, ok, err := p.parallelGroup(rc); err != nil {
+		return nil, err
+	} else if ok {
+		in, stages = it, stages[next:]
+	} else if p.push != nil {
 		it, err := rc.cat.Find(rc.ctx, p.pc.DB, p.pc.Coll, *p.push)
 		if err != nil {
 			return nil, err
@@ -286,7 +291,7 @@ func (p *Pipeline) run(rc *runCtx) (Iterator, error) {
 	} else if len(p.stages) == 0 || !isSource(p.stages[0]) {
 		in = &sliceIter{}
 	}
-	for _, s := range p.stages {
+	for _, s := range stages {
 		out, err := s.open(rc, in)
 		if err != nil {
 			if in != nil {

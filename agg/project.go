@@ -17,6 +17,9 @@ type projectStage struct {
 	raw       bsoncore.Value
 	tree      *pnode
 	exclusion bool
+	// passThrough is set when the $group after the stage evaluates it
+	// itself (fuse.go): the stage then returns its input unchanged.
+	passThrough bool
 }
 
 func parseProject(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -76,6 +79,9 @@ func (p *projectStage) name() string            { return p.stageName }
 func (p *projectStage) spec() bsoncore.Document { return specDoc(p.stageName, p.raw) }
 
 func (p *projectStage) open(rc *runCtx, in Iterator) (Iterator, error) {
+	if p.passThrough {
+		return in, nil
+	}
 	if p.exclusion {
 		return mapIter(in, func(d bsoncore.Document) (bsoncore.Document, error) {
 			return p.tree.exclude(d), nil
@@ -91,6 +97,8 @@ type addFieldsStage struct {
 	stageName string
 	raw       bsoncore.Value
 	tree      *pnode
+	// passThrough: as projectStage's.
+	passThrough bool
 }
 
 func parseAddFields(stageName string) stageParser {
@@ -111,6 +119,9 @@ func (a *addFieldsStage) name() string            { return a.stageName }
 func (a *addFieldsStage) spec() bsoncore.Document { return specDoc(a.stageName, a.raw) }
 
 func (a *addFieldsStage) open(rc *runCtx, in Iterator) (Iterator, error) {
+	if a.passThrough {
+		return in, nil
+	}
 	return mapIter(in, func(d bsoncore.Document) (bsoncore.Document, error) {
 		return a.tree.setFields(d, d, rc.vars)
 	}), nil

@@ -111,6 +111,9 @@ func toMillis(name string, v bsoncore.Value) (int64, error) {
 
 // localTime returns the time of ms in loc.
 func localTime(ms int64, loc *time.Location) time.Time {
+	if loc == time.UTC {
+		return time.UnixMilli(ms).UTC()
+	}
 	return time.UnixMilli(ms).In(loc)
 }
 

@@ -103,6 +103,9 @@ type ParseContext struct {
 	nslots int
 	// Now, when set, is used by constant folding of $$NOW (unused today).
 	Now time.Time
+	// inline rewrites current-document field paths (inline.go).
+	inline       Inliner
+	inlineFailed bool
 }
 
 // NewParseContext returns an empty parse context.

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/lodedb/lode/bsonutil"
 	"strings"
 
 	"github.com/lodedb/lode/errs"
@@ -65,6 +66,12 @@ func parseFieldPath(s string, pc *ParseContext) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if pc.inline != nil {
+			if e, ok := pc.inline(parts); ok {
+				return e, nil
+			}
+			pc.inlineFailed = true
+		}
 		return &fieldPathExpr{kind: varCurrent, path: parts}, nil
 	}
 	rest := s[2:]
@@ -87,8 +94,20 @@ func parseFieldPath(s string, pc *ParseContext) (Expr, error) {
 	switch name {
 	case "CURRENT":
 		f.kind = varCurrent
+		if pc.inline != nil {
+			if len(f.path) == 0 {
+				pc.inlineFailed = true
+			} else if e, ok := pc.inline(f.path); ok {
+				return e, nil
+			} else {
+				pc.inlineFailed = true
+			}
+		}
 	case "ROOT":
 		f.kind = varRoot
+		if pc.inline != nil {
+			pc.inlineFailed = true
+		}
 	case "REMOVE":
 		f.kind = varRemove
 	case "NOW":
@@ -197,21 +216,8 @@ func pathArray(arr bsoncore.Value, path []string) bsoncore.Value {
 
 // lookupField returns the value of a top-level field without allocating.
 func lookupField(doc []byte, key string) bsoncore.Value {
-	if len(doc) < 5 {
-		return Missing
-	}
-	rem := doc[4 : len(doc)-1]
-	for len(rem) > 0 {
-		el, r, ok := bsoncore.ReadElement(rem)
-		if !ok {
-			return Missing
-		}
-		rem = r
-		if string(el.KeyBytes()) == key {
-			return el.Value()
-		}
-	}
-	return Missing
+	v, _ := bsonutil.LookupField(doc, key)
+	return v
 }
 
 // GetPath evaluates the dotted path (already split) on doc with aggregation

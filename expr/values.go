@@ -29,8 +29,24 @@ func Bool(b bool) bsoncore.Value {
 
 // Int32 returns a BSON int32.
 func Int32(i int32) bsoncore.Value {
+	if i >= 0 && i < smallInt32s {
+		// Shared encodings (capacity-limited, never written): date parts
+		// and counts would otherwise allocate 4 bytes per value.
+		return bsoncore.Value{Type: bsoncore.TypeInt32, Data: smallInt32Data[i*4 : i*4+4 : i*4+4]}
+	}
 	return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, i)}
 }
+
+// smallInt32s is how many int32 values, from 0, have a shared encoding.
+const smallInt32s = 10000
+
+var smallInt32Data = func() []byte {
+	b := make([]byte, 0, smallInt32s*4)
+	for i := int32(0); i < smallInt32s; i++ {
+		b = bsoncore.AppendInt32(b, i)
+	}
+	return b
+}()
 
 // Int64 returns a BSON int64.
 func Int64(i int64) bsoncore.Value {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/lodedb/lode/bsonutil"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -22,32 +23,8 @@ func splitPath(p string) []string { return strings.Split(p, ".") }
 
 // lookupField returns the first element named key in doc, or missing.
 func lookupField(doc []byte, key string) bsoncore.Value {
-	if len(doc) < 5 {
-		return missing
-	}
-	rest := doc[4 : len(doc)-1]
-	for len(rest) > 0 {
-		t := bsoncore.Type(rest[0])
-		rest = rest[1:]
-		i := 0
-		for i < len(rest) && rest[i] != 0 {
-			i++
-		}
-		if i >= len(rest) {
-			return missing
-		}
-		name := rest[:i]
-		rest = rest[i+1:]
-		data, tail, ok := bsoncore.ReadValue(rest, t)
-		if !ok {
-			return missing
-		}
-		if string(name) == key {
-			return data
-		}
-		rest = tail
-	}
-	return missing
+	v, _ := bsonutil.LookupField(doc, key)
+	return v
 }
 
 // elemIter walks the elements of a document or array without allocating.

@@ -202,3 +202,16 @@ func (c *Catalog) ExplainFind(ctx context.Context, db, coll string, spec agg.Fin
 	}
 	return c.Explain(ctx, db, coll, findSpec(spec))
 }
+
+// FindPartitions implements agg.Partitioner.
+func (c *Catalog) FindPartitions(ctx context.Context, db, coll string, spec agg.FindSpec, n int) ([]agg.Iterator, error) {
+	parts, err := c.E.FindPartitions(ctx, db, coll, findSpec(spec), n)
+	if err != nil || parts == nil {
+		return nil, err
+	}
+	out := make([]agg.Iterator, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out, nil
+}

@@ -1,0 +1,191 @@
+package agg
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// A $group that reads a collection scan directly (nothing between them
+// but stages folded into it) runs on every core: the catalog splits the
+// scan into consecutive record ranges (Partitioner), one goroutine groups
+// each range into its own table, and the tables are merged: in memory,
+// in range order, each group's accumulators folding in the later
+// ranges' partial states (so the groups come out in order of first
+// appearance and $first/$last/$push see natural order); or, when memory
+// ran out and tables were spilled, through the spill merge, each worker's
+// runs in range order. The memory limit counts all tables together.
+
+// parallelGroups counts the $group stages run in parallel, for tests.
+var parallelGroups atomic.Int64
+
+// parallelGroup returns the output of the pipeline's first stages when
+// they can run as a parallel $group: the index of the first stage not
+// consumed and true, or false to run the pipeline as usual.
+func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
+	if p.push == nil || runtime.GOMAXPROCS(0) < 2 {
+		return nil, 0, false, nil
+	}
+	part, ok := rc.cat.(Partitioner)
+	if !ok {
+		return nil, 0, false, nil
+	}
+	gi := -1
+	for i, s := range p.stages {
+		if g, ok := s.(*groupStage); ok {
+			if g.keyFn == nil {
+				gi = i
+			}
+			break
+		}
+		if !passesThrough(s) {
+			break
+		}
+	}
+	if gi < 0 {
+		return nil, 0, false, nil
+	}
+	ctx, cancel := context.WithCancel(rc.ctx)
+	parts, err := part.FindPartitions(ctx, p.pc.DB, p.pc.Coll, *p.push, runtime.GOMAXPROCS(0))
+	if err != nil || len(parts) < 2 {
+		cancel()
+		for _, it := range parts {
+			it.Close()
+		}
+		return nil, 0, false, err
+	}
+	g := p.stages[gi].(*groupStage)
+	parallelGroups.Add(1)
+	return g.openParts(rc, ctx, cancel, parts), gi + 1, true, nil
+}
+
+// passesThrough reports whether s returns its input unchanged (a stage
+// folded into the $group after it).
+func passesThrough(s stage) bool {
+	switch s := s.(type) {
+	case *projectStage:
+		return s.passThrough
+	case *addFieldsStage:
+		return s.passThrough
+	}
+	return false
+}
+
+// openParts groups parts in parallel when first read.
+func (g *groupStage) openParts(rc *runCtx, ctx context.Context, cancel context.CancelFunc, parts []Iterator) Iterator {
+	var out Iterator
+	started := false
+	var sps []*spiller
+	closeAll := func() error {
+		cancel()
+		for _, sp := range sps {
+			sp.close()
+		}
+		for _, it := range parts {
+			it.Close()
+		}
+		return nil
+	}
+	return &funcIter{
+		next: func() (bsoncore.Document, error) {
+			if !started {
+				started = true
+				var err error
+				if out, sps, err = g.consumeParts(rc, ctx, cancel, parts); err != nil {
+					return nil, err
+				}
+			}
+			return out.Next()
+		},
+		close: closeAll,
+	}
+}
+
+func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel context.CancelFunc, parts []Iterator) (Iterator, []*spiller, error) {
+	var total atomic.Int64
+	wrc := *rc
+	wrc.ctx = ctx
+	workers := make([]*groupWorker, len(parts))
+	sps := make([]*spiller, len(parts))
+	for i := range parts {
+		sps[i] = &spiller{dir: rc.pc.tempDir()}
+		workers[i] = g.newWorker(&wrc, rc.vars.Clone(), sps[i], &total)
+	}
+	errs := make([]error, len(parts))
+	var first atomic.Int32
+	first.Store(-1)
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := workers[i].run(parts[i]); err != nil {
+				errs[i] = err
+				if first.CompareAndSwap(-1, int32(i)) {
+					cancel()
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	if i := first.Load(); i >= 0 {
+		return nil, sps, errs[i]
+	}
+	spilled := false
+	for _, sp := range sps {
+		spilled = spilled || len(sp.runs) > 0
+	}
+	if !spilled {
+		t, err := g.mergeTables(workers)
+		if err != nil {
+			return nil, sps, err
+		}
+		return t.iter(g), sps, nil
+	}
+	// Spill what is left and merge every run, worker by worker.
+	all := &spiller{dir: rc.pc.tempDir()}
+	for i, w := range workers {
+		if len(w.t.order) > 0 {
+			if err := g.spillTable(w.t, sps[i]); err != nil {
+				return nil, sps, err
+			}
+		}
+		all.runs = append(all.runs, sps[i].runs...)
+		sps[i].runs = nil
+	}
+	sps = append(sps, all)
+	return g.mergeRuns(rc, all, nil), sps, nil
+}
+
+// mergeTables folds the tables of workers 1.. into worker 0's.
+func (g *groupStage) mergeTables(workers []*groupWorker) (*groupTable, error) {
+	base := workers[0].t
+	for _, w := range workers[1:] {
+		t := w.t
+		for i, gr := range t.order {
+			ks := t.keys[i]
+			b := base.groups[ks]
+			if b == nil {
+				base.groups[ks] = gr
+				base.order = append(base.order, gr)
+				base.keys = append(base.keys, ks)
+				continue
+			}
+			for j, a := range gr.accs {
+				ps, err := a.Partial()
+				if err != nil {
+					return nil, err
+				}
+				if err := b.accs[j].Merge(ps); err != nil {
+					return nil, err
+				}
+			}
+			t.order[i] = nil
+		}
+	}
+	return base, nil
+}
