@@ -153,6 +153,9 @@ func (t *tracedStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 			}
 		}, close: in.Close}, st: st, tr: t.tr, i: t.i}, nil
 	}
+	// The stage runs with its own copy of the run's context (the same
+	// ctx, catalog, variables and parse context) whose spillers count
+	// into its figures.
 	rc2 := *rc
 	rc2.spill = &st.spill
 	out, err := t.stage.open(&rc2, in)
