@@ -52,8 +52,21 @@ func TestExplainCommands(t *testing.T) {
 	if n := count(t, coll, bson.D{}); n != 100 {
 		t.Errorf("count %d after explain of delete", n)
 	}
-	// aggregate's $cursor carries the planner's queryPlanner.
+	// An aggregate the query layer answers whole explains as find does
+	// (optimizedPipeline); with a stage after the query, its $cursor stage
+	// carries the planner's queryPlanner.
 	res, err := runCmd(t, db, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: filter}}}}, {Key: "explain", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Lookup("queryPlanner", "optimizedPipeline").Boolean() {
+		t.Errorf("aggregate of a $match: %v", res)
+	}
+	if ix := findStage(res.Lookup("queryPlanner", "winningPlan").Document(), "IXSCAN"); ix == nil || ix.Lookup("indexName").StringValue() != "a_1" {
+		t.Errorf("aggregate plan %v", res)
+	}
+	res, err = runCmd(t, db, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: filter}},
+		bson.D{{Key: "$addFields", Value: bson.D{{Key: "x", Value: 1}}}}}}, {Key: "explain", Value: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -196,7 +196,7 @@ func (g *groupStage) key(d bsoncore.Document, vars *expr.Vars) (bsoncore.Value, 
 func (g *groupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	var out Iterator
 	started := false
-	sp := &spiller{dir: rc.pc.tempDir()}
+	sp := rc.newSpiller()
 	return &funcIter{
 		next: func() (bsoncore.Document, error) {
 			if !started {

@@ -127,6 +127,9 @@ type runCtx struct {
 	cat  Catalog
 	vars *expr.Vars
 	pc   *ParseContext
+	// spill, when set, counts the spills of the stage being explained
+	// (explainstats.go).
+	spill *spillStats
 }
 
 // Parse parses and optimizes a pipeline.

@@ -66,7 +66,7 @@ func memoryError(stageName string, limit int64) error {
 func (s *sortStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	var out Iterator
 	started := false
-	sp := &spiller{dir: rc.pc.tempDir()}
+	sp := rc.newSpiller()
 	closeAll := func() error {
 		sp.close()
 		if out != nil {

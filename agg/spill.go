@@ -23,6 +23,19 @@ type spiller struct {
 	dir   string
 	runs  []*os.File
 	bytes int64
+	// stats, when set, also counts what this spiller writes (explain).
+	stats *spillStats
+}
+
+// spillStats are the figures of a stage's spills that explain reports.
+type spillStats struct {
+	runs, records, bytes int64
+}
+
+// newSpiller returns a spiller writing under the pipeline's temporary
+// directory and counting into the stage's explain figures, if any.
+func (rc *runCtx) newSpiller() *spiller {
+	return &spiller{dir: rc.pc.tempDir(), stats: rc.spill}
 }
 
 // writeRun writes one run of already-sorted records.
@@ -45,6 +58,7 @@ func (s *spiller) writeRunFunc(n int, rec func(i int) ([]byte, error)) error {
 	os.Remove(f.Name())
 	w := bufio.NewWriterSize(f, 64<<10)
 	var hdr [binary.MaxVarintLen64]byte
+	before := s.bytes
 	for i := 0; i < n; i++ {
 		r, err := rec(i)
 		if err != nil {
@@ -68,6 +82,11 @@ func (s *spiller) writeRunFunc(n int, rec func(i int) ([]byte, error)) error {
 	}
 	s.runs = append(s.runs, f)
 	spilledRuns.Add(1)
+	if s.stats != nil {
+		s.stats.runs++
+		s.stats.records += int64(n)
+		s.stats.bytes += s.bytes - before
+	}
 	return nil
 }
 

@@ -9,11 +9,11 @@ import (
 
 func TestLookupFieldAgreesWithBsoncore(t *testing.T) {
 	doc, err := bson.Marshal(bson.D{
-		{"d", 1.5}, {"s", "str"}, {"o", bson.D{{"x", 1}}}, {"a", bson.A{1, "two"}},
-		{"bin", bson.Binary{Subtype: 0, Data: []byte{1, 2}}}, {"oid", bson.NewObjectID()},
-		{"b", true}, {"dt", bson.DateTime(7)}, {"n", nil}, {"re", bson.Regex{Pattern: "a.c", Options: "i"}},
-		{"i", int32(3)}, {"ts", bson.Timestamp{T: 1, I: 2}}, {"l", int64(4)}, {"dec", bson.NewDecimal128(1, 2)},
-		{"min", bson.MinKey{}}, {"max", bson.MaxKey{}}, {"ab", 1}, {"a.b", 2}, {"", 3},
+		{Key: "d", Value: 1.5}, {Key: "s", Value: "str"}, {Key: "o", Value: bson.D{{Key: "x", Value: 1}}}, {Key: "a", Value: bson.A{1, "two"}},
+		{Key: "bin", Value: bson.Binary{Subtype: 0, Data: []byte{1, 2}}}, {Key: "oid", Value: bson.NewObjectID()},
+		{Key: "b", Value: true}, {Key: "dt", Value: bson.DateTime(7)}, {Key: "n", Value: nil}, {Key: "re", Value: bson.Regex{Pattern: "a.c", Options: "i"}},
+		{Key: "i", Value: int32(3)}, {Key: "ts", Value: bson.Timestamp{T: 1, I: 2}}, {Key: "l", Value: int64(4)}, {Key: "dec", Value: bson.NewDecimal128(1, 2)},
+		{Key: "min", Value: bson.MinKey{}}, {Key: "max", Value: bson.MaxKey{}}, {Key: "ab", Value: 1}, {Key: "a.b", Value: 2}, {Key: "", Value: 3},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,44 @@ type ExplainSpec struct {
 // operation and returns {queryPlanner, executionStats?} in MongoDB 7.0's
 // format. The caller adds command, serverInfo and ok.
 func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec) (bsoncore.Document, error) {
+	x, err := e.prepareExplain(ctx, db, coll, spec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close()
+	if x.verbose() {
+		// A single-document update or delete stops at its first match (the
+		// write stage ends the plan; with a sort, the plan's limit 1 does).
+		single := x.write() && !x.spec.Multi
+		err := runPlan(ctx, x.bp.root, func(*exec.Member) bool {
+			x.nReturned++
+			return !single
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return narrowInts(x.render(true)), nil
+}
+
+// explainRun is an operation under explain: its plan, built over a
+// snapshot, and what rendering it needs. Explain runs it to completion;
+// ExplainQuery (explain_query.go) streams its results to a pipeline.
+type explainRun struct {
+	spec    ExplainSpec
+	ns      string
+	filter  bsoncore.Document
+	bp      *builtPlan
+	release func()
+	closed  bool
+	start   time.Time
+	// nReturned counts the results the plan returned.
+	nReturned int64
+}
+
+// prepareExplain checks the verbosity and builds the plan of an explained
+// operation, with per-stage timing.
+func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec ExplainSpec) (*explainRun, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -84,37 +122,50 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 		if err := fillFindReq(&q, fs, spec); err != nil {
 			return nil, err
 		}
+		q.opts.SortOpts.SpillDir = e.TempDir()
 	}
-	ns := db + "." + coll
+	x := &explainRun{spec: spec, ns: db + "." + coll, filter: filter, release: func() {}, start: time.Now()}
 	c := e.cat.Load().lookup(db, coll)
-	start := time.Now()
-	var bp *builtPlan
-	var nReturned int64
 	if c == nil {
-		bp = &builtPlan{root: exec.NewEOF()}
-	} else {
-		r, release := e.snapshotCtx(ctx)
-		defer release()
-		if bp, err = buildPlan(r, c, q); err != nil {
-			return nil, err
-		}
-		defer bp.close()
+		x.bp = &builtPlan{root: exec.NewEOF()}
+		return x, nil
 	}
-	verbose := spec.Verbosity != VerbosityQueryPlanner
-	write := spec.Kind == ExplainUpdateOp || spec.Kind == ExplainDeleteOp
-	// A single-document update or delete stops at its first match (the
-	// write stage ends the plan; with a sort, the plan's limit 1 does).
-	single := write && !spec.Multi
-	if verbose {
-		err := runPlan(ctx, bp.root, func(*exec.Member) bool {
-			nReturned++
-			return !single
-		})
-		if err != nil {
-			return nil, err
-		}
+	r, release := e.snapshotCtx(ctx)
+	bp, err := buildPlan(r, c, q)
+	if err != nil {
+		release()
+		return nil, err
 	}
-	elapsed := time.Since(start)
+	x.bp, x.release = bp, release
+	return x, nil
+}
+
+// close releases the plan and its snapshot; the figures stay readable.
+func (x *explainRun) close() {
+	if x.closed {
+		return
+	}
+	x.closed = true
+	x.bp.close()
+	x.release()
+}
+
+// verbose reports whether the plan runs (executionStats and
+// allPlansExecution).
+func (x *explainRun) verbose() bool { return x.spec.Verbosity != VerbosityQueryPlanner }
+
+// write reports whether the operation is an update or a delete.
+func (x *explainRun) write() bool {
+	return x.spec.Kind == ExplainUpdateOp || x.spec.Kind == ExplainDeleteOp
+}
+
+// render returns {explainVersion?, queryPlanner, executionStats?} with the
+// figures so far (executionTimeMillis is the time since the plan was
+// built, so render once the plan has run).
+func (x *explainRun) render(version bool) bsoncore.Document {
+	spec, bp := x.spec, x.bp
+	elapsed := time.Since(x.start)
+	write := x.write()
 	winning := exec.PlanDoc(bp.root, false)
 	execStages := bp.root
 	if write {
@@ -126,19 +177,22 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 	}
 	qp := bsoncore.NewDocumentBuilder().
 		AppendInt32("plannerVersion", 1).
-		AppendString("namespace", ns).
+		AppendString("namespace", x.ns).
 		AppendBoolean("indexFilterSet", false).
-		AppendDocument("parsedQuery", parsedQuery(filter)).
+		AppendDocument("parsedQuery", parsedQuery(x.filter)).
 		AppendBoolean("maxIndexedOrSolutionsReached", false).
 		AppendBoolean("maxIndexedAndSolutionsReached", false).
 		AppendBoolean("maxScansToExplodeReached", bp.sol != nil && bp.sol.HitScanLimit).
 		AppendDocument("winningPlan", winning).
 		AppendArray("rejectedPlans", rejected.Build()).
 		Build()
-	out := bsoncore.NewDocumentBuilder().
-		AppendString("explainVersion", "1").
-		AppendDocument("queryPlanner", qp)
-	if verbose {
+	out := bsoncore.NewDocumentBuilder()
+	if version {
+		out.AppendString("explainVersion", "1")
+	}
+	out.AppendDocument("queryPlanner", qp)
+	if x.verbose() {
+		nReturned := x.nReturned
 		tot := exec.Sum(bp.root)
 		stages := exec.PlanDoc(execStages, true)
 		if write {
@@ -169,7 +223,7 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 		}
 		out.AppendDocument("executionStats", es.Build())
 	}
-	return narrowInts(out.Build()), nil
+	return out.Build()
 }
 
 // writeStageName is the root stage of an update or delete plan.

@@ -92,7 +92,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
 	cat.Ops = s.currentOps                  // $currentOp (currentop_agg.go)
 	if a.explain {
-		return p.Explain(ctx, cat)
+		return explainPipeline(ctx, req, p, cat, vars)
 	}
 	sctx := cursor.NewSwitchContext(ctx)
 	it, err := p.Run(sctx, cat, vars)

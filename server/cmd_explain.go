@@ -213,7 +213,13 @@ func explainReply(out, inner bsoncore.Document, db string) bsoncore.Document {
 	}
 	b.AppendDocument("command", cmd)
 	b.AppendDocument("serverInfo", serverInfoDoc())
-	b.AppendDocument("serverParameters", bsoncore.NewDocumentBuilder().
+	b.AppendDocument("serverParameters", serverParametersDoc())
+	return b.Build()
+}
+
+// serverParametersDoc is the serverParameters section of explain.
+func serverParametersDoc() bsoncore.Document {
+	return bsoncore.NewDocumentBuilder().
 		AppendInt32("internalQueryFacetBufferSizeBytes", 104857600).
 		AppendInt32("internalQueryFacetMaxOutputDocSizeBytes", 104857600).
 		AppendInt32("internalLookupStageIntermediateDocumentMaxSizeBytes", 104857600).
@@ -222,8 +228,7 @@ func explainReply(out, inner bsoncore.Document, db string) bsoncore.Document {
 		AppendInt32("internalQueryProhibitBlockingMergeOnMongoS", 0).
 		AppendInt32("internalQueryMaxAddToSetBytes", 104857600).
 		AppendInt32("internalDocumentSourceSetWindowFieldsMaxMemoryBytes", 104857600).
-		AppendString("internalQueryFrameworkControl", "forceClassicEngine").Build())
-	return b.Build()
+		AppendString("internalQueryFrameworkControl", "forceClassicEngine").Build()
 }
 
 func explainAppendField(d bsoncore.Document, k string, v bsoncore.Value) bsoncore.Document {
@@ -243,8 +248,12 @@ func serverInfoDoc() bsoncore.Document {
 		AppendString("gitVersion", "lode-"+strconv.Itoa(MaxWireVersion)).Build()
 }
 
-// explainAggregate runs the aggregate command with explain: true.
+// explainAggregate runs the aggregate command with explain: true at the
+// given verbosity (cmd_explain_agg.go).
 func explainAggregate(ctx context.Context, s *Server, req *Request, inner bsoncore.Document, verbosity string) (bsoncore.Document, error) {
+	if err := checkVerbosity(verbosity); err != nil {
+		return nil, err
+	}
 	cmd := explainAppendField(inner, "explain", bsoncore.Value{Type: bsoncore.TypeBoolean, Data: bsoncore.AppendBoolean(nil, true)})
 	if _, err := cmd.LookupErr("$db"); err != nil {
 		cmd = explainAppendField(cmd, "$db", bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, req.DB)})
@@ -258,7 +267,7 @@ func explainAggregate(ctx context.Context, s *Server, req *Request, inner bsonco
 		}
 		b.AppendValue(e.Key(), e.Value())
 	}
-	sub := &Request{Name: "aggregate", DB: req.DB, Cmd: b.Build(), conn: req.conn}
+	sub := &Request{Name: "aggregate", DB: req.DB, Cmd: b.Build(), conn: req.conn, explainVerbosity: verbosity}
 	h := commands["aggregate"]
 	if h == nil {
 		return nil, errs.New(errs.CommandNotFound, "no such command: 'aggregate'")
@@ -267,6 +276,5 @@ func explainAggregate(ctx context.Context, s *Server, req *Request, inner bsonco
 	if err != nil {
 		return nil, err
 	}
-	_ = verbosity
-	return explainReply(out, inner, req.DB), nil
+	return aggExplainReply(out, inner, req.DB), nil
 }

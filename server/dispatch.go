@@ -25,6 +25,9 @@ type Request struct {
 	MoreToCome bool
 
 	conn *conn
+	// explainVerbosity is set on the aggregate the explain command runs
+	// (cmd_explain_agg.go).
+	explainVerbosity string
 }
 
 // handler runs one command and returns the reply body without "ok".

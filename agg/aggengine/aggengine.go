@@ -30,8 +30,9 @@ type Catalog struct {
 func New(e *engine.Engine) *Catalog { return &Catalog{E: e} }
 
 var (
-	_ agg.Catalog  = (*Catalog)(nil)
-	_ agg.OpLister = (*Catalog)(nil)
+	_ agg.Catalog        = (*Catalog)(nil)
+	_ agg.OpLister       = (*Catalog)(nil)
+	_ agg.QueryExplainer = (*Catalog)(nil)
 )
 
 // CurrentOps implements agg.OpLister through the Ops hook.
@@ -214,4 +215,25 @@ func (c *Catalog) FindPartitions(ctx context.Context, db, coll string, spec agg.
 		out[i] = p
 	}
 	return out, nil
+}
+
+// ExplainQuery implements agg.QueryExplainer through the engine's explain.
+func (c *Catalog) ExplainQuery(ctx context.Context, db, coll string, q agg.QueryExplain) (agg.ExplainedQuery, error) {
+	spec := engine.ExplainSpec{Kind: engine.ExplainFindOp, Find: findSpec(q.Spec), Verbosity: q.Verbosity}
+	if q.Count {
+		spec.Kind = engine.ExplainCountOp
+	}
+	eq, err := c.E.ExplainQuery(ctx, db, coll, spec)
+	if err != nil {
+		return nil, err
+	}
+	return explainedQuery{eq}, nil
+}
+
+// explainedQuery adapts *engine.ExplainedQuery to agg.ExplainedQuery.
+type explainedQuery struct{ *engine.ExplainedQuery }
+
+func (q explainedQuery) Totals() agg.QueryTotals {
+	t := q.ExplainedQuery.Totals()
+	return agg.QueryTotals{KeysExamined: t.KeysExamined, DocsExamined: t.DocsExamined, CollScan: t.CollScan, Indexes: t.Indexes}
 }

@@ -14,3 +14,14 @@ func TestExplainSeed004Mongosh(t *testing.T) {
 		t.Fatalf("script did not finish:\n%s", out)
 	}
 }
+
+// TestExplainAggregateMongosh checks db.c.explain(verbosity).aggregate()
+// on seed 003's pipeline: executionStats of the $cursor stage and the
+// figures of the stages after it.
+func TestExplainAggregateMongosh(t *testing.T) {
+	s := startServer(t)
+	out := runMongosh(t, s, "explain_aggregate.js")
+	if !strings.Contains(out, "explain aggregate OK") {
+		t.Fatalf("script did not finish:\n%s", out)
+	}
+}
