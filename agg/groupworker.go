@@ -62,6 +62,9 @@ func (w *groupWorker) run(in Iterator) error {
 			return err
 		}
 		delta += dm
+		if delta == 0 {
+			continue // nothing grew: the counts and limit are as they were
+		}
 		t.mem += delta
 		mem := t.mem
 		if w.total != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -52,19 +53,30 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 	return cursorReply("firstBatch", id, c.NS, docs), nil
 }
 
-// cursorReply builds {cursor: {<key>: docs, id, ns}}.
+// cursorReply builds {cursor: {<key>: docs, id, ns}}, copying each
+// document once, straight into the reply.
 func cursorReply(key string, id int64, ns string, docs []bsoncore.Document) bsoncore.Document {
 	docsReturned.Add(int64(len(docs)))
-	ab := bsoncore.NewArrayBuilder()
+	size := 64 + len(key) + len(ns)
 	for _, d := range docs {
-		ab.AppendDocument(d)
+		size += len(d) + 8
 	}
-	cur := bsoncore.NewDocumentBuilder().
-		AppendArray(key, ab.Build()).
-		AppendInt64("id", id).
-		AppendString("ns", ns).
-		Build()
-	return bsoncore.NewDocumentBuilder().AppendDocument("cursor", cur).Build()
+	idx, out := bsoncore.AppendDocumentStart(make([]byte, 0, size))
+	cidx, out := bsoncore.AppendDocumentElementStart(out, "cursor")
+	aidx, out := bsoncore.AppendArrayElementStart(out, key)
+	var ibuf [20]byte
+	for i, d := range docs {
+		out = append(out, byte(bsoncore.TypeEmbeddedDocument))
+		out = append(out, strconv.AppendInt(ibuf[:0], int64(i), 10)...)
+		out = append(out, 0)
+		out = append(out, d...)
+	}
+	out, _ = bsoncore.AppendArrayEnd(out, aidx)
+	out = bsoncore.AppendInt64Element(out, "id", id)
+	out = bsoncore.AppendStringElement(out, "ns", ns)
+	out, _ = bsoncore.AppendDocumentEnd(out, cidx)
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	return out
 }
 
 // sliceSource serves an in-memory list of documents as a cursor source,
