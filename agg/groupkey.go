@@ -1,6 +1,8 @@
 package agg
 
 import (
+	"encoding/binary"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/expr"
@@ -15,8 +17,9 @@ import (
 // equal (1, 1.0 and NumberLong(1) alike). For an object literal _id such
 // as {p: "$path", d: {$dayOfMonth: "$time"}} no document is built per
 // input: each field is encoded in turn, a 0 byte for a missing field
-// (left out of the object) or a 1 byte and the value's keystring, which
-// is prefix-free, so the concatenation identifies the object. The key
+// (left out of the object), a 2 byte with the length and bytes of a
+// string, or a 1 byte and the value's keystring, which is prefix-free,
+// so the concatenation identifies the object. The key
 // document itself is built only for a new group.
 type keyer struct {
 	g    *groupStage
@@ -29,6 +32,7 @@ type keyer struct {
 // and returns its encoding, valid until the next call.
 func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
 	g := k.g
+	vars.NextDoc() // d's key and accumulators may share field lookups
 	if g.pre != nil {
 		if err := g.evalPre(d, vars); err != nil {
 			return nil, err
@@ -50,12 +54,21 @@ func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
 			return nil, err
 		}
 		k.vals = append(k.vals, v)
-		if v.Type == 0 {
+		switch v.Type {
+		case 0:
 			k.ks = append(k.ks, 0)
-			continue
+		case bsoncore.TypeString, bsoncore.TypeSymbol:
+			// Strings (and symbols, which compare equal to them) are
+			// equal exactly when their bytes are: length and bytes, no
+			// escaping.
+			s := v.Data[4 : len(v.Data)-1]
+			k.ks = append(k.ks, 2)
+			k.ks = binary.AppendUvarint(k.ks, uint64(len(s)))
+			k.ks = append(k.ks, s...)
+		default:
+			k.ks = append(k.ks, 1)
+			k.ks = keystring.AppendValue(k.ks, v, false)
 		}
-		k.ks = append(k.ks, 1)
-		k.ks = keystring.AppendValue(k.ks, v, false)
 	}
 	return k.ks, nil
 }

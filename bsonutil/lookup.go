@@ -46,6 +46,10 @@ func LookupField(doc []byte, key string) (bsoncore.Value, bool) {
 	return bsoncore.Value{}, false
 }
 
+// ValueSize returns the encoded size of a value of type t at the start of
+// b, or -1 when b is too short or t is unknown.
+func ValueSize(t bsoncore.Type, b []byte) int { return valueSize(t, b) }
+
 // valueSize returns the encoded size of a value of type t at the start of
 // b, or -1 when b is too short or t is unknown.
 func valueSize(t bsoncore.Type, b []byte) int {

@@ -81,7 +81,18 @@ func parseDatePart(f func(time.Time) int) opParser {
 			if err != nil {
 				return Missing, err
 			}
-			n := f(localTime(ms, loc))
+			t, y, mo, d := vars.localDate(ms, loc)
+			var n int
+			switch name {
+			case "$year":
+				n = y
+			case "$month":
+				n = mo
+			case "$dayOfMonth":
+				n = d
+			default:
+				n = f(t)
+			}
 			if name == "$isoWeekYear" {
 				// mongod's TimeZone::isoYear is a long long: the result
 				// is a long, unlike the other parts.

@@ -64,6 +64,7 @@ type Vars struct {
 	// Root, when non-nil, is $$ROOT instead of the evaluated document.
 	Root  bsoncore.Document
 	slots []bsoncore.Value
+	memo  docMemo
 }
 
 // NewVars returns bindings with $$NOW fixed to now.

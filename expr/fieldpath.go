@@ -145,6 +145,9 @@ func (f *fieldPathExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value,
 	var base bsoncore.Value
 	switch f.kind {
 	case varCurrent:
+		if len(f.path) == 1 {
+			return vars.lookupTop(doc, f.path[0]), nil
+		}
 		return lookupPath(doc, f.path), nil
 	case varRoot:
 		d := doc
