@@ -2,7 +2,9 @@ package expr
 
 import (
 	"bytes"
+	"math"
 	"time"
+	"unsafe"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -17,9 +19,9 @@ import (
 // field lookups are not memoised. Date decompositions are keyed by their
 // value and zone alone, so they need no invalidation.
 type docMemo struct {
-	gen    uint64 // current document; 0 = memoising off
-	docGen uint64 // gen the scan below belongs to
-	doc    *byte  // the document the scan below reads
+	gen    uint64  // current document; 0 = memoising off
+	docGen uint64  // gen the scan below belongs to
+	doc    uintptr // address of the document the scan below reads
 	docLen int
 	// The top-level fields read so far, in order, and where the scan
 	// stopped: a lookup reads on from there, so a document is walked
@@ -42,62 +44,63 @@ func (vs *Vars) NextDoc() {
 	}
 }
 
+// seenField locates a field in the memo's document by offsets (no
+// pointers: filling the memo costs no GC write barriers).
 type seenField struct {
-	name []byte
-	val  bsoncore.Value
+	name, nameEnd, val, valEnd int32
+	typ                        bsoncore.Type
 }
 
 // lookupTop returns doc's top-level field name, memoised for the current
 // document when NextDoc is in use.
 func (vs *Vars) lookupTop(doc bsoncore.Document, name string) bsoncore.Value {
-	if vs == nil || vs.memo.gen == 0 || len(doc) < 5 {
+	if vs == nil || vs.memo.gen == 0 || len(doc) < 5 || len(doc) > math.MaxInt32 {
 		return lookupField(doc, name)
 	}
 	m := &vs.memo
-	if m.docGen != m.gen || m.doc != &doc[0] || m.docLen != len(doc) {
-		m.docGen, m.doc, m.docLen = m.gen, &doc[0], len(doc)
+	addr := uintptr(unsafe.Pointer(&doc[0]))
+	if m.docGen != m.gen || m.doc != addr || m.docLen != len(doc) {
+		m.docGen, m.doc, m.docLen = m.gen, addr, len(doc)
 		m.seen, m.pos = m.seen[:0], 4
 	}
 	for i := len(m.seen) - 1; i >= 0; i-- { // the last read is the likeliest
-		if string(m.seen[i].name) == name {
-			return m.seen[i].val
+		f := &m.seen[i]
+		if string(doc[f.name:f.nameEnd]) == name {
+			return bsoncore.Value{Type: f.typ, Data: doc[f.val:f.valEnd:f.valEnd]}
 		}
 	}
 	end := len(doc) - 1
 	for m.pos < end {
-		el, n := bsoncore.Element(doc[m.pos:end]), 0
-		key, v, ok := readElement(el, &n)
+		f, ok := readElement(doc[:end], m.pos)
 		if !ok {
 			m.pos = end // malformed: nothing further is found
 			return lookupField(doc, name)
 		}
-		m.pos += n
-		m.seen = append(m.seen, seenField{name: key, val: v})
-		if string(key) == name {
-			return v
+		m.pos = int(f.valEnd)
+		m.seen = append(m.seen, f)
+		if string(doc[f.name:f.nameEnd]) == name {
+			return bsoncore.Value{Type: f.typ, Data: doc[f.val:f.valEnd:f.valEnd]}
 		}
 	}
 	return Missing
 }
 
-// readElement reads the element at the start of b: its name, its value
-// and its encoded length in *n.
-func readElement(b []byte, n *int) ([]byte, bsoncore.Value, bool) {
-	if len(b) < 2 {
-		return nil, bsoncore.Value{}, false
+// readElement locates the element of b that starts at offset i.
+func readElement(b []byte, i int) (seenField, bool) {
+	if len(b)-i < 2 {
+		return seenField{}, false
 	}
-	t := bsoncore.Type(b[0])
-	z := bytes.IndexByte(b[1:], 0)
+	t := bsoncore.Type(b[i])
+	z := bytes.IndexByte(b[i+1:], 0)
 	if z < 0 {
-		return nil, bsoncore.Value{}, false
+		return seenField{}, false
 	}
-	vs := 2 + z
-	size := bsonutil.ValueSize(t, b[vs:])
+	v := i + 2 + z
+	size := bsonutil.ValueSize(t, b[v:])
 	if size < 0 {
-		return nil, bsoncore.Value{}, false
+		return seenField{}, false
 	}
-	*n = vs + size
-	return b[1 : 1+z], bsoncore.Value{Type: t, Data: b[vs : vs+size : vs+size]}, true
+	return seenField{name: int32(i + 1), nameEnd: int32(i + 1 + z), val: int32(v), valEnd: int32(v + size), typ: t}, true
 }
 
 // localDate is the package's localTime with its year, month and day,
