@@ -118,9 +118,12 @@ func LastRecordID(r Reader, collID uint64) (uint64, error) {
 // bounds.
 type IndexCursor struct {
 	it      Iterator
+	indexID uint64
 	reverse bool
 	started bool
+	sought  bool // SeekGE positioned the iterator: Next returns that entry
 	err     error
+	kbuf    []byte
 }
 
 // NewIndexCursor opens a cursor over the entries of indexID whose keystring
@@ -141,7 +144,18 @@ func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*Ind
 	if err != nil {
 		return nil, fmt.Errorf("storage: index iterator: %w", err)
 	}
-	return &IndexCursor{it: it, reverse: reverse}, nil
+	return &IndexCursor{it: it, indexID: indexID, reverse: reverse}, nil
+}
+
+// SeekGE moves a forward cursor so that the next call to Next returns the
+// first entry at or after key (keystring followed by the big-endian
+// record id, as EmptyRanges keys are), within the cursor's bounds.
+// Seeking forward from where the cursor stands costs little: Pebble
+// steps instead of searching when the target is near.
+func (c *IndexCursor) SeekGE(key []byte) {
+	c.kbuf = append(AppendIndexPrefix(c.kbuf[:0], c.indexID), key...)
+	c.started, c.sought = true, true
+	c.it.SeekGE(c.kbuf)
 }
 
 // Next returns the next entry: its keystring, recordID and value (typebits).
@@ -150,6 +164,9 @@ func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*Ind
 func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
 	var valid bool
 	switch {
+	case c.sought:
+		c.sought = false
+		valid = c.it.Valid()
 	case !c.started:
 		c.started = true
 		if c.reverse {

@@ -124,6 +124,12 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		}
 		rev := len(n.Children) > 0 && n.Children[0].Direction < 0
 		return NewSortMerge(kids, bounds, prefix, sortPatternDoc(n.Sort), rev, n.Dedup, env.Timing), nil
+	case plan.StageAndSorted:
+		var kids []*IxScan
+		for _, c := range n.Children {
+			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
+		}
+		return NewAndSorted(kids, env.Timing), nil
 	case plan.StageOr:
 		var kids []Stage
 		for _, c := range n.Children {

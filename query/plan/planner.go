@@ -40,6 +40,9 @@ func Plan(p Params) ([]*Solution, error) {
 	for _, ix := range p.Indexes {
 		if s := indexSolution(p, ix, preds, conjuncts, leafOnly, false); s != nil {
 			sols = append(sols, s)
+			if a := andSortedSolution(ix, root); a != nil {
+				sols = append(sols, a)
+			}
 		}
 	}
 	if len(sols) == 0 {
