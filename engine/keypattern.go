@@ -60,4 +60,3 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 	}
 	return fields, nil
 }
-
