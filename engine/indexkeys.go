@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"sort"
-	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -204,8 +203,8 @@ func (g *keyGen) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int,
 				return bsoncore.Value{}, 0, false
 			}
 		case bsoncore.TypeArray:
-			n, aerr := strconv.Atoi(parts[p])
-			if aerr != nil || n < 0 {
+			n, isIndex := arrayIndexPart(parts[p])
+			if !isIndex {
 				return v, p, true
 			}
 			g.addPath(i, p)
@@ -218,6 +217,23 @@ func (g *keyGen) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int,
 		p++
 	}
 	return v, p, true
+}
+
+// arrayIndexPart parses a path part made of decimal digits (an array
+// position), without allocating for the common non-numeric part.
+func arrayIndexPart(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // sameData reports whether a and b are the same bytes of the document (the
