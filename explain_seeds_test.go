@@ -93,9 +93,9 @@ func TestExplainSeed003EventLog(t *testing.T) {
 func TestExplainSeed002Metadata(t *testing.T) {
 	_, db := open(t)
 	coll := db.Collection("images")
-	// The acceptance size is 100k images (about 25 s here: the
-	// compound multikey index holds the cross product, 144 keys per image,
-	// like MongoDB's); -short runs 12k.
+	// The acceptance size is 100k images (the compound multikey
+	// index holds one key per metadata element, 12 per image, as MongoDB's
+	// does); -short runs 12k.
 	n := 100000
 	if testing.Short() {
 		n = 12000

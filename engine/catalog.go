@@ -131,6 +131,8 @@ type index struct {
 	ttl           *int64
 	multikey      bool
 	multikeyPaths []string
+	// keyFormat is how the index's keys were generated (indexformat.go).
+	keyFormat int
 }
 
 func (ix *index) isID() bool { return ix.name == "_id_" }
@@ -171,6 +173,9 @@ func encodeCollection(c *collection) []byte {
 			bb = bsoncore.AppendInt64Element(bb, "expireAfterSeconds", *ix.ttl)
 		}
 		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.multikey)
+		if ix.keyFormat != 0 {
+			bb = bsoncore.AppendInt32Element(bb, "keyFormat", int32(ix.keyFormat))
+		}
 		pidx, bb2 := bsoncore.AppendArrayElementStart(bb, "multikeyPaths")
 		for j, p := range ix.multikeyPaths {
 			bb2 = bsoncore.AppendStringElement(bb2, fmt.Sprint(j), p)
@@ -225,6 +230,10 @@ func decodeCollection(raw []byte) (*collection, error) {
 			return nil, fmt.Errorf("catalog index %s: %w", spec.Name, err)
 		}
 		ix.multikey = id.Lookup("multikey").Boolean()
+		ix.keyFormat = keyFormatCrossProduct // entries written before formats were recorded
+		if fv, err := id.LookupErr("keyFormat"); err == nil && fv.Type == bsoncore.TypeInt32 {
+			ix.keyFormat = int(fv.Int32())
+		}
 		if pv, err := id.LookupErr("multikeyPaths"); err == nil {
 			ps, _ := pv.Array().Values()
 			for _, p := range ps {
@@ -245,7 +254,7 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 	ix := &index{
 		id: id, name: spec.Name, key: spec.Key, fields: fields,
 		unique: spec.Unique, sparse: spec.Sparse, partial: spec.PartialFilterExpression,
-		ttl: spec.ExpireAfterSeconds,
+		ttl: spec.ExpireAfterSeconds, keyFormat: keyFormatCurrent,
 	}
 	if spec.PartialFilterExpression != nil {
 		f, err := query.Parse(spec.PartialFilterExpression)

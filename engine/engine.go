@@ -60,6 +60,10 @@ func Open(dir string, opts Options) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}
+	if err := e.upgradeIndexKeys(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
+	}
 	e.startTTL(opts.TTLMonitorSleep)
 	return e, nil
 }

@@ -28,8 +28,8 @@ func TestMultikeyAndParallelArrays(t *testing.T) {
 		bson.D{{Key: "key", Value: "color"}, {Key: "value", Value: "red"}},
 		bson.D{{Key: "key", Value: "size"}, {Key: "value", Value: 3}},
 	}}}))
-	if err != nil || len(keys) != 4 {
-		t.Fatalf("keys = %d %v (want the 4 combinations MongoDB generates)", len(keys), err)
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("keys = %d %v (want one key per element, as MongoDB generates)", len(keys), err)
 	}
 	if _, err := e.CreateIndex("db", "p", IndexSpec{Key: D(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}})}); err != nil {
 		t.Fatal(err)

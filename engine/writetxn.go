@@ -150,7 +150,7 @@ func (t *writeTxn) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]stri
 			if mk == nil {
 				mk = map[int][]string{}
 			}
-			mk[i] = paths
+			mk[i] = append([]string(nil), paths...)
 		}
 	}
 	return mk, nil

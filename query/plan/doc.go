@@ -10,9 +10,13 @@
 //     the value's type bracket, prefix ranges for anchored regexes, and
 //     the predicates inside $elemMatch. For $all of $elemMatch the first
 //     element's bounds are used and the rest stays in the filter.
-//   - Multikey rules: bounds of two predicates on a multikey path are never
-//     intersected, and bounds on two fields that share a multikey prefix
-//     are compounded only when both predicates sit in the same $elemMatch.
+//   - Multikey rules (index keys are generated element by element, using
+//     the index's multikey paths): bounds on two fields that share a
+//     multikey prefix are compounded, and bounds of two predicates on one
+//     multikey field intersected, only when both predicates sit in the same
+//     $elemMatch whose path reaches every shared multikey prefix; otherwise
+//     the later field keeps [MinKey, MaxKey] (one predicate bounds a
+//     multikey field) and FETCH applies the whole filter.
 //   - An index provides a sort, in either direction, when the sort fields
 //     follow its equality fields. When $in fields precede the sort fields,
 //     one scan per combination of $in points is merged (SORT_MERGE), up to

@@ -59,6 +59,12 @@ func TestBounds(t *testing.T) {
 	ab := index(t, "a_1_b_1", nil, Field{Path: "a"}, Field{Path: "b"})
 	mk := index(t, "m.k_1_m.v_1", []string{"m"}, Field{Path: "m.k"}, Field{Path: "m.v"})
 	amk := index(t, "a_1", []string{"a"}, Field{Path: "a"})
+	// The "Multikey Index Bounds" examples of the MongoDB manual.
+	q12 := index(t, "q1_q2", []string{"ratings", "ratings.scores"}, Field{Path: "ratings.scores.q1"}, Field{Path: "ratings.scores.q2"})
+	q12top := index(t, "q1_q2_top", []string{"ratings"}, Field{Path: "ratings.scores.q1"}, Field{Path: "ratings.scores.q2"})
+	survey := index(t, "item_score_by", []string{"ratings"}, Field{Path: "item"}, Field{Path: "ratings.score"}, Field{Path: "ratings.by"})
+	abTop := index(t, "a.b_1", []string{"a"}, Field{Path: "a.b"})
+	abBoth := index(t, "a.b_1_both", []string{"a", "a.b"}, Field{Path: "a.b"})
 	cases := []struct {
 		filter string
 		ix     *Index
@@ -84,6 +90,15 @@ func TestBounds(t *testing.T) {
 		{`{"m": {"$elemMatch": {"k": "x", "v": 1}}}`, mk, `m.k: ["x", "x"]; m.v: [1, 1]`},
 		{`{"m": {"$all": [{"$elemMatch": {"k": "x", "v": 1}}, {"$elemMatch": {"k": "y", "v": 2}}]}}`, mk, `m.k: ["x", "x"]; m.v: [1, 1]`},
 		{`{"a": {"$gt": {"$numberDouble": "NaN"}}}`, a, "a: "},
+		{`{"ratings": {"$elemMatch": {"scores.q1": 2, "scores.q2": 8}}}`, q12, "ratings.scores.q1: [2, 2]; ratings.scores.q2: [MinKey, MaxKey]"},
+		{`{"ratings.scores": {"$elemMatch": {"q1": 2, "q2": 8}}}`, q12, "ratings.scores.q1: [2, 2]; ratings.scores.q2: [8, 8]"},
+		{`{"ratings": {"$elemMatch": {"scores.q1": 2, "scores.q2": 8}}}`, q12top, "ratings.scores.q1: [2, 2]; ratings.scores.q2: [8, 8]"},
+		{`{"ratings.scores.q1": 2, "ratings.scores.q2": 8}`, q12top, "ratings.scores.q1: [2, 2]; ratings.scores.q2: [MinKey, MaxKey]"},
+		{`{"item": "XYZ", "ratings.score": {"$lte": 5}, "ratings.by": "anon"}`, survey, `item: ["XYZ", "XYZ"]; ratings.score: [-inf.0, 5]; ratings.by: [MinKey, MaxKey]`},
+		{`{"item": "XYZ", "ratings": {"$elemMatch": {"score": {"$lte": 5}, "by": "anon"}}}`, survey, `item: ["XYZ", "XYZ"]; ratings.score: [-inf.0, 5]; ratings.by: ["anon", "anon"]`},
+		{`{"a": {"$elemMatch": {"b": {"$gt": 1, "$lt": 9}}}}`, abTop, "a.b: (1, 9)"},
+		{`{"a": {"$elemMatch": {"b": {"$gt": 1, "$lt": 9}}}}`, abBoth, "a.b: (1, inf.0]"},
+		{`{"a.b": {"$gt": 1, "$lt": 9}}`, abTop, "a.b: (1, inf.0]"},
 	}
 	for _, tc := range cases {
 		f, raw := parse(t, tc.filter)
