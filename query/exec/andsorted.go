@@ -31,10 +31,6 @@ type AndSorted struct {
 // result, so long intersections stay interruptible.
 const andStepBudget = 256
 
-// andNextsBeforeSeek is how many entries a scan steps through before it
-// seeks to the target instead: a step costs a fraction of a seek.
-const andNextsBeforeSeek = 4
-
 // NewAndSorted returns an AND_SORTED over kids, each a forward IXSCAN of
 // one point range.
 func NewAndSorted(kids []*IxScan, timing bool) *AndSorted {
@@ -103,16 +99,9 @@ func (a *AndSorted) work() (State, *Member, error) {
 func (a *AndSorted) advance(i int) (State, uint64, error) {
 	k := a.kids[i]
 	if k.cur != nil && a.target > 0 && len(k.sp.ranges) == 1 {
-		// The target is often a few entries on: step first, seek after.
-		for n := 0; n < andNextsBeforeSeek; n++ {
-			st, m, err := k.Work()
-			if err != nil || st == EOF {
-				return EOF, 0, err
-			}
-			if st == Advanced && m.RID >= a.target {
-				return Advanced, m.RID, nil
-			}
-		}
+		// Always a seek, never a step: a forward seek right after a seek
+		// lets Pebble try stepping to the target first (TrySeekUsingNext),
+		// which a Next in between would rule out.
 		a.kbuf = binary.BigEndian.AppendUint64(append(a.kbuf[:0], k.sp.ranges[0].start...), a.target)
 		k.cur.SeekGE(a.kbuf)
 		k.seeks++
