@@ -101,8 +101,17 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The chosen plan reads documents in batches (exec.Fetch), except
+	// under explain, whose figures are mongod's, and during the trial,
+	// whose candidates stop early. Write statements may batch too: they
+	// run their plan to the end (or their first match) before writing
+	// (updateLocked, findFirstLocked), so nothing read ahead goes stale.
+	batched := env
+	if !q.timing {
+		batched.FetchBatch = exec.MaxFetchBatch
+	}
 	if len(sols) == 1 {
-		root, err := exec.Build(sols[0], env, q.opts)
+		root, err := exec.Build(sols[0], batched, q.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +140,7 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 			bp.rejected = append(bp.rejected, c)
 		}
 	}
-	if bp.root, err = exec.Build(sols[best], env, q.opts); err != nil {
+	if bp.root, err = exec.Build(sols[best], batched, q.opts); err != nil {
 		return nil, err
 	}
 	return bp, nil
