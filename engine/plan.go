@@ -101,6 +101,11 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if q.timing {
+		for _, s := range sols {
+			walkSolution(s.Root, func(n *plan.Node) { renderResidual(q.filterDoc, n) })
+		}
+	}
 	// The chosen plan reads documents in batches (exec.Fetch), except
 	// under explain, whose figures are mongod's, and during the trial,
 	// whose candidates stop early. Write statements may batch too: they

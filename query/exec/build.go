@@ -118,10 +118,15 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			return nil, err
 		}
 		var f *query.Filter
+		doc := env.FilterDoc
 		if n.Filter {
 			f = env.Filter
+			if len(n.Dropped) > 0 {
+				// The residual: the bounds guarantee the rest.
+				f, doc = n.Residual, n.ResidualDoc
+			}
 		}
-		fetch := NewFetch(child, env.Reader, env.CollID, f, env.FilterDoc, env.Timing)
+		fetch := NewFetch(child, env.Reader, env.CollID, f, doc, env.Timing)
 		fetch.SetBatch(env.FetchBatch, env.fetchWant)
 		return fetch, nil
 	case plan.StageSortMerge:

@@ -245,7 +245,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	if s.Covered || s.CoveredProjection {
 		s.Root = core
 	} else {
-		s.Root = &Node{Stage: StageFetch, Filter: true, Children: []*Node{core}}
+		s.Root = residualFetch(p, ix, preds, core)
 	}
 	// Static rank: leading equality fields first, then a provided sort,
 	// then ranges; a blocking sort costs.
