@@ -374,3 +374,8 @@ func explodeBounds(fields []FieldBounds, n int) [][]FieldBounds {
 	}
 	return out
 }
+
+// CollScanSolution is the forward collection scan of a query, sorted in
+// memory when it has a sort: the plan a caller substitutes when it finds
+// the index candidates too broad to pay off.
+func CollScanSolution(sorted bool) *Solution { return collScan(1, sorted) }
