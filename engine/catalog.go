@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -81,6 +82,9 @@ type collState struct {
 	statsValid bool
 	count      int64
 	dataSize   int64
+	// docCount mirrors count for readers that do not take mu (the
+	// planner's collection-scan preference); 0 while unknown.
+	docCount atomic.Int64
 
 	// Logical bytes (key + value) of each index's entries by index id,
 	// maintained under mu once idxValid; collStats reports them when

@@ -123,6 +123,7 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 			return nil, err
 		}
 		q.opts.SortOpts.SpillDir = e.TempDir()
+		q.preferCollScan = spec.Kind == ExplainFindOp
 	}
 	x := &explainRun{spec: spec, ns: db + "." + coll, filter: filter, release: func() {}, start: time.Now()}
 	c := e.cat.Load().lookup(db, coll)
@@ -173,7 +174,11 @@ func (x *explainRun) render(version bool) bsoncore.Document {
 	}
 	rejected := bsoncore.NewArrayBuilder()
 	for _, r := range bp.rejected {
-		rejected.AppendDocument(exec.PlanDoc(r, false))
+		d := exec.PlanDoc(r, false)
+		if bp.rejectedReason != "" {
+			d = withStringField(d, RejectedReasonField, bp.rejectedReason)
+		}
+		rejected.AppendDocument(d)
 	}
 	qp := bsoncore.NewDocumentBuilder().
 		AppendInt32("plannerVersion", 1).
@@ -224,6 +229,15 @@ func (x *explainRun) render(version bool) bsoncore.Document {
 		out.AppendDocument("executionStats", es.Build())
 	}
 	return out.Build()
+}
+
+// withStringField returns d with key: s appended.
+func withStringField(d bsoncore.Document, key, s string) bsoncore.Document {
+	out := append([]byte(nil), d[:len(d)-1]...)
+	out = bsoncore.AppendStringElement(out, key, s)
+	out = append(out, 0)
+	bsoncore.UpdateLength(out, 0, int32(len(out)))
+	return out
 }
 
 // writeStageName is the root stage of an update or delete plan.

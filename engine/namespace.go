@@ -296,6 +296,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 		idxValid: src.state.idxValid, idxBytes: maps.Clone(src.state.idxBytes),
 		commits: src.state.commits,
 	}
+	moved.state.docCount.Store(src.state.count)
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	if e.cat.Load().lookup(toDB, toColl) != nil {

@@ -97,7 +97,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 // plansCollScan reports whether the planner's choice for filter on c is a
 // collection scan.
 func plansCollScan(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value) (bool, error) {
-	bp, err := buildPlan(r, c, planReq{filterDoc: filterDoc, filter: f, hint: normHint(hint)})
+	bp, err := buildPlan(r, c, planReq{filterDoc: filterDoc, filter: f, hint: normHint(hint), preferCollScan: true})
 	if err != nil {
 		return false, err
 	}

@@ -63,6 +63,9 @@ type planReq struct {
 	// empty: known-empty index ranges, for statements under the writer
 	// lock only (scanhints.go).
 	empty exec.EmptyRanges
+	// preferCollScan lets the planner pick a collection scan over index
+	// plans too broad to pay off (collscanpref.go): reads only.
+	preferCollScan bool
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that
@@ -71,6 +74,9 @@ type builtPlan struct {
 	root     exec.Stage
 	sol      *plan.Solution
 	rejected []exec.Stage
+	// rejectedReason, when set, is why the rejected plans lost without a
+	// trial (the collection-scan preference).
+	rejectedReason string
 }
 
 func (b *builtPlan) close() {
@@ -101,8 +107,25 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if q.timing {
+		for _, s := range sols {
+			walkSolution(s.Root, func(n *plan.Node) { renderResidual(q.filterDoc, n) })
+		}
+	}
+	// The chosen plan reads documents in batches (exec.Fetch), except
+	// under explain, whose figures are mongod's, and during the trial,
+	// whose candidates stop early. Write statements may batch too: they
+	// run their plan to the end (or their first match) before writing
+	// (updateLocked, findFirstLocked), so nothing read ahead goes stale.
+	batched := env
+	if !q.timing {
+		batched.FetchBatch = exec.MaxFetchBatch
+	}
+	if reason, ok := preferCollScan(r, c, q, sols); ok {
+		return collScanPlan(sols, batched, env, q, reason)
+	}
 	if len(sols) == 1 {
-		root, err := exec.Build(sols[0], env, q.opts)
+		root, err := exec.Build(sols[0], batched, q.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -131,8 +154,28 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 			bp.rejected = append(bp.rejected, c)
 		}
 	}
-	if bp.root, err = exec.Build(sols[best], env, q.opts); err != nil {
+	if bp.root, err = exec.Build(sols[best], batched, q.opts); err != nil {
 		return nil, err
+	}
+	return bp, nil
+}
+
+// collScanPlan builds the collection scan the preference chose, with the
+// index candidates as rejected plans (built, never run).
+func collScanPlan(sols []*plan.Solution, batched, env exec.Env, q planReq, reason string) (*builtPlan, error) {
+	sol := plan.CollScanSolution(q.sort != nil)
+	root, err := exec.Build(sol, batched, q.opts)
+	if err != nil {
+		return nil, err
+	}
+	bp := &builtPlan{root: root, sol: sol, rejectedReason: reason}
+	for _, s := range sols {
+		st, err := exec.Build(s, env, q.opts)
+		if err != nil {
+			bp.close()
+			return nil, err
+		}
+		bp.rejected = append(bp.rejected, st)
 	}
 	return bp, nil
 }

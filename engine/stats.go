@@ -73,6 +73,7 @@ func (e *Engine) recount(c *collection) error {
 		return err
 	}
 	c.state.count, c.state.dataSize, c.state.statsValid = n, size, true
+	c.state.docCount.Store(n)
 	return nil
 }
 

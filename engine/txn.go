@@ -275,6 +275,7 @@ func (tx *Txn) applyStats(colls []*txnColl) {
 		if st.statsValid && !st.dropped {
 			st.count += tc.countDelta
 			st.dataSize += tc.sizeDelta
+			st.docCount.Store(st.count)
 		}
 		if !st.dropped {
 			st.addIndexBytes(tc.idxDelta)

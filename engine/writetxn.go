@@ -104,6 +104,7 @@ func (t *writeTxn) commit() error {
 	if st.statsValid {
 		st.count += t.countDelta
 		st.dataSize += t.sizeDelta
+		st.docCount.Store(st.count)
 	}
 	st.addIndexBytes(t.idxDelta)
 	t.countDelta, t.sizeDelta = 0, 0

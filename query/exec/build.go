@@ -23,6 +23,14 @@ type Env struct {
 	// hold no entries. Only for plans run under the collection's writer
 	// lock.
 	EmptyRanges EmptyRanges
+	// FetchBatch, when above 1, lets FETCH read up to that many records
+	// ahead of its consumer in record-id order (see Fetch). Explain leaves
+	// it off so that every stage's figures are those of mongod.
+	FetchBatch int
+
+	// fetchWant is the most results the plan's consumer takes (0: no
+	// bound), which caps FETCH's read-ahead.
+	fetchWant int64
 }
 
 // Options are the parts of a query the executor adds above a solution.
@@ -45,6 +53,9 @@ type Options struct {
 func Build(sol *plan.Solution, env Env, o Options) (Stage, error) {
 	if o.Count && sol.Covered && sol.Root.Stage == plan.StageIxScan && CanCountScan(sol.Root.Bounds) {
 		return NewCount(NewCountScan(env.Reader, sol.Root.Index, sol.Root.Bounds, env.Timing), o.Skip, o.Limit, env.Timing), nil
+	}
+	if o.Limit > 0 && !(sol.BlockingSort && o.Sort != nil) {
+		env.fetchWant = o.Skip + o.Limit
 	}
 	root, err := buildNode(sol.Root, env)
 	if err != nil {
@@ -107,10 +118,17 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			return nil, err
 		}
 		var f *query.Filter
+		doc := env.FilterDoc
 		if n.Filter {
 			f = env.Filter
+			if len(n.Dropped) > 0 {
+				// The residual: the bounds guarantee the rest.
+				f, doc = n.Residual, n.ResidualDoc
+			}
 		}
-		return NewFetch(child, env.Reader, env.CollID, f, env.FilterDoc, env.Timing), nil
+		fetch := NewFetch(child, env.Reader, env.CollID, f, doc, env.Timing)
+		fetch.SetBatch(env.FetchBatch, env.fetchWant)
+		return fetch, nil
 	case plan.StageSortMerge:
 		var kids []*IxScan
 		var bounds [][]plan.FieldBounds

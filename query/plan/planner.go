@@ -248,7 +248,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	if s.Covered || s.CoveredProjection {
 		s.Root = core
 	} else {
-		s.Root = &Node{Stage: StageFetch, Filter: true, Children: []*Node{core}}
+		s.Root = residualFetch(p, ix, preds, core)
 	}
 	// Static rank: leading equality fields first, then a provided sort,
 	// then ranges; a blocking sort costs.
@@ -377,3 +377,8 @@ func explodeBounds(fields []FieldBounds, n int) [][]FieldBounds {
 	}
 	return out
 }
+
+// CollScanSolution is the forward collection scan of a query, sorted in
+// memory when it has a sort: the plan a caller substitutes when it finds
+// the index candidates too broad to pay off.
+func CollScanSolution(sorted bool) *Solution { return collScan(1, sorted) }

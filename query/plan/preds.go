@@ -21,6 +21,8 @@ type pred struct {
 	ctxPath string
 	// top is set for top-level conjuncts (not under $elemMatch or $all).
 	top bool
+	// node is the leaf predicate (nil for $elemMatch values).
+	node query.Node
 }
 
 // collectPreds gathers the predicates of n that can produce bounds.
@@ -61,7 +63,7 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 			return
 		}
 		if oil, exact, ok := predOIL(n); ok {
-			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top})
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top, node: n})
 		}
 	}
 }

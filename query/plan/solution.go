@@ -39,6 +39,15 @@ type Node struct {
 	// COLLSCAN direction is Direction. FETCH and COLLSCAN apply Filter
 	// when set.
 	Filter bool
+	// Dropped are, for a FETCH over an index scan, the top-level
+	// conjuncts the index bounds guarantee; Residual is the filter
+	// without them (nil with Filter unset when nothing remains). When
+	// Dropped is empty FETCH applies the whole filter.
+	Dropped  []query.Node
+	Residual *query.Filter
+	// ResidualDoc is Residual as explain shows it, filled by the caller
+	// (the planner does not render filters).
+	ResidualDoc bsoncore.Document
 
 	// SORT_MERGE's order.
 	Sort *query.Sort
