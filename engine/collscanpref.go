@@ -32,27 +32,73 @@ const (
 const RejectedReasonField = "rejectedReason"
 
 // preferCollScan reports whether q should scan the collection rather than
-// use the candidates sols, and why. It counts the index keys within each
-// candidate's bounds, stopping once they pass the threshold, so it reads
-// at most about half the index for the broadest candidate.
+// use the candidates sols, and why. The share of an index that a
+// candidate's bounds hold is estimated from Pebble's on-disk size of the
+// key ranges against the whole index's (reading no keys) once the index
+// has at least minEstimateBytes in sstables; a smaller index, mostly in
+// the memtable, has its keys counted instead, up to half the collection.
 func preferCollScan(r storage.Reader, c *collection, q planReq, sols []*plan.Solution) (string, bool) {
 	if !q.preferCollScan || q.hint.Type != 0 || q.naturalDir < 0 || q.opts.Limit > 0 || q.opts.Keys || q.covered {
 		return "", false
+	}
+	var reason string
+	for _, s := range sols {
+		scan := replaceableScan(s, q)
+		if scan == nil {
+			return "", false
+		}
+		why, ok := boundsHoldMost(r, q.db, c, scan)
+		if !ok {
+			return "", false
+		}
+		reason = why
+	}
+	return reason, reason != ""
+}
+
+// minEstimateBytes is the on-disk index size from which the share of the
+// index within bounds is estimated from sizes rather than counted.
+const minEstimateBytes = 256 << 10
+
+// boundsHoldMost reports whether scan's bounds hold more than
+// collScanShareNum/Den of its index's entries, with the reason explain
+// shows.
+func boundsHoldMost(r storage.Reader, db *storage.DB, c *collection, scan *plan.Node) (string, bool) {
+	lo, hi := storage.IndexRange(scan.Index.ID)
+	var total uint64
+	var err error
+	if db != nil {
+		total, err = db.EstimateDiskUsage(lo, hi)
+	}
+	if db != nil && err == nil && total >= minEstimateBytes {
+		starts, ends := exec.ScanRanges(scan.Bounds)
+		var part uint64
+		for i := range starts {
+			a := append(append([]byte(nil), lo...), starts[i]...)
+			b := hi
+			if ends[i] != nil {
+				b = append(append([]byte(nil), lo...), ends[i]...)
+			}
+			n, err := db.EstimateDiskUsage(a, b)
+			if err != nil {
+				return "", false
+			}
+			part += n
+		}
+		if part*collScanShareDen <= total*collScanShareNum {
+			return "", false
+		}
+		return fmt.Sprintf("collection scan preferred: the index bounds hold about %d%% of index %s (over %d/%d, estimated from its on-disk size)",
+			min(100, part*100/total), scan.Index.Name, collScanShareNum, collScanShareDen), true
 	}
 	n := c.state.docCount.Load()
 	if n < MinCollScanPreferDocs {
 		return "", false
 	}
 	need := n*collScanShareNum/collScanShareDen + 1
-	for _, s := range sols {
-		scan := replaceableScan(s, q)
-		if scan == nil {
-			return "", false
-		}
-		k, err := countKeys(r, scan, need)
-		if err != nil || k < need {
-			return "", false
-		}
+	k, err := countKeys(r, scan, need)
+	if err != nil || k < need {
+		return "", false
 	}
 	return fmt.Sprintf("collection scan preferred: the index bounds hold more than %d of the collection's %d documents (over %d/%d)",
 		need-1, n, collScanShareNum, collScanShareDen), true

@@ -124,6 +124,7 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		}
 		q.opts.SortOpts.SpillDir = e.TempDir()
 		q.preferCollScan = spec.Kind == ExplainFindOp
+		q.db = e.db
 	}
 	x := &explainRun{spec: spec, ns: db + "." + coll, filter: filter, release: func() {}, start: time.Now()}
 	c := e.cat.Load().lookup(db, coll)

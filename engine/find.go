@@ -64,7 +64,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
 	snap, release := e.snapshotCtx(ctx) // the transaction's view inside one (txn_write.go)
-	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true}
+	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db}
 	if reverse {
 		q.naturalDir = -1
 	}

@@ -66,6 +66,8 @@ type planReq struct {
 	// preferCollScan lets the planner pick a collection scan over index
 	// plans too broad to pay off (collscanpref.go): reads only.
 	preferCollScan bool
+	// db estimates index sizes for the preference (nil: keys are counted).
+	db *storage.DB
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that

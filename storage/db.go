@@ -248,3 +248,6 @@ func (q quietLogger) Fatalf(format string, args ...any) {
 	q.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
 	panic(fmt.Sprintf(format, args...))
 }
+
+// Flush writes the memtable to an sstable (tests: on-disk estimates).
+func (db *DB) Flush() error { return db.pdb.Flush() }

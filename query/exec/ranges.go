@@ -134,3 +134,16 @@ func (sp *scanPlan) passes(key []byte, dirs []bool) bool {
 	}
 	return true
 }
+
+// ScanRanges returns the keystring ranges [start, end) an IXSCAN with
+// these bounds reads, in index order (a nil start is the index's start,
+// a nil end its end). The planner uses them to estimate how much of an
+// index a scan covers.
+func ScanRanges(fields []plan.FieldBounds) (starts, ends [][]byte) {
+	sp := buildScanPlan(fields)
+	for _, r := range sp.ranges {
+		starts = append(starts, r.start)
+		ends = append(ends, r.end)
+	}
+	return starts, ends
+}
