@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"bytes"
 	"math"
 	"time"
 	"unsafe"
@@ -91,16 +90,34 @@ func readElement(b []byte, i int) (seenField, bool) {
 		return seenField{}, false
 	}
 	t := bsoncore.Type(b[i])
-	z := bytes.IndexByte(b[i+1:], 0)
-	if z < 0 {
+	z := i + 1
+	for z < len(b) && b[z] != 0 { // names are short: a loop beats IndexByte
+		z++
+	}
+	if z >= len(b) {
 		return seenField{}, false
 	}
-	v := i + 2 + z
-	size := bsonutil.ValueSize(t, b[v:])
-	if size < 0 {
+	v := z + 1
+	var size int
+	switch t { // the fixed sizes inline, the rest by bsonutil
+	case bsoncore.TypeDateTime, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeTimestamp:
+		size = 8
+	case bsoncore.TypeInt32:
+		size = 4
+	case bsoncore.TypeObjectID:
+		size = 12
+	case bsoncore.TypeBoolean:
+		size = 1
+	default:
+		size = bsonutil.ValueSize(t, b[v:])
+		if size < 0 {
+			return seenField{}, false
+		}
+	}
+	if v+size > len(b) {
 		return seenField{}, false
 	}
-	return seenField{name: int32(i + 1), nameEnd: int32(i + 1 + z), val: int32(v), valEnd: int32(v + size), typ: t}, true
+	return seenField{name: int32(i + 1), nameEnd: int32(z), val: int32(v), valEnd: int32(v + size), typ: t}, true
 }
 
 // localDate is the package's localTime with its year, month and day,

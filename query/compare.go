@@ -1,6 +1,8 @@
 package query
 
 import (
+	"cmp"
+	"encoding/binary"
 	"math"
 	"sort"
 
@@ -51,6 +53,11 @@ func isNaN(v bsoncore.Value) bool {
 // and undefined (and missing) are interchangeable for $eq, $lte and $gte,
 // and MinKey/MaxKey bound every other type. NaN equals NaN only.
 func compareMatches(op Op, v, rhs bsoncore.Value) bool {
+	if v.Type == rhs.Type && len(v.Data) == 8 && len(rhs.Data) == 8 &&
+		(v.Type == bsoncore.TypeDateTime || v.Type == bsoncore.TypeInt64) {
+		// The common range scan on dates and longs: same type, no NaN.
+		return opHolds(op, cmp.Compare(int64(binary.LittleEndian.Uint64(v.Data)), int64(binary.LittleEndian.Uint64(rhs.Data))))
+	}
 	ct, rt := bsonutil.TypeOrder(v.Type), bsonutil.TypeOrder(rhs.Type)
 	if ct != rt {
 		if ct+rt == bsonutil.OrderNull+bsonutil.OrderUndefined &&
@@ -76,7 +83,12 @@ func compareMatches(op Op, v, rhs bsoncore.Value) bool {
 			}
 		}
 	}
-	c := bsonutil.Compare(v, rhs)
+	return opHolds(op, bsonutil.Compare(v, rhs))
+}
+
+// opHolds reports whether a comparison with result c (-1, 0, 1)
+// satisfies op.
+func opHolds(op Op, c int) bool {
 	switch op {
 	case OpEQ:
 		return c == 0

@@ -87,7 +87,26 @@ type BoolNode struct {
 }
 
 func (n *AndNode) match(doc []byte, pos *int) bool {
+	// Comparisons on one top-level field ({t: {$gte: a, $lt: b}}) look
+	// the field up once; a scalar value is compared directly (an array
+	// or a missing field takes the general path walk).
+	var lastName string
+	var last bsoncore.Value
 	for _, c := range n.Children {
+		if cn, ok := c.(*CompareNode); ok && len(cn.parts) == 1 {
+			if lastName == "" || lastName != cn.parts[0] {
+				lastName, last = cn.parts[0], lookupField(doc, cn.parts[0])
+			}
+			if last.Type != 0 && last.Type != bsoncore.TypeArray {
+				if !compareMatches(cn.Op, last, cn.Value) {
+					if pos != nil {
+						*pos = -1
+					}
+					return false
+				}
+				continue
+			}
+		}
 		if !c.match(doc, pos) {
 			if pos != nil {
 				*pos = -1
