@@ -46,6 +46,9 @@ type Iterator interface {
 	Prev() bool
 	SeekGE(key []byte) bool
 	SeekLT(key []byte) bool
+	// SetBounds replaces the iterator's bounds (copied) and unpositions
+	// it: the next call must be a seek, First or Last.
+	SetBounds(lower, upper []byte)
 	Valid() bool
 	Key() []byte
 	Value() []byte

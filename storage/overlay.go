@@ -247,6 +247,13 @@ func (it *overlayIter) Prev() bool {
 	return it.pick()
 }
 
+// SetBounds replaces both children's bounds and unpositions the iterator.
+func (it *overlayIter) SetBounds(lower, upper []byte) {
+	it.bi.SetBounds(lower, upper)
+	it.si.SetBounds(lower, upper)
+	it.bv, it.sv, it.cur = false, false, nil
+}
+
 // Valid reports whether the iterator is positioned on an entry.
 func (it *overlayIter) Valid() bool { return it.cur != nil }
 

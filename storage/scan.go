@@ -211,9 +211,15 @@ func (c *IndexCursor) Close() error {
 }
 
 // FindIndexKey looks for entries of indexID whose keystring equals ks
-// exactly, using it (an iterator over r without bounds, reused across
-// calls; pass nil to create one). It calls fn with each recordID found
-// until fn returns false. It returns the iterator for reuse.
+// exactly, using it (an iterator over r, reused across calls; pass nil to
+// create one). It calls fn with each recordID found until fn returns
+// false. It returns the iterator for reuse.
+//
+// The iterator is bounded to the keys that start with the index prefix
+// and ks: a seek past the last such key then stops at the bound instead
+// of stepping over whatever follows, which in a queue's claim index is a
+// growing run of deleted entries still in the memtable (every claim
+// moves an entry) that an unbounded seek would walk on each insert.
 func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(recID uint64) bool) (Iterator, []byte, error) {
 	if it == nil {
 		var err error
@@ -225,6 +231,9 @@ func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, 
 	buf = AppendIndexPrefix(buf[:0], indexID)
 	buf = append(buf, ks...)
 	plen := len(buf)
+	buf = append(buf, PrefixEnd(buf)...) // upper bound: after the prefix
+	it.SetBounds(buf[:plen], buf[plen:]) // never empty: the prefix starts 0x03
+	buf = buf[:plen]
 	for valid := it.SeekGE(buf); valid; valid = it.Next() {
 		k := it.Key()
 		if !bytes.HasPrefix(k, buf) {
