@@ -127,6 +127,47 @@ func TestAndSortedElemMatch(t *testing.T) {
 	}
 }
 
+// A scan that opens below the target seeks to it rather than stepping
+// through its entries: a unique pair intersected with a pair a quarter of
+// the images share reads a handful of keys (the plan trial's figures).
+func TestAndSortedSeeksFromItsFirstEntry(t *testing.T) {
+	_, db := open(t)
+	coll := db.Collection("images")
+	pair := func(k string, v any) bson.D { return bson.D{{Key: "key", Value: k}, {Key: "value", Value: v}} }
+	insertBatches(t, coll, 4000, func(i int) any {
+		return bson.D{{Key: "_id", Value: i}, {Key: "metadata", Value: bson.A{
+			pair("File Name", fmt.Sprintf("img_%d.jpg", i)),
+			pair("Flash", []string{"No, auto", "Yes", "No", "Auto"}[i%4]),
+		}}}
+	})
+	createIndex(t, coll, bson.D{{Key: "metadata.key", Value: 1}, {Key: "metadata.value", Value: 1}})
+	em := func(k string, v any) bson.D { return bson.D{{Key: "$elemMatch", Value: pair(k, v)}} }
+	filter := bson.D{{Key: "metadata", Value: bson.D{{Key: "$all", Value: bson.A{em("File Name", "img_3996.jpg"), em("Flash", "No, auto")}}}}}
+	res := explain(t, db, bson.D{{Key: "find", Value: "images"}, {Key: "filter", Value: filter}}, "allPlansExecution")
+	if n := res.Lookup("executionStats", "nReturned").AsInt64(); n != 1 {
+		t.Fatalf("nReturned %d, want 1", n)
+	}
+	// The winner's figures and the trial figures of the others.
+	plans, _ := res.Lookup("executionStats", "allPlansExecution").Array().Values()
+	docs := []bson.Raw{res.Lookup("executionStats").Document()}
+	for _, p := range plans {
+		docs = append(docs, p.Document())
+	}
+	seen := false
+	for _, d := range docs {
+		if findStage(d.Lookup("executionStages").Document(), "AND_SORTED") == nil {
+			continue
+		}
+		seen = true
+		if k := d.Lookup("totalKeysExamined").AsInt64(); k > 10 {
+			t.Errorf("AND_SORTED read %d keys for one result: %v", k, d)
+		}
+	}
+	if !seen {
+		t.Fatalf("no AND_SORTED candidate in allPlansExecution: %v", res.Lookup("executionStats"))
+	}
+}
+
 func head(xs []int) []int {
 	if len(xs) > 10 {
 		return xs[:10]

@@ -98,15 +98,15 @@ func (a *AndSorted) work() (State, *Member, error) {
 // entry otherwise.
 func (a *AndSorted) advance(i int) (State, uint64, error) {
 	k := a.kids[i]
-	if k.cur != nil && a.target > 0 && len(k.sp.ranges) == 1 {
-		// Always a seek, never a step: a forward seek right after a seek
-		// lets Pebble try stepping to the target first (TrySeekUsingNext),
-		// which a Next in between would rule out.
-		a.kbuf = binary.BigEndian.AppendUint64(append(a.kbuf[:0], k.sp.ranges[0].start...), a.target)
-		k.cur.SeekGE(a.kbuf)
-		k.seeks++
-	}
 	for {
+		if k.cur != nil && a.target > 0 && len(k.sp.ranges) == 1 {
+			// Always a seek, never a step: a forward seek right after a
+			// seek lets Pebble try stepping to the target first
+			// (TrySeekUsingNext), which a Next in between would rule out.
+			a.kbuf = binary.BigEndian.AppendUint64(append(a.kbuf[:0], k.sp.ranges[0].start...), a.target)
+			k.cur.SeekGE(a.kbuf)
+			k.seeks++
+		}
 		st, m, err := k.Work()
 		if err != nil || st == EOF {
 			return EOF, 0, err
@@ -117,6 +117,8 @@ func (a *AndSorted) advance(i int) (State, uint64, error) {
 		if m.RID >= a.target {
 			return Advanced, m.RID, nil
 		}
+		// Below the target on the scan's first entry (its range was just
+		// opened): the loop seeks from here.
 	}
 }
 
