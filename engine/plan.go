@@ -123,6 +123,9 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	if !q.timing {
 		batched.FetchBatch = exec.MaxFetchBatch
 	}
+	if len(sols) > 1 {
+		sols = pruneIntersections(r, sols)
+	}
 	if reason, ok := preferCollScan(r, c, q, sols); ok {
 		return collScanPlan(sols, batched, env, q, reason)
 	}
