@@ -49,3 +49,38 @@ func TestServerStatusProcessFigures(t *testing.T) {
 		t.Errorf("connections current %d + available %d != 80%% of RLIMIT_NOFILE %d", cur, avail, rl.Cur)
 	}
 }
+
+// TestServerStatusStorageMetrics: serverStatus.lode.storage reports
+// Pebble's figures; a flush shows in flushes and leaves level 0 a file.
+func TestServerStatusStorageMetrics(t *testing.T) {
+	db, mdb := durOpen(t)
+	coll := mdb.Collection("m")
+	docs := make([]any, 0, 500)
+	for i := 0; i < 500; i++ {
+		docs = append(docs, map[string]any{"_id": i, "pad": strings.Repeat("x", 200)})
+	}
+	if _, err := coll.InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	before := serverStatus(t, db.Client()).Lookup("lode", "storage").Document()
+	if err := db.Engine().Storage().Flush(); err != nil {
+		t.Fatal(err)
+	}
+	after := serverStatus(t, db.Client()).Lookup("lode", "storage").Document()
+	for _, f := range []string{"flushes", "flushesInProgress", "compactions", "compactionsInProgress", "compactionDebtBytes",
+		"l0Files", "l0Sublevels", "readAmplification", "memtableBytes", "memtables", "blockCacheBytes",
+		"blockCacheHits", "blockCacheMisses", "writeStalls", "writeStallMillis", "walBytes"} {
+		if v, err := after.LookupErr(f); err != nil || !v.IsNumber() {
+			t.Errorf("lode.storage.%s missing or not a number: %v", f, after)
+		}
+	}
+	if b, a := before.Lookup("flushes").AsInt64(), after.Lookup("flushes").AsInt64(); a <= b {
+		t.Errorf("flushes %d -> %d across a flush", b, a)
+	}
+	if n := after.Lookup("l0Files").AsInt64() + after.Lookup("compactions").AsInt64(); n < 1 {
+		t.Errorf("after a flush neither an L0 file nor a compaction: %v", after)
+	}
+	if after.Lookup("memtables").AsInt64() < 1 || after.Lookup("memtableBytes").AsInt64() <= 0 {
+		t.Errorf("no memtable reported: %v", after)
+	}
+}

@@ -86,6 +86,10 @@ func (e *Engine) TempDir() string { return filepath.Join(e.dir, "_tmp") }
 // Storage returns the storage layer, for the query executor and stats.
 func (e *Engine) Storage() *storage.DB { return e.db }
 
+// StorageMetrics returns Pebble's flush, compaction, level 0, memtable,
+// block cache and write stall figures.
+func (e *Engine) StorageMetrics() storage.EngineMetrics { return e.db.Metrics() }
+
 // StorageStats returns the durability counters (commits, fsyncs).
 func (e *Engine) StorageStats() storage.Stats { return e.db.Stats() }
 

@@ -46,7 +46,34 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 			AppendString("name", "lode").
 			AppendBoolean("supportsCommittedReads", true).
 			AppendBoolean("persistent", true).Build()).
+		AppendDocument("lode", bsoncore.NewDocumentBuilder().
+			AppendDocument("storage", storageMetricsDoc(s)).Build()).
 		Build(), nil
+}
+
+// storageMetricsDoc renders Pebble's figures (serverStatus.lode.storage),
+// Lode's counterpart of mongod's wiredTiger section: whether flushes,
+// compactions or write stalls are behind a latency spike.
+func storageMetricsDoc(s *Server) bsoncore.Document {
+	m := s.eng.StorageMetrics()
+	return bsoncore.NewDocumentBuilder().
+		AppendInt64("flushes", m.Flushes).
+		AppendInt64("flushesInProgress", m.FlushesInProgress).
+		AppendInt64("compactions", m.Compactions).
+		AppendInt64("compactionsInProgress", m.CompactionsInProgress).
+		AppendInt64("compactionDebtBytes", int64(m.CompactionDebtBytes)).
+		AppendInt64("l0Files", m.L0Files).
+		AppendInt32("l0Sublevels", m.L0Sublevels).
+		AppendInt32("readAmplification", int32(m.ReadAmp)).
+		AppendInt64("memtableBytes", int64(m.MemtableBytes)).
+		AppendInt64("memtables", m.Memtables).
+		AppendInt64("blockCacheBytes", m.BlockCacheBytes).
+		AppendInt64("blockCacheHits", m.BlockCacheHits).
+		AppendInt64("blockCacheMisses", m.BlockCacheMisses).
+		AppendInt64("writeStalls", m.WriteStalls).
+		AppendInt64("writeStallMillis", m.WriteStallMillis).
+		AppendInt64("walBytes", int64(m.WALBytes)).
+		Build()
 }
 
 // metricsDoc renders serverStatus.metrics: document counters, TTL monitor

@@ -112,6 +112,8 @@ type DB struct {
 	syncErr error         // sticky fsync failure
 	closed  bool
 
+	stalls stallCounter // Pebble write stalls (metrics.go)
+
 	request chan struct{} // capacity 1: asks the syncer for an fsync now
 	stop    chan struct{}
 	done    chan struct{}
@@ -131,17 +133,22 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref() // the DB holds its own reference
+	db := &DB{}
 	popts := &pebble.Options{
 		Logger:       quietLogger{opts.Logger},
 		Cache:        cache,
 		MemTableSize: 64 << 20,
+		EventListener: &pebble.EventListener{
+			WriteStallBegin: db.stalls.begin,
+			WriteStallEnd:   db.stalls.end,
+		},
 	}
 	popts.EnsureDefaults()
 	pdb, err := pebble.Open(dir, popts)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
-	db := &DB{
+	*db = DB{
 		pdb:     pdb,
 		log:     opts.Logger,
 		round:   make(chan struct{}),

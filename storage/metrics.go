@@ -1,0 +1,74 @@
+package storage
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// EngineMetrics are Pebble's figures that explain latency: flushes,
+// compactions and their debt, the shape of level 0, the memtables, the
+// block cache and write stalls. serverStatus reports them under
+// lode.storage so that a stall can be told from a slow query.
+type EngineMetrics struct {
+	Flushes, FlushesInProgress         int64
+	Compactions, CompactionsInProgress int64
+	CompactionDebtBytes                uint64
+	L0Files                            int64
+	L0Sublevels                        int32
+	ReadAmp                            int
+	MemtableBytes                      uint64
+	Memtables                          int64
+	BlockCacheBytes, BlockCacheHits    int64
+	BlockCacheMisses                   int64
+	WriteStalls                        int64
+	WriteStallMillis                   int64
+	WALBytes                           uint64
+}
+
+// stallCounter counts Pebble's write stalls and their total duration; its
+// methods are Pebble event listener callbacks.
+type stallCounter struct {
+	n       atomic.Int64
+	nanos   atomic.Int64
+	started atomic.Int64 // unix nanos of the open stall, 0 when none
+}
+
+func (s *stallCounter) begin(pebble.WriteStallBeginInfo) {
+	s.n.Add(1)
+	s.started.Store(time.Now().UnixNano())
+}
+
+func (s *stallCounter) end() {
+	if t := s.started.Swap(0); t != 0 {
+		s.nanos.Add(time.Now().UnixNano() - t)
+	}
+}
+
+// Metrics returns the current engine metrics.
+func (db *DB) Metrics() EngineMetrics {
+	m := db.pdb.Metrics()
+	stallNanos := db.stalls.nanos.Load()
+	if t := db.stalls.started.Load(); t != 0 {
+		stallNanos += time.Now().UnixNano() - t // a stall under way counts so far
+	}
+	return EngineMetrics{
+		Flushes:               m.Flush.Count,
+		FlushesInProgress:     m.Flush.NumInProgress,
+		Compactions:           m.Compact.Count,
+		CompactionsInProgress: m.Compact.NumInProgress,
+		CompactionDebtBytes:   m.Compact.EstimatedDebt,
+		L0Files:               m.Levels[0].TablesCount,
+		L0Sublevels:           m.Levels[0].Sublevels,
+		ReadAmp:               m.ReadAmp(),
+		MemtableBytes:         m.MemTable.Size,
+		Memtables:             m.MemTable.Count,
+		BlockCacheBytes:       m.BlockCache.Size,
+		BlockCacheHits:        m.BlockCache.Hits,
+		BlockCacheMisses:      m.BlockCache.Misses,
+		WriteStalls:           db.stalls.n.Load(),
+		WriteStallMillis:      stallNanos / 1e6,
+		WALBytes:              m.WAL.Size,
+	}
+}
