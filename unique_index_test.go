@@ -1,7 +1,9 @@
 package lode_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -78,5 +80,44 @@ func TestDuplicateKeySecondaryUniqueIndex(t *testing.T) {
 	}
 	if kv := we.WriteErrors[0].Raw.Lookup("keyValue"); kv.String() != `{"email": null,"org": null}` {
 		t.Errorf("missing fields keyValue %s", kv)
+	}
+}
+
+// The unique check skips the seek for keys above an index's last entry;
+// keys at or below it, and the last entry itself, are still checked.
+func TestDuplicateKeyAtAndBelowTheIndexMax(t *testing.T) {
+	_, db := open(t)
+	coll := db.Collection("u")
+	ctx := context.Background()
+	docs := make([]any, 0, 1000)
+	for i := 1; i <= 1000; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "k", Value: fmt.Sprintf("k%04d", i)}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []bson.D{
+		{{Key: "_id", Value: 1000}},                             // the _id index's last entry
+		{{Key: "_id", Value: 500}},                              // below it
+		{{Key: "_id", Value: 2000}, {Key: "k", Value: "k1000"}}, // k's last entry
+		{{Key: "_id", Value: 2001}, {Key: "k", Value: "k0001"}}, // k's first
+	} {
+		if _, err := coll.InsertOne(ctx, d); !mongo.IsDuplicateKeyError(err) {
+			t.Errorf("insert %v: %v, want a duplicate key error", d, err)
+		}
+	}
+	// Above both maxima, and twice in one batch.
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 3000}, {Key: "k", Value: "k9999"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 3001}, {Key: "k", Value: "z"}}, bson.D{{Key: "_id", Value: 3002}, {Key: "k", Value: "z"}}})
+	if !mongo.IsDuplicateKeyError(err) {
+		t.Errorf("two new equal keys in one batch: %v, want a duplicate key error", err)
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{}); n != 1002 {
+		t.Errorf("%d documents, want 1002", n)
 	}
 }

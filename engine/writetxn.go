@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -28,6 +29,10 @@ type writeTxn struct {
 	b    *pebble.Batch
 	it   storage.Iterator // DB iterator for unique checks, per batch
 	docs int
+	// uniqMax holds, per unique index, the last keystring it holds in t.it's
+	// view (nil: empty index); valid as long as it. A key above it has
+	// no entry, so monotonic keys (ObjectIds, counters) need no seek.
+	uniqMax map[uint64][]byte
 
 	g       keyGen
 	staged  []stagedKey
@@ -178,6 +183,24 @@ func (t *writeTxn) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Do
 			return fmt.Errorf("unique check: %w", err)
 		}
 		t.it = it
+		clear(t.uniqMax)
+	}
+	max, known := t.uniqMax[ix.id]
+	if !known {
+		last, ok, err := storage.LastIndexKeystring(t.it, ix.id, nil)
+		if err != nil {
+			return fmt.Errorf("unique check: %w", err)
+		}
+		if !ok {
+			last = nil
+		}
+		if t.uniqMax == nil {
+			t.uniqMax = map[uint64][]byte{}
+		}
+		t.uniqMax[ix.id], max = last, last
+	}
+	if max == nil || bytes.Compare(ks, max) > 0 {
+		return nil // after the index's last entry: no record has ks
 	}
 	conflict := false
 	var err error

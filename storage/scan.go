@@ -248,3 +248,19 @@ func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, 
 	}
 	return it, buf, it.Error()
 }
+
+// LastIndexKeystring returns the keystring of the last entry of indexID
+// as it reads (copied into dst), or ok false when the index is empty. It
+// rebounds it to the index.
+func LastIndexKeystring(it Iterator, indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
+	lo, hi := IndexRange(indexID)
+	it.SetBounds(lo, hi)
+	if !it.Last() {
+		return dst, false, it.Error()
+	}
+	k := it.Key()
+	if len(k) < IndexPrefixLen+8 {
+		return dst, false, fmt.Errorf("storage: malformed index key %x", k)
+	}
+	return append(dst[:0], k[IndexPrefixLen:len(k)-8]...), true, nil
+}
