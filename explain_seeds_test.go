@@ -100,25 +100,7 @@ func TestExplainSeed002Metadata(t *testing.T) {
 	if testing.Short() {
 		n = 12000
 	}
-	mimes := []string{"image/jpeg", "image/png", "image/gif"}
-	flashes := []string{"No, auto", "Yes", "No", "Auto"}
-	insertBatches(t, coll, n, func(i int) any {
-		md := bson.A{
-			bson.D{{Key: "key", Value: "File Name"}, {Key: "value", Value: fmt.Sprintf("img_%d.jpg", i)}},
-			bson.D{{Key: "key", Value: "File size"}, {Key: "value", Value: 1000 + i%5000}},
-			bson.D{{Key: "key", Value: "MIME type"}, {Key: "value", Value: mimes[i%3]}},
-			bson.D{{Key: "key", Value: "Image size"}, {Key: "value", Value: bson.D{{Key: "width", Value: 480}, {Key: "height", Value: 360}}}},
-			bson.D{{Key: "key", Value: "Camera make"}, {Key: "value", Value: "Canon"}},
-			bson.D{{Key: "key", Value: "Camera model"}, {Key: "value", Value: "Canon PowerShot S40"}},
-			bson.D{{Key: "key", Value: "Image timestamp"}, {Key: "value", Value: time.Unix(int64(i), 0)}},
-			bson.D{{Key: "key", Value: "Image number"}, {Key: "value", Value: fmt.Sprintf("117-%d", i)}},
-			bson.D{{Key: "key", Value: "Exposure time"}, {Key: "value", Value: "1/500 s"}},
-			bson.D{{Key: "key", Value: "Aperture"}, {Key: "value", Value: "F4.9"}},
-			bson.D{{Key: "key", Value: "Exposure bias"}, {Key: "value", Value: "0 EV"}},
-			bson.D{{Key: "key", Value: "Flash"}, {Key: "value", Value: flashes[i%4]}},
-		}
-		return bson.D{{Key: "metadata", Value: md}}
-	})
+	insertBatches(t, coll, n, func(i int) any { return seed002Doc(i) })
 	createIndex(t, coll, bson.D{{Key: "metadata.key", Value: 1}, {Key: "metadata.value", Value: 1}})
 	first := bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "key", Value: "MIME type"}, {Key: "value", Value: "image/jpeg"}}}}
 	second := bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "key", Value: "Flash"}, {Key: "value", Value: "No, auto"}}}}

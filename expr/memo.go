@@ -98,21 +98,9 @@ func readElement(b []byte, i int) (seenField, bool) {
 		return seenField{}, false
 	}
 	v := z + 1
-	var size int
-	switch t { // the fixed sizes inline, the rest by bsonutil
-	case bsoncore.TypeDateTime, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeTimestamp:
-		size = 8
-	case bsoncore.TypeInt32:
-		size = 4
-	case bsoncore.TypeObjectID:
-		size = 12
-	case bsoncore.TypeBoolean:
-		size = 1
-	default:
-		size = bsonutil.ValueSize(t, b[v:])
-		if size < 0 {
-			return seenField{}, false
-		}
+	size := bsonutil.ValueSize(t, b[v:])
+	if size < 0 {
+		return seenField{}, false
 	}
 	if v+size > len(b) {
 		return seenField{}, false
