@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -176,4 +175,3 @@ func head(xs []int) []int {
 	return xs
 }
 
-var _ = mongo.ErrNoDocuments
