@@ -174,4 +174,3 @@ func head(xs []int) []int {
 	}
 	return xs
 }
-
