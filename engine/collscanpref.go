@@ -68,7 +68,7 @@ func boundsHoldMost(r storage.Reader, db *storage.DB, c *collection, scan *plan.
 	var total uint64
 	var err error
 	if db != nil {
-		total, err = db.EstimateDiskUsage(lo, hi)
+		total, err = db.IndexDiskUsage(scan.Index.ID)
 	}
 	if db != nil && err == nil && total >= minEstimateBytes {
 		starts, ends := exec.ScanRanges(scan.Bounds)
@@ -118,8 +118,10 @@ func replaceableScan(s *plan.Solution, q planReq) *plan.Node {
 	if scan.Stage != plan.StageIxScan || scan.Index == nil || scan.Index.Multikey {
 		return nil
 	}
-	if scan.Index.Unique && allPoints(scan.Bounds) {
-		return nil // at most one document per point
+	if allPoints(scan.Bounds) {
+		// Equality and $in: usually selective, and the estimate would cost
+		// every such query tens of microseconds. Only ranges are weighed.
+		return nil
 	}
 	return scan
 }

@@ -114,6 +114,9 @@ type DB struct {
 
 	stalls stallCounter // Pebble write stalls (metrics.go)
 
+	usageMu sync.Mutex
+	usage   map[uint64]usageEntry // IndexDiskUsage's recent estimates
+
 	request chan struct{} // capacity 1: asks the syncer for an fsync now
 	stop    chan struct{}
 	done    chan struct{}

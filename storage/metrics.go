@@ -72,3 +72,36 @@ func (db *DB) Metrics() EngineMetrics {
 		WALBytes:              m.WAL.Size,
 	}
 }
+
+// indexUsageTTL is how long IndexDiskUsage reuses an estimate.
+const indexUsageTTL = time.Second
+
+type usageEntry struct {
+	bytes uint64
+	at    time.Time
+}
+
+// IndexDiskUsage is EstimateDiskUsage over the whole of index indexID,
+// reused for up to a second: the planner weighs a range against it on
+// every query, and an index's size moves slowly.
+func (db *DB) IndexDiskUsage(indexID uint64) (uint64, error) {
+	now := time.Now()
+	db.usageMu.Lock()
+	e, ok := db.usage[indexID]
+	db.usageMu.Unlock()
+	if ok && now.Sub(e.at) < indexUsageTTL {
+		return e.bytes, nil
+	}
+	lo, hi := IndexRange(indexID)
+	n, err := db.EstimateDiskUsage(lo, hi)
+	if err != nil {
+		return 0, err
+	}
+	db.usageMu.Lock()
+	if db.usage == nil {
+		db.usage = map[uint64]usageEntry{}
+	}
+	db.usage[indexID] = usageEntry{n, now}
+	db.usageMu.Unlock()
+	return n, nil
+}
