@@ -9,46 +9,58 @@ import (
 
 // LookupField returns the value of the top-level field key of the BSON
 // document doc, or false when the field is absent or the document is
-// malformed. It reads each element's name in place and skips values by
-// their encoded length, without allocating: the hot loop of field paths
-// in filters and expressions.
+// malformed. It reads the elements in place (ElementAt) without
+// allocating: the hot loop of field paths in filters and expressions.
 func LookupField(doc []byte, key string) (bsoncore.Value, bool) {
 	if len(doc) < 5 || strings.IndexByte(key, 0) >= 0 {
 		return bsoncore.Value{}, false
 	}
 	end := len(doc) - 1
-	i := 4
-	for i < end {
-		t := bsoncore.Type(doc[i])
-		i++
-		// Compare the name in place: key bytes followed by the NUL.
-		match := i+len(key) < end && doc[i+len(key)] == 0 && string(doc[i:i+len(key)]) == key
-		if match {
-			i += len(key) + 1
-		} else {
-			for i < end && doc[i] != 0 {
-				i++
-			}
-			if i >= end {
-				return bsoncore.Value{}, false
-			}
-			i++
-		}
-		n := valueSize(t, doc[i:end])
-		if n < 0 {
+	for i := 4; i < end; {
+		el, ok := ElementAt(doc[:end], i)
+		if !ok {
 			return bsoncore.Value{}, false
 		}
-		if match {
-			return bsoncore.Value{Type: t, Data: doc[i : i+n : i+n]}, true
+		if string(doc[el.Name:el.NameEnd]) == key {
+			return el.Value(doc), true
 		}
-		i += n
+		i = el.End
 	}
 	return bsoncore.Value{}, false
 }
 
-// ValueSize returns the encoded size of a value of type t at the start of
-// b, or -1 when b is too short or t is unknown.
-func ValueSize(t bsoncore.Type, b []byte) int { return valueSize(t, b) }
+// Element locates one element inside a document's bytes: its type, its
+// name at [Name, NameEnd) and its value at [NameEnd+1, End).
+type Element struct {
+	Type               bsoncore.Type
+	Name, NameEnd, End int
+}
+
+// Value returns the element's value within doc.
+func (e Element) Value(doc []byte) bsoncore.Value {
+	return bsoncore.Value{Type: e.Type, Data: doc[e.NameEnd+1 : e.End : e.End]}
+}
+
+// ElementAt reads the element of b that starts at offset i (b ends before
+// the document's terminating NUL), or false when it is malformed.
+func ElementAt(b []byte, i int) (Element, bool) {
+	if len(b)-i < 2 {
+		return Element{}, false
+	}
+	t := bsoncore.Type(b[i])
+	z := i + 1
+	for z < len(b) && b[z] != 0 { // names are short: a loop beats IndexByte
+		z++
+	}
+	if z >= len(b) {
+		return Element{}, false
+	}
+	n := valueSize(t, b[z+1:])
+	if n < 0 || z+1+n > len(b) {
+		return Element{}, false
+	}
+	return Element{Type: t, Name: i + 1, NameEnd: z, End: z + 1 + n}, true
+}
 
 // valueSize returns the encoded size of a value of type t at the start of
 // b, or -1 when b is too short or t is unknown.

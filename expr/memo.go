@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"math"
 	"time"
 	"unsafe"
 
@@ -45,15 +44,12 @@ func (vs *Vars) NextDoc() {
 
 // seenField locates a field in the memo's document by offsets (no
 // pointers: filling the memo costs no GC write barriers).
-type seenField struct {
-	name, nameEnd, val, valEnd int32
-	typ                        bsoncore.Type
-}
+type seenField = bsonutil.Element
 
 // lookupTop returns doc's top-level field name, memoised for the current
 // document when NextDoc is in use.
 func (vs *Vars) lookupTop(doc bsoncore.Document, name string) bsoncore.Value {
-	if vs == nil || vs.memo.gen == 0 || len(doc) < 5 || len(doc) > math.MaxInt32 {
+	if vs == nil || vs.memo.gen == 0 || len(doc) < 5 {
 		return lookupField(doc, name)
 	}
 	m := &vs.memo
@@ -63,49 +59,24 @@ func (vs *Vars) lookupTop(doc bsoncore.Document, name string) bsoncore.Value {
 		m.seen, m.pos = m.seen[:0], 4
 	}
 	for i := len(m.seen) - 1; i >= 0; i-- { // the last read is the likeliest
-		f := &m.seen[i]
-		if string(doc[f.name:f.nameEnd]) == name {
-			return bsoncore.Value{Type: f.typ, Data: doc[f.val:f.valEnd:f.valEnd]}
+		if f := m.seen[i]; string(doc[f.Name:f.NameEnd]) == name {
+			return f.Value(doc)
 		}
 	}
 	end := len(doc) - 1
 	for m.pos < end {
-		f, ok := readElement(doc[:end], m.pos)
+		f, ok := bsonutil.ElementAt(doc[:end], m.pos)
 		if !ok {
 			m.pos = end // malformed: nothing further is found
 			return lookupField(doc, name)
 		}
-		m.pos = int(f.valEnd)
+		m.pos = f.End
 		m.seen = append(m.seen, f)
-		if string(doc[f.name:f.nameEnd]) == name {
-			return bsoncore.Value{Type: f.typ, Data: doc[f.val:f.valEnd:f.valEnd]}
+		if string(doc[f.Name:f.NameEnd]) == name {
+			return f.Value(doc)
 		}
 	}
 	return Missing
-}
-
-// readElement locates the element of b that starts at offset i.
-func readElement(b []byte, i int) (seenField, bool) {
-	if len(b)-i < 2 {
-		return seenField{}, false
-	}
-	t := bsoncore.Type(b[i])
-	z := i + 1
-	for z < len(b) && b[z] != 0 { // names are short: a loop beats IndexByte
-		z++
-	}
-	if z >= len(b) {
-		return seenField{}, false
-	}
-	v := z + 1
-	size := bsonutil.ValueSize(t, b[v:])
-	if size < 0 {
-		return seenField{}, false
-	}
-	if v+size > len(b) {
-		return seenField{}, false
-	}
-	return seenField{name: int32(i + 1), nameEnd: int32(z), val: int32(v), valEnd: int32(v + size), typ: t}, true
 }
 
 // localDate is the package's localTime with its year, month and day,
