@@ -24,7 +24,7 @@ type docMemo struct {
 	// The top-level fields read so far, in order, and where the scan
 	// stopped: a lookup reads on from there, so a document is walked
 	// once however many of its fields are read.
-	seen []seenField
+	seen []bsonutil.Element // offsets, no pointers: no GC write barriers
 	pos  int
 
 	dateOK  bool
@@ -41,10 +41,6 @@ func (vs *Vars) NextDoc() {
 		vs.memo.gen++
 	}
 }
-
-// seenField locates a field in the memo's document by offsets (no
-// pointers: filling the memo costs no GC write barriers).
-type seenField = bsonutil.Element
 
 // lookupTop returns doc's top-level field name, memoised for the current
 // document when NextDoc is in use.
