@@ -300,6 +300,12 @@ func (e *Engine) loadCatalog() error {
 	if err := it.Error(); err != nil {
 		return fmt.Errorf("catalog scan: %w", err)
 	}
+	// A crash between an index build's ingestion and the catalog commit
+	// that publishes it leaves entries under an id the catalog never held;
+	// clear them before the id is handed out again.
+	if err := e.db.ClearIndexesAbove(maxID); err != nil {
+		return err
+	}
 	e.nextID.Store(maxID)
 	e.cat.Store(cat)
 	return nil

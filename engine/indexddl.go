@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -92,7 +93,7 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	}
 	n := c.copyMeta()
 	n.indexes = append(n.indexes, ix)
-	if err := e.buildIndex(n, len(n.indexes)-1); err != nil {
+	if err := e.buildIndex(ctx, n, len(n.indexes)-1); err != nil {
 		// Remove entries of batches the failed build already committed.
 		b := e.db.NewBatch()
 		lo, hi := storage.IndexRange(ix.id)
@@ -112,43 +113,65 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 
 // buildIndex adds the entries of index n.indexes[i] for every document and
 // publishes n. The writer lock is held, so no document changes meanwhile.
-func (e *Engine) buildIndex(n *collection, i int) error {
+//
+// The build is a sort, as in mongod and PostgreSQL: one scan of the
+// records generates every key into a storage.SortedLoad, which sorts them
+// (spilling runs beyond its memory budget) and writes them in key order:
+// as sstables ingested into the LSM when there are many, through one batch
+// when few. The entries of a not-yet-published index are invisible to
+// readers; CreateIndex range-deletes them if the build fails, and Open
+// removes those of an index a crash left out of the catalog.
+func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	only := n.copyMeta()
 	only.indexes = []*index{n.indexes[i]}
+	ix := only.indexes[0]
 	t := e.newTxn(only)
 	defer t.abort()
+	var check func(prev, cur []byte) error
+	if ix.unique {
+		check = func(prev, cur []byte) error { return e.buildDupCheck(n, ix, prev, cur) }
+	}
+	load := e.db.NewSortedLoad(storage.IndexPrefixLen, check)
+	defer load.Abort()
+	prog := progressFrom(ctx)
+	total := n.state.docCount.Load()
+	prog.set(progressScan, 0, total)
+	load.SizeHint(int(total))
 	cur, err := storage.NewRecordCursor(e.db.Reader(), n.id, false)
 	if err != nil {
 		return err
 	}
 	defer cur.Close()
+	var scanned int64
 	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 		mk, err := t.stageKeys(doc, false)
 		if err != nil {
 			return err
 		}
-		ix := only.indexes[0]
-		if ix.unique {
-			for _, s := range t.staged {
-				if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, doc); err != nil {
-					return err
-				}
+		for _, s := range t.staged {
+			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, t.sbuf[s.off:s.end], rid)
+			t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, false)
+			if err := load.Add(t.kbuf, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
+				return err
 			}
 		}
-		t.writeStaged(rid)
 		t.markMultikey(mk)
-		t.docs++
-		if t.full() {
-			// Entries of a not-yet-published index are invisible to
-			// readers, so committing the build in several batches is safe;
-			// CreateIndex range-deletes them if the build fails.
-			if err := t.commitBuild(); err != nil {
+		scanned++
+		if scanned&1023 == 0 {
+			prog.set(progressScan, scanned, max(total, scanned))
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
 	}
 	if err := cur.Err(); err != nil {
+		return err
+	}
+	cur.Close()
+	prog.set(progressInsert, 0, load.Keys())
+	load.OnEmitted = func(done, total int64) { prog.set(progressInsert, done, total) }
+	if _, err := load.Finish(ctx); err != nil {
 		return err
 	}
 	n.indexes[i] = t.c.indexes[0]
@@ -157,22 +180,23 @@ func (e *Engine) buildIndex(n *collection, i int) error {
 	return t.commit()
 }
 
-// commitBuild commits index entries without touching the catalog.
-func (t *writeTxn) commitBuild() error {
-	dirty := t.metaDirty
-	t.metaDirty = false
-	seq, err := t.e.db.Commit(t.b)
-	t.b = t.e.db.NewBatch()
-	t.docs = 0
-	if t.it != nil {
-		t.it.Close()
-		t.it = nil
+// buildDupCheck refuses two neighbouring entries of a unique index with
+// the same keystring, as mongod's bulk builder does, naming the values of
+// the second document.
+func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error {
+	pks, _ := storage.SplitIndexKey(prev)
+	cks, rid := storage.SplitIndexKey(cur)
+	if !bytes.Equal(pks, cks) {
+		return nil
 	}
-	clear(t.pending)
-	clear(t.removed)
-	t.metaDirty = dirty
-	t.lastSeq = seq
-	return err
+	doc, found, err := storage.Get(e.db.Reader(), storage.AppendRecordKey(nil, c.id, rid), nil)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return dupKeyError(c, ix, nil)
+	}
+	return dupKeyError(c, ix, keyValues(ix, doc, cks))
 }
 
 // ListIndexes returns the indexes of db.coll in creation order.

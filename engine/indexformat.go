@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/lodedb/lode/storage"
@@ -124,7 +125,7 @@ func (e *Engine) rebuildIndexKeys(db, name string, i int) error {
 		return err
 	}
 	c.state.mu.Lock()
-	err := e.buildIndex(n, i)
+	err := e.buildIndex(context.Background(), n, i)
 	if err == nil {
 		delete(c.state.idxBytes, old.id)
 	}

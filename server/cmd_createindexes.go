@@ -80,6 +80,10 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	if ixs, err := s.eng.ListIndexes(req.DB, coll); err == nil {
 		before, existed = len(ixs), true
 	}
+	if op, ok := ctx.Value(opKey{}).(*runningOp); ok {
+		// currentOp shows the build's phase and progress.
+		ctx = engine.WithProgress(ctx, &op.progress)
+	}
 	createdAny := false
 	for _, spec := range specs {
 		created, err := s.eng.CreateIndexCtx(ctx, req.DB, coll, spec)

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/errs"
 )
 
@@ -24,6 +25,8 @@ type runningOp struct {
 	start  time.Time
 	cancel context.CancelFunc
 	killed atomic.Bool
+	// progress is what an index build reports (msg and progress fields).
+	progress engine.Progress
 }
 
 // opRegistry tracks the running commands of one server.
@@ -149,10 +152,31 @@ func (op *runningOp) render(host string) bsoncore.Document {
 		ns = op.db + ".$cmd"
 	}
 	b.AppendString("ns", ns).
-		AppendDocument("command", op.cmd).
-		AppendInt32("numYields", 0).
+		AppendDocument("command", op.cmd)
+	if msg, done, total, ok := op.progress.Snapshot(); ok {
+		// mongod's CurOp: the phase, then its ProgressMeter rendered as
+		// "phase: done/total pct%".
+		pct := int64(0)
+		if total > 0 {
+			pct = done * 100 / total
+		}
+		b.AppendString("msg", msg+" "+msg+": "+itoa(done)+"/"+itoa(total)+" "+itoa(pct)+"%")
+		b.AppendDocument("progress", bsoncore.NewDocumentBuilder().
+			AppendValue("done", number(done)).
+			AppendValue("total", number(total)).
+			Build())
+	}
+	b.AppendInt32("numYields", 0).
 		AppendBoolean("killPending", op.killed.Load())
 	return b.Build()
+}
+
+// number is n as mongod's appendNumber writes it: an int32 when it fits.
+func number(n int64) bsoncore.Value {
+	if n >= -1<<31 && n < 1<<31 {
+		return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(n))}
+	}
+	return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, n)}
 }
 
 func itoa(n int64) string {

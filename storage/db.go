@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,26 +100,30 @@ var ErrClosed = errors.New("storage: closed")
 
 // DB is one Pebble database with Lode's durability policy.
 type DB struct {
-	pdb *pebble.DB
-	log *slog.Logger
+	pdb   *pebble.DB
+	popts *pebble.Options
+	dir   string
+	log   *slog.Logger
 
 	commitSeq atomic.Uint64 // sequence of acknowledged (WAL-written) commits
 	commits   atomic.Uint64
 	syncs     atomic.Uint64
 	syncWaits atomic.Uint64
 
-	mu      sync.Mutex
-	synced  uint64        // highest commitSeq covered by a completed fsync
-	round   chan struct{} // closed when the next fsync completes
-	syncErr error         // sticky fsync failure
-	closed  bool
+	mu     sync.Mutex
+	synced uint64        // highest commitSeq covered by a completed fsync
+	round  chan struct{} // closed when the next fsync completes
+	// syncSlot is held by whoever runs an fsync (syncNow): a j:true
+	// waiter leading a round, the periodic syncer, or Close.
+	syncSlot sync.Mutex
+	syncErr  error // sticky fsync failure
+	closed   bool
 
 	stalls stallCounter // Pebble write stalls (metrics.go)
 
 	usageMu sync.Mutex
 	usage   map[uint64]usageEntry // IndexDiskUsage's recent estimates
 
-	request chan struct{} // capacity 1: asks the syncer for an fsync now
 	stop    chan struct{}
 	done    chan struct{}
 	closeMu sync.Mutex
@@ -147,17 +153,25 @@ func Open(dir string, opts Options) (*DB, error) {
 		},
 	}
 	popts.EnsureDefaults()
+	// Sorted loads (bulkload.go) keep their runs and sstables in bulk-*
+	// directories; one a crash interrupted is of no further use.
+	if stale, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(stale) > 0 {
+		for _, d := range stale {
+			os.RemoveAll(d)
+		}
+	}
 	pdb, err := pebble.Open(dir, popts)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	*db = DB{
-		pdb:     pdb,
-		log:     opts.Logger,
-		round:   make(chan struct{}),
-		request: make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		pdb:   pdb,
+		popts: popts,
+		dir:   dir,
+		log:   opts.Logger,
+		round: make(chan struct{}),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
 	go db.syncLoop(opts.SyncInterval)
 	return db, nil
@@ -234,11 +248,13 @@ func (db *DB) Close() error {
 	db.mu.Unlock()
 	close(db.stop)
 	<-db.done
+	db.syncSlot.Lock()
 	serr := db.syncNow() // final sync covers everything committed
 	db.mu.Lock()
 	db.closed = true
 	close(db.round) // release any waiter; they observe closed
 	db.mu.Unlock()
+	db.syncSlot.Unlock()
 	cerr := db.pdb.Close()
 	if serr != nil {
 		return serr

@@ -9,9 +9,13 @@ import (
 )
 
 // WaitDurable blocks until an fsync covers the commit with sequence seq
-// (as returned by Commit). Concurrent waiters share fsyncs: the syncer
-// performs one fsync for everything committed before it started, then
-// wakes every waiter it covered. No lock is held across the fsync.
+// (as returned by Commit). Concurrent waiters share fsyncs, leader and
+// followers: the first waiter to find no fsync in flight performs one
+// itself, covering everything committed before it started, and wakes every
+// waiter it covered; the others wait for that round and, if it started
+// before their commit, lead the next. Leading inline saves the two
+// goroutine hand-offs a separate syncer would cost each j:true write. No
+// lock other than the fsync slot is held across the fsync.
 func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 	waited := false
 	for {
@@ -35,9 +39,21 @@ func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 			waited = true
 			db.syncWaits.Add(1)
 		}
-		select {
-		case db.request <- struct{}{}:
-		default: // a request is already pending
+		if db.syncSlot.TryLock() {
+			// Leader: re-check under the slot (a round may have ended
+			// since), then sync for everyone committed so far.
+			db.mu.Lock()
+			done := db.synced >= seq || db.closed
+			db.mu.Unlock()
+			var err error
+			if !done {
+				err = db.syncNow()
+			}
+			db.syncSlot.Unlock()
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		select {
 		case <-ch:
@@ -61,7 +77,6 @@ func (db *DB) syncLoop(interval time.Duration) {
 		select {
 		case <-db.stop:
 			return
-		case <-db.request:
 		case <-t.C:
 		}
 		db.mu.Lock()
@@ -70,14 +85,17 @@ func (db *DB) syncLoop(interval time.Duration) {
 		if idle {
 			continue
 		}
-		if err := db.syncNow(); err != nil {
+		db.syncSlot.Lock()
+		err := db.syncNow()
+		db.syncSlot.Unlock()
+		if err != nil {
 			db.log.Error("WAL sync failed", "err", err)
 		}
 	}
 }
 
-// syncNow performs one fsync and wakes the waiters it covers. Only the
-// syncer goroutine (or Close, after the syncer stopped) calls it.
+// syncNow performs one fsync and wakes the waiters it covers. The caller
+// holds syncSlot.
 func (db *DB) syncNow() error {
 	// Every commit with a sequence <= target has returned from Pebble's
 	// commit, so its batch is in the WAL before the sync below is queued.

@@ -1,0 +1,541 @@
+package storage
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// SortedLoad writes a set of new keys, given in any order, the way
+// PostgreSQL's CREATE INDEX and MongoDB's index builds do: it sorts them
+// (in memory up to a budget, spilling sorted runs to files beyond it) and
+// then writes them in key order. A small load goes through one batch; a
+// large one is written as sstables that Pebble ingests directly into the
+// LSM, so its keys never pass through the WAL, the memtable or a flush.
+//
+// The keys must be new: no key of the load may exist in the database or
+// be written by anyone else until Finish returns (an index build owns its
+// fresh index id). Keys must be distinct.
+type SortedLoad struct {
+	db        *DB
+	skip      int // bytes every key shares (the index prefix); not compared
+	budget    int
+	chunks    [][]byte // the arena: entries never straddle two chunks
+	used      int      // bytes in chunks
+	ents      []sortEntry
+	runs      []string
+	dir       string
+	keys      int64
+	bytes     int64
+	check     func(prev, cur []byte) error
+	OnEmitted func(done, total int64) // progress while writing; may be nil
+}
+
+// sortEntry is one key/value in the arena, with the first sixteen compared
+// bytes of the key as two big-endian integers: most comparisons end there
+// (PostgreSQL's abbreviated keys; eight bytes are too few for compound
+// index keys, whose first field repeats across many entries).
+type sortEntry struct {
+	abbrev uint64
+	abbrv2 uint64 // the next eight bytes
+	chunk  uint32
+	off    uint32
+	klen   uint32
+	vlen   uint32
+}
+
+// chunkSize is the size of one arena chunk. Growing the arena by chunks
+// copies nothing, where one growing slice would copy it again and again.
+const chunkSize = 4 << 20
+
+// DefaultSortBudget is the memory a SortedLoad sorts in before it spills a
+// run, MongoDB's maxIndexBuildMemoryUsageMegabytes default.
+const DefaultSortBudget = 200 << 20
+
+// ingestThreshold is the smallest load written as sstables; below it one
+// batch is cheaper than the fsyncs an ingestion costs.
+const ingestThreshold = 4 << 20
+
+// targetTableSize splits the ingested output into sstables of about this
+// many uncompressed bytes, so later compactions of the range move moderate files.
+const targetTableSize = 64 << 20
+
+// NewSortedLoad starts a load. skip is the length of a prefix all keys
+// share; check, when not nil, is called with each pair of neighbouring
+// keys in sorted order and may refuse the load (a unique index's duplicate).
+func (db *DB) NewSortedLoad(skip int, check func(prev, cur []byte) error) *SortedLoad {
+	return &SortedLoad{db: db, skip: skip, budget: DefaultSortBudget, check: check}
+}
+
+// SetBudget changes the in-memory sort budget (tests use a small one to
+// exercise spilled runs).
+func (l *SortedLoad) SetBudget(n int) { l.budget = n }
+
+// Keys returns the number of keys added so far.
+func (l *SortedLoad) Keys() int64 { return l.keys }
+
+// SizeHint says how many more keys are about to be added, so the entry
+// table is allocated once.
+func (l *SortedLoad) SizeHint(n int) {
+	n = min(n, l.budget/2/entrySize)
+	if n > cap(l.ents)-len(l.ents) {
+		l.ents = slices.Grow(l.ents, n)
+	}
+}
+
+// entrySize is the in-memory size of one sortEntry.
+const entrySize = 32
+
+// Add adds one key and value; both are copied.
+func (l *SortedLoad) Add(key, value []byte) error {
+	n := len(key) + len(value)
+	if l.used+n+len(l.ents)*entrySize > l.budget && len(l.ents) > 0 {
+		if err := l.spill(); err != nil {
+			return err
+		}
+	}
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+n > cap(l.chunks[len(l.chunks)-1]) {
+		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, n)))
+	}
+	ci := len(l.chunks) - 1
+	c := l.chunks[ci]
+	off := len(c)
+	c = append(c, key...)
+	c = append(c, value...)
+	l.chunks[ci] = c
+	l.used += n
+	l.ents = append(l.ents, sortEntry{abbrev: abbrev(key, l.skip), abbrv2: abbrev(key, l.skip+8), chunk: uint32(ci), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(value))})
+	l.keys++
+	l.bytes += int64(n)
+	return nil
+}
+
+func abbrev(key []byte, skip int) uint64 {
+	var b [8]byte
+	if skip < len(key) {
+		copy(b[:], key[skip:])
+	}
+	return binary.BigEndian.Uint64(b[:])
+}
+
+func (l *SortedLoad) key(e sortEntry) []byte { return l.chunks[e.chunk][e.off : e.off+e.klen] }
+
+func (l *SortedLoad) value(e sortEntry) []byte {
+	s := e.off + e.klen
+	return l.chunks[e.chunk][s : s+e.vlen]
+}
+
+func (l *SortedLoad) cmp(a, b sortEntry) int {
+	if a.abbrev != b.abbrev {
+		if a.abbrev < b.abbrev {
+			return -1
+		}
+		return 1
+	}
+	if a.abbrv2 != b.abbrv2 {
+		if a.abbrv2 < b.abbrv2 {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(l.key(a)[l.skip:], l.key(b)[l.skip:])
+}
+
+// sort orders the in-memory entries, on two goroutines when there are
+// many: each sorts a half and the halves are merged.
+func (l *SortedLoad) sort() {
+	n := len(l.ents)
+	if n < 1<<16 {
+		slices.SortFunc(l.ents, l.cmp)
+		return
+	}
+	a, b := l.ents[:n/2], l.ents[n/2:]
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); slices.SortFunc(a, l.cmp) }()
+	slices.SortFunc(b, l.cmp)
+	wg.Wait()
+	out := make([]sortEntry, 0, n)
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if l.cmp(a[i], b[j]) <= 0 {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	out = append(out, b[j:]...)
+	l.ents = out
+}
+
+// tmpDir returns (creating it) the directory for runs and sstables, inside
+// the data directory so that ingestion can hard-link its files.
+func (l *SortedLoad) tmpDir() (string, error) {
+	if l.dir != "" {
+		return l.dir, nil
+	}
+	d, err := os.MkdirTemp(l.db.dir, "bulk-")
+	if err != nil {
+		return "", fmt.Errorf("storage: sorted load: %w", err)
+	}
+	l.dir = d
+	return d, nil
+}
+
+// spill sorts the in-memory entries and writes them as one run file.
+func (l *SortedLoad) spill() error {
+	l.sort()
+	dir, err := l.tmpDir()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("run-%06d", len(l.runs)))
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("storage: sorted load: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var hdr [2 * binary.MaxVarintLen32]byte
+	for _, e := range l.ents {
+		n := binary.PutUvarint(hdr[:], uint64(e.klen))
+		n += binary.PutUvarint(hdr[n:], uint64(e.vlen))
+		w.Write(hdr[:n])
+		w.Write(l.chunks[e.chunk][e.off : e.off+e.klen+e.vlen])
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("storage: sorted load: write run: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("storage: sorted load: write run: %w", err)
+	}
+	l.runs = append(l.runs, path)
+	for i := range l.chunks {
+		l.chunks[i] = l.chunks[i][:0]
+	}
+	l.chunks, l.ents, l.used = l.chunks[:1], l.ents[:0], 0
+	return nil
+}
+
+// Abort removes the load's temporary files; nothing was written to the
+// database unless Finish ran.
+func (l *SortedLoad) Abort() {
+	if l.dir != "" {
+		os.RemoveAll(l.dir)
+		l.dir = ""
+	}
+	l.chunks, l.ents, l.runs, l.used = nil, nil, nil, 0
+}
+
+// Finish writes every key in order and returns the commit sequence of the
+// batch (zero when the keys were ingested: ingestion is durable on return).
+func (l *SortedLoad) Finish(ctx context.Context) (uint64, error) {
+	defer l.Abort()
+	if len(l.runs) == 0 && l.bytes < ingestThreshold {
+		l.sort()
+		b := l.db.NewBatch()
+		var prev []byte
+		for i, e := range l.ents {
+			k := l.key(e)
+			if l.check != nil && i > 0 {
+				if err := l.check(prev, k); err != nil {
+					b.Close()
+					return 0, err
+				}
+			}
+			prev = k
+			if err := b.Set(k, l.value(e), nil); err != nil {
+				b.Close()
+				return 0, fmt.Errorf("storage: sorted load: %w", err)
+			}
+		}
+		if l.OnEmitted != nil {
+			l.OnEmitted(l.keys, l.keys)
+		}
+		if b.Empty() {
+			b.Close()
+			return 0, nil
+		}
+		return l.db.Commit(b)
+	}
+	src, err := l.sources()
+	if err != nil {
+		return 0, err
+	}
+	defer src.close()
+	paths, err := l.writeTables(ctx, src)
+	if err != nil {
+		return 0, err
+	}
+	if len(paths) == 0 {
+		return 0, nil
+	}
+	if err := l.db.pdb.Ingest(ctx, paths); err != nil {
+		return 0, fmt.Errorf("storage: sorted load: ingest: %w", err)
+	}
+	return 0, nil
+}
+
+// writeTables merges the sorted sources into sstables of about
+// targetTableSize each and returns their paths.
+func (l *SortedLoad) writeTables(ctx context.Context, src *mergeSources) ([]string, error) {
+	dir, err := l.tmpDir()
+	if err != nil {
+		return nil, err
+	}
+	var (
+		paths []string
+		w     *sstable.Writer
+		prev  []byte
+		n     int64
+		// uncompressed bytes in the current table
+		tableBytes int
+	)
+	wopts := l.db.popts.MakeWriterOptions(6, l.db.pdb.TableFormat())
+	closeTable := func() error {
+		if w == nil {
+			return nil
+		}
+		err := w.Close()
+		w = nil
+		if err != nil {
+			return fmt.Errorf("storage: sorted load: write sstable: %w", err)
+		}
+		return nil
+	}
+	for {
+		k, v, ok, err := src.next()
+		if err != nil {
+			closeTable()
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if l.check != nil && prev != nil {
+			if err := l.check(prev, k); err != nil {
+				closeTable()
+				return nil, err
+			}
+		}
+		if w != nil && tableBytes >= targetTableSize {
+			if err := closeTable(); err != nil {
+				return nil, err
+			}
+			tableBytes = 0
+		}
+		if w == nil {
+			path := filepath.Join(dir, fmt.Sprintf("table-%06d.sst", len(paths)))
+			f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
+			if err != nil {
+				return nil, fmt.Errorf("storage: sorted load: %w", err)
+			}
+			w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), wopts)
+			paths = append(paths, path)
+		}
+		if err := w.Set(k, v); err != nil {
+			closeTable()
+			return nil, fmt.Errorf("storage: sorted load: write sstable: %w", err)
+		}
+		prev = append(prev[:0], k...)
+		tableBytes += len(k) + len(v)
+		n++
+		if n&0xffff == 0 {
+			if l.OnEmitted != nil {
+				l.OnEmitted(n, l.keys)
+			}
+			if err := ctx.Err(); err != nil {
+				closeTable()
+				return nil, err
+			}
+		}
+	}
+	if l.OnEmitted != nil {
+		l.OnEmitted(n, l.keys)
+	}
+	if err := closeTable(); err != nil {
+		return nil, err
+	}
+	return paths, nil
+}
+
+// mergeSources yields the keys of the in-memory entries and the spilled
+// runs in order.
+type mergeSources struct {
+	h    runHeap
+	mem  *memRun
+	runs []*fileRun
+}
+
+type source interface {
+	// advance moves to the next entry; it reports false at the end.
+	advance() (bool, error)
+	key() []byte
+	value() []byte
+}
+
+type runHeap []source
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].key(), h[j].key()) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(source)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (l *SortedLoad) sources() (*mergeSources, error) {
+	l.sort()
+	m := &mergeSources{mem: &memRun{l: l, i: -1}}
+	all := []source{m.mem}
+	for _, p := range l.runs {
+		f, err := os.Open(p)
+		if err != nil {
+			m.close()
+			return nil, fmt.Errorf("storage: sorted load: %w", err)
+		}
+		r := &fileRun{f: f, r: bufio.NewReaderSize(f, 1<<20)}
+		m.runs = append(m.runs, r)
+		all = append(all, r)
+	}
+	for _, s := range all {
+		ok, err := s.advance()
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		if ok {
+			m.h = append(m.h, s)
+		}
+	}
+	heap.Init(&m.h)
+	return m, nil
+}
+
+// next returns the smallest remaining entry. The slices stay valid until
+// the following call.
+func (m *mergeSources) next() (k, v []byte, ok bool, err error) {
+	if len(m.h) == 0 {
+		return nil, nil, false, nil
+	}
+	top := m.h[0]
+	// Copy out before advancing: a file run reuses its buffers.
+	k, v = top.key(), top.value()
+	if fr, isFile := top.(*fileRun); isFile {
+		k = append(fr.outK[:0], k...)
+		v = append(fr.outV[:0], v...)
+		fr.outK, fr.outV = k, v
+	}
+	more, err := top.advance()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if more {
+		heap.Fix(&m.h, 0)
+	} else {
+		heap.Pop(&m.h)
+	}
+	return k, v, true, nil
+}
+
+func (m *mergeSources) close() {
+	for _, r := range m.runs {
+		r.f.Close()
+	}
+}
+
+// memRun walks the sorted in-memory entries.
+type memRun struct {
+	l *SortedLoad
+	i int
+}
+
+func (r *memRun) advance() (bool, error) {
+	r.i++
+	return r.i < len(r.l.ents), nil
+}
+func (r *memRun) key() []byte   { return r.l.key(r.l.ents[r.i]) }
+func (r *memRun) value() []byte { return r.l.value(r.l.ents[r.i]) }
+
+// fileRun reads one spilled run.
+type fileRun struct {
+	f          *os.File
+	r          *bufio.Reader
+	k, v       []byte
+	outK, outV []byte
+}
+
+func (r *fileRun) advance() (bool, error) {
+	kl, err := binary.ReadUvarint(r.r)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("storage: sorted load: read run: %w", err)
+	}
+	vl, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return false, fmt.Errorf("storage: sorted load: read run: %w", err)
+	}
+	r.k = slices.Grow(r.k[:0], int(kl))[:kl]
+	r.v = slices.Grow(r.v[:0], int(vl))[:vl]
+	if _, err := io.ReadFull(r.r, r.k); err != nil {
+		return false, fmt.Errorf("storage: sorted load: read run: %w", err)
+	}
+	if _, err := io.ReadFull(r.r, r.v); err != nil {
+		return false, fmt.Errorf("storage: sorted load: read run: %w", err)
+	}
+	return true, nil
+}
+func (r *fileRun) key() []byte   { return r.k }
+func (r *fileRun) value() []byte { return r.v }
+
+// ClearIndexesAbove range-deletes the entries of every index id above id,
+// if there are any. Open uses it to drop what an index build interrupted
+// by a crash left behind before its index was in the catalog.
+func (db *DB) ClearIndexesAbove(id uint64) error {
+	if id == ^uint64(0) {
+		return nil
+	}
+	lo := AppendIndexPrefix(nil, id+1)
+	hi := []byte{KindIndex + 1}
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return fmt.Errorf("storage: orphaned index entries: %w", err)
+	}
+	found := it.First()
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("storage: orphaned index entries: %w", err)
+	}
+	if !found {
+		return nil
+	}
+	db.log.Warn("removing index entries of an index build interrupted by a crash", "above_id", id)
+	b := db.NewBatch()
+	if err := b.DeleteRange(lo, hi, nil); err != nil {
+		b.Close()
+		return fmt.Errorf("storage: orphaned index entries: %w", err)
+	}
+	_, err = db.Commit(b)
+	return err
+}

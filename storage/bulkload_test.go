@@ -1,0 +1,165 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// loadKeys adds n index entries of index 7 with keystrings in a shuffled
+// order and returns them sorted as Pebble must hold them.
+func loadKeys(t *testing.T, l *SortedLoad, n int, pad int) [][]byte {
+	t.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	want := make([][]byte, 0, n)
+	for _, i := range r.Perm(n) {
+		// Compound-key-like keystrings: a repeated first field, so the
+		// sixteen abbreviated bytes often tie and the full compare decides.
+		ks := fmt.Appendf(nil, "cat%03d|%0*d", i%7, pad, i)
+		k := AppendIndexKey(nil, 7, ks, uint64(i))
+		if err := l.Add(k, []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, k)
+	}
+	sortKeys(want)
+	return want
+}
+
+func sortKeys(ks [][]byte) { slices.SortFunc(ks, bytes.Compare) }
+
+func checkIndex(t *testing.T, db *DB, want [][]byte) {
+	t.Helper()
+	lo, hi := IndexRange(7)
+	it, err := db.Pebble().NewIter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	i := 0
+	for ok := it.SeekGE(lo); ok && bytes.Compare(it.Key(), hi) < 0; ok = it.Next() {
+		if i >= len(want) || !bytes.Equal(it.Key(), want[i]) {
+			t.Fatalf("entry %d is %q, want %q", i, it.Key(), want[min(i, len(want)-1)])
+		}
+		_, rid := SplitIndexKey(it.Key())
+		if len(it.Value()) != 1 || it.Value()[0] != byte(rid) {
+			t.Fatalf("entry %d has value %v", i, it.Value())
+		}
+		i++
+	}
+	if i != len(want) {
+		t.Fatalf("%d entries, want %d", i, len(want))
+	}
+}
+
+func TestSortedLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		n, pad int
+		budget int
+	}{
+		{"batch", 2000, 4, DefaultSortBudget},
+		{"ingest", 120_000, 40, DefaultSortBudget},       // over ingestThreshold
+		{"spilled runs", 60_000, 40, 512 << 10},          // about eight runs, then ingested
+		{"spilled runs, small total", 3000, 4, 16 << 10}, // runs merged into sstables
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(dir, Options{SyncInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			l := db.NewSortedLoad(IndexPrefixLen, nil)
+			l.SetBudget(tc.budget)
+			want := loadKeys(t, l, tc.n, tc.pad)
+			var done, total int64
+			l.OnEmitted = func(d, tot int64) { done, total = d, tot }
+			if _, err := l.Finish(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if done != int64(tc.n) || total != int64(tc.n) {
+				t.Fatalf("progress %d/%d, want %d/%d", done, total, tc.n, tc.n)
+			}
+			checkIndex(t, db, want)
+			if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
+				t.Fatalf("temporary files left: %v", left)
+			}
+			// The entries are ordinary keys: they survive a reopen and
+			// can be removed one by one.
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db, err = Open(dir, Options{SyncInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkIndex(t, db, want)
+			b := db.NewBatch()
+			for _, k := range want[1:] {
+				b.SingleDelete(k, nil)
+			}
+			if _, err := db.Commit(b); err != nil {
+				t.Fatal(err)
+			}
+			checkIndex(t, db, want[:1])
+		})
+	}
+}
+
+func TestSortedLoadCheckRefuses(t *testing.T) {
+	for _, n := range []int{500, 120_000} {
+		db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errDup := errors.New("duplicate")
+		l := db.NewSortedLoad(IndexPrefixLen, func(prev, cur []byte) error {
+			p, _ := SplitIndexKey(prev)
+			c, _ := SplitIndexKey(cur)
+			if bytes.Equal(p, c) {
+				return errDup
+			}
+			return nil
+		})
+		loadKeys(t, l, n, 40)
+		// One more entry with an existing keystring and another record id.
+		if err := l.Add(AppendIndexKey(nil, 7, fmt.Appendf(nil, "cat%03d|%0*d", 5%7, 40, 5), uint64(n+1)), []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Finish(context.Background()); !errors.Is(err, errDup) {
+			t.Fatalf("n=%d: Finish: %v, want the check's error", n, err)
+		}
+		checkIndex(t, db, nil)
+		db.Close()
+	}
+}
+
+// TestClearIndexesAbove: entries under an id the catalog does not hold
+// (a build a crash interrupted) are removed; lower ids are kept.
+func TestClearIndexesAbove(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := db.NewBatch()
+	b.Set(AppendIndexKey(nil, 7, []byte("a"), 1), []byte{1}, nil)
+	b.Set(AppendIndexKey(nil, 9, []byte("b"), 2), nil, nil)
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ClearIndexesAbove(7); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, [][]byte{AppendIndexKey(nil, 7, []byte("a"), 1)})
+	if _, found, _ := db.Get(AppendIndexKey(nil, 9, []byte("b"), 2), nil); found {
+		t.Fatal("index 9's entry survived")
+	}
+}
