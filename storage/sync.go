@@ -39,6 +39,10 @@ func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 			waited = true
 			db.syncWaits.Add(1)
 		}
+		if err := ctx.Err(); err != nil {
+			// Out of time (maxTimeMS): do not start an fsync for it.
+			return err
+		}
 		if db.syncSlot.TryLock() {
 			// Leader: re-check under the slot (a round may have ended
 			// since), then sync for everyone committed so far.
