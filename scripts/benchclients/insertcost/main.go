@@ -52,7 +52,7 @@ func main() {
 		docs = docs[:0]
 		t := time.Now()
 		for ; len(docs) < *batch && i < *rows; i++ {
-			raw, err := bson.Marshal(bson.D{{"_id", int64(i + 1)}, {"cat", int32(r.IntN(100))}, {"ts", int64(i)}})
+			raw, err := bson.Marshal(bson.D{{Key: "_id", Value: int64(i + 1)}, {Key: "cat", Value: int32(r.IntN(100))}, {Key: "ts", Value: int64(i)}})
 			if err != nil {
 				log.Fatal(err)
 			}
