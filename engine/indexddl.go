@@ -134,7 +134,15 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	load := e.db.NewSortedLoad(storage.IndexPrefixLen, check)
 	defer load.Abort()
 	prog := progressFrom(ctx)
-	total := n.state.docCount.Load()
+	// The total for progress and the sort's size hint: the count when
+	// known, else the highest record id (exact for a collection never
+	// deleted from; mongod's figure is an estimate too). The scan below
+	// counts, and sets the count when it was unknown.
+	st := n.state
+	total := int64(st.lastRec)
+	if st.statsValid {
+		total = st.count
+	}
 	prog.set(progressScan, 0, total)
 	load.SizeHint(int(total))
 	cur, err := storage.NewRecordCursor(e.db.Reader(), n.id, false)
@@ -142,8 +150,9 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		return err
 	}
 	defer cur.Close()
-	var scanned int64
+	var scanned, size int64
 	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
+		size += int64(len(doc))
 		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 		mk, err := t.stageKeys(doc, false)
 		if err != nil {
@@ -169,6 +178,10 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		return err
 	}
 	cur.Close()
+	if !st.statsValid {
+		st.count, st.dataSize, st.statsValid = scanned, size, true
+		st.docCount.Store(scanned)
+	}
 	prog.set(progressInsert, 0, load.Keys())
 	load.OnEmitted = func(done, total int64) { prog.set(progressInsert, done, total) }
 	if _, err := load.Finish(ctx); err != nil {

@@ -37,6 +37,8 @@ type SortedLoad struct {
 	chunks    [][]byte // the arena: entries never straddle two chunks
 	used      int      // bytes in chunks
 	ents      []sortEntry
+	first     []byte // the first key added, to measure lcp against
+	lcp       int    // bytes after skip that every key added shares
 	runs      []string
 	dir       string
 	keys      int64
@@ -45,10 +47,11 @@ type SortedLoad struct {
 	OnEmitted func(done, total int64) // progress while writing; may be nil
 }
 
-// sortEntry is one key/value in the arena, with the first sixteen compared
-// bytes of the key as two big-endian integers: most comparisons end there
-// (PostgreSQL's abbreviated keys; eight bytes are too few for compound
-// index keys, whose first field repeats across many entries).
+// sortEntry is one key/value in the arena, with sixteen bytes of the key
+// (those after the prefix all keys share) as two big-endian integers: most
+// comparisons end there (PostgreSQL's abbreviated keys; eight bytes are too
+// few for compound index keys, whose first field repeats across many
+// entries).
 type sortEntry struct {
 	abbrev uint64
 	abbrv2 uint64 // the next eight bytes
@@ -118,7 +121,20 @@ func (l *SortedLoad) Add(key, value []byte) error {
 	c = append(c, value...)
 	l.chunks[ci] = c
 	l.used += n
-	l.ents = append(l.ents, sortEntry{abbrev: abbrev(key, l.skip), abbrv2: abbrev(key, l.skip+8), chunk: uint32(ci), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(value))})
+	if l.keys == 0 {
+		l.first = append([]byte(nil), key[min(l.skip, len(key)):]...)
+		l.lcp = len(l.first)
+	} else if l.lcp > 0 {
+		rest := key[min(l.skip, len(key)):]
+		n := min(l.lcp, len(rest))
+		i := 0
+		for i < n && rest[i] == l.first[i] {
+			i++
+		}
+		l.lcp = i
+	}
+	// The abbreviations are set by sort, once the shared prefix is known.
+	l.ents = append(l.ents, sortEntry{chunk: uint32(ci), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(value))})
 	l.keys++
 	l.bytes += int64(n)
 	return nil
@@ -140,6 +156,9 @@ func (l *SortedLoad) value(e sortEntry) []byte {
 }
 
 func (l *SortedLoad) cmp(a, b sortEntry) int {
+	// Keys agree on their first skip+lcp bytes, and on the next sixteen
+	// when the abbreviations tie; compare after those when both are long
+	// enough for the abbreviations to hold no padding.
 	if a.abbrev != b.abbrev {
 		if a.abbrev < b.abbrev {
 			return -1
@@ -152,12 +171,24 @@ func (l *SortedLoad) cmp(a, b sortEntry) int {
 		}
 		return 1
 	}
-	return bytes.Compare(l.key(a)[l.skip:], l.key(b)[l.skip:])
+	ka, kb := l.key(a), l.key(b)
+	if off := l.skip + l.lcp + 16; len(ka) >= off && len(kb) >= off {
+		return bytes.Compare(ka[off:], kb[off:])
+	}
+	return bytes.Compare(ka[l.skip:], kb[l.skip:])
 }
 
 // sort orders the in-memory entries, on two goroutines when there are
 // many: each sorts a half and the halves are merged.
 func (l *SortedLoad) sort() {
+	// Abbreviate after the prefix every key shares: index keys of one
+	// field often start alike (a type byte, then "/site/section..."), and
+	// a tie on the abbreviations costs a full comparison.
+	from := l.skip + l.lcp
+	for i := range l.ents {
+		k := l.key(l.ents[i])
+		l.ents[i].abbrev, l.ents[i].abbrv2 = abbrev(k, from), abbrev(k, from+8)
+	}
 	n := len(l.ents)
 	if n < 1<<16 {
 		slices.SortFunc(l.ents, l.cmp)

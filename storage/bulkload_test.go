@@ -163,3 +163,33 @@ func TestClearIndexesAbove(t *testing.T) {
 		t.Fatal("index 9's entry survived")
 	}
 }
+
+// TestSortedLoadSharedPrefix: keystrings that share a long prefix and
+// repeat (a path field), some shorter than the abbreviations, sort by
+// their full bytes.
+func TestSortedLoadSharedPrefix(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l := db.NewSortedLoad(IndexPrefixLen, nil)
+	r := rand.New(rand.NewPCG(3, 4))
+	var want [][]byte
+	for _, i := range r.Perm(150_000) {
+		ks := fmt.Appendf(nil, "/site/section%02d/page%d", i%37, i%1001)
+		if i%5 == 0 {
+			ks = ks[:14] // "/site/section0"-like: shorter than prefix+16
+		}
+		k := AppendIndexKey(nil, 7, ks, uint64(i))
+		if err := l.Add(k, []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, k)
+	}
+	sortKeys(want)
+	if _, err := l.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, want)
+}
