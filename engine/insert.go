@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/errs"
 )
 
@@ -102,21 +103,28 @@ func ensureID(doc bsoncore.Document) (bsoncore.Document, *errs.Error) {
 	if len(doc) < 5 {
 		return nil, errs.New(errs.InvalidBSON, "invalid document")
 	}
-	elems, err := doc.Elements()
+	// One validating pass that allocates nothing; the element slice is
+	// built only to move a late _id to the front.
+	idPos, i := -1, 0
+	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
+		if idPos < 0 && el.Key() == "_id" {
+			idPos = i
+			if err := validateID(el.Value()); err != nil {
+				return err
+			}
+		}
+		i++
+		return nil
+	})
 	if err != nil {
+		if e, ok := err.(*errs.Error); ok {
+			return nil, e
+		}
 		return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", err)
 	}
-	idPos := -1
-	for i, el := range elems {
-		if el.Key() == "_id" {
-			idPos = i
-			break
-		}
-	}
-	if idPos >= 0 {
-		if err := validateID(elems[idPos].Value()); err != nil {
-			return nil, err
-		}
+	var elems []bsoncore.Element
+	if idPos > 0 {
+		elems, _ = doc.Elements()
 	}
 	out := doc
 	switch {

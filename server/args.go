@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -27,11 +28,12 @@ var genericArgs = map[string]bool{
 // false for a field it does not know; such a field is an error (40415)
 // unless it is a generic argument.
 func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) error {
-	elems, err := req.Cmd.Elements()
-	if err != nil {
-		return errs.New(errs.InvalidBSON, "invalid command document: %v", err)
-	}
-	for _, el := range elems[1:] {
+	first := true
+	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
+		if first { // the command name
+			first = false
+			return nil
+		}
 		k := el.Key()
 		known, err := fn(k, el.Value())
 		if err != nil {
@@ -40,8 +42,19 @@ func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) 
 		if !known && !genericArgs[k] {
 			return errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", req.Name, k)
 		}
+		return nil
+	})
+	return commandDocErr(err)
+}
+
+// commandDocErr passes a handler's error on and turns a BSON framing or
+// element error of the command document into InvalidBSON.
+func commandDocErr(err error) error {
+	var e *errs.Error
+	if err == nil || errors.As(err, &e) {
+		return err
 	}
-	return nil
+	return errs.New(errs.InvalidBSON, "invalid command document: %v", err)
 }
 
 // typeName returns MongoDB's alias for a BSON type, as $type and error

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/engine"
+	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/errs"
 )
 
@@ -24,50 +25,52 @@ type sessionArgs struct {
 
 func parseSessionArgs(req *Request) (sessionArgs, error) {
 	var a sessionArgs
-	elems, err := req.Cmd.Elements()
-	if err != nil {
-		return a, errs.New(errs.InvalidBSON, "invalid command document: %v", err)
-	}
-	for _, el := range elems[1:] {
+	first := true
+	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
+		if first { // the command name
+			first = false
+			return nil
+		}
 		v := el.Value()
 		switch el.Key() {
 		case "lsid":
 			d, err := argDoc(req.Name, "lsid", v)
 			if err != nil {
-				return a, err
+				return err
 			}
 			a.lsid = d
 		case "txnNumber":
 			n, ok := asInt64(v)
 			if !ok || v.Type == bsoncore.TypeDouble {
 				if v.Type != bsoncore.TypeInt64 && v.Type != bsoncore.TypeInt32 {
-					return a, wrongType(req.Name, "txnNumber", v, "long")
+					return wrongType(req.Name, "txnNumber", v, "long")
 				}
 			}
 			a.txnNumber, a.hasTxnNumber = n, true
 		case "autocommit":
 			b, err := argBool(req.Name, "autocommit", v)
 			if err != nil {
-				return a, err
+				return err
 			}
 			a.autocommit, a.hasAutocommit = b, true
 		case "startTransaction":
 			b, err := argBool(req.Name, "startTransaction", v)
 			if err != nil {
-				return a, err
+				return err
 			}
 			a.startTxn = b
 		case "readConcern":
 			d, err := argDoc(req.Name, "readConcern", v)
 			if err != nil {
-				return a, err
+				return err
 			}
 			a.readConcern = d
 		case "writeConcern":
 			a.hasWC = true
 		}
-	}
-	return a, nil
+		return nil
+	})
+	return a, commandDocErr(err)
 }
 
 // retryableWrites are the commands a txnNumber makes retryable.

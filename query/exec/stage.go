@@ -103,14 +103,29 @@ func (b *base) now() time.Time {
 }
 
 // slab copies documents into shared chunks so that results stay valid
-// without one allocation per document.
-type slab struct{ buf []byte }
+// without one allocation per document. Chunks start small and double up to
+// slabSize: a plan that returns one document (a queue claim, a findOne)
+// must not allocate and clear 64 KiB for it.
+type slab struct {
+	buf  []byte
+	next int // size of the next chunk
+}
 
-const slabSize = 64 << 10
+const (
+	slabSize      = 64 << 10
+	slabFirstSize = 2 << 10
+)
+
+// grow returns the size of a new chunk.
+func (s *slab) grow() int {
+	n := max(s.next, slabFirstSize)
+	s.next = min(n*2, slabSize)
+	return n
+}
 
 func (s *slab) copy(doc []byte) bsoncore.Document {
 	if cap(s.buf)-len(s.buf) < len(doc) {
-		s.buf = make([]byte, 0, max(slabSize, len(doc)))
+		s.buf = make([]byte, 0, max(s.grow(), len(doc)))
 	}
 	start := len(s.buf)
 	s.buf = append(s.buf, doc...)
@@ -121,7 +136,7 @@ func (s *slab) copy(doc []byte) bsoncore.Document {
 // bytes of it used when the append happened in place.
 func (s *slab) tail() []byte {
 	if cap(s.buf)-len(s.buf) < 1024 {
-		s.buf = make([]byte, 0, slabSize)
+		s.buf = make([]byte, 0, s.grow())
 	}
 	return s.buf[len(s.buf):len(s.buf)]
 }
