@@ -6,8 +6,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/bsonutil"
+	"github.com/lodedb/lode/engine"
 	"github.com/lodedb/lode/errs"
 )
 

@@ -113,7 +113,7 @@ type slab struct {
 
 const (
 	slabSize      = 64 << 10
-	slabFirstSize = 2 << 10
+	slabFirstSize = 1 << 10
 )
 
 // grow returns the size of a new chunk.
