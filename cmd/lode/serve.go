@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +18,22 @@ import (
 )
 
 func mongoVersion() string { return server.MongoVersion }
+
+// serverGCPercent is the Go GC target of `lode serve` when GOGC is not set.
+// The server's Go heap is small (Pebble's block cache lives outside it)
+// and short-lived garbage is most of what each request makes, so a
+// collection every 3x growth instead of 2x costs little memory and, on
+// queue claims at w:1, measured 12% more throughput (docs/benchmarks.md).
+const serverGCPercent = 300
+
+// setServerGC applies serverGCPercent unless the user set GOGC.
+func setServerGC(log *slog.Logger) {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	debug.SetGCPercent(serverGCPercent)
+	log.Debug("GC target set", "gogc", serverGCPercent)
+}
 
 // runServe starts the server and blocks until SIGINT or SIGTERM.
 func runServe(args []string) error {
@@ -45,6 +62,7 @@ func runServe(args []string) error {
 			return err
 		}
 	}
+	setServerGC(log)
 	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", *dir, err)
