@@ -121,3 +121,67 @@ func TestDuplicateKeyAtAndBelowTheIndexMax(t *testing.T) {
 		t.Errorf("%d documents, want 1002", n)
 	}
 }
+
+// TestUniqueUpperBoundCache: the collection caches an upper bound of each
+// unique index so that ascending keys skip the seek; every way an entry can
+// appear must keep the bound above it, or a duplicate would be accepted.
+func TestUniqueUpperBoundCache(t *testing.T) {
+	_, db := open(t)
+	c := context.Background()
+	coll := db.Collection("u")
+	if _, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	mustDup := func(what string, err error) {
+		t.Helper()
+		if !mongo.IsDuplicateKeyError(err) {
+			t.Fatalf("%s: %v, want a duplicate key error", what, err)
+		}
+	}
+	ins := func(id, k int) error {
+		_, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: id}, {Key: "k", Value: k}})
+		return err
+	}
+	for i := 1; i <= 10; i++ { // ascending: the bound grows with each
+		if err := ins(i, i*10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDup("_id equal to the highest", ins(10, 1000))
+	mustDup("k equal to the highest", ins(11, 100))
+	mustDup("k below the highest", ins(12, 50))
+	// An update raises the bound: k 200 is now taken.
+	if _, err := coll.UpdateOne(c, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "k", Value: 200}}}}); err != nil {
+		t.Fatal(err)
+	}
+	mustDup("k set by an update", ins(13, 200))
+	// A removal leaves the value free again.
+	if _, err := coll.DeleteOne(c, bson.D{{Key: "_id", Value: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ins(10, 100); err != nil {
+		t.Fatalf("reinsert after delete: %v", err)
+	}
+	// A transaction's commit adds entries the bound must cover.
+	sess, err := db.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(c)
+	if _, err := sess.WithTransaction(c, func(sc context.Context) (any, error) {
+		_, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: 500}, {Key: "k", Value: 5000}})
+		return nil, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mustDup("_id committed by a transaction", ins(500, 1))
+	mustDup("k committed by a transaction", ins(501, 5000))
+	// A findAndModify upsert takes a new highest key.
+	if err := coll.FindOneAndUpdate(c, bson.D{{Key: "_id", Value: 600}}, bson.D{{Key: "$set", Value: bson.D{{Key: "k", Value: 6000}}}}, options.FindOneAndUpdate().SetUpsert(true)).Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		t.Fatal(err)
+	}
+	mustDup("k upserted by findAndModify", ins(601, 6000))
+	if n, _ := coll.CountDocuments(c, bson.D{}); n != 12 {
+		t.Fatalf("%d documents, want 12", n)
+	}
+}

@@ -55,10 +55,16 @@ type emptyRange struct {
 type emptyRanges struct {
 	gen     uint64 // txnGen the hints were recorded under
 	byIndex map[uint64][]emptyRange
+	// uniqMax holds, per unique index id, a keystring no entry of the
+	// index exceeds (nil: the index was empty). The unique check of a key
+	// above it needs no seek. It follows the hints' rules: writeStaged
+	// raises it (noteIndexSet), removals leave it an upper bound, and a
+	// transaction commit (txnGen) or DDL discards it.
+	uniqMax map[uint64][]byte
 }
 
 // clear drops every hint.
-func (h *emptyRanges) clear() { h.byIndex = nil }
+func (h *emptyRanges) clear() { h.byIndex, h.uniqMax = nil, nil }
 
 // shrink narrows the hints of index id around a new entry key (without the
 // index prefix).
@@ -166,8 +172,45 @@ func (v *lockedRanges) Note(id uint64, start, first []byte) {
 // noteIndexSet shrinks the hints of index id around a new entry (full
 // Pebble key). The caller holds the collection's writer lock.
 func (st *collState) noteIndexSet(id uint64, key []byte) {
+	if max, ok := st.hints.uniqMax[id]; ok {
+		if ks, _ := storage.SplitIndexKey(key); max == nil || bytes.Compare(ks, max) > 0 {
+			st.hints.uniqMax[id] = append(max[:0], ks...)
+		}
+	}
 	if st.hints.byIndex == nil {
 		return
 	}
 	st.hints.shrink(id, key[storage.IndexPrefixLen:])
+}
+
+// uniqueMax returns the cached upper bound of unique index id's keystrings
+// for a statement of t (ok false: none usable). The caller holds the
+// writer lock.
+func (t *writeTxn) uniqueMax(id uint64) (max []byte, ok bool) {
+	st := t.c.state
+	if t.tx != nil || st.commits == nil || st.commits.committing.Load() != 0 || st.hints.gen != st.commits.gen.Load() {
+		return nil, false
+	}
+	max, ok = st.hints.uniqMax[id]
+	return max, ok
+}
+
+// setUniqueMax records last, the last keystring of unique index id read
+// by a statement of t, as its upper bound.
+func (t *writeTxn) setUniqueMax(id uint64, last []byte) {
+	st := t.c.state
+	if t.tx != nil || st.commits == nil || st.commits.committing.Load() != 0 {
+		return
+	}
+	h := &st.hints
+	if gen := st.commits.gen.Load(); h.gen != gen {
+		h.gen, h.byIndex, h.uniqMax = gen, nil, nil
+	}
+	if h.uniqMax == nil {
+		h.uniqMax = map[uint64][]byte{}
+	}
+	h.uniqMax[id] = append([]byte(nil), last...)
+	if last == nil {
+		h.uniqMax[id] = nil
+	}
 }

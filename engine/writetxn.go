@@ -177,6 +177,11 @@ func (t *writeTxn) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Do
 	if r, ok := t.pending[string(t.kbuf)]; ok && r != rid {
 		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
 	}
+	// The collection's cached upper bound answers most checks (ascending
+	// _ids, ObjectIds) without an iterator or a seek.
+	if max, ok := t.uniqueMax(ix.id); ok && (max == nil || bytes.Compare(ks, max) > 0) {
+		return nil
+	}
 	if t.it == nil {
 		it, err := t.reader().NewIter(nil)
 		if err != nil {
@@ -198,6 +203,7 @@ func (t *writeTxn) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Do
 			t.uniqMax = map[uint64][]byte{}
 		}
 		t.uniqMax[ix.id], max = last, last
+		t.setUniqueMax(ix.id, last)
 	}
 	if max == nil || bytes.Compare(ks, max) > 0 {
 		return nil // after the index's last entry: no record has ks
