@@ -26,8 +26,9 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 		AppendDateTime("localTime", time.Now().UnixMilli()).
 		AppendDocument("connections", bsoncore.NewDocumentBuilder().
 			AppendInt32("current", int32(st.current.Load())).
-			AppendInt32("available", availableConnections(st.current.Load())).
+			AppendInt32("available", int32(max(s.maxConnections()-st.current.Load(), 0))).
 			AppendInt32("totalCreated", int32(st.total.Load())).
+			AppendInt64("rejected", st.rejected.Load()).
 			AppendInt32("active", int32(st.current.Load())).Build()).
 		AppendDocument("opcounters", bsoncore.NewDocumentBuilder().
 			AppendInt64("insert", st.insert.Load()).

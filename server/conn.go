@@ -2,12 +2,14 @@ package server
 
 import (
 	"bufio"
+	"encoding/binary"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -33,14 +35,33 @@ func (s *Server) newConn(nc net.Conn) *conn {
 
 func (c *conn) serve() {
 	s := c.s
-	s.stats.connOpened()
-	defer s.stats.connClosed()
+	defer s.stats.connClosed() // opened by Serve, which counts it first
 	defer c.nc.Close()
 	log := s.log.With("conn", c.id, "remote", c.nc.RemoteAddr().String())
 	log.Debug("connection accepted")
+	timeout := s.messageTimeout()
 	for {
+		// Wait as long as the client likes for a message to begin (idle
+		// connections stay open, as with mongod), then give the rest of
+		// it timeout to arrive unless it is already buffered.
+		if _, err := c.r.Peek(1); err != nil {
+			log.Debug("connection closed", "err", err)
+			return
+		}
+		deadline := timeout > 0 && !c.wholeMessageBuffered()
+		if deadline {
+			_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
+		}
 		msg, err := wire.ReadMessage(c.r)
+		if deadline {
+			_ = c.nc.SetReadDeadline(time.Time{})
+		}
 		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				log.Info("closing connection: a message did not arrive in time", "timeout", timeout)
+				return
+			}
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				log.Debug("connection closed")
 				return
@@ -65,6 +86,20 @@ func (c *conn) serve() {
 			return
 		}
 	}
+}
+
+// wholeMessageBuffered reports whether the next message is already in
+// the read buffer in full, so reading it cannot stall.
+func (c *conn) wholeMessageBuffered() bool {
+	if c.r.Buffered() < 4 {
+		return false
+	}
+	h, err := c.r.Peek(4)
+	if err != nil {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint32(h))
+	return n > 0 && c.r.Buffered() >= n
 }
 
 // handle answers one message. It returns an error only when the

@@ -41,18 +41,3 @@ func readStatm() (rss, vsz int64, ok bool) {
 	return res * page, size * page, true
 }
 
-// availableConnections returns serverStatus connections.available: the
-// supported maximum minus the current connections. Like mongod, the
-// supported maximum is 80% of the soft RLIMIT_NOFILE (see maxOpenFiles),
-// since each connection holds a descriptor.
-func availableConnections(current int64) int32 {
-	max := int64(1000000) // mongod's default net.maxIncomingConnections
-	if n, ok := maxOpenFiles(); ok && n*8/10 < max {
-		max = n * 8 / 10
-	}
-	avail := max - current
-	if avail < 0 {
-		avail = 0
-	}
-	return int32(avail)
-}

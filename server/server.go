@@ -35,6 +35,41 @@ type Config struct {
 	// AdvertiseAddr is the host:port reported in hello's hosts and me;
 	// empty means the address the client connected to.
 	AdvertiseAddr string
+	// MaxConnections caps the open client connections (mongod's
+	// net.maxIncomingConnections); a connection beyond it is closed at
+	// once. Zero means mongod's default: 1,000,000, or 80% of the soft
+	// open-file limit when that is lower.
+	MaxConnections int
+	// MessageTimeout bounds how long a request may take to arrive once its
+	// first byte has: a client that stalls mid-message is disconnected.
+	// Idle connections between messages are never timed out. Zero means
+	// DefaultMessageTimeout; negative disables the deadline.
+	MessageTimeout time.Duration
+}
+
+// DefaultMessageTimeout is Config.MessageTimeout's default.
+const DefaultMessageTimeout = 30 * time.Second
+
+// maxConnections returns the effective connection cap.
+func (s *Server) maxConnections() int64 {
+	if s.cfg.MaxConnections > 0 {
+		return int64(s.cfg.MaxConnections)
+	}
+	max := int64(1000000) // mongod's default net.maxIncomingConnections
+	if n, ok := maxOpenFiles(); ok && n*8/10 < max {
+		max = n * 8 / 10
+	}
+	return max
+}
+
+func (s *Server) messageTimeout() time.Duration {
+	switch {
+	case s.cfg.MessageTimeout < 0:
+		return 0
+	case s.cfg.MessageTimeout == 0:
+		return DefaultMessageTimeout
+	}
+	return s.cfg.MessageTimeout
 }
 
 // Server serves the MongoDB wire protocol on top of an engine.
@@ -105,6 +140,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.log.Info("waiting for connections", "addr", ln.Addr().String())
 	s.logs.add(fmt.Sprintf(`{"t":{"$date":%q},"s":"I","c":"NETWORK","msg":"Waiting for connections","attr":{"addr":%q}}`, time.Now().UTC().Format(time.RFC3339Nano), ln.Addr().String()))
 	var delay time.Duration
+	var lastWarn time.Time
+	max := s.maxConnections()
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -114,19 +151,35 @@ func (s *Server) Serve(ln net.Listener) error {
 			if closing {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				if delay == 0 {
-					delay = 5 * time.Millisecond
-				} else if delay < time.Second {
-					delay *= 2
-				}
-				time.Sleep(delay)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("server: accept: %w", err)
 			}
-			return fmt.Errorf("server: accept: %w", err)
+			// Out of descriptors (EMFILE, ENFILE), an aborted handshake,
+			// a timeout: wait and retry, as net/http does, rather than
+			// stop serving the connections already open.
+			if delay == 0 {
+				delay = 5 * time.Millisecond
+			} else if delay < time.Second {
+				delay = min(2*delay, time.Second)
+			}
+			if time.Since(lastWarn) > 10*time.Second {
+				lastWarn = time.Now()
+				s.log.Warn("accept failed; retrying", "err", err, "retry_in", delay)
+			}
+			time.Sleep(delay)
+			continue
 		}
 		delay = 0
+		if cur := s.stats.current.Load(); cur >= max {
+			// mongod closes such a connection straight away.
+			s.stats.rejected.Add(1)
+			if time.Since(lastWarn) > 10*time.Second {
+				lastWarn = time.Now()
+				s.log.Warn("connection refused because there are too many open connections", "current", cur, "max", max, "remote", nc.RemoteAddr().String())
+			}
+			_ = nc.Close()
+			continue
+		}
 		c := s.newConn(nc)
 		s.mu.Lock()
 		if s.closing {
@@ -136,6 +189,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		s.conns[c] = struct{}{}
 		s.wg.Add(1)
+		s.stats.connOpened()
 		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()

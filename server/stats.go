@@ -8,6 +8,7 @@ import (
 // stats are the server-wide counters that serverStatus reports.
 type stats struct {
 	current, total atomic.Int64
+	rejected       atomic.Int64 // connections closed at accept: over the cap
 	insert, query  atomic.Int64
 	update, delete atomic.Int64
 	getmore, cmd   atomic.Int64

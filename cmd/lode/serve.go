@@ -46,6 +46,8 @@ func runServe(args []string) error {
 	standalone := fs.Bool("standalone", false, "do not present a one-member replica set (no retryable writes or transactions)")
 	replSet := fs.String("replset", server.DefaultReplSetName, "replica-set name reported by hello")
 	advertise := fs.String("advertise-addr", "", "host:port reported in hello's hosts and me (default: the listen address)")
+	maxConns := fs.Int("max-connections", 0, "maximum open client connections, mongod's maxIncomingConnections (0: 80% of the open-file limit, at most 1000000)")
+	msgTimeout := fs.Duration("message-timeout", server.DefaultMessageTimeout, "time a request may take to arrive once it has begun; a client stalled mid-message is disconnected (0: no limit)")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -72,7 +74,11 @@ func runServe(args []string) error {
 		eng.Close()
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args,
+	if *msgTimeout == 0 {
+		*msgTimeout = -1 // Config's "no limit"
+	}
+	warnFileLimit(log)
+	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, MessageTimeout: *msgTimeout,
 		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr())})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
