@@ -40,4 +40,3 @@ func readStatm() (rss, vsz int64, ok bool) {
 	page := int64(os.Getpagesize())
 	return res * page, size * page, true
 }
-
