@@ -71,6 +71,9 @@ type Cursor struct {
 	busy    bool
 	killed  bool // removed while checked out: closed by Release
 	closed  bool
+	// planKilled, once its collection was dropped or renamed, is the
+	// error the next getMore gets (then the cursor is gone).
+	planKilled error
 }
 
 // Registry holds the open cursors of one server.
@@ -234,6 +237,11 @@ func (r *Registry) Checkout(id int64, ns string) (*Cursor, error) {
 	if c.busy {
 		return nil, errs.New(errs.CursorNotFound, "cursor id %d is already in use", id)
 	}
+	if err := c.planKilled; err != nil {
+		delete(r.cursors, id)
+		c.close()
+		return nil, err
+	}
 	c.busy = true
 	return c, nil
 }
@@ -279,6 +287,22 @@ func (r *Registry) Kill(ids []int64) (killed, notFound []int64) {
 		c.close()
 	}
 	return killed, notFound
+}
+
+// KillNamespace marks every cursor of namespace ns as killed with err:
+// its next getMore fails with err and removes it, as mongod does after a
+// drop or rename (QueryPlanKilled). It returns how many it marked.
+func (r *Registry) KillNamespace(ns string, err error) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, c := range r.cursors {
+		if c.NS == ns && c.planKilled == nil {
+			c.planKilled = err
+			n++
+		}
+	}
+	return n
 }
 
 func (c *Cursor) close() {

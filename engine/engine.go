@@ -36,6 +36,8 @@ type Engine struct {
 	closed    atomic.Bool
 
 	txns txnTable // write-conflict table for transactions (txn.go)
+
+	nsHook namespaceHook // drops and renames, for cursors (nshook.go)
 }
 
 // Open opens (creating if needed) the engine stored in dir.

@@ -238,6 +238,7 @@ func (e *Engine) dropLocked(c *collection) error {
 	n := e.cat.Load().clone()
 	n.remove(c.db, c.name)
 	e.cat.Store(n)
+	e.namespaceGone(c, "")
 	return nil
 }
 
@@ -312,6 +313,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	n.remove(fromDB, fromColl)
 	n.put(moved)
 	e.cat.Store(n)
+	e.namespaceGone(src, toDB+"."+toColl)
 	return nil
 }
 

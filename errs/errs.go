@@ -44,6 +44,8 @@ const (
 	CannotBackfillArray                      Code = 34
 	ConflictingUpdateOperators               Code = 40
 	CursorNotFound                           Code = 43
+	QueryPlanKilled                          Code = 175
+	ClientDisconnect                         Code = 279
 	NamespaceExists                          Code = 48
 	MaxTimeMSExpired                         Code = 50
 	DollarPrefixedFieldName                  Code = 52
@@ -180,6 +182,8 @@ var names = map[Code]string{
 	CannotBackfillArray:                      "CannotBackfillArray",
 	ConflictingUpdateOperators:               "ConflictingUpdateOperators",
 	CursorNotFound:                           "CursorNotFound",
+	QueryPlanKilled:                          "QueryPlanKilled",
+	ClientDisconnect:                         "ClientDisconnect",
 	NoMatchingDocument:                       "NoMatchingDocument",
 	NamespaceExists:                          "NamespaceExists",
 	MaxTimeMSExpired:                         "MaxTimeMSExpired",

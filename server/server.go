@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/lodedb/lode/cursor"
 	"github.com/lodedb/lode/engine"
+	"github.com/lodedb/lode/errs"
 )
 
 // Config configures a Server.
@@ -124,7 +126,25 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		conns:   make(map[*conn]struct{}),
 		logs:    newLogRing(1024),
 	}
+	eng.SetNamespaceHook(s.namespaceGone)
 	return s
+}
+
+// namespaceGone kills the cursors of a dropped or renamed collection with
+// mongod's QueryPlanKilled errors; their next getMore reports it.
+func (s *Server) namespaceGone(ev engine.NamespaceEvent) {
+	u := hex.EncodeToString(ev.UUID[:])
+	uuid := u[0:8] + "-" + u[8:12] + "-" + u[12:16] + "-" + u[16:20] + "-" + u[20:]
+	ns := ev.DB + "." + ev.Coll
+	var err error
+	if ev.RenamedTo != "" {
+		err = errs.New(errs.QueryPlanKilled, "collection renamed from '%s' to '%s'. UUID %s", ns, ev.RenamedTo, uuid)
+	} else {
+		err = errs.New(errs.QueryPlanKilled, "collection dropped. UUID %s", uuid)
+	}
+	if n := s.cursors.KillNamespace(ns, err); n > 0 {
+		s.log.Debug("killed cursors of a dropped or renamed collection", "ns", ns, "cursors", n)
+	}
 }
 
 // Serve accepts connections on ln until the server is closed. It returns
