@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,77 @@ type conn struct {
 	out    []byte
 	reqID  atomic.Int32
 	client bsoncore.Document // client metadata from the first hello
+
+	op atomic.Pointer[runningOp] // the command running now (currentop.go)
+
+	// The disconnect watcher (watchDisconnect): a command still running
+	// after disconnectCheckDelay gets a goroutine that waits on the socket
+	// and cancels it if the client goes away.
+	watchMu    sync.Mutex
+	watchTimer *time.Timer
+	inCmd      bool
+	watchDone  chan struct{}
+}
+
+// disconnectCheckDelay is how long a command runs before Lode starts
+// watching its client's socket for a disconnect.
+const disconnectCheckDelay = 100 * time.Millisecond
+
+// watchDisconnect arms the watcher for the command about to run and
+// returns the function that disarms it when the command is done.
+func (c *conn) watchDisconnect() func() {
+	c.watchMu.Lock()
+	c.inCmd = true
+	c.watchMu.Unlock()
+	if c.watchTimer == nil {
+		c.watchTimer = time.AfterFunc(disconnectCheckDelay, c.startWatch)
+	} else {
+		c.watchTimer.Reset(disconnectCheckDelay)
+	}
+	return c.endWatch
+}
+
+// startWatch runs on the timer: while the command runs, the connection's
+// goroutine is not reading, so the watcher may block in a Peek. EOF or a
+// reset means the client is gone: the running command is cancelled, as
+// mongod interrupts an operation whose client disconnected. Data (a
+// pipelined request) means it is alive, and the watch ends.
+func (c *conn) startWatch() {
+	c.watchMu.Lock()
+	if !c.inCmd {
+		c.watchMu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	c.watchDone = done
+	c.watchMu.Unlock()
+	defer close(done)
+	if _, err := c.r.Peek(1); err == nil {
+		return
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return // endWatch stopped us
+	}
+	if op := c.op.Load(); op != nil {
+		op.disconnected.Store(true)
+		op.cancel()
+		c.s.log.Info("interrupting an operation: its client disconnected", "conn", c.id, "op", op.name)
+	}
+}
+
+// endWatch disarms the watcher and, if it is waiting on the socket, wakes
+// it with a past read deadline and waits for it to let go of the reader.
+func (c *conn) endWatch() {
+	c.watchMu.Lock()
+	c.inCmd = false
+	done := c.watchDone
+	c.watchDone = nil
+	c.watchMu.Unlock()
+	c.watchTimer.Stop()
+	if done != nil {
+		_ = c.nc.SetReadDeadline(time.Now())
+		<-done
+		_ = c.nc.SetReadDeadline(time.Time{})
+	}
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
@@ -112,7 +184,9 @@ func (c *conn) handle(m wire.Message) error {
 			return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
 		}
 		moreToCome := m.FlagBits&wire.MoreToCome != 0
+		endWatch := c.watchDisconnect()
 		reply := c.s.dispatch(context.Background(), c, cmd, moreToCome)
+		endWatch()
 		if moreToCome {
 			return nil
 		}

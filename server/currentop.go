@@ -25,6 +25,9 @@ type runningOp struct {
 	start  time.Time
 	cancel context.CancelFunc
 	killed atomic.Bool
+	// disconnected: the client went away while the op ran (conn.go's
+	// watcher cancelled it); it ends with ClientDisconnect.
+	disconnected atomic.Bool
 	// progress is what an index build reports (msg and progress fields).
 	progress engine.Progress
 }
@@ -64,8 +67,14 @@ func (s *Server) beginOp(ctx context.Context, req *Request) (context.Context, fu
 	r.mu.Lock()
 	r.ops[op.id] = op
 	r.mu.Unlock()
+	if req.conn != nil {
+		req.conn.op.Store(op)
+	}
 	ctx = context.WithValue(ctx, opKey{}, op)
 	return ctx, func() {
+		if req.conn != nil {
+			req.conn.op.CompareAndSwap(op, nil)
+		}
 		r.mu.Lock()
 		delete(r.ops, op.id)
 		r.mu.Unlock()
@@ -79,8 +88,11 @@ func opError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if op, ok := ctx.Value(opKey{}).(*runningOp); ok && op.killed.Load() {
+	if op, ok := ctx.Value(opKey{}).(*runningOp); ok && (op.killed.Load() || op.disconnected.Load()) {
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+			if op.disconnected.Load() {
+				return errs.New(errs.ClientDisconnect, "operation was interrupted because a client disconnected")
+			}
 			return errs.New(errs.Interrupted, "operation was interrupted")
 		}
 	}
