@@ -35,3 +35,23 @@ func EachElement(doc []byte, fn func(el bsoncore.Element) error) error {
 	}
 	return nil
 }
+
+// CountElements returns the number of top-level elements of doc, reading
+// only their framing (EachElement validates them).
+func CountElements(doc []byte) (int, error) {
+	length, rem, ok := bsoncore.ReadLength(doc)
+	if !ok || length < 5 || int(length) > len(doc) || doc[length-1] != 0 {
+		return 0, ErrMalformed
+	}
+	rem = rem[:length-5]
+	n := 0
+	for len(rem) > 0 {
+		_, next, ok := bsoncore.ReadElement(rem)
+		if !ok {
+			return 0, ErrMalformed
+		}
+		n++
+		rem = next
+	}
+	return n, nil
+}

@@ -17,6 +17,9 @@ func TestEachElement(t *testing.T) {
 	if len(keys) != 3 || keys[0] != "a" || keys[1] != "b" || keys[2] != "c" {
 		t.Fatalf("keys %v", keys)
 	}
+	if n, err := CountElements(doc); n != 3 || err != nil {
+		t.Fatalf("CountElements: %d, %v", n, err)
+	}
 	stop := errors.New("stop")
 	n := 0
 	if err := EachElement(doc, func(bsoncore.Element) error { n++; return stop }); err != stop || n != 1 {
@@ -33,6 +36,9 @@ func TestEachElement(t *testing.T) {
 	for i, b := range bad {
 		if err := EachElement(b, func(bsoncore.Element) error { return nil }); err == nil {
 			t.Errorf("case %d: malformed document accepted", i)
+		}
+		if _, err := CountElements(b); err == nil && i < 4 {
+			t.Errorf("case %d: CountElements accepted a malformed frame", i)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/lodedb/lode/bsonutil"
@@ -127,7 +128,17 @@ func (n *InNode) matchValue(v bsoncore.Value, _ *int) bool {
 
 // sortDistinct sorts values in MongoDB's order and removes duplicates.
 func sortDistinct(vals []bsoncore.Value) []bsoncore.Value {
-	sort.SliceStable(vals, func(i, j int) bool { return bsonutil.Compare(vals[i], vals[j]) < 0 })
+	// Lists usually come sorted (generated ids): check before sorting.
+	sorted := true
+	for i := 1; i < len(vals); i++ {
+		if bsonutil.Compare(vals[i-1], vals[i]) > 0 {
+			sorted = false
+			break
+		}
+	}
+	if !sorted {
+		slices.SortStableFunc(vals, bsonutil.Compare)
+	}
 	out := vals[:0]
 	for i, v := range vals {
 		if i > 0 && bsonutil.Compare(out[len(out)-1], v) == 0 {

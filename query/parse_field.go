@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lodedb/lode/bsonutil"
 	"github.com/lodedb/lode/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -170,33 +171,46 @@ func (p *parser) parseNot(name string, e bsoncore.Value, level int) (Node, error
 
 // parseIn parses the array of $in/$nin.
 func parseIn(name string, e bsoncore.Value) (*InNode, error) {
-	vals, err := e.Array().Values()
+	in := &InNode{pathed: newPathed(name)}
+	arr := e.Array()
+	// Two passes over the array in place, counting then adding: a
+	// 1M-element $in must parse in linear time and memory plus one sort
+	// (issue 15), without growing a slice of a million values.
+	n, err := bsonutil.CountElements(arr)
 	if err != nil {
 		return nil, errs.New(errs.InvalidBSON, "invalid $in array: %v", err)
 	}
-	in := &InNode{pathed: newPathed(name)}
-	for _, v := range vals {
+	in.Values = make([]bsoncore.Value, 0, n)
+	if err := bsonutil.EachElement(arr, func(el bsoncore.Element) error { return in.add(el.Value()) }); err != nil {
+		return nil, err
+	}
+	in.Values = sortDistinct(in.Values)
+	return in, nil
+}
+
+// add adds one $in operand.
+func (in *InNode) add(v bsoncore.Value) error {
+	{
 		if isExpressionDocument(v, false) {
-			return nil, errs.New(errs.BadValue, "cannot nest $ under $in")
+			return errs.New(errs.BadValue, "cannot nest $ under $in")
 		}
 		switch v.Type {
 		case bsoncore.TypeRegex:
 			pat, opts := v.Regex()
 			r, err := newRegexNode("", pat, opts)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			in.Regexes = append(in.Regexes, r)
-			continue
+			return nil
 		case bsoncore.TypeUndefined:
-			return nil, errs.New(errs.BadValue, "InMatchExpression equality cannot be undefined")
+			return errs.New(errs.BadValue, "InMatchExpression equality cannot be undefined")
 		case bsoncore.TypeNull:
 			in.HasNull = true
 		}
 		in.Values = append(in.Values, v)
 	}
-	in.Values = sortDistinct(in.Values)
-	return in, nil
+	return nil
 }
 
 // parseNonNegativeInt is MongoDB's parseIntegerElementToNonNegative{Int,Long}.
