@@ -77,7 +77,8 @@ func (c *conn) startWatch() {
 	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		return // endWatch stopped us
 	}
-	if op := c.op.Load(); op != nil {
+	if op := c.op.Load(); op != nil && op.name != "createIndexes" {
+		// Index builds are server work and go on, as in mongod.
 		op.disconnected.Store(true)
 		op.cancel()
 		c.s.log.Info("interrupting an operation: its client disconnected", "conn", c.id, "op", op.name)
