@@ -84,6 +84,7 @@ func runServe(args []string) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go returnMemory(ctx, log)
 	log.Info("lode started", "addr", ln.Addr().String(), "dir", *dir, "version", version)
 	select {
 	case <-ctx.Done():

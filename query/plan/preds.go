@@ -27,18 +27,21 @@ type pred struct {
 
 // collectPreds gathers the predicates of n that can produce bounds.
 // Predicates under $or, $nor and $not are left to the filter.
-func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, top bool, out *[]pred) {
+func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, top bool, out *[]pred, keep func(path string) bool) {
 	switch t := n.(type) {
 	case *query.AndNode:
 		for _, c := range t.Children {
-			collectPreds(c, prefix, ctx, ctxPath, top, out)
+			collectPreds(c, prefix, ctx, ctxPath, top, out, keep)
 		}
 	case *query.ElemMatchObjectNode:
 		p, _ := query.NodePath(t)
 		full := join(prefix, p)
-		collectPreds(t.Sub, full, t, full, false, out)
+		collectPreds(t.Sub, full, t, full, false, out, keep)
 	case *query.ElemMatchValueNode:
 		p, _ := query.NodePath(t)
+		if keep != nil && !keep(join(prefix, p)) {
+			return
+		}
 		oil := FullOIL()
 		any := false
 		for _, c := range t.Preds {
@@ -56,16 +59,34 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 		}
 		// All elements must match, so the first one's bounds select a
 		// superset of the matches; the rest stays in the filter.
-		collectPreds(t.Nodes[0], prefix, ctx, ctxPath, false, out)
+		collectPreds(t.Nodes[0], prefix, ctx, ctxPath, false, out, keep)
 	default:
 		p, ok := query.NodePath(n)
-		if !ok {
+		if !ok || keep != nil && !keep(join(prefix, p)) {
 			return
 		}
 		if oil, exact, ok := predOIL(n); ok {
 			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top, node: n})
 		}
 	}
+}
+
+// indexedPaths returns the keep function of collectPreds for a planner
+// with these indexes: only predicates on an indexed path get bounds
+// (building the interval list of a 1M-element $in on an unindexed field
+// cost most of such a query). With a partial index every predicate is
+// kept: the partial filter's fields need not be indexed.
+func indexedPaths(indexes []*Index) func(string) bool {
+	set := map[string]bool{}
+	for _, ix := range indexes {
+		if ix.Partial != nil {
+			return nil
+		}
+		for _, f := range ix.Fields {
+			set[f.Path] = true
+		}
+	}
+	return func(p string) bool { return set[p] }
 }
 
 func join(prefix, p string) string {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,19 +21,43 @@ import (
 
 var addrRE = regexp.MustCompile(`lode started"? addr=(127\.0\.0\.1:\d+)`)
 
-// startLimited builds and starts `lode serve` with its open-file limit
-// (soft and hard) set to nofile, and returns its address.
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// lodeBinary builds cmd/lode once per test run.
+func lodeBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "lode-network-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "lode")
+		build := exec.Command("go", "build", "-o", binPath, "github.com/lodedb/lode/cmd/lode")
+		build.Stderr = os.Stderr
+		buildErr = build.Run()
+	})
+	if buildErr != nil {
+		t.Fatalf("build lode: %v", buildErr)
+	}
+	return binPath
+}
+
+// startLimited starts `lode serve` with its open-file limit (soft and
+// hard) set to nofile (0: inherited), and returns its address.
 func startLimited(t *testing.T, nofile int, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lode")
-	build := exec.Command("go", "build", "-o", bin, "github.com/lodedb/lode/cmd/lode")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("build lode: %v", err)
+	bin := lodeBinary(t)
+	serve := append([]string{bin, "serve", "--addr", "127.0.0.1:0", "--dir", filepath.Join(dir, "db")}, args...)
+	cmd := exec.Command(serve[0], serve[1:]...)
+	if nofile > 0 {
+		cmd = exec.Command("bash", append([]string{"-c", `ulimit -n "$0" && exec "$@"`, itoa(nofile)}, serve...)...)
 	}
-	all := append([]string{"-c", `ulimit -n "$0" && exec "$@"`, itoa(nofile), bin, "serve", "--addr", "127.0.0.1:0", "--dir", filepath.Join(dir, "db")}, args...)
-	cmd := exec.Command("bash", all...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,99 @@
+package network
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/wire"
+)
+
+// procStat returns the CPU seconds and RSS bytes of process pid.
+func procStat(t *testing.T, pid int) (cpu float64, rss int64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	pages, _ := strconv.ParseInt(f[21], 10, 64)
+	return (ut + st) / 100, pages * int64(os.Getpagesize())
+}
+
+// TestBigQueriesAbandoned is issue 15's burst: 16 clients each send an
+// 11 MB find {arr: {$in: [0 .. 999999]}} and disconnect after 50 ms. The
+// server must finish or drop that work promptly, keep serving, and give
+// the memory back to the OS afterwards.
+func TestBigQueriesAbandoned(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to read the server's CPU time and RSS")
+	}
+	cmd, addr := startLimited(t, 0)
+	ab := bsoncore.NewArrayBuilder()
+	for i := 0; i < 1_000_000; i++ {
+		ab.AppendInt32(int32(i))
+	}
+	find := bsoncore.NewDocumentBuilder().AppendString("find", "big").
+		AppendDocument("filter", bsoncore.NewDocumentBuilder().AppendDocument("arr", bsoncore.NewDocumentBuilder().AppendArray("$in", ab.Build()).Build()).Build()).
+		AppendString("$db", "test").Build()
+	msg := wire.AppendMsg(nil, 1, 0, 0, find)
+	control, err := dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer control.nc.Close()
+	if err := control.ping(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = nc.Write(msg)
+			time.Sleep(50 * time.Millisecond)
+			nc.Close()
+		}()
+	}
+	wg.Wait()
+	gone := time.Now()
+	// The work must be over within two seconds (it is about three seconds
+	// of CPU on two cores), after which the server is idle.
+	time.Sleep(2 * time.Second)
+	cpu0, peak := procStat(t, pid)
+	time.Sleep(time.Second)
+	cpu1, _ := procStat(t, pid)
+	if cpu1-cpu0 > 0.2 {
+		t.Fatalf("the server still used %.2f s of CPU in the third second after its clients left", cpu1-cpu0)
+	}
+	if err := control.ping(2 * time.Second); err != nil {
+		t.Fatalf("control ping after the burst: %v", err)
+	}
+	for {
+		_, rss := procStat(t, pid)
+		if rss < 300<<20 {
+			t.Logf("RSS %d MB (peak seen %d MB) %v after the clients left", rss>>20, peak>>20, time.Since(gone).Round(time.Second))
+			return
+		}
+		peak = max(peak, rss)
+		if time.Since(gone) > 30*time.Second {
+			t.Fatalf("RSS still %d MB 30 s after the burst", rss>>20)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
