@@ -37,6 +37,8 @@ type conn struct {
 	watchTimer *time.Timer
 	inCmd      bool
 	watchDone  chan struct{}
+	gone       chan struct{} // closed when the watcher saw the client leave
+	goneOnce   sync.Once
 }
 
 // disconnectCheckDelay is how long a command runs before Lode starts
@@ -77,6 +79,7 @@ func (c *conn) startWatch() {
 	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		return // endWatch stopped us
 	}
+	c.goneOnce.Do(func() { close(c.gone) })
 	if op := c.op.Load(); op != nil && op.name != "createIndexes" {
 		// Index builds are server work and go on, as in mongod.
 		op.disconnected.Store(true)
@@ -102,7 +105,7 @@ func (c *conn) endWatch() {
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
-	c := &conn{s: s, nc: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10)}
+	c := &conn{s: s, nc: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10), gone: make(chan struct{})}
 	return c
 }
 
@@ -180,20 +183,7 @@ func (c *conn) wholeMessageBuffered() bool {
 func (c *conn) handle(m wire.Message) error {
 	switch m := m.(type) {
 	case *wire.Msg:
-		cmd, err := m.Merged()
-		if err != nil {
-			return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
-		}
-		moreToCome := m.FlagBits&wire.MoreToCome != 0
-		endWatch := c.watchDisconnect()
-		reply := c.s.dispatch(context.Background(), c, cmd, moreToCome)
-		endWatch()
-		if moreToCome {
-			return nil
-		}
-		// As mongod does over plain TCP, a checksummed request gets a
-		// checksummed reply.
-		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
+		return c.handleMsg(m)
 	case *wire.Query:
 		if !isCommandNS(m.FullCollectionName) {
 			return c.writeLegacyError(m.Header.RequestID, "OP_QUERY is no longer supported")
@@ -204,6 +194,47 @@ func (c *conn) handle(m wire.Message) error {
 		return c.handleLegacy(m.MessageHeader())
 	}
 }
+
+// handleMsg answers one OP_MSG. A large one (bigMessage or more) first
+// takes one of the server's bigSlots, so a burst of huge requests is
+// parsed and run a few at a time rather than all at once; one whose
+// client leaves while it waits is dropped unparsed.
+func (c *conn) handleMsg(m *wire.Msg) error {
+	endWatch := c.watchDisconnect()
+	defer endWatch()
+	if m.Header.MessageLength >= bigMessage {
+		select {
+		case c.s.bigSlots <- struct{}{}:
+		case <-c.gone:
+			return errClientGone
+		}
+		defer func() { <-c.s.bigSlots }()
+		select {
+		case <-c.gone:
+			return errClientGone
+		default:
+		}
+	}
+	cmd, err := m.Merged()
+	if err != nil {
+		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
+	}
+	moreToCome := m.FlagBits&wire.MoreToCome != 0
+	reply := c.s.dispatch(context.Background(), c, cmd, moreToCome)
+	if moreToCome {
+		return nil
+	}
+	// As mongod does over plain TCP, a checksummed request gets a
+	// checksummed reply.
+	return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
+}
+
+// bigMessage is the size from which a request waits for a big slot.
+const bigMessage = 1 << 20
+
+// errClientGone closes a connection whose client left before its request
+// ran.
+var errClientGone = errors.New("client disconnected before its request ran")
 
 // handleLegacy answers an opcode other than OP_MSG and OP_QUERY the way
 // mongod 7.0 does (service_entry_point_common.cpp): OP_GET_MORE gets an

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,6 +100,10 @@ type Server struct {
 	extraParams map[string]param
 
 	sessions sessionRegistry // logical sessions and transactions (session.go)
+
+	// bigSlots admits requests of bigMessage bytes or more, as many at a
+	// time as there are cores (conn.go handleMsg).
+	bigSlots chan struct{}
 }
 
 func (s *Server) cursorTimeout() time.Duration {
@@ -116,15 +121,16 @@ func New(eng *engine.Engine, cfg Config) *Server {
 	}
 	host, _ := os.Hostname()
 	s := &Server{
-		eng:     eng,
-		log:     log,
-		cfg:     cfg,
-		cursors: cursor.NewRegistry(cfg.CursorTimeout),
-		started: time.Now(),
-		host:    host,
-		lns:     make(map[net.Listener]struct{}),
-		conns:   make(map[*conn]struct{}),
-		logs:    newLogRing(1024),
+		eng:      eng,
+		log:      log,
+		cfg:      cfg,
+		cursors:  cursor.NewRegistry(cfg.CursorTimeout),
+		started:  time.Now(),
+		host:     host,
+		lns:      make(map[net.Listener]struct{}),
+		conns:    make(map[*conn]struct{}),
+		logs:     newLogRing(1024),
+		bigSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
 	return s
