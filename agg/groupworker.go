@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lodedb/lode/expr"
+	"github.com/lodedb/lode/membudget"
 )
 
 // groupWorker folds documents into one group table. A $group has one;
@@ -19,6 +20,9 @@ type groupWorker struct {
 	limit int64
 	// total, when not nil, is the memory of every worker's table.
 	total *atomic.Int64
+	// res is the table's share of the server's memory budget while the
+	// worker folds documents into it.
+	res membudget.Reservation
 }
 
 func (g *groupStage) newWorker(rc *runCtx, vars *expr.Vars, sp *spiller, total *atomic.Int64) *groupWorker {
@@ -30,6 +34,7 @@ func (g *groupStage) newWorker(rc *runCtx, vars *expr.Vars, sp *spiller, total *
 // the worker spills its own table, or fails when disk use is not
 // allowed.
 func (w *groupWorker) run(in Iterator) error {
+	defer w.res.Release()
 	g, t, vars := w.g, w.t, w.vars
 	for n := int64(0); ; n++ {
 		d, err := nextChecked(w.rc.ctx, in, n)
@@ -71,10 +76,14 @@ func (w *groupWorker) run(in Iterator) error {
 			mem = w.total.Add(delta)
 		}
 		notePeak(mem)
-		if mem > w.limit {
+		if over := mem > w.limit; over || t.mem > membudget.Floor && !w.res.Grow(t.mem) {
 			if !w.rc.pc.AllowDiskUse {
+				if !over {
+					return budgetError("$group")
+				}
 				return memoryError("$group", w.limit)
 			}
+			w.res.Release()
 			if w.total != nil {
 				w.total.Add(-t.mem)
 			}

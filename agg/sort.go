@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/membudget"
 	"github.com/lodedb/lode/query"
 )
 
@@ -63,6 +64,24 @@ func memoryError(stageName string, limit int64) error {
 	return errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed, "Exceeded memory limit for %s, but didn't allow external spilling; pass allowDiskUse:true to opt in.", stageName)
 }
 
+// budgetError is the error of a stage the server's memory budget stopped
+// without allowDiskUse (QueryExceededMemoryLimitNoDiskUseAllowed, as for
+// its own limit).
+func budgetError(stageName string) error {
+	return errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed, "%s exceeded the server's memory budget (%d bytes in use of %d), but did not opt in to external sorting or spilling; pass allowDiskUse:true to opt in.", stageName, membudget.Server.Used(), membudget.Server.Limit())
+}
+
+// releaseIter releases a budget reservation when its iterator closes.
+type releaseIter struct {
+	Iterator
+	res *membudget.Reservation
+}
+
+func (r *releaseIter) Close() error {
+	r.res.Release()
+	return r.Iterator.Close()
+}
+
 func (s *sortStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	var out Iterator
 	started := false
@@ -100,6 +119,15 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 	var items []sortItem
 	var mem int64
 	var seq int64
+	// The buffer's share of the server's memory budget, held until the
+	// sorted output is closed.
+	res := new(membudget.Reservation)
+	kept := false
+	defer func() {
+		if !kept {
+			res.Release()
+		}
+	}()
 	flush := func() error {
 		s.sortItems(items)
 		recs := make([][]byte, len(items))
@@ -107,6 +135,7 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 			recs[i] = it.doc
 		}
 		items, mem = items[:0], 0
+		res.Release()
 		return sp.writeRun(recs)
 	}
 	for {
@@ -120,8 +149,11 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 		items = append(items, sortItem{key: s.sort.Key(d), doc: d, seq: seq})
 		seq++
 		mem += int64(len(d)) + docOverhead
-		if mem > limit {
+		if over := mem > limit; over || mem > membudget.Floor && !res.Grow(mem) {
 			if !rc.pc.AllowDiskUse {
+				if !over {
+					return nil, budgetError("$sort")
+				}
 				return nil, memoryError("$sort", limit)
 			}
 			if err := flush(); err != nil {
@@ -135,7 +167,8 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 		for i, it := range items {
 			docs[i] = it.doc
 		}
-		return &sliceIter{docs: docs}, nil
+		kept = true
+		return &releaseIter{Iterator: &sliceIter{docs: docs}, res: res}, nil
 	}
 	mem2 := make([][]byte, len(items))
 	for i, it := range items {

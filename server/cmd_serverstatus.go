@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/membudget"
 )
 
 func init() { register(cmdServerStatus, "serverStatus") }
@@ -48,7 +50,11 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 			AppendBoolean("supportsCommittedReads", true).
 			AppendBoolean("persistent", true).Build()).
 		AppendDocument("lode", bsoncore.NewDocumentBuilder().
-			AppendDocument("storage", storageMetricsDoc(s)).Build()).
+			AppendDocument("storage", storageMetricsDoc(s)).
+			AppendDocument("memoryBudget", bsoncore.NewDocumentBuilder().
+				AppendInt64("limit", membudget.Server.Limit()).
+				AppendInt64("used", membudget.Server.Used()).
+				AppendInt64("refused", membudget.Server.Refused()).Build()).Build()).
 		Build(), nil
 }
 

@@ -14,6 +14,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/membudget"
 	"github.com/lodedb/lode/wire"
 )
 
@@ -128,6 +130,20 @@ func (c *conn) serve() {
 		if deadline {
 			_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
 		}
+		// A large request reserves from the server's memory budget for
+		// itself and what parsing it builds; refused, it is read past and
+		// answered with ExceededMemoryLimit, and the connection goes on.
+		var res membudget.Reservation
+		if refused, err := c.reserveMessage(&res); refused || err != nil {
+			if deadline {
+				_ = c.nc.SetReadDeadline(time.Time{})
+			}
+			if err != nil {
+				log.Debug("closing connection: reading a refused message", "err", err)
+				return
+			}
+			continue
+		}
 		msg, err := wire.ReadMessage(c.r)
 		if deadline {
 			_ = c.nc.SetReadDeadline(time.Time{})
@@ -157,11 +173,49 @@ func (c *conn) serve() {
 			log.Debug("closing connection on unreadable message", "err", err)
 			return
 		}
-		if err := c.handle(msg); err != nil {
+		err = c.handle(msg)
+		res.Release()
+		if err != nil {
 			log.Debug("write failed", "err", err)
 			return
 		}
 	}
+}
+
+// messageBudgetFactor is what a request reserves per byte: the message as
+// read, its merged command document, and what parsing builds from it (a
+// $in's values take about three times their BSON).
+const messageBudgetFactor = 4
+
+// reserveMessage reserves the next message's share of the memory budget
+// in res. When the budget refuses, it reads the message past, answers it
+// with ExceededMemoryLimit (146) unless the client asked for no reply,
+// and reports refused; err is a read or write failure.
+func (c *conn) reserveMessage(res *membudget.Reservation) (refused bool, err error) {
+	hdr, perr := c.r.Peek(wire.HeaderLen + 4)
+	if perr != nil {
+		return false, nil // short: ReadMessage reports it
+	}
+	n := int64(binary.LittleEndian.Uint32(hdr))
+	if n <= membudget.Floor || n > wire.MaxMessageSizeBytes || res.Grow(n*messageBudgetFactor) {
+		return false, nil
+	}
+	h := wire.Header{
+		MessageLength: int32(n),
+		RequestID:     int32(binary.LittleEndian.Uint32(hdr[4:])),
+		OpCode:        wire.OpCode(binary.LittleEndian.Uint32(hdr[12:])),
+	}
+	flags := binary.LittleEndian.Uint32(hdr[16:])
+	if _, err := c.r.Discard(int(n)); err != nil {
+		return true, err
+	}
+	c.s.log.Warn("request refused: the server's memory budget is exhausted", "conn", c.id, "bytes", n,
+		"budget_used", membudget.Server.Used(), "budget", membudget.Server.Limit())
+	if h.OpCode == wire.OpMsgCode && flags&wire.MoreToCome != 0 {
+		return true, nil
+	}
+	e := errs.New(errs.ExceededMemoryLimit, "request of %d bytes refused: the server's memory budget (%d bytes) is in use", n, membudget.Server.Limit())
+	return true, c.replyError(h, e)
 }
 
 // wholeMessageBuffered reports whether the next message is already in

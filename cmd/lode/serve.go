@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lodedb/lode/engine"
+	"github.com/lodedb/lode/membudget"
 	"github.com/lodedb/lode/server"
 )
 
@@ -48,6 +49,7 @@ func runServe(args []string) error {
 	advertise := fs.String("advertise-addr", "", "host:port reported in hello's hosts and me (default: the listen address)")
 	maxConns := fs.Int("max-connections", 0, "maximum open client connections, mongod's maxIncomingConnections (0: 80% of the open-file limit, at most 1000000)")
 	msgTimeout := fs.Duration("message-timeout", server.DefaultMessageTimeout, "time a request may take to arrive once it has begun; a client stalled mid-message is disconnected (0: no limit)")
+	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables (0: none; default half the machine's memory)")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,6 +67,7 @@ func runServe(args []string) error {
 		}
 	}
 	setServerGC(log)
+	membudget.Server.SetLimit(*budgetMB << 20)
 	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", *dir, err)

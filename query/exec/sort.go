@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/errs"
+	"github.com/lodedb/lode/membudget"
 	"github.com/lodedb/lode/query"
 )
 
@@ -42,6 +43,9 @@ type Sort struct {
 
 	totalDataSize int64
 	spills        int64
+
+	// res is the buffer's share of the server's memory budget.
+	res membudget.Reservation
 }
 
 // SortOptions configures a SORT stage.
@@ -98,8 +102,14 @@ func (s *Sort) work() (State, *Member, error) {
 			if s.limit > 0 && int64(len(s.buf)) >= 2*s.limit+64 {
 				s.trim()
 			}
-			if s.bufBytes > s.memLimit {
+			// Past membudget.Floor the buffer must fit the server's budget
+			// too; below it (so that spilling always makes progress) not.
+			if over := s.bufBytes > s.memLimit; over || s.bufBytes > membudget.Floor && !s.res.Grow(s.bufBytes) {
 				if !s.allowDiskUse {
+					if !over {
+						return EOF, nil, errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed,
+							"Executor error during %s command :: caused by :: Sort exceeded the server's memory budget (%d bytes in use of %d), but did not opt in to external sorting.", s.cmdName, membudget.Server.Used(), membudget.Server.Limit())
+					}
 					return EOF, nil, errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed,
 						"Executor error during %s command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", s.cmdName, s.memLimit)
 				}
@@ -175,11 +185,13 @@ func (s *Sort) spill() error {
 	clear(s.buf)
 	s.buf = s.buf[:0]
 	s.bufBytes = 0
+	s.res.Release()
 	return nil
 }
 
 // Close implements Stage.
 func (s *Sort) Close() {
+	s.res.Release()
 	s.closeChildren()
 	for _, r := range s.runs {
 		r.close()
