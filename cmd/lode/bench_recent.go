@@ -24,8 +24,13 @@ import (
 // every document to the client, with SORT_MERGE and with the explosion
 // turned off (blocking SORT), and prints the medians as a Markdown table.
 func runBench(args []string) error {
+	const use = "usage: lode bench recent [--docs 5000000] [--cats 100] [--in 10] [--runs 5] [--dir DIR] [--uri URI]"
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Println(use)
+		return nil
+	}
 	if len(args) == 0 || args[0] != "recent" {
-		return errors.New("usage: lode bench recent [--docs 5000000] [--cats 100] [--in 10] [--runs 5] [--dir DIR] [--uri URI]")
+		return errors.New(use)
 	}
 	fs := flag.NewFlagSet("bench recent", flag.ContinueOnError)
 	docs := fs.Int("docs", 5000000, "documents to load")

@@ -5,38 +5,49 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
 
-func main() {
-	if len(os.Args) < 2 {
+func main() { os.Exit(run(os.Args[1:])) }
+
+// run runs one command line (without the program name) and returns the
+// exit status: 0, 1 for a failed command, 2 for a bad command line.
+// Asking for help (--help on any command) succeeds.
+func run(args []string) int {
+	if len(args) < 1 {
 		usage()
-		os.Exit(2)
+		return 2
 	}
 	var err error
-	switch os.Args[1] {
+	switch args[0] {
 	case "serve":
-		err = runServe(os.Args[2:])
+		err = runServe(args[1:])
 	case "sim":
-		err = runSim(os.Args[2:])
+		err = runSim(args[1:])
 	case "eventlog":
-		err = runEventlog(os.Args[2:])
+		err = runEventlog(args[1:])
 	case "bench":
-		err = runBench(os.Args[2:])
+		err = runBench(args[1:])
 	case "version", "--version":
 		fmt.Printf("lode %s (MongoDB %s compatible)\n", version, mongoVersion())
 	case "help", "-h", "--help":
 		usage()
 	default:
-		fmt.Fprintf(os.Stderr, "lode: unknown command %q\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "lode: unknown command %q\n", args[0])
 		usage()
-		os.Exit(2)
+		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0 // the flag set printed its usage
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lode:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 const version = "0.1.0"
