@@ -401,3 +401,25 @@ func TestAggregateGetMoreAfterDeadline(t *testing.T) {
 		t.Fatalf("got %d docs, want 20", n)
 	}
 }
+
+// TestCloseTwice: a second Close returns at once with the first's result
+// (it used to wait forever for a server that had already stopped).
+func TestCloseTwice(t *testing.T) {
+	db, err := lode.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- db.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second Close hangs")
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -35,6 +36,9 @@ type DB struct {
 	client *mongo.Client
 	uri    string
 	done   chan error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 type config struct {
@@ -108,14 +112,18 @@ func (db *DB) URI() string { return db.uri }
 func (db *DB) Engine() *engine.Engine { return db.eng }
 
 // Close disconnects the client, stops the server and closes the engine,
-// syncing everything to disk.
+// syncing everything to disk. Calling it again returns the first call's
+// result.
 func (db *DB) Close() error {
-	if db.client != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = db.client.Disconnect(ctx)
-		cancel()
-	}
-	return db.shutdown()
+	db.closeOnce.Do(func() {
+		if db.client != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = db.client.Disconnect(ctx)
+			cancel()
+		}
+		db.closeErr = db.shutdown()
+	})
+	return db.closeErr
 }
 
 func (db *DB) shutdown() error {
