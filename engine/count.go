@@ -65,33 +65,6 @@ func countReq(filter bsoncore.Document, f *query.Filter, skip, limit int64, hint
 		opts: exec.Options{Count: true, Skip: skip, Limit: limit}}
 }
 
-// scanMatchesCtx calls fn for every match of f in c (without copying
-// documents) until fn returns false. matchAll skips filter evaluation.
-func scanMatchesCtx(ctx context.Context, r storageReader, c *collection, filterDoc bsoncore.Document, f *query.Filter, matchAll bool, fn func() bool) error {
-	src, err := plannedSource(r, c, filterDoc, f, nil, bsoncore.Value{}, nil)
-	if err != nil {
-		return err
-	}
-	defer src.close()
-	for i := 0; ; i++ {
-		if i&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		_, doc, ok, err := src.next()
-		if err != nil || !ok {
-			return err
-		}
-		if !matchAll && !f.Match(doc) {
-			continue
-		}
-		if !fn() {
-			return nil
-		}
-	}
-}
-
 // Distinct returns the distinct values of key among the documents matching
 // filter, arrays flattened one level, in MongoDB's sort order. When an
 // index on key answers the filter, the values come from the index keys

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -77,122 +76,6 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return nil, err
 	}
 	return &planIter{ctx: ctx, release: release, bp: bp, showRecordID: spec.ShowRecordID}, nil
-}
-
-// findIter streams matching documents from a record source: the FILTER,
-// SKIP, LIMIT and PROJECTION stages of a plan without a blocking sort.
-type findIter struct {
-	ctx     context.Context
-	release func() // releases the snapshot
-	src     recordSource
-	filter  *query.Filter
-	proj    *query.Projection
-	skip    int64
-	limit   int64 // 0 = none
-	n       int64
-	slab    slab
-	done    bool
-	// raw disables skip/limit/projection (used by blocking sort).
-	raw bool
-}
-
-// SetContext replaces the context that bounds the iterator's work. A
-// cursor lives across getMore commands, each with its own deadline, so the
-// cursor hands every batch its command's context.
-func (it *findIter) SetContext(ctx context.Context) { it.ctx = ctx }
-
-// nextMatch returns the next matching document (copied) and its
-// positional index.
-func (it *findIter) nextMatch() (bsoncore.Document, int, error) {
-	for {
-		if err := it.ctx.Err(); err != nil {
-			return nil, 0, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
-		}
-		_, doc, ok, err := it.src.next()
-		if err != nil || !ok {
-			return nil, 0, err
-		}
-		matched, pos := it.filter.MatchPositional(doc)
-		if !matched {
-			continue
-		}
-		if it.skip > 0 {
-			it.skip--
-			continue
-		}
-		return it.slab.copy(doc), pos, nil
-	}
-}
-
-// Next implements Iterator.
-func (it *findIter) Next() (bsoncore.Document, error) {
-	if it.done || (it.limit > 0 && it.n >= it.limit) {
-		it.Close()
-		return nil, nil
-	}
-	doc, pos, err := it.nextMatch()
-	if err != nil || doc == nil {
-		it.Close()
-		return nil, err
-	}
-	it.n++
-	if it.proj != nil {
-		return it.proj.Apply(doc, pos)
-	}
-	return doc, nil
-}
-
-// Close implements Iterator.
-func (it *findIter) Close() error {
-	if it.done {
-		return nil
-	}
-	it.done = true
-	it.src.close()
-	it.release()
-	return nil
-}
-
-// sortAll drains it (which must apply no skip), sorts, then applies skip,
-// limit and projection: a blocking SORT stage.
-func sortAll(it *findIter, s *query.Sort, proj *query.Projection, skip, limit int64) (Iterator, error) {
-	it.skip = 0
-	type entry struct {
-		doc bsoncore.Document
-		pos int
-	}
-	var all []entry
-	for {
-		doc, pos, err := it.nextMatch()
-		if err != nil {
-			return nil, err
-		}
-		if doc == nil {
-			break
-		}
-		all = append(all, entry{doc, pos})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return s.Compare(all[i].doc, all[j].doc) < 0 })
-	if skip >= int64(len(all)) {
-		return &sliceIter{}, nil
-	}
-	all = all[skip:]
-	if limit > 0 && limit < int64(len(all)) {
-		all = all[:limit]
-	}
-	out := make([]bsoncore.Document, len(all))
-	for i, en := range all {
-		if proj != nil {
-			d, err := proj.Apply(en.doc, en.pos)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = d
-		} else {
-			out[i] = en.doc
-		}
-	}
-	return &sliceIter{docs: out}, nil
 }
 
 // sliceIter iterates documents already in memory.

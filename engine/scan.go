@@ -17,40 +17,6 @@ type recordSource interface {
 	close()
 }
 
-// collScan is a COLLSCAN: every record of a collection in recordID order.
-type collScan struct {
-	cur *storage.RecordCursor
-}
-
-func newCollScan(r storage.Reader, collID uint64, reverse bool) (*collScan, error) {
-	cur, err := storage.NewRecordCursor(r, collID, reverse)
-	if err != nil {
-		return nil, err
-	}
-	return &collScan{cur: cur}, nil
-}
-
-func (s *collScan) next() (uint64, []byte, bool, error) {
-	id, doc, ok := s.cur.Next()
-	if !ok {
-		return 0, nil, false, s.cur.Err()
-	}
-	return id, doc, true, nil
-}
-
-func (s *collScan) close() { s.cur.Close() }
-
-// openSource plans filter over c (package plan: index bounds, or a
-// collection scan when no index helps) and returns its candidates. The
-// caller still applies the full filter to every candidate.
-func openSource(r storage.Reader, c *collection, filter bsoncore.Document) (recordSource, error) {
-	f, err := query.Parse(filter)
-	if err != nil {
-		return nil, err
-	}
-	return plannedSource(r, c, filter, f, nil, bsoncore.Value{}, nil)
-}
-
 // scanMatchesSorted is scanMatches with the matches in sortBy order (nil:
 // plan order), so that the first match is the least by sortBy. An index
 // that provides the order is walked without sorting. hint is the
@@ -75,8 +41,5 @@ func scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Docum
 		}
 	}
 }
-
-// storageReader is storage.Reader (named locally for brevity).
-type storageReader = storage.Reader
 
 func splitDotted(p string) []string { return strings.Split(p, ".") }
