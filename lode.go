@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -55,7 +56,8 @@ type Option func(*config)
 // free loopback port.
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
 
-// WithLogger sets the logger; the default discards logs below Warn.
+// WithLogger sets the logger; the default writes warnings and errors to
+// stderr and discards the rest.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithSyncInterval sets how often the write-ahead log is synced (default
@@ -75,7 +77,8 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		o(&cfg)
 	}
 	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
+		// As documented on WithLogger: warnings and errors reach stderr.
+		cfg.logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger})
 	if err != nil {

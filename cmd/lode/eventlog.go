@@ -173,7 +173,11 @@ type progress struct {
 }
 
 func (p *progress) update(done int64, events int) {
-	if time.Since(p.last) < 100*time.Millisecond && done < p.total {
+	every := 100 * time.Millisecond
+	if !p.tty {
+		every = 5 * time.Second // plain lines in a log: fewer
+	}
+	if time.Since(p.last) < every && done < p.total {
 		return
 	}
 	p.last = time.Now()
