@@ -289,6 +289,20 @@ type Error struct {
 	// example keyPattern and keyValue of a duplicate key error. It is raw
 	// BSON of a document, or nil.
 	Info []byte
+	// Cause is the underlying error a MongoDB error was made from, if
+	// any (Wrap); errors.Is and errors.As see it through Unwrap.
+	Cause error
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Wrap returns an error with the given code and a formatted message that
+// keeps cause for errors.Is and errors.As.
+func Wrap(cause error, code Code, format string, args ...any) *Error {
+	e := New(code, format, args...)
+	e.Cause = cause
+	return e
 }
 
 // Error implements the error interface.
