@@ -192,12 +192,19 @@ const messageBudgetFactor = 4
 // with ExceededMemoryLimit (146) unless the client asked for no reply,
 // and reports refused; err is a read or write failure.
 func (c *conn) reserveMessage(res *membudget.Reservation) (refused bool, err error) {
-	hdr, perr := c.r.Peek(wire.HeaderLen + 4)
+	// Only the length first: a message may be shorter than a header and
+	// its flags, and waiting for bytes that never come would hold back
+	// the error reply ReadMessage gives it.
+	lb, perr := c.r.Peek(4)
 	if perr != nil {
 		return false, nil // short: ReadMessage reports it
 	}
-	n := int64(binary.LittleEndian.Uint32(hdr))
+	n := int64(binary.LittleEndian.Uint32(lb))
 	if n <= membudget.Floor || n > wire.MaxMessageSizeBytes || res.Grow(n*messageBudgetFactor) {
+		return false, nil
+	}
+	hdr, perr := c.r.Peek(wire.HeaderLen + 4) // over 1 MiB: these bytes exist
+	if perr != nil {
 		return false, nil
 	}
 	h := wire.Header{

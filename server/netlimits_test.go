@@ -187,3 +187,27 @@ func TestStalledMessageClosed(t *testing.T) {
 		t.Fatalf("idle connection after %v: %v", time.Since(start), err)
 	}
 }
+
+// TestShortMessageAnsweredAtOnce: a message no longer than a header (here
+// 16 bytes, an OP_MSG without flags) is answered or the connection closed
+// at once, not after the message deadline.
+func TestShortMessageAnsweredAtOnce(t *testing.T) {
+	_, addr := listenServer(t, Config{MessageTimeout: 10 * time.Second})
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	hdr := []byte{16, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0xdd, 0x07, 0, 0} // length 16, OP_MSG
+	if _, err := nc.Write(hdr); err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+	var buf [64]byte
+	if _, err := nc.Read(buf[:]); err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatal("no reply and no close within 2 s for a header-only message")
+		}
+	}
+}
