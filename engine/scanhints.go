@@ -209,8 +209,5 @@ func (t *writeTxn) setUniqueMax(id uint64, last []byte) {
 	if h.uniqMax == nil {
 		h.uniqMax = map[uint64][]byte{}
 	}
-	h.uniqMax[id] = append([]byte(nil), last...)
-	if last == nil {
-		h.uniqMax[id] = nil
-	}
+	h.uniqMax[id] = append([]byte(nil), last...) // nil stays nil: an empty index
 }

@@ -29,7 +29,7 @@ func andSortedSolution(ix *Index, root query.Node) *Solution {
 			return
 		}
 		var preds []pred
-		collectPreds(n, "", nil, "", false, &preds, indexedPaths([]*Index{ix}))
+		collectPreds(n, "", nil, "", false, &preds, scopeOfIndex(ix))
 		b := indexBounds(ix, preds, 1, false)
 		var key []byte
 		for _, f := range b.fields {

@@ -16,7 +16,7 @@ func orSolution(p Params, root query.Node) *Solution {
 	node := &Node{Stage: StageOr, Dedup: true}
 	for _, c := range or.Children {
 		var preds []pred
-		collectPreds(c, "", nil, "", true, &preds, indexedPaths(p.Indexes))
+		collectPreds(c, "", nil, "", true, &preds, scopeOf(p.Indexes))
 		conj, leaf := countConjuncts(c)
 		var best *Solution
 		for _, ix := range p.Indexes {

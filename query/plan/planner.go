@@ -19,7 +19,7 @@ func Plan(p Params) ([]*Solution, error) {
 		return []*Solution{{Root: &Node{Stage: StageEOF}}}, nil
 	}
 	var preds []pred
-	collectPreds(root, "", nil, "", true, &preds, indexedPaths(p.Indexes))
+	collectPreds(root, "", nil, "", true, &preds, scopeOf(p.Indexes))
 	conjuncts, leafOnly := countConjuncts(root)
 
 	if p.Hint.Type != 0 {

@@ -27,19 +27,19 @@ type pred struct {
 
 // collectPreds gathers the predicates of n that can produce bounds.
 // Predicates under $or, $nor and $not are left to the filter.
-func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, top bool, out *[]pred, keep func(path string) bool) {
+func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, top bool, out *[]pred, scope predScope) {
 	switch t := n.(type) {
 	case *query.AndNode:
 		for _, c := range t.Children {
-			collectPreds(c, prefix, ctx, ctxPath, top, out, keep)
+			collectPreds(c, prefix, ctx, ctxPath, top, out, scope)
 		}
 	case *query.ElemMatchObjectNode:
 		p, _ := query.NodePath(t)
 		full := join(prefix, p)
-		collectPreds(t.Sub, full, t, full, false, out, keep)
+		collectPreds(t.Sub, full, t, full, false, out, scope)
 	case *query.ElemMatchValueNode:
 		p, _ := query.NodePath(t)
-		if keep != nil && !keep(join(prefix, p)) {
+		if !scope.wants(join(prefix, p)) {
 			return
 		}
 		oil := FullOIL()
@@ -59,10 +59,10 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 		}
 		// All elements must match, so the first one's bounds select a
 		// superset of the matches; the rest stays in the filter.
-		collectPreds(t.Nodes[0], prefix, ctx, ctxPath, false, out, keep)
+		collectPreds(t.Nodes[0], prefix, ctx, ctxPath, false, out, scope)
 	default:
 		p, ok := query.NodePath(n)
-		if !ok || keep != nil && !keep(join(prefix, p)) {
+		if !ok || !scope.wants(join(prefix, p)) {
 			return
 		}
 		if oil, exact, ok := predOIL(n); ok {
@@ -71,22 +71,57 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 	}
 }
 
-// indexedPaths returns the keep function of collectPreds for a planner
-// with these indexes: only predicates on an indexed path get bounds
-// (building the interval list of a 1M-element $in on an unindexed field
-// cost most of such a query). With a partial index every predicate is
-// kept: the partial filter's fields need not be indexed.
-func indexedPaths(indexes []*Index) func(string) bool {
-	set := map[string]bool{}
+// predScope says which predicates collectPreds keeps: only those on a
+// path some index of the scope has (building the interval list of a
+// 1M-element $in on an unindexed field cost most of such a query). With a
+// partial index every predicate is kept: the partial filter's fields need
+// not be indexed. It allocates nothing, as planning runs per statement.
+type predScope struct {
+	indexes []*Index
+	one     *Index // a single index (AND_SORTED), instead of indexes
+	all     bool
+}
+
+// scopeOf is the scope of a planner with these indexes.
+func scopeOf(indexes []*Index) predScope {
 	for _, ix := range indexes {
 		if ix.Partial != nil {
-			return nil
-		}
-		for _, f := range ix.Fields {
-			set[f.Path] = true
+			return predScope{all: true}
 		}
 	}
-	return func(p string) bool { return set[p] }
+	return predScope{indexes: indexes}
+}
+
+// scopeOfIndex is the scope of one index.
+func scopeOfIndex(ix *Index) predScope {
+	if ix.Partial != nil {
+		return predScope{all: true}
+	}
+	return predScope{one: ix}
+}
+
+func (s predScope) wants(path string) bool {
+	if s.all {
+		return true
+	}
+	if s.one != nil {
+		return s.one.hasPath(path)
+	}
+	for _, ix := range s.indexes {
+		if ix.hasPath(path) {
+			return true
+		}
+	}
+	return false
+}
+
+func (ix *Index) hasPath(path string) bool {
+	for _, f := range ix.Fields {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 func join(prefix, p string) string {
