@@ -15,6 +15,20 @@ var ErrMalformed = errors.New("malformed BSON document")
 // a slice: the hot command paths (argument parsing, _id checks) run it
 // once per request. It stops at fn's first error and returns it.
 func EachElement(doc []byte, fn func(el bsoncore.Element) error) error {
+	return walk(doc, true, fn)
+}
+
+// CountElements returns the number of top-level elements of doc, reading
+// only their framing (EachElement validates them).
+func CountElements(doc []byte) (int, error) {
+	n := 0
+	err := walk(doc, false, func(bsoncore.Element) error { n++; return nil })
+	return n, err
+}
+
+// walk reads doc's framing and hands each element to fn, validating it
+// first when validate is set.
+func walk(doc []byte, validate bool, fn func(el bsoncore.Element) error) error {
 	length, rem, ok := bsoncore.ReadLength(doc)
 	if !ok || length < 5 || int(length) > len(doc) || doc[length-1] != 0 {
 		return ErrMalformed
@@ -25,8 +39,10 @@ func EachElement(doc []byte, fn func(el bsoncore.Element) error) error {
 		if !ok {
 			return ErrMalformed
 		}
-		if err := el.Validate(); err != nil {
-			return err
+		if validate {
+			if err := el.Validate(); err != nil {
+				return err
+			}
 		}
 		if err := fn(el); err != nil {
 			return err
@@ -34,24 +50,4 @@ func EachElement(doc []byte, fn func(el bsoncore.Element) error) error {
 		rem = next
 	}
 	return nil
-}
-
-// CountElements returns the number of top-level elements of doc, reading
-// only their framing (EachElement validates them).
-func CountElements(doc []byte) (int, error) {
-	length, rem, ok := bsoncore.ReadLength(doc)
-	if !ok || length < 5 || int(length) > len(doc) || doc[length-1] != 0 {
-		return 0, ErrMalformed
-	}
-	rem = rem[:length-5]
-	n := 0
-	for len(rem) > 0 {
-		_, next, ok := bsoncore.ReadElement(rem)
-		if !ok {
-			return 0, ErrMalformed
-		}
-		n++
-		rem = next
-	}
-	return n, nil
 }
