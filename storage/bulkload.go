@@ -279,132 +279,161 @@ func (l *SortedLoad) Abort() {
 // batch (zero when the keys were ingested: ingestion is durable on return).
 func (l *SortedLoad) Finish(ctx context.Context) (uint64, error) {
 	defer l.Abort()
-	if len(l.runs) == 0 && l.bytes < ingestThreshold {
-		l.sort()
-		b := l.db.NewBatch()
-		var prev []byte
-		for i, e := range l.ents {
-			k := l.key(e)
-			if l.check != nil && i > 0 {
-				if err := l.check(prev, k); err != nil {
-					b.Close()
-					return 0, err
-				}
-			}
-			prev = k
-			if err := b.Set(k, l.value(e), nil); err != nil {
-				b.Close()
-				return 0, fmt.Errorf("storage: sorted load: %w", err)
-			}
-		}
-		if l.OnEmitted != nil {
-			l.OnEmitted(l.keys, l.keys)
-		}
-		if b.Empty() {
-			b.Close()
-			return 0, nil
-		}
-		return l.db.Commit(b)
-	}
 	src, err := l.sources()
 	if err != nil {
 		return 0, err
 	}
 	defer src.close()
-	paths, err := l.writeTables(ctx, src)
-	if err != nil {
+	var sink loadSink
+	if len(l.runs) == 0 && l.bytes < ingestThreshold {
+		sink = &batchSink{db: l.db, b: l.db.NewBatch()}
+	} else {
+		dir, err := l.tmpDir()
+		if err != nil {
+			return 0, err
+		}
+		sink = &tableSink{db: l.db, dir: dir, wopts: l.db.popts.MakeWriterOptions(6, l.db.pdb.TableFormat())}
+	}
+	if err := l.drain(ctx, src, sink); err != nil {
+		sink.abort()
 		return 0, err
 	}
-	if len(paths) == 0 {
-		return 0, nil
-	}
-	if err := l.db.pdb.Ingest(ctx, paths); err != nil {
-		return 0, fmt.Errorf("storage: sorted load: ingest: %w", err)
-	}
-	return 0, nil
+	return sink.finish(ctx)
 }
 
-// writeTables merges the sorted sources into sstables of about
-// targetTableSize each and returns their paths.
-func (l *SortedLoad) writeTables(ctx context.Context, src *mergeSources) ([]string, error) {
-	dir, err := l.tmpDir()
-	if err != nil {
-		return nil, err
-	}
-	var (
-		paths []string
-		w     *sstable.Writer
-		prev  []byte
-		n     int64
-		// uncompressed bytes in the current table
-		tableBytes int
-	)
-	wopts := l.db.popts.MakeWriterOptions(6, l.db.pdb.TableFormat())
-	closeTable := func() error {
-		if w == nil {
-			return nil
-		}
-		err := w.Close()
-		w = nil
-		if err != nil {
-			return fmt.Errorf("storage: sorted load: write sstable: %w", err)
-		}
-		return nil
-	}
+// drain hands the merged, sorted keys to sink, checking neighbours and
+// reporting progress (and honouring ctx) every 65,536 keys.
+func (l *SortedLoad) drain(ctx context.Context, src *mergeSources, sink loadSink) error {
+	var prev []byte
+	var n int64
 	for {
 		k, v, ok, err := src.next()
 		if err != nil {
-			closeTable()
-			return nil, err
+			return err
 		}
 		if !ok {
 			break
 		}
-		if l.check != nil && prev != nil {
+		if l.check != nil && n > 0 {
 			if err := l.check(prev, k); err != nil {
-				closeTable()
-				return nil, err
+				return err
 			}
 		}
-		if w != nil && tableBytes >= targetTableSize {
-			if err := closeTable(); err != nil {
-				return nil, err
-			}
-			tableBytes = 0
-		}
-		if w == nil {
-			path := filepath.Join(dir, fmt.Sprintf("table-%06d.sst", len(paths)))
-			f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
-			if err != nil {
-				return nil, fmt.Errorf("storage: sorted load: %w", err)
-			}
-			w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), wopts)
-			paths = append(paths, path)
-		}
-		if err := w.Set(k, v); err != nil {
-			closeTable()
-			return nil, fmt.Errorf("storage: sorted load: write sstable: %w", err)
+		if err := sink.add(k, v); err != nil {
+			return err
 		}
 		prev = append(prev[:0], k...)
-		tableBytes += len(k) + len(v)
 		n++
 		if n&0xffff == 0 {
 			if l.OnEmitted != nil {
 				l.OnEmitted(n, l.keys)
 			}
 			if err := ctx.Err(); err != nil {
-				closeTable()
-				return nil, err
+				return err
 			}
 		}
 	}
 	if l.OnEmitted != nil {
 		l.OnEmitted(n, l.keys)
 	}
-	if err := closeTable(); err != nil {
-		return nil, err
+	return nil
+}
+
+// loadSink receives a load's keys in order: one batch (batchSink) or
+// ingested sstables (tableSink).
+type loadSink interface {
+	add(k, v []byte) error
+	// finish makes the keys part of the database; abort drops them.
+	finish(ctx context.Context) (uint64, error)
+	abort()
+}
+
+// batchSink writes a small load through one batch.
+type batchSink struct {
+	db *DB
+	b  *pebble.Batch
+}
+
+func (s *batchSink) add(k, v []byte) error {
+	if err := s.b.Set(k, v, nil); err != nil {
+		return fmt.Errorf("storage: sorted load: %w", err)
 	}
-	return paths, nil
+	return nil
+}
+
+func (s *batchSink) finish(context.Context) (uint64, error) {
+	if s.b.Empty() {
+		s.b.Close()
+		return 0, nil
+	}
+	return s.db.Commit(s.b)
+}
+
+func (s *batchSink) abort() { s.b.Close() }
+
+// tableSink writes sstables of about targetTableSize uncompressed bytes
+// into dir and ingests them.
+type tableSink struct {
+	db    *DB
+	dir   string
+	wopts sstable.WriterOptions
+	w     *sstable.Writer
+	paths []string
+	bytes int // uncompressed bytes in the current table
+}
+
+func (s *tableSink) add(k, v []byte) error {
+	if s.w != nil && s.bytes >= targetTableSize {
+		if err := s.closeTable(); err != nil {
+			return err
+		}
+	}
+	if s.w == nil {
+		path := filepath.Join(s.dir, fmt.Sprintf("table-%06d.sst", len(s.paths)))
+		f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
+		if err != nil {
+			return fmt.Errorf("storage: sorted load: %w", err)
+		}
+		s.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.wopts)
+		s.paths = append(s.paths, path)
+	}
+	if err := s.w.Set(k, v); err != nil {
+		return fmt.Errorf("storage: sorted load: write sstable: %w", err)
+	}
+	s.bytes += len(k) + len(v)
+	return nil
+}
+
+func (s *tableSink) closeTable() error {
+	w := s.w
+	s.w, s.bytes = nil, 0
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("storage: sorted load: write sstable: %w", err)
+	}
+	return nil
+}
+
+func (s *tableSink) finish(ctx context.Context) (uint64, error) {
+	if s.w != nil {
+		if err := s.closeTable(); err != nil {
+			return 0, err
+		}
+	}
+	if len(s.paths) == 0 {
+		return 0, nil
+	}
+	if err := s.db.pdb.Ingest(ctx, s.paths); err != nil {
+		return 0, fmt.Errorf("storage: sorted load: ingest: %w", err)
+	}
+	return 0, nil
+}
+
+// abort closes the open table; Abort removes the files.
+func (s *tableSink) abort() {
+	if s.w != nil {
+		_ = s.w.Close()
+		s.w = nil
+	}
 }
 
 // mergeSources yields the keys of the in-memory entries and the spilled
