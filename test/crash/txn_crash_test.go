@@ -31,9 +31,7 @@ const (
 // applied (every balance equals its start plus the ledger's movements, and
 // the total is conserved), and validate finds the collections consistent.
 func TestKill9KeepsAcknowledgedTransactions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crash test skipped in -short mode")
-	}
+	acceptanceOnly(t)
 	tmp := t.TempDir()
 	bin := buildLode(t, tmp)
 	dataDir := filepath.Join(tmp, "data")

@@ -35,6 +35,7 @@ func procStat(t *testing.T, pid int) (cpu float64, rss int64) {
 // drop that work within a second, keep its RSS under the budget, keep
 // serving, and give the memory back to the OS afterwards.
 func TestBigQueriesAbandoned(t *testing.T) {
+	acceptanceOnly(t)
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to read the server's CPU time and RSS")
 	}

@@ -21,6 +21,14 @@ import (
 
 var addrRE = regexp.MustCompile(`lode started"? addr=(127\.0\.0\.1:\d+)`)
 
+// acceptanceOnly skips t unless LODE_ACCEPTANCE is set (.ci/run sets it).
+func acceptanceOnly(t *testing.T) {
+	t.Helper()
+	if os.Getenv("LODE_ACCEPTANCE") == "" {
+		t.Skip("acceptance test: set LODE_ACCEPTANCE=1 to run it")
+	}
+}
+
 var (
 	buildOnce sync.Once
 	binPath   string
