@@ -173,22 +173,14 @@ func (op *runningOp) render(host string) bsoncore.Document {
 			pct = done * 100 / total
 		}
 		b.AppendString("msg", msg+" "+msg+": "+itoa(done)+"/"+itoa(total)+" "+itoa(pct)+"%")
-		b.AppendDocument("progress", bsoncore.NewDocumentBuilder().
-			AppendValue("done", number(done)).
-			AppendValue("total", number(total)).
-			Build())
+		pb := bsoncore.NewDocumentBuilder()
+		appendNumber(pb, "done", done)
+		appendNumber(pb, "total", total)
+		b.AppendDocument("progress", pb.Build())
 	}
 	b.AppendInt32("numYields", 0).
 		AppendBoolean("killPending", op.killed.Load())
 	return b.Build()
-}
-
-// number is n as mongod's appendNumber writes it: an int32 when it fits.
-func number(n int64) bsoncore.Value {
-	if n >= -1<<31 && n < 1<<31 {
-		return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(n))}
-	}
-	return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, n)}
 }
 
 func itoa(n int64) string {
