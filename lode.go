@@ -25,8 +25,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/lodedb/lode/engine"
-	"github.com/lodedb/lode/server"
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/server"
 )
 
 // DB is an embedded Lode instance.

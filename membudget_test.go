@@ -9,7 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/lodedb/lode/membudget"
+	"github.com/lodedb/lode/internal/membudget"
 )
 
 // TestServerMemoryBudget: with a small server-wide budget, a blocking

@@ -10,7 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/wire"
+	"github.com/lodedb/lode/internal/wire"
 )
 
 // TestOpQueryHandshake sends the legacy OP_QUERY handshake drivers open

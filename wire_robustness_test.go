@@ -13,7 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/wire"
+	"github.com/lodedb/lode/internal/wire"
 )
 
 // rawConn is a bare TCP connection to the server for sending malformed

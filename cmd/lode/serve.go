@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lodedb/lode/engine"
-	"github.com/lodedb/lode/membudget"
-	"github.com/lodedb/lode/server"
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/membudget"
+	"github.com/lodedb/lode/internal/server"
 )
 
 func mongoVersion() string { return server.MongoVersion }

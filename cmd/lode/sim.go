@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lodedb/lode/sim"
-	"github.com/lodedb/lode/sim/report"
-	_ "github.com/lodedb/lode/sim/scenarios" // built-in scenarios
-	"github.com/lodedb/lode/sim/simulations"
+	"github.com/lodedb/lode/internal/sim"
+	"github.com/lodedb/lode/internal/sim/report"
+	_ "github.com/lodedb/lode/internal/sim/scenarios" // built-in scenarios
+	"github.com/lodedb/lode/internal/sim/simulations"
 )
 
 const simUsage = `usage:

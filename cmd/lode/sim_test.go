@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lodedb/lode/sim"
-	"github.com/lodedb/lode/sim/report"
+	"github.com/lodedb/lode/internal/sim"
+	"github.com/lodedb/lode/internal/sim/report"
 )
 
 // TestSimCompareURI runs `lode sim run` with --uri and --compare-uri, two

@@ -12,7 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/wire"
+	"github.com/lodedb/lode/internal/wire"
 )
 
 // procStat returns the CPU seconds and RSS bytes of process pid.

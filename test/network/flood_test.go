@@ -16,7 +16,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/wire"
+	"github.com/lodedb/lode/internal/wire"
 )
 
 var addrRE = regexp.MustCompile(`lode started"? addr=(127\.0\.0\.1:\d+)`)

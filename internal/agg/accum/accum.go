@@ -1,0 +1,221 @@
+// Package accum implements MongoDB 7.0's $group accumulators ($sum, $avg,
+// $min, $max, $first, $last, $push, $addToSet, $count, $stdDevPop,
+// $stdDevSamp, $mergeObjects, $top, $bottom, $topN, $bottomN, $firstN,
+// $lastN, $maxN, $minN). A Factory is parsed once per accumulator field;
+// it evaluates each document's input and creates one Accumulator per
+// group.
+package accum
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// Accumulator folds the input values of one group.
+type Accumulator interface {
+	// Add folds one input value (from Factory.Input). Missing values are
+	// passed as the zero bsoncore.Value. Add copies what it retains.
+	Add(v bsoncore.Value) error
+	// Result returns the accumulated value.
+	Result() (bsoncore.Value, error)
+	// MemUsage returns the approximate bytes held.
+	MemUsage() int
+	// Partial returns the accumulator's state as one value, so that a
+	// group can be written to disk when $group spills.
+	Partial() (bsoncore.Value, error)
+	// Merge folds in a state returned by Partial of an accumulator of the
+	// same Factory. States must be merged in the order their inputs
+	// arrived ($first, $last, $push and the N variants depend on it).
+	Merge(p bsoncore.Value) error
+}
+
+// Factory is a parsed accumulator specification.
+type Factory struct {
+	// Name is the accumulator name with its '$'.
+	Name   string
+	arg    expr.Expr
+	n      expr.Expr
+	sortBy *expr.SortSpec
+	output expr.Expr
+}
+
+type ctor func(f *Factory, n int64) Accumulator
+
+var ctors = map[string]ctor{
+	"$sum":          func(*Factory, int64) Accumulator { return &sumAcc{} },
+	"$count":        func(*Factory, int64) Accumulator { return &sumAcc{} },
+	"$avg":          func(*Factory, int64) Accumulator { return &sumAcc{avg: true} },
+	"$min":          func(*Factory, int64) Accumulator { return &minMaxAcc{dir: -1} },
+	"$max":          func(*Factory, int64) Accumulator { return &minMaxAcc{dir: 1} },
+	"$first":        func(*Factory, int64) Accumulator { return &firstLastAcc{first: true} },
+	"$last":         func(*Factory, int64) Accumulator { return &firstLastAcc{} },
+	"$push":         func(*Factory, int64) Accumulator { return &pushAcc{} },
+	"$addToSet":     func(*Factory, int64) Accumulator { return &pushAcc{set: true} },
+	"$stdDevPop":    func(*Factory, int64) Accumulator { return &stdDevAcc{} },
+	"$stdDevSamp":   func(*Factory, int64) Accumulator { return &stdDevAcc{samp: true} },
+	"$mergeObjects": func(*Factory, int64) Accumulator { return &mergeAcc{vals: map[string]bsoncore.Value{}} },
+	"$firstN":       func(_ *Factory, n int64) Accumulator { return &firstNAcc{n: n} },
+	"$lastN":        func(_ *Factory, n int64) Accumulator { return &lastNAcc{n: n} },
+	"$maxN":         func(_ *Factory, n int64) Accumulator { return &extremeNAcc{n: n, dir: -1} },
+	"$minN":         func(_ *Factory, n int64) Accumulator { return &extremeNAcc{n: n, dir: 1} },
+	"$top":          func(f *Factory, _ int64) Accumulator { return &topAcc{f: f, n: 1, single: true} },
+	"$bottom":       func(f *Factory, _ int64) Accumulator { return &topAcc{f: f, n: 1, single: true, bottom: true} },
+	"$topN":         func(f *Factory, n int64) Accumulator { return &topAcc{f: f, n: n} },
+	"$bottomN":      func(f *Factory, n int64) Accumulator { return &topAcc{f: f, n: n, bottom: true} },
+}
+
+// Names returns the supported accumulator names, sorted.
+func Names() []string {
+	out := make([]string, 0, len(ctors))
+	for k := range ctors {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsAccumulator reports whether name is a known accumulator.
+func IsAccumulator(name string) bool { _, ok := ctors[name]; return ok }
+
+// New parses the argument of accumulator name (e.g. "$sum", 1).
+func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, error) {
+	if _, ok := ctors[name]; !ok {
+		return nil, errs.New(errs.UnknownGroupAccumulator, "unknown group operator '%s'", name)
+	}
+	f := &Factory{Name: name}
+	switch name {
+	case "$count":
+		if args.Type != bsoncore.TypeEmbeddedDocument || len(args.Data) != 5 {
+			return nil, errs.New(40160, "$count takes no arguments, i.e. $count:{}")
+		}
+		f.arg = expr.Const(expr.Int32(1))
+		return f, nil
+	case "$firstN", "$lastN", "$maxN", "$minN":
+		raw, err := spec(name, args, "input", "n")
+		if err != nil {
+			return nil, err
+		}
+		if f.arg, err = expr.Parse(raw["input"], pc); err != nil {
+			return nil, err
+		}
+		if f.n, err = expr.Parse(raw["n"], pc); err != nil {
+			return nil, err
+		}
+		return f, nil
+	case "$top", "$bottom", "$topN", "$bottomN":
+		keys := []string{"output", "sortBy"}
+		if strings.HasSuffix(name, "N") {
+			keys = append(keys, "n")
+		}
+		raw, err := spec(name, args, keys...)
+		if err != nil {
+			return nil, err
+		}
+		if raw["sortBy"].Type != bsoncore.TypeEmbeddedDocument {
+			return nil, errs.New(5788604, "%s expects a sortBy value that is an object, but got %s", name, expr.TypeName(raw["sortBy"]))
+		}
+		if f.sortBy, err = expr.ParseSortSpec(raw["sortBy"]); err != nil {
+			return nil, err
+		}
+		if f.output, err = expr.Parse(raw["output"], pc); err != nil {
+			return nil, err
+		}
+		if raw["n"].Type != 0 {
+			if f.n, err = expr.Parse(raw["n"], pc); err != nil {
+				return nil, err
+			}
+		}
+		return f, nil
+	}
+	if args.Type == bsoncore.TypeArray {
+		return nil, errs.New(40237, "The %s accumulator is a unary operator", name)
+	}
+	var err error
+	if f.arg, err = expr.Parse(args, pc); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func spec(name string, args bsoncore.Value, keys ...string) (map[string]bsoncore.Value, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(5787801, "specification must be an object; found %s", expr.TypeName(args))
+	}
+	raw := map[string]bsoncore.Value{}
+	elems, _ := args.Document().Elements()
+	for _, el := range elems {
+		ok := false
+		for _, k := range keys {
+			ok = ok || k == el.Key()
+		}
+		if !ok {
+			return nil, errs.New(5787901, "Unknown argument for 'n' operator: %s", el.Key())
+		}
+		raw[el.Key()] = el.Value()
+	}
+	for _, k := range keys {
+		if raw[k].Type == 0 {
+			if k == "n" {
+				return nil, errs.New(5787906, "Missing value for 'n'")
+			}
+			if k == "input" {
+				return nil, errs.New(5787907, "Missing value for 'input'")
+			}
+			return nil, errs.New(5788005, "Missing value for '%s'", k)
+		}
+	}
+	return raw, nil
+}
+
+// Input evaluates the accumulator's input for one document; pass the
+// result to Accumulator.Add.
+func (f *Factory) Input(doc bsoncore.Document, vars *expr.Vars) (bsoncore.Value, error) {
+	if f.sortBy == nil {
+		return f.arg.Eval(doc, vars)
+	}
+	out, err := f.output.Eval(doc, vars)
+	if err != nil {
+		return expr.Missing, err
+	}
+	if out.Type == 0 {
+		out = expr.Null
+	}
+	b := expr.NewArrayBuilder()
+	d := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}
+	for i := range f.sortBy.Dirs {
+		k := f.sortBy.Key(d, i)
+		if k.Type == 0 {
+			k = bsoncore.Value{Type: bsoncore.TypeMinKey} // empty array: before null
+		}
+		b.Append(k)
+	}
+	b.Append(out)
+	return b.Value(), nil
+}
+
+// NewAccumulator creates the accumulator of one group. groupKey is the
+// document {_id: <key>} against which 'n' is evaluated.
+func (f *Factory) NewAccumulator(groupKey bsoncore.Document, vars *expr.Vars) (Accumulator, error) {
+	n := int64(1)
+	if f.n != nil {
+		nv, err := f.n.Eval(groupKey, vars)
+		if err != nil {
+			return nil, err
+		}
+		if n, err = expr.CheckN(f.Name, nv); err != nil {
+			return nil, err
+		}
+	}
+	return ctors[f.Name](f, n), nil
+}
+
+// copyVal copies a value's bytes so it no longer aliases its source.
+func copyVal(v bsoncore.Value) bsoncore.Value {
+	return bsoncore.Value{Type: v.Type, Data: append([]byte(nil), v.Data...)}
+}
+
+const valOverhead = 32

@@ -1,0 +1,160 @@
+package accum
+
+import (
+	"sort"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/expr"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// firstNAcc implements $firstN; missing inputs count as null.
+type firstNAcc struct {
+	n    int64
+	vals []bsoncore.Value
+	mem  int
+}
+
+func (a *firstNAcc) Add(v bsoncore.Value) error {
+	if int64(len(a.vals)) >= a.n {
+		return nil
+	}
+	if v.Type == 0 {
+		v = expr.Null
+	}
+	a.vals = append(a.vals, copyVal(v))
+	a.mem += valOverhead + len(v.Data)
+	return nil
+}
+
+func (a *firstNAcc) Result() (bsoncore.Value, error) { return expr.Array(a.vals...), nil }
+func (a *firstNAcc) MemUsage() int                   { return a.mem }
+
+// lastNAcc implements $lastN with a ring of the last n values.
+type lastNAcc struct {
+	n    int64
+	vals []bsoncore.Value
+	next int
+	mem  int
+}
+
+func (a *lastNAcc) Add(v bsoncore.Value) error {
+	if v.Type == 0 {
+		v = expr.Null
+	}
+	c := copyVal(v)
+	if int64(len(a.vals)) < a.n {
+		a.vals = append(a.vals, c)
+		a.mem += valOverhead + len(c.Data)
+		return nil
+	}
+	a.mem += len(c.Data) - len(a.vals[a.next].Data)
+	a.vals[a.next] = c
+	a.next = (a.next + 1) % len(a.vals)
+	return nil
+}
+
+func (a *lastNAcc) Result() (bsoncore.Value, error) {
+	out := append(append([]bsoncore.Value{}, a.vals[a.next:]...), a.vals[:a.next]...)
+	return expr.Array(out...), nil
+}
+func (a *lastNAcc) MemUsage() int { return a.mem }
+
+// extremeNAcc implements $minN (dir 1) and $maxN (dir -1): the n smallest
+// or largest non-null values, best first.
+type extremeNAcc struct {
+	n    int64
+	dir  int
+	vals []bsoncore.Value
+	mem  int
+}
+
+func (a *extremeNAcc) Add(v bsoncore.Value) error {
+	if expr.IsNullish(v) {
+		return nil
+	}
+	less := func(x, y bsoncore.Value) bool { return bsonutil.Compare(x, y)*a.dir < 0 }
+	if int64(len(a.vals)) >= a.n && !less(v, a.vals[len(a.vals)-1]) {
+		return nil
+	}
+	c := copyVal(v)
+	i := sort.Search(len(a.vals), func(i int) bool { return less(c, a.vals[i]) })
+	a.vals = append(a.vals, bsoncore.Value{})
+	copy(a.vals[i+1:], a.vals[i:])
+	a.vals[i] = c
+	a.mem += valOverhead + len(c.Data)
+	if int64(len(a.vals)) > a.n {
+		a.mem -= valOverhead + len(a.vals[len(a.vals)-1].Data)
+		a.vals = a.vals[:len(a.vals)-1]
+	}
+	return nil
+}
+
+func (a *extremeNAcc) Result() (bsoncore.Value, error) { return expr.Array(a.vals...), nil }
+func (a *extremeNAcc) MemUsage() int                   { return a.mem }
+
+// topAcc implements $top, $bottom, $topN and $bottomN. Inputs are arrays
+// [sortKey..., output] built by Factory.Input.
+type topAcc struct {
+	f      *Factory
+	n      int64
+	single bool
+	bottom bool
+	items  [][]bsoncore.Value
+	mem    int
+}
+
+// before reports whether item x ranks before y (top = first in sort order).
+func (a *topAcc) before(x, y []bsoncore.Value) bool {
+	for i, d := range a.f.sortBy.Dirs {
+		c := bsonutil.Compare(x[i], y[i]) * d
+		if c != 0 {
+			if a.bottom {
+				return c > 0
+			}
+			return c < 0
+		}
+	}
+	return false
+}
+
+func (a *topAcc) Add(v bsoncore.Value) error {
+	if v.Type != bsoncore.TypeArray {
+		return nil
+	}
+	c := copyVal(v)
+	var item []bsoncore.Value
+	for _, x := range expr.ArrayValues(c) {
+		item = append(item, x)
+	}
+	if int64(len(a.items)) >= a.n && !a.before(item, a.items[len(a.items)-1]) {
+		return nil
+	}
+	i := sort.Search(len(a.items), func(i int) bool { return a.before(item, a.items[i]) })
+	a.items = append(a.items, nil)
+	copy(a.items[i+1:], a.items[i:])
+	a.items[i] = item
+	a.mem += valOverhead + len(c.Data)
+	if int64(len(a.items)) > a.n {
+		a.items = a.items[:len(a.items)-1]
+		a.mem -= valOverhead + len(c.Data)
+	}
+	return nil
+}
+
+func (a *topAcc) Result() (bsoncore.Value, error) {
+	if a.single {
+		if len(a.items) == 0 {
+			return expr.Null, nil
+		}
+		it := a.items[0]
+		return it[len(it)-1], nil
+	}
+	out := make([]bsoncore.Value, len(a.items))
+	for i, it := range a.items {
+		out[i] = it[len(it)-1]
+	}
+	return expr.Array(out...), nil
+}
+
+func (a *topAcc) MemUsage() int { return a.mem }

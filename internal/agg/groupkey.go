@@ -1,0 +1,86 @@
+package agg
+
+import (
+	"encoding/binary"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/expr"
+	"github.com/lodedb/lode/internal/keystring"
+)
+
+// keyer computes the group keys of one $group execution; each goroutine
+// of a parallel $group has its own.
+//
+// The key of a document is hashed from its encoding: a keystring, whose
+// bytes are equal exactly when MongoDB's comparison calls two values
+// equal (1, 1.0 and NumberLong(1) alike). For an object literal _id such
+// as {p: "$path", d: {$dayOfMonth: "$time"}} no document is built per
+// input: each field is encoded in turn, a 0 byte for a missing field
+// (left out of the object), a 2 byte with the length and bytes of a
+// string, or a 1 byte and the value's keystring, which is prefix-free,
+// so the concatenation identifies the object. The key
+// document itself is built only for a new group.
+type keyer struct {
+	g    *groupStage
+	vals []bsoncore.Value
+	ks   []byte
+	key  bsoncore.Value
+}
+
+// hash evaluates d's group key (after the folded stage's fields, if any)
+// and returns its encoding, valid until the next call.
+func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
+	g := k.g
+	vars.NextDoc() // d's key and accumulators may share field lookups
+	if g.pre != nil {
+		if err := g.evalPre(d, vars); err != nil {
+			return nil, err
+		}
+	}
+	if g.idNames == nil || g.keyFn != nil {
+		key, err := g.key(d, vars)
+		if err != nil {
+			return nil, err
+		}
+		k.key = key
+		k.ks = keystring.AppendValue(k.ks[:0], key, false)
+		return k.ks, nil
+	}
+	k.ks, k.vals = k.ks[:0], k.vals[:0]
+	for _, e := range g.idExprs {
+		v, err := e.Eval(d, vars)
+		if err != nil {
+			return nil, err
+		}
+		k.vals = append(k.vals, v)
+		switch v.Type {
+		case 0:
+			k.ks = append(k.ks, 0)
+		case bsoncore.TypeString, bsoncore.TypeSymbol:
+			// Strings (and symbols, which compare equal to them) are
+			// equal exactly when their bytes are: length and bytes, no
+			// escaping.
+			s := v.Data[4 : len(v.Data)-1]
+			k.ks = append(k.ks, 2)
+			k.ks = binary.AppendUvarint(k.ks, uint64(len(s)))
+			k.ks = append(k.ks, s...)
+		default:
+			k.ks = append(k.ks, 1)
+			k.ks = keystring.AppendValue(k.ks, v, false)
+		}
+	}
+	return k.ks, nil
+}
+
+// value returns the key whose encoding the last hash call returned.
+func (k *keyer) value() bsoncore.Value {
+	if k.g.idNames == nil || k.g.keyFn != nil {
+		return k.key
+	}
+	b := expr.NewDocBuilder()
+	for i, n := range k.g.idNames {
+		b.Append(n, k.vals[i])
+	}
+	return b.Value()
+}

@@ -1,0 +1,100 @@
+package agg
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// limitStage is $limit.
+type limitStage struct{ n int64 }
+
+// skipStage is $skip.
+type skipStage struct{ n int64 }
+
+// stageInt reads the positive/non-negative integer argument of $limit and
+// $skip with MongoDB's messages.
+func stageInt(name string, v bsoncore.Value) (int64, error) {
+	if !bsonutil.IsNumber(v.Type) {
+		code := errs.Code(15957)
+		if name == "$skip" {
+			code = 15972
+		}
+		return 0, errs.New(code, "the %s must be specified as a number", name[1:])
+	}
+	f := bsonutil.AsFloat64(v)
+	n := bsonutil.AsInt64(v)
+	if float64(n) != f {
+		code := errs.Code(15957)
+		if name == "$skip" {
+			code = 15972
+		}
+		return 0, errs.New(code, "invalid argument to %s stage: Cannot represent as a 64-bit integer: %s: %s", name, name, v.String())
+	}
+	return n, nil
+}
+
+func parseLimit(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
+	n, err := stageInt("$limit", v)
+	if err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return nil, errs.New(errs.Code(15958), "the limit must be positive")
+	}
+	return []stage{&limitStage{n}}, nil
+}
+
+func parseSkip(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
+	n, err := stageInt("$skip", v)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, errs.New(errs.Code(15956), "invalid argument to $skip stage: Expected a non-negative number in: $skip: %d", n)
+	}
+	return []stage{&skipStage{n}}, nil
+}
+
+func (l *limitStage) name() string { return "$limit" }
+func (s *skipStage) name() string  { return "$skip" }
+
+func (l *limitStage) spec() bsoncore.Document {
+	return specDoc("$limit", bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, l.n)})
+}
+
+func (s *skipStage) spec() bsoncore.Document {
+	return specDoc("$skip", bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, s.n)})
+}
+
+func (l *limitStage) open(_ *runCtx, in Iterator) (Iterator, error) {
+	left := l.n
+	return &funcIter{
+		next: func() (bsoncore.Document, error) {
+			if left <= 0 {
+				return nil, nil
+			}
+			left--
+			return in.Next()
+		},
+		close: in.Close,
+	}, nil
+}
+
+func (s *skipStage) open(_ *runCtx, in Iterator) (Iterator, error) {
+	skip := s.n
+	return &funcIter{
+		next: func() (bsoncore.Document, error) {
+			for skip > 0 {
+				skip--
+				d, err := in.Next()
+				if err != nil || d == nil {
+					return nil, err
+				}
+			}
+			return in.Next()
+		},
+		close: in.Close,
+	}, nil
+}

@@ -1,0 +1,238 @@
+package agg
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+)
+
+// lookupStage is $lookup: the equality form (localField/foreignField),
+// the pipeline form with let, or both combined.
+type lookupStage struct {
+	raw          bsoncore.Value
+	from         string
+	as           []string
+	localField   []string
+	foreignField string
+	letNames     []string
+	letExprs     []expr.Expr
+	letSlots     []int
+	sub          *Pipeline
+	// cache holds the result of an uncorrelated sub-pipeline.
+	cache  []bsoncore.Document
+	cached bool
+}
+
+func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return nil, errs.New(errs.FailedToParse, "the $lookup specification must be an Object, but found %s", expr.TypeName(v))
+	}
+	l := &lookupStage{raw: v}
+	var pipe, let bsoncore.Value
+	var local, as string
+	hasLocal, hasForeign := false, false
+	fromDB := pc.DB
+	elems, _ := d.Elements()
+	for _, el := range elems {
+		ev := el.Value()
+		str := func() (string, error) {
+			s, ok := ev.StringValueOK()
+			if !ok {
+				return "", errs.New(errs.FailedToParse, "$lookup argument '%s: %s' must be a string, is type %s", el.Key(), ev.String(), expr.TypeName(ev))
+			}
+			return s, nil
+		}
+		var err error
+		switch el.Key() {
+		case "from":
+			if fd, ok := ev.DocumentOK(); ok {
+				if db, ok := fd.Lookup("db").StringValueOK(); ok {
+					fromDB = db
+				}
+				l.from, _ = fd.Lookup("coll").StringValueOK()
+			} else {
+				l.from, err = str()
+			}
+		case "as":
+			as, err = str()
+		case "localField":
+			local, err = str()
+			hasLocal = true
+		case "foreignField":
+			l.foreignField, err = str()
+			hasForeign = true
+		case "let":
+			if ev.Type != bsoncore.TypeEmbeddedDocument {
+				return nil, errs.New(errs.FailedToParse, "$lookup argument 'let' must be an object, is type %s", expr.TypeName(ev))
+			}
+			let = ev
+		case "pipeline":
+			pipe = ev
+		default:
+			return nil, errs.New(errs.FailedToParse, "unknown argument to $lookup: %s", el.Key())
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if as == "" {
+		return nil, errs.New(errs.FailedToParse, "must specify 'as' field for a $lookup")
+	}
+	if strings.HasPrefix(as, "$") {
+		return nil, errs.New(errs.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+	}
+	l.as = strings.Split(as, ".")
+	if hasLocal != hasForeign {
+		return nil, errs.New(errs.FailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
+	}
+	if hasLocal {
+		parts, err := expr.ParseFieldPath(local)
+		if err != nil {
+			return nil, err
+		}
+		l.localField = parts
+		if _, err := expr.ParseFieldPath(l.foreignField); err != nil {
+			return nil, err
+		}
+	}
+	if pipe.Type == 0 {
+		if !hasLocal {
+			return nil, errs.New(errs.FailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+		}
+		if let.Type != 0 {
+			return nil, errs.New(errs.FailedToParse, "$lookup with 'let' must also specify 'pipeline'")
+		}
+	}
+	if let.Type != 0 {
+		lels, _ := let.Document().Elements()
+		for _, el := range lels {
+			e, err := expr.Parse(el.Value(), pc.Expr)
+			if err != nil {
+				return nil, err
+			}
+			l.letNames = append(l.letNames, el.Key())
+			l.letExprs = append(l.letExprs, e)
+			l.letSlots = append(l.letSlots, pc.Expr.Define(el.Key()))
+		}
+	}
+	sub := pc.sub(fromDB, l.from)
+	sub.inLookup = true
+	var err error
+	if pipe.Type != 0 {
+		l.sub, err = parseSubPipeline("$lookup", pipe, sub)
+	} else {
+		l.sub, err = Parse(nil, sub)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l.from == "" && (len(l.sub.stages) == 0 || l.sub.stages[0].name() != "$documents") {
+		return nil, errs.New(errs.FailedToParse, "must specify 'from' field for a $lookup")
+	}
+	return []stage{l}, nil
+}
+
+func (l *lookupStage) name() string            { return "$lookup" }
+func (l *lookupStage) spec() bsoncore.Document { return specDoc("$lookup", l.raw) }
+
+// eqFilter builds the foreign-side filter of the equality form for one
+// local value: arrays match any element, missing matches null.
+func (l *lookupStage) eqFilter(local bsoncore.Value) bsoncore.Document {
+	var cond bsoncore.Document
+	switch local.Type {
+	case bsoncore.TypeArray:
+		vals, _ := local.Array().Values()
+		ab := bsoncore.NewArrayBuilder()
+		if len(vals) == 0 {
+			ab.AppendNull()
+		}
+		for _, v := range vals {
+			ab.AppendValue(v)
+		}
+		cond = bsoncore.NewDocumentBuilder().AppendArray("$in", ab.Build()).Build()
+	case 0:
+		cond = bsoncore.NewDocumentBuilder().AppendNull("$eq").Build()
+	default:
+		cond = bsoncore.NewDocumentBuilder().AppendValue("$eq", local).Build()
+	}
+	return bsoncore.NewDocumentBuilder().AppendDocument(l.foreignField, cond).Build()
+}
+
+// withFilter returns a copy of the sub-pipeline whose collection query
+// also requires extra.
+func (l *lookupStage) withFilter(extra bsoncore.Document) (*Pipeline, error) {
+	p := *l.sub
+	if p.push != nil {
+		spec := *p.push
+		if len(spec.Filter) > 5 {
+			ab := bsoncore.NewArrayBuilder().AppendDocument(spec.Filter).AppendDocument(extra).Build()
+			spec.Filter = bsoncore.NewDocumentBuilder().AppendArray("$and", ab).Build()
+		} else {
+			spec.Filter = extra
+		}
+		p.push = &spec
+		return &p, nil
+	}
+	m, err := parseMatch(docValue(extra), &ParseContext{Expr: expr.NewParseContext()})
+	if err != nil {
+		return nil, err
+	}
+	p.stages = append([]stage{p.stages[0], m[0]}, p.stages[1:]...)
+	return &p, nil
+}
+
+func (l *lookupStage) results(rc *runCtx, d bsoncore.Document) ([]bsoncore.Document, error) {
+	if l.cached {
+		return l.cache, nil
+	}
+	for i, e := range l.letExprs {
+		v, err := e.Eval(d, rc.vars)
+		if err != nil {
+			return nil, err
+		}
+		rc.vars.Set(l.letSlots[i], copyValue(v))
+	}
+	p := l.sub
+	if l.localField != nil {
+		var err error
+		p, err = l.withFilter(l.eqFilter(expr.GetPath(d, l.localField)))
+		if err != nil {
+			return nil, err
+		}
+	}
+	it, err := p.run(rc)
+	if err != nil {
+		return nil, err
+	}
+	res, err := drain(it)
+	if err != nil {
+		return nil, err
+	}
+	if l.localField == nil && len(l.letExprs) == 0 {
+		l.cache, l.cached = res, true
+	}
+	return res, nil
+}
+
+func (l *lookupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
+	l.cache, l.cached = nil, false
+	return mapIter(in, func(d bsoncore.Document) (bsoncore.Document, error) {
+		res, err := l.results(rc, d)
+		if err != nil {
+			return nil, err
+		}
+		ab := expr.NewArrayBuilder()
+		for _, r := range res {
+			ab.Append(docValue(r))
+		}
+		out := setPath(d, l.as, ab.Value())
+		if len(out) > 16*1024*1024 {
+			return nil, errs.New(errs.BSONObjectTooLarge, "Total size of documents in %s matching pipeline's $lookup stage exceeds 16793600 bytes", l.from)
+		}
+		return out, nil
+	}), nil
+}

@@ -1,0 +1,324 @@
+package agg
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+)
+
+// sortMemLimit is the number of bytes a blocking sort ($sort,
+// $bucketAuto, $sample, the input buffer of $facet) may hold before it
+// spills or fails with code 292: MongoDB's
+// internalQueryMaxBlockingSortMemoryUsageBytes (100 MB). groupMemLimit is
+// the same for $group and $bucket: internalDocumentSourceGroupMaxMemoryBytes.
+// Both are server parameters (SetSortMemoryLimit, SetGroupMemoryLimit); a
+// ParseContext may override them.
+var sortMemLimit, groupMemLimit atomic.Int64
+
+func init() {
+	sortMemLimit.Store(100 << 20)
+	groupMemLimit.Store(100 << 20)
+}
+
+// SetSortMemoryLimit sets internalQueryMaxBlockingSortMemoryUsageBytes for
+// pipelines.
+func SetSortMemoryLimit(n int64) { sortMemLimit.Store(n) }
+
+// SetGroupMemoryLimit sets internalDocumentSourceGroupMaxMemoryBytes.
+func SetGroupMemoryLimit(n int64) { groupMemLimit.Store(n) }
+
+// ParseContext carries what parsing a pipeline needs to know besides the
+// stages themselves.
+type ParseContext struct {
+	// Expr holds the variables in scope (the command's `let`). Nil means a
+	// fresh context.
+	Expr *expr.ParseContext
+	// DB and Coll name the namespace aggregated; Coll is "" for a
+	// database-level aggregate ({aggregate: 1}).
+	DB, Coll string
+	// AllowDiskUse lets blocking stages spill to temporary files instead of
+	// failing past the memory limit.
+	AllowDiskUse bool
+	// TempDir is where spill files go (the data directory's _tmp); ""
+	// means os.TempDir().
+	TempDir string
+	// MemoryLimit overrides both memory limits (sort and group) when > 0.
+	MemoryLimit int64
+	// Hint is the aggregate command's hint, applied to the pushed-down
+	// query.
+	Hint bsoncore.Value
+
+	// nesting is set while parsing sub-pipelines.
+	inLookup, inFacet, inUnion bool
+}
+
+// memLimit is the limit of sorting stages.
+func (pc *ParseContext) memLimit() int64 {
+	if pc.MemoryLimit > 0 {
+		return pc.MemoryLimit
+	}
+	return sortMemLimit.Load()
+}
+
+// groupMemLimit is the limit of $group and $bucket.
+func (pc *ParseContext) groupMemLimit() int64 {
+	if pc.MemoryLimit > 0 {
+		return pc.MemoryLimit
+	}
+	return groupMemLimit.Load()
+}
+
+func (pc *ParseContext) tempDir() string {
+	if pc.TempDir != "" {
+		return pc.TempDir
+	}
+	return os.TempDir()
+}
+
+// sub returns a copy of pc for a sub-pipeline on db.coll.
+func (pc *ParseContext) sub(db, coll string) *ParseContext {
+	c := *pc
+	c.DB, c.Coll = db, coll
+	c.Hint = bsoncore.Value{}
+	return &c
+}
+
+// Pipeline is a parsed and optimized aggregation pipeline.
+type Pipeline struct {
+	pc *ParseContext
+	// push is the query sent to the catalog for the collection's
+	// documents; nil when the pipeline starts with a source stage or runs
+	// at database level without a collection.
+	push *FindSpec
+	// pushedStages are the original specs of the stages folded into push,
+	// for explain.
+	pushedStages []bsoncore.Document
+	stages       []stage
+	// countOnly, when set, answers the pipeline with the catalog's count.
+	countOnly *countPlan
+}
+
+// stage is one step of a pipeline.
+type stage interface {
+	// name is the stage name with its "$".
+	name() string
+	// open returns the iterator of the stage's output given its input. in
+	// is nil for source stages.
+	open(rc *runCtx, in Iterator) (Iterator, error)
+	// spec renders the stage for explain as {$name: ...}.
+	spec() bsoncore.Document
+}
+
+// sourceStage is a stage that produces documents itself and must come
+// first ($documents, $collStats, $indexStats, $currentOp).
+type sourceStage interface {
+	stage
+	source()
+}
+
+// runCtx is the state shared by the stages of one execution.
+type runCtx struct {
+	ctx  context.Context
+	cat  Catalog
+	vars *expr.Vars
+	pc   *ParseContext
+	// spill, when set, counts the spills of the stage being explained
+	// (explainstats.go).
+	spill *spillStats
+}
+
+// Parse parses and optimizes a pipeline.
+func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
+	if pc == nil {
+		pc = &ParseContext{}
+	}
+	if pc.Expr == nil {
+		pc.Expr = expr.NewParseContext()
+	}
+	var stages []stage
+	for i, d := range pipeline {
+		name, spec, p, err := stageSpec(d)
+		if err != nil {
+			return nil, err
+		}
+		if (name == "$out" || name == "$merge") && i != len(pipeline)-1 {
+			return nil, errs.New(errs.Code(40601), "%s can only be the final stage in the pipeline", name)
+		}
+		if err := checkPlacement(name, i, pc); err != nil {
+			return nil, err
+		}
+		ss, err := p(spec, pc)
+		if err != nil {
+			return nil, err
+		}
+		stages = append(stages, ss...)
+	}
+	pl := &Pipeline{pc: pc, stages: fuseGroups(coalesce(stages), pc)}
+	pl.pushdown()
+	return pl, nil
+}
+
+// stageSpec splits one pipeline stage document into its name, its
+// specification and its parser, with MongoDB's errors for a malformed or
+// unknown stage.
+func stageSpec(d bsoncore.Document) (string, bsoncore.Value, stageParser, error) {
+	elems, err := d.Elements()
+	if err != nil {
+		return "", bsoncore.Value{}, nil, errs.New(errs.InvalidBSON, "invalid pipeline stage: %v", err)
+	}
+	if len(elems) != 1 {
+		return "", bsoncore.Value{}, nil, errs.New(errs.Code(40323), "A pipeline stage specification object must contain exactly one field.")
+	}
+	name := elems[0].Key()
+	p, ok := stageParsers[name]
+	if !ok {
+		return "", bsoncore.Value{}, nil, errs.New(errs.Code(40324), "Unrecognized pipeline stage name: '%s'", name)
+	}
+	return name, elems[0].Value(), p, nil
+}
+
+// checkPlacement enforces where stages may appear.
+func checkPlacement(name string, i int, pc *ParseContext) error {
+	switch name {
+	case "$out", "$merge":
+		if pc.inFacet {
+			return errs.New(errs.Code(40600), "%s is not allowed to be used within a $facet stage", name)
+		}
+		if pc.inLookup {
+			return errs.New(errs.Code(51047), "%s is not allowed within a $lookup's sub-pipeline", name)
+		}
+		if pc.inUnion {
+			return errs.New(errs.Code(31441), "%s is not allowed within a $unionWith's sub-pipeline", name)
+		}
+	case "$documents", "$collStats", "$indexStats", "$currentOp":
+		if i != 0 {
+			return errs.New(errs.Code(40602), "%s is only valid as the first stage in a pipeline", name)
+		}
+		if pc.inFacet {
+			return errs.New(errs.Code(40600), "%s is not allowed to be used within a $facet stage", name)
+		}
+	case "$facet":
+		if pc.inFacet {
+			return errs.New(errs.Code(40600), "$facet is not allowed to be used within a $facet stage")
+		}
+	}
+	if name == "$currentOp" && (pc.DB != "admin" || pc.Coll != "") {
+		return errs.New(errs.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
+	}
+	if name != "$documents" && pc.Coll == "" && i == 0 && !pc.inFacet {
+		switch name {
+		case "$currentOp", "$listLocalSessions", "$changeStream":
+		default:
+			return errs.New(errs.InvalidNamespace, "{aggregate: 1} is not valid for '%s'; a collection is required.", name)
+		}
+	}
+	return nil
+}
+
+// stageParser parses one stage's argument; some stages expand to several.
+type stageParser func(v bsoncore.Value, pc *ParseContext) ([]stage, error)
+
+var stageParsers map[string]stageParser
+
+func init() {
+	stageParsers = map[string]stageParser{
+		"$match":       parseMatch,
+		"$project":     parseProject,
+		"$addFields":   parseAddFields("$addFields"),
+		"$set":         parseAddFields("$set"),
+		"$unset":       parseUnset,
+		"$group":       parseGroup,
+		"$sort":        parseSort,
+		"$limit":       parseLimit,
+		"$skip":        parseSkip,
+		"$unwind":      parseUnwind,
+		"$count":       parseCount,
+		"$sortByCount": parseSortByCount,
+		"$replaceRoot": parseReplaceRoot,
+		"$replaceWith": parseReplaceWith,
+		"$lookup":      parseLookup,
+		"$facet":       parseFacet,
+		"$bucket":      parseBucket,
+		"$bucketAuto":  parseBucketAuto,
+		"$sample":      parseSample,
+		"$documents":   parseDocuments,
+		"$unionWith":   parseUnionWith,
+		"$out":         parseOut,
+		"$merge":       parseMerge,
+		"$collStats":   parseCollStats,
+		"$indexStats":  parseIndexStats,
+		"$currentOp":   parseCurrentOp,
+	}
+}
+
+// Writes reports whether the pipeline ends with $out or $merge.
+func (p *Pipeline) Writes() bool {
+	if len(p.stages) == 0 {
+		return false
+	}
+	n := p.stages[len(p.stages)-1].name()
+	return n == "$out" || n == "$merge"
+}
+
+// Run executes the pipeline against cat. vars binds the command's let
+// variables (nil for none). The returned iterator must be closed.
+func (p *Pipeline) Run(ctx context.Context, cat Catalog, vars *expr.Vars) (Iterator, error) {
+	if vars == nil {
+		vars = expr.NewVars(timeNow())
+	}
+	rc := &runCtx{ctx: ctx, cat: cat, vars: vars, pc: p.pc}
+	return p.run(rc)
+}
+
+func (p *Pipeline) run(rc *runCtx) (Iterator, error) {
+	if p.countOnly != nil {
+		return p.countOnly.run(rc, p)
+	}
+	var in Iterator
+	stages := p.stages
+	if it, next, ok, err := p.parallelGroup(rc); err != nil {
+		return nil, err
+	} else if ok {
+		in, stages = it, stages[next:]
+	} else if p.push != nil {
+		it, err := rc.cat.Find(rc.ctx, p.pc.DB, p.pc.Coll, *p.push)
+		if err != nil {
+			return nil, err
+		}
+		in = it
+	} else if len(p.stages) == 0 || !isSource(p.stages[0]) {
+		in = &sliceIter{}
+	}
+	for _, s := range stages {
+		out, err := s.open(rc, in)
+		if err != nil {
+			if in != nil {
+				in.Close()
+			}
+			return nil, err
+		}
+		in = out
+	}
+	return in, nil
+}
+
+// runOnInput runs the pipeline's stages over a given input instead of the
+// collection (for $facet).
+func (p *Pipeline) runOnInput(rc *runCtx, in Iterator) (Iterator, error) {
+	for _, s := range p.stages {
+		out, err := s.open(rc, in)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		in = out
+	}
+	return in, nil
+}
+
+func isSource(s stage) bool { _, ok := s.(sourceStage); return ok }

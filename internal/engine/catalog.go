@@ -1,0 +1,327 @@
+package engine
+
+import (
+	"crypto/rand"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// catalog is an immutable snapshot of all namespaces. Changes build a new
+// catalog (copy on write) under Engine.catMu and publish it atomically.
+type catalog struct {
+	dbs map[string]map[string]*collection
+}
+
+func (c *catalog) lookup(db, coll string) *collection {
+	if c == nil {
+		return nil
+	}
+	return c.dbs[db][coll]
+}
+
+// clone returns a copy whose maps can be changed.
+func (c *catalog) clone() *catalog {
+	n := &catalog{dbs: make(map[string]map[string]*collection, len(c.dbs)+1)}
+	for db, colls := range c.dbs {
+		m := make(map[string]*collection, len(colls)+1)
+		for k, v := range colls {
+			m[k] = v
+		}
+		n.dbs[db] = m
+	}
+	return n
+}
+
+func (c *catalog) put(coll *collection) {
+	m := c.dbs[coll.db]
+	if m == nil {
+		m = make(map[string]*collection)
+		c.dbs[coll.db] = m
+	}
+	m[coll.name] = coll
+}
+
+func (c *catalog) remove(db, name string) {
+	if m := c.dbs[db]; m != nil {
+		delete(m, name)
+		if len(m) == 0 {
+			delete(c.dbs, db)
+		}
+	}
+}
+
+// collection is one collection's metadata. A value is never modified after
+// it is published; state is shared by all versions.
+type collection struct {
+	db, name string
+	id       uint64
+	uuid     [16]byte
+	options  bsoncore.Document
+	capped   bool
+	size     int64
+	max      int64
+	indexes  []*index
+	state    *collState
+}
+
+// collState is the mutable, version-independent state of a collection.
+type collState struct {
+	// mu serializes writers for the read-modify-commit critical section.
+	mu      sync.Mutex
+	dropped bool   // under mu
+	lastRec uint64 // under mu: highest recordID allocated
+
+	// Record count and total size, maintained under mu once valid.
+	statsValid bool
+	count      int64
+	dataSize   int64
+	// docCount mirrors count for readers that do not take mu (the
+	// planner's collection-scan preference); 0 while unknown.
+	docCount atomic.Int64
+
+	// Logical bytes (key + value) of each index's entries by index id,
+	// maintained under mu once idxValid; collStats reports them when
+	// Pebble's on-disk estimate is lower (stats.go).
+	idxValid bool
+	idxBytes map[uint64]int64
+
+	// Known-empty index ranges (scanhints.go): hints under mu. commits
+	// counts transaction commits, which do not take mu; a renamed
+	// collection shares its source's. Nil disables the hints.
+	hints   emptyRanges
+	commits *txnCommits
+
+	// txnOwner is the open transaction that created the collection, under
+	// mu; other writers get WriteConflict until it ends (txn_ddl.go).
+	txnOwner *Txn
+}
+
+// copyMeta returns a shallow copy of c that can be changed before being
+// published.
+func (c *collection) copyMeta() *collection {
+	n := *c
+	n.indexes = append([]*index(nil), c.indexes...)
+	return &n
+}
+
+func (c *collection) ns() string { return c.db + "." + c.name }
+
+func (c *collection) indexByName(name string) *index {
+	for _, ix := range c.indexes {
+		if ix.name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// index is one index's metadata, immutable once published.
+type index struct {
+	id            uint64
+	name          string
+	key           bsoncore.Document
+	fields        []keyField
+	unique        bool
+	sparse        bool
+	partial       bsoncore.Document
+	partialFilter *query.Filter
+	ttl           *int64
+	multikey      bool
+	multikeyPaths []string
+	// keyFormat is how the index's keys were generated (indexformat.go).
+	keyFormat int
+}
+
+func (ix *index) isID() bool { return ix.name == "_id_" }
+
+func newUUID() [16]byte {
+	var u [16]byte
+	_, _ = rand.Read(u[:])
+	u[6] = (u[6] & 0x0f) | 0x40
+	u[8] = (u[8] & 0x3f) | 0x80
+	return u
+}
+
+// encodeCollection renders the persisted catalog entry of c.
+func encodeCollection(c *collection) []byte {
+	idx, b := bsoncore.AppendDocumentStart(nil)
+	b = bsoncore.AppendStringElement(b, "db", c.db)
+	b = bsoncore.AppendStringElement(b, "name", c.name)
+	b = bsoncore.AppendInt64Element(b, "id", int64(c.id))
+	b = bsoncore.AppendBinaryElement(b, "uuid", 4, c.uuid[:])
+	if c.options != nil {
+		b = bsoncore.AppendDocumentElement(b, "options", c.options)
+	}
+	b = bsoncore.AppendBooleanElement(b, "capped", c.capped)
+	b = bsoncore.AppendInt64Element(b, "size", c.size)
+	b = bsoncore.AppendInt64Element(b, "max", c.max)
+	aidx, b := bsoncore.AppendArrayElementStart(b, "indexes")
+	for i, ix := range c.indexes {
+		didx, bb := bsoncore.AppendDocumentElementStart(b, fmt.Sprint(i))
+		bb = bsoncore.AppendInt64Element(bb, "id", int64(ix.id))
+		bb = bsoncore.AppendStringElement(bb, "name", ix.name)
+		bb = bsoncore.AppendDocumentElement(bb, "key", ix.key)
+		bb = bsoncore.AppendBooleanElement(bb, "unique", ix.unique)
+		bb = bsoncore.AppendBooleanElement(bb, "sparse", ix.sparse)
+		if ix.partial != nil {
+			bb = bsoncore.AppendDocumentElement(bb, "partialFilterExpression", ix.partial)
+		}
+		if ix.ttl != nil {
+			bb = bsoncore.AppendInt64Element(bb, "expireAfterSeconds", *ix.ttl)
+		}
+		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.multikey)
+		if ix.keyFormat != 0 {
+			bb = bsoncore.AppendInt32Element(bb, "keyFormat", int32(ix.keyFormat))
+		}
+		pidx, bb2 := bsoncore.AppendArrayElementStart(bb, "multikeyPaths")
+		for j, p := range ix.multikeyPaths {
+			bb2 = bsoncore.AppendStringElement(bb2, fmt.Sprint(j), p)
+		}
+		bb, _ = bsoncore.AppendArrayEnd(bb2, pidx)
+		b, _ = bsoncore.AppendDocumentEnd(bb, didx)
+	}
+	b, _ = bsoncore.AppendArrayEnd(b, aidx)
+	b, _ = bsoncore.AppendDocumentEnd(b, idx)
+	return b
+}
+
+// decodeCollection parses a persisted catalog entry.
+func decodeCollection(raw []byte) (*collection, error) {
+	d := bsoncore.Document(raw)
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("catalog entry: %w", err)
+	}
+	c := &collection{state: &collState{commits: &txnCommits{}}}
+	c.db = d.Lookup("db").StringValue()
+	c.name = d.Lookup("name").StringValue()
+	c.id = uint64(d.Lookup("id").Int64())
+	_, u := d.Lookup("uuid").Binary()
+	copy(c.uuid[:], u)
+	if v, err := d.LookupErr("options"); err == nil {
+		c.options = append(bsoncore.Document(nil), v.Document()...)
+	}
+	c.capped = d.Lookup("capped").Boolean()
+	c.size = d.Lookup("size").Int64()
+	c.max = d.Lookup("max").Int64()
+	vals, err := d.Lookup("indexes").Array().Values()
+	if err != nil {
+		return nil, fmt.Errorf("catalog entry indexes: %w", err)
+	}
+	for _, v := range vals {
+		id := v.Document()
+		spec := IndexSpec{
+			Name:   id.Lookup("name").StringValue(),
+			Key:    append(bsoncore.Document(nil), id.Lookup("key").Document()...),
+			Unique: id.Lookup("unique").Boolean(),
+			Sparse: id.Lookup("sparse").Boolean(),
+		}
+		if pv, err := id.LookupErr("partialFilterExpression"); err == nil {
+			spec.PartialFilterExpression = append(bsoncore.Document(nil), pv.Document()...)
+		}
+		if tv, err := id.LookupErr("expireAfterSeconds"); err == nil {
+			t := tv.Int64()
+			spec.ExpireAfterSeconds = &t
+		}
+		ix, err := newIndex(uint64(id.Lookup("id").Int64()), spec)
+		if err != nil {
+			return nil, fmt.Errorf("catalog index %s: %w", spec.Name, err)
+		}
+		ix.multikey = id.Lookup("multikey").Boolean()
+		ix.keyFormat = keyFormatCrossProduct // entries written before formats were recorded
+		if fv, err := id.LookupErr("keyFormat"); err == nil && fv.Type == bsoncore.TypeInt32 {
+			ix.keyFormat = int(fv.Int32())
+		}
+		if pv, err := id.LookupErr("multikeyPaths"); err == nil {
+			ps, _ := pv.Array().Values()
+			for _, p := range ps {
+				ix.multikeyPaths = append(ix.multikeyPaths, p.StringValue())
+			}
+		}
+		c.indexes = append(c.indexes, ix)
+	}
+	return c, nil
+}
+
+// newIndex builds index metadata from a spec.
+func newIndex(id uint64, spec IndexSpec) (*index, error) {
+	fields, err := parseKeyPattern(spec.Key)
+	if err != nil {
+		return nil, err
+	}
+	ix := &index{
+		id: id, name: spec.Name, key: spec.Key, fields: fields,
+		unique: spec.Unique, sparse: spec.Sparse, partial: spec.PartialFilterExpression,
+		ttl: spec.ExpireAfterSeconds, keyFormat: keyFormatCurrent,
+	}
+	if spec.PartialFilterExpression != nil {
+		f, err := query.Parse(spec.PartialFilterExpression)
+		if err != nil {
+			return nil, err
+		}
+		ix.partialFilter = f
+	}
+	return ix, nil
+}
+
+// loadCatalog reads every collection entry and recovers record ids.
+func (e *Engine) loadCatalog() error {
+	cat := &catalog{dbs: map[string]map[string]*collection{}}
+	lo, hi := storage.CollectionKeyRange()
+	pdb := e.db.Pebble()
+	it, err := pdb.NewIter(nil)
+	if err != nil {
+		return fmt.Errorf("catalog iterator: %w", err)
+	}
+	defer it.Close()
+	maxID := uint64(0)
+	for valid := it.SeekGE(lo); valid && string(it.Key()) < string(hi); valid = it.Next() {
+		c, err := decodeCollection(it.Value())
+		if err != nil {
+			return err
+		}
+		last, err := storage.LastRecordID(e.db.Reader(), c.id)
+		if err != nil {
+			return err
+		}
+		c.state.lastRec = last
+		maxID = max(maxID, c.id)
+		for _, ix := range c.indexes {
+			maxID = max(maxID, ix.id)
+		}
+		cat.put(c)
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("catalog scan: %w", err)
+	}
+	// A crash between an index build's ingestion and the catalog commit
+	// that publishes it leaves entries under an id the catalog never held;
+	// clear them before the id is handed out again.
+	if err := e.db.ClearIndexesAbove(maxID); err != nil {
+		return err
+	}
+	e.nextID.Store(maxID)
+	e.cat.Store(cat)
+	return nil
+}
+
+// allocID returns a fresh collection or index id. Ids are never reused
+// within a run; at Open the counter restarts above the highest id in the
+// catalog, and dropped ids' data was range-deleted before.
+func (e *Engine) allocID() uint64 { return e.nextID.Add(1) }
+
+// sortedDBNames returns the database names in order.
+func (c *catalog) sortedDBNames() []string {
+	out := make([]string, 0, len(c.dbs))
+	for db := range c.dbs {
+		out = append(out, db)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// ExpireAfterChange is the outcome of collMod's index.expireAfterSeconds.
+type ExpireAfterChange struct {
+	// Old is nil when the index was not a TTL index before.
+	Old *int64
+	New int64
+}
+
+// SetExpireAfterSeconds changes the expireAfterSeconds of the index of
+// db.coll named name, or (when name is empty) whose key pattern is key.
+// A single-field non-TTL index becomes a TTL index, as in MongoDB 7.0.
+func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Document, secs int64) (ExpireAfterChange, error) {
+	var out ExpireAfterChange
+	if err := e.checkOpen(); err != nil {
+		return out, err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return out, err
+	}
+	if c == nil {
+		return out, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	defer c.state.mu.Unlock()
+	pos := -1
+	for i, ix := range c.indexes {
+		if (name != "" && ix.name == name) || (name == "" && keyEqual(ix.key, key)) {
+			pos = i
+			break
+		}
+	}
+	if pos < 0 {
+		what := name
+		if what == "" {
+			what = renderDoc(key)
+		}
+		return out, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.ns())
+	}
+	old := c.indexes[pos]
+	if old.isID() {
+		return out, errs.New(errs.InvalidOptions, "the _id field does not support TTL indexes")
+	}
+	if len(old.fields) != 1 {
+		return out, errs.New(errs.InvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
+	}
+	if secs < 0 {
+		return out, errs.New(errs.InvalidOptions, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
+	}
+	if old.ttl != nil {
+		v := *old.ttl
+		out.Old = &v
+	}
+	out.New = secs
+	n := c.copyMeta()
+	ix := *old
+	ix.ttl = &secs
+	n.indexes[pos] = &ix
+	b := e.db.NewBatch()
+	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+		b.Close()
+		return out, err
+	}
+	if _, err := e.db.Commit(b); err != nil {
+		return out, err
+	}
+	e.publish(n)
+	return out, nil
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/exec"
+)
+
+// Find runs a query against db.coll over a snapshot. A missing collection
+// yields an empty iterator.
+func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iterator, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	filter := spec.Filter
+	if filter == nil {
+		filter = emptyDoc
+	}
+	epc, vars, err := bindVars(spec.Let, nil, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	f, err := query.ParseWithVars(filter, epc, vars)
+	if err != nil {
+		return nil, err
+	}
+	var sortBy *query.Sort
+	reverse := false
+	if len(spec.Sort) > 5 {
+		s, err := query.ParseSort(spec.Sort)
+		if err != nil {
+			return nil, err
+		}
+		if dir, ok := s.Natural(); ok {
+			reverse = dir < 0
+		} else if !s.Empty() {
+			sortBy = s
+		}
+	}
+	var proj *query.Projection
+	if len(spec.Projection) > 5 {
+		if proj, err = query.ParseProjection(spec.Projection); err != nil {
+			return nil, err
+		}
+	}
+	limit := spec.Limit
+	if limit < 0 {
+		limit = -limit
+	}
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return &sliceIter{}, nil
+	}
+	if spec.Tailable {
+		if spec.ShowRecordID {
+			return nil, errs.New(errs.NotImplemented, "showRecordId is not supported on tailable cursors by Lode")
+		}
+		return e.findTailable(ctx, c, spec, f, proj)
+	}
+	snap, release := e.snapshotCtx(ctx) // the transaction's view inside one (txn_write.go)
+	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db}
+	if reverse {
+		q.naturalDir = -1
+	}
+	q.opts = exec.Options{Sort: sortBy, SortDoc: spec.Sort, Skip: spec.Skip, Limit: limit,
+		Projection: proj, ProjectionDoc: spec.Projection,
+		SortOpts: exec.SortOptions{AllowDiskUse: spec.AllowDiskUse, SpillDir: e.TempDir()}}
+	bp, err := buildPlan(snap, c, q)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &planIter{ctx: ctx, release: release, bp: bp, showRecordID: spec.ShowRecordID}, nil
+}
+
+// sliceIter iterates documents already in memory.
+type sliceIter struct {
+	docs []bsoncore.Document
+}
+
+// Next implements Iterator.
+func (s *sliceIter) Next() (bsoncore.Document, error) {
+	if len(s.docs) == 0 {
+		return nil, nil
+	}
+	d := s.docs[0]
+	s.docs = s.docs[1:]
+	return d, nil
+}
+
+// Close implements Iterator.
+func (s *sliceIter) Close() error { s.docs = nil; return nil }
+
+// slab copies documents into shared chunks to avoid one allocation per
+// document.
+type slab struct{ buf []byte }
+
+const slabSize = 64 << 10
+
+func (s *slab) copy(doc []byte) bsoncore.Document {
+	if cap(s.buf)-len(s.buf) < len(doc) {
+		s.buf = make([]byte, 0, max(slabSize, len(doc)))
+	}
+	start := len(s.buf)
+	s.buf = append(s.buf, doc...)
+	return s.buf[start:len(s.buf):len(s.buf)]
+}

@@ -1,0 +1,388 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// DefaultIndexName returns MongoDB's default name for a key pattern:
+// field_direction pairs joined by underscores, such as "a_1_b_-1".
+func DefaultIndexName(key bsoncore.Document) string {
+	elems, _ := key.Elements()
+	parts := make([]string, 0, 2*len(elems))
+	for _, e := range elems {
+		v := e.Value()
+		var s string
+		switch {
+		case v.Type == bsoncore.TypeString:
+			s = v.StringValue()
+		case bsonutil.IsNumber(v.Type):
+			f := bsonutil.AsFloat64(v)
+			if f == float64(int64(f)) {
+				s = fmt.Sprint(int64(f))
+			} else {
+				s = fmt.Sprint(f)
+			}
+		default:
+			s = v.String()
+		}
+		parts = append(parts, e.Key(), s)
+	}
+	return strings.Join(parts, "_")
+}
+
+// CreateIndex creates an index on db.coll (creating the collection if
+// needed) and builds it over the existing documents. created is false when
+// an identical index already exists.
+func (e *Engine) CreateIndex(db, coll string, spec IndexSpec) (created bool, err error) {
+	return e.CreateIndexCtx(context.Background(), db, coll, spec)
+}
+
+// CreateIndexCtx is CreateIndex inside the multi-document transaction ctx
+// carries, if any: MongoDB 7.0 then allows new indexes only on a
+// collection the transaction created (or creates now) while it is empty
+// (txn_ddl.go).
+func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec IndexSpec) (created bool, err error) {
+	if err := e.checkOpen(); err != nil {
+		return false, err
+	}
+	if spec.Name == "" {
+		spec.Name = DefaultIndexName(spec.Key)
+	}
+	spec.Key = append(bsoncore.Document(nil), spec.Key...)
+	if spec.PartialFilterExpression != nil {
+		spec.PartialFilterExpression = append(bsoncore.Document(nil), spec.PartialFilterExpression...)
+	}
+	if _, err := parseKeyPattern(spec.Key); err != nil {
+		return false, err
+	}
+	if spec.Name == "_id_" && !keyEqual(spec.Key, idKeyPattern) {
+		return false, errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", renderDoc(spec.Key))
+	}
+	tx := TxnFrom(ctx)
+	c, err := e.lockCollTx(tx, db, coll, true)
+	if err != nil {
+		return false, err
+	}
+	defer c.state.mu.Unlock()
+	if owner := c.state.txnOwner; owner != nil && owner != tx {
+		return false, checkTxnWrite(tx, c)
+	}
+	if err := indexConflict(c.indexes, spec); err != nil || indexExists(c.indexes, spec) {
+		return false, err
+	}
+	if spec.Name == "_id_" {
+		return false, nil
+	}
+	if tx != nil {
+		if err := e.checkTxnIndexBuild(tx, c); err != nil {
+			return false, err
+		}
+	}
+	ix, err := newIndex(e.allocID(), spec)
+	if err != nil {
+		return false, err
+	}
+	n := c.copyMeta()
+	n.indexes = append(n.indexes, ix)
+	if err := e.buildIndex(ctx, n, len(n.indexes)-1); err != nil {
+		// Remove entries of batches the failed build already committed.
+		b := e.db.NewBatch()
+		lo, hi := storage.IndexRange(ix.id)
+		_ = b.DeleteRange(lo, hi, nil)
+		if _, cerr := e.db.Commit(b); cerr != nil {
+			e.log.Error("cleaning up failed index build", "index", ix.name, "err", cerr)
+		}
+		return false, err
+	}
+	if tc := tx.collFor(c.id); tc != nil {
+		// The transaction's own build: its later writes stage entries
+		// for the new index, so this is the index set to commit against.
+		tc.indexIDs = indexIDs(e.cat.Load().lookup(db, coll))
+	}
+	return true, nil
+}
+
+// buildIndex adds the entries of index n.indexes[i] for every document and
+// publishes n. The writer lock is held, so no document changes meanwhile.
+//
+// The build is a sort, as in mongod and PostgreSQL: one scan of the
+// records generates every key into a storage.SortedLoad, which sorts them
+// (spilling runs beyond its memory budget) and writes them in key order:
+// as sstables ingested into the LSM when there are many, through one batch
+// when few. The entries of a not-yet-published index are invisible to
+// readers; CreateIndex range-deletes them if the build fails, and Open
+// removes those of an index a crash left out of the catalog.
+func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
+	only := n.copyMeta()
+	only.indexes = []*index{n.indexes[i]}
+	ix := only.indexes[0]
+	t := e.newTxn(only)
+	defer t.abort()
+	var check func(prev, cur []byte) error
+	if ix.unique {
+		check = func(prev, cur []byte) error { return e.buildDupCheck(n, ix, prev, cur) }
+	}
+	load := e.db.NewSortedLoad(storage.IndexPrefixLen, check)
+	defer load.Abort()
+	prog := progressFrom(ctx)
+	// The total for progress and the sort's size hint: the count when
+	// known, else the highest record id (exact for a collection never
+	// deleted from; mongod's figure is an estimate too). The scan below
+	// counts, and sets the count when it was unknown.
+	st := n.state
+	total := int64(st.lastRec)
+	if st.statsValid {
+		total = st.count
+	}
+	prog.set(progressScan, 0, total)
+	load.SizeHint(int(total))
+	cur, err := storage.NewRecordCursor(e.db.Reader(), n.id, false)
+	if err != nil {
+		return err
+	}
+	defer cur.Close()
+	var scanned, size int64
+	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
+		size += int64(len(doc))
+		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
+		mk, err := t.stageKeys(doc, false)
+		if err != nil {
+			return err
+		}
+		for _, s := range t.staged {
+			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, t.sbuf[s.off:s.end], rid)
+			t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, false)
+			if err := load.Add(t.kbuf, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
+				return err
+			}
+		}
+		t.markMultikey(mk)
+		scanned++
+		if scanned&1023 == 0 {
+			prog.set(progressScan, scanned, max(total, scanned))
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	cur.Close()
+	if !st.statsValid {
+		st.count, st.dataSize, st.statsValid = scanned, size, true
+		st.docCount.Store(scanned)
+	}
+	prog.set(progressInsert, 0, load.Keys())
+	load.OnEmitted = func(done, total int64) { prog.set(progressInsert, done, total) }
+	if _, err := load.Finish(ctx); err != nil {
+		return err
+	}
+	n.indexes[i] = t.c.indexes[0]
+	t.c = n
+	t.metaDirty = true
+	return t.commit()
+}
+
+// buildDupCheck refuses two neighbouring entries of a unique index with
+// the same keystring, as mongod's bulk builder does, naming the values of
+// the second document.
+func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error {
+	pks, _ := storage.SplitIndexKey(prev)
+	cks, rid := storage.SplitIndexKey(cur)
+	if !bytes.Equal(pks, cks) {
+		return nil
+	}
+	doc, found, err := storage.Get(e.db.Reader(), storage.AppendRecordKey(nil, c.id, rid), nil)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return dupKeyError(c, ix, nil)
+	}
+	return dupKeyError(c, ix, keyValues(ix, doc, cks))
+}
+
+// ListIndexes returns the indexes of db.coll in creation order.
+func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return nil, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	out := make([]IndexInfo, 0, len(c.indexes))
+	for _, ix := range c.indexes {
+		out = append(out, IndexInfo{
+			IndexSpec: ix.spec(), ID: ix.id, Multikey: ix.multikey,
+			MultikeyPaths: append([]string(nil), ix.multikeyPaths...),
+		})
+	}
+	return out, nil
+}
+
+// DropIndex drops the index called name from db.coll.
+func (e *Engine) DropIndex(db, coll, name string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errs.New(errs.NamespaceNotFound, "ns not found %s.%s", db, coll)
+	}
+	defer c.state.mu.Unlock()
+	if name == "_id_" {
+		return errs.New(errs.InvalidOptions, "cannot drop _id index")
+	}
+	pos := -1
+	for i, ix := range c.indexes {
+		if ix.name == name {
+			pos = i
+		}
+	}
+	if pos < 0 {
+		return errs.New(errs.IndexNotFound, "index not found with name [%s]", name)
+	}
+	n := c.copyMeta()
+	ix := n.indexes[pos]
+	n.indexes = append(n.indexes[:pos], n.indexes[pos+1:]...)
+	b := e.db.NewBatch()
+	lo, hi := storage.IndexRange(ix.id)
+	_ = b.DeleteRange(lo, hi, nil)
+	_ = b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil)
+	if _, err := e.db.Commit(b); err != nil {
+		return err
+	}
+	delete(c.state.idxBytes, ix.id)
+	e.publish(n)
+	return nil
+}
+
+// Index comparison outcomes, as MongoDB 7.0's IndexDescriptor compares a
+// requested index with an existing one.
+const (
+	// indexDifferent: the key pattern or an identifying option (unique,
+	// sparse, partialFilterExpression) differs; both may coexist under
+	// different names.
+	indexDifferent = iota
+	// indexEquivalent: same key and identifying options, but another
+	// option (expireAfterSeconds) differs; they cannot coexist.
+	indexEquivalent
+	// indexIdentical: every option is the same.
+	indexIdentical
+)
+
+// compareIndex compares a requested spec with an existing index.
+func compareIndex(ix *index, spec IndexSpec) int {
+	if !keyEqual(ix.key, spec.Key) || ix.unique != spec.Unique || ix.sparse != spec.Sparse ||
+		(ix.partial == nil) != (spec.PartialFilterExpression == nil) ||
+		!bsonEqualDoc(ix.partial, spec.PartialFilterExpression) {
+		return indexDifferent
+	}
+	if !ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
+		return indexEquivalent
+	}
+	return indexIdentical
+}
+
+// indexConflict returns MongoDB 7.0's error when spec cannot be created
+// beside the existing indexes: under an existing index's name with another
+// key or identifying option (86 IndexKeySpecsConflict), or equivalent to
+// an existing index but not identical to it, or identical under another
+// name (85 IndexOptionsConflict).
+func indexConflict(indexes []*index, spec IndexSpec) error {
+	for _, ix := range indexes {
+		if ix.name != spec.Name {
+			continue
+		}
+		switch compareIndex(ix, spec) {
+		case indexDifferent:
+			return errs.New(errs.IndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		case indexEquivalent:
+			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		}
+		return nil
+	}
+	for _, ix := range indexes {
+		switch compareIndex(ix, spec) {
+		case indexEquivalent:
+			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		case indexIdentical:
+			return errs.New(errs.IndexOptionsConflict, "Index already exists with a different name: %s", ix.name)
+		}
+	}
+	return nil
+}
+
+// indexExists reports whether an index identical to spec exists under
+// spec's name (creating it again is a no-op).
+func indexExists(indexes []*index, spec IndexSpec) bool {
+	for _, ix := range indexes {
+		if ix.name == spec.Name && compareIndex(ix, spec) == indexIdentical {
+			return true
+		}
+	}
+	return false
+}
+
+func (ix *index) spec() IndexSpec {
+	return IndexSpec{Name: ix.name, Key: ix.key, Unique: ix.unique, Sparse: ix.sparse,
+		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl}
+}
+
+func specString(s IndexSpec) string {
+	b := bsoncore.NewDocumentBuilder().AppendInt32("v", 2).AppendDocument("key", s.Key).AppendString("name", s.Name)
+	if s.Unique {
+		b.AppendBoolean("unique", true)
+	}
+	if s.Sparse {
+		b.AppendBoolean("sparse", true)
+	}
+	if s.PartialFilterExpression != nil {
+		b.AppendDocument("partialFilterExpression", s.PartialFilterExpression)
+	}
+	if s.ExpireAfterSeconds != nil {
+		b.AppendInt64("expireAfterSeconds", *s.ExpireAfterSeconds)
+	}
+	return renderDoc(b.Build())
+}
+
+// keyEqual compares key patterns field by field (names, order and
+// numeric direction).
+func keyEqual(a, b bsoncore.Document) bool {
+	ea, _ := a.Elements()
+	eb, _ := b.Elements()
+	if len(ea) != len(eb) {
+		return false
+	}
+	for i := range ea {
+		if ea[i].Key() != eb[i].Key() || bsonutil.Compare(ea[i].Value(), eb[i].Value()) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func bsonEqualDoc(a, b bsoncore.Document) bool {
+	if len(a) <= 5 && len(b) <= 5 {
+		return true
+	}
+	return bsonutil.CompareDocuments(a, b) == 0
+}
+
+func ttlEqual(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"bytes"
+	"sort"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/keystring"
+)
+
+// Index key generation follows MongoDB's btree key generator. Every field
+// of the key pattern is walked from the document down its path until it
+// ends (a value, or null when the path is missing) or meets an array. All
+// fields that meet an array at one level must meet the same array (else
+// "cannot index parallel arrays"); that array is then expanded element by
+// element, once: for each element, the fields whose path ends at the array
+// take the element itself, and the others continue their walk inside the
+// element (a scalar element, or one lacking the subfield, gives null). So
+// {"m.k": 1, "m.v": 1} over m: [{k, v} x 12] yields 12 keys, one per
+// element, not the 144 of a cross product. An empty array gives undefined
+// to the fields ending at it and null to those going through it. Arrays at
+// different paths can only be met at different levels (nested), where the
+// expansion recurses. Duplicate keys are removed.
+
+// keyGen holds reusable scratch space for key generation. It is not safe
+// for concurrent use.
+type keyGen struct {
+	ix    *index
+	fixed []bsoncore.Value // the value of each field in the key being built
+	pos   []int            // the next path part of each field to walk
+	// stack holds, per recursion level, the fields still to walk (the
+	// active list) and then (field, part after the array) pairs of the
+	// fields that met the level's array.
+	stack []int
+	paths []string // array paths met, substrings of the fields' paths
+	buf   []byte
+	offs  []int
+	keys  [][]byte
+	tbuf  []byte
+	tbs   [][]byte // type bits of keys[i]
+	// keepVals makes emit record the field values of every key in vals
+	// (len(fields) per key), for duplicate key error messages.
+	keepVals bool
+	vals     []bsoncore.Value
+}
+
+var (
+	nullValue      = bsoncore.Value{Type: bsoncore.TypeNull}
+	undefinedValue = bsoncore.Value{Type: bsoncore.TypeUndefined}
+	emptyDocument  = bsoncore.Document{5, 0, 0, 0, 0}
+)
+
+// indexKeys returns the distinct keystrings doc produces for ix (sorted),
+// and the array paths that make them multikey. skip is true when the
+// document has no entry (sparse with all fields missing, or outside the
+// partial filter). The returned slices are valid until the next call on g.
+func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arrayPaths []string, skip bool, err error) {
+	if ix.partialFilter != nil && !ix.partialFilter.Match(doc) {
+		return nil, nil, true, nil
+	}
+	if err := g.generate(ix, doc); err != nil {
+		return nil, nil, false, err
+	}
+	if len(g.offs) == 0 {
+		return nil, nil, true, nil // sparse: every key lacked every field
+	}
+	g.keys, g.tbs = g.keys[:0], g.tbs[:0]
+	for i := 0; i < len(g.offs); i += 4 {
+		g.keys = append(g.keys, g.buf[g.offs[i]:g.offs[i+1]:g.offs[i+1]])
+		g.tbs = append(g.tbs, g.tbuf[g.offs[i+2]:g.offs[i+3]:g.offs[i+3]])
+	}
+	if len(g.keys) > 1 {
+		sort.Stable(keySorter{g})
+		w := 1
+		for r := 1; r < len(g.keys); r++ {
+			if !bytes.Equal(g.keys[r], g.keys[w-1]) {
+				g.keys[w], g.tbs[w] = g.keys[r], g.tbs[r]
+				w++
+			}
+		}
+		g.keys, g.tbs = g.keys[:w], g.tbs[:w]
+	}
+	return g.keys, g.paths, false, nil
+}
+
+// generate encodes every key of doc into g.buf/g.tbuf, recording their
+// offsets in g.offs (unsorted, possibly with duplicates).
+func (g *keyGen) generate(ix *index, doc bsoncore.Document) error {
+	n := len(ix.fields)
+	g.ix = ix
+	if cap(g.fixed) < n {
+		g.fixed = make([]bsoncore.Value, n)
+		g.pos = make([]int, n)
+	}
+	g.fixed, g.pos = g.fixed[:n], g.pos[:n]
+	g.stack, g.paths = g.stack[:0], g.paths[:0]
+	g.buf, g.offs, g.tbuf, g.vals = g.buf[:0], g.offs[:0], g.tbuf[:0], g.vals[:0]
+	for i := range g.pos {
+		g.pos[i] = 0
+		g.stack = append(g.stack, i)
+	}
+	err := g.expand(doc, g.stack[:n], 0)
+	g.ix = nil
+	return err
+}
+
+// expand walks the active fields down obj and emits the keys of this
+// level: directly when no field meets an array, else once per element of
+// the (single) array met. notFound counts the fields already null because
+// their path is missing (for sparse indexes).
+func (g *keyGen) expand(obj bsoncore.Document, active []int, notFound int) error {
+	base := len(g.stack)
+	var arr bsoncore.Value
+	arrField, arrPart := -1, 0
+	for _, i := range active {
+		f := &g.ix.fields[i]
+		v, p, ok := g.walk(i, obj, g.pos[i])
+		switch {
+		case !ok:
+			g.fixed[i] = nullValue
+			notFound++
+		case v.Type != bsoncore.TypeArray:
+			g.fixed[i] = v
+		case arrField < 0:
+			arr, arrField, arrPart = v, i, p
+			g.stack = append(g.stack, i, p)
+		case !sameData(v.Data, arr.Data):
+			g.stack = g.stack[:base]
+			return errs.New(errs.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]",
+				f.parts[p-1], g.ix.fields[arrField].parts[arrPart-1])
+		default:
+			g.stack = append(g.stack, i, p)
+		}
+	}
+	if arrField < 0 {
+		g.emit(notFound)
+		return nil
+	}
+	g.addPath(arrField, arrPart)
+	top := len(g.stack)
+	var err error
+	if elems := arr.Data[4 : len(arr.Data)-1]; len(elems) == 0 {
+		err = g.element(undefinedValue, base, top, notFound)
+	} else {
+		for len(elems) > 0 && err == nil {
+			el, rest, ok := bsoncore.ReadElement(elems)
+			if !ok {
+				break
+			}
+			elems = rest
+			err = g.element(el.Value(), base, top, notFound)
+		}
+	}
+	g.stack = g.stack[:base]
+	return err
+}
+
+// element emits the keys of one element e of the array the fields paired
+// in g.stack[base:top] met: those ending at the array take e, the others
+// walk on inside e.
+func (g *keyGen) element(e bsoncore.Value, base, top, notFound int) error {
+	sub := len(g.stack)
+	for k := base; k < top; k += 2 {
+		i, p := g.stack[k], g.stack[k+1]
+		if p == len(g.ix.fields[i].parts) {
+			g.fixed[i] = e
+			continue
+		}
+		g.pos[i] = p
+		g.stack = append(g.stack, i)
+	}
+	if len(g.stack) == sub {
+		g.emit(notFound)
+		return nil
+	}
+	d := emptyDocument
+	if e.Type == bsoncore.TypeEmbeddedDocument {
+		d = e.Document()
+	}
+	err := g.expand(d, g.stack[sub:], notFound)
+	g.stack = g.stack[:sub]
+	return err
+}
+
+// walk follows field i's path from part p inside obj through embedded
+// documents. It stops at the end of the path or at an array met before it
+// (returning the array and the part after it); ok is false when the path
+// is missing. A numeric part after an array selects that element
+// (positional paths such as "a.0.b") instead of expanding the array.
+func (g *keyGen) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int, bool) {
+	parts := g.ix.fields[i].parts
+	v, err := obj.LookupErr(parts[p])
+	if err != nil {
+		return bsoncore.Value{}, 0, false
+	}
+	p++
+	for p < len(parts) {
+		switch v.Type {
+		case bsoncore.TypeEmbeddedDocument:
+			if v, err = v.Document().LookupErr(parts[p]); err != nil {
+				return bsoncore.Value{}, 0, false
+			}
+		case bsoncore.TypeArray:
+			n, isIndex := arrayIndexPart(parts[p])
+			if !isIndex {
+				return v, p, true
+			}
+			g.addPath(i, p)
+			if v, err = v.Array().IndexErr(uint(n)); err != nil {
+				return bsoncore.Value{}, 0, false
+			}
+		default:
+			return bsoncore.Value{}, 0, false
+		}
+		p++
+	}
+	return v, p, true
+}
+
+// arrayIndexPart parses a path part made of decimal digits (an array
+// position), without allocating for the common non-numeric part.
+func arrayIndexPart(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// sameData reports whether a and b are the same bytes of the document (the
+// same array reached by two fields), not merely equal.
+func sameData(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+// addPath records the array met by field i after p parts.
+func (g *keyGen) addPath(i, p int) {
+	f := &g.ix.fields[i]
+	path := f.path[:f.prefixEnd[p]]
+	for _, q := range g.paths {
+		if q == path {
+			return
+		}
+	}
+	g.paths = append(g.paths, path)
+}
+
+// emit encodes the current field values as one key, unless the index is
+// sparse and every field is missing.
+func (g *keyGen) emit(notFound int) {
+	fields := g.ix.fields
+	if g.ix.sparse && notFound == len(fields) {
+		return
+	}
+	start, tstart := len(g.buf), len(g.tbuf)
+	for i := range fields {
+		v := g.fixed[i]
+		g.buf = keystring.AppendValue(g.buf, v, fields[i].desc)
+		g.tbuf = keystring.AppendTypeBits(g.tbuf, v)
+	}
+	g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
+	g.offs = append(g.offs, start, len(g.buf), tstart, len(g.tbuf))
+	if g.keepVals {
+		g.vals = append(g.vals, g.fixed...)
+	}
+}
+
+// keySorter sorts a keyGen's keys with their type bits.
+type keySorter struct{ g *keyGen }
+
+func (s keySorter) Len() int           { return len(s.g.keys) }
+func (s keySorter) Less(i, j int) bool { return bytes.Compare(s.g.keys[i], s.g.keys[j]) < 0 }
+func (s keySorter) Swap(i, j int) {
+	s.g.keys[i], s.g.keys[j] = s.g.keys[j], s.g.keys[i]
+	s.g.tbs[i], s.g.tbs[j] = s.g.tbs[j], s.g.tbs[i]
+}
+
+// keyValues returns the field values of doc that produce keystring ks for
+// ix, as a document {field: value, ...} for duplicate key errors.
+func keyValues(ix *index, doc bsoncore.Document, ks []byte) bsoncore.Document {
+	g := keyGen{keepVals: true}
+	_ = g.generate(ix, doc)
+	n := len(ix.fields)
+	pick := -1
+	for k := 0; k < len(g.offs); k += 4 {
+		if bytes.Equal(g.buf[g.offs[k]:g.offs[k+1]], ks) {
+			pick = k / 4
+			break
+		}
+	}
+	if pick < 0 && len(g.offs) > 0 {
+		pick = 0 // not found: report the first key
+	}
+	b := bsoncore.NewDocumentBuilder()
+	for i, f := range ix.fields {
+		v := nullValue
+		if pick >= 0 {
+			v = g.vals[pick*n+i]
+		}
+		b.AppendValue(f.path, v)
+	}
+	return b.Build()
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// MaxDocumentSize is MongoDB's BSON document size limit.
+const MaxDocumentSize = 16 * 1024 * 1024
+
+// Insert inserts docs into db.coll, creating the collection if needed.
+// Each document is atomic; ordered stops at the first failure.
+func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Document, opts WriteOptions) (InsertResult, error) {
+	var res InsertResult
+	if err := e.checkOpen(); err != nil {
+		return res, err
+	}
+	if err := validateUserWrite(db, coll); err != nil {
+		return res, err
+	}
+	c, err := e.lockCollCtx(ctx, db, coll, true)
+	if err != nil {
+		return res, err
+	}
+	t := e.newTxnCtx(ctx, c)
+	var idBuf []byte
+	for i, doc := range docs {
+		if err := ctx.Err(); err != nil {
+			break
+		}
+		prepared, werr := prepareInsert(doc, &idBuf)
+		if werr == nil {
+			var err error
+			if t.c.capped {
+				_, err = t.cappedInsert(prepared)
+			} else {
+				_, err = t.insert(prepared)
+			}
+			if err != nil {
+				var me *errs.Error
+				if !errors.As(err, &me) {
+					t.abort()
+					c.state.mu.Unlock()
+					return res, err
+				}
+				werr = me
+			}
+		}
+		if werr != nil {
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: werr})
+			if opts.Ordered {
+				break
+			}
+			continue
+		}
+		res.N++
+		if t.full() {
+			if err := t.commit(); err != nil {
+				t.abort()
+				c.state.mu.Unlock()
+				return InsertResult{}, err
+			}
+		}
+	}
+	err = t.commit()
+	t.abort()
+	c.state.mu.Unlock()
+	if err != nil {
+		return InsertResult{}, err
+	}
+	if err := e.waitDurable(ctx, t.lastSeq, opts.Journal); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// prepareInsert validates doc for insertion and returns it with _id first
+// (generating an ObjectId when it has none). scratch is reused for the
+// rewritten document; the result stays valid because a fresh slice is
+// allocated when doc must be rewritten.
+func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.Error) {
+	out, werr := ensureID(doc)
+	if werr != nil {
+		return nil, werr
+	}
+	// MongoDB 7.0 (fixDocumentForInsert): BadValue, reported as a write error.
+	if len(out) > MaxDocumentSize {
+		return nil, errs.New(errs.BadValue, "object to insert too large. size in bytes: %d, max size: %d", len(out), MaxDocumentSize)
+	}
+	return out, nil
+}
+
+// ensureID returns doc with _id first, adding an ObjectId when missing,
+// and rejects _id values MongoDB does not store. It does not check the
+// size: callers apply the limit with their own error.
+func ensureID(doc bsoncore.Document) (bsoncore.Document, *errs.Error) {
+	if len(doc) < 5 {
+		return nil, errs.New(errs.InvalidBSON, "invalid document")
+	}
+	// One validating pass that allocates nothing; the element slice is
+	// built only to move a late _id to the front.
+	idPos, i := -1, 0
+	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
+		if idPos < 0 && el.Key() == "_id" {
+			idPos = i
+			if err := validateID(el.Value()); err != nil {
+				return err
+			}
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		if e, ok := err.(*errs.Error); ok {
+			return nil, e
+		}
+		return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", err)
+	}
+	var elems []bsoncore.Element
+	if idPos > 0 {
+		elems, _ = doc.Elements()
+	}
+	out := doc
+	switch {
+	case idPos == 0:
+	case idPos > 0:
+		out = make(bsoncore.Document, 0, len(doc))
+		idx, b := bsoncore.AppendDocumentStart(out)
+		b = append(b, elems[idPos]...)
+		for i, el := range elems {
+			if i != idPos {
+				b = append(b, el...)
+			}
+		}
+		out, _ = bsoncore.AppendDocumentEnd(b, idx)
+	default:
+		out = make(bsoncore.Document, 0, len(doc)+17)
+		idx, b := bsoncore.AppendDocumentStart(out)
+		b = bsoncore.AppendObjectIDElement(b, "_id", bson.NewObjectID())
+		b = append(b, doc[4:len(doc)-1]...)
+		out, _ = bsoncore.AppendDocumentEnd(b, idx)
+	}
+	return out, nil
+}
+
+// validateID rejects _id values MongoDB does not store.
+func validateID(v bsoncore.Value) *errs.Error {
+	switch v.Type {
+	case bsoncore.TypeArray:
+		return errs.New(errs.BadValue, "can't use an array for _id")
+	case bsoncore.TypeRegex:
+		return errs.New(errs.BadValue, "can't use a regex for _id")
+	case bsoncore.TypeUndefined:
+		return errs.New(errs.BadValue, "can't use a undefined for _id")
+	}
+	return nil
+}

@@ -1,0 +1,421 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// maxNamespaceLen is MongoDB's limit on "db.collection".
+const maxNamespaceLen = 255
+
+// maxDBNameLen is MongoDB's limit on database names (64 bytes, exclusive).
+const maxDBNameLen = 63
+
+// ValidateDBName checks a database name with MongoDB's rules.
+func ValidateDBName(db string) error {
+	if db == "" {
+		return errs.New(errs.InvalidNamespace, "Invalid database name: ''")
+	}
+	if len(db) > maxDBNameLen {
+		return errs.New(errs.InvalidNamespace, "db name is too long: '%s'", db)
+	}
+	if strings.ContainsAny(db, "/\\. \"$\x00") {
+		return errs.New(errs.InvalidNamespace, "Invalid database name: '%s'", db)
+	}
+	return nil
+}
+
+// ValidateNamespace checks a database and collection name for use by a
+// write or create.
+func ValidateNamespace(db, coll string) error {
+	if err := ValidateDBName(db); err != nil {
+		return err
+	}
+	ns := db + "." + coll
+	if coll == "" || coll[0] == '.' || strings.ContainsAny(coll, "$\x00") {
+		return errs.New(errs.InvalidNamespace, "Invalid namespace specified '%s'", ns)
+	}
+	if len(ns) > maxNamespaceLen {
+		return errs.New(errs.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)
+	}
+	return nil
+}
+
+// validateUserWrite additionally rejects writes to system collections.
+func validateUserWrite(db, coll string) error {
+	if err := ValidateNamespace(db, coll); err != nil {
+		return err
+	}
+	if strings.HasPrefix(coll, "system.") {
+		switch coll {
+		case "system.js", "system.views", "system.profile", "system.buckets":
+		default:
+			return errs.New(errs.InvalidNamespace, "Invalid system namespace: %s.%s", db, coll)
+		}
+	}
+	return nil
+}
+
+// ListDatabases returns every database with at least one collection.
+func (e *Engine) ListDatabases() ([]DatabaseInfo, error) {
+	cat := e.cat.Load()
+	var out []DatabaseInfo
+	for _, db := range cat.sortedDBNames() {
+		out = append(out, DatabaseInfo{Name: db, SizeOnDisk: e.DatabaseSize(db), Empty: false})
+	}
+	return out, nil
+}
+
+// ListCollections returns the collections of db sorted by name.
+func (e *Engine) ListCollections(db string) ([]CollectionInfo, error) {
+	cat := e.cat.Load()
+	colls := cat.dbs[db]
+	out := make([]CollectionInfo, 0, len(colls))
+	for _, c := range colls {
+		opts := c.options
+		if opts == nil {
+			opts = emptyDoc
+		}
+		out = append(out, CollectionInfo{Name: c.name, Type: "collection", Options: opts, UUID: c.uuid})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+var emptyDoc = bsoncore.Document{5, 0, 0, 0, 0}
+
+// CreateCollection creates db.coll explicitly. As in MongoDB 7.0
+// (SERVER-60064), creating a collection that exists with the same options
+// succeeds; with different options it fails with NamespaceExists. System
+// namespaces a client may not create get InvalidNamespace.
+func (e *Engine) CreateCollection(db, coll string, opts CreateOptions) error {
+	return e.CreateCollectionCtx(context.Background(), db, coll, opts)
+}
+
+// CreateCollectionCtx is CreateCollection inside the multi-document
+// transaction ctx carries, if any: the collection then belongs to the
+// transaction until it ends and is dropped if it aborts (txn_ddl.go).
+func (e *Engine) CreateCollectionCtx(ctx context.Context, db, coll string, opts CreateOptions) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	if err := validateUserWrite(db, coll); err != nil {
+		return err
+	}
+	if opts.Capped && opts.Size <= 0 {
+		return errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
+	}
+	tx := TxnFrom(ctx)
+	c, created, err := e.createCollection(db, coll, opts, tx)
+	if err != nil {
+		return err
+	}
+	if !created && !sameCreateOptions(c.options, opts.Raw) {
+		return errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but with different options: %s",
+			db, coll, renderCollOptions(c))
+	}
+	return nil
+}
+
+// sameCreateOptions reports whether two create option documents hold the
+// same fields with equal values, in any order.
+func sameCreateOptions(a, b bsoncore.Document) bool {
+	ae, _ := a.Elements()
+	be, _ := b.Elements()
+	if len(ae) != len(be) {
+		return false
+	}
+	for _, x := range ae {
+		y, err := b.LookupErr(x.Key())
+		if err != nil || !bsonutil.Equal(x.Value(), y) {
+			return false
+		}
+	}
+	return true
+}
+
+// renderCollOptions renders a collection's options as mongod does in its
+// NamespaceExists message: { uuid: UUID("..."), capped: true, ... }.
+func renderCollOptions(c *collection) string {
+	var sb strings.Builder
+	u := hex.EncodeToString(c.uuid[:])
+	sb.WriteString(`{ uuid: UUID("` + u[0:8] + "-" + u[8:12] + "-" + u[12:16] + "-" + u[16:20] + "-" + u[20:] + `")`)
+	elems, _ := c.options.Elements()
+	for _, el := range elems {
+		sb.WriteString(", " + el.Key() + ": ")
+		renderValueTo(&sb, el.Value())
+	}
+	sb.WriteString(" }")
+	return sb.String()
+}
+
+// createCollection creates db.coll with its _id index unless it exists.
+// It returns the current collection and whether it created it.
+// A collection created inside transaction tx (non-nil) belongs to tx until
+// it ends (collState.txnOwner).
+func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) (*collection, bool, error) {
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	cat := e.cat.Load()
+	if c := cat.lookup(db, coll); c != nil {
+		return c, false, nil
+	}
+	c := &collection{
+		db: db, name: coll, id: e.allocID(), uuid: newUUID(),
+		capped: opts.Capped, size: opts.Size, max: opts.Max,
+		state: &collState{statsValid: true, idxValid: true, commits: &txnCommits{}, txnOwner: tx},
+	}
+	if len(opts.Raw) > 5 {
+		c.options = append(bsoncore.Document(nil), opts.Raw...)
+	}
+	idIx, err := newIndex(e.allocID(), IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true})
+	if err != nil {
+		return nil, false, err
+	}
+	c.indexes = []*index{idIx}
+	b := e.db.NewBatch()
+	if err := b.Set(storage.CollectionKey(c.id), encodeCollection(c), nil); err != nil {
+		b.Close()
+		return nil, false, fmt.Errorf("create collection: %w", err)
+	}
+	if _, err := e.db.Commit(b); err != nil {
+		return nil, false, err
+	}
+	n := cat.clone()
+	n.put(c)
+	e.cat.Store(n)
+	if tx != nil {
+		tx.noteCreated(c)
+	}
+	return c, true, nil
+}
+
+var idKeyPattern = bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()
+
+// DropCollection drops db.coll with its records and index entries.
+func (e *Engine) DropCollection(db, coll string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errs.New(errs.NamespaceNotFound, "ns not found")
+	}
+	defer c.state.mu.Unlock()
+	return e.dropLocked(c)
+}
+
+// dropLocked removes c; the caller holds c.state.mu.
+func (e *Engine) dropLocked(c *collection) error {
+	b := e.db.NewBatch()
+	_ = b.Delete(storage.CollectionKey(c.id), nil)
+	lo, hi := storage.RecordRange(c.id)
+	_ = b.DeleteRange(lo, hi, nil)
+	for _, ix := range c.indexes {
+		lo, hi := storage.IndexRange(ix.id)
+		_ = b.DeleteRange(lo, hi, nil)
+	}
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	if _, err := e.db.Commit(b); err != nil {
+		return err
+	}
+	c.state.dropped = true
+	c.state.hints.clear()
+	n := e.cat.Load().clone()
+	n.remove(c.db, c.name)
+	e.cat.Store(n)
+	e.namespaceGone(c, "")
+	return nil
+}
+
+// DropDatabase drops every collection of db. Dropping a missing database
+// succeeds.
+func (e *Engine) DropDatabase(db string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	for _, c := range e.cat.Load().dbs[db] {
+		lc, err := e.lockColl(db, c.name, false)
+		if err != nil {
+			return err
+		}
+		if lc == nil {
+			continue
+		}
+		err = e.dropLocked(lc)
+		lc.state.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RenameCollection renames fromDB.fromColl to toDB.toColl. Records and
+// index entries are keyed by numeric ids, so only the catalog changes.
+func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTarget bool) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	if err := ValidateNamespace(toDB, toColl); err != nil {
+		return err
+	}
+	if fromDB == toDB && fromColl == toColl {
+		return errs.New(errs.IllegalOperation, "Can't rename a collection to itself")
+	}
+	src, dst, err := e.lockRenamePair(fromDB, fromColl, toDB, toColl, dropTarget)
+	if err != nil {
+		return err
+	}
+	defer src.state.mu.Unlock()
+	if dst != nil {
+		err = e.dropLocked(dst)
+		dst.state.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	moved := src.copyMeta()
+	moved.db, moved.name = toDB, toColl
+	moved.state = &collState{
+		lastRec: src.state.lastRec, statsValid: src.state.statsValid,
+		count: src.state.count, dataSize: src.state.dataSize,
+		idxValid: src.state.idxValid, idxBytes: maps.Clone(src.state.idxBytes),
+		commits: src.state.commits,
+	}
+	moved.state.docCount.Store(src.state.count)
+	e.catMu.Lock()
+	defer e.catMu.Unlock()
+	if e.cat.Load().lookup(toDB, toColl) != nil {
+		return errs.New(errs.NamespaceExists, "target namespace exists")
+	}
+	b := e.db.NewBatch()
+	_ = b.Set(storage.CollectionKey(moved.id), encodeCollection(moved), nil)
+	if _, err := e.db.Commit(b); err != nil {
+		return err
+	}
+	src.state.dropped = true
+	n := e.cat.Load().clone()
+	n.remove(fromDB, fromColl)
+	n.put(moved)
+	e.cat.Store(n)
+	e.namespaceGone(src, toDB+"."+toColl)
+	return nil
+}
+
+// lockRenamePair locks the source of a rename and, when it exists and
+// dropTarget is set, the target too. Two collections are locked in
+// collection-id order, the order a transaction commit locks them in, so a
+// rename that drops its target cannot deadlock with a commit that wrote
+// both. The source is returned locked; the target (nil when it does not
+// exist) is returned locked for the caller to drop.
+func (e *Engine) lockRenamePair(fromDB, fromColl, toDB, toColl string, dropTarget bool) (src, dst *collection, err error) {
+	for {
+		cat := e.cat.Load()
+		ms, md := cat.lookup(fromDB, fromColl), cat.lookup(toDB, toColl)
+		if ms == nil {
+			return nil, nil, errs.New(errs.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, fromColl)
+		}
+		if md != nil && !dropTarget {
+			return nil, nil, errs.New(errs.NamespaceExists, "target namespace exists")
+		}
+		if md == nil {
+			if src, err = e.lockColl(fromDB, fromColl, false); err != nil || src == nil {
+				if err == nil {
+					continue // dropped meanwhile: report it on the next pass
+				}
+				return nil, nil, err
+			}
+			return src, nil, nil
+		}
+		first, second := [2]string{fromDB, fromColl}, [2]string{toDB, toColl}
+		if md.id < ms.id {
+			first, second = second, first
+		}
+		a, err := e.lockColl(first[0], first[1], false)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := e.lockColl(second[0], second[1], false)
+		if err != nil {
+			if a != nil {
+				a.state.mu.Unlock()
+			}
+			return nil, nil, err
+		}
+		if md.id < ms.id {
+			src, dst = b, a
+		} else {
+			src, dst = a, b
+		}
+		if src != nil && dst != nil && src.id == ms.id && dst.id == md.id {
+			return src, dst, nil
+		}
+		// The catalog changed between the lookup and the locks: retry.
+		if a != nil {
+			a.state.mu.Unlock()
+		}
+		if b != nil {
+			b.state.mu.Unlock()
+		}
+	}
+}
+
+// lockColl returns the current metadata of db.coll with its writer lock
+// held. When the collection does not exist it is created if create is set;
+// otherwise lockColl returns nil and holds no lock.
+func (e *Engine) lockColl(db, coll string, create bool) (*collection, error) {
+	return e.lockCollTx(nil, db, coll, create)
+}
+
+// lockCollTx is lockColl for a write of transaction tx (nil outside one):
+// a collection it creates belongs to tx until tx ends.
+func (e *Engine) lockCollTx(tx *Txn, db, coll string, create bool) (*collection, error) {
+	for {
+		c := e.cat.Load().lookup(db, coll)
+		if c == nil {
+			if !create {
+				return nil, nil
+			}
+			if err := validateUserWrite(db, coll); err != nil {
+				return nil, err
+			}
+			var err error
+			if c, _, err = e.createCollection(db, coll, CreateOptions{}, tx); err != nil {
+				return nil, err
+			}
+		}
+		c.state.mu.Lock()
+		cur := e.cat.Load().lookup(db, coll)
+		if c.state.dropped || cur == nil || cur.state != c.state {
+			c.state.mu.Unlock()
+			continue
+		}
+		return cur, nil
+	}
+}
+
+// publish replaces c's metadata in the catalog with n (same collection).
+// The caller holds c.state.mu; the catalog entry must already be written.
+func (e *Engine) publish(n *collection) {
+	n.state.hints.clear()
+	e.catMu.Lock()
+	cat := e.cat.Load().clone()
+	cat.put(n)
+	e.cat.Store(cat)
+	e.catMu.Unlock()
+}

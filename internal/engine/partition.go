@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/plan"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// MinPartitionDocs is the smallest collection whose scans FindPartitions
+// splits: below it one goroutine finishes before others would start.
+const MinPartitionDocs = 20_000
+
+// PartitionIter is one part of a partitioned scan. Next returns (nil,
+// nil) at the end; a document is valid only until the next call.
+type PartitionIter interface {
+	Next() (bsoncore.Document, error)
+	Close() error
+}
+
+// FindPartitions splits a query that the planner answers with a plain
+// collection scan (no sort, skip, limit or projection) into up to n scans
+// of consecutive record-id ranges over one snapshot, so that n goroutines
+// can each read one. The parts, read in order, give the documents in
+// natural order. It returns nil (and no error) when the query is not
+// such a scan, the collection is small, or ctx carries a transaction.
+func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindSpec, n int) ([]PartitionIter, error) {
+	if n < 2 || len(spec.Sort) > 5 || len(spec.Projection) > 5 || spec.Skip != 0 || spec.Limit != 0 ||
+		spec.Tailable || spec.ShowRecordID || TxnFrom(ctx) != nil {
+		return nil, nil
+	}
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return nil, nil
+	}
+	c.state.mu.Lock()
+	small := c.state.statsValid && c.state.count < MinPartitionDocs
+	c.state.mu.Unlock()
+	if small {
+		return nil, nil
+	}
+	filter := spec.Filter
+	if filter == nil {
+		filter = emptyDoc
+	}
+	f, err := query.Parse(filter)
+	if err != nil {
+		return nil, err
+	}
+	snap := e.db.NewSnapshot()
+	r := storage.Pebble(snap)
+	ok, err := plansCollScan(r, e.db, c, filter, f, spec.Hint)
+	if err != nil || !ok {
+		snap.Close()
+		return nil, err
+	}
+	first, last, err := recordSpan(r, c.id)
+	if err != nil || last-first < uint64(n) {
+		snap.Close()
+		return nil, err
+	}
+	shared := &sharedSnapshot{close: func() { snap.Close() }}
+	shared.refs.Store(int32(n))
+	parts := make([]PartitionIter, 0, n)
+	span := last - first + 1
+	for i := 0; i < n; i++ {
+		lo := first + span*uint64(i)/uint64(n)
+		hi := first + span*uint64(i+1)/uint64(n) // exclusive
+		pf := f
+		if i > 0 {
+			// Each goroutine gets its own parsed filter.
+			if pf, err = query.Parse(filter); err != nil {
+				for _, p := range parts {
+					p.Close()
+				}
+				for j := i; j < n; j++ {
+					shared.release()
+				}
+				return nil, err
+			}
+		}
+		parts = append(parts, &rangeScan{ctx: ctx, r: r, collID: c.id, lo: lo, hi: hi, filter: pf, snap: shared})
+	}
+	return parts, nil
+}
+
+// plansCollScan reports whether the planner's choice for filter on c is a
+// collection scan.
+func plansCollScan(r storage.Reader, db *storage.DB, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value) (bool, error) {
+	bp, err := buildPlan(r, c, planReq{filterDoc: filterDoc, filter: f, hint: normHint(hint), preferCollScan: true, db: db})
+	if err != nil {
+		return false, err
+	}
+	defer bp.close()
+	return bp.sol != nil && bp.sol.Root != nil && bp.sol.Root.Stage == plan.StageCollScan, nil
+}
+
+// recordSpan returns the lowest and highest record ids of collection id.
+func recordSpan(r storage.Reader, collID uint64) (first, last uint64, err error) {
+	lo, hi := storage.RecordRange(collID)
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return 0, 0, fmt.Errorf("partition: record iterator: %w", err)
+	}
+	defer it.Close()
+	if !it.First() {
+		return 0, 0, it.Error()
+	}
+	first = storage.RecordIDFromKey(it.Key())
+	if !it.Last() {
+		return 0, 0, it.Error()
+	}
+	return first, storage.RecordIDFromKey(it.Key()), nil
+}
+
+// sharedSnapshot closes a snapshot when the last of its users releases
+// it.
+type sharedSnapshot struct {
+	refs  atomic.Int32
+	close func()
+}
+
+func (s *sharedSnapshot) release() {
+	if s.refs.Add(-1) == 0 {
+		s.close()
+	}
+}
+
+// rangeScan reads the records [lo, hi) of a collection in record order
+// and returns those that match filter.
+type rangeScan struct {
+	ctx    context.Context
+	r      storage.Reader
+	collID uint64
+	lo, hi uint64
+	filter *query.Filter
+	snap   *sharedSnapshot
+	it     storage.Iterator
+	n      int
+	done   bool
+}
+
+// Next implements PartitionIter.
+func (s *rangeScan) Next() (bsoncore.Document, error) {
+	if s.done {
+		return nil, nil
+	}
+	var valid bool
+	if s.it == nil {
+		lo := storage.AppendRecordKey(nil, s.collID, s.lo)
+		hi := storage.AppendRecordKey(nil, s.collID, s.hi)
+		it, err := s.r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("partition: record iterator: %w", err)
+		}
+		s.it = it
+		valid = it.First()
+	} else {
+		valid = s.it.Next()
+	}
+	for ; valid; valid = s.it.Next() {
+		s.n++
+		if s.n&1023 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				s.Close()
+				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
+		}
+		v, err := s.it.ValueAndErr()
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("partition: record value: %w", err)
+		}
+		if s.filter.Match(v) {
+			return v, nil
+		}
+	}
+	err := s.it.Error()
+	s.Close()
+	return nil, err
+}
+
+// Close implements PartitionIter.
+func (s *rangeScan) Close() error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	if s.it != nil {
+		s.it.Close()
+		s.it = nil
+	}
+	s.snap.release()
+	return nil
+}

@@ -1,0 +1,348 @@
+package engine
+
+import (
+	"context"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/exec"
+	"github.com/lodedb/lode/internal/query/plan"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// Query knobs, process-wide like mongod's server parameters.
+var (
+	maxScansToExplode atomic.Int64
+	sortMemLimit      atomic.Int64
+)
+
+func init() {
+	maxScansToExplode.Store(200)
+	sortMemLimit.Store(exec.DefaultSortMemLimit)
+}
+
+// SetMaxScansToExplode sets internalQueryMaxScansToExplode: the most index
+// scans a SORT_MERGE plan may merge (0 disables SORT_MERGE).
+func SetMaxScansToExplode(n int64) { maxScansToExplode.Store(n) }
+
+// SetMaxBlockingSortMemory sets internalQueryMaxBlockingSortMemoryUsageBytes.
+func SetMaxBlockingSortMemory(n int64) { sortMemLimit.Store(n) }
+
+// planIndexes describes c's indexes for the planner.
+func planIndexes(c *collection) []*plan.Index {
+	out := make([]*plan.Index, 0, len(c.indexes))
+	for _, ix := range c.indexes {
+		pi := &plan.Index{
+			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique || ix.isID(),
+			Sparse: ix.sparse, Partial: ix.partialFilter, Multikey: ix.multikey,
+			MultikeyPaths: ix.multikeyPaths,
+		}
+		for _, f := range ix.fields {
+			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
+		}
+		out = append(out, pi)
+	}
+	return out
+}
+
+// planReq is a query to plan.
+type planReq struct {
+	filterDoc   bsoncore.Document
+	filter      *query.Filter
+	sort        *query.Sort
+	sortDoc     bsoncore.Document
+	naturalDir  int
+	hint        bsoncore.Value
+	covered     bool
+	distinctKey string
+	opts        exec.Options
+	timing      bool
+	// empty: known-empty index ranges, for statements under the writer
+	// lock only (scanhints.go).
+	empty exec.EmptyRanges
+	// preferCollScan lets the planner pick a collection scan over index
+	// plans too broad to pay off (collscanpref.go): reads only.
+	preferCollScan bool
+	// db estimates index sizes for the preference (nil: keys are counted).
+	db *storage.DB
+}
+
+// builtPlan is the chosen plan, ready to run, with the candidates that
+// lost the trial (for explain).
+type builtPlan struct {
+	root     exec.Stage
+	sol      *plan.Solution
+	rejected []exec.Stage
+	// rejectedReason, when set, is why the rejected plans lost without a
+	// trial (the collection-scan preference).
+	rejectedReason string
+}
+
+func (b *builtPlan) close() {
+	b.root.Close()
+	for _, r := range b.rejected {
+		r.Close()
+	}
+}
+
+// buildPlan plans q over c and builds the winning stage tree on r. With
+// several candidates it runs a trial (exec.PickBest) and rebuilds the
+// winner from the start.
+func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
+	if q.opts.SortOpts.MemLimit == 0 {
+		q.opts.SortOpts.MemLimit = sortMemLimit.Load()
+	}
+	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
+	if q.timing {
+		// Explain prints stage filters in mongod's parsed form.
+		env.FilterDoc = parsedQuery(q.filterDoc)
+	}
+	sols, err := plan.Plan(plan.Params{
+		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
+		NaturalDir: q.naturalDir, Indexes: planIndexes(c), Hint: q.hint,
+		MaxScansToExplode: int(maxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
+		ProjFields: projFields(q.opts),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if q.timing {
+		for _, s := range sols {
+			walkSolution(s.Root, func(n *plan.Node) { renderResidual(q.filterDoc, n) })
+		}
+	}
+	// The chosen plan reads documents in batches (exec.Fetch), except
+	// under explain, whose figures are mongod's, and during the trial,
+	// whose candidates stop early. Write statements may batch too: they
+	// run their plan to the end (or their first match) before writing
+	// (updateLocked, findFirstLocked), so nothing read ahead goes stale.
+	batched := env
+	if !q.timing {
+		batched.FetchBatch = exec.MaxFetchBatch
+	}
+	if len(sols) > 1 {
+		sols = pruneIntersections(r, sols)
+	}
+	if reason, ok := preferCollScan(r, c, q, sols); ok {
+		return collScanPlan(sols, batched, env, q, reason)
+	}
+	if len(sols) == 1 {
+		root, err := exec.Build(sols[0], batched, q.opts)
+		if err != nil {
+			return nil, err
+		}
+		return &builtPlan{root: root, sol: sols[0]}, nil
+	}
+	cands := make([]exec.Stage, len(sols))
+	for i, s := range sols {
+		if cands[i], err = exec.Build(s, env, q.opts); err != nil {
+			for _, c := range cands[:i] {
+				c.Close()
+			}
+			return nil, err
+		}
+	}
+	best, trials := exec.PickBest(cands)
+	if best < 0 {
+		for _, c := range cands {
+			c.Close()
+		}
+		return nil, trials[0].Err
+	}
+	bp := &builtPlan{sol: sols[best]}
+	for i, c := range cands {
+		c.Close()
+		if i != best {
+			bp.rejected = append(bp.rejected, c)
+		}
+	}
+	if bp.root, err = exec.Build(sols[best], batched, q.opts); err != nil {
+		return nil, err
+	}
+	return bp, nil
+}
+
+// collScanPlan builds the collection scan the preference chose, with the
+// index candidates as rejected plans (built, never run).
+func collScanPlan(sols []*plan.Solution, batched, env exec.Env, q planReq, reason string) (*builtPlan, error) {
+	sol := plan.CollScanSolution(q.sort != nil)
+	root, err := exec.Build(sol, batched, q.opts)
+	if err != nil {
+		return nil, err
+	}
+	bp := &builtPlan{root: root, sol: sol, rejectedReason: reason}
+	for _, s := range sols {
+		st, err := exec.Build(s, env, q.opts)
+		if err != nil {
+			bp.close()
+			return nil, err
+		}
+		bp.rejected = append(bp.rejected, st)
+	}
+	return bp, nil
+}
+
+// projFields returns the fields of a find projection that index keys
+// could supply (PROJECTION_COVERED), or nil.
+func projFields(o exec.Options) []string {
+	if o.Projection == nil || o.Count || o.Keys {
+		return nil
+	}
+	f, ok := plan.CoverableProjection(o.ProjectionDoc)
+	if !ok {
+		return nil
+	}
+	return f
+}
+
+// runPlan works root until EOF, calling fn with each result until fn
+// returns false. It checks ctx every 256 works.
+func runPlan(ctx context.Context, root exec.Stage, fn func(m *exec.Member) bool) error {
+	for i := 0; ; i++ {
+		if i&255 == 0 && ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
+		}
+		st, m, err := root.Work()
+		if err != nil {
+			return err
+		}
+		switch st {
+		case exec.Advanced:
+			if !fn(m) {
+				return nil
+			}
+		case exec.EOF:
+			return nil
+		}
+	}
+}
+
+// planIter streams a plan's results as an Iterator.
+type planIter struct {
+	ctx     context.Context
+	release func()
+	bp      *builtPlan
+	done    bool
+	n       int
+	// showRecordID appends each result's record id as $recordId.
+	showRecordID bool
+}
+
+// SetContext replaces the context that bounds the iterator's work (each
+// getMore brings its own).
+func (it *planIter) SetContext(ctx context.Context) { it.ctx = ctx }
+
+// Next implements Iterator.
+func (it *planIter) Next() (bsoncore.Document, error) {
+	if it.done {
+		return nil, nil
+	}
+	for {
+		it.n++
+		if it.n&255 == 0 {
+			if err := it.ctx.Err(); err != nil {
+				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
+		}
+		st, m, err := it.bp.root.Work()
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		switch st {
+		case exec.Advanced:
+			if it.showRecordID {
+				return withRecordID(m.Doc, m.RID), nil
+			}
+			return m.Doc, nil
+		case exec.EOF:
+			it.Close()
+			return nil, nil
+		}
+	}
+}
+
+// withRecordID returns a copy of doc with $recordId (a long) appended, as
+// find's showRecordId shows it.
+func withRecordID(doc bsoncore.Document, rid uint64) bsoncore.Document {
+	out := make([]byte, 0, len(doc)+20)
+	out = append(out, doc[:len(doc)-1]...)
+	out = bsoncore.AppendInt64Element(out, "$recordId", int64(rid))
+	out = append(out, 0)
+	bsoncore.UpdateLength(out, 0, int32(len(out)))
+	return out
+}
+
+// Close implements Iterator.
+func (it *planIter) Close() error {
+	if it.done {
+		return nil
+	}
+	it.done = true
+	it.bp.close()
+	it.release()
+	return nil
+}
+
+// planSource adapts a plan (without skip, limit or projection) to the
+// recordSource of the write paths.
+type planSource struct {
+	bp *builtPlan
+}
+
+func (s *planSource) next() (uint64, []byte, bool, error) {
+	for {
+		st, m, err := s.bp.root.Work()
+		if err != nil {
+			return 0, nil, false, err
+		}
+		switch st {
+		case exec.Advanced:
+			return m.RID, m.Doc, true, nil
+		case exec.EOF:
+			return 0, nil, false, nil
+		}
+	}
+}
+
+func (s *planSource) close() { s.bp.close() }
+
+// plannedSource plans filter (and sortBy, when given) over c on r and
+// returns its matches in plan order: sorted by sortBy when given. hint is
+// the statement's index hint (zero Value: none); an unknown index is
+// BadValue, as the planner reports it for find.
+// empty, when not nil, are the known-empty index ranges of a statement
+// holding the collection's writer lock.
+func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (recordSource, error) {
+	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty}
+	if sortBy != nil {
+		q.opts.Sort = sortBy
+		q.opts.SortOpts.AllowDiskUse = true
+	}
+	bp, err := buildPlan(r, c, q)
+	if err != nil {
+		return nil, err
+	}
+	return &planSource{bp: bp}, nil
+}
+
+// normHint drops an empty hint ({} or ""), which MongoDB treats as no
+// hint.
+func normHint(h bsoncore.Value) bsoncore.Value {
+	switch h.Type {
+	case bsoncore.TypeEmbeddedDocument:
+		if d, ok := h.DocumentOK(); ok && len(d) <= 5 {
+			return bsoncore.Value{}
+		}
+	case bsoncore.TypeString:
+		if s, ok := h.StringValueOK(); ok && s == "" {
+			return bsoncore.Value{}
+		}
+	}
+	return h
+}

@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/exec"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// recordSource yields (recordID, document) pairs. The document slice is
+// valid only until the next call.
+type recordSource interface {
+	next() (recID uint64, doc []byte, ok bool, err error)
+	close()
+}
+
+// scanMatchesSorted is scanMatches with the matches in sortBy order (nil:
+// plan order), so that the first match is the least by sortBy. An index
+// that provides the order is walked without sorting. hint is the
+// statement's index hint (zero Value: none).
+func scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, fn func(rid uint64, doc []byte, pos int) bool) error {
+	src, err := plannedSource(r, c, filterDoc, f, sortBy, hint, empty)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	for {
+		rid, doc, ok, err := src.next()
+		if err != nil || !ok {
+			return err
+		}
+		matched, pos := f.MatchPositional(doc)
+		if !matched {
+			continue
+		}
+		if !fn(rid, doc, pos) {
+			return nil
+		}
+	}
+}
+
+func splitDotted(p string) []string { return strings.Split(p, ".") }

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// CollectionStats returns the size figures of db.coll. The document count,
+// data size and index entry sizes are kept in memory; the first call after
+// Open computes them with one scan. Storage and index sizes are estimates
+// that are never 0 for non-empty data (see stats_size.go).
+func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
+	var st CollectionStats
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return st, err
+	}
+	if c == nil {
+		return st, errs.New(errs.NamespaceNotFound, "Collection [%s.%s] not found.", db, coll)
+	}
+	if !c.state.statsValid {
+		if err := e.recount(c); err != nil {
+			c.state.mu.Unlock()
+			return st, err
+		}
+	}
+	if !c.state.idxValid {
+		if err := e.recountIndexes(c); err != nil {
+			c.state.mu.Unlock()
+			return st, err
+		}
+	}
+	st.Count, st.Size = c.state.count, c.state.dataSize
+	logical := make([]int64, len(c.indexes))
+	for i, ix := range c.indexes {
+		logical[i] = c.state.idxBytes[ix.id]
+	}
+	c.state.mu.Unlock()
+	lo, hi := storage.RecordRange(c.id)
+	if st.StorageSize, err = e.sizeEstimate(lo, hi, st.Size+st.Count*recordKeyLen); err != nil {
+		return st, fmt.Errorf("storage size of %s.%s: %w", db, coll, err)
+	}
+	st.IndexSizes = make(map[string]int64, len(c.indexes))
+	for i, ix := range c.indexes {
+		lo, hi := storage.IndexRange(ix.id)
+		n, err := e.sizeEstimate(lo, hi, logical[i])
+		if err != nil {
+			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.name, db, coll, err)
+		}
+		st.IndexSizes[ix.name] = n
+		st.TotalIndexSize += n
+	}
+	st.NIndexes = len(c.indexes)
+	st.Capped, st.Max, st.MaxSize = c.capped, c.max, c.size
+	return st, nil
+}
+
+// recount scans c's records to set its count and size; c.state.mu is held.
+func (e *Engine) recount(c *collection) error {
+	cur, err := storage.NewRecordCursor(e.db.Reader(), c.id, false)
+	if err != nil {
+		return err
+	}
+	defer cur.Close()
+	var n, size int64
+	for _, doc, ok := cur.Next(); ok; _, doc, ok = cur.Next() {
+		n++
+		size += int64(len(doc))
+	}
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	c.state.count, c.state.dataSize, c.state.statsValid = n, size, true
+	c.state.docCount.Store(n)
+	return nil
+}
+
+// DatabaseSize returns the estimated storage and index bytes of db (the
+// sum of its collections' storageSize and totalIndexSize).
+func (e *Engine) DatabaseSize(db string) int64 {
+	var total int64
+	for _, c := range e.cat.Load().dbs[db] {
+		st, err := e.CollectionStats(c.db, c.name)
+		if err != nil {
+			continue // dropped meanwhile
+		}
+		total += st.StorageSize + st.TotalIndexSize
+	}
+	return total
+}

@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/keystring"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// DefaultTTLMonitorSleep is MongoDB's default ttlMonitorSleepSecs.
+const DefaultTTLMonitorSleep = 60 * time.Second
+
+// ttlBatch is how many expired documents one critical section removes.
+const ttlBatch = 500
+
+// TTLStats are the counters serverStatus reports as metrics.ttl.
+type TTLStats struct {
+	// Passes is the number of completed monitor passes.
+	Passes int64
+	// DeletedDocuments is the number of documents the monitor removed.
+	DeletedDocuments int64
+}
+
+// ttlMonitor is the background task that removes expired documents.
+type ttlMonitor struct {
+	interval atomic.Int64 // nanoseconds
+	wake     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	passes   atomic.Int64
+	deleted  atomic.Int64
+}
+
+// startTTL starts the TTL monitor with the given interval (zero means the
+// default).
+func (e *Engine) startTTL(interval time.Duration) {
+	if interval <= 0 {
+		interval = DefaultTTLMonitorSleep
+	}
+	m := &e.ttl
+	m.interval.Store(int64(interval))
+	m.wake = make(chan struct{}, 1)
+	m.stop = make(chan struct{})
+	m.done = make(chan struct{})
+	go e.ttlLoop()
+}
+
+// stopTTL stops the monitor and waits for a running pass to end.
+func (e *Engine) stopTTL() {
+	if e.ttl.stop == nil {
+		return
+	}
+	close(e.ttl.stop)
+	<-e.ttl.done
+}
+
+// SetTTLMonitorSleep changes the monitor interval at run time (setParameter
+// ttlMonitorSleepSecs). The new interval applies from now.
+func (e *Engine) SetTTLMonitorSleep(d time.Duration) {
+	if d <= 0 {
+		d = DefaultTTLMonitorSleep
+	}
+	e.ttl.interval.Store(int64(d))
+	select {
+	case e.ttl.wake <- struct{}{}:
+	default:
+	}
+}
+
+// TTLMonitorSleep returns the current monitor interval.
+func (e *Engine) TTLMonitorSleep() time.Duration { return time.Duration(e.ttl.interval.Load()) }
+
+// TTLStats returns the monitor's counters.
+func (e *Engine) TTLStats() TTLStats {
+	return TTLStats{Passes: e.ttl.passes.Load(), DeletedDocuments: e.ttl.deleted.Load()}
+}
+
+func (e *Engine) ttlLoop() {
+	defer close(e.ttl.done)
+	for {
+		t := time.NewTimer(time.Duration(e.ttl.interval.Load()))
+		select {
+		case <-e.ttl.stop:
+			t.Stop()
+			return
+		case <-e.ttl.wake:
+			t.Stop()
+			continue // restart the timer with the new interval
+		case <-t.C:
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-e.ttl.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if _, err := e.RunTTLPass(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			e.log.Error("TTL pass failed", "err", err)
+		}
+		cancel()
+	}
+}
+
+// RunTTLPass removes, from every collection with a TTL index, the
+// documents whose indexed date is before now minus expireAfterSeconds
+// (for an array, its earliest date; non-date values never expire). It
+// reads candidates from the TTL index's key range of dates, never a
+// collection scan. It returns how many documents it removed.
+func (e *Engine) RunTTLPass(ctx context.Context, now time.Time) (int64, error) {
+	var total int64
+	cat := e.cat.Load()
+	for _, db := range cat.sortedDBNames() {
+		for _, c := range cat.dbs[db] {
+			if c.capped {
+				continue
+			}
+			for _, ix := range c.indexes {
+				if ix.ttl == nil || len(ix.fields) != 1 || ix.isID() {
+					continue
+				}
+				n, err := e.expireIndex(ctx, c, ix, now)
+				total += n
+				if err != nil {
+					return total, fmt.Errorf("TTL %s.%s index %s: %w", c.db, c.name, ix.name, err)
+				}
+			}
+		}
+	}
+	e.ttl.passes.Add(1)
+	return total, nil
+}
+
+// ttlRange returns the keystring range of ix's dates before cutoff.
+func ttlRange(ix *index, cutoff time.Time) (lo, hi []byte) {
+	minDate := bsoncore.Value{Type: bsoncore.TypeDateTime, Data: bsoncore.AppendDateTime(nil, math.MinInt64)}
+	cut := bsoncore.Value{Type: bsoncore.TypeDateTime, Data: bsoncore.AppendDateTime(nil, cutoff.UnixMilli())}
+	desc := ix.fields[0].desc
+	if desc {
+		return keystring.Interval(nil, cut, minDate, false, true, true)
+	}
+	return keystring.Interval(nil, minDate, cut, true, false, false)
+}
+
+// expireIndex removes the expired documents of one TTL index, in batches
+// that each hold the collection's writer lock briefly.
+func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, now time.Time) (int64, error) {
+	cutoff := now.Add(-time.Duration(*ix.ttl) * time.Second)
+	lo, hi := ttlRange(ix, cutoff)
+	if hi != nil && string(lo) >= string(hi) {
+		return 0, nil
+	}
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		rids, err := e.ttlCandidates(ix.id, lo, hi)
+		if err != nil || len(rids) == 0 {
+			return total, err
+		}
+		n, more, err := e.ttlRemove(ctx, c, ix, rids, lo, hi)
+		total += n
+		e.ttl.deleted.Add(n)
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// ttlCandidates reads up to ttlBatch distinct recordIDs from the index
+// range [lo, hi).
+func (e *Engine) ttlCandidates(indexID uint64, lo, hi []byte) ([]uint64, error) {
+	cur, err := storage.NewIndexCursor(e.db.Reader(), indexID, lo, hi, false)
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	seen := map[uint64]struct{}{}
+	var out []uint64
+	for _, rid, _, ok := cur.Next(); ok && len(out) < ttlBatch; _, rid, _, ok = cur.Next() {
+		if _, dup := seen[rid]; dup {
+			continue
+		}
+		seen[rid] = struct{}{}
+		out = append(out, rid)
+	}
+	return out, cur.Err()
+}
+
+// ttlRemove removes the candidates that are still expired under the
+// writer lock. more reports whether a full batch was found (so another
+// may follow).
+func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids []uint64, lo, hi []byte) (int64, bool, error) {
+	lc, err := e.lockColl(c.db, c.name, false)
+	if err != nil || lc == nil {
+		return 0, false, err
+	}
+	defer lc.state.mu.Unlock()
+	if lc.state != c.state {
+		return 0, false, nil
+	}
+	cur := lc.indexByName(ix.name)
+	if cur == nil || cur.id != ix.id || cur.ttl == nil {
+		return 0, false, nil
+	}
+	t := e.newTxn(lc)
+	defer t.abort()
+	var g keyGen
+	var buf []byte
+	var n int64
+	for _, rid := range rids {
+		var found bool
+		buf, found, err = storage.GetRecord(e.db.Reader(), lc.id, rid, buf[:0])
+		if err != nil {
+			return n, false, err
+		}
+		if !found {
+			continue
+		}
+		keys, _, skip, err := g.indexKeys(cur, buf)
+		if err != nil || skip {
+			continue
+		}
+		expired := false
+		for _, k := range keys {
+			if string(k) >= string(lo) && (hi == nil || string(k) < string(hi)) {
+				expired = true
+				break
+			}
+		}
+		if !expired {
+			continue
+		}
+		doc := append(bsoncore.Document(nil), buf...)
+		if err := t.remove(rid, doc); err != nil {
+			return n, false, err
+		}
+		n++
+	}
+	if err := t.commit(); err != nil {
+		return 0, false, err
+	}
+	return n, len(rids) == ttlBatch && n > 0, nil
+}

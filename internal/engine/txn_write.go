@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// newTxnCtx returns the write transaction for c: inside a multi-document
+// transaction (carried by ctx) it writes into the transaction's batch,
+// otherwise into a fresh batch committed by the statement.
+func (e *Engine) newTxnCtx(ctx context.Context, c *collection) *writeTxn {
+	tx := TxnFrom(ctx)
+	if tx == nil {
+		return e.newTxn(c)
+	}
+	if _, ok := tx.colls[c.id]; !ok {
+		tx.colls[c.id] = newTxnColl(c)
+	}
+	return &writeTxn{e: e, c: c, b: tx.b, tx: tx}
+}
+
+// readerCtx returns what reads of a statement see: the transaction's view
+// inside a transaction, else the latest committed state.
+func (e *Engine) readerCtx(ctx context.Context) storage.Reader {
+	if tx := TxnFrom(ctx); tx != nil {
+		return tx.view
+	}
+	return e.db.Reader()
+}
+
+// reader returns what t's unique checks and re-reads see.
+func (t *writeTxn) reader() storage.Reader {
+	if t.tx != nil {
+		return t.tx.view
+	}
+	return t.e.db.Reader()
+}
+
+// claimRecord claims record rid of t's collection in the conflict table.
+func (t *writeTxn) claimRecord(rid uint64) error {
+	var kb [storage.RecordKeyLen]byte
+	return t.claim(storage.AppendRecordKey(kb[:0], t.c.id, rid))
+}
+
+// claim checks key against concurrent writers: inside a transaction it
+// takes ownership of the key (or fails with WriteConflict); outside, it
+// fails when an open transaction holds the key and remembers the key so
+// that transactions which began earlier conflict on it after commit.
+func (t *writeTxn) claim(key []byte) error {
+	if t.tx != nil {
+		if err := t.e.txns.claim(t.tx, key); err != nil {
+			if t.tx.failed == nil {
+				t.tx.failed = err
+			}
+			return err
+		}
+		return nil
+	}
+	if err := t.e.txns.check(key); err != nil {
+		return err
+	}
+	t.touched = append(t.touched, string(key))
+	return nil
+}
+
+// noteCommitted publishes the keys of a committed plain write to the
+// conflict table.
+func (t *writeTxn) noteCommitted() {
+	if len(t.touched) > 0 {
+		t.e.txns.committed(t.touched)
+		t.touched = t.touched[:0]
+	}
+}
+
+// commitInTxn ends a statement's part of a transaction: the changes stay
+// in the transaction's batch, statistics wait for the commit, and a
+// multikey change of an index is committed at once (marking an index
+// multikey early is harmless).
+func (t *writeTxn) commitInTxn() error {
+	if t.it != nil {
+		t.it.Close()
+		t.it = nil
+	}
+	tc := t.tx.colls[t.c.id]
+	if tc == nil {
+		tc = newTxnColl(t.c)
+		t.tx.colls[t.c.id] = tc
+	}
+	tc.countDelta += t.countDelta
+	tc.sizeDelta += t.sizeDelta
+	for id, n := range t.idxDelta {
+		if tc.idxDelta == nil {
+			tc.idxDelta = map[uint64]int64{}
+		}
+		tc.idxDelta[id] += n
+	}
+	t.countDelta, t.sizeDelta = 0, 0
+	clear(t.idxDelta)
+	t.docs = 0
+	clear(t.removed)
+	clear(t.pending)
+	if t.metaDirty {
+		b := t.e.db.NewBatch()
+		if err := b.Set(storage.CollectionKey(t.c.id), encodeCollection(t.c), nil); err != nil {
+			b.Close()
+			return fmt.Errorf("catalog update: %w", err)
+		}
+		if _, err := t.e.db.Commit(b); err != nil {
+			return err
+		}
+		t.e.publish(t.c)
+		t.metaDirty = false
+	}
+	return nil
+}
+
+// snapshotCtx returns a stable view for collecting a statement's targets:
+// the transaction's view inside a transaction, else a new snapshot. Call
+// release when done.
+func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
+	if tx := TxnFrom(ctx); tx != nil {
+		return tx.view, func() {}
+	}
+	snap := e.db.NewSnapshot()
+	return storage.Pebble(snap), func() { snap.Close() }
+}

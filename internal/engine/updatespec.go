@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/agg"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/update"
+)
+
+// updateArgs are the inputs of one update statement (or findAndModify's
+// update).
+type updateArgs struct {
+	filter       bsoncore.Document
+	upd          bsoncore.Value
+	arrayFilters []bsoncore.Document
+	multi        bool
+	upsert       bool
+	hint         bsoncore.Value
+	// let is the command's let document; constants the statement's c.
+	let, constants bsoncore.Document
+}
+
+// parsedUpdate is an update statement ready to run.
+type parsedUpdate struct {
+	filterDoc bsoncore.Document
+	filter    *query.Filter
+	// u is an operator or replacement update; pipe a pipeline-style one.
+	u      *update.Update
+	pipe   *agg.UpdatePipeline
+	multi  bool
+	upsert bool
+	// hint is the statement's index hint (zero Value: none).
+	hint bsoncore.Value
+	// vars binds $$NOW (fixed for the statement), let and constants.
+	vars *expr.Vars
+}
+
+// parseUpdate validates a statement: its filter, and an update that is a
+// document (operators or replacement) or an array (pipeline).
+func parseUpdate(a updateArgs) (*parsedUpdate, error) {
+	filter := a.filter
+	if filter == nil {
+		filter = emptyDoc
+	}
+	epc, vars, err := bindVars(a.let, a.constants, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	f, err := query.ParseWithVars(filter, epc, vars)
+	if err != nil {
+		return nil, err
+	}
+	p := &parsedUpdate{filterDoc: filter, filter: f, multi: a.multi, upsert: a.upsert, hint: a.hint, vars: vars}
+	switch a.upd.Type {
+	case bsoncore.TypeArray:
+		if len(a.arrayFilters) > 0 {
+			return nil, errs.New(errs.FailedToParse, "arrayFilters may not be specified for pipeline-syle updates")
+		}
+		stages, err := pipelineStages(a.upd)
+		if err != nil {
+			return nil, err
+		}
+		if p.pipe, err = agg.ParseUpdatePipeline(stages, epc); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case bsoncore.TypeEmbeddedDocument:
+	default:
+		return nil, errs.New(errs.FailedToParse, "Update argument must be either an object or an array")
+	}
+	if a.constants != nil {
+		return nil, errs.New(errs.Code(51198), "Constant values may only be specified for pipeline updates")
+	}
+	u, err := update.Parse(a.upd.Document(), a.arrayFilters)
+	if err != nil {
+		return nil, err
+	}
+	if a.multi && u.IsReplacement() {
+		return nil, errs.New(errs.FailedToParse, "multi update is not supported for replacement-style update")
+	}
+	p.u = u
+	return p, nil
+}
+
+// pipelineStages reads an update pipeline's array of stage documents.
+func pipelineStages(v bsoncore.Value) ([]bsoncore.Document, error) {
+	vals, err := v.Array().Values()
+	if err != nil {
+		return nil, errs.New(errs.InvalidBSON, "invalid update pipeline: %v", err)
+	}
+	out := make([]bsoncore.Document, 0, len(vals))
+	for _, sv := range vals {
+		d, ok := sv.DocumentOK()
+		if !ok {
+			return nil, errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// bindVars defines the command's let variables (each a constant
+// expression, evaluated once) and the statement's constants (literal
+// values), with $$NOW fixed to now.
+func bindVars(let, constants bsoncore.Document, now time.Time) (*expr.ParseContext, *expr.Vars, error) {
+	epc := expr.NewParseContext()
+	vars := expr.NewVars(now)
+	if let != nil {
+		elems, err := let.Elements()
+		if err != nil {
+			return nil, nil, errs.New(errs.InvalidBSON, "invalid let: %v", err)
+		}
+		for _, el := range elems {
+			if err := expr.ValidateUserVarName(el.Key(), true); err != nil {
+				return nil, nil, err
+			}
+			e, err := expr.Parse(el.Value(), epc)
+			if err != nil {
+				return nil, nil, err
+			}
+			v, err := e.Eval(emptyDoc, vars)
+			if err != nil {
+				return nil, nil, err
+			}
+			vars.Set(epc.Define(el.Key()), v)
+		}
+	}
+	if constants != nil {
+		elems, err := constants.Elements()
+		if err != nil {
+			return nil, nil, errs.New(errs.InvalidBSON, "invalid constants: %v", err)
+		}
+		for _, el := range elems {
+			if err := expr.ValidateUserVarName(el.Key(), false); err != nil {
+				return nil, nil, err
+			}
+			vars.Set(epc.Define(el.Key()), el.Value())
+		}
+	}
+	return epc, vars, nil
+}
+
+// apply runs the statement's update against doc and checks the result's
+// size and _id (put first, or created when missing).
+func (p *parsedUpdate) apply(ctx context.Context, doc bsoncore.Document, o update.ApplyOptions) (bsoncore.Document, bool, error) {
+	var out bsoncore.Document
+	var modified bool
+	var err error
+	if p.pipe != nil {
+		var res bsoncore.Document
+		if res, err = p.pipe.Apply(ctx, doc, p.vars); err != nil {
+			return nil, false, err
+		}
+		out, modified, err = update.ReplaceWith(doc, res, o.Insert)
+	} else {
+		out, modified, err = p.u.Apply(doc, o)
+	}
+	if err != nil || !modified {
+		return out, modified, err
+	}
+	if len(out) > MaxDocumentSize {
+		return nil, false, errs.New(errs.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
+	}
+	if _, err := out.LookupErr("_id"); err != nil || firstKey(out) != "_id" {
+		fixed, werr := ensureID(out)
+		if werr != nil {
+			return nil, false, werr
+		}
+		out = fixed
+	}
+	return out, true, nil
+}
+
+func firstKey(d bsoncore.Document) string {
+	e, err := d.IndexErr(0)
+	if err != nil {
+		return ""
+	}
+	return e.Key()
+}
+
+// upsertDoc builds the document an upsert inserts: the filter's equality
+// seed with the update applied as an insert (so $setOnInsert applies), the
+// replacement with the seed's _id, or the seed run through the pipeline.
+func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time) (bsoncore.Document, error) {
+	seed, err := query.UpsertSeed(p.filterDoc)
+	if err != nil {
+		return nil, err
+	}
+	var out bsoncore.Document
+	switch {
+	case p.pipe != nil:
+		out, _, err = p.apply(ctx, seed, update.ApplyOptions{Insert: true, Now: now})
+	case p.u.IsReplacement():
+		out, _, err = p.u.Apply(seedIDOnly(seed), update.ApplyOptions{Insert: true, Now: now})
+	default:
+		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now})
+	}
+	if err != nil {
+		return nil, err
+	}
+	// MongoDB checks the upserted document against the user limit with its
+	// own code (UpsertStage), not the insert-time BadValue.
+	doc, werr := ensureID(out)
+	if werr != nil {
+		return nil, werr
+	}
+	if len(doc) > MaxDocumentSize {
+		return nil, errs.New(errs.Code(17420), "Document to upsert is larger than %d", MaxDocumentSize)
+	}
+	return doc, nil
+}
+
+// seedIDOnly keeps only the _id of an upsert seed (a replacement upsert
+// takes nothing else from the filter).
+func seedIDOnly(seed bsoncore.Document) bsoncore.Document {
+	id, err := seed.LookupErr("_id")
+	if err != nil {
+		return emptyDoc
+	}
+	return bsoncore.NewDocumentBuilder().AppendValue("_id", id).Build()
+}

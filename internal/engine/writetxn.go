@@ -1,0 +1,405 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// Batch limits: a write transaction commits when it holds this many
+// documents or bytes, so large inserts become a few large batches.
+const (
+	maxBatchDocs  = 1000
+	maxBatchBytes = 8 << 20
+)
+
+// writeTxn accumulates the changes of one or more documents of one
+// collection into a Pebble batch. The caller holds the collection's writer
+// lock from creation to the last commit. Each document's record and index
+// entries are validated completely before any of them enters the batch, so
+// a failed document leaves no partial state.
+type writeTxn struct {
+	e *Engine
+	c *collection // current metadata; replaced when an index turns multikey
+
+	b    *pebble.Batch
+	it   storage.Iterator // DB iterator for unique checks, per batch
+	docs int
+	// uniqMax holds, per unique index, the last keystring it holds in t.it's
+	// view (nil: empty index); valid as long as it. A key above it has
+	// no entry, so monotonic keys (ObjectIds, counters) need no seek.
+	uniqMax map[uint64][]byte
+
+	g       keyGen
+	staged  []stagedKey
+	sbuf    []byte
+	removed map[string]struct{} // index keys removed in this batch
+	pending map[string]uint64   // unique (indexID, keystring) added in this batch
+	kbuf    []byte
+	fbuf    []byte
+
+	metaDirty  bool
+	countDelta int64
+	sizeDelta  int64
+	idxDelta   map[uint64]int64 // index bytes added (removed if < 0) by index id
+	lastSeq    uint64
+	counts     txnCounts // metrics.document, flushed on commit (stats_counters.go)
+
+	tx      *Txn     // the multi-document transaction writing, or nil (see txn_write.go)
+	touched []string // conflict keys written outside a transaction
+}
+
+type stagedKey struct {
+	ix           int
+	off, end     int // keystring in sbuf
+	tbOff, tbEnd int // type bits in sbuf
+	del          bool
+}
+
+func (e *Engine) newTxn(c *collection) *writeTxn {
+	return &writeTxn{e: e, c: c, b: e.db.NewBatch()}
+}
+
+// full reports whether the batch should be committed now.
+func (t *writeTxn) full() bool {
+	return t.docs >= maxBatchDocs || t.b.Len() >= maxBatchBytes
+}
+
+// commit commits the pending batch (if any) without sync.
+func (t *writeTxn) commit() error {
+	if t.it != nil {
+		t.it.Close()
+		t.it = nil
+	}
+	if t.tx != nil {
+		return t.commitInTxn()
+	}
+	if t.docs == 0 && !t.metaDirty {
+		return nil
+	}
+	if t.metaDirty {
+		if err := t.b.Set(storage.CollectionKey(t.c.id), encodeCollection(t.c), nil); err != nil {
+			return fmt.Errorf("catalog update: %w", err)
+		}
+	}
+	seq, err := t.e.db.Commit(t.b)
+	t.b = t.e.db.NewBatch()
+	t.docs = 0
+	clear(t.removed)
+	clear(t.pending)
+	if err != nil {
+		t.metaDirty = false
+		t.countDelta, t.sizeDelta = 0, 0
+		clear(t.idxDelta)
+		t.counts = txnCounts{}
+		return err
+	}
+	t.lastSeq = seq
+	t.e.addDocCounts(&t.counts)
+	t.noteCommitted()
+	if t.metaDirty {
+		t.e.publish(t.c)
+		t.metaDirty = false
+	}
+	st := t.c.state
+	if st.statsValid {
+		st.count += t.countDelta
+		st.dataSize += t.sizeDelta
+		st.docCount.Store(st.count)
+	}
+	st.addIndexBytes(t.idxDelta)
+	t.countDelta, t.sizeDelta = 0, 0
+	clear(t.idxDelta)
+	return nil
+}
+
+// abort discards the uncommitted batch.
+func (t *writeTxn) abort() {
+	if t.it != nil {
+		t.it.Close()
+		t.it = nil
+	}
+	if t.tx != nil {
+		t.b = nil // the transaction owns its batch
+		return
+	}
+	if t.b != nil {
+		t.b.Close()
+		t.b = nil
+	}
+}
+
+// stageKeys computes the index entries of doc for every index into
+// t.staged (with del set as given) and returns the multikey paths found
+// per index.
+func (t *writeTxn) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]string, err error) {
+	for i, ix := range t.c.indexes {
+		keys, paths, skip, err := t.g.indexKeys(ix, doc)
+		if err != nil {
+			return nil, err
+		}
+		if skip {
+			continue
+		}
+		for j, k := range keys {
+			off := len(t.sbuf)
+			t.sbuf = append(t.sbuf, k...)
+			end := len(t.sbuf)
+			t.sbuf = append(t.sbuf, t.g.tbs[j]...)
+			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: end, tbOff: end, tbEnd: len(t.sbuf), del: del})
+		}
+		if !del && len(paths) > 0 && !hasPaths(ix.multikeyPaths, paths) {
+			if mk == nil {
+				mk = map[int][]string{}
+			}
+			mk[i] = append([]string(nil), paths...)
+		}
+	}
+	return mk, nil
+}
+
+func hasPaths(have, want []string) bool {
+	return subset(want, have)
+}
+
+// checkUnique verifies that adding keystring ks to unique index ix for
+// record rid conflicts with no other record.
+func (t *writeTxn) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
+	t.kbuf = storage.AppendIndexPrefix(t.kbuf[:0], ix.id)
+	t.kbuf = append(t.kbuf, ks...)
+	if err := t.claim(t.kbuf); err != nil {
+		return err
+	}
+	if r, ok := t.pending[string(t.kbuf)]; ok && r != rid {
+		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
+	}
+	// The collection's cached upper bound answers most checks (ascending
+	// _ids, ObjectIds) without an iterator or a seek.
+	if max, ok := t.uniqueMax(ix.id); ok && (max == nil || bytes.Compare(ks, max) > 0) {
+		return nil
+	}
+	if t.it == nil {
+		it, err := t.reader().NewIter(nil)
+		if err != nil {
+			return fmt.Errorf("unique check: %w", err)
+		}
+		t.it = it
+		clear(t.uniqMax)
+	}
+	max, known := t.uniqMax[ix.id]
+	if !known {
+		last, ok, err := storage.LastIndexKeystring(t.it, ix.id, nil)
+		if err != nil {
+			return fmt.Errorf("unique check: %w", err)
+		}
+		if !ok {
+			last = nil
+		}
+		if t.uniqMax == nil {
+			t.uniqMax = map[uint64][]byte{}
+		}
+		t.uniqMax[ix.id], max = last, last
+		t.setUniqueMax(ix.id, last)
+	}
+	if max == nil || bytes.Compare(ks, max) > 0 {
+		return nil // after the index's last entry: no record has ks
+	}
+	conflict := false
+	var err error
+	t.it, t.fbuf, err = storage.FindIndexKey(nil, t.it, ix.id, ks, t.fbuf, func(r uint64) bool {
+		if r == rid {
+			return true
+		}
+		if len(t.removed) > 0 {
+			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, r)
+			if _, gone := t.removed[string(t.kbuf)]; gone {
+				return true
+			}
+		}
+		conflict = true
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("unique check: %w", err)
+	}
+	if conflict {
+		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
+	}
+	return nil
+}
+
+// insert adds doc (already prepared: _id first, validated) as a new record.
+func (t *writeTxn) insert(doc bsoncore.Document) (uint64, error) {
+	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
+	mk, err := t.stageKeys(doc, false)
+	if err != nil {
+		return 0, err
+	}
+	rid := t.c.state.lastRec + 1
+	for _, s := range t.staged {
+		ix := t.c.indexes[s.ix]
+		if ix.unique {
+			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, doc); err != nil {
+				return 0, err
+			}
+		}
+	}
+	t.c.state.lastRec = rid
+	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
+	if err := t.b.Set(t.kbuf, doc, nil); err != nil {
+		return 0, err
+	}
+	t.writeStaged(rid)
+	t.markMultikey(mk)
+	t.docs++
+	t.counts.ins++
+	t.countDelta++
+	t.sizeDelta += int64(len(doc))
+	return rid, nil
+}
+
+// writeStaged applies the staged index changes for record rid.
+func (t *writeTxn) writeStaged(rid uint64) {
+	for _, s := range t.staged {
+		ix := t.c.indexes[s.ix]
+		ks := t.sbuf[s.off:s.end]
+		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, rid)
+		t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
+		if s.del {
+			// Index entries are set once and removed once (see package
+			// storage), so SingleDelete is safe.
+			_ = t.b.SingleDelete(t.kbuf, nil)
+			if t.removed == nil {
+				t.removed = map[string]struct{}{}
+			}
+			t.removed[string(t.kbuf)] = struct{}{}
+			if ix.unique && t.pending != nil {
+				u := t.kbuf[:len(t.kbuf)-8]
+				if r, ok := t.pending[string(u)]; ok && r == rid {
+					delete(t.pending, string(u))
+				}
+			}
+			continue
+		}
+		_ = t.b.Set(t.kbuf, t.sbuf[s.tbOff:s.tbEnd], nil)
+		t.c.state.noteIndexSet(ix.id, t.kbuf)
+		if t.removed != nil {
+			delete(t.removed, string(t.kbuf))
+		}
+		if ix.unique {
+			if t.pending == nil {
+				t.pending = map[string]uint64{}
+			}
+			t.pending[string(t.kbuf[:len(t.kbuf)-8])] = rid
+		}
+	}
+}
+
+// markMultikey records new multikey paths in the collection metadata; the
+// catalog entry is written with the batch.
+func (t *writeTxn) markMultikey(mk map[int][]string) {
+	if len(mk) == 0 {
+		return
+	}
+	if !t.metaDirty {
+		t.c = t.c.copyMeta()
+		t.metaDirty = true
+	}
+	for i, paths := range mk {
+		old := t.c.indexes[i]
+		n := *old
+		n.multikey = true
+		n.multikeyPaths = append([]string(nil), old.multikeyPaths...)
+		for _, p := range paths {
+			addArrayPath(&n.multikeyPaths, []string{p})
+		}
+		t.c.indexes[i] = &n
+	}
+}
+
+// update replaces record rid's oldDoc with newDoc, changing only the index
+// entries whose keys differ.
+func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
+	if err := t.claimRecord(rid); err != nil {
+		return err
+	}
+	if err := checkCappedUpdate(t.c, oldDoc, newDoc); err != nil {
+		return err
+	}
+	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
+	if _, err := t.stageKeys(oldDoc, true); err != nil {
+		return err
+	}
+	nOld := len(t.staged)
+	mk, err := t.stageKeys(newDoc, false)
+	if err != nil {
+		return err
+	}
+	// Cancel entries present in both old and new key sets with the same
+	// type bits. An entry whose keystring stays but whose type bits change
+	// (1 -> NumberLong(1)) is removed and set again in the same batch.
+	oldKeys := t.staged[:nOld]
+	newKeys := t.staged[nOld:]
+	for i := range oldKeys {
+		for j := range newKeys {
+			if newKeys[j].ix == oldKeys[i].ix && newKeys[j].end >= 0 && oldKeys[i].end >= 0 &&
+				string(t.sbuf[oldKeys[i].off:oldKeys[i].tbEnd]) == string(t.sbuf[newKeys[j].off:newKeys[j].tbEnd]) &&
+				oldKeys[i].end-oldKeys[i].off == newKeys[j].end-newKeys[j].off {
+				oldKeys[i].end, newKeys[j].end = -1, -1
+				break
+			}
+		}
+	}
+	w := 0
+	for _, s := range t.staged {
+		if s.end >= 0 {
+			t.staged[w] = s
+			w++
+		}
+	}
+	t.staged = t.staged[:w]
+	for _, s := range t.staged {
+		ix := t.c.indexes[s.ix]
+		if !s.del && ix.unique {
+			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, newDoc); err != nil {
+				return err
+			}
+		}
+	}
+	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
+	if err := t.b.Set(t.kbuf, newDoc, nil); err != nil {
+		return err
+	}
+	t.writeStaged(rid)
+	t.markMultikey(mk)
+	t.docs++
+	t.counts.upd++
+	t.sizeDelta += int64(len(newDoc) - len(oldDoc))
+	return nil
+}
+
+// remove deletes record rid (whose current version is doc) and its index
+// entries.
+func (t *writeTxn) remove(rid uint64, doc bsoncore.Document) error {
+	if err := t.claimRecord(rid); err != nil {
+		return err
+	}
+	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
+	if _, err := t.stageKeys(doc, true); err != nil {
+		return err
+	}
+	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
+	if err := t.b.Delete(t.kbuf, nil); err != nil {
+		return err
+	}
+	t.writeStaged(rid)
+	t.docs++
+	t.counts.del++
+	t.countDelta--
+	t.sizeDelta -= int64(len(doc))
+	return nil
+}

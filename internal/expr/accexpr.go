@@ -1,0 +1,96 @@
+package expr
+
+import (
+	"math"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() {
+	register(map[string]opParser{
+		"$sum": accExpr("sum"), "$avg": accExpr("avg"), "$min": accExpr("min"),
+		"$max": accExpr("max"), "$stdDevPop": accExpr("pop"), "$stdDevSamp": accExpr("samp"),
+	})
+}
+
+// accExpr implements the accumulator-named expression operators used in
+// $project/$addFields: one array argument folds its elements, several
+// arguments fold the arguments.
+func accExpr(kind string) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		es, err := parseArgs(args, pc)
+		if err != nil {
+			return nil, err
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			vs, err := evalAll(es, doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if len(vs) == 1 && vs[0].Type == bsoncore.TypeArray {
+				vs = values(vs[0])
+			}
+			return foldValues(kind, vs), nil
+		}), nil
+	}
+}
+
+func foldValues(kind string, vs []bsoncore.Value) bsoncore.Value {
+	switch kind {
+	case "min", "max":
+		var best bsoncore.Value
+		for _, v := range vs {
+			if IsNullish(v) {
+				continue
+			}
+			c := bsonutil.Compare(v, best)
+			if best.Type == 0 || (kind == "min" && c < 0) || (kind == "max" && c > 0) {
+				best = v
+			}
+		}
+		if best.Type == 0 {
+			return Null
+		}
+		return best
+	case "sum", "avg":
+		acc := Int32(0)
+		n := 0
+		for _, v := range vs {
+			if isNum(v) {
+				acc = NumAdd(acc, v)
+				n++
+			}
+		}
+		if kind == "sum" {
+			return acc
+		}
+		if n == 0 {
+			return Null
+		}
+		return NumDiv(acc, Int64(int64(n)))
+	}
+	var nums []float64
+	for _, v := range vs {
+		if isNum(v) {
+			nums = append(nums, asF(v))
+		}
+	}
+	if len(nums) == 0 || (kind == "samp" && len(nums) == 1) {
+		return Null
+	}
+	mean := 0.0
+	for _, x := range nums {
+		mean += x
+	}
+	mean /= float64(len(nums))
+	ss := 0.0
+	for _, x := range nums {
+		ss += (x - mean) * (x - mean)
+	}
+	div := float64(len(nums))
+	if kind == "samp" {
+		div--
+	}
+	return Double(math.Sqrt(ss / div))
+}

@@ -1,0 +1,470 @@
+package expr
+
+import (
+	"math"
+	"math/big"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() {
+	register(map[string]opParser{
+		"$add": parseAdd, "$subtract": parseSubtract, "$multiply": parseMultiply,
+		"$divide": parseDivide, "$mod": parseMod, "$abs": unaryNum(absOp),
+		"$ceil": unaryNum(ceilOp), "$floor": unaryNum(floorOp),
+		"$sqrt": unaryNum(sqrtOp), "$exp": unaryNum(expOp), "$ln": unaryNum(lnOp),
+		"$log10": unaryNum(log10Op), "$pow": parsePow, "$log": parseLog,
+		"$round": parseRoundTrunc(true), "$trunc": parseRoundTrunc(false),
+	})
+}
+
+func parseAdd(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseArgs(args, pc)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		acc := Int32(0)
+		var date *int64
+		for _, e := range es {
+			v, err := e.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			switch {
+			case IsNullish(v):
+				return Null, nil
+			case v.Type == bsoncore.TypeDateTime:
+				if date != nil {
+					return Missing, errs.New(16612, "only one date allowed in an $add expression")
+				}
+				d := v.DateTime()
+				date = &d
+			case isNum(v):
+				acc = NumAdd(acc, v)
+			default:
+				return Missing, errs.New(16554, "$add only supports numeric or date types, not %s", typeName(v))
+			}
+		}
+		if date != nil {
+			ms, ok := roundToInt64(acc)
+			if !ok {
+				return Missing, errs.New(errs.Overflow, "date overflow in $add")
+			}
+			return Date(*date + ms), nil
+		}
+		return acc, nil
+	}), nil
+}
+
+// roundToInt64 rounds a number to the nearest int64 (half away from zero).
+func roundToInt64(v bsoncore.Value) (int64, bool) {
+	switch v.Type {
+	case bsoncore.TypeInt32, bsoncore.TypeInt64:
+		return bsonutil.AsInt64(v), true
+	}
+	f := math.Round(asF(v))
+	return float64ToInt64(f)
+}
+
+func parseSubtract(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseN(name, args, pc, 2, 2)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		a, err := es[0].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		b, err := es[1].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(a) || IsNullish(b) {
+			return Null, nil
+		}
+		switch {
+		case isNum(a) && isNum(b):
+			return NumSub(a, b), nil
+		case a.Type == bsoncore.TypeDateTime && b.Type == bsoncore.TypeDateTime:
+			return Int64(a.DateTime() - b.DateTime()), nil
+		case a.Type == bsoncore.TypeDateTime && isNum(b):
+			ms, ok := roundToInt64(b)
+			if !ok {
+				return Missing, errs.New(errs.Overflow, "date overflow in $subtract")
+			}
+			return Date(a.DateTime() - ms), nil
+		}
+		return Missing, errs.New(16556, "cant $subtract a %s from a %s", typeName(b), typeName(a))
+	}), nil
+}
+
+func parseMultiply(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseArgs(args, pc)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		acc := Int32(1)
+		for _, e := range es {
+			v, err := e.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(v) {
+				return Null, nil
+			}
+			if !isNum(v) {
+				return Missing, errs.New(16555, "$multiply only supports numeric types, not %s", typeName(v))
+			}
+			acc = NumMul(acc, v)
+		}
+		return acc, nil
+	}), nil
+}
+
+// binaryNum parses a two-argument numeric operator; null/missing gives null.
+func binaryNum(name string, args bsoncore.Value, pc *ParseContext, f func(a, b bsoncore.Value) (bsoncore.Value, error)) (Expr, error) {
+	es, err := parseN(name, args, pc, 2, 2)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		a, err := es[0].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		b, err := es[1].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(a) || IsNullish(b) {
+			return Null, nil
+		}
+		return f(a, b)
+	}), nil
+}
+
+func parseDivide(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		if !isNum(a) || !isNum(b) {
+			return Missing, errs.New(16609, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
+		}
+		if numIsZero(b) {
+			return Missing, errs.New(errs.BadValue, "can't $divide by zero")
+		}
+		if a.Type == bsoncore.TypeDecimal128 || b.Type == bsoncore.TypeDecimal128 {
+			return decDiv(toDec(a), toDec(b)).value(), nil
+		}
+		return Double(asF(a) / asF(b)), nil
+	})
+}
+
+func parseMod(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		if !isNum(a) || !isNum(b) {
+			return Missing, errs.New(16611, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
+		}
+		if numIsZero(b) {
+			return Missing, errs.New(16610, "can't $mod by zero")
+		}
+		k := max(numKind(a.Type), numKind(b.Type))
+		switch k {
+		case kDecimal:
+			x, y := toDec(a), toDec(b)
+			if x.special() || y.special() {
+				return dec{nan: true}.value(), nil
+			}
+			ac, bc, e := align(x, y)
+			return dec{c: new(big.Int).Rem(ac, bc), e: e}.value(), nil
+		case kDouble:
+			return Double(math.Mod(asF(a), asF(b))), nil
+		}
+		x, y := bsonutil.AsInt64(a), bsonutil.AsInt64(b)
+		if y == -1 {
+			return mkInt(0, k), nil
+		}
+		return mkInt(x%y, k), nil
+	})
+}
+
+// unaryNum builds a one-argument numeric operator.
+func unaryNum(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		es, err := parseN(name, args, pc, 1, 1)
+		if err != nil {
+			return nil, err
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			v, err := es[0].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(v) {
+				return Null, nil
+			}
+			if !isNum(v) {
+				return Missing, errs.New(28765, "%s only supports numeric types, not %s", name, typeName(v))
+			}
+			return f(name, v)
+		}), nil
+	}
+}
+
+func absOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	switch v.Type {
+	case bsoncore.TypeInt32:
+		i := int64(v.Int32())
+		if i < 0 {
+			i = -i
+		}
+		return mkInt(i, kInt32), nil
+	case bsoncore.TypeInt64:
+		i := v.Int64()
+		if i == math.MinInt64 {
+			return Missing, errs.New(28680, "can't take $abs of long long min")
+		}
+		if i < 0 {
+			i = -i
+		}
+		return Int64(i), nil
+	case bsoncore.TypeDouble:
+		return Double(math.Abs(v.Double())), nil
+	}
+	d := toDec(v)
+	if d.nan {
+		return v, nil
+	}
+	if d.inf != 0 {
+		return dec{inf: 1}.value(), nil
+	}
+	return dec{c: new(big.Int).Abs(d.c), e: d.e}.value(), nil
+}
+
+func ceilOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	switch v.Type {
+	case bsoncore.TypeDouble:
+		return Double(math.Ceil(v.Double())), nil
+	case bsoncore.TypeDecimal128:
+		return decQuantize(toDec(v), 0, roundCeil).value(), nil
+	}
+	return v, nil
+}
+
+func floorOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	switch v.Type {
+	case bsoncore.TypeDouble:
+		return Double(math.Floor(v.Double())), nil
+	case bsoncore.TypeDecimal128:
+		return decQuantize(toDec(v), 0, roundFloor).value(), nil
+	}
+	return v, nil
+}
+
+// floatFn applies f in float64, returning decimal for decimal input.
+func floatFn(v bsoncore.Value, f func(float64) float64) bsoncore.Value {
+	r := f(asF(v))
+	if v.Type == bsoncore.TypeDecimal128 {
+		return decFromFloat(r).value()
+	}
+	return Double(r)
+}
+
+func sqrtOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	if x := asF(v); x < 0 {
+		return Missing, errs.New(28714, "$sqrt's argument must be greater than or equal to 0")
+	}
+	return floatFn(v, math.Sqrt), nil
+}
+
+func expOp(_ string, v bsoncore.Value) (bsoncore.Value, error) { return floatFn(v, math.Exp), nil }
+
+func lnOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
+		return Missing, errs.New(28766, "$ln's argument must be a positive number, but is %s", fmtVal(v))
+	}
+	return floatFn(v, math.Log), nil
+}
+
+func log10Op(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
+		return Missing, errs.New(28761, "$log10's argument must be a positive number, but is %s", fmtVal(v))
+	}
+	return floatFn(v, math.Log10), nil
+}
+
+func parseLog(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		if !isNum(a) {
+			return Missing, errs.New(28756, "$log's argument must be numeric, not %s", typeName(a))
+		}
+		if !isNum(b) {
+			return Missing, errs.New(28757, "$log's base must be numeric, not %s", typeName(b))
+		}
+		x, y := asF(a), asF(b)
+		if !(x > 0) {
+			return Missing, errs.New(28758, "$log's argument must be a positive number, but is %s", fmtVal(a))
+		}
+		if !(y > 0) || y == 1 {
+			return Missing, errs.New(28759, "$log's base must be a positive number not equal to 1, but is %s", fmtVal(b))
+		}
+		r := math.Log(x) / math.Log(y)
+		if a.Type == bsoncore.TypeDecimal128 || b.Type == bsoncore.TypeDecimal128 {
+			return decFromFloat(r).value(), nil
+		}
+		return Double(r), nil
+	})
+}
+
+func parsePow(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		if !isNum(a) {
+			return Missing, errs.New(28762, "$pow's base must be numeric, not %s", typeName(a))
+		}
+		if !isNum(b) {
+			return Missing, errs.New(28763, "$pow's exponent must be numeric, not %s", typeName(b))
+		}
+		if numIsZero(a) && asF(b) < 0 {
+			return Missing, errs.New(28764, "$pow cannot take a base of 0 and a negative exponent")
+		}
+		k := max(numKind(a.Type), numKind(b.Type))
+		if k == kDecimal {
+			return decFromFloat(math.Pow(asF(a), asF(b))).value(), nil
+		}
+		if k == kDouble {
+			return Double(math.Pow(asF(a), asF(b))), nil
+		}
+		base, exp := bsonutil.AsInt64(a), bsonutil.AsInt64(b)
+		if exp < 0 {
+			switch base {
+			case 1:
+				return mkInt(1, k), nil
+			case -1:
+				if exp%2 == 0 {
+					return mkInt(1, k), nil
+				}
+				return mkInt(-1, k), nil
+			}
+			return Double(math.Pow(float64(base), float64(exp))), nil
+		}
+		r := int64(1)
+		for i := int64(0); i < exp; i++ {
+			var ok bool
+			if r, ok = mul64(r, base); !ok {
+				return Double(math.Pow(float64(base), float64(exp))), nil
+			}
+			if r == 0 || r == 1 && base == 1 {
+				break
+			}
+		}
+		return mkInt(r, k), nil
+	})
+}
+
+// Rounding modes for decQuantize.
+const (
+	roundHalfEven = iota
+	roundTrunc
+	roundCeil
+	roundFloor
+)
+
+// decQuantize rounds d to `place` decimal places.
+func decQuantize(d dec, place int, mode int) dec {
+	if d.special() || -d.e <= place {
+		return d
+	}
+	drop := -d.e - place
+	p := new(big.Int).Exp(bigTen, big.NewInt(int64(drop)), nil)
+	q, r := new(big.Int).QuoRem(d.c, p, new(big.Int))
+	if r.Sign() != 0 {
+		switch mode {
+		case roundHalfEven:
+			twice := new(big.Int).Mul(new(big.Int).Abs(r), big.NewInt(2))
+			c := twice.Cmp(p)
+			if c > 0 || (c == 0 && q.Bit(0) == 1) {
+				q.Add(q, big.NewInt(int64(r.Sign())))
+			}
+		case roundCeil:
+			if r.Sign() > 0 {
+				q.Add(q, big.NewInt(1))
+			}
+		case roundFloor:
+			if r.Sign() < 0 {
+				q.Sub(q, big.NewInt(1))
+			}
+		}
+	}
+	return dec{c: q, e: -place}
+}
+
+func parseRoundTrunc(round bool) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		es, err := parseN(name, args, pc, 1, 2)
+		if err != nil {
+			return nil, err
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			v, err := es[0].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			place := int64(0)
+			if len(es) == 2 {
+				p, err := es[1].Eval(doc, vars)
+				if err != nil {
+					return Missing, err
+				}
+				if IsNullish(p) {
+					return Null, nil
+				}
+				var ok bool
+				if place, ok = asIntegral(p); !ok {
+					return Missing, errs.New(51082, "precision argument to  %s must be a integral value", name)
+				}
+				if place < -20 || place > 100 {
+					return Missing, errs.New(51083, "cannot apply %s with precision value %d value must be in [-20, 100]", name, place)
+				}
+			}
+			if IsNullish(v) {
+				return Null, nil
+			}
+			if !isNum(v) {
+				return Missing, errs.New(51081, "%s only supports numeric types, not %s", name, typeName(v))
+			}
+			return roundValue(v, int(place), round), nil
+		}), nil
+	}
+}
+
+func roundValue(v bsoncore.Value, place int, round bool) bsoncore.Value {
+	mode := roundTrunc
+	if round {
+		mode = roundHalfEven
+	}
+	switch v.Type {
+	case bsoncore.TypeDecimal128:
+		return decQuantize(toDec(v), place, mode).value()
+	case bsoncore.TypeDouble:
+		x := v.Double()
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return v
+		}
+		// exact decimal arithmetic on the double's shortest representation
+		r := decQuantize(decFromFloat(x), place, mode)
+		return Double(r.float())
+	}
+	if place >= 0 {
+		return v
+	}
+	i := bsonutil.AsInt64(v)
+	r := decQuantize(dec{c: big.NewInt(i), e: 0}, place, mode)
+	f := new(big.Int).Mul(r.c, new(big.Int).Exp(bigTen, big.NewInt(int64(-place)), nil))
+	if !f.IsInt64() {
+		return Double(r.float())
+	}
+	return mkInt(f.Int64(), numKind(v.Type))
+}

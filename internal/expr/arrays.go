@@ -1,0 +1,553 @@
+package expr
+
+import (
+	"math"
+
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() {
+	register(map[string]opParser{
+		"$size": parseSize, "$arrayElemAt": parseArrayElemAt, "$first": parseFirstLast(true),
+		"$last": parseFirstLast(false), "$filter": parseFilter, "$map": parseMap,
+		"$reduce": parseReduce, "$in": parseIn, "$slice": parseSlice,
+		"$concatArrays": parseConcatArrays, "$reverseArray": parseReverseArray,
+		"$range": parseRange, "$isArray": parseIsArray, "$indexOfArray": parseIndexOfArray,
+	})
+}
+
+// unary parses a one-argument operator evaluating f on the value.
+func unary(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		es, err := parseN(name, args, pc, 1, 1)
+		if err != nil {
+			return nil, err
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			v, err := es[0].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			return f(name, v)
+		}), nil
+	}
+}
+
+var parseSize = unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
+	if v.Type != bsoncore.TypeArray {
+		return Missing, errs.New(17124, "The argument to $size must be an array. Type of argument was: %s", typeName(v))
+	}
+	return Int32(int32(arrayLen(v))), nil
+})
+
+var parseIsArray = unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
+	return Bool(v.Type == bsoncore.TypeArray), nil
+})
+
+var parseReverseArray = unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
+	if IsNullish(v) {
+		return Null, nil
+	}
+	if v.Type != bsoncore.TypeArray {
+		return Missing, errs.New(34435, "The argument to $reverseArray must be an array, but was of type: %s", typeName(v))
+	}
+	vs := values(v)
+	b := NewArrayBuilder()
+	for i := len(vs) - 1; i >= 0; i-- {
+		b.Append(vs[i])
+	}
+	return b.Value(), nil
+})
+
+func parseFirstLast(first bool) opParser {
+	return unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
+		if IsNullish(v) {
+			return Null, nil
+		}
+		if v.Type != bsoncore.TypeArray {
+			return Missing, errs.New(28689, "%s's argument must be an array, but is %s", name, typeName(v))
+		}
+		vs := values(v)
+		if len(vs) == 0 {
+			return Missing, nil
+		}
+		if first {
+			return vs[0], nil
+		}
+		return vs[len(vs)-1], nil
+	})
+}
+
+// elemAt returns arr[idx] with negative indexes from the end; missing when
+// out of range.
+func elemAt(arr bsoncore.Value, idx int64) bsoncore.Value {
+	vs := values(arr)
+	if idx < 0 {
+		idx += int64(len(vs))
+	}
+	if idx < 0 || idx >= int64(len(vs)) {
+		return Missing
+	}
+	return vs[idx]
+}
+
+func parseArrayElemAt(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		if IsNullish(a) || IsNullish(b) {
+			return Null, nil
+		}
+		if a.Type != bsoncore.TypeArray {
+			return Missing, errs.New(28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(a))
+		}
+		if !isNum(b) {
+			return Missing, errs.New(28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(b))
+		}
+		i, ok := asIntegral(b)
+		if !ok || i < math.MinInt32 || i > math.MaxInt32 {
+			return Missing, errs.New(28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtVal(b))
+		}
+		return elemAt(a, i), nil
+	})
+}
+
+// binaryAny parses a two-argument operator.
+func binaryAny(name string, args bsoncore.Value, pc *ParseContext, f func(a, b bsoncore.Value) (bsoncore.Value, error)) (Expr, error) {
+	es, err := parseN(name, args, pc, 2, 2)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		a, err := es[0].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		b, err := es[1].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		return f(a, b)
+	}), nil
+}
+
+// parseAs parses an 'as' variable name (default def) and defines it in a
+// new scope, which the caller must pop.
+func parseAs(asV bsoncore.Value, def string, pc *ParseContext) (int, error) {
+	name := def
+	if asV.Type != 0 {
+		if asV.Type != bsoncore.TypeString {
+			return 0, errs.New(errs.FailedToParse, "'as' must be a string, found %s", typeName(asV))
+		}
+		name = asV.StringValue()
+	}
+	if err := validateVarName(name, false); err != nil {
+		return 0, err
+	}
+	pc.push()
+	return pc.defineScoped(name), nil
+}
+
+func rawSpec(args bsoncore.Value) map[string]bsoncore.Value {
+	out := map[string]bsoncore.Value{}
+	forEach(args.Data, func(k []byte, v bsoncore.Value) bool {
+		out[string(k)] = v
+		return true
+	})
+	return out
+}
+
+func checkKeys(name string, raw map[string]bsoncore.Value, code errs.Code, allowed ...string) error {
+	for k := range raw {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == k
+		}
+		if !ok {
+			return errs.New(code, "Unrecognized parameter to %s: %s", name, k)
+		}
+	}
+	return nil
+}
+
+func ensureVars(vars *Vars) *Vars {
+	if vars == nil {
+		return &Vars{}
+	}
+	return vars
+}
+
+func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(28646, "$filter only supports an object as its argument")
+	}
+	raw := rawSpec(args)
+	if err := checkKeys(name, raw, 28647, "input", "as", "cond", "limit"); err != nil {
+		return nil, err
+	}
+	if raw["input"].Type == 0 {
+		return nil, errs.New(28648, "Missing 'input' parameter to $filter")
+	}
+	if raw["cond"].Type == 0 {
+		return nil, errs.New(28650, "Missing 'cond' parameter to $filter")
+	}
+	input, err := parse(raw["input"], pc)
+	if err != nil {
+		return nil, err
+	}
+	var limit Expr
+	if raw["limit"].Type != 0 {
+		if limit, err = parse(raw["limit"], pc); err != nil {
+			return nil, err
+		}
+	}
+	slot, err := parseAs(raw["as"], "this", pc)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := parse(raw["cond"], pc)
+	pc.pop()
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		vars = ensureVars(vars)
+		in, err := input.Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		n := int64(math.MaxInt64)
+		if limit != nil {
+			lv, err := limit.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if !IsNullish(lv) {
+				l, ok := asIntegral(lv)
+				if !ok || l < math.MinInt32 || l > math.MaxInt32 {
+					return Missing, errs.New(327391, "$filter: limit must be represented as a 32-bit integral value: %s", fmtVal(lv))
+				}
+				if l < 1 {
+					return Missing, errs.New(327392, "$filter: limit must be greater than 0: %d", l)
+				}
+				n = l
+			}
+		}
+		if IsNullish(in) {
+			return Null, nil
+		}
+		if in.Type != bsoncore.TypeArray {
+			return Missing, errs.New(28651, "input to $filter must be an array not %s", typeName(in))
+		}
+		b := NewArrayBuilder()
+		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
+			vars.Set(slot, x)
+			var c bsoncore.Value
+			c, err = cond.Eval(doc, vars)
+			if err != nil {
+				return false
+			}
+			if Truthy(c) {
+				b.Append(x)
+			}
+			return int64(b.Len()) < n
+		})
+		if err != nil {
+			return Missing, err
+		}
+		return b.Value(), nil
+	}), nil
+}
+
+func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(16878, "$map only supports an object as its argument")
+	}
+	raw := rawSpec(args)
+	if err := checkKeys(name, raw, 16879, "input", "as", "in"); err != nil {
+		return nil, err
+	}
+	if raw["input"].Type == 0 {
+		return nil, errs.New(16880, "Missing 'input' parameter to $map")
+	}
+	if raw["in"].Type == 0 {
+		return nil, errs.New(16882, "Missing 'in' parameter to $map")
+	}
+	input, err := parse(raw["input"], pc)
+	if err != nil {
+		return nil, err
+	}
+	slot, err := parseAs(raw["as"], "this", pc)
+	if err != nil {
+		return nil, err
+	}
+	inE, err := parse(raw["in"], pc)
+	pc.pop()
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		vars = ensureVars(vars)
+		in, err := input.Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(in) {
+			return Null, nil
+		}
+		if in.Type != bsoncore.TypeArray {
+			return Missing, errs.New(16883, "input to $map must be an array not %s", typeName(in))
+		}
+		b := NewArrayBuilder()
+		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
+			vars.Set(slot, x)
+			var r bsoncore.Value
+			r, err = inE.Eval(doc, vars)
+			if err != nil {
+				return false
+			}
+			if r.Type == 0 {
+				r = Null
+			}
+			b.Append(r)
+			return true
+		})
+		if err != nil {
+			return Missing, err
+		}
+		return b.Value(), nil
+	}), nil
+}
+
+func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(40075, "$reduce requires an object as an argument, found: %s", typeName(args))
+	}
+	raw := rawSpec(args)
+	if err := checkKeys(name, raw, 40076, "input", "initialValue", "in"); err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"input", "initialValue", "in"} {
+		if raw[k].Type == 0 {
+			return nil, errs.New(40077, "$reduce requires '%s' to be specified", k)
+		}
+	}
+	input, err := parse(raw["input"], pc)
+	if err != nil {
+		return nil, err
+	}
+	initE, err := parse(raw["initialValue"], pc)
+	if err != nil {
+		return nil, err
+	}
+	pc.push()
+	valSlot := pc.defineScoped("value")
+	thisSlot := pc.defineScoped("this")
+	inE, err := parse(raw["in"], pc)
+	pc.pop()
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		vars = ensureVars(vars)
+		in, err := input.Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(in) {
+			return Null, nil
+		}
+		if in.Type != bsoncore.TypeArray {
+			return Missing, errs.New(40080, "$reduce requires that 'input' be an array, found: %s", typeName(in))
+		}
+		acc, err := initE.Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
+			vars.Set(valSlot, acc)
+			vars.Set(thisSlot, x)
+			acc, err = inE.Eval(doc, vars)
+			return err == nil
+		})
+		if err != nil {
+			return Missing, err
+		}
+		return acc, nil
+	}), nil
+}
+
+func parseIn(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		if b.Type != bsoncore.TypeArray {
+			return Missing, errs.New(40081, "$in requires an array as a second argument, found: %s", typeName(b))
+		}
+		found := false
+		forEach(b.Data, func(_ []byte, x bsoncore.Value) bool {
+			found = compareVals(a, x) == 0
+			return !found
+		})
+		return Bool(found), nil
+	})
+}
+
+func parseSlice(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseN(name, args, pc, 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		vs, err := evalAll(es, doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		for _, v := range vs {
+			if IsNullish(v) {
+				return Null, nil
+			}
+		}
+		if vs[0].Type != bsoncore.TypeArray {
+			return Missing, errs.New(28724, "First argument to $slice must be an array, but is of type: %s", typeName(vs[0]))
+		}
+		if !isNum(vs[1]) {
+			return Missing, errs.New(28725, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(vs[1]))
+		}
+		p, ok := asIntegral(vs[1])
+		if !ok {
+			return Missing, errs.New(28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[1]))
+		}
+		arr := values(vs[0])
+		size := int64(len(arr))
+		var start, end int64
+		if len(vs) == 2 {
+			if p >= 0 {
+				start, end = 0, min(p, size)
+			} else {
+				start, end = max(0, size+p), size
+			}
+		} else {
+			if !isNum(vs[2]) {
+				return Missing, errs.New(28727, "Third argument to $slice must be numeric, but is of type: %s", typeName(vs[2]))
+			}
+			n, ok := asIntegral(vs[2])
+			if !ok {
+				return Missing, errs.New(28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[2]))
+			}
+			if n <= 0 {
+				return Missing, errs.New(28729, "Third argument to $slice must be positive: %s", fmtVal(vs[2]))
+			}
+			if p < 0 {
+				start = max(0, size+p)
+			} else {
+				start = min(p, size)
+			}
+			end = min(size, start+n)
+		}
+		return Array(arr[start:end]...), nil
+	}), nil
+}
+
+func parseConcatArrays(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseArgs(args, pc)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		b := NewArrayBuilder()
+		for _, e := range es {
+			v, err := e.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(v) {
+				return Null, nil
+			}
+			if v.Type != bsoncore.TypeArray {
+				return Missing, errs.New(28664, "$concatArrays only supports arrays, not %s", typeName(v))
+			}
+			forEach(v.Data, func(_ []byte, x bsoncore.Value) bool { b.Append(x); return true })
+		}
+		return b.Value(), nil
+	}), nil
+}
+
+func parseRange(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseN(name, args, pc, 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		vs, err := evalAll(es, doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		labels := []string{"starting value", "ending value", "step value"}
+		codes := []errs.Code{34443, 34445, 34447}
+		nums := []int64{0, 0, 1}
+		for i, v := range vs {
+			if !isNum(v) {
+				return Missing, errs.New(codes[i], "$range requires a numeric %s, found value of type: %s", labels[i], typeName(v))
+			}
+			x, ok := asIntegral(v)
+			if !ok || x < math.MinInt32 || x > math.MaxInt32 {
+				return Missing, errs.New(codes[i]+1, "$range requires a %s that can be represented as a 32-bit integer, found value: %s", labels[i], fmtVal(v))
+			}
+			nums[i] = x
+		}
+		if nums[2] == 0 {
+			return Missing, errs.New(34449, "$range requires a non-zero step value")
+		}
+		b := NewArrayBuilder()
+		for x := nums[0]; (nums[2] > 0 && x < nums[1]) || (nums[2] < 0 && x > nums[1]); x += nums[2] {
+			b.Append(Int32(int32(x)))
+		}
+		return b.Value(), nil
+	}), nil
+}
+
+func parseIndexOfArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseN(name, args, pc, 2, 4)
+	if err != nil {
+		return nil, err
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		vs, err := evalAll(es, doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(vs[0]) {
+			return Null, nil
+		}
+		if vs[0].Type != bsoncore.TypeArray {
+			return Missing, errs.New(40090, "$indexOfArray requires an array as a first argument, found: %s", typeName(vs[0]))
+		}
+		arr := values(vs[0])
+		start, end := int64(0), int64(len(arr))
+		for i, bound := range vs[2:] {
+			x, ok := asIntegral(bound)
+			if !ok {
+				return Missing, errs.New(errs.Code(40096+i), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
+			}
+			if x < 0 {
+				return Missing, errs.New(errs.Code(40097+i), "$indexOfArray requires a nonnegative %s index, found: %d", []string{"starting", "ending"}[i], x)
+			}
+			if i == 0 {
+				start = x
+			} else {
+				end = min(x, end)
+			}
+		}
+		for i := start; i < end; i++ {
+			if compareVals(arr[i], vs[1]) == 0 {
+				return Int32(int32(i)), nil
+			}
+		}
+		return Int32(-1), nil
+	}), nil
+}
+
+func orNull(v bsoncore.Value) bsoncore.Value {
+	if v.Type == 0 {
+		return Null
+	}
+	return v
+}

@@ -1,0 +1,317 @@
+package expr
+
+import (
+	"time"
+
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() {
+	register(map[string]opParser{
+		"$dateAdd": parseDateAdd(1), "$dateSubtract": parseDateAdd(-1),
+		"$dateDiff": parseDateDiff, "$dateTrunc": parseDateTrunc,
+	})
+}
+
+var unitMillis = map[string]int64{
+	"week": 7 * 86400000, "day": 86400000, "hour": 3600000, "minute": 60000, "second": 1000, "millisecond": 1,
+}
+
+func validUnit(u string) bool {
+	switch u {
+	case "year", "quarter", "month", "week", "day", "hour", "minute", "second", "millisecond":
+		return true
+	}
+	return false
+}
+
+// evalUnit evaluates a unit parameter; ok false means null.
+func evalUnit(name, param string, e Expr, doc bsoncore.Document, vars *Vars) (string, bool, error) {
+	v, err := e.Eval(doc, vars)
+	if err != nil {
+		return "", false, err
+	}
+	if IsNullish(v) {
+		return "", false, nil
+	}
+	if v.Type != bsoncore.TypeString {
+		return "", false, errs.New(5439013, "%s requires '%s' to be a string, but got %s", name, param, typeName(v))
+	}
+	u := v.StringValue()
+	if !validUnit(u) {
+		return "", false, errs.New(5439014, "%s parameter '%s' value cannot be recognized as a time unit: %s", name, param, u)
+	}
+	return u, true, nil
+}
+
+// addUnits adds amount units to ms in loc as $dateAdd does.
+func addUnits(ms int64, unit string, amount int64, loc *time.Location) (int64, error) {
+	switch unit {
+	case "year", "quarter", "month":
+		months := amount
+		if unit == "year" {
+			months *= 12
+		} else if unit == "quarter" {
+			months *= 3
+		}
+		t := localTime(ms, loc)
+		y, m := t.Year(), int64(t.Month())-1+months
+		ny := int64(y) + floorDiv(m, 12)
+		nm := time.Month(m - floorDiv(m, 12)*12 + 1)
+		d := t.Day()
+		if last := daysIn(int(ny), nm); d > last {
+			d = last
+		}
+		return time.Date(int(ny), nm, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc).UnixMilli(), nil
+	case "week", "day":
+		days := amount
+		if unit == "week" {
+			days *= 7
+		}
+		if loc == time.UTC {
+			return ms + days*86400000, nil
+		}
+		t := localTime(ms, loc)
+		return time.Date(t.Year(), t.Month(), t.Day()+int(days), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc).UnixMilli(), nil
+	}
+	return ms + amount*unitMillis[unit], nil
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func parseDateAdd(sign int64) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		if args.Type != bsoncore.TypeEmbeddedDocument {
+			return nil, errs.New(5166400, "%s expects an object as its argument", name)
+		}
+		spec, err := parseSpec(name, args, pc, []string{"startDate", "unit", "amount"}, "timezone")
+		if err != nil {
+			return nil, errs.New(5166401, "%s", err.(*errs.Error).Msg)
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			sd, err := spec["startDate"].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			unit, uok, err := evalUnit(name, "unit", spec["unit"], doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			av, err := spec["amount"].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			loc, tzok, err := evalTimezone(name, spec["timezone"], doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(sd) || !uok || IsNullish(av) || !tzok {
+				return Null, nil
+			}
+			if sd.Type != bsoncore.TypeDateTime && sd.Type != bsoncore.TypeTimestamp && sd.Type != bsoncore.TypeObjectID {
+				return Missing, errs.New(5166403, "%s requires startDate to be convertible to a date", name)
+			}
+			ms, err := toMillis(name, sd)
+			if err != nil {
+				return Missing, err
+			}
+			amount, ok := asIntegral(av)
+			if !ok {
+				return Missing, errs.New(5166402, "%s expects integer amount of time units", name)
+			}
+			r, err := addUnits(ms, unit, sign*amount, loc)
+			if err != nil {
+				return Missing, err
+			}
+			return Date(r), nil
+		}), nil
+	}
+}
+
+// monthIndex returns a local time's months since year 0.
+func monthIndex(t time.Time) int64 { return int64(t.Year())*12 + int64(t.Month()) - 1 }
+
+// dayIndex returns the local day number of ms in loc.
+func dayIndex(ms int64, loc *time.Location) int64 {
+	return floorDiv(wallMillis(ms, loc), 86400000)
+}
+
+// diffUnits counts unit boundaries crossed from a to b, as $dateDiff does.
+func diffUnits(a, b int64, unit string, loc *time.Location, sow time.Weekday) int64 {
+	switch unit {
+	case "year":
+		return int64(localTime(b, loc).Year() - localTime(a, loc).Year())
+	case "quarter":
+		return floorDiv(monthIndex(localTime(b, loc)), 3) - floorDiv(monthIndex(localTime(a, loc)), 3)
+	case "month":
+		return monthIndex(localTime(b, loc)) - monthIndex(localTime(a, loc))
+	case "week":
+		// day 0 (1970-01-01) is a Thursday (weekday 4)
+		shift := (int64(4) - int64(sow) + 7) % 7
+		return floorDiv(dayIndex(b, loc)+shift, 7) - floorDiv(dayIndex(a, loc)+shift, 7)
+	case "day":
+		return dayIndex(b, loc) - dayIndex(a, loc)
+	case "millisecond":
+		return b - a
+	}
+	u := unitMillis[unit]
+	return floorDiv(wallMillis(b, loc), u) - floorDiv(wallMillis(a, loc), u)
+}
+
+func evalStartOfWeek(name string, e Expr, doc bsoncore.Document, vars *Vars) (time.Weekday, bool, error) {
+	if e == nil {
+		return time.Sunday, true, nil
+	}
+	v, err := e.Eval(doc, vars)
+	if err != nil {
+		return 0, false, err
+	}
+	if IsNullish(v) {
+		return 0, false, nil
+	}
+	if v.Type != bsoncore.TypeString {
+		return 0, false, errs.New(5439015, "%s requires 'startOfWeek' to be a string, but got %s", name, typeName(v))
+	}
+	d, ok := parseDayOfWeek(v.StringValue())
+	if !ok {
+		return 0, false, errs.New(5439016, "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", name, v.StringValue())
+	}
+	return d, true, nil
+}
+
+func parseDateDiff(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(5166301, "$dateDiff only supports an object as its argument")
+	}
+	spec, err := parseSpec(name, args, pc, []string{"startDate", "endDate", "unit"}, "timezone", "startOfWeek")
+	if err != nil {
+		return nil, errs.New(5166302, "%s", err.(*errs.Error).Msg)
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		sd, err := spec["startDate"].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		ed, err := spec["endDate"].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		unit, uok, err := evalUnit(name, "unit", spec["unit"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		loc, tzok, err := evalTimezone(name, spec["timezone"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		sow, sok, err := evalStartOfWeek(name, spec["startOfWeek"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(sd) || IsNullish(ed) || !uok || !tzok || (!sok && unit == "week") {
+			return Null, nil
+		}
+		a, err := toMillis(name, sd)
+		if err != nil {
+			return Missing, errs.New(5166307, "$dateDiff requires 'startDate' to be a date, but got %s", typeName(sd))
+		}
+		b, err := toMillis(name, ed)
+		if err != nil {
+			return Missing, errs.New(5166307, "$dateDiff requires 'endDate' to be a date, but got %s", typeName(ed))
+		}
+		return Int64(diffUnits(a, b, unit, loc, sow)), nil
+	}), nil
+}
+
+// truncDate rounds ms down to a multiple of binSize units in loc, with
+// bins anchored at 2000-01-01T00:00 local time.
+func truncDate(ms int64, unit string, bin int64, loc *time.Location, sow time.Weekday) int64 {
+	t := localTime(ms, loc)
+	switch unit {
+	case "year", "quarter", "month":
+		per := int64(1)
+		if unit == "year" {
+			per = 12
+		} else if unit == "quarter" {
+			per = 3
+		}
+		m := monthIndex(t) - 2000*12
+		m = floorDiv(m, per*bin) * per * bin
+		y := 2000 + floorDiv(m, 12)
+		return time.Date(int(y), time.Month(m-floorDiv(m, 12)*12+1), 1, 0, 0, 0, 0, loc).UnixMilli()
+	case "week", "day":
+		ref := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+		step := bin
+		if unit == "week" {
+			for ref.Weekday() != sow {
+				ref = ref.AddDate(0, 0, 1)
+			}
+			step *= 7
+		}
+		refDay := ref.Unix() / 86400
+		day := dayIndex(ms, loc)
+		d := refDay + floorDiv(day-refDay, step)*step
+		dt := time.Unix(d*86400, 0).UTC()
+		return time.Date(dt.Year(), dt.Month(), dt.Day(), 0, 0, 0, 0, loc).UnixMilli()
+	}
+	u := unitMillis[unit] * bin
+	ref := wallMillis(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), time.UTC)
+	w := wallMillis(ms, loc)
+	tw := ref + floorDiv(w-ref, u)*u
+	// back to an instant: subtract the offset in effect
+	return ms - (w - tw)
+}
+
+func parseDateTrunc(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(5439007, "$dateTrunc only supports an object as its argument")
+	}
+	spec, err := parseSpec(name, args, pc, []string{"date", "unit"}, "binSize", "timezone", "startOfWeek")
+	if err != nil {
+		return nil, errs.New(5439008, "%s", err.(*errs.Error).Msg)
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		dv, err := spec["date"].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		unit, uok, err := evalUnit(name, "unit", spec["unit"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		bin := int64(1)
+		if be := spec["binSize"]; be != nil {
+			bv, err := be.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(bv) {
+				return Null, nil
+			}
+			b, ok := asIntegral(bv)
+			if !ok || b <= 0 {
+				return Missing, errs.New(5439017, "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", fmtVal(bv), typeName(bv))
+			}
+			bin = b
+		}
+		loc, tzok, err := evalTimezone(name, spec["timezone"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		sow, sok, err := evalStartOfWeek(name, spec["startOfWeek"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(dv) || !uok || !tzok || (!sok && unit == "week") {
+			return Null, nil
+		}
+		ms, err := toMillis(name, dv)
+		if err != nil {
+			return Missing, errs.New(5439012, "$dateTrunc requires 'date' to be a date, but got %s", typeName(dv))
+		}
+		return Date(truncDate(ms, unit, bin, loc, sow)), nil
+	}), nil
+}

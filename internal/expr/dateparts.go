@@ -1,0 +1,306 @@
+package expr
+
+import (
+	"strings"
+	"time"
+
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() {
+	parts := map[string]func(t time.Time) int{
+		"$year":         func(t time.Time) int { return t.Year() },
+		"$month":        func(t time.Time) int { return int(t.Month()) },
+		"$dayOfMonth":   func(t time.Time) int { return t.Day() },
+		"$hour":         func(t time.Time) int { return t.Hour() },
+		"$minute":       func(t time.Time) int { return t.Minute() },
+		"$second":       func(t time.Time) int { return t.Second() },
+		"$millisecond":  func(t time.Time) int { return t.Nanosecond() / 1e6 },
+		"$dayOfWeek":    func(t time.Time) int { return int(t.Weekday()) + 1 },
+		"$dayOfYear":    func(t time.Time) int { return t.YearDay() },
+		"$week":         mongoWeek,
+		"$isoWeek":      func(t time.Time) int { _, w := t.ISOWeek(); return w },
+		"$isoWeekYear":  func(t time.Time) int { y, _ := t.ISOWeek(); return y },
+		"$isoDayOfWeek": isoDOW,
+	}
+	m := map[string]opParser{}
+	for name, f := range parts {
+		m[name] = parseDatePart(f)
+	}
+	m["$dateToString"] = parseDateToString
+	m["$dateToParts"] = parseDateToParts
+	m["$dateFromParts"] = parseDateFromParts
+	register(m)
+}
+
+// parseDatePart handles `{$op: <date>}`, `{$op: [<date>]}` and
+// `{$op: {date, timezone}}`.
+func parseDatePart(f func(time.Time) int) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		var dateE, tzE Expr
+		if args.Type == bsoncore.TypeEmbeddedDocument && !isOperatorDoc(args) {
+			elems, _ := args.Document().Elements()
+			for _, el := range elems {
+				e, err := parse(el.Value(), pc)
+				if err != nil {
+					return nil, err
+				}
+				switch el.Key() {
+				case "date":
+					dateE = e
+				case "timezone":
+					tzE = e
+				default:
+					return nil, errs.New(40535, "unrecognized option to %s: \"%s\"", name, el.Key())
+				}
+			}
+			if dateE == nil {
+				return nil, errs.New(40539, "missing 'date' argument to %s, provided: %s", name, args.Document().String())
+			}
+		} else {
+			es, err := parseN(name, args, pc, 1, 1)
+			if err != nil {
+				return nil, err
+			}
+			dateE = es[0]
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			v, err := dateE.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			loc, ok, err := evalTimezone(name, tzE, doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if !ok || IsNullish(v) {
+				return Null, nil
+			}
+			ms, err := toMillis(name, v)
+			if err != nil {
+				return Missing, err
+			}
+			t, y, mo, d := vars.localDate(ms, loc)
+			var n int
+			switch name {
+			case "$year":
+				n = y
+			case "$month":
+				n = mo
+			case "$dayOfMonth":
+				n = d
+			default:
+				n = f(t)
+			}
+			if name == "$isoWeekYear" {
+				// mongod's TimeZone::isoYear is a long long: the result
+				// is a long, unlike the other parts.
+				return Int64(int64(n)), nil
+			}
+			return Int32(int32(n)), nil
+		}), nil
+	}
+}
+
+// isOperatorDoc reports whether a document value's first key starts with $.
+func isOperatorDoc(v bsoncore.Value) bool {
+	el, err := v.Document().IndexErr(0)
+	return err == nil && strings.HasPrefix(el.Key(), "$")
+}
+
+func parseDateToString(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(18629, "$dateToString only supports an object as its argument")
+	}
+	spec, err := parseSpec(name, args, pc, nil, "date", "format", "timezone", "onNull")
+	if err != nil {
+		return nil, errs.New(18534, "Unrecognized argument to $dateToString: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
+	}
+	if spec["date"] == nil {
+		return nil, errs.New(18628, "Missing 'date' parameter to $dateToString")
+	}
+	if f, ok := spec["format"].(constExpr); ok && f.v.Type == bsoncore.TypeString {
+		if err := validateFormat(f.v.StringValue()); err != nil {
+			return nil, err
+		}
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		format := defaultDateFormat
+		if fe := spec["format"]; fe != nil {
+			fv, err := fe.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(fv) {
+				return Null, nil
+			}
+			if fv.Type != bsoncore.TypeString {
+				return Missing, errs.New(18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fmtVal(fv))
+			}
+			format = fv.StringValue()
+		}
+		loc, ok, err := evalTimezone(name, spec["timezone"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if !ok {
+			return Null, nil
+		}
+		d, err := spec["date"].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if IsNullish(d) {
+			if spec["onNull"] != nil {
+				return spec["onNull"].Eval(doc, vars)
+			}
+			return Null, nil
+		}
+		ms, err := toMillis(name, d)
+		if err != nil {
+			return Missing, err
+		}
+		s, err := formatDate(format, ms, loc)
+		if err != nil {
+			return Missing, err
+		}
+		return String(s), nil
+	}), nil
+}
+
+func parseDateToParts(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(40524, "$dateToParts only supports an object as its argument")
+	}
+	spec, err := parseSpec(name, args, pc, nil, "date", "timezone", "iso8601")
+	if err != nil {
+		return nil, errs.New(40520, "Unrecognized argument to $dateToParts: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
+	}
+	if spec["date"] == nil {
+		return nil, errs.New(40522, "Missing 'date' parameter to $dateToParts")
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		d, err := spec["date"].Eval(doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		loc, ok, err := evalTimezone(name, spec["timezone"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		iso := false
+		if ie := spec["iso8601"]; ie != nil {
+			iv, err := ie.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(iv) {
+				return Null, nil
+			}
+			if iv.Type != bsoncore.TypeBoolean {
+				return Missing, errs.New(40521, "iso8601 must evaluate to a bool, found %s", typeName(iv))
+			}
+			iso = iv.Boolean()
+		}
+		if !ok || IsNullish(d) {
+			return Null, nil
+		}
+		ms, err := toMillis(name, d)
+		if err != nil {
+			return Missing, err
+		}
+		t := localTime(ms, loc)
+		b := NewDocBuilder()
+		if iso {
+			y, w := t.ISOWeek()
+			b.Append("isoWeekYear", Int32(int32(y)))
+			b.Append("isoWeek", Int32(int32(w)))
+			b.Append("isoDayOfWeek", Int32(int32(isoDOW(t))))
+		} else {
+			b.Append("year", Int32(int32(t.Year())))
+			b.Append("month", Int32(int32(t.Month())))
+			b.Append("day", Int32(int32(t.Day())))
+		}
+		b.Append("hour", Int32(int32(t.Hour())))
+		b.Append("minute", Int32(int32(t.Minute())))
+		b.Append("second", Int32(int32(t.Second())))
+		b.Append("millisecond", Int32(int32(t.Nanosecond()/1e6)))
+		return b.Value(), nil
+	}), nil
+}
+
+func parseDateFromParts(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(40519, "$dateFromParts only supports an object as its argument")
+	}
+	all := []string{"year", "month", "day", "hour", "minute", "second", "millisecond", "isoWeekYear", "isoWeek", "isoDayOfWeek", "timezone"}
+	spec, err := parseSpec(name, args, pc, nil, all...)
+	if err != nil {
+		return nil, errs.New(40518, "Unrecognized argument to $dateFromParts: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
+	}
+	iso := spec["isoWeekYear"] != nil
+	if spec["year"] == nil && !iso {
+		return nil, errs.New(40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present")
+	}
+	if iso && (spec["year"] != nil || spec["month"] != nil || spec["day"] != nil) {
+		return nil, errs.New(40489, "$dateFromParts does not allow mixing natural dates with ISO dates")
+	}
+	if !iso && (spec["isoWeek"] != nil || spec["isoDayOfWeek"] != nil) {
+		return nil, errs.New(40525, "$dateFromParts does not allow mixing natural dates with ISO dates")
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		vals := map[string]int64{}
+		null := false
+		for _, k := range all[:10] {
+			e := spec[k]
+			def := int64(0)
+			if k == "month" || k == "day" || k == "isoWeek" || k == "isoDayOfWeek" {
+				def = 1
+			}
+			if e == nil {
+				vals[k] = def
+				continue
+			}
+			v, err := e.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if IsNullish(v) {
+				null = true
+				continue
+			}
+			if !isNum(v) {
+				return Missing, errs.New(40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
+			}
+			x, ok := asIntegral(v)
+			if !ok {
+				return Missing, errs.New(40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
+			}
+			if k == "year" || k == "isoWeekYear" {
+				if x < 1 || x > 9999 {
+					return Missing, errs.New(40523, "'%s' must evaluate to an integer in the range 1 to 9999, found %d", k, x)
+				}
+			} else if x < -32768 || x > 32767 {
+				return Missing, errs.New(31034, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", k, x)
+			}
+			vals[k] = x
+		}
+		loc, ok, err := evalTimezone(name, spec["timezone"], doc, vars)
+		if err != nil {
+			return Missing, err
+		}
+		if null || !ok {
+			return Null, nil
+		}
+		h, mi, s, ms := int(vals["hour"]), int(vals["minute"]), int(vals["second"]), int(vals["millisecond"])
+		if !iso {
+			return Date(time.Date(int(vals["year"]), time.Month(vals["month"]), int(vals["day"]), h, mi, s, 0, loc).UnixMilli() + int64(ms)), nil
+		}
+		// ISO week 1 contains January 4th.
+		jan4 := time.Date(int(vals["isoWeekYear"]), 1, 4, 0, 0, 0, 0, time.UTC)
+		week1Mon := jan4.AddDate(0, 0, 1-isoDOW(jan4))
+		d := week1Mon.AddDate(0, 0, int((vals["isoWeek"]-1)*7+vals["isoDayOfWeek"]-1))
+		return Date(time.Date(d.Year(), d.Month(), d.Day(), h, mi, s, 0, loc).UnixMilli() + int64(ms)), nil
+	}), nil
+}

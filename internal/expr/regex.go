@@ -1,0 +1,201 @@
+package expr
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() {
+	register(map[string]opParser{
+		"$regexMatch": parseRegex("match"), "$regexFind": parseRegex("find"),
+		"$regexFindAll": parseRegex("findAll"), "$rand": parseRand,
+	})
+}
+
+// CompileRegex compiles a MongoDB (PCRE-style) pattern with options
+// i, m, s, x into a Go regexp.
+func CompileRegex(pattern, options string) (*regexp.Regexp, error) {
+	flags := ""
+	for _, o := range options {
+		switch o {
+		case 'i', 'm', 's':
+			if !strings.ContainsRune(flags, o) {
+				flags += string(o)
+			}
+		case 'x':
+			pattern = stripExtended(pattern)
+		case 'u':
+		default:
+			return nil, errs.New(51108, "invalid flag in regex options: %c", o)
+		}
+	}
+	if flags != "" {
+		pattern = "(?" + flags + ")" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, errs.New(51111, "Invalid Regex: %v", err)
+	}
+	return re, nil
+}
+
+// stripExtended removes unescaped whitespace and #-comments (option x).
+func stripExtended(p string) string {
+	var sb strings.Builder
+	inClass, comment := false, false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if comment {
+			if c == '\n' {
+				comment = false
+			}
+			continue
+		}
+		switch {
+		case c == '\\' && i+1 < len(p):
+			sb.WriteByte(c)
+			sb.WriteByte(p[i+1])
+			i++
+			continue
+		case c == '[':
+			inClass = true
+		case c == ']':
+			inClass = false
+		case !inClass && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'):
+			continue
+		case !inClass && c == '#':
+			comment = true
+			continue
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+func parseRegex(mode string) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		if args.Type != bsoncore.TypeEmbeddedDocument {
+			return nil, errs.New(51103, "%s expects an object of named arguments but found: %s", name, typeName(args))
+		}
+		raw := rawSpec(args)
+		if err := checkKeys(name, raw, 31024, "input", "regex", "options"); err != nil {
+			return nil, err
+		}
+		if raw["input"].Type == 0 {
+			return nil, errs.New(31022, "%s requires 'input' parameter", name)
+		}
+		if raw["regex"].Type == 0 {
+			return nil, errs.New(31023, "%s requires 'regex' parameter", name)
+		}
+		spec := map[string]Expr{}
+		for k, v := range raw {
+			e, err := parse(v, pc)
+			if err != nil {
+				return nil, err
+			}
+			spec[k] = e
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			in, err := spec["input"].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			rv, err := spec["regex"].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			opts, err := evalOpt(spec["options"], doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			var pattern, flags string
+			switch rv.Type {
+			case bsoncore.TypeString:
+				pattern = rv.StringValue()
+			case bsoncore.TypeRegex:
+				pattern, flags = rv.Regex()
+			case 0, bsoncore.TypeNull, bsoncore.TypeUndefined:
+			default:
+				return Missing, errs.New(51105, "%s needs 'regex' to be of type string or regex", name)
+			}
+			if !IsNullish(opts) {
+				if opts.Type != bsoncore.TypeString {
+					return Missing, errs.New(51106, "%s needs 'options' to be of type string", name)
+				}
+				if flags != "" {
+					return Missing, errs.New(51107, "%s found regex option(s) specified in both 'regex' and 'option' fields", name)
+				}
+				flags = opts.StringValue()
+			}
+			empty := func() bsoncore.Value {
+				switch mode {
+				case "match":
+					return valFalse
+				case "find":
+					return Null
+				}
+				return Array()
+			}
+			if IsNullish(rv) {
+				return empty(), nil
+			}
+			if IsNullish(in) {
+				return empty(), nil
+			}
+			if in.Type != bsoncore.TypeString {
+				return Missing, errs.New(51104, "%s needs 'input' to be of type string", name)
+			}
+			re, err := CompileRegex(pattern, flags)
+			if err != nil {
+				return Missing, err
+			}
+			s := in.StringValue()
+			switch mode {
+			case "match":
+				return Bool(re.MatchString(s)), nil
+			case "find":
+				m := re.FindStringSubmatchIndex(s)
+				if m == nil {
+					return Null, nil
+				}
+				return matchDoc(s, m), nil
+			}
+			b := NewArrayBuilder()
+			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+				b.Append(matchDoc(s, m))
+			}
+			return b.Value(), nil
+		}), nil
+	}
+}
+
+// matchDoc renders {match, idx, captures}; idx counts code points.
+func matchDoc(s string, m []int) bsoncore.Value {
+	d := NewDocBuilder()
+	d.Append("match", String(s[m[0]:m[1]]))
+	d.Append("idx", Int32(int32(utf8.RuneCountInString(s[:m[0]]))))
+	caps := NewArrayBuilder()
+	for i := 2; i+1 < len(m); i += 2 {
+		if m[i] < 0 {
+			caps.Append(Null)
+		} else {
+			caps.Append(String(s[m[i]:m[i+1]]))
+		}
+	}
+	d.Append("captures", caps.Value())
+	return d.Value()
+}
+
+func parseRand(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	if args.Type != bsoncore.TypeEmbeddedDocument || len(args.Data) != 5 {
+		return nil, errs.New(3040500, "$rand does not currently accept arguments")
+	}
+	return exprFunc(func(bsoncore.Document, *Vars) (bsoncore.Value, error) {
+		return Double(rand.Float64()), nil
+	}), nil
+}

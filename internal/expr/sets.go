@@ -1,0 +1,200 @@
+package expr
+
+import (
+	"sort"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() {
+	register(map[string]opParser{
+		"$setUnion": parseSetNary(true), "$setIntersection": parseSetNary(false),
+		"$setDifference": parseSetDifference, "$setEquals": parseSetEquals,
+		"$setIsSubset": parseSetIsSubset, "$anyElementTrue": parseElemTrue(true),
+		"$allElementsTrue": parseElemTrue(false),
+	})
+}
+
+// uniq returns the distinct values of vs sorted in BSON order.
+func uniq(vs []bsoncore.Value) []bsoncore.Value {
+	sort.SliceStable(vs, func(i, j int) bool { return bsonutil.Compare(vs[i], vs[j]) < 0 })
+	out := vs[:0]
+	for i, v := range vs {
+		if i == 0 || bsonutil.Compare(v, out[len(out)-1]) != 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func contains(set []bsoncore.Value, v bsoncore.Value) bool {
+	i := sort.Search(len(set), func(i int) bool { return bsonutil.Compare(set[i], v) >= 0 })
+	return i < len(set) && bsonutil.Compare(set[i], v) == 0
+}
+
+func parseSetNary(union bool) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		es, err := parseArgs(args, pc)
+		if err != nil {
+			return nil, err
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			var acc []bsoncore.Value
+			null := false
+			for i, e := range es {
+				v, err := e.Eval(doc, vars)
+				if err != nil {
+					return Missing, err
+				}
+				if IsNullish(v) {
+					null = true
+					continue
+				}
+				if v.Type != bsoncore.TypeArray {
+					code := errs.Code(17043)
+					if union {
+						code = 17044
+					}
+					return Missing, errs.New(code, "All operands of %s must be arrays. One argument is of type: %s", name, typeName(v))
+				}
+				s := uniq(values(v))
+				switch {
+				case union || i == 0:
+					acc = uniq(append(acc, s...))
+				default:
+					kept := []bsoncore.Value{}
+					for _, x := range acc {
+						if contains(s, x) {
+							kept = append(kept, x)
+						}
+					}
+					acc = kept
+				}
+			}
+			if null {
+				return Null, nil
+			}
+			return Array(acc...), nil
+		}), nil
+	}
+}
+
+func setArgs(name string, code errs.Code, vs ...bsoncore.Value) ([][]bsoncore.Value, bool, error) {
+	var out [][]bsoncore.Value
+	for i, v := range vs {
+		if IsNullish(v) {
+			return nil, true, nil
+		}
+		if v.Type != bsoncore.TypeArray {
+			return nil, false, errs.New(code, "both operands of %s must be arrays. %s argument is of type: %s", name, []string{"First", "Second"}[min(i, 1)], typeName(v))
+		}
+		out = append(out, uniq(values(v)))
+	}
+	return out, false, nil
+}
+
+func parseSetDifference(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		sets, null, err := setArgs(name, 17048, a, b)
+		if err != nil || null {
+			return Null, err
+		}
+		var out []bsoncore.Value
+		for _, x := range values(a) {
+			if !contains(sets[1], x) {
+				dup := false
+				for _, y := range out {
+					dup = dup || bsonutil.Compare(x, y) == 0
+				}
+				if !dup {
+					out = append(out, x)
+				}
+			}
+		}
+		return Array(out...), nil
+	})
+}
+
+func parseSetIsSubset(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
+		if a.Type != bsoncore.TypeArray {
+			return Missing, errs.New(17046, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
+		}
+		if b.Type != bsoncore.TypeArray {
+			return Missing, errs.New(17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
+		}
+		sb := uniq(values(b))
+		for _, x := range values(a) {
+			if !contains(sb, x) {
+				return valFalse, nil
+			}
+		}
+		return valTrue, nil
+	})
+}
+
+func parseSetEquals(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	es, err := parseArgs(args, pc)
+	if err != nil {
+		return nil, err
+	}
+	if len(es) < 2 {
+		return nil, errs.New(17045, "$setEquals needs at least two arguments had: %d", len(es))
+	}
+	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		var first []bsoncore.Value
+		for i, e := range es {
+			v, err := e.Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if v.Type != bsoncore.TypeArray {
+				return Missing, errs.New(17044, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(v))
+			}
+			s := uniq(values(v))
+			if i == 0 {
+				first = s
+				continue
+			}
+			if len(s) != len(first) {
+				return valFalse, nil
+			}
+			for j := range s {
+				if bsonutil.Compare(s[j], first[j]) != 0 {
+					return valFalse, nil
+				}
+			}
+		}
+		return valTrue, nil
+	}), nil
+}
+
+func parseElemTrue(any bool) opParser {
+	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		es, err := parseN(name, args, pc, 1, 1)
+		if err != nil {
+			return nil, err
+		}
+		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			v, err := es[0].Eval(doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			if v.Type != bsoncore.TypeArray {
+				code := errs.Code(17040)
+				if any {
+					code = 17041
+				}
+				return Missing, errs.New(code, "%s's argument must be an array, but is %s", name, typeName(v))
+			}
+			for _, x := range values(v) {
+				if Truthy(x) == any {
+					return Bool(any), nil
+				}
+			}
+			return Bool(!any), nil
+		}), nil
+	}
+}

@@ -1,0 +1,92 @@
+package exec
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// CollScan is COLLSCAN: every record of a collection in record order
+// (insertion order), forward or backward, filtered.
+type CollScan struct {
+	base
+	r         storage.Reader
+	collID    uint64
+	dir       int
+	filter    *query.Filter
+	filterDoc bsoncore.Document
+	cur       *storage.RecordCursor
+	slab      slab
+	m         Member
+	done      bool
+
+	docsExamined int64
+}
+
+// NewCollScan returns a COLLSCAN; filter may be nil.
+func NewCollScan(r storage.Reader, collID uint64, dir int, filter *query.Filter, filterDoc bsoncore.Document, timing bool) *CollScan {
+	s := &CollScan{r: r, collID: collID, dir: dir, filter: filter, filterDoc: filterDoc}
+	s.timing = timing
+	return s
+}
+
+// Name implements Stage.
+func (s *CollScan) Name() string { return "COLLSCAN" }
+
+// Work implements Stage.
+func (s *CollScan) Work() (State, *Member, error) {
+	start := s.now()
+	st, m, err := s.work()
+	s.record(st, start)
+	return st, m, err
+}
+
+func (s *CollScan) work() (State, *Member, error) {
+	if s.done {
+		return EOF, nil, nil
+	}
+	if s.cur == nil {
+		cur, err := storage.NewRecordCursor(s.r, s.collID, s.dir < 0)
+		if err != nil {
+			return EOF, nil, err
+		}
+		s.cur = cur
+	}
+	rid, doc, ok := s.cur.Next()
+	if !ok {
+		s.done = true
+		err := s.cur.Err()
+		s.Close()
+		return EOF, nil, err
+	}
+	s.docsExamined++
+	pos := -1
+	if s.filter != nil {
+		var matched bool
+		if matched, pos = s.filter.MatchPositional(doc); !matched {
+			return NeedTime, nil, nil
+		}
+	}
+	s.m = Member{RID: rid, Doc: s.slab.copy(doc), Pos: pos}
+	return Advanced, &s.m, nil
+}
+
+// Close implements Stage.
+func (s *CollScan) Close() {
+	if s.cur != nil {
+		s.cur.Close()
+		s.cur = nil
+	}
+}
+
+func (s *CollScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
+	if s.dir < 0 {
+		b.AppendString("direction", "backward")
+	} else {
+		b.AppendString("direction", "forward")
+	}
+	if execStats {
+		b.AppendInt64("docsExamined", s.docsExamined)
+	}
+}

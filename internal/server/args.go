@@ -1,0 +1,249 @@
+package server
+
+import (
+	"errors"
+	"math"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// genericArgs are the fields any command may carry; handlers ignore them
+// unless they act on them (MongoDB's "generic arguments").
+var genericArgs = map[string]bool{
+	"$db": true, "lsid": true, "txnNumber": true, "autocommit": true,
+	"startTransaction": true, "$clusterTime": true, "$readPreference": true,
+	"readConcern": true, "writeConcern": true, "comment": true, "maxTimeMS": true,
+	"apiVersion": true, "apiStrict": true, "apiDeprecationErrors": true,
+	"$audit": true, "$client": true, "clientOperationKey": true,
+	"mayBypassWriteBlocking": true, "$configServerState": true,
+	"$gleStats": true, "$oplogQueryData": true, "$replData": true,
+	"$queryOptions": true, "$configTime": true, "$topologyTime": true,
+	"$timeseriesBucketsCollection": true, "readPreference": true,
+}
+
+// eachArg calls fn for every field after the command name. fn returns
+// false for a field it does not know; such a field is an error (40415)
+// unless it is a generic argument.
+func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) error {
+	first := true
+	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
+		if first { // the command name
+			first = false
+			return nil
+		}
+		k := el.Key()
+		known, err := fn(k, el.Value())
+		if err != nil {
+			return err
+		}
+		if !known && !genericArgs[k] {
+			return errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", req.Name, k)
+		}
+		return nil
+	})
+	return commandDocErr(err)
+}
+
+// commandDocErr passes a handler's error on and turns a BSON framing or
+// element error of the command document into InvalidBSON.
+func commandDocErr(err error) error {
+	var e *errs.Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	return errs.New(errs.InvalidBSON, "invalid command document: %v", err)
+}
+
+// typeName returns MongoDB's alias for a BSON type, as $type and error
+// messages use it.
+func typeName(t bsoncore.Type) string {
+	switch t {
+	case bsoncore.TypeDouble:
+		return "double"
+	case bsoncore.TypeString:
+		return "string"
+	case bsoncore.TypeEmbeddedDocument:
+		return "object"
+	case bsoncore.TypeArray:
+		return "array"
+	case bsoncore.TypeBinary:
+		return "binData"
+	case bsoncore.TypeUndefined:
+		return "undefined"
+	case bsoncore.TypeObjectID:
+		return "objectId"
+	case bsoncore.TypeBoolean:
+		return "bool"
+	case bsoncore.TypeDateTime:
+		return "date"
+	case bsoncore.TypeNull:
+		return "null"
+	case bsoncore.TypeRegex:
+		return "regex"
+	case bsoncore.TypeDBPointer:
+		return "dbPointer"
+	case bsoncore.TypeJavaScript:
+		return "javascript"
+	case bsoncore.TypeSymbol:
+		return "symbol"
+	case bsoncore.TypeCodeWithScope:
+		return "javascriptWithScope"
+	case bsoncore.TypeInt32:
+		return "int"
+	case bsoncore.TypeTimestamp:
+		return "timestamp"
+	case bsoncore.TypeInt64:
+		return "long"
+	case bsoncore.TypeDecimal128:
+		return "decimal"
+	case bsoncore.TypeMinKey:
+		return "minKey"
+	case bsoncore.TypeMaxKey:
+		return "maxKey"
+	}
+	return "unknown"
+}
+
+// asInt64 converts a numeric value that holds an integer to int64.
+func asInt64(v bsoncore.Value) (int64, bool) {
+	switch v.Type {
+	case bsoncore.TypeInt32:
+		return int64(v.Int32()), true
+	case bsoncore.TypeInt64:
+		return v.Int64(), true
+	case bsoncore.TypeDouble:
+		f := v.Double()
+		if math.IsNaN(f) || f != math.Trunc(f) || f > math.MaxInt64 || f < math.MinInt64 {
+			return 0, false
+		}
+		return int64(f), true
+	case bsoncore.TypeDecimal128:
+		f := bsonutil.AsFloat64(v)
+		if math.IsNaN(f) || f != math.Trunc(f) || f > math.MaxInt64 || f < math.MinInt64 {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	return 0, false
+}
+
+func wrongType(cmd, field string, v bsoncore.Value, expected string) error {
+	return errs.New(errs.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type%s '%s'", cmd, field, typeName(v.Type), plural(expected), expected)
+}
+
+func plural(expected string) string {
+	if len(expected) > 0 && expected[0] == '[' {
+		return "s"
+	}
+	return ""
+}
+
+const numberTypes = "[long, int, decimal, double]"
+
+// argInt64 reads an integral numeric argument.
+func argInt64(cmd, field string, v bsoncore.Value) (int64, error) {
+	if v.Type == bsoncore.TypeNull {
+		return 0, nil
+	}
+	n, ok := asInt64(v)
+	if !ok {
+		if bsonIsNumber(v.Type) {
+			return 0, errs.New(errs.BadValue, "BSON field '%s.%s' value must be an integer, found %s", cmd, field, v.String())
+		}
+		return 0, wrongType(cmd, field, v, numberTypes)
+	}
+	return n, nil
+}
+
+func bsonIsNumber(t bsoncore.Type) bool {
+	return t == bsoncore.TypeInt32 || t == bsoncore.TypeInt64 || t == bsoncore.TypeDouble || t == bsoncore.TypeDecimal128
+}
+
+// argBool reads a boolean argument; numbers are accepted as MongoDB's IDL
+// does for "safeBool".
+func argBool(cmd, field string, v bsoncore.Value) (bool, error) {
+	switch v.Type {
+	case bsoncore.TypeBoolean:
+		return v.Boolean(), nil
+	case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeDecimal128:
+		return bsonutil.AsFloat64(v) != 0, nil
+	case bsoncore.TypeNull:
+		return false, nil
+	}
+	return false, wrongType(cmd, field, v, "bool")
+}
+
+// argDoc reads a document argument.
+func argDoc(cmd, field string, v bsoncore.Value) (bsoncore.Document, error) {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return nil, wrongType(cmd, field, v, "object")
+	}
+	return d, nil
+}
+
+// argString reads a string argument.
+func argString(cmd, field string, v bsoncore.Value) (string, error) {
+	s, ok := v.StringValueOK()
+	if !ok {
+		return "", wrongType(cmd, field, v, "string")
+	}
+	return s, nil
+}
+
+// argDocArray reads an array of documents.
+func argDocArray(cmd, field string, v bsoncore.Value) ([]bsoncore.Document, error) {
+	arr, ok := v.ArrayOK()
+	if !ok {
+		return nil, wrongType(cmd, field, v, "array")
+	}
+	vals, err := arr.Values()
+	if err != nil {
+		return nil, errs.New(errs.InvalidBSON, "invalid array: %v", err)
+	}
+	out := make([]bsoncore.Document, 0, len(vals))
+	for i, x := range vals {
+		d, ok := x.DocumentOK()
+		if !ok {
+			return nil, errs.New(errs.TypeMismatch, "BSON field '%s.%s.%d' is the wrong type '%s', expected type 'object'", cmd, field, i, typeName(x.Type))
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// argHint reads an index hint (a name or a key pattern), as mongod's
+// IndexHint parser does: any other type is FailedToParse.
+func argHint(v bsoncore.Value) (bsoncore.Value, error) {
+	if v.Type != bsoncore.TypeString && v.Type != bsoncore.TypeEmbeddedDocument {
+		return bsoncore.Value{}, errs.New(errs.FailedToParse, "Hint must be a string or an object")
+	}
+	return v, nil
+}
+
+// argCollation accepts only the simple collation ({locale: "simple"}),
+// which is Lode's binary string comparison. Any other collation would need
+// ICU comparison rules Lode does not implement, so it is NotImplemented
+// rather than silently compared as binary.
+func argCollation(cmd, field string, v bsoncore.Value) error {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return wrongType(cmd, field, v, "object")
+	}
+	loc, err := d.LookupErr("locale")
+	if err != nil {
+		return errs.New(errs.Code(40414), "BSON field 'locale' is missing but a required field")
+	}
+	s, ok := loc.StringValueOK()
+	if !ok {
+		return wrongType("collation", "locale", loc, "string")
+	}
+	elems, _ := d.Elements()
+	if s == "simple" && len(elems) == 1 {
+		return nil
+	}
+	return errs.New(errs.NotImplemented, "collation %s is not supported: Lode compares strings by their binary value and accepts only {locale: \"simple\"}", d.String())
+}

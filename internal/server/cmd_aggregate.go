@@ -1,0 +1,162 @@
+package server
+
+import (
+	"time"
+
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/agg"
+	"github.com/lodedb/lode/internal/agg/aggengine"
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/cursor"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+)
+
+func init() { register(cmdAggregate, "aggregate") }
+
+// aggregateArgs are the parsed options of the aggregate command.
+type aggregateArgs struct {
+	pipeline     []bsoncore.Document
+	hasPipeline  bool
+	hasCursor    bool
+	batchSize    int64
+	hasBatch     bool
+	explain      bool
+	allowDiskUse bool
+	let          bsoncore.Document
+	hint         bsoncore.Value
+}
+
+// cmdAggregate runs an aggregation pipeline on a collection, or at
+// database level with {aggregate: 1} (for $documents).
+func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	coll, err := aggregateTarget(req)
+	if err != nil {
+		return nil, err
+	}
+	a := aggregateArgs{allowDiskUse: allowDiskUseByDefault.Load()}
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		var err error
+		switch k {
+		case "pipeline":
+			a.pipeline, err = argDocArray(req.Name, k, v)
+			a.hasPipeline = true
+		case "cursor":
+			a.batchSize, a.hasBatch, err = parseCursorOpt(req.Name, v)
+			a.hasCursor = true
+		case "explain":
+			a.explain, err = argBool(req.Name, k, v)
+		case "allowDiskUse":
+			a.allowDiskUse, err = argBool(req.Name, k, v)
+		case "let":
+			a.let, err = argDoc(req.Name, k, v)
+		case "hint":
+			if v.Type != bsoncore.TypeString && v.Type != bsoncore.TypeEmbeddedDocument {
+				return true, wrongType(req.Name, k, v, "[string, object]")
+			}
+			a.hint = v
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "bypassDocumentValidation", "fromMongos", "needsMerge",
+			"isMapReduceCommand", "runtimeConstants", "exchange", "collectionUUID":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !a.hasPipeline {
+		return nil, errs.New(errs.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
+	}
+	if !a.hasCursor && !a.explain {
+		return nil, errs.New(errs.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	epc := expr.NewParseContext()
+	vars := expr.NewVars(time.Now())
+	if a.let != nil {
+		if err := bindLet(a.let, epc, vars); err != nil {
+			return nil, err
+		}
+	}
+	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir()}
+	p, err := agg.Parse(a.pipeline, pc)
+	if err != nil {
+		return nil, err
+	}
+	cat := aggengine.New(s.eng)
+	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
+	cat.Ops = s.currentOps                  // $currentOp (currentop_agg.go)
+	if a.explain {
+		return explainPipeline(ctx, req, p, cat, vars)
+	}
+	sctx := cursor.NewSwitchContext(ctx)
+	it, err := p.Run(sctx, cat, vars)
+	if err != nil {
+		return nil, err
+	}
+	nsName := ns(req.DB, coll)
+	if coll == "" {
+		nsName = req.DB + ".$cmd.aggregate"
+	}
+	if p.Writes() {
+		// $out and $merge run to completion before the reply.
+		for {
+			d, err := it.Next()
+			if err != nil {
+				it.Close()
+				return nil, err
+			}
+			if d == nil {
+				break
+			}
+		}
+		it.Close()
+		return cursorReply("firstBatch", 0, nsName, nil), nil
+	}
+	c := cursor.New(nsName, it)
+	c.Ctx = sctx
+	return s.firstBatch(ctx, c, a.batchSize, a.hasBatch, false)
+}
+
+// aggregateTarget returns the collection of an aggregate command, or ""
+// for {aggregate: 1}.
+func aggregateTarget(req *Request) (string, error) {
+	v := req.Cmd.Index(0).Value()
+	if bsonutil.IsNumber(v.Type) {
+		if bsonutil.AsFloat64(v) == 1 {
+			return "", nil
+		}
+		return "", errs.New(errs.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+	}
+	if v.Type != bsoncore.TypeString {
+		return "", errs.New(errs.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+	}
+	return collName(req)
+}
+
+// bindLet defines the command's let variables and binds their values,
+// each evaluated once as a constant expression.
+func bindLet(let bsoncore.Document, epc *expr.ParseContext, vars *expr.Vars) error {
+	elems, err := let.Elements()
+	if err != nil {
+		return errs.New(errs.InvalidBSON, "invalid let: %v", err)
+	}
+	empty := bsoncore.NewDocumentBuilder().Build()
+	for _, el := range elems {
+		e, err := expr.Parse(el.Value(), epc)
+		if err != nil {
+			return err
+		}
+		v, err := e.Eval(empty, vars)
+		if err != nil {
+			return err
+		}
+		vars.Set(epc.Define(el.Key()), v)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() { register(cmdCollMod, "collMod") }
+
+// cmdCollMod changes collection options. Lode supports changing a TTL
+// index's expireAfterSeconds (index: {keyPattern | name,
+// expireAfterSeconds}); validator options are accepted and ignored.
+func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		name     string
+		key      bsoncore.Document
+		secs     int64
+		hasSecs  bool
+		hasIndex bool
+	)
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		switch k {
+		case "index":
+			d, ok := v.DocumentOK()
+			if !ok {
+				return true, wrongType(req.Name, k, v, "object")
+			}
+			hasIndex = true
+			elems, _ := d.Elements()
+			for _, el := range elems {
+				x := el.Value()
+				var err error
+				switch el.Key() {
+				case "name":
+					name, err = argString(req.Name, "index.name", x)
+				case "keyPattern":
+					kd, ok := x.DocumentOK()
+					if !ok {
+						err = wrongType(req.Name, "index.keyPattern", x, "object")
+					}
+					key = kd
+				case "expireAfterSeconds":
+					secs, err = argInt64(req.Name, "index.expireAfterSeconds", x)
+					hasSecs = true
+				case "hidden", "prepareUnique", "unique", "forceNonUnique":
+					err = errs.New(errs.CommandNotSupported, "collMod index.%s is not supported by Lode", el.Key())
+				default:
+					err = errs.New(errs.Code(40415), "BSON field 'collMod.index.%s' is an unknown field.", el.Key())
+				}
+				if err != nil {
+					return true, err
+				}
+			}
+			return true, nil
+		case "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages", "dryRun":
+			return true, nil
+		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries", "viewOn", "pipeline":
+			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := bsoncore.NewDocumentBuilder()
+	if !hasIndex {
+		return b.Build(), nil
+	}
+	if (name == "") == (key == nil) {
+		return nil, errs.New(errs.InvalidOptions, "Must specify either index name or key pattern.")
+	}
+	if !hasSecs {
+		return nil, errs.New(errs.InvalidOptions, "no expireAfterSeconds or hidden field")
+	}
+	ch, err := s.eng.SetExpireAfterSeconds(req.DB, coll, name, key, secs)
+	if err != nil {
+		return nil, err
+	}
+	if ch.Old != nil {
+		b.AppendInt64("expireAfterSeconds_old", *ch.Old)
+	}
+	b.AppendInt64("expireAfterSeconds_new", ch.New)
+	return b.Build(), nil
+}

@@ -1,0 +1,20 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() {
+	register(cmdTxnOutside, "commitTransaction", "abortTransaction")
+}
+
+// cmdTxnOutside answers commitTransaction and abortTransaction sent
+// without a transaction; inside one, runInTxn handles them before any
+// handler runs.
+func cmdTxnOutside(_ context.Context, _ *Server, req *Request) (bsoncore.Document, error) {
+	return nil, errs.New(errs.InvalidOptions, "%s must be run within a transaction", req.Name)
+}

@@ -1,0 +1,58 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() { register(cmdCreate, "create") }
+
+// cmdCreate creates a collection, optionally capped. Inside a transaction
+// the collection belongs to it until it ends and is dropped if it aborts.
+func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	var opts engine.CreateOptions
+	raw := bsoncore.NewDocumentBuilder()
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		var err error
+		switch k {
+		case "capped":
+			opts.Capped, err = argBool(req.Name, k, v)
+		case "size":
+			opts.Size, err = argInt64(req.Name, k, v)
+		case "max":
+			opts.Max, err = argInt64(req.Name, k, v)
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "autoIndexId", "validator", "validationLevel", "validationAction",
+			"storageEngine", "indexOptionDefaults", "flags",
+			"changeStreamPreAndPostImages", "clusteredIndex", "expireAfterSeconds":
+		case "viewOn", "pipeline", "timeseries", "encryptedFields":
+			return true, errs.New(errs.CommandNotSupported, "create with '%s' is not supported by Lode", k)
+		default:
+			return false, nil
+		}
+		if err == nil && !genericArgs[k] {
+			raw.AppendValue(k, v)
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Capped && opts.Size <= 0 {
+		return nil, errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
+	}
+	opts.Raw = raw.Build()
+	if err := s.eng.CreateCollectionCtx(ctx, req.DB, coll, opts); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}

@@ -1,0 +1,186 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+)
+
+func init() { register(cmdCreateIndexes, "createIndexes") }
+
+// indexSpecFields are the fields an index specification may carry. Those
+// Lode does not act on (background, hidden, ...) are accepted and ignored,
+// as MongoDB ignores background; a collation must be the simple one.
+var indexSpecFields = map[string]bool{
+	"key": true, "name": true, "v": true, "unique": true, "sparse": true,
+	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
+	"hidden": true, "collation": true, "ns": true, "dropDups": true,
+	"storageEngine": true, "weights": true, "default_language": true,
+	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
+	"bits": true, "min": true, "max": true, "bucketSize": true, "wildcardProjection": true,
+	"prepareUnique": true, "clustered": true,
+}
+
+// cmdCreateIndexes creates the indexes listed in "indexes". The reply has
+// MongoDB 7.0's shape: numIndexesBefore, numIndexesAfter,
+// createdCollectionAutomatically and, when nothing was created, a note.
+func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	var specs []engine.IndexSpec
+	seenIndexes := false
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		switch k {
+		case "indexes":
+			seenIndexes = true
+			if v.Type != bsoncore.TypeArray {
+				return true, wrongType(req.Name, k, v, "array")
+			}
+			vals, err := v.Array().Values()
+			if err != nil {
+				return true, errs.New(errs.InvalidBSON, "invalid indexes array: %v", err)
+			}
+			for _, iv := range vals {
+				if iv.Type != bsoncore.TypeEmbeddedDocument {
+					return true, errs.New(errs.TypeMismatch, "The elements of the 'indexes' array must be objects, but got %s", typeName(iv.Type))
+				}
+				spec, err := parseIndexSpec(iv.Document())
+				if err != nil {
+					return true, err
+				}
+				specs = append(specs, spec)
+			}
+		case "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace":
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !seenIndexes {
+		return nil, errs.New(errs.Code(40414), "BSON field 'createIndexes.indexes' is missing but a required field")
+	}
+	if len(specs) == 0 {
+		return nil, errs.New(errs.BadValue, "Must specify at least one index to create")
+	}
+	if err := engine.ValidateNamespace(req.DB, coll); err != nil {
+		return nil, err
+	}
+	before := 0
+	existed := false
+	if ixs, err := s.eng.ListIndexes(req.DB, coll); err == nil {
+		before, existed = len(ixs), true
+	}
+	if op, ok := ctx.Value(opKey{}).(*runningOp); ok {
+		// currentOp shows the build's phase and progress.
+		ctx = engine.WithProgress(ctx, &op.progress)
+	}
+	createdAny := false
+	for _, spec := range specs {
+		created, err := s.eng.CreateIndexCtx(ctx, req.DB, coll, spec)
+		if err != nil {
+			return nil, err
+		}
+		createdAny = createdAny || created
+	}
+	after := before
+	if ixs, err := s.eng.ListIndexes(req.DB, coll); err == nil {
+		after = len(ixs)
+	}
+	if !existed {
+		before = 1 // the _id index created with the collection
+	}
+	b := bsoncore.NewDocumentBuilder().
+		AppendInt32("numIndexesBefore", int32(before)).
+		AppendInt32("numIndexesAfter", int32(after))
+	if !createdAny {
+		b.AppendString("note", "all indexes already exist")
+	}
+	b.AppendBoolean("createdCollectionAutomatically", !existed)
+	return b.Build(), nil
+}
+
+// parseIndexSpec validates one entry of createIndexes' "indexes" array.
+func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
+	var spec engine.IndexSpec
+	elems, err := d.Elements()
+	if err != nil {
+		return spec, errs.New(errs.InvalidBSON, "invalid index specification: %v", err)
+	}
+	hasKey := false
+	for _, el := range elems {
+		k, v := el.Key(), el.Value()
+		if !indexSpecFields[k] {
+			return spec, errs.New(errs.InvalidIndexSpecificationOption, "The field '%s' is not valid for an index specification. Specification: %s", k, d.String())
+		}
+		switch k {
+		case "key":
+			if v.Type != bsoncore.TypeEmbeddedDocument {
+				return spec, errs.New(errs.TypeMismatch, "The field 'key' must be an object, but got %s", typeName(v.Type))
+			}
+			spec.Key = v.Document()
+			hasKey = true
+		case "name":
+			name, ok := v.StringValueOK()
+			if !ok {
+				return spec, errs.New(errs.TypeMismatch, "The field 'name' must be a string, but got %s", typeName(v.Type))
+			}
+			if name == "" {
+				return spec, errs.New(errs.CannotCreateIndex, "The index name cannot be empty")
+			}
+			spec.Name = name
+		case "v":
+			n, ok := asInt64(v)
+			if !ok || (n != 1 && n != 2) {
+				return spec, errs.New(errs.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%s", d.String(), v.String())
+			}
+		case "collation":
+			if err := argCollation("createIndexes.indexes", k, v); err != nil {
+				return spec, err
+			}
+		case "unique":
+			spec.Unique = expr.Truthy(v)
+		case "sparse":
+			spec.Sparse = expr.Truthy(v)
+		case "partialFilterExpression":
+			if v.Type != bsoncore.TypeEmbeddedDocument {
+				return spec, errs.New(errs.TypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", typeName(v.Type))
+			}
+			spec.PartialFilterExpression = v.Document()
+		case "expireAfterSeconds":
+			if !bsonutil.IsNumber(v.Type) {
+				return spec, errs.New(errs.CannotCreateIndex, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'. Index spec: %s", typeName(v.Type), d.String())
+			}
+			f := bsonutil.AsFloat64(v)
+			if f < 0 || f > 2147483647 || f != f {
+				return spec, errs.New(errs.CannotCreateIndex, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number. Index spec: %s", d.String())
+			}
+			n := int64(f)
+			spec.ExpireAfterSeconds = &n
+		}
+	}
+	if !hasKey {
+		return spec, errs.New(errs.FailedToParse, "Error in specification %s :: caused by :: The 'key' field is a required property of an index specification", d.String())
+	}
+	if len(spec.Key) <= 5 {
+		return spec, errs.New(errs.CannotCreateIndex, "Error in specification %s :: caused by :: Index keys cannot be an empty object.", d.String())
+	}
+	if spec.Name == "" {
+		spec.Name = engine.DefaultIndexName(spec.Key)
+	}
+	if spec.ExpireAfterSeconds != nil {
+		if n, _ := spec.Key.Elements(); len(n) != 1 {
+			return spec, errs.New(errs.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", d.String())
+		}
+	}
+	return spec, nil
+}

@@ -1,0 +1,58 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/agg"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
+)
+
+func init() { register(cmdCurrentOp, "currentOp") }
+
+// cmdCurrentOp lists the running commands (with $all, idle connections
+// too) and idle transactions. Fields other than the options below are a
+// filter on the entries, as in MongoDB.
+func cmdCurrentOp(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if req.DB != "admin" {
+		return nil, errs.New(errs.Unauthorized, "currentOp may only be run against the admin database.")
+	}
+	fb := bsoncore.NewDocumentBuilder()
+	all := false
+	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		switch k {
+		case "$all":
+			b, ok := v.BooleanOK()
+			all = ok && b
+			return true, nil
+		case "$ownOps", "$truncateOps", "idleConnections", "idleCursors", "idleSessions", "localOps", "backtrace", "allUsers":
+			return true, nil
+		}
+		if genericArgs[k] {
+			return true, nil
+		}
+		fb.AppendValue(k, v)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f, err := query.Parse(fb.Build())
+	if err != nil {
+		return nil, err
+	}
+	// As in mongod, the command is $currentOp with idleConnections: $all.
+	ops, err := s.currentOps(ctx, agg.CurrentOpOptions{AllUsers: true, IdleConnections: all, IdleSessions: true})
+	if err != nil {
+		return nil, err
+	}
+	ab := bsoncore.NewArrayBuilder()
+	for _, d := range ops {
+		if f.Match(d) {
+			ab.AppendDocument(d)
+		}
+	}
+	return bsoncore.NewDocumentBuilder().AppendArray("inprog", ab.Build()).Build(), nil
+}

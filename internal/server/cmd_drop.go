@@ -1,0 +1,31 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() { register(cmdDrop, "drop") }
+
+// cmdDrop drops a collection. As in MongoDB 7.0, dropping a collection
+// that does not exist succeeds.
+func cmdDrop(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+		return nil, err
+	}
+	err = s.eng.DropCollection(req.DB, coll)
+	if errs.Is(err, errs.NamespaceNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bsoncore.NewDocumentBuilder().AppendString("ns", ns(req.DB, coll)).Build(), nil
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/cursor"
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() { register(cmdFind, "find") }
+
+// cmdFind runs a query and returns the first batch of its cursor.
+func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	spec := engine.FindSpec{AllowDiskUse: allowDiskUseByDefault.Load()}
+	var batchSize int64
+	var hasBatch, singleBatch, noTimeout bool
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		var err error
+		switch k {
+		case "filter":
+			spec.Filter, err = argDoc(req.Name, k, v)
+		case "sort":
+			spec.Sort, err = argDoc(req.Name, k, v)
+		case "projection":
+			spec.Projection, err = argDoc(req.Name, k, v)
+		case "hint":
+			if v.Type != bsoncore.TypeString && v.Type != bsoncore.TypeEmbeddedDocument {
+				return true, wrongType(req.Name, k, v, "[string, object]")
+			}
+			spec.Hint = v
+		case "skip":
+			spec.Skip, err = nonNegative(req.Name, k, v)
+		case "limit":
+			spec.Limit, err = nonNegative(req.Name, k, v)
+		case "batchSize":
+			batchSize, err = nonNegative(req.Name, k, v)
+			hasBatch = true
+		case "singleBatch":
+			singleBatch, err = argBool(req.Name, k, v)
+		case "tailable":
+			spec.Tailable, err = argBool(req.Name, k, v)
+		case "awaitData":
+			spec.AwaitData, err = argBool(req.Name, k, v)
+		case "allowDiskUse":
+			spec.AllowDiskUse, err = argBool(req.Name, k, v)
+		case "noCursorTimeout":
+			noTimeout, err = argBool(req.Name, k, v)
+		case "let":
+			spec.Let, err = argDoc(req.Name, k, v)
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "showRecordId":
+			spec.ShowRecordID, err = argBool(req.Name, k, v)
+		case "returnKey":
+			var on bool
+			if on, err = argBool(req.Name, k, v); err == nil && on {
+				err = errs.New(errs.NotImplemented, "returnKey is not supported by Lode")
+			}
+		case "min", "max":
+			var d bsoncore.Document
+			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {
+				err = errs.New(errs.NotImplemented, "%s is not supported by Lode; use a filter on the indexed fields instead", k)
+			}
+		case "allowPartialResults", "oplogReplay", "runtimeConstants", "isMaster":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if spec.AwaitData && !spec.Tailable {
+		return nil, errs.New(errs.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+	}
+	sctx := cursor.NewSwitchContext(ctx)
+	it, err := s.eng.Find(sctx, req.DB, coll, spec)
+	if err != nil {
+		return nil, err
+	}
+	c := cursor.New(ns(req.DB, coll), it)
+	c.Ctx = sctx
+	c.Tailable, c.AwaitData = spec.Tailable, spec.AwaitData
+	c.NoTimeout = noTimeout
+	if spec.Limit > 0 {
+		c.Limit = spec.Limit
+		if !hasBatch || batchSize > spec.Limit {
+			batchSize, hasBatch = spec.Limit, true
+		}
+	}
+	return s.firstBatch(ctx, c, batchSize, hasBatch, singleBatch)
+}
+
+// nonNegative reads an integer argument that must be >= 0.
+func nonNegative(cmd, field string, v bsoncore.Value) (int64, error) {
+	n, err := argInt64(cmd, field, v)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, errs.New(errs.Code(51024), "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
+	}
+	return n, nil
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() { register(cmdFindAndModify, "findAndModify", "findandmodify") }
+
+// cmdFindAndModify atomically finds one document and updates or removes
+// it, returning the document before or after the change.
+func cmdFindAndModify(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	var spec engine.FindAndModifySpec
+	hasUpdate := false
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		var err error
+		switch k {
+		case "query":
+			if v.Type != bsoncore.TypeNull {
+				spec.Query, err = argDoc(req.Name, k, v)
+			}
+		case "sort":
+			if v.Type != bsoncore.TypeNull {
+				spec.Sort, err = argDoc(req.Name, k, v)
+			}
+		case "update":
+			if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
+				return true, errs.New(errs.FailedToParse, "Update argument must be either an object or an array")
+			}
+			hasUpdate = true
+			spec.Update = v
+		case "remove":
+			spec.Remove, err = argBool(req.Name, k, v)
+		case "new":
+			spec.New, err = argBool(req.Name, k, v)
+		case "upsert":
+			spec.Upsert, err = argBool(req.Name, k, v)
+		case "fields":
+			if v.Type != bsoncore.TypeNull {
+				spec.Fields, err = argDoc(req.Name, k, v)
+			}
+		case "arrayFilters":
+			spec.ArrayFilters, err = argDocArray(req.Name, k, v)
+		case "hint":
+			spec.Hint, err = argHint(v)
+		case "let":
+			spec.Let, err = argDoc(req.Name, k, v)
+		case "collation":
+			err = argCollation(req.Name, k, v)
+		case "bypassDocumentValidation", "stmtId", "runtimeConstants":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case spec.Remove && hasUpdate:
+		return nil, errs.New(errs.FailedToParse, "Cannot specify both an update and remove=true")
+	case !spec.Remove && !hasUpdate:
+		return nil, errs.New(errs.FailedToParse, "Either an update or remove=true must be specified")
+	case spec.Remove && spec.Upsert:
+		return nil, errs.New(errs.FailedToParse, "Cannot specify both upsert=true and remove=true ")
+	case spec.Remove && spec.New:
+		return nil, errs.New(errs.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
+	}
+	wc, err := parseWriteConcern(req)
+	if err != nil {
+		return nil, err
+	}
+	spec.Journal = wc.journal
+	res, err := s.eng.FindAndModify(ctx, req.DB, coll, spec)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Remove {
+		s.stats.delete.Add(1)
+	} else {
+		s.stats.update.Add(1)
+	}
+	if res.LastErrorObject.Upserted.Type != 0 {
+		s.inserts.notify(ns(req.DB, coll))
+	}
+	leo := bsoncore.NewDocumentBuilder().AppendInt32("n", int32(res.LastErrorObject.N))
+	if !spec.Remove {
+		leo.AppendBoolean("updatedExisting", res.LastErrorObject.UpdatedExisting)
+	}
+	if res.LastErrorObject.Upserted.Type != 0 {
+		leo.AppendValue("upserted", res.LastErrorObject.Upserted)
+	}
+	b := bsoncore.NewDocumentBuilder().AppendDocument("lastErrorObject", leo.Build())
+	if res.Value != nil {
+		b.AppendDocument("value", res.Value)
+	} else {
+		b.AppendNull("value")
+	}
+	appendWriteConcernError(b, wc)
+	return b.Build(), nil
+}

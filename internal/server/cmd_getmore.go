@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() { register(cmdGetMore, "getMore") }
+
+// cmdGetMore returns the next batch of an open cursor. A tailable
+// awaitData cursor with no new documents waits up to maxTimeMS (1 s by
+// default) and then returns an empty batch, keeping the cursor open.
+func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	idv := req.Cmd.Index(0).Value()
+	if idv.Type != bsoncore.TypeInt64 {
+		return nil, wrongType(req.Name, "getMore", idv, "long")
+	}
+	id := idv.Int64()
+	var coll string
+	var batchSize int64
+	var maxAwait time.Duration = time.Second
+	hasMaxTime := false
+	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		var err error
+		switch k {
+		case "collection":
+			coll, err = argString(req.Name, k, v)
+		case "batchSize":
+			batchSize, err = nonNegative(req.Name, k, v)
+		case "maxTimeMS":
+			hasMaxTime = true
+			if ms, ok := asInt64(v); ok && ms > 0 {
+				maxAwait = time.Duration(ms) * time.Millisecond
+			}
+			return true, nil
+		case "term", "lastKnownCommittedOpTime", "includeQueryStatsMetrics":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if coll == "" {
+		return nil, errs.New(errs.Code(40414), "BSON field 'getMore.collection' is missing but a required field")
+	}
+	c, err := s.cursors.Checkout(id, ns(req.DB, coll))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCursorTxn(ctx, id, c); err != nil {
+		s.cursors.Release(c, false)
+		return nil, err
+	}
+	if hasMaxTime && !c.AwaitData {
+		// The cursor's time limit comes from the command that opened it.
+		s.cursors.Release(c, false)
+		return nil, errs.New(errs.BadValue, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
+	}
+	n := int(batchSize)
+	if n == 0 {
+		n = -1
+	}
+	batchCtx := ctx
+	if c.AwaitData {
+		// maxTimeMS on a getMore of an awaitData cursor bounds the wait for
+		// new data, not the operation; dispatch must not turn it into an
+		// error, so use a fresh context.
+		batchCtx = context.Background()
+	}
+	docs, exhausted, err := c.NextBatch(batchCtx, n, maxBatchBytes)
+	if err == nil && len(docs) == 0 && c.AwaitData && !exhausted {
+		deadline := time.Now().Add(maxAwait)
+		for len(docs) == 0 && err == nil && time.Now().Before(deadline) {
+			if ctx.Err() == context.Canceled {
+				err = ctx.Err() // killOp or the client went away
+				break
+			}
+			s.inserts.wait(ctx, ns(req.DB, coll), time.Until(deadline))
+			docs, exhausted, err = c.NextBatch(batchCtx, n, maxBatchBytes)
+		}
+	}
+	if err != nil {
+		s.cursors.Release(c, true)
+		return nil, err
+	}
+	s.cursors.Release(c, exhausted)
+	outID := id
+	if exhausted {
+		outID = 0
+	}
+	return cursorReply("nextBatch", outID, c.NS, docs), nil
+}

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/cursor"
+	"github.com/lodedb/lode/internal/query"
+)
+
+func init() { register(cmdListCollections, "listCollections") }
+
+// cmdListCollections lists a database's collections as a cursor.
+func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	var filter *query.Filter
+	nameOnly := false
+	var batchSize int64
+	hasBatch := false
+	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		var err error
+		switch k {
+		case "filter":
+			if v.Type == bsoncore.TypeNull {
+				return true, nil
+			}
+			var d bsoncore.Document
+			if d, err = argDoc(req.Name, k, v); err == nil {
+				filter, err = query.Parse(d)
+			}
+		case "nameOnly":
+			nameOnly, err = argBool(req.Name, k, v)
+		case "cursor":
+			batchSize, hasBatch, err = parseCursorOpt(req.Name, v)
+		case "authorizedCollections", "includePendingDrops":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	colls, err := s.eng.ListCollections(req.DB)
+	if err != nil {
+		return nil, err
+	}
+	var docs []bsoncore.Document
+	for _, c := range colls {
+		b := bsoncore.NewDocumentBuilder().
+			AppendString("name", c.Name).
+			AppendString("type", c.Type)
+		if !nameOnly {
+			opts := c.Options
+			if len(opts) == 0 {
+				opts = bsoncore.NewDocumentBuilder().Build()
+			}
+			b.AppendDocument("options", opts).
+				AppendDocument("info", bsoncore.NewDocumentBuilder().
+					AppendBoolean("readOnly", false).
+					AppendBinary("uuid", bson.TypeBinaryUUID, c.UUID[:]).Build()).
+				AppendDocument("idIndex", bsoncore.NewDocumentBuilder().
+					AppendInt32("v", 2).
+					AppendDocument("key", bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()).
+					AppendString("name", "_id_").Build())
+		}
+		doc := b.Build()
+		if filter != nil && !filter.Match(doc) {
+			continue
+		}
+		docs = append(docs, doc)
+	}
+	c := cursor.New(ns(req.DB, "$cmd.listCollections"), &sliceSource{docs: docs})
+	return s.firstBatch(ctx, c, batchSize, hasBatch, false)
+}

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
+)
+
+func init() { register(cmdListDatabases, "listDatabases") }
+
+// cmdListDatabases lists databases with their sizes.
+func cmdListDatabases(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if req.DB != "admin" {
+		return nil, errs.New(errs.Unauthorized, "listDatabases may only be run against the admin database.")
+	}
+	var filter *query.Filter
+	nameOnly := false
+	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		switch k {
+		case "filter":
+			d, err := argDoc(req.Name, k, v)
+			if err != nil {
+				return true, err
+			}
+			filter, err = query.Parse(d)
+			return true, err
+		case "nameOnly":
+			var err error
+			nameOnly, err = argBool(req.Name, k, v)
+			return true, err
+		case "authorizedDatabases":
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	dbs, err := s.eng.ListDatabases()
+	if err != nil {
+		return nil, err
+	}
+	ab := bsoncore.NewArrayBuilder()
+	var total int64
+	for _, d := range dbs {
+		eb := bsoncore.NewDocumentBuilder().AppendString("name", d.Name)
+		if !nameOnly {
+			eb.AppendInt64("sizeOnDisk", d.SizeOnDisk).AppendBoolean("empty", d.Empty)
+		}
+		doc := eb.Build()
+		if filter != nil && !filter.Match(doc) {
+			continue
+		}
+		total += d.SizeOnDisk
+		ab.AppendDocument(doc)
+	}
+	b := bsoncore.NewDocumentBuilder().AppendArray("databases", ab.Build())
+	if !nameOnly {
+		b.AppendInt64("totalSize", total).AppendInt64("totalSizeMb", total>>20)
+	}
+	return b.Build(), nil
+}

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() { register(cmdRenameCollection, "renameCollection") }
+
+// cmdRenameCollection renames "db.a" to "db2.b"; it runs on admin.
+func cmdRenameCollection(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if req.DB != "admin" {
+		return nil, errs.New(errs.Unauthorized, "renameCollection may only be run against the admin database.")
+	}
+	from, err := argString(req.Name, req.Name, req.Cmd.Index(0).Value())
+	if err != nil {
+		return nil, err
+	}
+	var to string
+	dropTarget := false
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		var err error
+		switch k {
+		case "to":
+			to, err = argString(req.Name, k, v)
+		case "dropTarget":
+			dropTarget, err = argBool(req.Name, k, v)
+		case "stayTemp", "collectionUUID":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	fdb, fcoll, ok := splitNS(from)
+	if !ok {
+		return nil, errs.New(errs.InvalidNamespace, "Invalid source namespace: %s", from)
+	}
+	tdb, tcoll, ok := splitNS(to)
+	if !ok {
+		return nil, errs.New(errs.InvalidNamespace, "Invalid target namespace: %s", to)
+	}
+	if err := s.eng.RenameCollection(fdb, fcoll, tdb, tcoll, dropTarget); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}

@@ -1,0 +1,106 @@
+package server
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/membudget"
+)
+
+func init() { register(cmdServerStatus, "serverStatus") }
+
+// cmdServerStatus reports process, connection and operation counters.
+func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Document, error) {
+	up := time.Since(s.started)
+	resident, virtual := processMemory()
+	st := &s.stats
+	return bsoncore.NewDocumentBuilder().
+		AppendString("host", s.host).
+		AppendString("version", MongoVersion).
+		AppendString("process", "mongod").
+		AppendInt64("pid", int64(os.Getpid())).
+		AppendInt64("uptime", int64(up.Seconds())).
+		AppendInt64("uptimeMillis", up.Milliseconds()).
+		AppendInt64("uptimeEstimate", int64(up.Seconds())).
+		AppendDateTime("localTime", time.Now().UnixMilli()).
+		AppendDocument("connections", bsoncore.NewDocumentBuilder().
+			AppendInt32("current", int32(st.current.Load())).
+			AppendInt32("available", int32(max(s.maxConnections()-st.current.Load(), 0))).
+			AppendInt32("totalCreated", int32(st.total.Load())).
+			AppendInt64("rejected", st.rejected.Load()).
+			AppendInt32("active", int32(st.current.Load())).Build()).
+		AppendDocument("opcounters", bsoncore.NewDocumentBuilder().
+			AppendInt64("insert", st.insert.Load()).
+			AppendInt64("query", st.query.Load()).
+			AppendInt64("update", st.update.Load()).
+			AppendInt64("delete", st.delete.Load()).
+			AppendInt64("getmore", st.getmore.Load()).
+			AppendInt64("command", st.cmd.Load()).Build()).
+		AppendDocument("mem", bsoncore.NewDocumentBuilder().
+			AppendInt32("bits", 64).
+			AppendInt32("resident", int32(resident)).
+			AppendInt32("virtual", int32(virtual)).
+			AppendBoolean("supported", true).Build()).
+		AppendDocument("metrics", s.metricsDoc()).
+		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().
+			AppendString("name", "lode").
+			AppendBoolean("supportsCommittedReads", true).
+			AppendBoolean("persistent", true).Build()).
+		AppendDocument("lode", bsoncore.NewDocumentBuilder().
+			AppendDocument("storage", storageMetricsDoc(s)).
+			AppendDocument("memoryBudget", bsoncore.NewDocumentBuilder().
+				AppendInt64("limit", membudget.Server.Limit()).
+				AppendInt64("used", membudget.Server.Used()).
+				AppendInt64("refused", membudget.Server.Refused()).Build()).Build()).
+		Build(), nil
+}
+
+// storageMetricsDoc renders Pebble's figures (serverStatus.lode.storage),
+// Lode's counterpart of mongod's wiredTiger section: whether flushes,
+// compactions or write stalls are behind a latency spike.
+func storageMetricsDoc(s *Server) bsoncore.Document {
+	m := s.eng.StorageMetrics()
+	return bsoncore.NewDocumentBuilder().
+		AppendInt64("flushes", m.Flushes).
+		AppendInt64("flushesInProgress", m.FlushesInProgress).
+		AppendInt64("compactions", m.Compactions).
+		AppendInt64("compactionsInProgress", m.CompactionsInProgress).
+		AppendInt64("compactionDebtBytes", int64(m.CompactionDebtBytes)).
+		AppendInt64("l0Files", m.L0Files).
+		AppendInt32("l0Sublevels", m.L0Sublevels).
+		AppendInt32("readAmplification", int32(m.ReadAmp)).
+		AppendInt64("memtableBytes", int64(m.MemtableBytes)).
+		AppendInt64("memtables", m.Memtables).
+		AppendInt64("blockCacheBytes", m.BlockCacheBytes).
+		AppendInt64("blockCacheHits", m.BlockCacheHits).
+		AppendInt64("blockCacheMisses", m.BlockCacheMisses).
+		AppendInt64("writeStalls", m.WriteStalls).
+		AppendInt64("writeStallMillis", m.WriteStallMillis).
+		AppendInt64("walBytes", int64(m.WALBytes)).
+		Build()
+}
+
+// metricsDoc renders serverStatus.metrics: document counters, TTL monitor
+// counters and Lode's durability counters.
+func (s *Server) metricsDoc() bsoncore.Document {
+	ds := s.eng.DocumentStats()
+	ts := s.eng.TTLStats()
+	ss := s.eng.StorageStats()
+	return bsoncore.NewDocumentBuilder().
+		AppendDocument("document", bsoncore.NewDocumentBuilder().
+			AppendInt64("deleted", ds.Deleted).
+			AppendInt64("inserted", ds.Inserted).
+			AppendInt64("returned", docsReturned.Load()).
+			AppendInt64("updated", ds.Updated).Build()).
+		AppendDocument("ttl", bsoncore.NewDocumentBuilder().
+			AppendInt64("deletedDocuments", ts.DeletedDocuments).
+			AppendInt64("passes", ts.Passes).Build()).
+		AppendDocument("lode", bsoncore.NewDocumentBuilder().
+			AppendInt64("commits", int64(ss.Commits)).
+			AppendInt64("syncs", int64(ss.Syncs)).
+			AppendInt64("syncWaits", int64(ss.SyncWaits)).Build()).
+		Build()
+}

@@ -1,0 +1,377 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/membudget"
+	"github.com/lodedb/lode/internal/wire"
+)
+
+// conn is one client connection. Requests on a connection are handled one
+// at a time, in order, as the wire protocol requires.
+type conn struct {
+	s      *Server
+	nc     net.Conn
+	id     int64
+	r      *bufio.Reader
+	out    []byte
+	reqID  atomic.Int32
+	client bsoncore.Document // client metadata from the first hello
+
+	op atomic.Pointer[runningOp] // the command running now (currentop.go)
+
+	// The disconnect watcher (watchDisconnect): a command still running
+	// after disconnectCheckDelay gets a goroutine that waits on the socket
+	// and cancels it if the client goes away.
+	watchMu    sync.Mutex
+	watchTimer *time.Timer
+	inCmd      bool
+	watchDone  chan struct{}
+	gone       chan struct{} // closed when the watcher saw the client leave
+	goneOnce   sync.Once
+}
+
+// disconnectCheckDelay is how long a command runs before Lode starts
+// watching its client's socket for a disconnect.
+const disconnectCheckDelay = 100 * time.Millisecond
+
+// watchDisconnect arms the watcher for the command about to run and
+// returns the function that disarms it when the command is done.
+func (c *conn) watchDisconnect() func() {
+	c.watchMu.Lock()
+	c.inCmd = true
+	c.watchMu.Unlock()
+	if c.watchTimer == nil {
+		c.watchTimer = time.AfterFunc(disconnectCheckDelay, c.startWatch)
+	} else {
+		c.watchTimer.Reset(disconnectCheckDelay)
+	}
+	return c.endWatch
+}
+
+// startWatch runs on the timer: while the command runs, the connection's
+// goroutine is not reading, so the watcher may block in a Peek. EOF or a
+// reset means the client is gone: the running command is cancelled, as
+// mongod interrupts an operation whose client disconnected. Data (a
+// pipelined request) means it is alive, and the watch ends.
+func (c *conn) startWatch() {
+	c.watchMu.Lock()
+	if !c.inCmd {
+		c.watchMu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	c.watchDone = done
+	c.watchMu.Unlock()
+	defer close(done)
+	if _, err := c.r.Peek(1); err == nil {
+		return
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return // endWatch stopped us
+	}
+	c.goneOnce.Do(func() { close(c.gone) })
+	if op := c.op.Load(); op != nil && op.name != "createIndexes" {
+		// Index builds are server work and go on, as in mongod.
+		op.disconnected.Store(true)
+		op.cancel()
+		c.s.log.Info("interrupting an operation: its client disconnected", "conn", c.id, "op", op.name)
+	}
+}
+
+// endWatch disarms the watcher and, if it is waiting on the socket, wakes
+// it with a past read deadline and waits for it to let go of the reader.
+func (c *conn) endWatch() {
+	c.watchMu.Lock()
+	c.inCmd = false
+	done := c.watchDone
+	c.watchDone = nil
+	c.watchMu.Unlock()
+	c.watchTimer.Stop()
+	if done != nil {
+		_ = c.nc.SetReadDeadline(time.Now())
+		<-done
+		_ = c.nc.SetReadDeadline(time.Time{})
+	}
+}
+
+func (s *Server) newConn(nc net.Conn) *conn {
+	c := &conn{s: s, nc: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10), gone: make(chan struct{})}
+	return c
+}
+
+func (c *conn) serve() {
+	s := c.s
+	defer s.stats.connClosed() // opened by Serve, which counts it first
+	defer c.nc.Close()
+	log := s.log.With("conn", c.id, "remote", c.nc.RemoteAddr().String())
+	log.Debug("connection accepted")
+	timeout := s.messageTimeout()
+	for {
+		// Wait as long as the client likes for a message to begin (idle
+		// connections stay open, as with mongod), then give the rest of
+		// it timeout to arrive unless it is already buffered.
+		if _, err := c.r.Peek(1); err != nil {
+			log.Debug("connection closed", "err", err)
+			return
+		}
+		deadline := timeout > 0 && !c.wholeMessageBuffered()
+		if deadline {
+			_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
+		}
+		// A large request reserves from the server's memory budget for
+		// itself and what parsing it builds; refused, it is read past and
+		// answered with ExceededMemoryLimit, and the connection goes on.
+		var res membudget.Reservation
+		if refused, err := c.reserveMessage(&res); refused || err != nil {
+			if deadline {
+				_ = c.nc.SetReadDeadline(time.Time{})
+			}
+			if err != nil {
+				log.Debug("closing connection: reading a refused message", "err", err)
+				return
+			}
+			continue
+		}
+		msg, err := wire.ReadMessage(c.r)
+		if deadline {
+			_ = c.nc.SetReadDeadline(time.Time{})
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				log.Info("closing connection: a message did not arrive in time", "timeout", timeout)
+				return
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+				log.Debug("connection closed")
+				return
+			}
+			var pe *wire.ProtocolError
+			if errors.As(err, &pe) && !pe.Fatal {
+				// Framing is intact: answer with an error and go on.
+				log.Debug("bad message", "err", err)
+				if pe.MoreToCome {
+					continue
+				}
+				if werr := c.replyError(pe.Header, pe.Err); werr != nil {
+					return
+				}
+				continue
+			}
+			log.Debug("closing connection on unreadable message", "err", err)
+			return
+		}
+		err = c.handle(msg)
+		res.Release()
+		if err != nil {
+			log.Debug("write failed", "err", err)
+			return
+		}
+	}
+}
+
+// messageBudgetFactor is what a request reserves per byte: the message as
+// read, its merged command document, and what parsing builds from it (a
+// $in's values take about three times their BSON).
+const messageBudgetFactor = 4
+
+// reserveMessage reserves the next message's share of the memory budget
+// in res. When the budget refuses, it reads the message past, answers it
+// with ExceededMemoryLimit (146) unless the client asked for no reply,
+// and reports refused; err is a read or write failure.
+func (c *conn) reserveMessage(res *membudget.Reservation) (refused bool, err error) {
+	// Only the length first: a message may be shorter than a header and
+	// its flags, and waiting for bytes that never come would hold back
+	// the error reply ReadMessage gives it.
+	lb, perr := c.r.Peek(4)
+	if perr != nil {
+		return false, nil // short: ReadMessage reports it
+	}
+	n := int64(binary.LittleEndian.Uint32(lb))
+	if n <= membudget.Floor || n > wire.MaxMessageSizeBytes || res.Grow(n*messageBudgetFactor) {
+		return false, nil
+	}
+	hdr, perr := c.r.Peek(wire.HeaderLen + 4) // over 1 MiB: these bytes exist
+	if perr != nil {
+		return false, nil
+	}
+	h := wire.Header{
+		MessageLength: int32(n),
+		RequestID:     int32(binary.LittleEndian.Uint32(hdr[4:])),
+		OpCode:        wire.OpCode(binary.LittleEndian.Uint32(hdr[12:])),
+	}
+	flags := binary.LittleEndian.Uint32(hdr[16:])
+	if _, err := c.r.Discard(int(n)); err != nil {
+		return true, err
+	}
+	c.s.log.Warn("request refused: the server's memory budget is exhausted", "conn", c.id, "bytes", n,
+		"budget_used", membudget.Server.Used(), "budget", membudget.Server.Limit())
+	if h.OpCode == wire.OpMsgCode && flags&wire.MoreToCome != 0 {
+		return true, nil
+	}
+	e := errs.New(errs.ExceededMemoryLimit, "request of %d bytes refused: the server's memory budget (%d bytes) is in use", n, membudget.Server.Limit())
+	return true, c.replyError(h, e)
+}
+
+// wholeMessageBuffered reports whether the next message is already in
+// the read buffer in full, so reading it cannot stall.
+func (c *conn) wholeMessageBuffered() bool {
+	if c.r.Buffered() < 4 {
+		return false
+	}
+	h, err := c.r.Peek(4)
+	if err != nil {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint32(h))
+	return n > 0 && c.r.Buffered() >= n
+}
+
+// handle answers one message. It returns an error only when the
+// connection must be closed.
+func (c *conn) handle(m wire.Message) error {
+	switch m := m.(type) {
+	case *wire.Msg:
+		return c.handleMsg(m)
+	case *wire.Query:
+		if !isCommandNS(m.FullCollectionName) {
+			return c.writeLegacyError(m.Header.RequestID, "OP_QUERY is no longer supported")
+		}
+		reply := c.handleOpQuery(m)
+		return c.writeReply(m.Header.RequestID, reply)
+	default:
+		return c.handleLegacy(m.MessageHeader())
+	}
+}
+
+// handleMsg answers one OP_MSG. A large one (bigMessage or more) first
+// takes one of the server's bigSlots, so a burst of huge requests is
+// parsed and run a few at a time rather than all at once; one whose
+// client leaves while it waits is dropped unparsed.
+func (c *conn) handleMsg(m *wire.Msg) error {
+	endWatch := c.watchDisconnect()
+	defer endWatch()
+	if m.Header.MessageLength >= bigMessage {
+		select {
+		case c.s.bigSlots <- struct{}{}:
+		case <-c.gone:
+			return errClientGone
+		}
+		defer func() { <-c.s.bigSlots }()
+		select {
+		case <-c.gone:
+			return errClientGone
+		default:
+		}
+	}
+	cmd, err := m.Merged()
+	if err != nil {
+		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
+	}
+	moreToCome := m.FlagBits&wire.MoreToCome != 0
+	reply := c.s.dispatch(context.Background(), c, cmd, moreToCome)
+	if moreToCome {
+		return nil
+	}
+	// As mongod does over plain TCP, a checksummed request gets a
+	// checksummed reply.
+	return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
+}
+
+// bigMessage is the size from which a request waits for a big slot.
+const bigMessage = 1 << 20
+
+// errClientGone closes a connection whose client left before its request
+// ran.
+var errClientGone = errors.New("client disconnected before its request ran")
+
+// handleLegacy answers an opcode other than OP_MSG and OP_QUERY the way
+// mongod 7.0 does (service_entry_point_common.cpp): OP_GET_MORE gets an
+// OP_REPLY error; the removed fire-and-forget writes (OP_INSERT, OP_UPDATE,
+// OP_DELETE, OP_KILL_CURSORS) fail the request, which ends the session; any
+// other opcode is logged and gets no reply, and the connection goes on.
+// OP_COMPRESSED is never negotiated by Lode, so it cannot be decompressed
+// and also ends the session.
+func (c *conn) handleLegacy(h wire.Header) error {
+	log := c.s.log.With("conn", c.id, "opcode", int32(h.OpCode))
+	switch h.OpCode {
+	case wire.OpGetMore:
+		return c.writeLegacyError(h.RequestID, "OP_GET_MORE is no longer supported")
+	case wire.OpInsert, wire.OpUpdate, wire.OpDelete, wire.OpKillCursors:
+		log.Info("closing connection: legacy opcode is no longer supported", "op", h.OpCode.String())
+		return fmt.Errorf("%v is no longer supported", h.OpCode)
+	case wire.OpCompressed:
+		log.Info("closing connection: compression was not negotiated")
+		return errors.New("OP_COMPRESSED without a negotiated compressor")
+	default:
+		log.Info("operation is not supported")
+		return nil
+	}
+}
+
+// writeLegacyError sends mongod's OP_REPLY for a removed legacy read
+// opcode: QueryFailure set and {$err, code: 5739101, ok: 0}.
+func (c *conn) writeLegacyError(responseTo int32, what string) error {
+	doc := bsoncore.NewDocumentBuilder().
+		AppendString("$err", what+". The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal").
+		AppendInt32("code", 5739101).
+		AppendDouble("ok", 0).
+		Build()
+	c.out = wire.AppendReply(c.out[:0], c.reqID.Add(1), responseTo, wire.ReplyQueryFailure, 0, 0, doc)
+	_, err := c.nc.Write(c.out)
+	c.trimBuffer()
+	return err
+}
+
+// isCommandNS reports whether a legacy namespace names a database's
+// command pseudo-collection ("db.$cmd").
+func isCommandNS(ns string) bool {
+	_, coll, ok := splitNS(ns)
+	return ok && coll == "$cmd"
+}
+
+// replyError answers a message that could be framed but not decoded.
+func (c *conn) replyError(h wire.Header, err error) error {
+	if h.OpCode == wire.OpQuery {
+		return c.writeReply(h.RequestID, errorDoc(err))
+	}
+	return c.writeMsg(h.RequestID, 0, errorDoc(err))
+}
+
+// writeMsg sends an OP_MSG reply; flags may hold ChecksumPresent.
+func (c *conn) writeMsg(responseTo int32, flags uint32, body bsoncore.Document) error {
+	c.out = wire.AppendMsg(c.out[:0], c.reqID.Add(1), responseTo, flags, body)
+	_, err := c.nc.Write(c.out)
+	c.trimBuffer()
+	return err
+}
+
+// writeReply sends the OP_REPLY for a command that came as OP_QUERY. Like
+// mongod's LegacyReplyBuilder it sets the AwaitCapable flag, errors
+// included (they are command replies with ok: 0).
+func (c *conn) writeReply(responseTo int32, doc bsoncore.Document) error {
+	c.out = wire.AppendReply(c.out[:0], c.reqID.Add(1), responseTo, wire.ReplyAwaitCapable, 0, 0, doc)
+	_, err := c.nc.Write(c.out)
+	c.trimBuffer()
+	return err
+}
+
+// trimBuffer drops a large reply buffer so one big batch does not pin
+// memory for the connection's lifetime.
+func (c *conn) trimBuffer() {
+	if cap(c.out) > 1<<20 {
+		c.out = nil
+	}
+}

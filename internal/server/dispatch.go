@@ -1,0 +1,174 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// Request is one decoded command.
+type Request struct {
+	// Name is the command name: the first field of the command document.
+	Name string
+	// DB is the target database ($db).
+	DB string
+	// Cmd is the whole command document, with OP_MSG document sequences
+	// merged in as array fields.
+	Cmd bsoncore.Document
+	// MoreToCome is set for OP_MSG moreToCome: the client wants no reply.
+	MoreToCome bool
+
+	conn *conn
+	// explainVerbosity is set on the aggregate the explain command runs
+	// (cmd_explain_agg.go).
+	explainVerbosity string
+}
+
+// handler runs one command and returns the reply body without "ok".
+type handler func(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error)
+
+// commands maps command names to handlers; filled by the cmd_*.go files.
+var commands = map[string]handler{}
+
+// register adds handlers under one or more names.
+func register(h handler, names ...string) {
+	for _, n := range names {
+		commands[n] = h
+	}
+}
+
+// dispatch runs a command and returns the complete reply document.
+// It never panics: a panic in a handler becomes an InternalError reply.
+func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool) (reply bsoncore.Document) {
+	start := time.Now()
+	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic in command handler", "cmd", req.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			reply = errorDoc(errs.New(errs.InternalError, "internal error in command %s: %v", req.Name, r))
+		}
+	}()
+	first, err := cmd.IndexErr(0)
+	if err != nil {
+		return errorDoc(errs.New(errs.FailedToParse, "empty command document"))
+	}
+	req.Name = first.Key()
+	if v, err := cmd.LookupErr("$db"); err == nil {
+		db, ok := v.StringValueOK()
+		if !ok {
+			return errorDoc(errs.New(errs.TypeMismatch, "BSON field '$db' is the wrong type '%s', expected type 'string'", typeName(v.Type)))
+		}
+		req.DB = db
+	} else {
+		return errorDoc(errs.New(errs.FailedToParse, "OP_MSG requests require a $db argument"))
+	}
+	h, ok := commands[req.Name]
+	if !ok {
+		s.stats.command()
+		return errorDoc(errs.New(errs.CommandNotFound, "no such command: '%s'", req.Name))
+	}
+	s.stats.countCommand(req.Name)
+	if v, err := cmd.LookupErr("maxTimeMS"); err == nil {
+		ms, err := parseMaxTimeMS(v)
+		if err != nil {
+			return errorDoc(errs.As(err))
+		}
+		if ms > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
+			defer cancel()
+		}
+	}
+	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
+	defer endOp()
+	body, err := s.runCommand(ctx, h, req) // sessions, transactions, cluster time (session_run.go)
+	err = opError(ctx, err)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded && !errs.Is(err, errs.MaxTimeMSExpired) {
+			// Keep the labels: a commitTransaction that timed out after
+			// committing must still say UnknownTransactionCommitResult.
+			me := errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			me.Labels = errs.As(err).Labels
+			me.Info = errs.As(err).Info
+			err = me
+		}
+		e := errs.As(err)
+		if e.Code == errs.InternalError {
+			s.log.Error("command failed", "cmd", req.Name, "err", err)
+		}
+		return errorDoc(e)
+	}
+	if d := time.Since(start); d > 100*time.Millisecond {
+		s.log.Info("slow query", "cmd", req.Name, "db", req.DB, "durationMillis", d.Milliseconds())
+	}
+	return okDoc(body)
+}
+
+// okDoc appends ok:1 to a handler's reply body.
+func okDoc(body bsoncore.Document) bsoncore.Document {
+	if len(body) == 0 {
+		body = bsoncore.NewDocumentBuilder().Build()
+	}
+	out := make([]byte, 0, len(body)+16)
+	out = append(out, body[:len(body)-1]...)
+	out = bsoncore.AppendDoubleElement(out, "ok", 1)
+	out = append(out, 0)
+	bsoncore.UpdateLength(out, 0, int32(len(out)))
+	return out
+}
+
+// errorDoc renders err as {ok:0, errmsg, code, codeName, errorLabels?}
+// plus any extra fields the error carries.
+func errorDoc(err error) bsoncore.Document {
+	e := errs.As(err)
+	b := bsoncore.NewDocumentBuilder().
+		AppendDouble("ok", 0).
+		AppendString("errmsg", e.Msg).
+		AppendInt32("code", int32(e.Code)).
+		AppendString("codeName", e.Code.Name())
+	if len(e.Labels) > 0 {
+		ab := bsoncore.NewArrayBuilder()
+		for _, l := range e.Labels {
+			ab.AppendString(l)
+		}
+		b.AppendArray("errorLabels", ab.Build())
+	}
+	if len(e.Info) > 0 {
+		elems, _ := bsoncore.Document(e.Info).Elements()
+		for _, el := range elems {
+			b.AppendValue(el.Key(), el.Value())
+		}
+	}
+	return b.Build()
+}
+
+// collName returns the collection named by the command's first field.
+func collName(req *Request) (string, error) {
+	v := req.Cmd.Index(0).Value()
+	name, ok := v.StringValueOK()
+	if !ok {
+		return "", errs.New(errs.InvalidNamespace, "collection name has invalid type %s", typeName(v.Type))
+	}
+	if name == "" {
+		return "", errs.New(errs.InvalidNamespace, "Invalid namespace specified '%s.'", req.DB)
+	}
+	return name, nil
+}
+
+// ns returns "db.coll".
+func ns(db, coll string) string { return db + "." + coll }
+
+// splitNS splits "db.coll" at the first dot.
+func splitNS(full string) (db, coll string, ok bool) {
+	i := strings.IndexByte(full, '.')
+	if i <= 0 || i == len(full)-1 {
+		return "", "", false
+	}
+	return full[:i], full[i+1:], true
+}

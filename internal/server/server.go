@@ -1,0 +1,258 @@
+// Package server accepts MongoDB wire-protocol connections and dispatches
+// their commands to the engine. Each command handler lives in its own
+// cmd_*.go file and is thin: it parses arguments, calls the engine and
+// shapes the reply as MongoDB 7.0 does.
+package server
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lodedb/lode/internal/cursor"
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Logger receives server logs; nil means slog.Default().
+	Logger *slog.Logger
+	// CursorTimeout closes idle cursors; zero means 10 minutes.
+	CursorTimeout time.Duration
+	// CmdLine is reported by getCmdLineOpts.
+	CmdLine []string
+	// Standalone turns off the replica-set identity (and with it
+	// retryable writes and transactions), like a mongod without --replSet.
+	Standalone bool
+	// ReplSetName is the replica set's name; empty means "lode".
+	ReplSetName string
+	// AdvertiseAddr is the host:port reported in hello's hosts and me;
+	// empty means the address the client connected to.
+	AdvertiseAddr string
+	// MaxConnections caps the open client connections (mongod's
+	// net.maxIncomingConnections); a connection beyond it is closed at
+	// once. Zero means mongod's default: 1,000,000, or 80% of the soft
+	// open-file limit when that is lower.
+	MaxConnections int
+	// MessageTimeout bounds how long a request may take to arrive once its
+	// first byte has: a client that stalls mid-message is disconnected.
+	// Idle connections between messages are never timed out. Zero means
+	// DefaultMessageTimeout; negative disables the deadline.
+	MessageTimeout time.Duration
+}
+
+// DefaultMessageTimeout is Config.MessageTimeout's default.
+const DefaultMessageTimeout = 30 * time.Second
+
+// maxConnections returns the effective connection cap.
+func (s *Server) maxConnections() int64 {
+	if s.cfg.MaxConnections > 0 {
+		return int64(s.cfg.MaxConnections)
+	}
+	max := int64(1000000) // mongod's default net.maxIncomingConnections
+	if n, ok := maxOpenFiles(); ok && n*8/10 < max {
+		max = n * 8 / 10
+	}
+	return max
+}
+
+func (s *Server) messageTimeout() time.Duration {
+	switch {
+	case s.cfg.MessageTimeout < 0:
+		return 0
+	case s.cfg.MessageTimeout == 0:
+		return DefaultMessageTimeout
+	}
+	return s.cfg.MessageTimeout
+}
+
+// Server serves the MongoDB wire protocol on top of an engine.
+type Server struct {
+	eng     *engine.Engine
+	log     *slog.Logger
+	cfg     Config
+	cursors *cursor.Registry
+	started time.Time
+	host    string
+
+	mu      sync.Mutex
+	lns     map[net.Listener]struct{}
+	conns   map[*conn]struct{}
+	closing bool
+	wg      sync.WaitGroup
+
+	nextConnID atomic.Int64
+	stats      stats
+	logs       *logRing
+
+	inserts     inserts
+	paramsOnce  sync.Once
+	params      params
+	extraParams map[string]param
+
+	sessions sessionRegistry // logical sessions and transactions (session.go)
+
+	// bigSlots admits requests of bigMessage bytes or more, as many at a
+	// time as there are cores (conn.go handleMsg).
+	bigSlots chan struct{}
+}
+
+func (s *Server) cursorTimeout() time.Duration {
+	if s.cfg.CursorTimeout > 0 {
+		return s.cfg.CursorTimeout
+	}
+	return cursor.DefaultTimeout
+}
+
+// New returns a server for eng. The caller keeps ownership of eng.
+func New(eng *engine.Engine, cfg Config) *Server {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	host, _ := os.Hostname()
+	s := &Server{
+		eng:      eng,
+		log:      log,
+		cfg:      cfg,
+		cursors:  cursor.NewRegistry(cfg.CursorTimeout),
+		started:  time.Now(),
+		host:     host,
+		lns:      make(map[net.Listener]struct{}),
+		conns:    make(map[*conn]struct{}),
+		logs:     newLogRing(1024),
+		bigSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
+	}
+	eng.SetNamespaceHook(s.namespaceGone)
+	return s
+}
+
+// namespaceGone kills the cursors of a dropped or renamed collection with
+// mongod's QueryPlanKilled errors; their next getMore reports it.
+func (s *Server) namespaceGone(ev engine.NamespaceEvent) {
+	u := hex.EncodeToString(ev.UUID[:])
+	uuid := u[0:8] + "-" + u[8:12] + "-" + u[12:16] + "-" + u[16:20] + "-" + u[20:]
+	ns := ev.DB + "." + ev.Coll
+	var err error
+	if ev.RenamedTo != "" {
+		err = errs.New(errs.QueryPlanKilled, "collection renamed from '%s' to '%s'. UUID %s", ns, ev.RenamedTo, uuid)
+	} else {
+		err = errs.New(errs.QueryPlanKilled, "collection dropped. UUID %s", uuid)
+	}
+	if n := s.cursors.KillNamespace(ns, err); n > 0 {
+		s.log.Debug("killed cursors of a dropped or renamed collection", "ns", ns, "cursors", n)
+	}
+}
+
+// Serve accepts connections on ln until the server is closed. It returns
+// nil after Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return errors.New("server: closed")
+	}
+	s.lns[ln] = struct{}{}
+	s.mu.Unlock()
+	s.log.Info("waiting for connections", "addr", ln.Addr().String())
+	s.logs.add(fmt.Sprintf(`{"t":{"$date":%q},"s":"I","c":"NETWORK","msg":"Waiting for connections","attr":{"addr":%q}}`, time.Now().UTC().Format(time.RFC3339Nano), ln.Addr().String()))
+	var delay time.Duration
+	var lastWarn time.Time
+	max := s.maxConnections()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closing := s.closing
+			s.mu.Unlock()
+			if closing {
+				return nil
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("server: accept: %w", err)
+			}
+			// Out of descriptors (EMFILE, ENFILE), an aborted handshake,
+			// a timeout: wait and retry, as net/http does, rather than
+			// stop serving the connections already open.
+			if delay == 0 {
+				delay = 5 * time.Millisecond
+			} else if delay < time.Second {
+				delay = min(2*delay, time.Second)
+			}
+			if time.Since(lastWarn) > 10*time.Second {
+				lastWarn = time.Now()
+				s.log.Warn("accept failed; retrying", "err", err, "retry_in", delay)
+			}
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		if cur := s.stats.current.Load(); cur >= max {
+			// mongod closes such a connection straight away.
+			s.stats.rejected.Add(1)
+			if time.Since(lastWarn) > 10*time.Second {
+				lastWarn = time.Now()
+				s.log.Warn("connection refused because there are too many open connections", "current", cur, "max", max, "remote", nc.RemoteAddr().String())
+			}
+			_ = nc.Close()
+			continue
+		}
+		c := s.newConn(nc)
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			_ = nc.Close()
+			return nil
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.stats.connOpened()
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// Close stops accepting, closes every connection, waits for their
+// goroutines and closes open cursors. It does not close the engine.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closing = true
+	for ln := range s.lns {
+		_ = ln.Close()
+	}
+	for c := range s.conns {
+		c.nc.Close()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.log.Warn("connections still running at shutdown")
+	}
+	s.cursors.Close()
+	return nil
+}
+
+// background returns the context for work not tied to one request.
+func (s *Server) background() context.Context { return context.Background() }

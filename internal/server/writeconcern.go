@@ -1,0 +1,101 @@
+package server
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// writeConcern is a parsed writeConcern argument.
+type writeConcern struct {
+	w0      bool
+	journal bool
+	// unsatisfiable is set for w > 1 or an unknown tag: the write is done
+	// but the reply carries a writeConcernError, as MongoDB's does on a
+	// single node that cannot satisfy it.
+	unsatisfiable *errs.Error
+}
+
+// parseWriteConcern reads the command's writeConcern field.
+func parseWriteConcern(req *Request) (writeConcern, error) {
+	var wc writeConcern
+	v, err := req.Cmd.LookupErr("writeConcern")
+	if err != nil {
+		return defaultWriteConcern(req), nil // setDefaultRWConcern
+	}
+	d, ok := v.DocumentOK()
+	if !ok {
+		return wc, wrongType(req.Name, "writeConcern", v, "object")
+	}
+	majority, jFalse := false, false
+	elems, _ := d.Elements()
+	for _, el := range elems {
+		x := el.Value()
+		switch el.Key() {
+		case "w":
+			switch x.Type {
+			case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble:
+				n, ok := asInt64(x)
+				if !ok || n < 0 {
+					return wc, errs.New(errs.FailedToParse, "w has to be a non-negative number and not greater than 50; found: %s", x.String())
+				}
+				switch {
+				case n == 0:
+					wc.w0 = true
+				case n > 1:
+					wc.unsatisfiable = errs.New(errs.UnsatisfiableWriteConcern, "Not enough data-bearing nodes")
+				}
+			case bsoncore.TypeString:
+				if s := x.StringValue(); s != "majority" {
+					wc.unsatisfiable = errs.New(errs.UnknownReplWriteConcern, "Unrecognized write concern mode: %s", s)
+				} else {
+					majority = true
+				}
+			default:
+				return wc, errs.New(errs.FailedToParse, "w has to be a number or string; found: %s", typeName(x.Type))
+			}
+		case "j":
+			b, err := argBool("writeConcern", "j", x)
+			if err != nil {
+				return wc, err
+			}
+			wc.journal = b
+			jFalse = !b
+		case "fsync":
+			b, err := argBool("writeConcern", "fsync", x)
+			if err != nil {
+				return wc, err
+			}
+			wc.journal = wc.journal || b
+		case "wtimeout", "wtimeoutMS", "provenance", "getLastError":
+		default:
+			return wc, errs.New(errs.Code(40415), "BSON field 'writeConcern.%s' is an unknown field.", el.Key())
+		}
+	}
+	// writeConcernMajorityJournalDefault is true in MongoDB: w:"majority"
+	// is acknowledged only once the write is in the on-disk journal, unless
+	// the client asks for j:false.
+	if majority && !jFalse {
+		wc.journal = true
+	}
+	if wc.w0 && wc.journal {
+		wc.w0 = false
+	}
+	return wc, nil
+}
+
+// appendWriteConcernError adds writeConcernError to a reply builder when
+// the write concern could not be satisfied.
+func appendWriteConcernError(b *bsoncore.DocumentBuilder, wc writeConcern) {
+	if wc.unsatisfiable == nil {
+		return
+	}
+	e := wc.unsatisfiable
+	b.AppendDocument("writeConcernError", bsoncore.NewDocumentBuilder().
+		AppendInt32("code", int32(e.Code)).
+		AppendString("codeName", e.Code.Name()).
+		AppendString("errmsg", e.Msg).
+		AppendDocument("errInfo", bsoncore.NewDocumentBuilder().
+			AppendDocument("writeConcern", bsoncore.NewDocumentBuilder().Build()).Build()).
+		Build())
+}

@@ -1,0 +1,104 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lodedb/lode/internal/sim"
+)
+
+// row is one statistic of the table: a label and how to format it.
+type row struct {
+	label string
+	value func(r *sim.Result, s *sim.ScenarioResult) string
+}
+
+func msCell(v float64) string { return fmt.Sprintf("%.3f milliseconds", v) }
+
+var rows = []row{
+	{"Runtime", func(_ *sim.Result, s *sim.ScenarioResult) string {
+		return fmt.Sprintf("%.3f seconds", s.Stats.RuntimeSec)
+	}},
+	{"Mean", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.Mean) }},
+	{"Standard Deviation", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.StdDev) }},
+	{"75 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.P75) }},
+	{"95 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.P95) }},
+	{"99 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.P99) }},
+	{"Minimum", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.Min) }},
+	{"Maximum", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.Max) }},
+	{"Service time mean", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.ServiceStats.Mean) }},
+	{"Service time 99 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.ServiceStats.P99) }},
+	{"Operations per second", func(_ *sim.Result, s *sim.ScenarioResult) string {
+		return fmt.Sprintf("%.1f", s.Stats.OpsPerSec)
+	}},
+	{"Started / finished", func(_ *sim.Result, s *sim.ScenarioResult) string {
+		return fmt.Sprintf("%d / %d", s.Started, s.Finished)
+	}},
+	{"Errors", func(_ *sim.Result, s *sim.ScenarioResult) string { return fmt.Sprint(s.Errors) }},
+	{"Backlog (end / peak)", func(_ *sim.Result, s *sim.ScenarioResult) string {
+		return fmt.Sprintf("%d / %d", s.Backlog, s.PeakBacklog)
+	}},
+	{"Scheduler lag (max)", func(_ *sim.Result, s *sim.ScenarioResult) string {
+		return msCell(s.MaxSchedulerLagMs)
+	}},
+}
+
+// Describe returns a one-line description of a spec's load model.
+func Describe(sp *sim.Spec) string {
+	return fmt.Sprintf("%d processes x pool %d, %d iterations x %d ms, %s, %s",
+		sp.Processes, sp.PoolSize, sp.Iterations, sp.Resolution, sp.Type, sp.Strategy)
+}
+
+// WriteTable prints the seeds' statistics table for every scenario, one
+// column per target.
+func WriteTable(w io.Writer, rep *sim.Report) error {
+	if len(rep.Runs) == 0 {
+		return nil
+	}
+	first := rep.Runs[0]
+	fmt.Fprintf(w, "Simulation %s: %s\n", first.Spec.Name, Describe(&first.Spec))
+	for i, r := range rep.Runs {
+		fmt.Fprintf(w, "Target %d: %s (server %s), total runtime %.3f s\n", i+1, r.Target, r.Server, r.RuntimeSec)
+	}
+	for si, ss := range first.Scenarios {
+		fmt.Fprintf(w, "\n%s scenario results (%d users per iteration)\n", ss.Scenario, ss.Users)
+		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+		hdr := []string{"Statistics"}
+		for i := range rep.Runs {
+			if len(rep.Runs) == 1 {
+				hdr = append(hdr, "Value")
+			} else {
+				hdr = append(hdr, fmt.Sprintf("Target %d", i+1))
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(hdr, "\t"))
+		for _, rw := range rows {
+			cells := []string{rw.label}
+			for _, r := range rep.Runs {
+				if si < len(r.Scenarios) {
+					cells = append(cells, rw.value(r, &r.Scenarios[si]))
+				} else {
+					cells = append(cells, "-")
+				}
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, r := range rep.Runs {
+			if si < len(r.Scenarios) {
+				for msg, n := range r.Scenarios[si].ErrorSamples {
+					fmt.Fprintf(w, "  error x%d on %s: %s\n", n, r.Target, msg)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nCounting: %s.\n", first.Counting)
+	if first.Latency != "" {
+		fmt.Fprintf(w, "Latency: %s.\n", first.Latency)
+	}
+	return nil
+}

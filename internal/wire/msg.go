@@ -1,0 +1,281 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"strings"
+
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// OP_MSG flag bits.
+const (
+	// ChecksumPresent (bit 0): the message ends with a CRC-32C checksum.
+	ChecksumPresent uint32 = 1 << 0
+	// MoreToCome (bit 1): the sender will not wait for a reply.
+	MoreToCome uint32 = 1 << 1
+	// ExhaustAllowed (bit 16): the client accepts several replies.
+	ExhaustAllowed uint32 = 1 << 16
+
+	// requiredFlagMask covers bits 0-15; a set bit there that this parser
+	// does not know makes the message illegal.
+	requiredFlagMask uint32 = 0xFFFF
+	knownFlags              = ChecksumPresent | MoreToCome
+)
+
+// OP_MSG section kinds.
+const (
+	sectionBody          = 0
+	sectionDocSequence   = 1
+	sectionSecurityToken = 2
+)
+
+// maxDocumentSequences is mongod's limit on kind-1 sections per message.
+const maxDocumentSequences = 2
+
+// castagnoli is the CRC-32C table used by OP_MSG checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Msg is a decoded OP_MSG.
+type Msg struct {
+	Header
+	// FlagBits are the message flags (ChecksumPresent, MoreToCome, ...).
+	FlagBits uint32
+	// Body is the kind-0 section: the command document.
+	Body bsoncore.Document
+	// Sequences are the kind-1 sections in message order.
+	Sequences []Sequence
+	// Checksum is the CRC-32C trailer; meaningful if HasChecksum.
+	Checksum uint32
+	// HasChecksum reports that the message carried a (verified) checksum.
+	HasChecksum bool
+}
+
+// Sequence is a kind-1 OP_MSG section: a named list of documents that
+// logically form an array field of the command (e.g. insert's "documents").
+type Sequence struct {
+	// Identifier is the name of the field the documents belong to.
+	Identifier string
+	// Documents are the documents, in order.
+	Documents []bsoncore.Document
+}
+
+// MoreToCome reports whether the moreToCome flag is set (no reply wanted).
+func (m *Msg) MoreToCome() bool { return m.FlagBits&MoreToCome != 0 }
+
+// ExhaustAllowed reports whether the exhaustAllowed flag is set.
+func (m *Msg) ExhaustAllowed() bool { return m.FlagBits&ExhaustAllowed != 0 }
+
+// parseMsg decodes an OP_MSG. raw is the whole message, header included.
+func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
+	body := raw[HeaderLen:]
+	if len(body) < 4 {
+		return nil, badMessage(errs.ProtocolError, "OP_MSG is too short to hold its flags")
+	}
+	m := &Msg{Header: h, FlagBits: binary.LittleEndian.Uint32(body)}
+	if unknown := m.FlagBits & requiredFlagMask &^ knownFlags; unknown != 0 {
+		return nil, &ProtocolError{Fatal: true, Err: errs.New(CodeIllegalOpMsgFlag,
+			"Message contains illegal flags value: Ob%032b", m.FlagBits)}
+	}
+	sections := body[4:]
+	if m.FlagBits&ChecksumPresent != 0 {
+		if len(sections) <= 4 {
+			return nil, badMessage(errs.Code(51251),
+				"Invalid message size for an OpMsg containing a checksum")
+		}
+		m.Checksum = binary.LittleEndian.Uint32(sections[len(sections)-4:])
+		m.HasChecksum = true
+		if got := crc32.Checksum(raw[:len(raw)-4], castagnoli); got != m.Checksum {
+			return nil, &ProtocolError{Fatal: true,
+				Err: errs.New(CodeChecksumMismatch, "OP_MSG checksum does not match contents")}
+		}
+		sections = sections[:len(sections)-4]
+	}
+	haveBody := false
+	for len(sections) > 0 {
+		kind := sections[0]
+		sections = sections[1:]
+		switch kind {
+		case sectionBody:
+			if haveBody {
+				return nil, badMessage(errs.Code(40430), "Multiple body sections in message")
+			}
+			haveBody = true
+			doc, rest, perr := readDocument(sections, "OP_MSG body")
+			if perr != nil {
+				return nil, perr
+			}
+			m.Body, sections = doc, rest
+		case sectionDocSequence:
+			if len(m.Sequences) >= maxDocumentSequences {
+				return nil, &ProtocolError{Fatal: true, Err: errs.New(CodeTooManyDocumentSequences,
+					"Too many document sequences in OP_MSG")}
+			}
+			seq, rest, perr := parseSequence(sections, m.Sequences)
+			if perr != nil {
+				return nil, perr
+			}
+			m.Sequences, sections = append(m.Sequences, seq), rest
+		case sectionSecurityToken:
+			return nil, badMessage(errs.Unauthorized, "Unsupported Security Token provided")
+		default:
+			return nil, badMessage(errs.Code(40432), "Unknown section kind %d", kind)
+		}
+	}
+	if !haveBody {
+		return nil, badMessage(errs.Code(40587), "OP_MSG messages must have a body")
+	}
+	for _, s := range m.Sequences {
+		if bodyHasPath(m.Body, s.Identifier) {
+			return nil, duplicateFieldError(s.Identifier)
+		}
+	}
+	return m, nil
+}
+
+// parseSequence decodes a kind-1 section from b (just after the kind byte).
+func parseSequence(b []byte, prev []Sequence) (Sequence, []byte, *ProtocolError) {
+	size, ok := int32At(b)
+	if !ok {
+		return Sequence{}, nil, badMessage(errs.ProtocolError,
+			"OP_MSG document sequence truncated")
+	}
+	if size < 5 || size > len(b) {
+		return Sequence{}, nil, badMessage(errs.ProtocolError,
+			"OP_MSG document sequence size %d is invalid: %d bytes left in the message", size, len(b))
+	}
+	sec, rest := b[4:size], b[size:]
+	nul := bytes.IndexByte(sec, 0)
+	if nul < 0 {
+		return Sequence{}, nil, badMessage(errs.ProtocolError,
+			"OP_MSG document sequence identifier is not NUL-terminated")
+	}
+	seq := Sequence{Identifier: string(sec[:nul])}
+	for _, p := range prev {
+		if p.Identifier == seq.Identifier {
+			return Sequence{}, nil, badMessage(errs.Code(40431),
+				"Duplicate document sequence: %s", seq.Identifier)
+		}
+	}
+	docs := sec[nul+1:]
+	if len(docs) > 0 {
+		seq.Documents = make([]bsoncore.Document, 0, countDocs(docs))
+	}
+	for len(docs) > 0 {
+		doc, r, perr := readDocument(docs, "OP_MSG document sequence "+seq.Identifier)
+		if perr != nil {
+			return Sequence{}, nil, perr
+		}
+		seq.Documents, docs = append(seq.Documents, doc), r
+	}
+	return seq, rest, nil
+}
+
+// countDocs estimates the number of documents in a sequence payload by
+// walking length prefixes, so the slice is allocated once.
+func countDocs(b []byte) int {
+	n := 0
+	for len(b) >= 5 {
+		l, _ := int32At(b)
+		if l < 5 || l > len(b) {
+			break
+		}
+		n++
+		b = b[l:]
+	}
+	return n + 1
+}
+
+// bodyHasPath reports whether body has a field at the (possibly dotted)
+// path name, as mongod checks when matching sequences against the body.
+func bodyHasPath(body bsoncore.Document, name string) bool {
+	if !strings.Contains(name, ".") {
+		_, err := body.LookupErr(name)
+		return err == nil
+	}
+	_, err := body.LookupErr(strings.Split(name, ".")...)
+	return err == nil
+}
+
+// duplicateFieldError is mongod's error for a sequence named like a body field.
+func duplicateFieldError(name string) *ProtocolError {
+	return badMessage(errs.Code(40433),
+		"Duplicate field between body and document sequence %s", name)
+}
+
+// Merged returns the command as handlers see it: the body followed by one
+// array field per document sequence, named by its identifier, holding the
+// sequence's documents in order. Without sequences it returns Body itself.
+// It fails if a sequence identifier duplicates a body field or another
+// sequence.
+func (m *Msg) Merged() (bsoncore.Document, error) {
+	if len(m.Sequences) == 0 {
+		return m.Body, nil
+	}
+	if len(m.Body) < 5 {
+		return nil, errs.New(errs.InvalidBSON, "OP_MSG body is missing or truncated")
+	}
+	size := len(m.Body)
+	for i, s := range m.Sequences {
+		if bodyHasPath(m.Body, s.Identifier) {
+			return nil, duplicateFieldError(s.Identifier).Err
+		}
+		for _, p := range m.Sequences[:i] {
+			if p.Identifier == s.Identifier {
+				return nil, errs.New(errs.Code(40431), "Duplicate document sequence: %s", s.Identifier)
+			}
+		}
+		size += 1 + len(s.Identifier) + 1 + 5
+		for j, d := range s.Documents {
+			size += 1 + decimalLen(j) + 1 + len(d)
+		}
+	}
+	out := make([]byte, 0, size)
+	out = append(out, m.Body[:len(m.Body)-1]...)
+	var key []byte
+	for _, s := range m.Sequences {
+		var arr int32
+		arr, out = bsoncore.AppendArrayElementStart(out, s.Identifier)
+		for j, d := range s.Documents {
+			key = appendDecimal(key[:0], j)
+			out = append(out, byte(bsoncore.TypeEmbeddedDocument))
+			out = append(out, key...)
+			out = append(out, 0)
+			out = append(out, d...)
+		}
+		var err error
+		if out, err = bsoncore.AppendArrayEnd(out, arr); err != nil {
+			return nil, errs.New(errs.InternalError, "building merged command: %v", err)
+		}
+	}
+	out = append(out, 0)
+	binary.LittleEndian.PutUint32(out, uint32(len(out)))
+	return out, nil
+}
+
+// decimalLen returns the number of decimal digits of a non-negative int.
+func decimalLen(i int) int {
+	n := 1
+	for i >= 10 {
+		i /= 10
+		n++
+	}
+	return n
+}
+
+// appendDecimal appends the decimal form of a non-negative int.
+func appendDecimal(dst []byte, i int) []byte {
+	var buf [20]byte
+	p := len(buf)
+	for {
+		p--
+		buf[p] = byte('0' + i%10)
+		i /= 10
+		if i == 0 {
+			break
+		}
+	}
+	return append(dst, buf[p:]...)
+}
