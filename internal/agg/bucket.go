@@ -27,7 +27,7 @@ func parseOutputSpec(stageName string, output bsoncore.Value, pc *ParseContext) 
 	} else {
 		od, ok := output.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.Code(40196), "The %s 'output' field must be an object, but found type: %s.", stageName, expr.TypeName(output))
+			return nil, errs.New(errs.Location40196, "The %s 'output' field must be an object, but found type: %s.", stageName, expr.TypeName(output))
 		}
 		els, _ := od.Elements()
 		for _, el := range els {
@@ -40,7 +40,7 @@ func parseOutputSpec(stageName string, output bsoncore.Value, pc *ParseContext) 
 func parseBucket(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(40201), "Argument to $bucket stage must be an object, but found type: %s.", expr.TypeName(v))
+		return nil, errs.New(errs.Location40201, "Argument to $bucket stage must be an object, but found type: %s.", expr.TypeName(v))
 	}
 	bs := &bucketStage{raw: v}
 	var groupBy, bounds, output bsoncore.Value
@@ -56,37 +56,37 @@ func parseBucket(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		case "output":
 			output = el.Value()
 		default:
-			return nil, errs.New(errs.Code(40197), "Unrecognized option to $bucket: %s.", el.Key())
+			return nil, errs.New(errs.Location40197, "Unrecognized option to $bucket: %s.", el.Key())
 		}
 	}
 	if groupBy.Type == 0 || bounds.Type == 0 {
-		return nil, errs.New(errs.Code(40198), "$bucket requires 'groupBy' and 'boundaries' to be specified.")
+		return nil, errs.New(errs.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
 	}
 	if groupBy.Type != bsoncore.TypeString && !isOperatorDoc(groupBy) || groupBy.Type == bsoncore.TypeString && (len(groupBy.StringValue()) == 0 || groupBy.StringValue()[0] != '$') {
-		return nil, errs.New(errs.Code(40202), "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", groupBy.String())
+		return nil, errs.New(errs.Location40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", groupBy.String())
 	}
 	arr, ok := bounds.ArrayOK()
 	if !ok {
-		return nil, errs.New(errs.Code(40200), "The $bucket 'boundaries' field must be an array, but found type: %s.", expr.TypeName(bounds))
+		return nil, errs.New(errs.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", expr.TypeName(bounds))
 	}
 	vals, _ := arr.Values()
 	if len(vals) < 2 {
-		return nil, errs.New(errs.Code(40192), "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(vals))
+		return nil, errs.New(errs.Location40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(vals))
 	}
 	for i := 1; i < len(vals); i++ {
 		a, b := vals[i-1], vals[i]
 		if bsonutil.TypeOrder(a.Type) != bsonutil.TypeOrder(b.Type) {
-			return nil, errs.New(errs.Code(40193), "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", expr.TypeName(a), expr.TypeName(b))
+			return nil, errs.New(errs.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", expr.TypeName(a), expr.TypeName(b))
 		}
 		if bsonutil.Compare(a, b) >= 0 {
-			return nil, errs.New(errs.Code(40194), "The 'boundaries' option to $bucket must be sorted in ascending order, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, a.String(), b.String())
+			return nil, errs.New(errs.Location40194, "The 'boundaries' option to $bucket must be sorted in ascending order, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, a.String(), b.String())
 		}
 	}
 	bs.boundaries = vals
 	if bs.def.Type != 0 {
 		lo, hi := vals[0], vals[len(vals)-1]
 		if bsonutil.TypeOrder(bs.def.Type) == bsonutil.TypeOrder(lo.Type) && bsonutil.Compare(bs.def, lo) >= 0 && bsonutil.Compare(bs.def, hi) < 0 {
-			return nil, errs.New(errs.Code(40199), "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+			return nil, errs.New(errs.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
 		}
 	}
 	e, err := expr.Parse(groupBy, pc.Expr)
@@ -125,7 +125,7 @@ func (b *bucketStage) bucketKey(d bsoncore.Document, vars *expr.Vars) (bsoncore.
 		return bs[i-1], nil
 	}
 	if b.def.Type == 0 {
-		return bsoncore.Value{}, errs.New(errs.Code(40066), "$switch could not find a matching branch for an input, and no default was specified.")
+		return bsoncore.Value{}, errs.New(errs.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
 	}
 	return b.def, nil
 }

@@ -24,7 +24,7 @@ type bucketAutoStage struct {
 func parseBucketAuto(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(40240), "The argument to $bucketAuto must be an object, but found type: %s.", expr.TypeName(v))
+		return nil, errs.New(errs.Location40240, "The argument to $bucketAuto must be an object, but found type: %s.", expr.TypeName(v))
 	}
 	ba := &bucketAutoStage{raw: v}
 	var groupBy, output bsoncore.Value
@@ -38,10 +38,10 @@ func parseBucketAuto(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		case "buckets":
 			f := bsonutil.AsFloat64(ev)
 			if !bsonutil.IsNumber(ev.Type) || f != math.Trunc(f) || f > math.MaxInt32 {
-				return nil, errs.New(errs.Code(40241), "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s.", expr.TypeName(ev))
+				return nil, errs.New(errs.Location40241, "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s.", expr.TypeName(ev))
 			}
 			if f <= 0 {
-				return nil, errs.New(errs.Code(40243), "The $bucketAuto 'buckets' field must be greater than 0, but found: %s.", ev.String())
+				return nil, errs.New(errs.Location40243, "The $bucketAuto 'buckets' field must be greater than 0, but found: %s.", ev.String())
 			}
 			ba.buckets, hasBuckets = int(f), true
 		case "output":
@@ -49,11 +49,11 @@ func parseBucketAuto(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		case "granularity":
 			return nil, errs.New(errs.NotImplemented, "$bucketAuto 'granularity' is not supported yet")
 		default:
-			return nil, errs.New(errs.Code(40245), "Unrecognized option to $bucketAuto: %s.", el.Key())
+			return nil, errs.New(errs.Location40245, "Unrecognized option to $bucketAuto: %s.", el.Key())
 		}
 	}
 	if groupBy.Type == 0 || !hasBuckets {
-		return nil, errs.New(errs.Code(40246), "$bucketAuto requires 'groupBy' and 'buckets' to be specified")
+		return nil, errs.New(errs.Location40246, "$bucketAuto requires 'groupBy' and 'buckets' to be specified")
 	}
 	e, err := expr.Parse(groupBy, pc.Expr)
 	if err != nil {

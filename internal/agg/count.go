@@ -16,13 +16,13 @@ type countStage struct{ field string }
 func parseCount(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	s, ok := v.StringValueOK()
 	if !ok || s == "" {
-		return nil, errs.New(errs.Code(40156), "the count field must be a non-empty string")
+		return nil, errs.New(errs.Location40156, "the count field must be a non-empty string")
 	}
 	if strings.HasPrefix(s, "$") {
-		return nil, errs.New(errs.Code(40158), "the count field cannot be a $-prefixed path")
+		return nil, errs.New(errs.Location40158, "the count field cannot be a $-prefixed path")
 	}
 	if strings.Contains(s, ".") {
-		return nil, errs.New(errs.Code(40160), "the count field cannot contain '.'")
+		return nil, errs.New(errs.Location40160, "the count field cannot contain '.'")
 	}
 	return []stage{&countStage{field: s}}, nil
 }
@@ -79,11 +79,11 @@ func parseSortByCount(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	switch {
 	case v.Type == bsoncore.TypeString:
 		if !strings.HasPrefix(v.StringValue(), "$") {
-			return nil, errs.New(errs.Code(40148), "the sortBy field must be defined as a $-prefixed path or an expression")
+			return nil, errs.New(errs.Location40148, "the sortBy field must be defined as a $-prefixed path or an expression")
 		}
 	case isOperatorDoc(v):
 	default:
-		return nil, errs.New(errs.Code(40149), "the sortBy field must be defined as a $-prefixed path or an expression")
+		return nil, errs.New(errs.Location40149, "the sortBy field must be defined as a $-prefixed path or an expression")
 	}
 	gspec := bsoncore.NewDocumentBuilder().
 		AppendValue("_id", v).

@@ -48,7 +48,7 @@ func parseGroup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 func newGroup(v bsoncore.Value, pc *ParseContext) (*groupStage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(15947), "a group's fields must be specified in an object")
+		return nil, errs.New(errs.Location15947, "a group's fields must be specified in an object")
 	}
 	g := &groupStage{raw: v, stageName: "$group"}
 	elems, err := d.Elements()
@@ -60,7 +60,7 @@ func newGroup(v bsoncore.Value, pc *ParseContext) (*groupStage, error) {
 		k, val := el.Key(), el.Value()
 		if k == "_id" {
 			if hasID {
-				return nil, errs.New(errs.Code(16984), "_id cannot be specified twice in $group")
+				return nil, errs.New(errs.Location16984, "_id cannot be specified twice in $group")
 			}
 			hasID = true
 			e, err := expr.Parse(val, pc.Expr)
@@ -72,18 +72,18 @@ func newGroup(v bsoncore.Value, pc *ParseContext) (*groupStage, error) {
 			continue
 		}
 		if strings.HasPrefix(k, "$") {
-			return nil, errs.New(errs.Code(40236), "The field name '%s' cannot be an operator name", k)
+			return nil, errs.New(errs.Location40236, "The field name '%s' cannot be an operator name", k)
 		}
 		if strings.Contains(k, ".") {
-			return nil, errs.New(errs.Code(40235), "The field name '%s' cannot contain '.'", k)
+			return nil, errs.New(errs.Location40235, "The field name '%s' cannot contain '.'", k)
 		}
 		ad, ok := val.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.Code(40234), "The field '%s' must be an accumulator object", k)
+			return nil, errs.New(errs.Location40234, "The field '%s' must be an accumulator object", k)
 		}
 		aels, _ := ad.Elements()
 		if len(aels) != 1 {
-			return nil, errs.New(errs.Code(40238), "The field '%s' must specify one accumulator", k)
+			return nil, errs.New(errs.Location40238, "The field '%s' must specify one accumulator", k)
 		}
 		op := aels[0].Key()
 		f, err := accum.New(op, aels[0].Value(), pc.Expr)
@@ -96,7 +96,7 @@ func newGroup(v bsoncore.Value, pc *ParseContext) (*groupStage, error) {
 		g.facs = append(g.facs, f)
 	}
 	if !hasID {
-		return nil, errs.New(errs.Code(15955), "a group specification must include an _id")
+		return nil, errs.New(errs.Location15955, "a group specification must include an _id")
 	}
 	if g.idConst && expr.IsMissing(g.idValue) {
 		g.idValue = expr.Null

@@ -17,7 +17,7 @@ type skipStage struct{ n int64 }
 // $skip with MongoDB's messages.
 func stageInt(name string, v bsoncore.Value) (int64, error) {
 	if !bsonutil.IsNumber(v.Type) {
-		code := errs.Code(15957)
+		code := errs.Location15957
 		if name == "$skip" {
 			code = 15972
 		}
@@ -26,7 +26,7 @@ func stageInt(name string, v bsoncore.Value) (int64, error) {
 	f := bsonutil.AsFloat64(v)
 	n := bsonutil.AsInt64(v)
 	if float64(n) != f {
-		code := errs.Code(15957)
+		code := errs.Location15957
 		if name == "$skip" {
 			code = 15972
 		}
@@ -41,7 +41,7 @@ func parseLimit(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 		return nil, err
 	}
 	if n <= 0 {
-		return nil, errs.New(errs.Code(15958), "the limit must be positive")
+		return nil, errs.New(errs.Location15958, "the limit must be positive")
 	}
 	return []stage{&limitStage{n}}, nil
 }
@@ -52,7 +52,7 @@ func parseSkip(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 		return nil, err
 	}
 	if n < 0 {
-		return nil, errs.New(errs.Code(15956), "invalid argument to $skip stage: Expected a non-negative number in: $skip: %d", n)
+		return nil, errs.New(errs.Location15956, "invalid argument to $skip stage: Expected a non-negative number in: $skip: %d", n)
 	}
 	return []stage{&skipStage{n}}, nil
 }

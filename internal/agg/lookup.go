@@ -83,7 +83,7 @@ func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		return nil, errs.New(errs.FailedToParse, "must specify 'as' field for a $lookup")
 	}
 	if strings.HasPrefix(as, "$") {
-		return nil, errs.New(errs.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		return nil, errs.New(errs.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 	}
 	l.as = strings.Split(as, ".")
 	if hasLocal != hasForeign {

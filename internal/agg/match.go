@@ -41,7 +41,7 @@ type conjunction struct {
 func parseMatch(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(15959), "the match filter must be an expression in an object")
+		return nil, errs.New(errs.Location15959, "the match filter must be an expression in an object")
 	}
 	m := &matchStage{raw: d}
 	filterDoc := d

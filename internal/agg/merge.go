@@ -54,15 +54,15 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 					for _, x := range vals {
 						s, ok := x.StringValueOK()
 						if !ok {
-							return nil, errs.New(errs.Code(51134), "$merge 'on' array elements must be strings, but found %s", expr.TypeName(x))
+							return nil, errs.New(errs.Location51134, "$merge 'on' array elements must be strings, but found %s", expr.TypeName(x))
 						}
 						m.on = append(m.on, s)
 					}
 					if len(m.on) == 0 {
-						return nil, errs.New(errs.Code(51187), "If explicitly specifying $merge 'on', must include at least one field")
+						return nil, errs.New(errs.Location51187, "If explicitly specifying $merge 'on', must include at least one field")
 					}
 				default:
-					return nil, errs.New(errs.Code(51186), "$merge 'on' field  must be either a string or an array of strings, but found %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location51186, "$merge 'on' field  must be either a string or an array of strings, but found %s", expr.TypeName(ev))
 				}
 			case "whenMatched":
 				if ev.Type == bsoncore.TypeArray {
@@ -91,21 +91,21 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 				}
 				let = d
 			default:
-				return nil, errs.New(errs.Code(40415), "BSON field '$merge.%s' is an unknown field.", el.Key())
+				return nil, errs.New(errs.Location40415, "BSON field '$merge.%s' is an unknown field.", el.Key())
 			}
 		}
 	default:
-		return nil, errs.New(errs.Code(51182), "$merge only supports a string or object argument, not %s", expr.TypeName(v))
+		return nil, errs.New(errs.Location51182, "$merge only supports a string or object argument, not %s", expr.TypeName(v))
 	}
 	if into.Type == 0 {
-		return nil, errs.New(errs.Code(40414), "BSON field '$merge.into' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field '$merge.into' is missing but a required field")
 	}
 	if m.whenMatched == "pipeline" {
 		if err := m.parsePipeline(pipeline, let, pc); err != nil {
 			return nil, err
 		}
 	} else if let != nil {
-		return nil, errs.New(errs.Code(51199), "Cannot use 'let' variables with 'whenMatched: %s' mode", m.whenMatched)
+		return nil, errs.New(errs.Location51199, "Cannot use 'let' variables with 'whenMatched: %s' mode", m.whenMatched)
 	}
 	var err error
 	if m.db, m.coll, err = parseTarget("$merge", into, pc.DB); err != nil {
@@ -158,7 +158,7 @@ func (m *mergeStage) checkOn(rc *runCtx) error {
 	if len(m.on) == 1 && m.on[0] == "_id" {
 		return nil
 	}
-	fail := errs.New(errs.Code(51183), "Cannot find index to verify that join fields will be unique")
+	fail := errs.New(errs.Location51183, "Cannot find index to verify that join fields will be unique")
 	ix, err := rc.cat.Indexes(rc.ctx, m.db, m.coll)
 	if err != nil {
 		if errs.Is(err, errs.NamespaceNotFound) {
@@ -200,7 +200,7 @@ func (m *mergeStage) one(rc *runCtx, d bsoncore.Document) error {
 			return rc.cat.Insert(rc.ctx, m.db, m.coll, []bsoncore.Document{d})
 		}
 		if v.Type == 0 || v.Type == bsoncore.TypeNull || v.Type == bsoncore.TypeArray {
-			return errs.New(errs.Code(51132), "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", f)
+			return errs.New(errs.Location51132, "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", f)
 		}
 		fb.AppendValue(f, v)
 	}
@@ -219,7 +219,7 @@ func (m *mergeStage) one(rc *runCtx, d bsoncore.Document) error {
 		case "insert":
 			return rc.cat.Insert(rc.ctx, m.db, m.coll, []bsoncore.Document{d})
 		case "fail":
-			return errs.New(errs.Code(13113), "$merge could not find a matching document in the target collection for at least one document in the source collection")
+			return errs.New(errs.Location13113, "$merge could not find a matching document in the target collection for at least one document in the source collection")
 		}
 		return nil
 	}
@@ -289,7 +289,7 @@ func (m *mergeStage) parsePipeline(pipeline bsoncore.Value, let bsoncore.Documen
 		for _, el := range els {
 			if el.Key() == "new" {
 				if s, ok := el.Value().StringValueOK(); !ok || s != "$$ROOT" {
-					return errs.New(errs.Code(51273), "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'")
+					return errs.New(errs.Location51273, "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'")
 				}
 				hasNew = true
 			}

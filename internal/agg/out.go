@@ -47,11 +47,11 @@ func parseTarget(stageName string, v bsoncore.Value, defDB string) (string, stri
 			case "timeseries":
 				return "", "", errs.New(errs.NotImplemented, "%s to a time-series collection is not supported", stageName)
 			default:
-				return "", "", errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", stageName, el.Key())
+				return "", "", errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", stageName, el.Key())
 			}
 		}
 	default:
-		return "", "", errs.New(errs.Code(13111), "%s only supports a string or object argument, not %s", stageName, expr.TypeName(v))
+		return "", "", errs.New(errs.Location13111, "%s only supports a string or object argument, not %s", stageName, expr.TypeName(v))
 	}
 	if coll == "" || db == "" || strings.HasPrefix(coll, "system.") || strings.ContainsAny(coll, "$\x00") {
 		return "", "", errs.New(errs.InvalidNamespace, "Invalid %s target namespace, '%s.%s'", stageName, db, coll)

@@ -147,7 +147,7 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 			return nil, err
 		}
 		if (name == "$out" || name == "$merge") && i != len(pipeline)-1 {
-			return nil, errs.New(errs.Code(40601), "%s can only be the final stage in the pipeline", name)
+			return nil, errs.New(errs.Location40601, "%s can only be the final stage in the pipeline", name)
 		}
 		if err := checkPlacement(name, i, pc); err != nil {
 			return nil, err
@@ -172,12 +172,12 @@ func stageSpec(d bsoncore.Document) (string, bsoncore.Value, stageParser, error)
 		return "", bsoncore.Value{}, nil, errs.New(errs.InvalidBSON, "invalid pipeline stage: %v", err)
 	}
 	if len(elems) != 1 {
-		return "", bsoncore.Value{}, nil, errs.New(errs.Code(40323), "A pipeline stage specification object must contain exactly one field.")
+		return "", bsoncore.Value{}, nil, errs.New(errs.Location40323, "A pipeline stage specification object must contain exactly one field.")
 	}
 	name := elems[0].Key()
 	p, ok := stageParsers[name]
 	if !ok {
-		return "", bsoncore.Value{}, nil, errs.New(errs.Code(40324), "Unrecognized pipeline stage name: '%s'", name)
+		return "", bsoncore.Value{}, nil, errs.New(errs.InvalidAggregationStage, "Unrecognized pipeline stage name: '%s'", name)
 	}
 	return name, elems[0].Value(), p, nil
 }
@@ -187,24 +187,24 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 	switch name {
 	case "$out", "$merge":
 		if pc.inFacet {
-			return errs.New(errs.Code(40600), "%s is not allowed to be used within a $facet stage", name)
+			return errs.New(errs.Location40600, "%s is not allowed to be used within a $facet stage", name)
 		}
 		if pc.inLookup {
-			return errs.New(errs.Code(51047), "%s is not allowed within a $lookup's sub-pipeline", name)
+			return errs.New(errs.Location51047, "%s is not allowed within a $lookup's sub-pipeline", name)
 		}
 		if pc.inUnion {
-			return errs.New(errs.Code(31441), "%s is not allowed within a $unionWith's sub-pipeline", name)
+			return errs.New(errs.Location31441, "%s is not allowed within a $unionWith's sub-pipeline", name)
 		}
 	case "$documents", "$collStats", "$indexStats", "$currentOp":
 		if i != 0 {
-			return errs.New(errs.Code(40602), "%s is only valid as the first stage in a pipeline", name)
+			return errs.New(errs.Location40602, "%s is only valid as the first stage in a pipeline", name)
 		}
 		if pc.inFacet {
-			return errs.New(errs.Code(40600), "%s is not allowed to be used within a $facet stage", name)
+			return errs.New(errs.Location40600, "%s is not allowed to be used within a $facet stage", name)
 		}
 	case "$facet":
 		if pc.inFacet {
-			return errs.New(errs.Code(40600), "$facet is not allowed to be used within a $facet stage")
+			return errs.New(errs.Location40600, "$facet is not allowed to be used within a $facet stage")
 		}
 	}
 	if name == "$currentOp" && (pc.DB != "admin" || pc.Coll != "") {

@@ -25,10 +25,10 @@ type projectStage struct {
 func parseProject(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(15969), "$project specification must be an object")
+		return nil, errs.New(errs.Location15969, "$project specification must be an object")
 	}
 	if isEmptyDoc(v) {
-		return nil, errs.New(errs.Code(51272), "Invalid $project :: caused by :: projection specification must have at least one field")
+		return nil, errs.New(errs.Location51272, "Invalid $project :: caused by :: projection specification must have at least one field")
 	}
 	tree := newPnode()
 	var m projMode
@@ -52,17 +52,17 @@ func parseUnset(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	case bsoncore.TypeArray:
 		vals, _ := v.Array().Values()
 		if len(vals) == 0 {
-			return nil, errs.New(errs.Code(31119), "$unset specification must be a string or an array with at least one field")
+			return nil, errs.New(errs.Location31119, "$unset specification must be a string or an array with at least one field")
 		}
 		for _, x := range vals {
 			s, ok := x.StringValueOK()
 			if !ok {
-				return nil, errs.New(errs.Code(31120), "$unset specification must be a string or an array containing only string values")
+				return nil, errs.New(errs.Location31120, "$unset specification must be a string or an array containing only string values")
 			}
 			fields = append(fields, s)
 		}
 	default:
-		return nil, errs.New(errs.Code(31002), "$unset specification must be a string or an array")
+		return nil, errs.New(errs.Location31002, "$unset specification must be a string or an array")
 	}
 	tree := newPnode()
 	for _, f := range fields {
@@ -105,7 +105,7 @@ func parseAddFields(stageName string) stageParser {
 	return func(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		d, ok := v.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.Code(40272), "%s specification stage must be an object, got %s", stageName, expr.TypeName(v))
+			return nil, errs.New(errs.Location40272, "%s specification stage must be an object, got %s", stageName, expr.TypeName(v))
 		}
 		tree := newPnode()
 		if err := parseSetTree(tree, stageName, d, pc); err != nil {
@@ -137,18 +137,18 @@ type replaceRootStage struct {
 func parseReplaceRoot(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(40229), "expected an object as specification for $replaceRoot stage, got %s", expr.TypeName(v))
+		return nil, errs.New(errs.Location40229, "expected an object as specification for $replaceRoot stage, got %s", expr.TypeName(v))
 	}
 	elems, _ := d.Elements()
 	var nr bsoncore.Value
 	for _, el := range elems {
 		if el.Key() != "newRoot" {
-			return nil, errs.New(errs.Code(40415), "BSON field '$replaceRoot.%s' is an unknown field.", el.Key())
+			return nil, errs.New(errs.Location40415, "BSON field '$replaceRoot.%s' is an unknown field.", el.Key())
 		}
 		nr = el.Value()
 	}
 	if nr.Type == 0 {
-		return nil, errs.New(errs.Code(40414), "BSON field '$replaceRoot.newRoot' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field '$replaceRoot.newRoot' is missing but a required field")
 	}
 	e, err := expr.Parse(nr, pc.Expr)
 	if err != nil {
@@ -180,7 +180,7 @@ func (r *replaceRootStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 			if !expr.IsMissing(v) {
 				shown, tn = v.String(), expr.TypeName(v)
 			}
-			return nil, errs.New(errs.Code(40228), "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s", shown, tn, d.String())
+			return nil, errs.New(errs.Location40228, "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s", shown, tn, d.String())
 		}
 		return nd, nil
 	}), nil

@@ -68,20 +68,20 @@ func (n *pnode) onlyIncludes() bool {
 // node holding its last part.
 func (n *pnode) at(stageName, path string) (*pnode, string, error) {
 	if path == "" {
-		return nil, "", errs.New(errs.Code(40352), "Invalid %s :: caused by :: FieldPath cannot be constructed with empty string", stageName)
+		return nil, "", errs.New(errs.Location40352, "Invalid %s :: caused by :: FieldPath cannot be constructed with empty string", stageName)
 	}
 	if path[0] == '$' {
-		return nil, "", errs.New(errs.Code(16410), "Invalid %s :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField.", stageName)
+		return nil, "", errs.New(errs.Location16410, "Invalid %s :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField.", stageName)
 	}
 	parts := strings.Split(path, ".")
 	cur := n
 	for i, p := range parts {
 		if p == "" {
-			return nil, "", errs.New(errs.Code(15998), "Invalid %s :: caused by :: FieldPath field names may not be empty strings.", stageName)
+			return nil, "", errs.New(errs.Location15998, "Invalid %s :: caused by :: FieldPath field names may not be empty strings.", stageName)
 		}
 		if i == len(parts)-1 {
 			if _, dup := cur.children[p]; dup {
-				return nil, "", errs.New(errs.Code(31250), "Invalid %s :: caused by :: Path collision at %s", stageName, path)
+				return nil, "", errs.New(errs.Location31250, "Invalid %s :: caused by :: Path collision at %s", stageName, path)
 			}
 			return cur, p, nil
 		}
@@ -91,7 +91,7 @@ func (n *pnode) at(stageName, path string) (*pnode, string, error) {
 			cur.children[p] = c
 			cur.order = append(cur.order, p)
 		} else if c.kind != pNested {
-			return nil, "", errs.New(errs.Code(31250), "Invalid %s :: caused by :: Path collision at %s", stageName, strings.Join(parts[:i+1], "."))
+			return nil, "", errs.New(errs.Location31250, "Invalid %s :: caused by :: Path collision at %s", stageName, strings.Join(parts[:i+1], "."))
 		}
 		cur = c.sub
 	}
@@ -151,7 +151,7 @@ func parseProjectTree(n *pnode, d bsoncore.Document, pc *ParseContext, m *projMo
 					m.idSet = true
 				} else {
 					if m.mode == pExclude {
-						return errs.New(errs.Code(31253), "Invalid $project :: caused by :: Cannot do inclusion on field %s in exclusion projection", full)
+						return errs.New(errs.Location31253, "Invalid $project :: caused by :: Cannot do inclusion on field %s in exclusion projection", full)
 					}
 					m.mode = pInclude
 				}
@@ -161,7 +161,7 @@ func parseProjectTree(n *pnode, d bsoncore.Document, pc *ParseContext, m *projMo
 					m.idExcluded, m.idSet = true, true
 				} else {
 					if m.mode == pInclude {
-						return errs.New(errs.Code(31254), "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", full)
+						return errs.New(errs.Location31254, "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", full)
 					}
 					m.mode = pExclude
 				}
@@ -169,7 +169,7 @@ func parseProjectTree(n *pnode, d bsoncore.Document, pc *ParseContext, m *projMo
 			}
 		case v.Type == bsoncore.TypeEmbeddedDocument && !isOperatorDoc(v):
 			if isEmptyDoc(v) {
-				return errs.New(errs.Code(51270), "Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path")
+				return errs.New(errs.Location51270, "Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path")
 			}
 			sub := newPnode()
 			node.set(leaf, &pchild{kind: pNested, sub: sub})
@@ -178,7 +178,7 @@ func parseProjectTree(n *pnode, d bsoncore.Document, pc *ParseContext, m *projMo
 			}
 		default:
 			if m.mode == pExclude {
-				return errs.New(errs.Code(31252), "Invalid $project :: caused by :: Cannot use expression other than $meta in exclusion projection")
+				return errs.New(errs.Location31252, "Invalid $project :: caused by :: Cannot use expression other than $meta in exclusion projection")
 			}
 			e, err := expr.Parse(v, pc.Expr)
 			if err != nil {

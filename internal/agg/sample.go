@@ -20,24 +20,24 @@ type sampleStage struct {
 func parseSample(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(28745), "the $sample stage specification must be an object")
+		return nil, errs.New(errs.Location28745, "the $sample stage specification must be an object")
 	}
 	s := &sampleStage{raw: v, size: -1}
 	els, _ := d.Elements()
 	for _, el := range els {
 		if el.Key() != "size" {
-			return nil, errs.New(errs.Code(28748), "unrecognized option to $sample: %s", el.Key())
+			return nil, errs.New(errs.Location28748, "unrecognized option to $sample: %s", el.Key())
 		}
 		if !bsonutil.IsNumber(el.Value().Type) {
-			return nil, errs.New(errs.Code(28746), "size argument to $sample must be a number")
+			return nil, errs.New(errs.Location28746, "size argument to $sample must be a number")
 		}
 		s.size = bsonutil.AsInt64(el.Value())
 		if s.size < 0 {
-			return nil, errs.New(errs.Code(28747), "size argument to $sample must not be negative")
+			return nil, errs.New(errs.Location28747, "size argument to $sample must not be negative")
 		}
 	}
 	if s.size < 0 {
-		return nil, errs.New(errs.Code(28749), "$sample stage must specify a size")
+		return nil, errs.New(errs.Location28749, "$sample stage must specify a size")
 	}
 	return []stage{s}, nil
 }

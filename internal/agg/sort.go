@@ -24,17 +24,17 @@ type sortStage struct {
 func parseSort(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(15973), "the $sort key specification must be an object")
+		return nil, errs.New(errs.Location15973, "the $sort key specification must be an object")
 	}
 	if isEmptyDoc(v) {
-		return nil, errs.New(errs.Code(15976), "$sort stage must have at least one sort key")
+		return nil, errs.New(errs.Location15976, "$sort stage must have at least one sort key")
 	}
 	s, err := query.ParseSort(d)
 	if err != nil {
 		return nil, err
 	}
 	if _, nat := s.Natural(); nat {
-		return nil, errs.New(errs.Code(17312), "$natural is not allowed in $sort")
+		return nil, errs.New(errs.Location17312, "$natural is not allowed in $sort")
 	}
 	return []stage{&sortStage{raw: d, sort: s}}, nil
 }

@@ -23,7 +23,7 @@ type collStatsStage struct {
 func parseCollStats(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(5447000), "$collStats must take a nested object but found: %s", v.String())
+		return nil, errs.New(errs.Location5447000, "$collStats must take a nested object but found: %s", v.String())
 	}
 	c := &collStatsStage{raw: v, scale: 1}
 	els, _ := d.Elements()
@@ -37,7 +37,7 @@ func parseCollStats(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 				if s := sd.Lookup("scale"); s.Type != 0 {
 					n, ok := s.AsInt64OK()
 					if !ok || n < 1 {
-						return nil, errs.New(errs.Code(51024), "BSON field 'scale' value must be >= 1, actual value '%s'", s.String())
+						return nil, errs.New(errs.Location51024, "BSON field 'scale' value must be >= 1, actual value '%s'", s.String())
 					}
 					c.scale = n
 				}
@@ -46,7 +46,7 @@ func parseCollStats(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			c.latency = true
 		case "queryExecStats":
 		default:
-			return nil, errs.New(errs.Code(40415), "BSON field '$collStats.%s' is an unknown field.", el.Key())
+			return nil, errs.New(errs.Location40415, "BSON field '$collStats.%s' is an unknown field.", el.Key())
 		}
 	}
 	return []stage{c}, nil
@@ -119,7 +119,7 @@ type indexStatsStage struct{ raw bsoncore.Value }
 
 func parseIndexStats(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	if d, ok := v.DocumentOK(); !ok || len(d) > 5 {
-		return nil, errs.New(errs.Code(28803), "The $indexStats stage specification must be an empty object")
+		return nil, errs.New(errs.Location28803, "The $indexStats stage specification must be an empty object")
 	}
 	return []stage{&indexStatsStage{raw: v}}, nil
 }

@@ -51,14 +51,14 @@ func (d *documentsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 	}
 	arr, ok := v.ArrayOK()
 	if !ok {
-		return nil, errs.New(errs.Code(5858203), "error during $documents: an array is expected")
+		return nil, errs.New(errs.Location5858203, "error during $documents: an array is expected")
 	}
 	vals, _ := arr.Values()
 	docs := make([]bsoncore.Document, 0, len(vals))
 	for _, x := range vals {
 		doc, ok := x.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.Code(40228), "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'.", x.String(), expr.TypeName(x))
+			return nil, errs.New(errs.Location40228, "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'.", x.String(), expr.TypeName(x))
 		}
 		docs = append(docs, doc)
 	}
@@ -91,7 +91,7 @@ func parseUnionWith(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			case "pipeline":
 				pipe = el.Value()
 			default:
-				return nil, errs.New(errs.Code(40415), "BSON field '$unionWith.%s' is an unknown field.", el.Key())
+				return nil, errs.New(errs.Location40415, "BSON field '$unionWith.%s' is an unknown field.", el.Key())
 			}
 		}
 	default:
@@ -104,7 +104,7 @@ func parseUnionWith(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		u.sub, err = parseSubPipeline("$unionWith", pipe, sub)
 	} else {
 		if u.coll == "" {
-			return nil, errs.New(errs.Code(40414), "BSON field '$unionWith.coll' is missing but a required field")
+			return nil, errs.New(errs.Location40414, "BSON field '$unionWith.coll' is missing but a required field")
 		}
 		u.sub, err = Parse(nil, sub)
 	}
@@ -112,7 +112,7 @@ func parseUnionWith(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		return nil, err
 	}
 	if u.coll == "" && (len(u.sub.stages) == 0 || u.sub.stages[0].name() != "$documents") {
-		return nil, errs.New(errs.Code(40414), "BSON field '$unionWith.coll' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field '$unionWith.coll' is missing but a required field")
 	}
 	return []stage{u}, nil
 }
@@ -156,20 +156,20 @@ type facetStage struct {
 func parseFacet(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Code(15947), "the $facet specification must be a non-empty object, but found: %s", v.String())
+		return nil, errs.New(errs.Location15947, "the $facet specification must be a non-empty object, but found: %s", v.String())
 	}
 	f := &facetStage{raw: v}
 	elems, _ := d.Elements()
 	if len(elems) == 0 {
-		return nil, errs.New(errs.Code(40169), "the $facet specification must be a non-empty object")
+		return nil, errs.New(errs.Location40169, "the $facet specification must be a non-empty object")
 	}
 	for _, el := range elems {
 		name := el.Key()
 		if _, err := expr.ParseFieldPath(name); err != nil || len(name) > 0 && name[0] == '$' {
-			return nil, errs.New(errs.Code(40168), "$facet pipeline names must not be empty, start with '$' or contain '.': %s", name)
+			return nil, errs.New(errs.Location40168, "$facet pipeline names must not be empty, start with '$' or contain '.': %s", name)
 		}
 		if el.Value().Type != bsoncore.TypeArray {
-			return nil, errs.New(errs.Code(40170), "arguments to $facet must be arrays, %s is type %s", name, expr.TypeName(el.Value()))
+			return nil, errs.New(errs.Location40170, "arguments to $facet must be arrays, %s is type %s", name, expr.TypeName(el.Value()))
 		}
 		sub := pc.sub(pc.DB, "")
 		sub.inFacet = true

@@ -31,38 +31,38 @@ func parseUnwind(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 			case "path":
 				s, ok := ev.StringValueOK()
 				if !ok {
-					return nil, errs.New(errs.Code(28808), "expected a string as the path for $unwind stage, got %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location28808, "expected a string as the path for $unwind stage, got %s", expr.TypeName(ev))
 				}
 				path = s
 			case "includeArrayIndex":
 				s, ok := ev.StringValueOK()
 				if !ok {
-					return nil, errs.New(errs.Code(28810), "expected a non-empty string for the includeArrayIndex option to $unwind stage, got %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location28810, "expected a non-empty string for the includeArrayIndex option to $unwind stage, got %s", expr.TypeName(ev))
 				}
 				if s == "" {
-					return nil, errs.New(errs.Code(28810), "expected a non-empty string for the includeArrayIndex option to $unwind stage, got string")
+					return nil, errs.New(errs.Location28810, "expected a non-empty string for the includeArrayIndex option to $unwind stage, got string")
 				}
 				if strings.HasPrefix(s, "$") {
-					return nil, errs.New(errs.Code(28822), "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", s)
+					return nil, errs.New(errs.Location28822, "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", s)
 				}
 				u.index = strings.Split(s, ".")
 			case "preserveNullAndEmptyArrays":
 				if ev.Type != bsoncore.TypeBoolean {
-					return nil, errs.New(errs.Code(28809), "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location28809, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", expr.TypeName(ev))
 				}
 				u.preserve = ev.Boolean()
 			default:
-				return nil, errs.New(errs.Code(28811), "unrecognized option to $unwind stage: %s", el.Key())
+				return nil, errs.New(errs.Location28811, "unrecognized option to $unwind stage: %s", el.Key())
 			}
 		}
 		if path == "" {
-			return nil, errs.New(errs.Code(28812), "no path specified to $unwind stage")
+			return nil, errs.New(errs.Location28812, "no path specified to $unwind stage")
 		}
 	default:
-		return nil, errs.New(errs.Code(15981), "expected either a string or an object as specification for $unwind stage, got %s", expr.TypeName(v))
+		return nil, errs.New(errs.Location15981, "expected either a string or an object as specification for $unwind stage, got %s", expr.TypeName(v))
 	}
 	if !strings.HasPrefix(path, "$") {
-		return nil, errs.New(errs.Code(28818), "path option to $unwind stage should be prefixed with a '$': %s", path)
+		return nil, errs.New(errs.Location28818, "path option to $unwind stage should be prefixed with a '$': %s", path)
 	}
 	parts, err := expr.ParseFieldPath(path[1:])
 	if err != nil {

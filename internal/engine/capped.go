@@ -107,7 +107,7 @@ func (t *writeTxn) cappedInsert(doc bsoncore.Document) (uint64, error) {
 // collection.
 func checkCappedUpdate(c *collection, oldDoc, newDoc bsoncore.Document) error {
 	if c.capped && len(newDoc) > len(oldDoc) {
-		return errs.New(errs.Code(10003), "Cannot change the size of a document in a capped collection: %d != %d", len(oldDoc), len(newDoc))
+		return errs.New(errs.CannotGrowDocumentInCappedNamespace, "Cannot change the size of a document in a capped collection: %d != %d", len(oldDoc), len(newDoc))
 	}
 	return nil
 }
@@ -161,7 +161,7 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 			return nil, errs.New(errs.ShutdownInProgress, "The server is in quiesce mode and will shut down")
 		}
 		if cur := t.e.cat.Load().lookup(t.c.db, t.c.name); cur == nil || cur.state != t.c.state {
-			return nil, errs.New(errs.Code(175), "collection dropped: %s", t.c.ns())
+			return nil, errs.New(errs.QueryPlanKilled, "collection dropped: %s", t.c.ns())
 		}
 		lo := storage.AppendRecordKey(nil, t.c.id, t.last+1)
 		_, hi := storage.RecordRange(t.c.id)

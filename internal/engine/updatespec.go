@@ -75,7 +75,7 @@ func parseUpdate(a updateArgs) (*parsedUpdate, error) {
 		return nil, errs.New(errs.FailedToParse, "Update argument must be either an object or an array")
 	}
 	if a.constants != nil {
-		return nil, errs.New(errs.Code(51198), "Constant values may only be specified for pipeline updates")
+		return nil, errs.New(errs.Location51198, "Constant values may only be specified for pipeline updates")
 	}
 	u, err := update.Parse(a.upd.Document(), a.arrayFilters)
 	if err != nil {
@@ -165,7 +165,7 @@ func (p *parsedUpdate) apply(ctx context.Context, doc bsoncore.Document, o updat
 		return out, modified, err
 	}
 	if len(out) > MaxDocumentSize {
-		return nil, false, errs.New(errs.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
+		return nil, false, errs.New(errs.Location17419, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	if _, err := out.LookupErr("_id"); err != nil || firstKey(out) != "_id" {
 		fixed, werr := ensureID(out)
@@ -212,7 +212,7 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time) (bsoncore.D
 		return nil, werr
 	}
 	if len(doc) > MaxDocumentSize {
-		return nil, errs.New(errs.Code(17420), "Document to upsert is larger than %d", MaxDocumentSize)
+		return nil, errs.New(errs.Location17420, "Document to upsert is larger than %d", MaxDocumentSize)
 	}
 	return doc, nil
 }

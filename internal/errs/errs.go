@@ -127,6 +127,9 @@ const (
 	CommandNotSupportedOnView                Code = 166
 	ViewDepthLimitExceeded                   Code = 165
 	InvalidViewDefinition                    Code = 182
+	AmbiguousIndexKeyPattern                 Code = 181
+	IncompleteTransactionHistory             Code = 217
+	CannotGrowDocumentInCappedNamespace      Code = 10003
 	Location16410                            Code = 16410
 	InvalidIndexSpecificationOption          Code = 197
 	InvalidPipelineOperator                  Code = 168
@@ -267,6 +270,9 @@ var names = map[Code]string{
 	OutOfDiskSpace:                           "OutOfDiskSpace",
 	KeyTooLong:                               "KeyTooLong",
 	InvalidAggregationStage:                  "Location40324",
+	AmbiguousIndexKeyPattern:                 "AmbiguousIndexKeyPattern",
+	IncompleteTransactionHistory:             "IncompleteTransactionHistory",
+	CannotGrowDocumentInCappedNamespace:      "CannotGrowDocumentInCappedNamespace",
 	ClientMarkedKilled:                       "ClientMarkedKilled",
 }
 

@@ -38,14 +38,14 @@ func parseAdd(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 				return Null, nil
 			case v.Type == bsoncore.TypeDateTime:
 				if date != nil {
-					return Missing, errs.New(16612, "only one date allowed in an $add expression")
+					return Missing, errs.New(errs.Location16612, "only one date allowed in an $add expression")
 				}
 				d := v.DateTime()
 				date = &d
 			case isNum(v):
 				acc = NumAdd(acc, v)
 			default:
-				return Missing, errs.New(16554, "$add only supports numeric or date types, not %s", typeName(v))
+				return Missing, errs.New(errs.Location16554, "$add only supports numeric or date types, not %s", typeName(v))
 			}
 		}
 		if date != nil {
@@ -98,7 +98,7 @@ func parseSubtract(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			}
 			return Date(a.DateTime() - ms), nil
 		}
-		return Missing, errs.New(16556, "cant $subtract a %s from a %s", typeName(b), typeName(a))
+		return Missing, errs.New(errs.Location16556, "cant $subtract a %s from a %s", typeName(b), typeName(a))
 	}), nil
 }
 
@@ -118,7 +118,7 @@ func parseMultiply(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 				return Null, nil
 			}
 			if !isNum(v) {
-				return Missing, errs.New(16555, "$multiply only supports numeric types, not %s", typeName(v))
+				return Missing, errs.New(errs.Location16555, "$multiply only supports numeric types, not %s", typeName(v))
 			}
 			acc = NumMul(acc, v)
 		}
@@ -151,7 +151,7 @@ func binaryNum(name string, args bsoncore.Value, pc *ParseContext, f func(a, b b
 func parseDivide(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) || !isNum(b) {
-			return Missing, errs.New(16609, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
+			return Missing, errs.New(errs.Location16609, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
 		}
 		if numIsZero(b) {
 			return Missing, errs.New(errs.BadValue, "can't $divide by zero")
@@ -166,10 +166,10 @@ func parseDivide(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 func parseMod(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) || !isNum(b) {
-			return Missing, errs.New(16611, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
+			return Missing, errs.New(errs.Location16611, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
 		}
 		if numIsZero(b) {
-			return Missing, errs.New(16610, "can't $mod by zero")
+			return Missing, errs.New(errs.Location16610, "can't $mod by zero")
 		}
 		k := max(numKind(a.Type), numKind(b.Type))
 		switch k {
@@ -207,7 +207,7 @@ func unaryNum(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opP
 				return Null, nil
 			}
 			if !isNum(v) {
-				return Missing, errs.New(28765, "%s only supports numeric types, not %s", name, typeName(v))
+				return Missing, errs.New(errs.Location28765, "%s only supports numeric types, not %s", name, typeName(v))
 			}
 			return f(name, v)
 		}), nil
@@ -225,7 +225,7 @@ func absOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	case bsoncore.TypeInt64:
 		i := v.Int64()
 		if i == math.MinInt64 {
-			return Missing, errs.New(28680, "can't take $abs of long long min")
+			return Missing, errs.New(errs.Location28680, "can't take $abs of long long min")
 		}
 		if i < 0 {
 			i = -i
@@ -275,7 +275,7 @@ func floatFn(v bsoncore.Value, f func(float64) float64) bsoncore.Value {
 
 func sqrtOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); x < 0 {
-		return Missing, errs.New(28714, "$sqrt's argument must be greater than or equal to 0")
+		return Missing, errs.New(errs.Location28714, "$sqrt's argument must be greater than or equal to 0")
 	}
 	return floatFn(v, math.Sqrt), nil
 }
@@ -284,14 +284,14 @@ func expOp(_ string, v bsoncore.Value) (bsoncore.Value, error) { return floatFn(
 
 func lnOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
-		return Missing, errs.New(28766, "$ln's argument must be a positive number, but is %s", fmtVal(v))
+		return Missing, errs.New(errs.Location28766, "$ln's argument must be a positive number, but is %s", fmtVal(v))
 	}
 	return floatFn(v, math.Log), nil
 }
 
 func log10Op(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
-		return Missing, errs.New(28761, "$log10's argument must be a positive number, but is %s", fmtVal(v))
+		return Missing, errs.New(errs.Location28761, "$log10's argument must be a positive number, but is %s", fmtVal(v))
 	}
 	return floatFn(v, math.Log10), nil
 }
@@ -299,17 +299,17 @@ func log10Op(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 func parseLog(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) {
-			return Missing, errs.New(28756, "$log's argument must be numeric, not %s", typeName(a))
+			return Missing, errs.New(errs.Location28756, "$log's argument must be numeric, not %s", typeName(a))
 		}
 		if !isNum(b) {
-			return Missing, errs.New(28757, "$log's base must be numeric, not %s", typeName(b))
+			return Missing, errs.New(errs.Location28757, "$log's base must be numeric, not %s", typeName(b))
 		}
 		x, y := asF(a), asF(b)
 		if !(x > 0) {
-			return Missing, errs.New(28758, "$log's argument must be a positive number, but is %s", fmtVal(a))
+			return Missing, errs.New(errs.Location28758, "$log's argument must be a positive number, but is %s", fmtVal(a))
 		}
 		if !(y > 0) || y == 1 {
-			return Missing, errs.New(28759, "$log's base must be a positive number not equal to 1, but is %s", fmtVal(b))
+			return Missing, errs.New(errs.Location28759, "$log's base must be a positive number not equal to 1, but is %s", fmtVal(b))
 		}
 		r := math.Log(x) / math.Log(y)
 		if a.Type == bsoncore.TypeDecimal128 || b.Type == bsoncore.TypeDecimal128 {
@@ -322,13 +322,13 @@ func parseLog(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 func parsePow(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) {
-			return Missing, errs.New(28762, "$pow's base must be numeric, not %s", typeName(a))
+			return Missing, errs.New(errs.Location28762, "$pow's base must be numeric, not %s", typeName(a))
 		}
 		if !isNum(b) {
-			return Missing, errs.New(28763, "$pow's exponent must be numeric, not %s", typeName(b))
+			return Missing, errs.New(errs.Location28763, "$pow's exponent must be numeric, not %s", typeName(b))
 		}
 		if numIsZero(a) && asF(b) < 0 {
-			return Missing, errs.New(28764, "$pow cannot take a base of 0 and a negative exponent")
+			return Missing, errs.New(errs.Location28764, "$pow cannot take a base of 0 and a negative exponent")
 		}
 		k := max(numKind(a.Type), numKind(b.Type))
 		if k == kDecimal {
@@ -423,17 +423,17 @@ func parseRoundTrunc(round bool) opParser {
 				}
 				var ok bool
 				if place, ok = asIntegral(p); !ok {
-					return Missing, errs.New(51082, "precision argument to  %s must be a integral value", name)
+					return Missing, errs.New(errs.Location51082, "precision argument to  %s must be a integral value", name)
 				}
 				if place < -20 || place > 100 {
-					return Missing, errs.New(51083, "cannot apply %s with precision value %d value must be in [-20, 100]", name, place)
+					return Missing, errs.New(errs.Location51083, "cannot apply %s with precision value %d value must be in [-20, 100]", name, place)
 				}
 			}
 			if IsNullish(v) {
 				return Null, nil
 			}
 			if !isNum(v) {
-				return Missing, errs.New(51081, "%s only supports numeric types, not %s", name, typeName(v))
+				return Missing, errs.New(errs.Location51081, "%s only supports numeric types, not %s", name, typeName(v))
 			}
 			return roundValue(v, int(place), round), nil
 		}), nil

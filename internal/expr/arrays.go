@@ -36,7 +36,7 @@ func unary(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opPars
 
 var parseSize = unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
 	if v.Type != bsoncore.TypeArray {
-		return Missing, errs.New(17124, "The argument to $size must be an array. Type of argument was: %s", typeName(v))
+		return Missing, errs.New(errs.Location17124, "The argument to $size must be an array. Type of argument was: %s", typeName(v))
 	}
 	return Int32(int32(arrayLen(v))), nil
 })
@@ -50,7 +50,7 @@ var parseReverseArray = unary(func(name string, v bsoncore.Value) (bsoncore.Valu
 		return Null, nil
 	}
 	if v.Type != bsoncore.TypeArray {
-		return Missing, errs.New(34435, "The argument to $reverseArray must be an array, but was of type: %s", typeName(v))
+		return Missing, errs.New(errs.Location34435, "The argument to $reverseArray must be an array, but was of type: %s", typeName(v))
 	}
 	vs := values(v)
 	b := NewArrayBuilder()
@@ -66,7 +66,7 @@ func parseFirstLast(first bool) opParser {
 			return Null, nil
 		}
 		if v.Type != bsoncore.TypeArray {
-			return Missing, errs.New(28689, "%s's argument must be an array, but is %s", name, typeName(v))
+			return Missing, errs.New(errs.Location28689, "%s's argument must be an array, but is %s", name, typeName(v))
 		}
 		vs := values(v)
 		if len(vs) == 0 {
@@ -98,14 +98,14 @@ func parseArrayElemAt(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 			return Null, nil
 		}
 		if a.Type != bsoncore.TypeArray {
-			return Missing, errs.New(28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(a))
+			return Missing, errs.New(errs.Location28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(a))
 		}
 		if !isNum(b) {
-			return Missing, errs.New(28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(b))
+			return Missing, errs.New(errs.Location28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(b))
 		}
 		i, ok := asIntegral(b)
 		if !ok || i < math.MinInt32 || i > math.MaxInt32 {
-			return Missing, errs.New(28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtVal(b))
+			return Missing, errs.New(errs.Location28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtVal(b))
 		}
 		return elemAt(a, i), nil
 	})
@@ -178,17 +178,17 @@ func ensureVars(vars *Vars) *Vars {
 
 func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(28646, "$filter only supports an object as its argument")
+		return nil, errs.New(errs.Location28646, "$filter only supports an object as its argument")
 	}
 	raw := rawSpec(args)
-	if err := checkKeys(name, raw, 28647, "input", "as", "cond", "limit"); err != nil {
+	if err := checkKeys(name, raw, errs.Location28647, "input", "as", "cond", "limit"); err != nil {
 		return nil, err
 	}
 	if raw["input"].Type == 0 {
-		return nil, errs.New(28648, "Missing 'input' parameter to $filter")
+		return nil, errs.New(errs.Location28648, "Missing 'input' parameter to $filter")
 	}
 	if raw["cond"].Type == 0 {
-		return nil, errs.New(28650, "Missing 'cond' parameter to $filter")
+		return nil, errs.New(errs.Location28650, "Missing 'cond' parameter to $filter")
 	}
 	input, err := parse(raw["input"], pc)
 	if err != nil {
@@ -224,10 +224,10 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			if !IsNullish(lv) {
 				l, ok := asIntegral(lv)
 				if !ok || l < math.MinInt32 || l > math.MaxInt32 {
-					return Missing, errs.New(327391, "$filter: limit must be represented as a 32-bit integral value: %s", fmtVal(lv))
+					return Missing, errs.New(errs.Location327391, "$filter: limit must be represented as a 32-bit integral value: %s", fmtVal(lv))
 				}
 				if l < 1 {
-					return Missing, errs.New(327392, "$filter: limit must be greater than 0: %d", l)
+					return Missing, errs.New(errs.Location327392, "$filter: limit must be greater than 0: %d", l)
 				}
 				n = l
 			}
@@ -236,7 +236,7 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(28651, "input to $filter must be an array not %s", typeName(in))
+			return Missing, errs.New(errs.Location28651, "input to $filter must be an array not %s", typeName(in))
 		}
 		b := NewArrayBuilder()
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
@@ -260,17 +260,17 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 
 func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(16878, "$map only supports an object as its argument")
+		return nil, errs.New(errs.Location16878, "$map only supports an object as its argument")
 	}
 	raw := rawSpec(args)
-	if err := checkKeys(name, raw, 16879, "input", "as", "in"); err != nil {
+	if err := checkKeys(name, raw, errs.Location16879, "input", "as", "in"); err != nil {
 		return nil, err
 	}
 	if raw["input"].Type == 0 {
-		return nil, errs.New(16880, "Missing 'input' parameter to $map")
+		return nil, errs.New(errs.Location16880, "Missing 'input' parameter to $map")
 	}
 	if raw["in"].Type == 0 {
-		return nil, errs.New(16882, "Missing 'in' parameter to $map")
+		return nil, errs.New(errs.Location16882, "Missing 'in' parameter to $map")
 	}
 	input, err := parse(raw["input"], pc)
 	if err != nil {
@@ -295,7 +295,7 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(16883, "input to $map must be an array not %s", typeName(in))
+			return Missing, errs.New(errs.Location16883, "input to $map must be an array not %s", typeName(in))
 		}
 		b := NewArrayBuilder()
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
@@ -320,15 +320,15 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 
 func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(40075, "$reduce requires an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location40075, "$reduce requires an object as an argument, found: %s", typeName(args))
 	}
 	raw := rawSpec(args)
-	if err := checkKeys(name, raw, 40076, "input", "initialValue", "in"); err != nil {
+	if err := checkKeys(name, raw, errs.Location40076, "input", "initialValue", "in"); err != nil {
 		return nil, err
 	}
 	for _, k := range []string{"input", "initialValue", "in"} {
 		if raw[k].Type == 0 {
-			return nil, errs.New(40077, "$reduce requires '%s' to be specified", k)
+			return nil, errs.New(errs.Location40077, "$reduce requires '%s' to be specified", k)
 		}
 	}
 	input, err := parse(raw["input"], pc)
@@ -357,7 +357,7 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(40080, "$reduce requires that 'input' be an array, found: %s", typeName(in))
+			return Missing, errs.New(errs.Location40080, "$reduce requires that 'input' be an array, found: %s", typeName(in))
 		}
 		acc, err := initE.Eval(doc, vars)
 		if err != nil {
@@ -379,7 +379,7 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 func parseIn(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if b.Type != bsoncore.TypeArray {
-			return Missing, errs.New(40081, "$in requires an array as a second argument, found: %s", typeName(b))
+			return Missing, errs.New(errs.Location40081, "$in requires an array as a second argument, found: %s", typeName(b))
 		}
 		found := false
 		forEach(b.Data, func(_ []byte, x bsoncore.Value) bool {
@@ -406,14 +406,14 @@ func parseSlice(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			}
 		}
 		if vs[0].Type != bsoncore.TypeArray {
-			return Missing, errs.New(28724, "First argument to $slice must be an array, but is of type: %s", typeName(vs[0]))
+			return Missing, errs.New(errs.Location28724, "First argument to $slice must be an array, but is of type: %s", typeName(vs[0]))
 		}
 		if !isNum(vs[1]) {
-			return Missing, errs.New(28725, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(vs[1]))
+			return Missing, errs.New(errs.Location28725, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(vs[1]))
 		}
 		p, ok := asIntegral(vs[1])
 		if !ok {
-			return Missing, errs.New(28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[1]))
+			return Missing, errs.New(errs.Location28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[1]))
 		}
 		arr := values(vs[0])
 		size := int64(len(arr))
@@ -426,14 +426,14 @@ func parseSlice(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			}
 		} else {
 			if !isNum(vs[2]) {
-				return Missing, errs.New(28727, "Third argument to $slice must be numeric, but is of type: %s", typeName(vs[2]))
+				return Missing, errs.New(errs.Location28727, "Third argument to $slice must be numeric, but is of type: %s", typeName(vs[2]))
 			}
 			n, ok := asIntegral(vs[2])
 			if !ok {
-				return Missing, errs.New(28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[2]))
+				return Missing, errs.New(errs.Location28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[2]))
 			}
 			if n <= 0 {
-				return Missing, errs.New(28729, "Third argument to $slice must be positive: %s", fmtVal(vs[2]))
+				return Missing, errs.New(errs.Location28729, "Third argument to $slice must be positive: %s", fmtVal(vs[2]))
 			}
 			if p < 0 {
 				start = max(0, size+p)
@@ -462,7 +462,7 @@ func parseConcatArrays(name string, args bsoncore.Value, pc *ParseContext) (Expr
 				return Null, nil
 			}
 			if v.Type != bsoncore.TypeArray {
-				return Missing, errs.New(28664, "$concatArrays only supports arrays, not %s", typeName(v))
+				return Missing, errs.New(errs.Location28664, "$concatArrays only supports arrays, not %s", typeName(v))
 			}
 			forEach(v.Data, func(_ []byte, x bsoncore.Value) bool { b.Append(x); return true })
 		}
@@ -494,7 +494,7 @@ func parseRange(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			nums[i] = x
 		}
 		if nums[2] == 0 {
-			return Missing, errs.New(34449, "$range requires a non-zero step value")
+			return Missing, errs.New(errs.Location34449, "$range requires a non-zero step value")
 		}
 		b := NewArrayBuilder()
 		for x := nums[0]; (nums[2] > 0 && x < nums[1]) || (nums[2] < 0 && x > nums[1]); x += nums[2] {
@@ -518,17 +518,17 @@ func parseIndexOfArray(name string, args bsoncore.Value, pc *ParseContext) (Expr
 			return Null, nil
 		}
 		if vs[0].Type != bsoncore.TypeArray {
-			return Missing, errs.New(40090, "$indexOfArray requires an array as a first argument, found: %s", typeName(vs[0]))
+			return Missing, errs.New(errs.Location40090, "$indexOfArray requires an array as a first argument, found: %s", typeName(vs[0]))
 		}
 		arr := values(vs[0])
 		start, end := int64(0), int64(len(arr))
 		for i, bound := range vs[2:] {
 			x, ok := asIntegral(bound)
 			if !ok {
-				return Missing, errs.New(errs.Code(40096+i), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
+				return Missing, errs.New(errs.Location40096+errs.Code(i), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
 			}
 			if x < 0 {
-				return Missing, errs.New(errs.Code(40097+i), "$indexOfArray requires a nonnegative %s index, found: %d", []string{"starting", "ending"}[i], x)
+				return Missing, errs.New(errs.Location40097+errs.Code(i), "$indexOfArray requires a nonnegative %s index, found: %d", []string{"starting", "ending"}[i], x)
 			}
 			if i == 0 {
 				start = x

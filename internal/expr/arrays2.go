@@ -19,14 +19,14 @@ func init() {
 
 func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(34460, "$zip only supports an object as an argument, found %s", typeName(args))
+		return nil, errs.New(errs.Location34460, "$zip only supports an object as an argument, found %s", typeName(args))
 	}
 	raw := rawSpec(args)
-	if err := checkKeys(name, raw, 34464, "inputs", "useLongestLength", "defaults"); err != nil {
+	if err := checkKeys(name, raw, errs.Location34464, "inputs", "useLongestLength", "defaults"); err != nil {
 		return nil, err
 	}
 	if raw["inputs"].Type != bsoncore.TypeArray {
-		return nil, errs.New(34461, "inputs must be an array of expressions, found %s", typeName(raw["inputs"]))
+		return nil, errs.New(errs.Location34461, "inputs must be an array of expressions, found %s", typeName(raw["inputs"]))
 	}
 	inputs, err := parseArgs(raw["inputs"], pc)
 	if err != nil {
@@ -35,23 +35,23 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	longest := false
 	if v := raw["useLongestLength"]; v.Type != 0 {
 		if v.Type != bsoncore.TypeBoolean {
-			return nil, errs.New(34463, "useLongestLength must be a bool, found %s", typeName(v))
+			return nil, errs.New(errs.Location34463, "useLongestLength must be a bool, found %s", typeName(v))
 		}
 		longest = v.Boolean()
 	}
 	var defaults []Expr
 	if v := raw["defaults"]; v.Type != 0 {
 		if v.Type != bsoncore.TypeArray {
-			return nil, errs.New(34462, "defaults must be an array of expressions, found %s", typeName(v))
+			return nil, errs.New(errs.Location34462, "defaults must be an array of expressions, found %s", typeName(v))
 		}
 		if defaults, err = parseArgs(v, pc); err != nil {
 			return nil, err
 		}
 		if !longest {
-			return nil, errs.New(34466, "cannot specify defaults unless useLongestLength is true")
+			return nil, errs.New(errs.Location34466, "cannot specify defaults unless useLongestLength is true")
 		}
 		if len(defaults) != len(inputs) {
-			return nil, errs.New(34467, "defaults and inputs must have the same length")
+			return nil, errs.New(errs.Location34467, "defaults and inputs must have the same length")
 		}
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
@@ -66,7 +66,7 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 				return Null, nil
 			}
 			if v.Type != bsoncore.TypeArray {
-				return Missing, errs.New(34468, "$zip found a non-array expression in input: %s", fmtVal(v))
+				return Missing, errs.New(errs.Location34468, "$zip found a non-array expression in input: %s", fmtVal(v))
 			}
 			arrs[i] = values(v)
 			minL, maxL = min(minL, len(arrs[i])), max(maxL, len(arrs[i]))
@@ -115,12 +115,12 @@ func ParseSortSpec(v bsoncore.Value) (*SortSpec, error) {
 	if isNum(v) {
 		d, ok := asIntegral(v)
 		if !ok || (d != 1 && d != -1) {
-			return nil, errs.New(2942904, "$sortArray sortBy must be 1 or -1 or a document")
+			return nil, errs.New(errs.Location2942904, "$sortArray sortBy must be 1 or -1 or a document")
 		}
 		return &SortSpec{Whole: true, Dir: int(d)}, nil
 	}
 	if v.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(2942905, "sortBy must be either an object or a numeric value")
+		return nil, errs.New(errs.Location2942905, "sortBy must be either an object or a numeric value")
 	}
 	s := &SortSpec{}
 	var err error
@@ -131,7 +131,7 @@ func ParseSortSpec(v bsoncore.Value) (*SortSpec, error) {
 		}
 		d, ok := asIntegral(x)
 		if !isNum(x) || !ok || (d != 1 && d != -1) {
-			err = errs.New(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+			err = errs.New(errs.Location15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 			return false
 		}
 		s.Fields = append(s.Fields, path)
@@ -142,7 +142,7 @@ func ParseSortSpec(v bsoncore.Value) (*SortSpec, error) {
 		return nil, err
 	}
 	if len(s.Fields) == 0 {
-		return nil, errs.New(15976, "$sort stage must have at least one sort key")
+		return nil, errs.New(errs.Location15976, "$sort stage must have at least one sort key")
 	}
 	return s, nil
 }
@@ -205,17 +205,17 @@ func cmpMissing(a, b bsoncore.Value) int {
 
 func parseSortArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(2942500, "$sortArray requires an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location2942500, "$sortArray requires an object as an argument, found: %s", typeName(args))
 	}
 	raw := rawSpec(args)
-	if err := checkKeys(name, raw, 2942501, "input", "sortBy"); err != nil {
+	if err := checkKeys(name, raw, errs.Location2942501, "input", "sortBy"); err != nil {
 		return nil, err
 	}
 	if raw["input"].Type == 0 {
-		return nil, errs.New(2942502, "$sortArray requires 'input' to be specified")
+		return nil, errs.New(errs.Location2942502, "$sortArray requires 'input' to be specified")
 	}
 	if raw["sortBy"].Type == 0 {
-		return nil, errs.New(2942503, "$sortArray requires 'sortBy' to be specified")
+		return nil, errs.New(errs.Location2942503, "$sortArray requires 'sortBy' to be specified")
 	}
 	input, err := parse(raw["input"], pc)
 	if err != nil {
@@ -234,7 +234,7 @@ func parseSortArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(2942504, "The input argument to $sortArray must be an array, but was of type: %s", typeName(in))
+			return Missing, errs.New(errs.Location2942504, "The input argument to $sortArray must be an array, but was of type: %s", typeName(in))
 		}
 		vs := values(in)
 		sort.SliceStable(vs, func(i, j int) bool { return spec.Compare(vs[i], vs[j]) < 0 })
@@ -247,7 +247,7 @@ var parseObjectToArray = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 		return Null, nil
 	}
 	if v.Type != bsoncore.TypeEmbeddedDocument {
-		return Missing, errs.New(40390, "$objectToArray requires a document input, found: %s", typeName(v))
+		return Missing, errs.New(errs.Location40390, "$objectToArray requires a document input, found: %s", typeName(v))
 	}
 	b := NewArrayBuilder()
 	forEach(v.Data, func(k []byte, x bsoncore.Value) bool {
@@ -265,7 +265,7 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 		return Null, nil
 	}
 	if v.Type != bsoncore.TypeArray {
-		return Missing, errs.New(40386, "$arrayToObject requires an array input, found: %s", typeName(v))
+		return Missing, errs.New(errs.Location40386, "$arrayToObject requires an array input, found: %s", typeName(v))
 	}
 	var keys []string
 	vals := map[string]bsoncore.Value{}
@@ -276,39 +276,39 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 		switch x.Type {
 		case bsoncore.TypeArray:
 			if kind == 2 {
-				err = errs.New(40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object found, but array was expected")
+				err = errs.New(errs.Location40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object found, but array was expected")
 				return false
 			}
 			kind = 1
 			p := values(x)
 			if len(p) != 2 {
-				err = errs.New(40397, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(p))
+				err = errs.New(errs.Location40397, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(p))
 				return false
 			}
 			k, val = p[0], p[1]
 		case bsoncore.TypeEmbeddedDocument:
 			if kind == 1 {
-				err = errs.New(40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array found, but object was expected")
+				err = errs.New(errs.Location40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array found, but object was expected")
 				return false
 			}
 			kind = 2
 			raw := rawSpec(x)
 			if len(raw) != 2 || raw["k"].Type == 0 || raw["v"].Type == 0 {
-				err = errs.New(40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", len(raw))
+				err = errs.New(errs.Location40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", len(raw))
 				return false
 			}
 			k, val = raw["k"], raw["v"]
 		default:
-			err = errs.New(40398, "Unrecognised input type format for $arrayToObject: %s", typeName(x))
+			err = errs.New(errs.Location40398, "Unrecognised input type format for $arrayToObject: %s", typeName(x))
 			return false
 		}
 		if k.Type != bsoncore.TypeString {
-			err = errs.New(40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", typeName(k))
+			err = errs.New(errs.Location40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", typeName(k))
 			return false
 		}
 		ks := k.StringValue()
 		if len(ks) > 0 && ks[0] == '$' {
-			err = errs.New(5217400, "Invalid key '%s' for $arrayToObject, keys cannot begin with '$'", ks)
+			err = errs.New(errs.Location5217400, "Invalid key '%s' for $arrayToObject, keys cannot begin with '$'", ks)
 			return false
 		}
 		if _, ok := vals[ks]; !ok {
@@ -331,14 +331,14 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 func parseNOp(kind string) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(5787801, "specification must be an object; found %s", typeName(args))
+			return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", typeName(args))
 		}
 		raw := rawSpec(args)
-		if err := checkKeys(name, raw, 5787901, "input", "n"); err != nil {
+		if err := checkKeys(name, raw, errs.Location5787901, "input", "n"); err != nil {
 			return nil, err
 		}
 		if raw["input"].Type == 0 || raw["n"].Type == 0 {
-			return nil, errs.New(5787906, "%s requires 'n' and 'input' fields", name)
+			return nil, errs.New(errs.Location5787906, "%s requires 'n' and 'input' fields", name)
 		}
 		input, err := parse(raw["input"], pc)
 		if err != nil {
@@ -365,7 +365,7 @@ func parseNOp(kind string) opParser {
 				return Null, nil
 			}
 			if in.Type != bsoncore.TypeArray {
-				return Missing, errs.New(5788200, "Input to %s must be an array, but is of type: %s", name, typeName(in))
+				return Missing, errs.New(errs.Location5788200, "Input to %s must be an array, but is of type: %s", name, typeName(in))
 			}
 			vs := values(in)
 			switch kind {
@@ -395,14 +395,14 @@ func parseNOp(kind string) opParser {
 // CheckN validates the 'n' argument of the N operators and accumulators.
 func CheckN(name string, nv bsoncore.Value) (int64, error) {
 	if !isNum(nv) {
-		return 0, errs.New(5787902, "Value for 'n' must be of integral type, but found %s", fmtVal(nv))
+		return 0, errs.New(errs.Location5787902, "Value for 'n' must be of integral type, but found %s", fmtVal(nv))
 	}
 	n, ok := asIntegral(nv)
 	if !ok {
-		return 0, errs.New(5787903, "Value for 'n' must be of integral type, but found %s", fmtVal(nv))
+		return 0, errs.New(errs.Location5787903, "Value for 'n' must be of integral type, but found %s", fmtVal(nv))
 	}
 	if n <= 0 {
-		return 0, errs.New(5787908, "'n' must be greater than 0, found %d", n)
+		return 0, errs.New(errs.Location5787908, "'n' must be greater than 0, found %d", n)
 	}
 	return n, nil
 }

@@ -33,7 +33,7 @@ func ParseTimezone(s string) (*time.Location, error) {
 }
 
 func parseTZ(s string) (*time.Location, error) {
-	bad := errs.New(40485, "unrecognized time zone identifier: \"%s\"", s)
+	bad := errs.New(errs.Location40485, "unrecognized time zone identifier: \"%s\"", s)
 	if s == "" {
 		return nil, bad
 	}
@@ -86,7 +86,7 @@ func evalTimezone(name string, e Expr, doc bsoncore.Document, vars *Vars) (loc *
 		return nil, false, nil
 	}
 	if v.Type != bsoncore.TypeString {
-		return nil, false, errs.New(40517, "timezone must evaluate to a string, found %s", typeName(v))
+		return nil, false, errs.New(errs.Location40517, "timezone must evaluate to a string, found %s", typeName(v))
 	}
 	loc, err = ParseTimezone(v.StringValue())
 	return loc, err == nil, err
@@ -106,7 +106,7 @@ func toMillis(name string, v bsoncore.Value) (int64, error) {
 		secs := uint32(id[0])<<24 | uint32(id[1])<<16 | uint32(id[2])<<8 | uint32(id[3])
 		return int64(secs) * 1000, nil
 	}
-	return 0, errs.New(16006, "can't convert from BSON type %s to Date", typeName(v))
+	return 0, errs.New(errs.Location16006, "can't convert from BSON type %s to Date", typeName(v))
 }
 
 // localTime returns the time of ms in loc.
@@ -147,7 +147,7 @@ func formatDate(format string, ms int64, loc *time.Location) (string, error) {
 			continue
 		}
 		if i+1 >= len(format) {
-			return "", errs.New(18535, "Unmatched '%%' at end of format string")
+			return "", errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
 		}
 		i++
 		switch format[i] {
@@ -156,13 +156,13 @@ func formatDate(format string, ms int64, loc *time.Location) (string, error) {
 		case 'Y':
 			y := t.Year()
 			if y < 0 || y > 9999 {
-				return "", errs.New(18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", y)
+				return "", errs.New(errs.Location18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", y)
 			}
 			fmt.Fprintf(&sb, "%04d", y)
 		case 'G':
 			y, _ := t.ISOWeek()
 			if y < 0 || y > 9999 {
-				return "", errs.New(18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", y)
+				return "", errs.New(errs.Location18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", y)
 			}
 			fmt.Fprintf(&sb, "%04d", y)
 		case 'm':
@@ -206,7 +206,7 @@ func formatDate(format string, ms int64, loc *time.Location) (string, error) {
 			sb.WriteByte(sign)
 			fmt.Fprintf(&sb, "%02d%02d", off/3600, off%3600/60)
 		default:
-			return "", errs.New(18536, "Invalid format character '%%%c' in format string", format[i])
+			return "", errs.New(errs.Location18536, "Invalid format character '%%%c' in format string", format[i])
 		}
 	}
 	return sb.String(), nil

@@ -36,11 +36,11 @@ func evalUnit(name, param string, e Expr, doc bsoncore.Document, vars *Vars) (st
 		return "", false, nil
 	}
 	if v.Type != bsoncore.TypeString {
-		return "", false, errs.New(5439013, "%s requires '%s' to be a string, but got %s", name, param, typeName(v))
+		return "", false, errs.New(errs.Location5439013, "%s requires '%s' to be a string, but got %s", name, param, typeName(v))
 	}
 	u := v.StringValue()
 	if !validUnit(u) {
-		return "", false, errs.New(5439014, "%s parameter '%s' value cannot be recognized as a time unit: %s", name, param, u)
+		return "", false, errs.New(errs.Location5439014, "%s parameter '%s' value cannot be recognized as a time unit: %s", name, param, u)
 	}
 	return u, true, nil
 }
@@ -85,11 +85,11 @@ func daysIn(y int, m time.Month) int {
 func parseDateAdd(sign int64) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(5166400, "%s expects an object as its argument", name)
+			return nil, errs.New(errs.Location5166400, "%s expects an object as its argument", name)
 		}
 		spec, err := parseSpec(name, args, pc, []string{"startDate", "unit", "amount"}, "timezone")
 		if err != nil {
-			return nil, errs.New(5166401, "%s", err.(*errs.Error).Msg)
+			return nil, errs.New(errs.Location5166401, "%s", err.(*errs.Error).Msg)
 		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			sd, err := spec["startDate"].Eval(doc, vars)
@@ -112,7 +112,7 @@ func parseDateAdd(sign int64) opParser {
 				return Null, nil
 			}
 			if sd.Type != bsoncore.TypeDateTime && sd.Type != bsoncore.TypeTimestamp && sd.Type != bsoncore.TypeObjectID {
-				return Missing, errs.New(5166403, "%s requires startDate to be convertible to a date", name)
+				return Missing, errs.New(errs.Location5166403, "%s requires startDate to be convertible to a date", name)
 			}
 			ms, err := toMillis(name, sd)
 			if err != nil {
@@ -120,7 +120,7 @@ func parseDateAdd(sign int64) opParser {
 			}
 			amount, ok := asIntegral(av)
 			if !ok {
-				return Missing, errs.New(5166402, "%s expects integer amount of time units", name)
+				return Missing, errs.New(errs.Location5166402, "%s expects integer amount of time units", name)
 			}
 			r, err := addUnits(ms, unit, sign*amount, loc)
 			if err != nil {
@@ -173,22 +173,22 @@ func evalStartOfWeek(name string, e Expr, doc bsoncore.Document, vars *Vars) (ti
 		return 0, false, nil
 	}
 	if v.Type != bsoncore.TypeString {
-		return 0, false, errs.New(5439015, "%s requires 'startOfWeek' to be a string, but got %s", name, typeName(v))
+		return 0, false, errs.New(errs.Location5439015, "%s requires 'startOfWeek' to be a string, but got %s", name, typeName(v))
 	}
 	d, ok := parseDayOfWeek(v.StringValue())
 	if !ok {
-		return 0, false, errs.New(5439016, "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", name, v.StringValue())
+		return 0, false, errs.New(errs.Location5439016, "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", name, v.StringValue())
 	}
 	return d, true, nil
 }
 
 func parseDateDiff(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(5166301, "$dateDiff only supports an object as its argument")
+		return nil, errs.New(errs.Location5166301, "$dateDiff only supports an object as its argument")
 	}
 	spec, err := parseSpec(name, args, pc, []string{"startDate", "endDate", "unit"}, "timezone", "startOfWeek")
 	if err != nil {
-		return nil, errs.New(5166302, "%s", err.(*errs.Error).Msg)
+		return nil, errs.New(errs.Location5166302, "%s", err.(*errs.Error).Msg)
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		sd, err := spec["startDate"].Eval(doc, vars)
@@ -216,11 +216,11 @@ func parseDateDiff(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 		}
 		a, err := toMillis(name, sd)
 		if err != nil {
-			return Missing, errs.New(5166307, "$dateDiff requires 'startDate' to be a date, but got %s", typeName(sd))
+			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'startDate' to be a date, but got %s", typeName(sd))
 		}
 		b, err := toMillis(name, ed)
 		if err != nil {
-			return Missing, errs.New(5166307, "$dateDiff requires 'endDate' to be a date, but got %s", typeName(ed))
+			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'endDate' to be a date, but got %s", typeName(ed))
 		}
 		return Int64(diffUnits(a, b, unit, loc, sow)), nil
 	}), nil
@@ -267,11 +267,11 @@ func truncDate(ms int64, unit string, bin int64, loc *time.Location, sow time.We
 
 func parseDateTrunc(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(5439007, "$dateTrunc only supports an object as its argument")
+		return nil, errs.New(errs.Location5439007, "$dateTrunc only supports an object as its argument")
 	}
 	spec, err := parseSpec(name, args, pc, []string{"date", "unit"}, "binSize", "timezone", "startOfWeek")
 	if err != nil {
-		return nil, errs.New(5439008, "%s", err.(*errs.Error).Msg)
+		return nil, errs.New(errs.Location5439008, "%s", err.(*errs.Error).Msg)
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		dv, err := spec["date"].Eval(doc, vars)
@@ -293,7 +293,7 @@ func parseDateTrunc(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 			}
 			b, ok := asIntegral(bv)
 			if !ok || b <= 0 {
-				return Missing, errs.New(5439017, "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", fmtVal(bv), typeName(bv))
+				return Missing, errs.New(errs.Location5439017, "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", fmtVal(bv), typeName(bv))
 			}
 			bin = b
 		}
@@ -310,7 +310,7 @@ func parseDateTrunc(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 		}
 		ms, err := toMillis(name, dv)
 		if err != nil {
-			return Missing, errs.New(5439012, "$dateTrunc requires 'date' to be a date, but got %s", typeName(dv))
+			return Missing, errs.New(errs.Location5439012, "$dateTrunc requires 'date' to be a date, but got %s", typeName(dv))
 		}
 		return Date(truncDate(ms, unit, bin, loc, sow)), nil
 	}), nil

@@ -74,7 +74,7 @@ func parseDateString(s, format string, loc *time.Location) (int64, error) {
 			}
 			k++
 			if k >= len(format) {
-				return 0, errs.New(18535, "Unmatched '%%' at end of format string")
+				return 0, errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
 			}
 			var ok bool
 			switch format[k] {
@@ -124,7 +124,7 @@ func parseDateString(s, format string, loc *time.Location) (int64, error) {
 				ok = i < len(s) && s[i] == '%'
 				i++
 			default:
-				return 0, errs.New(18536, "Invalid format character '%%%c' in format string", format[k])
+				return 0, errs.New(errs.Location18536, "Invalid format character '%%%c' in format string", format[k])
 			}
 			if !ok {
 				return 0, dateParseErr(s, "Unexpected data found")
@@ -162,14 +162,14 @@ func parseDateString(s, format string, loc *time.Location) (int64, error) {
 
 func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(40540, "$dateFromString only supports an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location40540, "$dateFromString only supports an object as an argument, found: %s", typeName(args))
 	}
 	spec, err := parseSpec(name, args, pc, nil, "dateString", "format", "timezone", "onError", "onNull")
 	if err != nil {
-		return nil, errs.New(40541, "Unrecognized argument to $dateFromString: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
+		return nil, errs.New(errs.Location40541, "Unrecognized argument to $dateFromString: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
 	}
 	if spec["dateString"] == nil {
-		return nil, errs.New(40542, "Missing 'dateString' parameter to $dateFromString")
+		return nil, errs.New(errs.Location40542, "Missing 'dateString' parameter to $dateFromString")
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		ds, err := spec["dateString"].Eval(doc, vars)
@@ -197,7 +197,7 @@ func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Ex
 				return Null, nil
 			}
 			if fv.Type != bsoncore.TypeString {
-				return Missing, errs.New(40684, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fmtVal(fv))
+				return Missing, errs.New(errs.Location40684, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fmtVal(fv))
 			}
 			format = fv.StringValue()
 		}

@@ -52,11 +52,11 @@ func parseDatePart(f func(time.Time) int) opParser {
 				case "timezone":
 					tzE = e
 				default:
-					return nil, errs.New(40535, "unrecognized option to %s: \"%s\"", name, el.Key())
+					return nil, errs.New(errs.Location40535, "unrecognized option to %s: \"%s\"", name, el.Key())
 				}
 			}
 			if dateE == nil {
-				return nil, errs.New(40539, "missing 'date' argument to %s, provided: %s", name, args.Document().String())
+				return nil, errs.New(errs.Location40539, "missing 'date' argument to %s, provided: %s", name, args.Document().String())
 			}
 		} else {
 			es, err := parseN(name, args, pc, 1, 1)
@@ -111,14 +111,14 @@ func isOperatorDoc(v bsoncore.Value) bool {
 
 func parseDateToString(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(18629, "$dateToString only supports an object as its argument")
+		return nil, errs.New(errs.Location18629, "$dateToString only supports an object as its argument")
 	}
 	spec, err := parseSpec(name, args, pc, nil, "date", "format", "timezone", "onNull")
 	if err != nil {
-		return nil, errs.New(18534, "Unrecognized argument to $dateToString: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
+		return nil, errs.New(errs.Location18534, "Unrecognized argument to $dateToString: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
 	}
 	if spec["date"] == nil {
-		return nil, errs.New(18628, "Missing 'date' parameter to $dateToString")
+		return nil, errs.New(errs.Location18628, "Missing 'date' parameter to $dateToString")
 	}
 	if f, ok := spec["format"].(constExpr); ok && f.v.Type == bsoncore.TypeString {
 		if err := validateFormat(f.v.StringValue()); err != nil {
@@ -136,7 +136,7 @@ func parseDateToString(name string, args bsoncore.Value, pc *ParseContext) (Expr
 				return Null, nil
 			}
 			if fv.Type != bsoncore.TypeString {
-				return Missing, errs.New(18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fmtVal(fv))
+				return Missing, errs.New(errs.Location18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fmtVal(fv))
 			}
 			format = fv.StringValue()
 		}
@@ -171,14 +171,14 @@ func parseDateToString(name string, args bsoncore.Value, pc *ParseContext) (Expr
 
 func parseDateToParts(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(40524, "$dateToParts only supports an object as its argument")
+		return nil, errs.New(errs.Location40524, "$dateToParts only supports an object as its argument")
 	}
 	spec, err := parseSpec(name, args, pc, nil, "date", "timezone", "iso8601")
 	if err != nil {
-		return nil, errs.New(40520, "Unrecognized argument to $dateToParts: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
+		return nil, errs.New(errs.Location40520, "Unrecognized argument to $dateToParts: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
 	}
 	if spec["date"] == nil {
-		return nil, errs.New(40522, "Missing 'date' parameter to $dateToParts")
+		return nil, errs.New(errs.Location40522, "Missing 'date' parameter to $dateToParts")
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		d, err := spec["date"].Eval(doc, vars)
@@ -199,7 +199,7 @@ func parseDateToParts(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 				return Null, nil
 			}
 			if iv.Type != bsoncore.TypeBoolean {
-				return Missing, errs.New(40521, "iso8601 must evaluate to a bool, found %s", typeName(iv))
+				return Missing, errs.New(errs.Location40521, "iso8601 must evaluate to a bool, found %s", typeName(iv))
 			}
 			iso = iv.Boolean()
 		}
@@ -232,22 +232,22 @@ func parseDateToParts(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 
 func parseDateFromParts(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(40519, "$dateFromParts only supports an object as its argument")
+		return nil, errs.New(errs.Location40519, "$dateFromParts only supports an object as its argument")
 	}
 	all := []string{"year", "month", "day", "hour", "minute", "second", "millisecond", "isoWeekYear", "isoWeek", "isoDayOfWeek", "timezone"}
 	spec, err := parseSpec(name, args, pc, nil, all...)
 	if err != nil {
-		return nil, errs.New(40518, "Unrecognized argument to $dateFromParts: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
+		return nil, errs.New(errs.Location40518, "Unrecognized argument to $dateFromParts: %s", strings.TrimPrefix(err.(*errs.Error).Msg, name+" found an unknown argument: "))
 	}
 	iso := spec["isoWeekYear"] != nil
 	if spec["year"] == nil && !iso {
-		return nil, errs.New(40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present")
+		return nil, errs.New(errs.Location40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present")
 	}
 	if iso && (spec["year"] != nil || spec["month"] != nil || spec["day"] != nil) {
-		return nil, errs.New(40489, "$dateFromParts does not allow mixing natural dates with ISO dates")
+		return nil, errs.New(errs.Location40489, "$dateFromParts does not allow mixing natural dates with ISO dates")
 	}
 	if !iso && (spec["isoWeek"] != nil || spec["isoDayOfWeek"] != nil) {
-		return nil, errs.New(40525, "$dateFromParts does not allow mixing natural dates with ISO dates")
+		return nil, errs.New(errs.Location40525, "$dateFromParts does not allow mixing natural dates with ISO dates")
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		vals := map[string]int64{}
@@ -271,18 +271,18 @@ func parseDateFromParts(name string, args bsoncore.Value, pc *ParseContext) (Exp
 				continue
 			}
 			if !isNum(v) {
-				return Missing, errs.New(40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
+				return Missing, errs.New(errs.Location40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
 			}
 			x, ok := asIntegral(v)
 			if !ok {
-				return Missing, errs.New(40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
+				return Missing, errs.New(errs.Location40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
 			}
 			if k == "year" || k == "isoWeekYear" {
 				if x < 1 || x > 9999 {
-					return Missing, errs.New(40523, "'%s' must evaluate to an integer in the range 1 to 9999, found %d", k, x)
+					return Missing, errs.New(errs.Location40523, "'%s' must evaluate to an integer in the range 1 to 9999, found %d", k, x)
 				}
 			} else if x < -32768 || x > 32767 {
-				return Missing, errs.New(31034, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", k, x)
+				return Missing, errs.New(errs.Location31034, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", k, x)
 			}
 			vals[k] = x
 		}

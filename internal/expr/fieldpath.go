@@ -48,7 +48,7 @@ func ParseFieldPath(s string) ([]string, error) {
 	parts := strings.Split(s, ".")
 	for _, p := range parts {
 		if p == "" {
-			return nil, errs.New(15998, "FieldPath field names may not be empty strings.")
+			return nil, errs.New(errs.Location15998, "FieldPath field names may not be empty strings.")
 		}
 		if p[0] == '$' {
 			return nil, errs.New(errs.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
@@ -59,7 +59,7 @@ func ParseFieldPath(s string) ([]string, error) {
 
 func parseFieldPath(s string, pc *ParseContext) (Expr, error) {
 	if s == "$" {
-		return nil, errs.New(16872, "'$' by itself is not a valid FieldPath")
+		return nil, errs.New(errs.Location16872, "'$' by itself is not a valid FieldPath")
 	}
 	if !strings.HasPrefix(s, "$$") {
 		parts, err := ParseFieldPath(s[1:])
@@ -117,7 +117,7 @@ func parseFieldPath(s string, pc *ParseContext) (Expr, error) {
 	case "DESCEND", "PRUNE", "KEEP", "SEARCH_META", "USER_ROLES":
 		f.kind = varOther
 	default:
-		return nil, errs.New(17276, "Use of undefined variable: %s", name)
+		return nil, errs.New(errs.Location17276, "Use of undefined variable: %s", name)
 	}
 	return f, nil
 }
@@ -126,16 +126,16 @@ func parseFieldPath(s string, pc *ParseContext) (Expr, error) {
 // letter) are allowed only when system is true.
 func validateVarName(name string, system bool) error {
 	if name == "" {
-		return errs.New(16869, "empty variable names are not allowed")
+		return errs.New(errs.Location16869, "empty variable names are not allowed")
 	}
 	c := name[0]
 	if !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z' && system) && c < 0x80 {
-		return errs.New(16870, "'%s' starts with an invalid character for a user variable name", name)
+		return errs.New(errs.Location16870, "'%s' starts with an invalid character for a user variable name", name)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c != '_' && c < 0x80 {
-			return errs.New(16871, "'%s' contains an invalid character for a variable name: '%c'", name, c)
+			return errs.New(errs.Location16871, "'%s' contains an invalid character for a variable name: '%c'", name, c)
 		}
 	}
 	return nil
@@ -165,7 +165,7 @@ func (f *fieldPathExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value,
 	case varUser:
 		base = vars.Get(f.slot)
 	default:
-		return Missing, errs.New(17276, "Use of undefined variable: %s", f.name)
+		return Missing, errs.New(errs.Location17276, "Use of undefined variable: %s", f.name)
 	}
 	if len(f.path) == 0 {
 		return base, nil

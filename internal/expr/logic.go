@@ -102,7 +102,7 @@ func parseCond(name string, args bsoncore.Value, pc *ParseContext) (Expr, error)
 		for _, el := range elems {
 			k := el.Key()
 			if k != "if" && k != "then" && k != "else" {
-				return nil, errs.New(17083, "Unrecognized parameter to $cond: %s", k)
+				return nil, errs.New(errs.Location17083, "Unrecognized parameter to $cond: %s", k)
 			}
 			e, err := parse(el.Value(), pc)
 			if err != nil {
@@ -112,7 +112,7 @@ func parseCond(name string, args bsoncore.Value, pc *ParseContext) (Expr, error)
 		}
 		for _, k := range []string{"if", "then", "else"} {
 			if spec[k] == nil {
-				return nil, errs.New(errs.Code(17080+map[string]int32{"if": 0, "then": 1, "else": 2}[k]), "Missing '%s' parameter to $cond", k)
+				return nil, errs.New(errs.Location17080+errs.Code(map[string]int32{"if": 0, "then": 1, "else": 2}[k]), "Missing '%s' parameter to $cond", k)
 			}
 		}
 		c, t, f = spec["if"], spec["then"], spec["else"]
@@ -141,7 +141,7 @@ func parseIfNull(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 		return nil, err
 	}
 	if len(es) < 2 {
-		return nil, errs.New(1257300, "$ifNull needs at least two arguments, had: %d", len(es))
+		return nil, errs.New(errs.Location1257300, "$ifNull needs at least two arguments, had: %d", len(es))
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		for i, e := range es {
@@ -159,7 +159,7 @@ func parseIfNull(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 
 func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(40060, "$switch requires an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location40060, "$switch requires an object as an argument, found: %s", typeName(args))
 	}
 	type branch struct{ c, t Expr }
 	var branches []branch
@@ -170,12 +170,12 @@ func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 		case "branches":
 			bv := el.Value()
 			if bv.Type != bsoncore.TypeArray {
-				return nil, errs.New(40061, "$switch expected an array for 'branches', found: %s", typeName(bv))
+				return nil, errs.New(errs.Location40061, "$switch expected an array for 'branches', found: %s", typeName(bv))
 			}
 			var perr error
 			forEach(bv.Data, func(_ []byte, b bsoncore.Value) bool {
 				if b.Type != bsoncore.TypeEmbeddedDocument {
-					perr = errs.New(40062, "$switch expected each branch to be an object, found: %s", typeName(b))
+					perr = errs.New(errs.Location40062, "$switch expected each branch to be an object, found: %s", typeName(b))
 					return false
 				}
 				var br branch
@@ -192,16 +192,16 @@ func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 					case "then":
 						br.t = e
 					default:
-						perr = errs.New(40063, "$switch found an unknown argument to a branch: %s", x.Key())
+						perr = errs.New(errs.Location40063, "$switch found an unknown argument to a branch: %s", x.Key())
 						return false
 					}
 				}
 				if br.c == nil {
-					perr = errs.New(40064, "$switch requires each branch have a 'case' expression")
+					perr = errs.New(errs.Location40064, "$switch requires each branch have a 'case' expression")
 					return false
 				}
 				if br.t == nil {
-					perr = errs.New(40065, "$switch requires each branch have a 'then' expression.")
+					perr = errs.New(errs.Location40065, "$switch requires each branch have a 'then' expression.")
 					return false
 				}
 				branches = append(branches, br)
@@ -217,11 +217,11 @@ func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			}
 			def = e
 		default:
-			return nil, errs.New(40067, "$switch found an unknown argument: %s", el.Key())
+			return nil, errs.New(errs.Location40067, "$switch found an unknown argument: %s", el.Key())
 		}
 	}
 	if len(branches) == 0 {
-		return nil, errs.New(40068, "$switch requires at least one branch.")
+		return nil, errs.New(errs.Location40068, "$switch requires at least one branch.")
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		for _, b := range branches {
@@ -234,7 +234,7 @@ func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			}
 		}
 		if def == nil {
-			return Missing, errs.New(40066, "$switch could not find a matching branch for an input, and no default was specified.")
+			return Missing, errs.New(errs.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return def.Eval(doc, vars)
 	}), nil
@@ -246,7 +246,7 @@ func parseLiteral(_ string, args bsoncore.Value, _ *ParseContext) (Expr, error) 
 
 func parseLet(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(16874, "$let only supports an object as its argument")
+		return nil, errs.New(errs.Location16874, "$let only supports an object as its argument")
 	}
 	varsV, inV := Missing, Missing
 	elems, _ := args.Document().Elements()
@@ -257,17 +257,17 @@ func parseLet(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 		case "in":
 			inV = el.Value()
 		default:
-			return nil, errs.New(16875, "Unrecognized parameter to $let: %s", el.Key())
+			return nil, errs.New(errs.Location16875, "Unrecognized parameter to $let: %s", el.Key())
 		}
 	}
 	if varsV.Type == 0 {
-		return nil, errs.New(16876, "Missing 'vars' parameter to $let")
+		return nil, errs.New(errs.Location16876, "Missing 'vars' parameter to $let")
 	}
 	if inV.Type == 0 {
-		return nil, errs.New(16877, "Missing 'in' parameter to $let")
+		return nil, errs.New(errs.Location16877, "Missing 'in' parameter to $let")
 	}
 	if varsV.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(10065, "invalid parameter: expected an object (vars)")
+		return nil, errs.New(errs.Location10065, "invalid parameter: expected an object (vars)")
 	}
 	type binding struct {
 		slot int

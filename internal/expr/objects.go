@@ -46,7 +46,7 @@ func parseMergeObjects(name string, args bsoncore.Value, pc *ParseContext) (Expr
 				continue
 			}
 			if v.Type != bsoncore.TypeEmbeddedDocument {
-				return Missing, errs.New(40400, "$mergeObjects requires object inputs, but input %s is of type %s", fmtVal(v), typeName(v))
+				return Missing, errs.New(errs.Location40400, "$mergeObjects requires object inputs, but input %s is of type %s", fmtVal(v), typeName(v))
 			}
 			keys = MergeInto(keys, vals, v)
 		}
@@ -62,11 +62,11 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 	var fieldE, inputE Expr
 	if args.Type == bsoncore.TypeEmbeddedDocument && !isOperatorDoc(args) {
 		raw := rawSpec(args)
-		if err := checkKeys(name, raw, 3041701, "field", "input"); err != nil {
+		if err := checkKeys(name, raw, errs.Location3041701, "field", "input"); err != nil {
 			return nil, err
 		}
 		if raw["field"].Type == 0 {
-			return nil, errs.New(3041702, "$getField requires 'field' to be specified")
+			return nil, errs.New(errs.Location3041702, "$getField requires 'field' to be specified")
 		}
 		f, err := parseFieldName(name, raw["field"], pc)
 		if err != nil {
@@ -94,7 +94,7 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			return Missing, err
 		}
 		if fv.Type != bsoncore.TypeString {
-			return Missing, errs.New(3041704, "$getField requires 'field' to evaluate to type String, but got %s", typeName(fv))
+			return Missing, errs.New(errs.Location3041704, "$getField requires 'field' to evaluate to type String, but got %s", typeName(fv))
 		}
 		in, err := inputE.Eval(doc, vars)
 		if err != nil {
@@ -114,7 +114,7 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 // constant string (or $literal); field paths are rejected.
 func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if v.Type == bsoncore.TypeString && strings.HasPrefix(v.StringValue(), "$") {
-		return nil, errs.New(5754301, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
+		return nil, errs.New(errs.Location5754301, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 	}
 	e, err := parse(v, pc)
 	if err != nil {
@@ -122,10 +122,10 @@ func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, erro
 	}
 	c, ok := e.(constExpr)
 	if !ok {
-		return nil, errs.New(4161106, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
+		return nil, errs.New(errs.Location4161106, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 	}
 	if c.v.Type != bsoncore.TypeString {
-		return nil, errs.New(4161107, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(c.v))
+		return nil, errs.New(errs.Location4161107, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(c.v))
 	}
 	return e, nil
 }
@@ -133,19 +133,19 @@ func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, erro
 func parseSetField(unset bool) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(4161100, "%s only supports an object as its argument", name)
+			return nil, errs.New(errs.Location4161100, "%s only supports an object as its argument", name)
 		}
 		raw := rawSpec(args)
 		allowed := []string{"field", "input", "value"}
 		if unset {
 			allowed = allowed[:2]
 		}
-		if err := checkKeys(name, raw, 4161101, allowed...); err != nil {
+		if err := checkKeys(name, raw, errs.Location4161101, allowed...); err != nil {
 			return nil, err
 		}
 		for _, k := range allowed {
 			if raw[k].Type == 0 {
-				return nil, errs.New(4161102, "%s requires '%s' to be specified", name, k)
+				return nil, errs.New(errs.Location4161102, "%s requires '%s' to be specified", name, k)
 			}
 		}
 		fieldE, err := parseFieldName(name, raw["field"], pc)
@@ -173,7 +173,7 @@ func parseSetField(unset bool) opParser {
 				return Null, nil
 			}
 			if in.Type != bsoncore.TypeEmbeddedDocument {
-				return Missing, errs.New(4161105, "%s requires 'input' to evaluate to type Object", name)
+				return Missing, errs.New(errs.Location4161105, "%s requires 'input' to evaluate to type Object", name)
 			}
 			var val bsoncore.Value
 			if valueE != nil {

@@ -183,7 +183,7 @@ func parseObject(d bsoncore.Document, pc *ParseContext) (Expr, error) {
 	}
 	if len(elems) > 0 && strings.HasPrefix(elems[0].Key(), "$") {
 		if len(elems) != 1 {
-			return nil, errs.New(15983, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s, while parsing object %s", len(elems), d.String(), d.String())
+			return nil, errs.New(errs.Location15983, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s, while parsing object %s", len(elems), d.String(), d.String())
 		}
 		name := elems[0].Key()
 		p, ok := operators[name]
@@ -197,16 +197,16 @@ func parseObject(d bsoncore.Document, pc *ParseContext) (Expr, error) {
 	for _, el := range elems {
 		k := el.Key()
 		if k == "" {
-			return nil, errs.New(16410, "FieldPath field names may not be empty strings.")
+			return nil, errs.New(errs.Location16410, "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(k, "$") {
-			return nil, errs.New(16404, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return nil, errs.New(errs.Location16404, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 		if strings.Contains(k, ".") {
-			return nil, errs.New(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
+			return nil, errs.New(errs.Location16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
 		}
 		if seen[k] {
-			return nil, errs.New(16406, "duplicate field name specified in object literal: %s", d.String())
+			return nil, errs.New(errs.Location16406, "duplicate field name specified in object literal: %s", d.String())
 		}
 		seen[k] = true
 		e, err := parse(el.Value(), pc)
@@ -257,11 +257,11 @@ func parseN(name string, args bsoncore.Value, pc *ParseContext, min, max int) ([
 func arityError(name string, n, min, max int) error {
 	switch {
 	case min == max:
-		return errs.New(16020, "Expression %s takes exactly %d arguments. %d were passed in.", name, min, n)
+		return errs.New(errs.Location16020, "Expression %s takes exactly %d arguments. %d were passed in.", name, min, n)
 	case max < 0:
-		return errs.New(16020, "Expression %s takes at least %d arguments, but %d were passed in.", name, min, n)
+		return errs.New(errs.Location16020, "Expression %s takes at least %d arguments, but %d were passed in.", name, min, n)
 	}
-	return errs.New(16020, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, min, max, n)
+	return errs.New(errs.Location16020, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, min, max, n)
 }
 
 // parseSpec parses an operator whose argument is a document of named

@@ -31,7 +31,7 @@ func CompileRegex(pattern, options string) (*regexp.Regexp, error) {
 			pattern = stripExtended(pattern)
 		case 'u':
 		default:
-			return nil, errs.New(51108, "invalid flag in regex options: %c", o)
+			return nil, errs.New(errs.Location51108, "invalid flag in regex options: %c", o)
 		}
 	}
 	if flags != "" {
@@ -39,7 +39,7 @@ func CompileRegex(pattern, options string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, errs.New(51111, "Invalid Regex: %v", err)
+		return nil, errs.New(errs.Location51111, "Invalid Regex: %v", err)
 	}
 	return re, nil
 }
@@ -80,17 +80,17 @@ func stripExtended(p string) string {
 func parseRegex(mode string) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(51103, "%s expects an object of named arguments but found: %s", name, typeName(args))
+			return nil, errs.New(errs.Location51103, "%s expects an object of named arguments but found: %s", name, typeName(args))
 		}
 		raw := rawSpec(args)
-		if err := checkKeys(name, raw, 31024, "input", "regex", "options"); err != nil {
+		if err := checkKeys(name, raw, errs.Location31024, "input", "regex", "options"); err != nil {
 			return nil, err
 		}
 		if raw["input"].Type == 0 {
-			return nil, errs.New(31022, "%s requires 'input' parameter", name)
+			return nil, errs.New(errs.Location31022, "%s requires 'input' parameter", name)
 		}
 		if raw["regex"].Type == 0 {
-			return nil, errs.New(31023, "%s requires 'regex' parameter", name)
+			return nil, errs.New(errs.Location31023, "%s requires 'regex' parameter", name)
 		}
 		spec := map[string]Expr{}
 		for k, v := range raw {
@@ -121,14 +121,14 @@ func parseRegex(mode string) opParser {
 				pattern, flags = rv.Regex()
 			case 0, bsoncore.TypeNull, bsoncore.TypeUndefined:
 			default:
-				return Missing, errs.New(51105, "%s needs 'regex' to be of type string or regex", name)
+				return Missing, errs.New(errs.Location51105, "%s needs 'regex' to be of type string or regex", name)
 			}
 			if !IsNullish(opts) {
 				if opts.Type != bsoncore.TypeString {
-					return Missing, errs.New(51106, "%s needs 'options' to be of type string", name)
+					return Missing, errs.New(errs.Location51106, "%s needs 'options' to be of type string", name)
 				}
 				if flags != "" {
-					return Missing, errs.New(51107, "%s found regex option(s) specified in both 'regex' and 'option' fields", name)
+					return Missing, errs.New(errs.Location51107, "%s found regex option(s) specified in both 'regex' and 'option' fields", name)
 				}
 				flags = opts.StringValue()
 			}
@@ -148,7 +148,7 @@ func parseRegex(mode string) opParser {
 				return empty(), nil
 			}
 			if in.Type != bsoncore.TypeString {
-				return Missing, errs.New(51104, "%s needs 'input' to be of type string", name)
+				return Missing, errs.New(errs.Location51104, "%s needs 'input' to be of type string", name)
 			}
 			re, err := CompileRegex(pattern, flags)
 			if err != nil {
@@ -193,7 +193,7 @@ func matchDoc(s string, m []int) bsoncore.Value {
 
 func parseRand(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument || len(args.Data) != 5 {
-		return nil, errs.New(3040500, "$rand does not currently accept arguments")
+		return nil, errs.New(errs.Location3040500, "$rand does not currently accept arguments")
 	}
 	return exprFunc(func(bsoncore.Document, *Vars) (bsoncore.Value, error) {
 		return Double(rand.Float64()), nil

@@ -53,7 +53,7 @@ func parseSetNary(union bool) opParser {
 					continue
 				}
 				if v.Type != bsoncore.TypeArray {
-					code := errs.Code(17043)
+					code := errs.Location17043
 					if union {
 						code = 17044
 					}
@@ -97,7 +97,7 @@ func setArgs(name string, code errs.Code, vs ...bsoncore.Value) ([][]bsoncore.Va
 
 func parseSetDifference(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
-		sets, null, err := setArgs(name, 17048, a, b)
+		sets, null, err := setArgs(name, errs.Location17048, a, b)
 		if err != nil || null {
 			return Null, err
 		}
@@ -120,10 +120,10 @@ func parseSetDifference(name string, args bsoncore.Value, pc *ParseContext) (Exp
 func parseSetIsSubset(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if a.Type != bsoncore.TypeArray {
-			return Missing, errs.New(17046, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
+			return Missing, errs.New(errs.Location17046, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
 		}
 		if b.Type != bsoncore.TypeArray {
-			return Missing, errs.New(17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
+			return Missing, errs.New(errs.Location17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
 		}
 		sb := uniq(values(b))
 		for _, x := range values(a) {
@@ -141,7 +141,7 @@ func parseSetEquals(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 		return nil, err
 	}
 	if len(es) < 2 {
-		return nil, errs.New(17045, "$setEquals needs at least two arguments had: %d", len(es))
+		return nil, errs.New(errs.Location17045, "$setEquals needs at least two arguments had: %d", len(es))
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		var first []bsoncore.Value
@@ -151,7 +151,7 @@ func parseSetEquals(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 				return Missing, err
 			}
 			if v.Type != bsoncore.TypeArray {
-				return Missing, errs.New(17044, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(v))
+				return Missing, errs.New(errs.Location17044, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(v))
 			}
 			s := uniq(values(v))
 			if i == 0 {
@@ -183,7 +183,7 @@ func parseElemTrue(any bool) opParser {
 				return Missing, err
 			}
 			if v.Type != bsoncore.TypeArray {
-				code := errs.Code(17040)
+				code := errs.Location17040
 				if any {
 					code = 17041
 				}

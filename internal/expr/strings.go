@@ -38,7 +38,7 @@ func coerceToString(name string, v bsoncore.Value) (string, error) {
 	case bsoncore.TypeJavaScript:
 		return v.JavaScript(), nil
 	}
-	return "", errs.New(16007, "can't convert from BSON type %s to String", typeName(v))
+	return "", errs.New(errs.Location16007, "can't convert from BSON type %s to String", typeName(v))
 }
 
 func parseConcat(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
@@ -57,7 +57,7 @@ func parseConcat(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 				return Null, nil
 			}
 			if !isString(v) {
-				return Missing, errs.New(16702, "$concat only supports strings, not %s", typeName(v))
+				return Missing, errs.New(errs.Location16702, "$concat only supports strings, not %s", typeName(v))
 			}
 			sb.WriteString(str(v))
 		}
@@ -80,28 +80,28 @@ func parseSubstrBytes(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 			return Missing, err
 		}
 		if !isNum(vs[1]) {
-			return Missing, errs.New(16034, "%s:  starting index must be a numeric type (is BSON type %s)", name, typeName(vs[1]))
+			return Missing, errs.New(errs.Location16034, "%s:  starting index must be a numeric type (is BSON type %s)", name, typeName(vs[1]))
 		}
 		if !isNum(vs[2]) {
-			return Missing, errs.New(16035, "%s:  length must be a numeric type (is BSON type %s)", name, typeName(vs[2]))
+			return Missing, errs.New(errs.Location16035, "%s:  length must be a numeric type (is BSON type %s)", name, typeName(vs[2]))
 		}
 		start, _ := roundToInt64(vs[1])
 		n, _ := roundToInt64(vs[2])
 		if start < 0 {
-			return Missing, errs.New(50752, "%s:  starting index must be non-negative (got: %d)", name, start)
+			return Missing, errs.New(errs.Location50752, "%s:  starting index must be non-negative (got: %d)", name, start)
 		}
 		if start >= int64(len(s)) {
 			return String(""), nil
 		}
 		if start > 0 && !utf8.RuneStart(s[start]) {
-			return Missing, errs.New(28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", name)
+			return Missing, errs.New(errs.Location28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", name)
 		}
 		end := int64(len(s))
 		if n >= 0 && start+n < end {
 			end = start + n
 		}
 		if end < int64(len(s)) && !utf8.RuneStart(s[end]) {
-			return Missing, errs.New(28657, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", name)
+			return Missing, errs.New(errs.Location28657, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", name)
 		}
 		return String(s[start:end]), nil
 	}), nil
@@ -122,24 +122,24 @@ func parseSubstrCP(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			return Missing, err
 		}
 		if !isNum(vs[1]) {
-			return Missing, errs.New(34450, "%s: starting index must be a numeric type (is BSON type %s)", name, typeName(vs[1]))
+			return Missing, errs.New(errs.Location34450, "%s: starting index must be a numeric type (is BSON type %s)", name, typeName(vs[1]))
 		}
 		start, ok := asIntegral(vs[1])
 		if !ok {
-			return Missing, errs.New(34451, "%s: starting index cannot be represented as a 32-bit integral value", name)
+			return Missing, errs.New(errs.Location34451, "%s: starting index cannot be represented as a 32-bit integral value", name)
 		}
 		if !isNum(vs[2]) {
-			return Missing, errs.New(34452, "%s: length must be a numeric type (is BSON type %s)", name, typeName(vs[2]))
+			return Missing, errs.New(errs.Location34452, "%s: length must be a numeric type (is BSON type %s)", name, typeName(vs[2]))
 		}
 		n, ok := asIntegral(vs[2])
 		if !ok {
-			return Missing, errs.New(34453, "%s: length cannot be represented as a 32-bit integral value", name)
+			return Missing, errs.New(errs.Location34453, "%s: length cannot be represented as a 32-bit integral value", name)
 		}
 		if start < 0 {
-			return Missing, errs.New(34455, "%s: the starting index must be nonnegative integer.", name)
+			return Missing, errs.New(errs.Location34455, "%s: the starting index must be nonnegative integer.", name)
 		}
 		if n < 0 {
-			return Missing, errs.New(34454, "%s: length must be a nonnegative integer.", name)
+			return Missing, errs.New(errs.Location34454, "%s: length must be a nonnegative integer.", name)
 		}
 		r := []rune(s)
 		if start >= int64(len(r)) {
@@ -224,14 +224,14 @@ func parseSplit(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			return Null, nil
 		}
 		if !isString(vs[0]) {
-			return Missing, errs.New(40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(vs[0]))
+			return Missing, errs.New(errs.Location40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(vs[0]))
 		}
 		if !isString(vs[1]) {
-			return Missing, errs.New(40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(vs[1]))
+			return Missing, errs.New(errs.Location40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(vs[1]))
 		}
 		sep := str(vs[1])
 		if sep == "" {
-			return Missing, errs.New(40087, "$split requires a non-empty separator")
+			return Missing, errs.New(errs.Location40087, "$split requires a non-empty separator")
 		}
 		b := NewArrayBuilder()
 		for _, p := range strings.Split(str(vs[0]), sep) {
@@ -249,14 +249,14 @@ var defaultTrimChars = []rune{0, ' ', '\t', '\n', '\v', '\f', '\r', 0x00A0, 0x16
 func parseTrim(left, right bool) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(50696, "%s only supports an object as an argument, found: %s", name, typeName(args))
+			return nil, errs.New(errs.Location50696, "%s only supports an object as an argument, found: %s", name, typeName(args))
 		}
 		spec, err := parseSpec(name, args, pc, nil, "input", "chars")
 		if err != nil {
-			return nil, errs.New(50694, "%s", strings.Replace(err.(*errs.Error).Msg, "found an unknown argument", "found an unknown argument:", 1))
+			return nil, errs.New(errs.Location50694, "%s", strings.Replace(err.(*errs.Error).Msg, "found an unknown argument", "found an unknown argument:", 1))
 		}
 		if spec["input"] == nil {
-			return nil, errs.New(50695, "%s requires an 'input' field", name)
+			return nil, errs.New(errs.Location50695, "%s requires an 'input' field", name)
 		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			in, err := spec["input"].Eval(doc, vars)
@@ -273,7 +273,7 @@ func parseTrim(left, right bool) opParser {
 					return Null, nil
 				}
 				if !isString(cv) {
-					return Missing, errs.New(50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, fmtVal(cv), typeName(cv))
+					return Missing, errs.New(errs.Location50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, fmtVal(cv), typeName(cv))
 				}
 				chars = []rune(str(cv))
 			}
@@ -281,7 +281,7 @@ func parseTrim(left, right bool) opParser {
 				return Null, nil
 			}
 			if !isString(in) {
-				return Missing, errs.New(50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, fmtVal(in), typeName(in))
+				return Missing, errs.New(errs.Location50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, fmtVal(in), typeName(in))
 			}
 			isTrim := func(r rune) bool {
 				for _, c := range chars {
@@ -315,7 +315,7 @@ func parseStrLen(cp bool) opParser {
 				return Missing, err
 			}
 			if !isString(v) {
-				code := errs.Code(34473)
+				code := errs.Location34473
 				if cp {
 					code = 34471
 				}
@@ -344,10 +344,10 @@ func parseIndexOf(cp bool) opParser {
 				return Null, nil
 			}
 			if !isString(vs[0]) {
-				return Missing, errs.New(40091, "%s requires a string as the first argument, found: %s", name, typeName(vs[0]))
+				return Missing, errs.New(errs.Location40091, "%s requires a string as the first argument, found: %s", name, typeName(vs[0]))
 			}
 			if !isString(vs[1]) {
-				return Missing, errs.New(40092, "%s requires a string as the second argument, found: %s", name, typeName(vs[1]))
+				return Missing, errs.New(errs.Location40092, "%s requires a string as the second argument, found: %s", name, typeName(vs[1]))
 			}
 			s, sub := str(vs[0]), str(vs[1])
 			var units []string // code points, or nil for bytes
@@ -361,14 +361,14 @@ func parseIndexOf(cp bool) opParser {
 			start, end := int64(0), int64(n)
 			for i, bound := range vs[2:] {
 				if !isNum(bound) {
-					return Missing, errs.New(errs.Code(40096+i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
+					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
 				}
 				x, ok := asIntegral(bound)
 				if !ok {
-					return Missing, errs.New(errs.Code(40096+i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
+					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
 				}
 				if x < 0 {
-					return Missing, errs.New(errs.Code(40097+i), "%s requires a nonnegative %s index, found: %d", name, []string{"start", "ending"}[i], x)
+					return Missing, errs.New(errs.Location40097+errs.Code(i), "%s requires a nonnegative %s index, found: %d", name, []string{"start", "ending"}[i], x)
 				}
 				if i == 0 {
 					start = x
@@ -400,15 +400,15 @@ func parseIndexOf(cp bool) opParser {
 func parseReplace(all bool) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(51751, "%s requires an object as an argument, found: %s", name, typeName(args))
+			return nil, errs.New(errs.Location51751, "%s requires an object as an argument, found: %s", name, typeName(args))
 		}
 		spec, err := parseSpec(name, args, pc, nil, "input", "find", "replacement")
 		if err != nil {
-			return nil, errs.New(51750, "%s", err.(*errs.Error).Msg)
+			return nil, errs.New(errs.Location51750, "%s", err.(*errs.Error).Msg)
 		}
 		for _, k := range []string{"input", "find", "replacement"} {
 			if spec[k] == nil {
-				return nil, errs.New(51749, "%s requires '%s' to be specified", name, k)
+				return nil, errs.New(errs.Location51749, "%s requires '%s' to be specified", name, k)
 			}
 		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
@@ -422,7 +422,7 @@ func parseReplace(all bool) opParser {
 				if IsNullish(v) {
 					null = true
 				} else if !isString(v) {
-					return Missing, errs.New(51746, "%s requires that '%s' be a string, found: %s", name, k, fmtVal(v))
+					return Missing, errs.New(errs.Location51746, "%s requires that '%s' be a string, found: %s", name, k, fmtVal(v))
 				}
 				vals[i] = v
 			}

@@ -10,17 +10,17 @@ import "github.com/lodedb/lode/internal/errs"
 // non-ASCII bytes.
 func ValidateUserVarName(name string, write bool) error {
 	if name == "" {
-		return errs.New(errs.Code(16866), "empty variable names are not allowed")
+		return errs.New(errs.Location16866, "empty variable names are not allowed")
 	}
 	c := name[0]
 	first := (c >= 'a' && c <= 'z') || c&0x80 != 0 || (!write && c >= 'A' && c <= 'Z')
 	if !first {
-		return errs.New(errs.Code(16867), "'%s' starts with an invalid character for a user variable name", name)
+		return errs.New(errs.Location16867, "'%s' starts with an invalid character for a user variable name", name)
 	}
 	for i := 1; i < len(name); i++ {
 		c := name[i]
 		if !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c&0x80 != 0) {
-			return errs.New(errs.Code(16868), "'%s' contains an invalid character for a variable name: '%c'", name, c)
+			return errs.New(errs.Location16868, "'%s' contains an invalid character for a variable name: '%c'", name, c)
 		}
 	}
 	return nil

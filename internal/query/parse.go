@@ -110,7 +110,7 @@ func (p *parser) parseDoc(doc bsoncore.Document, level int) (Node, error) {
 			continue
 		}
 		if strings.Count(key, ".")+1 > 180 {
-			return nil, errs.New(errs.Code(5729100), "FieldPath is too long")
+			return nil, errs.New(errs.Location5729100, "FieldPath is too long")
 		}
 		if isExpressionDocument(v, false) {
 			if err := p.parseSub(key, v.Document(), &and.Children, next); err != nil {

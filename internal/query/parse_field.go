@@ -385,7 +385,7 @@ func parseRegexDocument(name string, context bsoncore.Document) (Node, error) {
 				pattern = p
 				if o != "" {
 					if options != "" {
-						return nil, errs.New(errs.Code(51074), "options set in both $regex and $options")
+						return nil, errs.New(errs.Location51074, "options set in both $regex and $options")
 					}
 					options = o
 				}
@@ -397,7 +397,7 @@ func parseRegexDocument(name string, context bsoncore.Document) (Node, error) {
 				return nil, errs.New(errs.BadValue, "$options has to be a string")
 			}
 			if options != "" {
-				return nil, errs.New(errs.Code(51075), "options set in both $regex and $options")
+				return nil, errs.New(errs.Location51075, "options set in both $regex and $options")
 			}
 			options = v.StringValue()
 		}

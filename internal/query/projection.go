@@ -78,7 +78,7 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 		posBegin, posEnd, hasPos := findPositional(key)
 		if v.Type == bsoncore.TypeEmbeddedDocument && !isNestedSpec(v) {
 			if hasPos {
-				return nil, errs.New(errs.Code(31271), "positional projection cannot be used with an expression")
+				return nil, errs.New(errs.Location31271, "positional projection cannot be used with an expression")
 			}
 			if err := checkPath(key); err != nil {
 				return nil, err
@@ -98,13 +98,13 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 				hasSlice = true
 			case "$elemMatch":
 				if arg.Type != bsoncore.TypeEmbeddedDocument {
-					return nil, errs.New(errs.Code(31274), "elemMatch: Invalid argument, object required, but got %s", typeName(arg.Type))
+					return nil, errs.New(errs.Location31274, "elemMatch: Invalid argument, object required, but got %s", typeName(arg.Type))
 				}
 				if p.positional != nil {
-					return nil, errs.New(errs.Code(31255), "Cannot specify positional operator and $elemMatch.")
+					return nil, errs.New(errs.Location31255, "Cannot specify positional operator and $elemMatch.")
 				}
 				if strings.Contains(key, ".") {
-					return nil, errs.New(errs.Code(31275), "Cannot use $elemMatch projection on a nested field.")
+					return nil, errs.New(errs.Location31275, "Cannot use $elemMatch projection on a nested field.")
 				}
 				pr := &parser{}
 				n, err := pr.parseElemMatch("", arg)
@@ -120,7 +120,7 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 				return nil, errs.New(errs.NotImplemented, "$meta projection is not supported by Lode")
 			default:
 				if typ == 2 {
-					return nil, errs.New(errs.Code(31252), "Cannot use expression other than $meta in exclusion projection")
+					return nil, errs.New(errs.Location31252, "Cannot use expression other than $meta in exclusion projection")
 				}
 				typ = 1
 				f, err := compileExpr(v)
@@ -143,10 +143,10 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 		if !isNumber(v) && v.Type != bsoncore.TypeBoolean {
 			// a literal or "$path" value: a computed field
 			if hasPos {
-				return nil, errs.New(errs.Code(31271), "positional projection cannot be used with an expression")
+				return nil, errs.New(errs.Location31271, "positional projection cannot be used with an expression")
 			}
 			if typ == 2 {
-				return nil, errs.New(errs.Code(31252), "Cannot use expression other than $meta in exclusion projection")
+				return nil, errs.New(errs.Location31252, "Cannot use expression other than $meta in exclusion projection")
 			}
 			typ = 1
 			if err := checkPath(key); err != nil {
@@ -165,20 +165,20 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 			path := key
 			if hasPos {
 				if p.positional != nil {
-					return nil, errs.New(errs.Code(31276), "Cannot specify more than one positional projection per query.")
+					return nil, errs.New(errs.Location31276, "Cannot specify more than one positional projection per query.")
 				}
 				if hasElemMatch {
-					return nil, errs.New(errs.Code(31256), "Cannot specify positional operator and $elemMatch.")
+					return nil, errs.New(errs.Location31256, "Cannot specify positional operator and $elemMatch.")
 				}
 				if strings.HasSuffix(key, ".$.") {
-					return nil, errs.New(errs.Code(31270), "Path cannot end with '.$.'")
+					return nil, errs.New(errs.Location31270, "Path cannot end with '.$.'")
 				}
 				if _, _, again := findPositional(key[posEnd:]); again {
-					return nil, errs.New(errs.Code(31287), "Cannot use positional operator twice: %s", key)
+					return nil, errs.New(errs.Location31287, "Cannot use positional operator twice: %s", key)
 				}
 				path = key[:posBegin]
 				if path == "" {
-					return nil, errs.New(errs.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+					return nil, errs.New(errs.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 				}
 				p.positional = splitPath(path)
 				p.posPath = path
@@ -228,7 +228,7 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 func (p *Projection) flattenNested(prefix string, v bsoncore.Value, typ *int, idSpecified *bool) error {
 	elems, _ := v.Document().Elements()
 	if len(elems) == 0 {
-		return errs.New(errs.Code(51270), "An empty sub-projection is not a valid value. Found empty object at path")
+		return errs.New(errs.Location51270, "An empty sub-projection is not a valid value. Found empty object at path")
 	}
 	_ = idSpecified
 	// Parse each flattened element alone and merge it into p.
@@ -260,7 +260,7 @@ func (p *Projection) merge(q *Projection, key string, typ *int) error {
 	case projInclude, projComputed:
 		if *typ == 2 {
 			if n.kind == projComputed {
-				return errs.New(errs.Code(31252), "Cannot use expression other than $meta in exclusion projection")
+				return errs.New(errs.Location31252, "Cannot use expression other than $meta in exclusion projection")
 			}
 			return errs.New(errs.Location31253, "Cannot do inclusion on field %s in exclusion projection", key)
 		}
@@ -275,7 +275,7 @@ func (p *Projection) merge(q *Projection, key string, typ *int) error {
 	p.elemMatch = append(p.elemMatch, q.elemMatch...)
 	if q.positional != nil {
 		if p.positional != nil {
-			return errs.New(errs.Code(31276), "Cannot specify more than one positional projection per query.")
+			return errs.New(errs.Location31276, "Cannot specify more than one positional projection per query.")
 		}
 		p.positional, p.posPath = q.positional, q.posPath
 	}
@@ -307,14 +307,14 @@ func findPositional(path string) (begin, end int, ok bool) {
 // checkPath validates a projection field path.
 func checkPath(path string) error {
 	if path == "" {
-		return errs.New(errs.Code(40352), "FieldPath cannot be constructed with empty string")
+		return errs.New(errs.Location40352, "FieldPath cannot be constructed with empty string")
 	}
 	for _, part := range strings.Split(path, ".") {
 		if part == "" {
-			return errs.New(errs.Code(15998), "FieldPath field names may not be empty strings.")
+			return errs.New(errs.Location15998, "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(part, "$") {
-			return errs.New(errs.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return errs.New(errs.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return nil
@@ -331,7 +331,7 @@ func (p *Projection) add(path string, leaf *projNode) error {
 		c := n.kids[part]
 		if i == len(parts)-1 {
 			if c != nil {
-				return errs.New(errs.Code(31250), "Path collision at %s", path)
+				return errs.New(errs.Location31250, "Path collision at %s", path)
 			}
 			n.kids[part] = leaf
 			n.order = append(n.order, part)
@@ -342,7 +342,7 @@ func (p *Projection) add(path string, leaf *projNode) error {
 			n.kids[part] = c
 			n.order = append(n.order, part)
 		} else if c.kind != projInternal {
-			return errs.New(errs.Code(31249), "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
+			return errs.New(errs.Location31249, "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
 		}
 		n = c
 	}
@@ -366,21 +366,21 @@ func parseSlice(arg bsoncore.Value) (sliceSpec, error) {
 		return sliceSpec{limit: numberInt(arg)}, nil
 	}
 	if arg.Type != bsoncore.TypeArray {
-		return sliceSpec{}, errs.New(errs.Code(31273), "$slice only supports numbers and [skip, limit] arrays")
+		return sliceSpec{}, errs.New(errs.Location31273, "$slice only supports numbers and [skip, limit] arrays")
 	}
 	vals, _ := arg.Array().Values()
 	if len(vals) != 2 {
-		return sliceSpec{}, errs.New(errs.Code(31272), "$slice array argument should be of form [skip, limit]")
+		return sliceSpec{}, errs.New(errs.Location31272, "$slice array argument should be of form [skip, limit]")
 	}
 	if !isNumber(vals[0]) {
-		return sliceSpec{}, errs.New(errs.Code(31257), "$slice expects the skip argument to be a number, got %s", typeName(vals[0].Type))
+		return sliceSpec{}, errs.New(errs.Location31257, "$slice expects the skip argument to be a number, got %s", typeName(vals[0].Type))
 	}
 	if !isNumber(vals[1]) {
-		return sliceSpec{}, errs.New(errs.Code(31258), "$slice expects the limit argument to be a number, got %s", typeName(vals[1].Type))
+		return sliceSpec{}, errs.New(errs.Location31258, "$slice expects the limit argument to be a number, got %s", typeName(vals[1].Type))
 	}
 	limit := numberInt(vals[1])
 	if limit <= 0 {
-		return sliceSpec{}, errs.New(errs.Code(31259), "$slice limit must be positive, got %d", limit)
+		return sliceSpec{}, errs.New(errs.Location31259, "$slice limit must be positive, got %d", limit)
 	}
 	skip := numberInt(vals[0])
 	return sliceSpec{skip: &skip, limit: limit}, nil
@@ -432,7 +432,7 @@ func (p *Projection) CheckFilter(f *Filter) error {
 	}
 	field := p.positional[0]
 	if f == nil || !hasPathPrefix(f.root, field) {
-		return errs.New(errs.Code(31277), "Positional projection '%s.$' does not match the query document.", p.posPath)
+		return errs.New(errs.Location31277, "Positional projection '%s.$' does not match the query document.", p.posPath)
 	}
 	return nil
 }

@@ -228,11 +228,11 @@ func applyPositional(doc []byte, path []string, pos int) ([]byte, error) {
 	switch v.Type {
 	case bsoncore.TypeArray:
 		if pos < 0 {
-			return nil, errs.New(errs.Code(51246), "positional operator '.$' couldn't find a matching element in the array")
+			return nil, errs.New(errs.Location51246, "positional operator '.$' couldn't find a matching element in the array")
 		}
 		e, ok := arrayIndex(v, pos)
 		if !ok {
-			return nil, errs.New(errs.Code(51247), "positional operator '.$' element mismatch")
+			return nil, errs.New(errs.Location51247, "positional operator '.$' element mismatch")
 		}
 		return replaceField(doc, path[0], singleArray(e)), nil
 	case bsoncore.TypeEmbeddedDocument:

@@ -117,7 +117,7 @@ func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {
-		return nil, errs.New(errs.Code(51091), "Regular expression is invalid: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, errs.New(errs.Location51091, "Regular expression is invalid: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	return re, nil
 }

@@ -43,18 +43,18 @@ func ParseSort(spec bsoncore.Document) (*Sort, error) {
 			if k, _, ok := firstKey(v); ok && k == "$meta" {
 				return nil, errs.New(errs.NotImplemented, "$meta sort by %s is not supported by Lode", renderValue(v))
 			}
-			return nil, errs.New(errs.Code(15974), "Illegal key in $sort specification: %s", renderElem(key, v))
+			return nil, errs.New(errs.Location15974, "Illegal key in $sort specification: %s", renderElem(key, v))
 		}
 		dir, ok := sortDirection(v)
 		if !ok {
-			return nil, errs.New(errs.Code(15975), "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+			return nil, errs.New(errs.Location15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 		}
 		if key == "$natural" {
 			s.natural = dir
 			continue
 		}
 		if key == "" {
-			return nil, errs.New(errs.Code(40352), "FieldPath cannot be constructed with empty string")
+			return nil, errs.New(errs.Location40352, "FieldPath cannot be constructed with empty string")
 		}
 		if seen[key] {
 			continue

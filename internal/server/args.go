@@ -40,7 +40,7 @@ func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) 
 			return err
 		}
 		if !known && !genericArgs[k] {
-			return errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", req.Name, k)
+			return errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", req.Name, k)
 		}
 		return nil
 	})
@@ -235,7 +235,7 @@ func argCollation(cmd, field string, v bsoncore.Value) error {
 	}
 	loc, err := d.LookupErr("locale")
 	if err != nil {
-		return errs.New(errs.Code(40414), "BSON field 'locale' is missing but a required field")
+		return errs.New(errs.Location40414, "BSON field 'locale' is missing but a required field")
 	}
 	s, ok := loc.StringValueOK()
 	if !ok {

@@ -114,11 +114,11 @@ func parseCursorOpt(cmd string, v bsoncore.Value) (batchSize int64, has bool, er
 				return 0, false, err
 			}
 			if n < 0 {
-				return 0, false, errs.New(errs.Code(51024), "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
+				return 0, false, errs.New(errs.Location51024, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
 			}
 			batchSize, has = n, true
 		default:
-			return 0, false, errs.New(errs.Code(40415), "BSON field '%s.cursor.%s' is an unknown field.", cmd, el.Key())
+			return 0, false, errs.New(errs.Location40415, "BSON field '%s.cursor.%s' is an unknown field.", cmd, el.Key())
 		}
 	}
 	return batchSize, has, nil

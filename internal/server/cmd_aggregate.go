@@ -71,7 +71,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		return nil, err
 	}
 	if !a.hasPipeline {
-		return nil, errs.New(errs.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
 	if !a.hasCursor && !a.explain {
 		return nil, errs.New(errs.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")

@@ -52,7 +52,7 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 				case "hidden", "prepareUnique", "unique", "forceNonUnique":
 					err = errs.New(errs.CommandNotSupported, "collMod index.%s is not supported by Lode", el.Key())
 				default:
-					err = errs.New(errs.Code(40415), "BSON field 'collMod.index.%s' is an unknown field.", el.Key())
+					err = errs.New(errs.Location40415, "BSON field 'collMod.index.%s' is an unknown field.", el.Key())
 				}
 				if err != nil {
 					return true, err

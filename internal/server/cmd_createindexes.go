@@ -67,7 +67,7 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 		return nil, err
 	}
 	if !seenIndexes {
-		return nil, errs.New(errs.Code(40414), "BSON field 'createIndexes.indexes' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'createIndexes.indexes' is missing but a required field")
 	}
 	if len(specs) == 0 {
 		return nil, errs.New(errs.BadValue, "Must specify at least one index to create")

@@ -41,7 +41,7 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	if !seen {
-		return nil, errs.New(errs.Code(40414), "BSON field 'delete.deletes' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'delete.deletes' is missing but a required field")
 	}
 	if err := checkBatchSize(len(stmts)); err != nil {
 		return nil, err
@@ -98,17 +98,17 @@ func parseDeleteStatement(st bsoncore.Document, spec *engine.DeleteSpec) error {
 			err = argCollation(cmd, "collation", v)
 		case "sampleId":
 		default:
-			err = errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
+			err = errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if !hasQ {
-		return errs.New(errs.Code(40414), "BSON field '%s.q' is missing but a required field", cmd)
+		return errs.New(errs.Location40414, "BSON field '%s.q' is missing but a required field", cmd)
 	}
 	if !hasLimit {
-		return errs.New(errs.Code(40414), "BSON field '%s.limit' is missing but a required field", cmd)
+		return errs.New(errs.Location40414, "BSON field '%s.limit' is missing but a required field", cmd)
 	}
 	return nil
 }

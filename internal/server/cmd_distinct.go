@@ -41,7 +41,7 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 		return nil, err
 	}
 	if !hasKey {
-		return nil, errs.New(errs.Code(40414), "BSON field 'distinct.key' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'distinct.key' is missing but a required field")
 	}
 	vals, err := s.eng.Distinct(ctx, req.DB, coll, key, filter)
 	if err != nil {

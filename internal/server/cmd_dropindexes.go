@@ -32,7 +32,7 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 		return nil, err
 	}
 	if target.Type == 0 {
-		return nil, errs.New(errs.Code(40414), "BSON field 'dropIndexes.index' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'dropIndexes.index' is missing but a required field")
 	}
 	ixs, err := s.eng.ListIndexes(req.DB, coll)
 	if err != nil {
@@ -76,7 +76,7 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 		case 1:
 			names = []string{found[0].Name}
 		default:
-			return nil, errs.New(errs.Code(289), "%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), key.String(), found[0].Name, found[1].Name)
+			return nil, errs.New(errs.AmbiguousIndexKeyPattern, "%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), key.String(), found[0].Name, found[1].Name)
 		}
 	default:
 		return nil, wrongType(req.Name, "index", target, "[string, object, array]")

@@ -105,7 +105,7 @@ func nonNegative(cmd, field string, v bsoncore.Value) (int64, error) {
 		return 0, err
 	}
 	if n < 0 {
-		return 0, errs.New(errs.Code(51024), "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
+		return 0, errs.New(errs.Location51024, "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
 	}
 	return n, nil
 }

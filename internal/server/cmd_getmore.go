@@ -47,7 +47,7 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		return nil, err
 	}
 	if coll == "" {
-		return nil, errs.New(errs.Code(40414), "BSON field 'getMore.collection' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'getMore.collection' is missing but a required field")
 	}
 	c, err := s.cursors.Checkout(id, ns(req.DB, coll))
 	if err != nil {

@@ -41,7 +41,7 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	if !seen {
-		return nil, errs.New(errs.Code(40414), "BSON field 'insert.documents' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'insert.documents' is missing but a required field")
 	}
 	if err := checkBatchSize(len(docs)); err != nil {
 		return nil, err

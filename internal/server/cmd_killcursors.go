@@ -39,7 +39,7 @@ func cmdKillCursors(_ context.Context, s *Server, req *Request) (bsoncore.Docume
 		return nil, err
 	}
 	if !seen {
-		return nil, errs.New(errs.Code(40414), "BSON field 'killCursors.cursors' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'killCursors.cursors' is missing but a required field")
 	}
 	killed, notFound := s.cursors.Kill(ids)
 	return bsoncore.NewDocumentBuilder().

@@ -43,7 +43,7 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	if !seen {
-		return nil, errs.New(errs.Code(40414), "BSON field 'update.updates' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'update.updates' is missing but a required field")
 	}
 	if err := checkBatchSize(len(stmts)); err != nil {
 		return nil, err
@@ -120,17 +120,17 @@ func parseUpdateStatement(st bsoncore.Document, spec *engine.UpdateSpec) error {
 			err = argCollation(cmd, "collation", v)
 		case "upsertSupplied", "sampleId", "sort":
 		default:
-			err = errs.New(errs.Code(40415), "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
+			err = errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if !hasQ {
-		return errs.New(errs.Code(40414), "BSON field '%s.q' is missing but a required field", cmd)
+		return errs.New(errs.Location40414, "BSON field '%s.q' is missing but a required field", cmd)
 	}
 	if !hasU {
-		return errs.New(errs.Code(40414), "BSON field '%s.u' is missing but a required field", cmd)
+		return errs.New(errs.Location40414, "BSON field '%s.u' is missing but a required field", cmd)
 	}
 	return nil
 }

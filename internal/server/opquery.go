@@ -17,7 +17,7 @@ func (c *conn) handleOpQuery(q *wire.Query) bsoncore.Document {
 	db, _, _ := splitNS(q.FullCollectionName)
 	// Checked while upconverting the request, before the command name.
 	if q.NumberToReturn != 1 && q.NumberToReturn != -1 {
-		return errorDoc(errs.New(errs.Code(16979), "Bad numberToReturn (%d) for $cmd type ns - can only be 1 or -1", q.NumberToReturn))
+		return errorDoc(errs.New(errs.Location16979, "Bad numberToReturn (%d) for $cmd type ns - can only be 1 or -1", q.NumberToReturn))
 	}
 	cmd := q.Query
 	// Drivers may wrap the command as {$query: {...}, $readPreference: ...}.

@@ -63,7 +63,7 @@ type session struct {
 func sessionKey(lsid bsoncore.Document) (string, error) {
 	v, err := lsid.LookupErr("id")
 	if err != nil {
-		return "", errs.New(errs.Code(40414), "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
+		return "", errs.New(errs.Location40414, "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
 	}
 	sub, data, ok := v.BinaryOK()
 	if !ok || sub != 4 {

@@ -157,13 +157,13 @@ func (s *Server) runRetryable(ctx context.Context, h handler, req *Request, ss *
 	}
 	if a.txnNumber == ss.txnNumber && ss.retryReply != nil && ss.retryNumber == a.txnNumber {
 		if ss.retryCmd != req.Name {
-			return nil, errs.New(errs.Code(50911), "Request with transaction number %d has already been used for a %s command", a.txnNumber, ss.retryCmd)
+			return nil, errs.New(errs.Location50911, "Request with transaction number %d has already been used for a %s command", a.txnNumber, ss.retryCmd)
 		}
 		s.log.Debug("retryable write answered from its first attempt", "cmd", req.Name, "txnNumber", a.txnNumber)
 		return ss.retryReply, nil
 	}
 	if a.txnNumber == ss.txnNumber && ss.state == txnActive {
-		return nil, errs.New(errs.Code(217), "Cannot retry a retryable write that has been converted into a transaction")
+		return nil, errs.New(errs.IncompleteTransactionHistory, "Cannot retry a retryable write that has been converted into a transaction")
 	}
 	if a.txnNumber > ss.txnNumber {
 		ss.abortTxn(errs.New(errs.NoSuchTransaction, "Transaction was aborted by a newer txnNumber"))

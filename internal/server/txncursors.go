@@ -57,19 +57,19 @@ func checkCursorTxn(ctx context.Context, id int64, c *cursor.Cursor) error {
 	inTxn := engine.TxnFrom(ctx) != nil
 	if !c.InTxn {
 		if inTxn {
-			return errs.New(errs.Code(50739), "Cannot run getMore on cursor %d, which was not created in a transaction, in transaction %d", id, cs.txnNumber)
+			return errs.New(errs.Location50739, "Cannot run getMore on cursor %d, which was not created in a transaction, in transaction %d", id, cs.txnNumber)
 		}
 		return nil
 	}
 	switch {
 	case !hasSession:
-		return errs.New(errs.Code(50737), "Cannot run getMore on cursor %d, which was created in session %s, without an lsid", id, uuidString(c.Session))
+		return errs.New(errs.Location50737, "Cannot run getMore on cursor %d, which was created in session %s, without an lsid", id, uuidString(c.Session))
 	case cs.key != c.Session:
-		return errs.New(errs.Code(50738), "Cannot run getMore on cursor %d, which was created in session %s, in session %s", id, uuidString(c.Session), uuidString(cs.key))
+		return errs.New(errs.Location50738, "Cannot run getMore on cursor %d, which was created in session %s, in session %s", id, uuidString(c.Session), uuidString(cs.key))
 	case !cs.hasTxn:
-		return errs.New(errs.Code(50740), "Cannot run getMore on cursor %d, which was created in transaction %d, without a txnNumber", id, c.TxnNumber)
+		return errs.New(errs.Location50740, "Cannot run getMore on cursor %d, which was created in transaction %d, without a txnNumber", id, c.TxnNumber)
 	case cs.txnNumber != c.TxnNumber:
-		return errs.New(errs.Code(50741), "Cannot run getMore on cursor %d, which was created in transaction %d, in transaction %d", id, c.TxnNumber, cs.txnNumber)
+		return errs.New(errs.Location50741, "Cannot run getMore on cursor %d, which was created in transaction %d, in transaction %d", id, c.TxnNumber, cs.txnNumber)
 	}
 	return nil
 }

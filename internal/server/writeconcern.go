@@ -69,7 +69,7 @@ func parseWriteConcern(req *Request) (writeConcern, error) {
 			wc.journal = wc.journal || b
 		case "wtimeout", "wtimeoutMS", "provenance", "getLastError":
 		default:
-			return wc, errs.New(errs.Code(40415), "BSON field 'writeConcern.%s' is an unknown field.", el.Key())
+			return wc, errs.New(errs.Location40415, "BSON field 'writeConcern.%s' is an unknown field.", el.Key())
 		}
 	}
 	// writeConcernMajorityJournalDefault is true in MongoDB: w:"majority"

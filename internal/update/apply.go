@@ -87,10 +87,10 @@ func (a *applier) checkDollarField(l *loc) error {
 // top-level field name starts with "$" (a replacement document).
 func validateResult(out bsoncore.Document, insert, dollars bool) error {
 	if insert && len(out) > MaxDocumentSize {
-		return errs.New(errs.Code(17420), "Document to upsert is larger than %d", MaxDocumentSize)
+		return errs.New(errs.Location17420, "Document to upsert is larger than %d", MaxDocumentSize)
 	}
 	if len(out) > MaxDocumentSize {
-		return errs.New(errs.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
+		return errs.New(errs.Location17419, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	for rest := out[4:]; len(rest) > 1; {
 		e, r, ok := bsoncore.ReadElement(rest)

@@ -82,7 +82,7 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 	sections := body[4:]
 	if m.FlagBits&ChecksumPresent != 0 {
 		if len(sections) <= 4 {
-			return nil, badMessage(errs.Code(51251),
+			return nil, badMessage(errs.Location51251,
 				"Invalid message size for an OpMsg containing a checksum")
 		}
 		m.Checksum = binary.LittleEndian.Uint32(sections[len(sections)-4:])
@@ -100,7 +100,7 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 		switch kind {
 		case sectionBody:
 			if haveBody {
-				return nil, badMessage(errs.Code(40430), "Multiple body sections in message")
+				return nil, badMessage(errs.Location40430, "Multiple body sections in message")
 			}
 			haveBody = true
 			doc, rest, perr := readDocument(sections, "OP_MSG body")
@@ -121,11 +121,11 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 		case sectionSecurityToken:
 			return nil, badMessage(errs.Unauthorized, "Unsupported Security Token provided")
 		default:
-			return nil, badMessage(errs.Code(40432), "Unknown section kind %d", kind)
+			return nil, badMessage(errs.Location40432, "Unknown section kind %d", kind)
 		}
 	}
 	if !haveBody {
-		return nil, badMessage(errs.Code(40587), "OP_MSG messages must have a body")
+		return nil, badMessage(errs.Location40587, "OP_MSG messages must have a body")
 	}
 	for _, s := range m.Sequences {
 		if bodyHasPath(m.Body, s.Identifier) {
@@ -155,7 +155,7 @@ func parseSequence(b []byte, prev []Sequence) (Sequence, []byte, *ProtocolError)
 	seq := Sequence{Identifier: string(sec[:nul])}
 	for _, p := range prev {
 		if p.Identifier == seq.Identifier {
-			return Sequence{}, nil, badMessage(errs.Code(40431),
+			return Sequence{}, nil, badMessage(errs.Location40431,
 				"Duplicate document sequence: %s", seq.Identifier)
 		}
 	}
@@ -201,7 +201,7 @@ func bodyHasPath(body bsoncore.Document, name string) bool {
 
 // duplicateFieldError is mongod's error for a sequence named like a body field.
 func duplicateFieldError(name string) *ProtocolError {
-	return badMessage(errs.Code(40433),
+	return badMessage(errs.Location40433,
 		"Duplicate field between body and document sequence %s", name)
 }
 
@@ -224,7 +224,7 @@ func (m *Msg) Merged() (bsoncore.Document, error) {
 		}
 		for _, p := range m.Sequences[:i] {
 			if p.Identifier == s.Identifier {
-				return nil, errs.New(errs.Code(40431), "Duplicate document sequence: %s", s.Identifier)
+				return nil, errs.New(errs.Location40431, "Duplicate document sequence: %s", s.Identifier)
 			}
 		}
 		size += 1 + len(s.Identifier) + 1 + 5

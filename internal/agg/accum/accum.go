@@ -90,7 +90,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 	switch name {
 	case "$count":
 		if args.Type != bsoncore.TypeEmbeddedDocument || len(args.Data) != 5 {
-			return nil, errs.New(40160, "$count takes no arguments, i.e. $count:{}")
+			return nil, errs.New(errs.Location40160, "$count takes no arguments, i.e. $count:{}")
 		}
 		f.arg = expr.Const(expr.Int32(1))
 		return f, nil
@@ -116,7 +116,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 			return nil, err
 		}
 		if raw["sortBy"].Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(5788604, "%s expects a sortBy value that is an object, but got %s", name, expr.TypeName(raw["sortBy"]))
+			return nil, errs.New(errs.Location5788604, "%s expects a sortBy value that is an object, but got %s", name, expr.TypeName(raw["sortBy"]))
 		}
 		if f.sortBy, err = expr.ParseSortSpec(raw["sortBy"]); err != nil {
 			return nil, err
@@ -132,7 +132,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 		return f, nil
 	}
 	if args.Type == bsoncore.TypeArray {
-		return nil, errs.New(40237, "The %s accumulator is a unary operator", name)
+		return nil, errs.New(errs.Location40237, "The %s accumulator is a unary operator", name)
 	}
 	var err error
 	if f.arg, err = expr.Parse(args, pc); err != nil {
@@ -143,7 +143,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 
 func spec(name string, args bsoncore.Value, keys ...string) (map[string]bsoncore.Value, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(5787801, "specification must be an object; found %s", expr.TypeName(args))
+		return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", expr.TypeName(args))
 	}
 	raw := map[string]bsoncore.Value{}
 	elems, _ := args.Document().Elements()
@@ -153,19 +153,19 @@ func spec(name string, args bsoncore.Value, keys ...string) (map[string]bsoncore
 			ok = ok || k == el.Key()
 		}
 		if !ok {
-			return nil, errs.New(5787901, "Unknown argument for 'n' operator: %s", el.Key())
+			return nil, errs.New(errs.Location5787901, "Unknown argument for 'n' operator: %s", el.Key())
 		}
 		raw[el.Key()] = el.Value()
 	}
 	for _, k := range keys {
 		if raw[k].Type == 0 {
 			if k == "n" {
-				return nil, errs.New(5787906, "Missing value for 'n'")
+				return nil, errs.New(errs.Location5787906, "Missing value for 'n'")
 			}
 			if k == "input" {
-				return nil, errs.New(5787907, "Missing value for 'input'")
+				return nil, errs.New(errs.Location5787907, "Missing value for 'input'")
 			}
-			return nil, errs.New(5788005, "Missing value for '%s'", k)
+			return nil, errs.New(errs.Location5788005, "Missing value for '%s'", k)
 		}
 	}
 	return raw, nil

@@ -125,7 +125,7 @@ func (c *Catalog) PrepareOut(_ context.Context, db, target, tmp string) error {
 		}
 		exists = true
 		if v, err := ci.Options.LookupErr("capped"); err == nil && v.Type == bsoncore.TypeBoolean && v.Boolean() {
-			return errs.New(errs.Code(17152), "namespace '%s.%s' is capped so it can't be used for $out", db, target)
+			return errs.New(errs.Location17152, "namespace '%s.%s' is capped so it can't be used for $out", db, target)
 		}
 		if len(ci.Options) > 5 {
 			opts.Raw = ci.Options
