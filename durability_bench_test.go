@@ -65,14 +65,14 @@ func BenchmarkInsertSingle(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/clients=%d", wc.name, clients), func(b *testing.B) {
 				db := benchOpen(b)
 				coll := db.Client().Database("bench").Collection("ins", options.Collection().SetWriteConcern(wc.wc))
-				before := db.Engine().StorageStats().Syncs
+				before := lodeMetric(b, db, "syncs")
 				start := time.Now()
 				benchClients(b, clients, func(w, i int) error {
 					_, err := coll.InsertOne(context.Background(), bson.D{{Key: "w", Value: w}, {Key: "i", Value: i}, {Key: "payload", Value: "0123456789abcdef"}})
 					return err
 				})
 				el := time.Since(start)
-				syncs := db.Engine().StorageStats().Syncs - before
+				syncs := lodeMetric(b, db, "syncs") - before
 				b.ReportMetric(float64(b.N)/el.Seconds(), "writes/s")
 				b.ReportMetric(float64(syncs)/float64(b.N), "fsyncs/write")
 			})

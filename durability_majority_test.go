@@ -14,15 +14,18 @@ import (
 
 // syncWaits reads serverStatus.metrics.lode.syncWaits: how many writes
 // waited for a journal fsync.
-func syncWaits(t *testing.T, db *lode.DB) int64 {
+func syncWaits(t testing.TB, db *lode.DB) int64 { return lodeMetric(t, db, "syncWaits") }
+
+// lodeMetric reads serverStatus.metrics.lode.<name>.
+func lodeMetric(t testing.TB, db *lode.DB, name string) int64 {
 	t.Helper()
 	var st bson.Raw
 	if err := db.Client().Database("admin").RunCommand(context.Background(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err != nil {
 		t.Fatal(err)
 	}
-	v, err := st.LookupErr("metrics", "lode", "syncWaits")
+	v, err := st.LookupErr("metrics", "lode", name)
 	if err != nil {
-		t.Fatalf("serverStatus has no metrics.lode.syncWaits: %v", err)
+		t.Fatalf("serverStatus has no metrics.lode.%s: %v", name, err)
 	}
 	return v.AsInt64()
 }

@@ -21,7 +21,7 @@ import (
 func TestJournaledGroupCommit(t *testing.T) {
 	db, d := durOpen(t, lode.WithSyncInterval(time.Hour))
 	coll := d.Collection("j", options.Collection().SetWriteConcern(writeconcern.Journaled()))
-	before := db.Engine().StorageStats()
+	before := lodeMetric(t, db, "syncs")
 	const writers, per = 16, 20
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -41,8 +41,7 @@ func TestJournaledGroupCommit(t *testing.T) {
 	if el := time.Since(start); el > 30*time.Second {
 		t.Fatalf("j:true writes took %v: are they waiting for the background sync?", el)
 	}
-	after := db.Engine().StorageStats()
-	syncs := after.Syncs - before.Syncs
+	syncs := lodeMetric(t, db, "syncs") - before
 	if syncs == 0 || syncs >= writers*per {
 		t.Fatalf("%d fsyncs for %d j:true writes: want at least one, and fewer than one per write", syncs, writers*per)
 	}
@@ -72,11 +71,11 @@ func TestDefaultWriteConcern(t *testing.T) {
 		t.Fatalf("after set: %v", got)
 	}
 	// A write without a write concern now waits for an fsync.
-	before := db.Engine().StorageStats().SyncWaits
+	before := syncWaits(t, db)
 	if _, err := d.Collection("x").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if db.Engine().StorageStats().SyncWaits == before {
+	if syncWaits(t, db) == before {
 		t.Fatal("insert with the default {j: true} did not wait for an fsync")
 	}
 	err = admin.RunCommand(ctx, bson.D{{Key: "setDefaultRWConcern", Value: 1},

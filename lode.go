@@ -110,10 +110,6 @@ func (db *DB) Client() *mongo.Client { return db.client }
 // URI returns the mongodb:// URI other clients can connect to.
 func (db *DB) URI() string { return db.uri }
 
-// Engine returns the storage engine, for tools that work below the wire
-// protocol.
-func (db *DB) Engine() *engine.Engine { return db.eng }
-
 // Close disconnects the client, stops the server and closes the engine,
 // syncing everything to disk. Calling it again returns the first call's
 // result.

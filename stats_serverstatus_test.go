@@ -1,12 +1,16 @@
 package lode_test
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // TestServerStatusProcessFigures: mem.resident and mem.virtual are the
@@ -63,7 +67,7 @@ func TestServerStatusStorageMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := serverStatus(t, db.Client()).Lookup("lode", "storage").Document()
-	if err := db.Engine().Storage().Flush(); err != nil {
+	if err := db.Client().Database("admin").RunCommand(t.Context(), bson.D{{Key: "fsync", Value: 1}}).Err(); err != nil {
 		t.Fatal(err)
 	}
 	after := serverStatus(t, db.Client()).Lookup("lode", "storage").Document()
@@ -82,5 +86,39 @@ func TestServerStatusStorageMetrics(t *testing.T) {
 	}
 	if after.Lookup("memtables").AsInt64() < 1 || after.Lookup("memtableBytes").AsInt64() <= 0 {
 		t.Errorf("no memtable reported: %v", after)
+	}
+}
+
+// TestFsyncCommand: {fsync: 1} on admin flushes and answers mongod's
+// {numFiles: 1, ok: 1}; lock: true is refused with NotImplemented (238),
+// and fsync on another database is Unauthorized (13) as in mongod.
+func TestFsyncCommand(t *testing.T) {
+	db, _ := durOpen(t)
+	admin := db.Client().Database("admin")
+	before := serverStatus(t, db.Client()).Lookup("lode", "storage", "flushes").AsInt64()
+	var r bson.Raw
+	if err := admin.RunCommand(t.Context(), bson.D{{Key: "fsync", Value: 1}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := r.Lookup("numFiles").AsInt64OK(); !ok || n != 1 {
+		t.Fatalf("fsync reply %v: want numFiles: 1", r)
+	}
+	if after := serverStatus(t, db.Client()).Lookup("lode", "storage", "flushes").AsInt64(); after <= before {
+		t.Fatalf("flushes %d -> %d: fsync did not flush", before, after)
+	}
+	for _, c := range []struct {
+		db   string
+		cmd  bson.D
+		code int32
+	}{
+		{"admin", bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}, 238},
+		{"test", bson.D{{Key: "fsync", Value: 1}}, 13},
+		{"admin", bson.D{{Key: "fsync", Value: 1}, {Key: "bogus", Value: 1}}, 40415},
+	} {
+		var ce mongo.CommandError
+		err := db.Client().Database(c.db).RunCommand(t.Context(), c.cmd).Err()
+		if !errors.As(err, &ce) || ce.Code != c.code {
+			t.Errorf("%v on %s: got %v, want code %d", c.cmd, c.db, err, c.code)
+		}
 	}
 }

@@ -85,6 +85,10 @@ func (e *Engine) Close() error {
 // spills): <dir>/_tmp, emptied and created at open.
 func (e *Engine) TempDir() string { return filepath.Join(e.dir, "_tmp") }
 
+// Flush writes the memtables out to sstables, so every acknowledged
+// write is in the data files (the fsync command).
+func (e *Engine) Flush() error { return e.db.Flush() }
+
 // Storage returns the storage layer, for the query executor and stats.
 func (e *Engine) Storage() *storage.DB { return e.db }
 
