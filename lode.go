@@ -9,17 +9,24 @@
 //	defer db.Close()
 //	coll := db.Client().Database("app").Collection("jobs")
 //
+// With InProcess the client talks to the engine through in-memory
+// connections and no port is opened:
+//
+//	db, err := lode.Open("./data", lode.InProcess())
+//
 // The same code runs against a MongoDB deployment by connecting the
 // driver to its URI instead.
 package lode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -27,6 +34,7 @@ import (
 
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/server"
+	"github.com/lodedb/lode/internal/storage"
 )
 
 // DB is an embedded Lode instance.
@@ -42,58 +50,60 @@ type DB struct {
 	closeErr  error
 }
 
-type config struct {
-	addr         string
-	logger       *slog.Logger
-	syncInterval time.Duration
-	clientOpts   []*options.ClientOptions
-}
+// ErrLocked is returned (wrapped) by Open when another process, or
+// another DB in this one, has the data directory open.
+var ErrLocked = storage.ErrLocked
 
-// Option configures Open.
-type Option func(*config)
-
-// WithAddr sets the listen address; the default "127.0.0.1:0" picks a
-// free loopback port.
-func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
-
-// WithLogger sets the logger; the default writes warnings and errors to
-// stderr and discards the rest.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-// WithSyncInterval sets how often the write-ahead log is synced (default
-// 100 ms, like MongoDB's journal commit interval).
-func WithSyncInterval(d time.Duration) Option { return func(c *config) { c.syncInterval = d } }
-
-// WithClientOptions adds options to the returned driver client.
-func WithClientOptions(o *options.ClientOptions) Option {
-	return func(c *config) { c.clientOpts = append(c.clientOpts, o) }
-}
+// inProcessHost is the address an InProcess server reports in hello.
+const inProcessHost = "in-process:27017"
 
 // Open starts Lode on the data directory dir (created if missing) and
 // returns a handle with a connected driver client.
 func Open(dir string, opts ...Option) (*DB, error) {
-	cfg := config{addr: "127.0.0.1:0"}
+	var cfg config
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.inProcess && cfg.addr != "" {
+		return nil, errors.New("lode: WithAddr and InProcess exclude each other: an in-process DB opens no port")
+	}
+	if cfg.addr == "" {
+		cfg.addr = "127.0.0.1:0"
 	}
 	if cfg.logger == nil {
 		// As documented on WithLogger: warnings and errors reach stderr.
 		cfg.logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger})
+	if errors.Is(err, storage.ErrLocked) {
+		return nil, fmt.Errorf("lode: data directory %s is in use by another process or another lode.DB (close it first, or use another directory): %w", dir, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lode: open engine: %w", err)
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		eng.Close()
-		return nil, fmt.Errorf("lode: listen on %s: %w", cfg.addr, err)
+	db := &DB{eng: eng, done: make(chan error, 1)}
+	srvCfg := server.Config{Logger: cfg.logger}
+	co := options.Client()
+	if cfg.inProcess {
+		pl := server.NewPipeListener(inProcessHost)
+		db.ln = pl
+		srvCfg.AdvertiseAddr = inProcessHost
+		co.ApplyURI("mongodb://" + inProcessHost + "/?directConnection=true").SetDialer(pl)
+	} else {
+		ln, err := net.Listen("tcp", cfg.addr)
+		if err != nil {
+			eng.Close()
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return nil, fmt.Errorf("lode: %s is already in use by another program (lode serve, mongod?); pass another address to WithAddr, or 127.0.0.1:0 for a free port: %w", cfg.addr, err)
+			}
+			return nil, fmt.Errorf("lode: listen on %s: %w", cfg.addr, err)
+		}
+		db.ln = ln
+		db.uri = "mongodb://" + ln.Addr().String() + "/?directConnection=true"
+		co.ApplyURI(db.uri)
 	}
-	srv := server.New(eng, server.Config{Logger: cfg.logger})
-	db := &DB{eng: eng, srv: srv, ln: ln, done: make(chan error, 1)}
-	go func() { db.done <- srv.Serve(ln) }()
-	db.uri = "mongodb://" + ln.Addr().String() + "/?directConnection=true"
-	co := options.Client().ApplyURI(db.uri)
+	db.srv = server.New(eng, srvCfg)
+	go func() { db.done <- db.srv.Serve(db.ln) }()
 	all := append([]*options.ClientOptions{co}, cfg.clientOpts...)
 	client, err := mongo.Connect(all...)
 	if err != nil {
@@ -107,7 +117,8 @@ func Open(dir string, opts ...Option) (*DB, error) {
 // Client returns the connected driver client.
 func (db *DB) Client() *mongo.Client { return db.client }
 
-// URI returns the mongodb:// URI other clients can connect to.
+// URI returns the mongodb:// URI other clients can connect to, or "" for
+// an InProcess DB, which no other client can reach.
 func (db *DB) URI() string { return db.uri }
 
 // Close disconnects the client, stops the server and closes the engine,

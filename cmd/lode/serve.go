@@ -78,12 +78,12 @@ func runServe(args []string) error {
 	}
 	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep})
 	if err != nil {
-		return fmt.Errorf("open %s: %w", *dir, err)
+		return openError(*dir, err)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		eng.Close()
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return listenError(*addr, err)
 	}
 	if *msgTimeout == 0 {
 		*msgTimeout = -1 // Config's "no limit"

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -98,6 +100,11 @@ type Stats struct {
 // ErrClosed is returned by operations on a closed DB.
 var ErrClosed = errors.New("storage: closed")
 
+// ErrLocked is returned by Open when another process (or another DB in
+// this process) has the directory open: Pebble holds an exclusive lock on
+// its LOCK file for as long as a database is open.
+var ErrLocked = errors.New("data directory is in use by another process")
+
 // DB is one Pebble database with Lode's durability policy.
 type DB struct {
 	pdb   *pebble.DB
@@ -161,6 +168,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 	}
 	pdb, err := pebble.Open(dir, popts)
+	// Another process holds the flock (EAGAIN), or this process has the
+	// directory open already: Pebble reports that with an unexported
+	// error whose text is all there is to match.
+	if errors.Is(err, syscall.EAGAIN) || err != nil && strings.Contains(err.Error(), "lock held by current process") {
+		return nil, fmt.Errorf("storage: open %s: %w (%w)", dir, ErrLocked, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}

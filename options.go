@@ -1,0 +1,42 @@
+package lode
+
+import (
+	"log/slog"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+type config struct {
+	addr         string
+	inProcess    bool
+	logger       *slog.Logger
+	syncInterval time.Duration
+	clientOpts   []*options.ClientOptions
+}
+
+// Option configures Open.
+type Option func(*config)
+
+// WithAddr sets the listen address; the default "127.0.0.1:0" picks a
+// free loopback port.
+func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+
+// WithLogger sets the logger; the default writes warnings and errors to
+// stderr and discards the rest.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithSyncInterval sets how often the write-ahead log is synced (default
+// 100 ms, like MongoDB's journal commit interval).
+func WithSyncInterval(d time.Duration) Option { return func(c *config) { c.syncInterval = d } }
+
+// WithClientOptions adds options to the returned driver client.
+func WithClientOptions(o *options.ClientOptions) Option {
+	return func(c *config) { c.clientOpts = append(c.clientOpts, o) }
+}
+
+// InProcess connects the returned client to the engine through in-memory
+// connections, using the driver's dialer option, instead of a TCP port:
+// nothing listens on the network, no other program can connect, and URI
+// returns "". WithAddr is then not allowed.
+func InProcess() Option { return func(c *config) { c.inProcess = true } }
