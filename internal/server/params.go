@@ -8,28 +8,20 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/agg"
-	"github.com/lodedb/lode/internal/agg/accum"
-	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-// allowDiskUseByDefault is MongoDB 7.0's allowDiskUseByDefault server
-// parameter (default true, settable with setParameter): a find or
-// aggregate without an explicit allowDiskUse may spill a blocking sort to
-// disk; an explicit allowDiskUse: false keeps the 100 MB limit (292).
-var allowDiskUseByDefault atomic.Bool
-
-func init() { allowDiskUseByDefault.Store(true) }
-
 // param is one server parameter for getParameter/setParameter.
+// The query and aggregation knobs are fields of the engine's params.Set
+// (s.eng.Params()), so each instance has its own; the rest are kept by
+// the server's own table.
 type param struct {
 	get func() bsoncore.Value
 	// set validates and applies a new value; nil means read-only.
 	set func(v bsoncore.Value) error
 }
 
-// params is the server's parameter table.
+// params is the server's parameter table (one per Server).
 type params struct {
 	mu sync.Mutex
 	m  map[string]param
@@ -67,15 +59,31 @@ func constParam(v bsoncore.Value) param {
 	return param{get: func() bsoncore.Value { return v }}
 }
 
-// intParam is an int parameter kept in memory, with an optional hook that
-// receives new values.
+// intParam is an int parameter kept by the server's table, with an
+// optional hook that receives new values.
 func intParam(initial int64, min int64, hook func(int64)) param {
-	var mu sync.Mutex
-	cur := initial
+	cur := new(atomic.Int64)
+	cur.Store(initial)
+	pr := atomicIntParam(cur, min)
+	if hook != nil {
+		set := pr.set
+		pr.set = func(v bsoncore.Value) error {
+			if err := set(v); err != nil {
+				return err
+			}
+			hook(cur.Load())
+			return nil
+		}
+	}
+	return pr
+}
+
+// atomicIntParam is an int parameter stored in a (a field of the
+// instance's params.Set), at least min.
+func atomicIntParam(a *atomic.Int64, min int64) param {
 	return param{
 		get: func() bsoncore.Value {
-			mu.Lock()
-			defer mu.Unlock()
+			cur := a.Load()
 			if cur >= -1<<31 && cur < 1<<31 {
 				return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(cur))}
 			}
@@ -89,12 +97,7 @@ func intParam(initial int64, min int64, hook func(int64)) param {
 			if n < min {
 				return errs.New(errs.BadValue, "value %d must be at least %d", n, min)
 			}
-			mu.Lock()
-			cur = n
-			mu.Unlock()
-			if hook != nil {
-				hook(n)
-			}
+			a.Store(n)
 			return nil
 		},
 	}
@@ -142,17 +145,15 @@ func (s *Server) paramTable() *params {
 		p.add("quiet", constParam(boolValue(false)))
 		p.add("maxBSONDepth", constParam(bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 200)}))
 		p.add("transactionLifetimeLimitSeconds", intParam(60, 1, nil))
-		p.add("internalQueryMaxScansToExplode", intParam(200, 0, engine.SetMaxScansToExplode))
+		ep := s.eng.Params()
+		p.add("internalQueryMaxScansToExplode", atomicIntParam(&ep.MaxScansToExplode, 0))
 		p.add("ttlMonitorEnabled", constParam(boolValue(true)))
 		p.add("ttlMonitorSleepSecs", intParam(int64(s.eng.TTLMonitorSleep()/time.Second), 1, s.setTTLSleep))
-		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", intParam(100*1024*1024, 1, func(n int64) {
-			engine.SetMaxBlockingSortMemory(n)
-			agg.SetSortMemoryLimit(n)
-		}))
-		p.add("internalDocumentSourceGroupMaxMemoryBytes", intParam(100*1024*1024, 1, agg.SetGroupMemoryLimit))
-		p.add("internalQueryMaxPushBytes", intParam(100*1024*1024, 1, accum.SetMaxPushBytes))
-		p.add("internalQueryMaxAddToSetBytes", intParam(100*1024*1024, 1, accum.SetMaxAddToSetBytes))
-		p.add("allowDiskUseByDefault", boolParam(&allowDiskUseByDefault))
+		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", atomicIntParam(&ep.MaxBlockingSortBytes, 1))
+		p.add("internalDocumentSourceGroupMaxMemoryBytes", atomicIntParam(&ep.GroupMaxBytes, 1))
+		p.add("internalQueryMaxPushBytes", atomicIntParam(&ep.MaxPushBytes, 1))
+		p.add("internalQueryMaxAddToSetBytes", atomicIntParam(&ep.MaxAddToSetBytes, 1))
+		p.add("allowDiskUseByDefault", boolParam(&ep.AllowDiskUseByDefault))
 		p.add("storageEngine", constParam(stringValue("lode")))
 		for name, pr := range s.extraParams {
 			p.add(name, pr)
