@@ -121,8 +121,8 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 	var seq int64
 	// The buffer's share of the instance's memory budget, held until the
 	// sorted output is closed.
-	res := new(membudget.Reservation)
-	*res = membudget.For(rc.pc.budget())
+	reservation := membudget.For(rc.pc.budget())
+	res := &reservation
 	kept := false
 	defer func() {
 		if !kept {

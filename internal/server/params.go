@@ -64,43 +64,56 @@ func constParam(v bsoncore.Value) param {
 func intParam(initial int64, min int64, hook func(int64)) param {
 	cur := new(atomic.Int64)
 	cur.Store(initial)
-	pr := atomicIntParam(cur, min)
-	if hook != nil {
-		set := pr.set
-		pr.set = func(v bsoncore.Value) error {
-			if err := set(v); err != nil {
+	return param{
+		get: func() bsoncore.Value { return intValue(cur.Load()) },
+		set: func(v bsoncore.Value) error {
+			n, err := intArg(v, min)
+			if err != nil {
 				return err
 			}
-			hook(cur.Load())
+			cur.Store(n)
+			if hook != nil {
+				hook(n)
+			}
 			return nil
-		}
+		},
 	}
-	return pr
 }
 
 // atomicIntParam is an int parameter stored in a (a field of the
 // instance's params.Set), at least min.
 func atomicIntParam(a *atomic.Int64, min int64) param {
 	return param{
-		get: func() bsoncore.Value {
-			cur := a.Load()
-			if cur >= -1<<31 && cur < 1<<31 {
-				return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(cur))}
-			}
-			return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, cur)}
-		},
+		get: func() bsoncore.Value { return intValue(a.Load()) },
 		set: func(v bsoncore.Value) error {
-			n, ok := asInt64(v)
-			if !ok {
-				return errs.New(errs.BadValue, "value must be a number, found %s", typeName(v.Type))
-			}
-			if n < min {
-				return errs.New(errs.BadValue, "value %d must be at least %d", n, min)
+			n, err := intArg(v, min)
+			if err != nil {
+				return err
 			}
 			a.Store(n)
 			return nil
 		},
 	}
+}
+
+// intArg reads a new value of an int parameter, at least min.
+func intArg(v bsoncore.Value, min int64) (int64, error) {
+	n, ok := asInt64(v)
+	if !ok {
+		return 0, errs.New(errs.BadValue, "value must be a number, found %s", typeName(v.Type))
+	}
+	if n < min {
+		return 0, errs.New(errs.BadValue, "value %d must be at least %d", n, min)
+	}
+	return n, nil
+}
+
+// intValue renders an int parameter: an int32 when it fits.
+func intValue(n int64) bsoncore.Value {
+	if n >= -1<<31 && n < 1<<31 {
+		return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(n))}
+	}
+	return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, n)}
 }
 
 // boolParam is a boolean parameter stored in b.
