@@ -67,16 +67,17 @@ func runServe(args []string) error {
 		}
 	}
 	setServerGC(log)
-	// Reservations may take three quarters of the budget; the rest is
-	// headroom for what they do not count (the runtime, connection
-	// buffers, the storage engine's memtables).
-	membudget.Server.SetLimit(*budgetMB << 20 / 4 * 3)
+	// The instance's memory budget. Reservations may take three quarters
+	// of it; the rest is headroom for what they do not count (the runtime,
+	// connection buffers, the storage engine's memtables).
+	budget := new(membudget.Budget)
+	budget.SetLimit(*budgetMB << 20 / 4 * 3)
 	if *budgetMB > 0 {
 		// The Go heap's soft limit is the budget too, so the collector
 		// works harder rather than let GC slack take RSS past it.
 		debug.SetMemoryLimit(*budgetMB << 20)
 	}
-	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep})
+	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep, Budget: budget})
 	if err != nil {
 		return openError(*dir, err)
 	}

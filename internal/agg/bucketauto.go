@@ -70,7 +70,7 @@ func (b *bucketAutoStage) name() string            { return "$bucketAuto" }
 func (b *bucketAutoStage) spec() bsoncore.Document { return specDoc("$bucketAuto", b.raw) }
 
 func (b *bucketAutoStage) open(rc *runCtx, in Iterator) (Iterator, error) {
-	sp := &spiller{dir: rc.pc.tempDir()}
+	sp := rc.pc.newSpiller()
 	var cut *autoCutter
 	return &funcIter{
 		next: func() (bsoncore.Document, error) {

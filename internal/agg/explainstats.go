@@ -330,7 +330,7 @@ func containsString(xs []string, x string) bool {
 // queries stay open until then).
 func (p *Pipeline) runTraced(ctx context.Context, cat Catalog, vars *expr.Vars, tr *tracer) (Iterator, error) {
 	if vars == nil {
-		vars = expr.NewVars(timeNow())
+		vars = expr.NewVars(time.Now())
 	}
 	tr.current = -1
 	tr.topPending = p.push != nil

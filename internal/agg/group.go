@@ -90,6 +90,12 @@ func newGroup(v bsoncore.Value, pc *ParseContext) (*groupStage, error) {
 		if err != nil {
 			return nil, err
 		}
+		switch op {
+		case "$push":
+			f.MaxBytes = pc.params().MaxPushBytes.Load()
+		case "$addToSet":
+			f.MaxBytes = pc.params().MaxAddToSetBytes.Load()
+		}
 		g.fields = append(g.fields, k)
 		g.ops = append(g.ops, op)
 		g.args = append(g.args, aels[0].Value())

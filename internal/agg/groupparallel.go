@@ -20,9 +20,6 @@ import (
 // ran out and tables were spilled, through the spill merge, each worker's
 // runs in range order. The memory limit counts all tables together.
 
-// parallelGroups counts the $group stages run in parallel, for tests.
-var parallelGroups atomic.Int64
-
 // parallelGroup returns the output of the pipeline's first stages when
 // they can run as a parallel $group: the index of the first stage not
 // consumed and true, or false to run the pipeline as usual.
@@ -59,7 +56,7 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 		return nil, 0, false, err
 	}
 	g := p.stages[gi].(*groupStage)
-	parallelGroups.Add(1)
+	p.pc.params().Stats.ParallelGroups.Add(1)
 	return g.openParts(rc, ctx, cancel, parts), gi + 1, true, nil
 }
 
@@ -112,7 +109,7 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	workers := make([]*groupWorker, len(parts))
 	sps := make([]*spiller, len(parts))
 	for i := range parts {
-		sps[i] = &spiller{dir: rc.pc.tempDir()}
+		sps[i] = rc.pc.newSpiller()
 		workers[i] = g.newWorker(&wrc, rc.vars.Clone(), sps[i], &total)
 	}
 	errs := make([]error, len(parts))
@@ -147,7 +144,7 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 		return t.iter(g), sps, nil
 	}
 	// Spill what is left and merge every run, worker by worker.
-	all := &spiller{dir: rc.pc.tempDir()}
+	all := rc.pc.newSpiller()
 	for i, w := range workers {
 		if len(w.t.order) > 0 {
 			if err := g.spillTable(w.t, sps[i]); err != nil {

@@ -7,8 +7,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-
-	"github.com/lodedb/lode/internal/agg"
 )
 
 // TestParallelGroupOverIndexedRange runs the event-log pipeline ($match
@@ -18,7 +16,7 @@ import (
 // selective range keeps the index (and one goroutine). Both count right.
 func TestParallelGroupOverIndexedRange(t *testing.T) {
 	const n = 40000
-	coll := groupEvents(t, n)
+	coll, stats := groupEvents(t, n)
 	ctx := context.Background()
 	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}}}); err != nil {
 		t.Fatal(err)
@@ -47,18 +45,18 @@ func TestParallelGroupOverIndexedRange(t *testing.T) {
 		}
 		return total
 	}
-	before := agg.ParallelGroups()
+	before := stats.ParallelGroups.Load()
 	if got := run(start, start.Add(n*time.Minute)); got != n {
 		t.Fatalf("whole range: %d hits, want %d", got, n)
 	}
-	if agg.ParallelGroups()-before != 1 {
-		t.Fatalf("whole range: %d parallel $group runs, want 1 (a collection scan)", agg.ParallelGroups()-before)
+	if stats.ParallelGroups.Load()-before != 1 {
+		t.Fatalf("whole range: %d parallel $group runs, want 1 (a collection scan)", stats.ParallelGroups.Load()-before)
 	}
-	before = agg.ParallelGroups()
+	before = stats.ParallelGroups.Load()
 	if got := run(start.Add(1000*time.Minute), start.Add(3000*time.Minute)); got != 2000 {
 		t.Fatalf("selective range: %d hits, want 2000", got)
 	}
-	if agg.ParallelGroups() != before {
+	if stats.ParallelGroups.Load() != before {
 		t.Fatal("selective range: the $group ran in parallel; want the index plan")
 	}
 }

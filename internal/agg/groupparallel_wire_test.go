@@ -11,15 +11,17 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/lodedb/lode/internal/agg"
+	"github.com/lodedb/lode/internal/params"
 )
 
 // groupEvents loads n events {_id: i, t: date, p: "p<i%50>", s: i%7}
 // (one hour apart from 2020-01-01, so several days and two months) in
-// insertion order.
-func groupEvents(t *testing.T, n int) *mongo.Collection {
+// insertion order, and returns the collection with its instance's
+// counters.
+func groupEvents(t *testing.T, n int) (*mongo.Collection, *params.Stats) {
 	t.Helper()
-	coll := openDB(t, "par").Collection("events")
+	db, ps := openInstance(t, "par")
+	coll := db.Collection("events")
 	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	var docs []any
 	for i := 0; i < n; i++ {
@@ -32,7 +34,7 @@ func groupEvents(t *testing.T, n int) *mongo.Collection {
 			docs = docs[:0]
 		}
 	}
-	return coll
+	return coll, &ps.Stats
 }
 
 // TestParallelGroupWire runs $group over 60,000 documents (a collection
@@ -40,10 +42,10 @@ func groupEvents(t *testing.T, n int) *mongo.Collection {
 // the driver, and checks every result against values computed here.
 func TestParallelGroupWire(t *testing.T) {
 	const n = 60000
-	coll := groupEvents(t, n)
+	coll, stats := groupEvents(t, n)
 	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	ctx := context.Background()
-	before := agg.ParallelGroups()
+	before := stats.ParallelGroups.Load()
 
 	// The seed 003 shape: $project date parts, $group on path and day.
 	type pd struct {
@@ -126,8 +128,8 @@ func TestParallelGroupWire(t *testing.T) {
 	_, err = aggJS(t, coll, `[{"$project": {"p": 1, "bad": {"$add": ["$p", 1]}}}, {"$group": {"_id": "$p"}}]`)
 	wantServerCode(t, err, 16554)
 
-	if agg.ParallelGroups()-before < 5 {
-		t.Fatalf("%d parallel $group runs, want every one of the scans", agg.ParallelGroups()-before)
+	if stats.ParallelGroups.Load()-before < 5 {
+		t.Fatalf("%d parallel $group runs, want every one of the scans", stats.ParallelGroups.Load()-before)
 	}
 }
 
@@ -136,11 +138,10 @@ func TestParallelGroupWire(t *testing.T) {
 // 292, with it the spilled tables merge to the exact result.
 func TestParallelGroupMemoryWire(t *testing.T) {
 	const n = 40000
-	coll := groupEvents(t, n)
+	coll, stats := groupEvents(t, n)
 	client := coll.Database().Client()
 	setParam(t, client, "internalDocumentSourceGroupMaxMemoryBytes", int64(256<<10))
-	t.Cleanup(func() { setParam(t, client, "internalDocumentSourceGroupMaxMemoryBytes", int64(100<<20)) })
-	before, runs := agg.ParallelGroups(), agg.SpilledRuns()
+	before, runs := stats.ParallelGroups.Load(), stats.SpilledRuns.Load()
 	pipe := `[{"$group": {"_id": "$_id", "first": {"$first": "$p"}, "n": {"$sum": 1}}}]`
 	_, err := aggJS(t, coll, pipe, options.Aggregate().SetAllowDiskUse(false))
 	wantServerCode(t, err, 292)
@@ -165,8 +166,8 @@ func TestParallelGroupMemoryWire(t *testing.T) {
 			t.Fatalf("group %s", g)
 		}
 	}
-	if agg.ParallelGroups()-before != 2 || agg.SpilledRuns() == runs {
-		t.Fatalf("parallel runs %d, spilled runs %d: want 2 parallel runs and spills", agg.ParallelGroups()-before, agg.SpilledRuns()-runs)
+	if stats.ParallelGroups.Load()-before != 2 || stats.SpilledRuns.Load() == runs {
+		t.Fatalf("parallel runs %d, spilled runs %d: want 2 parallel runs and spills", stats.ParallelGroups.Load()-before, stats.SpilledRuns.Load()-runs)
 	}
 }
 

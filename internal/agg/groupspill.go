@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -38,18 +37,6 @@ func (t *groupTable) iter(g *groupStage) Iterator {
 		i++
 		return g.result(gr)
 	}}
-}
-
-// peakGroupMem records the largest group table seen, for tests.
-var peakGroupMem atomic.Int64
-
-func notePeak(mem int64) {
-	for {
-		p := peakGroupMem.Load()
-		if mem <= p || peakGroupMem.CompareAndSwap(p, mem) {
-			return
-		}
-	}
 }
 
 // spillTable writes the table as one run, encoding one group at a time in

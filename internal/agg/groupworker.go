@@ -20,14 +20,15 @@ type groupWorker struct {
 	limit int64
 	// total, when not nil, is the memory of every worker's table.
 	total *atomic.Int64
-	// res is the table's share of the server's memory budget while the
+	// res is the table's share of the instance's memory budget while the
 	// worker folds documents into it.
 	res membudget.Reservation
 }
 
 func (g *groupStage) newWorker(rc *runCtx, vars *expr.Vars, sp *spiller, total *atomic.Int64) *groupWorker {
 	return &groupWorker{g: g, rc: rc, vars: vars, t: &groupTable{groups: map[string]*group{}},
-		k: keyer{g: g}, sp: sp, limit: rc.pc.groupMemLimit(), total: total}
+		k: keyer{g: g}, sp: sp, limit: rc.pc.groupMemLimit(), total: total,
+		res: membudget.For(rc.pc.budget())}
 }
 
 // run folds all of in. Past the memory limit (counted over all workers)
@@ -75,11 +76,11 @@ func (w *groupWorker) run(in Iterator) error {
 		if w.total != nil {
 			mem = w.total.Add(delta)
 		}
-		notePeak(mem)
+		w.rc.pc.params().NotePeakGroupMem(mem)
 		if over := mem > w.limit; over || t.mem > membudget.Floor && !w.res.Grow(t.mem) {
 			if !w.rc.pc.AllowDiskUse {
 				if !over {
-					return budgetError("$group")
+					return budgetError("$group", w.res.Budget())
 				}
 				return memoryError("$group", w.limit)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/params"
 )
 
 const testDB = "test"
@@ -29,6 +30,18 @@ func openCat(t *testing.T) *aggengine.Catalog {
 	t.Cleanup(func() { e.Close() })
 	return aggengine.New(e)
 }
+
+// paramsOf returns the parameters and counters of the engine behind cat,
+// or nil (MongoDB's defaults) for another catalog.
+func paramsOf(cat agg.Catalog) *params.Set {
+	if c, ok := cat.(*aggengine.Catalog); ok {
+		return c.E.Params()
+	}
+	return nil
+}
+
+// statsOf returns the aggregation counters of the engine behind cat.
+func statsOf(cat *aggengine.Catalog) *params.Stats { return &cat.E.Params().Stats }
 
 // parseDocs parses a relaxed extended JSON array of documents.
 func parseDocs(t testing.TB, js string) []bsoncore.Document {
@@ -65,7 +78,7 @@ type runOpts struct {
 
 func runPipeline(t testing.TB, cat agg.Catalog, coll, pipeline string, o runOpts) ([]bsoncore.Document, error) {
 	t.Helper()
-	pc := &agg.ParseContext{DB: testDB, Coll: coll, AllowDiskUse: o.allowDiskUse, MemoryLimit: o.memLimit, TempDir: t.TempDir()}
+	pc := &agg.ParseContext{DB: testDB, Coll: coll, AllowDiskUse: o.allowDiskUse, MemoryLimit: o.memLimit, TempDir: t.TempDir(), Params: paramsOf(cat)}
 	p, err := agg.Parse(parseDocs(t, pipeline), pc)
 	if err != nil {
 		return nil, err
@@ -164,7 +177,7 @@ func wantCode(t testing.TB, err error, code errs.Code) {
 // allowed and spill files in dir.
 func runPipelineIn(t testing.TB, cat agg.Catalog, coll, pipeline, dir string) ([]bsoncore.Document, error) {
 	t.Helper()
-	pc := &agg.ParseContext{DB: testDB, Coll: coll, AllowDiskUse: true, MemoryLimit: 16 << 10, TempDir: dir}
+	pc := &agg.ParseContext{DB: testDB, Coll: coll, AllowDiskUse: true, MemoryLimit: 16 << 10, TempDir: dir, Params: paramsOf(cat)}
 	p, err := agg.Parse(parseDocs(t, pipeline), pc)
 	if err != nil {
 		return nil, err

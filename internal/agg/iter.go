@@ -2,13 +2,9 @@ package agg
 
 import (
 	"context"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
-
-// timeNow is time.Now, replaceable in tests.
-var timeNow = time.Now
 
 // sliceIter serves documents held in memory.
 type sliceIter struct {

@@ -40,10 +40,6 @@ func TestMemoryLimitWire(t *testing.T) {
 	client := db.Client()
 	setParam(t, client, "internalDocumentSourceGroupMaxMemoryBytes", int64(16<<10))
 	setParam(t, client, "internalQueryMaxBlockingSortMemoryUsageBytes", int64(32<<10))
-	t.Cleanup(func() {
-		setParam(t, client, "internalDocumentSourceGroupMaxMemoryBytes", int64(100<<20))
-		setParam(t, client, "internalQueryMaxBlockingSortMemoryUsageBytes", int64(100<<20))
-	})
 	var got bson.M
 	if err := client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "getParameter", Value: 1}, {Key: "internalDocumentSourceGroupMaxMemoryBytes", Value: 1}}).Decode(&got); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/agg/aggengine"
 	"github.com/lodedb/lode/internal/errs"
 )
@@ -36,12 +35,12 @@ func TestGroupMemoryLimit(t *testing.T) {
 	if !strings.Contains(err.Error(), "Exceeded memory limit for $group, but didn't allow external spilling; pass allowDiskUse:true to opt in.") {
 		t.Fatalf("message: %v", err)
 	}
-	before := agg.SpilledRuns()
+	before := statsOf(cat).SpilledRuns.Load()
 	got, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: 16 << 10, allowDiskUse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if agg.SpilledRuns() == before {
+	if statsOf(cat).SpilledRuns.Load() == before {
 		t.Fatal("no run was spilled")
 	}
 	// Group k holds v = k, k+keys, k+2*keys, ... (n/keys values, in order).
@@ -71,12 +70,12 @@ func TestSortMemoryLimit(t *testing.T) {
 	pipeline := `[{"$addFields":{"neg":{"$subtract":[0,"$v"]}}},{"$sort":{"k":1,"neg":1}},{"$project":{"_id":1}}]`
 	_, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: 32 << 10})
 	wantCode(t, err, errs.QueryExceededMemoryLimitNoDiskUseAllowed)
-	before := agg.SpilledRuns()
+	before := statsOf(cat).SpilledRuns.Load()
 	got, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: 32 << 10, allowDiskUse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if agg.SpilledRuns()-before < 2 {
+	if statsOf(cat).SpilledRuns.Load()-before < 2 {
 		t.Fatal("sort did not spill several runs")
 	}
 	if len(got) != n {

@@ -3,34 +3,15 @@ package agg
 import (
 	"context"
 	"os"
-	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
+	"github.com/lodedb/lode/internal/membudget"
+	"github.com/lodedb/lode/internal/params"
 )
-
-// sortMemLimit is the number of bytes a blocking sort ($sort,
-// $bucketAuto, $sample, the input buffer of $facet) may hold before it
-// spills or fails with code 292: MongoDB's
-// internalQueryMaxBlockingSortMemoryUsageBytes (100 MB). groupMemLimit is
-// the same for $group and $bucket: internalDocumentSourceGroupMaxMemoryBytes.
-// Both are server parameters (SetSortMemoryLimit, SetGroupMemoryLimit); a
-// ParseContext may override them.
-var sortMemLimit, groupMemLimit atomic.Int64
-
-func init() {
-	sortMemLimit.Store(100 << 20)
-	groupMemLimit.Store(100 << 20)
-}
-
-// SetSortMemoryLimit sets internalQueryMaxBlockingSortMemoryUsageBytes for
-// pipelines.
-func SetSortMemoryLimit(n int64) { sortMemLimit.Store(n) }
-
-// SetGroupMemoryLimit sets internalDocumentSourceGroupMaxMemoryBytes.
-func SetGroupMemoryLimit(n int64) { groupMemLimit.Store(n) }
 
 // ParseContext carries what parsing a pipeline needs to know besides the
 // stages themselves.
@@ -47,6 +28,14 @@ type ParseContext struct {
 	// TempDir is where spill files go (the data directory's _tmp); ""
 	// means os.TempDir().
 	TempDir string
+	// Params are the instance's parameters, memory budget and counters:
+	// the memory limits of blocking stages
+	// (internalQueryMaxBlockingSortMemoryUsageBytes for $sort,
+	// $bucketAuto, $sample and $facet's input;
+	// internalDocumentSourceGroupMaxMemoryBytes for $group and $bucket),
+	// the bounds of $push and $addToSet, and the budget they draw on. Nil
+	// means MongoDB's defaults and no budget (Parse fills it in).
+	Params *params.Set
 	// MemoryLimit overrides both memory limits (sort and group) when > 0.
 	MemoryLimit int64
 	// Hint is the aggregate command's hint, applied to the pushed-down
@@ -57,12 +46,21 @@ type ParseContext struct {
 	inLookup, inFacet, inUnion bool
 }
 
+// params returns the instance's parameters; Parse sets them, and a
+// context built elsewhere without them gets MongoDB's defaults.
+func (pc *ParseContext) params() *params.Set {
+	if pc.Params == nil {
+		return params.New(nil)
+	}
+	return pc.Params
+}
+
 // memLimit is the limit of sorting stages.
 func (pc *ParseContext) memLimit() int64 {
 	if pc.MemoryLimit > 0 {
 		return pc.MemoryLimit
 	}
-	return sortMemLimit.Load()
+	return pc.params().MaxBlockingSortBytes.Load()
 }
 
 // groupMemLimit is the limit of $group and $bucket.
@@ -70,8 +68,11 @@ func (pc *ParseContext) groupMemLimit() int64 {
 	if pc.MemoryLimit > 0 {
 		return pc.MemoryLimit
 	}
-	return groupMemLimit.Load()
+	return pc.params().GroupMaxBytes.Load()
 }
+
+// budget is the memory budget blocking stages draw on (nil: none).
+func (pc *ParseContext) budget() *membudget.Budget { return pc.params().Budget }
 
 func (pc *ParseContext) tempDir() string {
 	if pc.TempDir != "" {
@@ -139,6 +140,9 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	}
 	if pc.Expr == nil {
 		pc.Expr = expr.NewParseContext()
+	}
+	if pc.Params == nil {
+		pc.Params = params.New(nil)
 	}
 	var stages []stage
 	for i, d := range pipeline {
@@ -269,7 +273,7 @@ func (p *Pipeline) Writes() bool {
 // variables (nil for none). The returned iterator must be closed.
 func (p *Pipeline) Run(ctx context.Context, cat Catalog, vars *expr.Vars) (Iterator, error) {
 	if vars == nil {
-		vars = expr.NewVars(timeNow())
+		vars = expr.NewVars(time.Now())
 	}
 	rc := &runCtx{ctx: ctx, cat: cat, vars: vars, pc: p.pc}
 	return p.run(rc)

@@ -46,7 +46,7 @@ func (s *sampleStage) name() string            { return "$sample" }
 func (s *sampleStage) spec() bsoncore.Document { return specDoc("$sample", s.raw) }
 
 func (s *sampleStage) open(rc *runCtx, in Iterator) (Iterator, error) {
-	sp := &spiller{dir: rc.pc.tempDir()}
+	sp := rc.pc.newSpiller()
 	var m *merger
 	var taken int64
 	return &funcIter{

@@ -64,11 +64,11 @@ func memoryError(stageName string, limit int64) error {
 	return errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed, "Exceeded memory limit for %s, but didn't allow external spilling; pass allowDiskUse:true to opt in.", stageName)
 }
 
-// budgetError is the error of a stage the server's memory budget stopped
-// without allowDiskUse (QueryExceededMemoryLimitNoDiskUseAllowed, as for
-// its own limit).
-func budgetError(stageName string) error {
-	return errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed, "%s exceeded the server's memory budget (%d bytes in use of %d), but did not opt in to external sorting or spilling; pass allowDiskUse:true to opt in.", stageName, membudget.Server.Used(), membudget.Server.Limit())
+// budgetError is the error of a stage the instance's memory budget b
+// stopped without allowDiskUse (QueryExceededMemoryLimitNoDiskUseAllowed,
+// as for its own limit).
+func budgetError(stageName string, b *membudget.Budget) error {
+	return errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed, "%s exceeded the server's memory budget (%d bytes in use of %d), but did not opt in to external sorting or spilling; pass allowDiskUse:true to opt in.", stageName, b.Used(), b.Limit())
 }
 
 // releaseIter releases a budget reservation when its iterator closes.
@@ -119,9 +119,10 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 	var items []sortItem
 	var mem int64
 	var seq int64
-	// The buffer's share of the server's memory budget, held until the
+	// The buffer's share of the instance's memory budget, held until the
 	// sorted output is closed.
-	res := new(membudget.Reservation)
+	reservation := membudget.For(rc.pc.budget())
+	res := &reservation
 	kept := false
 	defer func() {
 		if !kept {
@@ -152,7 +153,7 @@ func (s *sortStage) full(rc *runCtx, in Iterator, sp *spiller) (Iterator, error)
 		if over := mem > limit; over || mem > membudget.Floor && !res.Grow(mem) {
 			if !rc.pc.AllowDiskUse {
 				if !over {
-					return nil, budgetError("$sort")
+					return nil, budgetError("$sort", res.Budget())
 				}
 				return nil, memoryError("$sort", limit)
 			}

@@ -12,9 +12,6 @@ import (
 	"sync/atomic"
 )
 
-// spilledRuns counts the runs written, for tests.
-var spilledRuns atomic.Int64
-
 // spiller writes sorted runs of opaque records to temporary files in dir
 // (created when first needed) and merges them back in order. Each run file
 // is unlinked as soon as it is created, so its space is freed when the
@@ -25,6 +22,9 @@ type spiller struct {
 	bytes int64
 	// stats, when set, also counts what this spiller writes (explain).
 	stats *spillStats
+	// runsWritten counts the runs written, for the instance's
+	// Stats.SpilledRuns (nil: not counted).
+	runsWritten *atomic.Int64
 }
 
 // spillStats are the figures of a stage's spills that explain reports.
@@ -35,7 +35,15 @@ type spillStats struct {
 // newSpiller returns a spiller writing under the pipeline's temporary
 // directory and counting into the stage's explain figures, if any.
 func (rc *runCtx) newSpiller() *spiller {
-	return &spiller{dir: rc.pc.tempDir(), stats: rc.spill}
+	sp := rc.pc.newSpiller()
+	sp.stats = rc.spill
+	return sp
+}
+
+// newSpiller returns a spiller writing under the pipeline's temporary
+// directory and counting its runs in the instance's Stats.
+func (pc *ParseContext) newSpiller() *spiller {
+	return &spiller{dir: pc.tempDir(), runsWritten: &pc.params().Stats.SpilledRuns}
 }
 
 // writeRun writes one run of already-sorted records.
@@ -81,7 +89,9 @@ func (s *spiller) writeRunFunc(n int, rec func(i int) ([]byte, error)) error {
 		return fmt.Errorf("agg: write spill file: %w", err)
 	}
 	s.runs = append(s.runs, f)
-	spilledRuns.Add(1)
+	if s.runsWritten != nil {
+		s.runsWritten.Add(1)
+	}
 	if s.stats != nil {
 		s.stats.runs++
 		s.stats.records += int64(n)

@@ -8,7 +8,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
@@ -60,18 +59,18 @@ func TestGroupSpillBounded(t *testing.T) {
 			}
 			_, err = runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit})
 			wantCode(t, err, errs.QueryExceededMemoryLimitNoDiskUseAllowed)
-			before := agg.SpilledRuns()
-			agg.ResetPeakGroupMem()
+			before := statsOf(cat).SpilledRuns.Load()
+			statsOf(cat).PeakGroupMem.Store(0)
 			got, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit, allowDiskUse: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if agg.SpilledRuns()-before < 2 {
-				t.Fatalf("spilled %d runs, want several", agg.SpilledRuns()-before)
+			if statsOf(cat).SpilledRuns.Load()-before < 2 {
+				t.Fatalf("spilled %d runs, want several", statsOf(cat).SpilledRuns.Load()-before)
 			}
 			// One document's worth of state may push the table past the
 			// limit before it is spilled, never more.
-			if p := agg.PeakGroupMem(); p > limit+2048 {
+			if p := statsOf(cat).PeakGroupMem.Load(); p > limit+2048 {
 				t.Fatalf("group table peaked at %d bytes, limit %d", p, limit)
 			}
 			// $stdDev is a float computation whose merge order differs
@@ -118,8 +117,7 @@ next:
 // fails with ExceededMemoryLimit (146), with or without allowDiskUse.
 func TestPushLimit(t *testing.T) {
 	cat := loadNumbers(t, 500, 1)
-	agg.SetMaxPushBytes(8 << 10)
-	defer agg.SetMaxPushBytes(100 << 20)
+	cat.E.Params().MaxPushBytes.Store(8 << 10)
 	_, err := runPipeline(t, cat, "nums", `[{"$group":{"_id":null,"vs":{"$push":"$pad"}}}]`, runOpts{allowDiskUse: true})
 	wantCode(t, err, errs.ExceededMemoryLimit)
 	if !strings.Contains(err.Error(), "$push used too much memory and cannot spill to disk. Memory limit: 8192 bytes") {
@@ -141,12 +139,12 @@ func TestBlockingStagesSpill(t *testing.T) {
 		}
 		_, err = runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit})
 		wantCode(t, err, errs.QueryExceededMemoryLimitNoDiskUseAllowed)
-		before := agg.SpilledRuns()
+		before := statsOf(cat).SpilledRuns.Load()
 		got, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit, allowDiskUse: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if agg.SpilledRuns()-before < 2 {
+		if statsOf(cat).SpilledRuns.Load()-before < 2 {
 			t.Fatal("$bucketAuto did not spill")
 		}
 		sameExact(t, got, want)
@@ -165,12 +163,12 @@ func TestBlockingStagesSpill(t *testing.T) {
 		pipeline := `[{"$sample":{"size":1500}},{"$project":{"_id":1}}]`
 		_, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit})
 		wantCode(t, err, errs.QueryExceededMemoryLimitNoDiskUseAllowed)
-		before := agg.SpilledRuns()
+		before := statsOf(cat).SpilledRuns.Load()
 		got, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit, allowDiskUse: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if agg.SpilledRuns() == before {
+		if statsOf(cat).SpilledRuns.Load() == before {
 			t.Fatal("$sample did not spill")
 		}
 		checkSample(t, got, 1500, n)
@@ -185,12 +183,12 @@ func TestBlockingStagesSpill(t *testing.T) {
 		pipeline := `[{"$facet":{"count":[{"$count":"n"}],"top":[{"$sort":{"v":-1}},{"$limit":2},{"$project":{"_id":1}}]}}]`
 		_, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit})
 		wantCode(t, err, errs.QueryExceededMemoryLimitNoDiskUseAllowed)
-		before := agg.SpilledRuns()
+		before := statsOf(cat).SpilledRuns.Load()
 		got, err := runPipeline(t, cat, "nums", pipeline, runOpts{memLimit: limit, allowDiskUse: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if agg.SpilledRuns() == before {
+		if statsOf(cat).SpilledRuns.Load() == before {
 			t.Fatal("$facet did not spill")
 		}
 		sameDocs(t, got, `[{"count":[{"n":2000}],"top":[{"_id":1999},{"_id":1998}]}]`, false)
@@ -219,11 +217,11 @@ func checkSample(t *testing.T, docs []bsoncore.Document, size, n int) {
 func TestSpillDirCleaned(t *testing.T) {
 	cat := loadNumbers(t, 2000, 500)
 	dir := filepath.Join(t.TempDir(), "_tmp")
-	before := agg.SpilledRuns()
+	before := statsOf(cat).SpilledRuns.Load()
 	if _, err := runPipelineIn(t, cat, "nums", `[{"$group":{"_id":"$k","vs":{"$push":"$v"}}}]`, dir); err != nil {
 		t.Fatal(err)
 	}
-	if agg.SpilledRuns() == before {
+	if statsOf(cat).SpilledRuns.Load() == before {
 		t.Fatal("nothing spilled")
 	}
 	ents, err := os.ReadDir(dir)

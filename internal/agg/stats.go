@@ -3,6 +3,7 @@ package agg
 import (
 	"os"
 	"sort"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -72,7 +73,7 @@ func (c *collStatsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 	b := bsoncore.NewDocumentBuilder().
 		AppendString("ns", rc.pc.DB+"."+rc.pc.Coll).
 		AppendString("host", hostname()).
-		AppendDateTime("localTime", timeNow().UnixMilli())
+		AppendDateTime("localTime", time.Now().UnixMilli())
 	if c.latency {
 		z := bsoncore.NewDocumentBuilder().AppendInt64("latency", 0).AppendInt64("ops", 0).Build()
 		b.AppendDocument("latencyStats", bsoncore.NewDocumentBuilder().
@@ -133,7 +134,7 @@ func (s *indexStatsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := timeNow().UnixMilli()
+	now := time.Now().UnixMilli()
 	var docs []bsoncore.Document
 	for _, ix := range idx {
 		acc := bsoncore.NewDocumentBuilder().AppendInt64("ops", 0).AppendDateTime("since", now).Build()

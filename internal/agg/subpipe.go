@@ -188,7 +188,7 @@ func (f *facetStage) spec() bsoncore.Document { return specDoc("$facet", f.raw) 
 
 func (f *facetStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	done := false
-	sp := &spiller{dir: rc.pc.tempDir()}
+	sp := rc.pc.newSpiller()
 	return &funcIter{
 		next: func() (bsoncore.Document, error) {
 			if done {

@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -67,7 +68,7 @@ func ParseUpdatePipeline(pipeline []bsoncore.Document, ec *expr.ParseContext) (*
 // produces. vars binds $$NOW and the user variables (nil: none).
 func (u *UpdatePipeline) Apply(ctx context.Context, doc bsoncore.Document, vars *expr.Vars) (bsoncore.Document, error) {
 	if vars == nil {
-		vars = expr.NewVars(timeNow())
+		vars = expr.NewVars(time.Now())
 	}
 	rc := &runCtx{ctx: ctx, vars: vars, pc: u.pc}
 	var it Iterator = &sliceIter{docs: []bsoncore.Document{doc}}

@@ -2,6 +2,9 @@ package agg_test
 
 import (
 	"context"
+	"log/slog"
+	"net"
+	"os"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -9,6 +12,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/params"
+	"github.com/lodedb/lode/internal/server"
 )
 
 // openDB opens an embedded Lode and returns database name through the
@@ -21,6 +27,40 @@ func openDB(t *testing.T, name string) *mongo.Database {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db.Client().Database(name)
+}
+
+// openInstance opens an engine and serves it on a loopback port, as
+// lode.Open does, and returns database name through the official Go
+// driver with the instance's parameters and counters, which lode.DB does
+// not expose.
+func openInstance(t *testing.T, name string) (*mongo.Database, *params.Set) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	eng, err := engine.Open(t.TempDir(), engine.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		eng.Close()
+		t.Fatal(err)
+	}
+	srv := server.New(eng, server.Config{Logger: log})
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	client, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + ln.Addr().String() + "/?directConnection=true"))
+	t.Cleanup(func() {
+		if client != nil {
+			_ = client.Disconnect(context.Background())
+		}
+		_ = srv.Close()
+		<-done
+		eng.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.Database(name), eng.Params()
 }
 
 // ejson parses relaxed extended JSON into a bson.A (for arrays) or bson.D.

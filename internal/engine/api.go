@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/membudget"
 )
 
 // Options configures an Engine.
@@ -19,6 +20,9 @@ type Options struct {
 	// TTLMonitorSleep is the TTL monitor's interval (ttlMonitorSleepSecs).
 	// Zero means 60 s.
 	TTLMonitorSleep time.Duration
+	// Budget is the memory budget of the instance (`lode serve`'s
+	// --memory-budget-mb); nil means a new unlimited one.
+	Budget *membudget.Budget
 }
 
 // WriteOptions are the per-command options of a write.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -32,17 +31,6 @@ type cappedInfo struct {
 	trimmedUpTo atomic.Uint64
 }
 
-// cappedInfos maps a collection's *collState to its *cappedInfo.
-var cappedInfos sync.Map
-
-func cappedInfoOf(st *collState) *cappedInfo {
-	if v, ok := cappedInfos.Load(st); ok {
-		return v.(*cappedInfo)
-	}
-	v, _ := cappedInfos.LoadOrStore(st, &cappedInfo{})
-	return v.(*cappedInfo)
-}
-
 // cappedInsert inserts doc into the capped collection t.c and removes the
 // oldest documents while the collection is over its size or max, all in
 // one batch, which it commits. The caller holds the writer lock.
@@ -62,7 +50,7 @@ func (t *writeTxn) cappedInsert(doc bsoncore.Document) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	info := cappedInfoOf(st)
+	info := &st.capped
 	count := st.count + t.countDelta
 	size := st.dataSize + t.sizeDelta
 	over := func() bool {
@@ -126,7 +114,7 @@ func (e *Engine) findTailable(ctx context.Context, c *collection, spec FindSpec,
 			return nil, errs.New(errs.BadValue, "error processing query: ns=%s cannot use tailable option with a sort other than {$natural: 1}", c.ns())
 		}
 	}
-	return &tailIter{ctx: ctx, e: e, c: c, info: cappedInfoOf(c.state), filter: f, proj: proj, skip: spec.Skip}, nil
+	return &tailIter{ctx: ctx, e: e, c: c, info: &c.state.capped, filter: f, proj: proj, skip: spec.Skip}, nil
 }
 
 // tailIter streams a capped collection in insertion order. At the end of

@@ -101,6 +101,10 @@ type collState struct {
 	// txnOwner is the open transaction that created the collection, under
 	// mu; other writers get WriteConflict until it ends (txn_ddl.go).
 	txnOwner *Txn
+
+	// capped is the trimming state of a capped collection (capped.go);
+	// unused otherwise.
+	capped cappedInfo
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being

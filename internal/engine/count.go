@@ -48,7 +48,7 @@ func (e *Engine) Count(ctx context.Context, db, coll string, filter bsoncore.Doc
 	}
 	r, release := e.snapshotCtx(ctx)
 	defer release()
-	bp, err := buildPlan(r, c, countReq(filter, f, skip, limit, hint, false))
+	bp, err := e.buildPlan(r, c, countReq(filter, f, skip, limit, hint, false))
 	if err != nil {
 		return 0, err
 	}
@@ -86,7 +86,7 @@ func (e *Engine) Distinct(ctx context.Context, db, coll, key string, filter bson
 	}
 	r, release := e.snapshotCtx(ctx)
 	defer release()
-	bp, err := buildPlan(r, c, distinctReq(filter, f, key, false))
+	bp, err := e.buildPlan(r, c, distinctReq(filter, f, key, false))
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 // given, planned with hint) from the current state. It returns how many it
 // removed (0 or 1).
 func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value) (int, error) {
-	rid, doc, _, found, err := findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, hint, t.emptyRangesFor())
+	rid, doc, _, found, err := t.e.findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, hint, t.emptyRangesFor())
 	if err != nil || !found {
 		return 0, err
 	}
@@ -100,7 +100,7 @@ func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *q
 // the least by sortBy when given, else the first in scan order, planned
 // with hint (zero Value: none).
 // empty are the statement's known-empty index ranges (nil: none).
-func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (uint64, bsoncore.Document, int, bool, error) {
+func (e *Engine) findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (uint64, bsoncore.Document, int, bool, error) {
 	var (
 		bestID  uint64
 		bestDoc bsoncore.Document
@@ -108,7 +108,7 @@ func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Documen
 		found   bool
 	)
 	// The planner returns matches in sortBy order: the first is the one.
-	err := scanMatchesSorted(r, c, filterDoc, f, sortBy, hint, empty, func(rid uint64, doc []byte, pos int) bool {
+	err := e.scanMatchesSorted(r, c, filterDoc, f, sortBy, hint, empty, func(rid uint64, doc []byte, pos int) bool {
 		bestID, bestPos, found = rid, pos, true
 		bestDoc = append(bestDoc[:0], doc...)
 		return false
@@ -125,7 +125,7 @@ func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncor
 	}
 	snap, release := e.snapshotCtx(ctx)
 	var ids []uint64
-	err := scanMatches(snap, c, filter, f, hint, func(rid uint64, _ []byte, _ int) bool {
+	err := e.scanMatches(snap, c, filter, f, hint, func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
 		return true
 	})

@@ -15,7 +15,9 @@ import (
 	"sync/atomic"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/params"
 	"github.com/lodedb/lode/internal/storage"
+	"github.com/lodedb/lode/internal/update"
 )
 
 // Engine is an open Lode data directory.
@@ -38,6 +40,13 @@ type Engine struct {
 	txns txnTable // write-conflict table for transactions (txn.go)
 
 	nsHook namespaceHook // drops and renames, for cursors (nshook.go)
+
+	// params are the instance's settable parameters, memory budget and
+	// counters, shared with the server and the aggregation pipeline.
+	params *params.Set
+	// tsClock hands out the increments of the timestamps that
+	// $currentDate {$type: "timestamp"} writes, like a mongod's clock.
+	tsClock update.TimestampClock
 }
 
 // Open opens (creating if needed) the engine stored in dir.
@@ -49,7 +58,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{db: db, log: opts.Logger, dir: dir}
+	e := &Engine{db: db, log: opts.Logger, dir: dir, params: params.New(opts.Budget)}
 	// Spill files are unlinked when created; clear what a crash between
 	// creating and unlinking one could have left.
 	if err := os.RemoveAll(e.TempDir()); err != nil {
@@ -69,6 +78,9 @@ func Open(dir string, opts Options) (*Engine, error) {
 	e.startTTL(opts.TTLMonitorSleep)
 	return e, nil
 }
+
+// Params returns the instance's parameters, memory budget and counters.
+func (e *Engine) Params() *params.Set { return e.params }
 
 // Close syncs and closes the engine. It is idempotent.
 func (e *Engine) Close() error {

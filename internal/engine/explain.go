@@ -133,7 +133,7 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		return x, nil
 	}
 	r, release := e.snapshotCtx(ctx)
-	bp, err := buildPlan(r, c, q)
+	bp, err := e.buildPlan(r, c, q)
 	if err != nil {
 		release()
 		return nil, err

@@ -70,7 +70,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	q.opts = exec.Options{Sort: sortBy, SortDoc: spec.Sort, Skip: spec.Skip, Limit: limit,
 		Projection: proj, ProjectionDoc: spec.Projection,
 		SortOpts: exec.SortOptions{AllowDiskUse: spec.AllowDiskUse, SpillDir: e.TempDir()}}
-	bp, err := buildPlan(snap, c, q)
+	bp, err := e.buildPlan(snap, c, q)
 	if err != nil {
 		release()
 		return nil, err

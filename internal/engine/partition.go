@@ -59,7 +59,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 	}
 	snap := e.db.NewSnapshot()
 	r := storage.Pebble(snap)
-	ok, err := plansCollScan(r, e.db, c, filter, f, spec.Hint)
+	ok, err := e.plansCollScan(r, e.db, c, filter, f, spec.Hint)
 	if err != nil || !ok {
 		snap.Close()
 		return nil, err
@@ -96,8 +96,8 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 
 // plansCollScan reports whether the planner's choice for filter on c is a
 // collection scan.
-func plansCollScan(r storage.Reader, db *storage.DB, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value) (bool, error) {
-	bp, err := buildPlan(r, c, planReq{filterDoc: filterDoc, filter: f, hint: normHint(hint), preferCollScan: true, db: db})
+func (e *Engine) plansCollScan(r storage.Reader, db *storage.DB, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value) (bool, error) {
+	bp, err := e.buildPlan(r, c, planReq{filterDoc: filterDoc, filter: f, hint: normHint(hint), preferCollScan: true, db: db})
 	if err != nil {
 		return false, err
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -12,24 +11,6 @@ import (
 	"github.com/lodedb/lode/internal/query/plan"
 	"github.com/lodedb/lode/internal/storage"
 )
-
-// Query knobs, process-wide like mongod's server parameters.
-var (
-	maxScansToExplode atomic.Int64
-	sortMemLimit      atomic.Int64
-)
-
-func init() {
-	maxScansToExplode.Store(200)
-	sortMemLimit.Store(exec.DefaultSortMemLimit)
-}
-
-// SetMaxScansToExplode sets internalQueryMaxScansToExplode: the most index
-// scans a SORT_MERGE plan may merge (0 disables SORT_MERGE).
-func SetMaxScansToExplode(n int64) { maxScansToExplode.Store(n) }
-
-// SetMaxBlockingSortMemory sets internalQueryMaxBlockingSortMemoryUsageBytes.
-func SetMaxBlockingSortMemory(n int64) { sortMemLimit.Store(n) }
 
 // planIndexes describes c's indexes for the planner.
 func planIndexes(c *collection) []*plan.Index {
@@ -90,10 +71,14 @@ func (b *builtPlan) close() {
 
 // buildPlan plans q over c and builds the winning stage tree on r. With
 // several candidates it runs a trial (exec.PickBest) and rebuilds the
-// winner from the start.
-func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
+// winner from the start. The instance's parameters give the planner's
+// SORT_MERGE bound and the SORT stage's memory limit and budget.
+func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	if q.opts.SortOpts.MemLimit == 0 {
-		q.opts.SortOpts.MemLimit = sortMemLimit.Load()
+		q.opts.SortOpts.MemLimit = e.params.MaxBlockingSortBytes.Load()
+	}
+	if q.opts.SortOpts.Budget == nil {
+		q.opts.SortOpts.Budget = e.params.Budget
 	}
 	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
@@ -103,7 +88,7 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	sols, err := plan.Plan(plan.Params{
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
 		NaturalDir: q.naturalDir, Indexes: planIndexes(c), Hint: q.hint,
-		MaxScansToExplode: int(maxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
+		MaxScansToExplode: int(e.params.MaxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
 		ProjFields: projFields(q.opts),
 	})
 	if err != nil {
@@ -318,13 +303,13 @@ func (s *planSource) close() { s.bp.close() }
 // BadValue, as the planner reports it for find.
 // empty, when not nil, are the known-empty index ranges of a statement
 // holding the collection's writer lock.
-func plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (recordSource, error) {
+func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (recordSource, error) {
 	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty}
 	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true
 	}
-	bp, err := buildPlan(r, c, q)
+	bp, err := e.buildPlan(r, c, q)
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	if p.multi {
 		sortBy = nil
 	}
-	err := scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, p.hint, t.emptyRangesFor(), func(rid uint64, doc []byte, pos int) bool {
+	err := e.scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, p.hint, t.emptyRangesFor(), func(rid uint64, doc []byte, pos int) bool {
 		ids = append(ids, rid)
 		docs = append(docs, append([]byte(nil), doc...))
 		poss = append(poss, pos)
@@ -120,7 +120,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 			return r, err
 		}
 		r.n++
-		out, modified, err := p.apply(ctx, docs[i], update.ApplyOptions{Pos: poss[i], Now: now})
+		out, modified, err := p.apply(ctx, docs[i], update.ApplyOptions{Pos: poss[i], Now: now, Clock: &e.tsClock})
 		if err != nil {
 			return r, err
 		}
@@ -141,7 +141,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	if r.n > 0 || !p.upsert {
 		return r, nil
 	}
-	doc, err := p.upsertDoc(ctx, now)
+	doc, err := p.upsertDoc(ctx, now, &e.tsClock)
 	if err != nil {
 		return r, err
 	}
@@ -166,7 +166,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 	}
 	snap, release := e.snapshotCtx(ctx)
 	var ids []uint64
-	err := scanMatches(snap, c, p.filterDoc, p.filter, p.hint, func(rid uint64, _ []byte, _ int) bool {
+	err := e.scanMatches(snap, c, p.filterDoc, p.filter, p.hint, func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
 		return true
 	})
@@ -203,7 +203,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 				continue
 			}
 			r.n++
-			out, modified, err := p.apply(ctx, doc, update.ApplyOptions{Pos: pos, Now: now})
+			out, modified, err := p.apply(ctx, doc, update.ApplyOptions{Pos: pos, Now: now, Clock: &e.tsClock})
 			if err != nil {
 				stmtErr = err
 				break
@@ -239,8 +239,8 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 // scanMatches calls fn with every document of c matching f in r, with the
 // positional match index, until fn returns false. hint is the statement's
 // index hint (zero Value: none). doc is valid only during the call.
-func scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := plannedSource(r, c, filterDoc, f, nil, hint, nil)
+func (e *Engine) scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, fn func(rid uint64, doc []byte, pos int) bool) error {
+	src, err := e.plannedSource(r, c, filterDoc, f, nil, hint, nil)
 	if err != nil {
 		return err
 	}

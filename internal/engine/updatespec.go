@@ -188,7 +188,8 @@ func firstKey(d bsoncore.Document) string {
 // upsertDoc builds the document an upsert inserts: the filter's equality
 // seed with the update applied as an insert (so $setOnInsert applies), the
 // replacement with the seed's _id, or the seed run through the pipeline.
-func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time) (bsoncore.Document, error) {
+// clock is the engine's $currentDate timestamp clock.
+func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *update.TimestampClock) (bsoncore.Document, error) {
 	seed, err := query.UpsertSeed(p.filterDoc)
 	if err != nil {
 		return nil, err
@@ -196,11 +197,11 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time) (bsoncore.D
 	var out bsoncore.Document
 	switch {
 	case p.pipe != nil:
-		out, _, err = p.apply(ctx, seed, update.ApplyOptions{Insert: true, Now: now})
+		out, _, err = p.apply(ctx, seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
 	case p.u.IsReplacement():
-		out, _, err = p.u.Apply(seedIDOnly(seed), update.ApplyOptions{Insert: true, Now: now})
+		out, _, err = p.u.Apply(seedIDOnly(seed), update.ApplyOptions{Insert: true, Now: now, Clock: clock})
 	default:
-		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now})
+		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
 	}
 	if err != nil {
 		return nil, err

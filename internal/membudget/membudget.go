@@ -1,7 +1,8 @@
-// Package membudget is Lode's server-wide memory budget: the bytes that
-// large transient structures (incoming requests and what parsing them
-// builds, blocking sorts, $group tables) may hold at once across all
-// operations. Each operation reserves from it as it grows, in chunks, and
+// Package membudget is Lode's memory budget: the bytes that large
+// transient structures (incoming requests and what parsing them builds,
+// blocking sorts, $group tables) may hold at once across all operations of
+// one instance. Each instance has its own Budget (params.Set.Budget),
+// created when its engine opens; `lode serve` gives it a limit. Each operation reserves from it as it grows, in chunks, and
 // releases what it reserved when done; a reservation the budget cannot
 // grant makes the operation spill to disk where it can, and fail with a
 // MongoDB memory error where it cannot, instead of growing the process
@@ -20,25 +21,37 @@ type Budget struct {
 	refused atomic.Int64
 }
 
-// Server is the process-wide budget that `lode serve` sets
-// (--memory-budget); embedded use leaves it unlimited.
-var Server Budget
-
 // SetLimit sets the limit in bytes; 0 removes it.
 func (b *Budget) SetLimit(n int64) { b.limit.Store(max(n, 0)) }
 
-// Limit returns the limit (0: none).
-func (b *Budget) Limit() int64 { return b.limit.Load() }
+// Limit returns the limit (0: none; also for a nil Budget).
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit.Load()
+}
 
 // Used returns the bytes reserved now.
-func (b *Budget) Used() int64 { return b.used.Load() }
+func (b *Budget) Used() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.used.Load()
+}
 
 // Refused returns how many reservations were refused so far.
-func (b *Budget) Refused() int64 { return b.refused.Load() }
+func (b *Budget) Refused() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.refused.Load()
+}
 
-// TryReserve reserves n bytes if the budget has them.
+// TryReserve reserves n bytes if the budget has them. A nil Budget grants
+// everything.
 func (b *Budget) TryReserve(n int64) bool {
-	if n <= 0 {
+	if n <= 0 || b == nil {
 		return true
 	}
 	for {
@@ -55,7 +68,7 @@ func (b *Budget) TryReserve(n int64) bool {
 
 // Release returns n reserved bytes.
 func (b *Budget) Release(n int64) {
-	if n > 0 {
+	if n > 0 && b != nil {
 		b.used.Add(-n)
 	}
 }
@@ -70,21 +83,18 @@ const Floor = 1 << 20
 const chunk = 1 << 20
 
 // Reservation is one operation's share of a budget. Its zero value draws
-// on Server. Release it when the structure it covers is freed.
+// on no budget and grants every growth. Release it when the structure it
+// covers is freed.
 type Reservation struct {
 	b    *Budget
 	held int64
 }
 
-// For returns a reservation drawing on b.
+// For returns a reservation drawing on b (nil: none).
 func For(b *Budget) Reservation { return Reservation{b: b} }
 
-func (r *Reservation) budget() *Budget {
-	if r.b == nil {
-		return &Server
-	}
-	return r.b
-}
+// Budget returns the budget r draws on (nil: none).
+func (r *Reservation) Budget() *Budget { return r.b }
 
 // Grow makes sure total bytes are reserved, taking more in whole chunks.
 // It reports false, reserving nothing more, when the budget cannot grant
@@ -94,7 +104,7 @@ func (r *Reservation) Grow(total int64) bool {
 		return true
 	}
 	need := (total - r.held + chunk - 1) / chunk * chunk
-	if !r.budget().TryReserve(need) {
+	if !r.b.TryReserve(need) {
 		return false
 	}
 	r.held += need
@@ -106,6 +116,6 @@ func (r *Reservation) Held() int64 { return r.held }
 
 // Release returns everything r holds; r can be grown again afterwards.
 func (r *Reservation) Release() {
-	r.budget().Release(r.held)
+	r.b.Release(r.held)
 	r.held = 0
 }

@@ -58,3 +58,17 @@ func TestBudgetConcurrent(t *testing.T) {
 		t.Fatalf("used %d at the end", b.Used())
 	}
 }
+
+// TestNoBudget: a reservation on no budget (nil) grants every growth, and
+// a nil Budget reports nothing.
+func TestNoBudget(t *testing.T) {
+	r := For(nil)
+	if !r.Grow(1 << 30) {
+		t.Fatal("a reservation on no budget was refused")
+	}
+	r.Release()
+	var b *Budget
+	if b.Limit() != 0 || b.Used() != 0 || b.Refused() != 0 || r.Budget() != nil {
+		t.Fatal("a nil budget reports figures")
+	}
+}

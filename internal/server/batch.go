@@ -50,13 +50,13 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 		s.tieCursorToTxn(ctx, c)
 		id = s.cursors.Register(c)
 	}
-	return cursorReply("firstBatch", id, c.NS, docs), nil
+	return s.cursorReply("firstBatch", id, c.NS, docs), nil
 }
 
 // cursorReply builds {cursor: {<key>: docs, id, ns}}, copying each
 // document once, straight into the reply.
-func cursorReply(key string, id int64, ns string, docs []bsoncore.Document) bsoncore.Document {
-	docsReturned.Add(int64(len(docs)))
+func (s *Server) cursorReply(key string, id int64, ns string, docs []bsoncore.Document) bsoncore.Document {
+	s.stats.docsReturned.Add(int64(len(docs)))
 	size := 64 + len(key) + len(ns)
 	for _, d := range docs {
 		size += len(d) + 8

@@ -37,7 +37,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if err != nil {
 		return nil, err
 	}
-	a := aggregateArgs{allowDiskUse: allowDiskUseByDefault.Load()}
+	a := aggregateArgs{allowDiskUse: s.eng.Params().AllowDiskUseByDefault.Load()}
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
@@ -83,7 +83,8 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			return nil, err
 		}
 	}
-	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir()}
+	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir(),
+		Params: s.eng.Params()}
 	p, err := agg.Parse(a.pipeline, pc)
 	if err != nil {
 		return nil, err
@@ -116,7 +117,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			}
 		}
 		it.Close()
-		return cursorReply("firstBatch", 0, nsName, nil), nil
+		return s.cursorReply("firstBatch", 0, nsName, nil), nil
 	}
 	c := cursor.New(nsName, it)
 	c.Ctx = sctx

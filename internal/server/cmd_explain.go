@@ -56,7 +56,7 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		return explainAggregate(ctx, s, req, inner, verbosity)
 	case "find":
 		spec.Kind = engine.ExplainFindOp
-		err = explainFindArgs(inner, &spec.Find)
+		err = explainFindArgs(inner, &spec.Find, s.eng.Params().AllowDiskUseByDefault.Load())
 	case "count":
 		spec.Kind = engine.ExplainCountOp
 		err = eachInner(inner, func(k string, v bsoncore.Value) error {
@@ -158,9 +158,10 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	return explainReply(out, inner, req.DB), nil
 }
 
-// explainFindArgs reads a find command's fields into spec.
-func explainFindArgs(inner bsoncore.Document, spec *engine.FindSpec) error {
-	spec.AllowDiskUse = allowDiskUseByDefault.Load()
+// explainFindArgs reads a find command's fields into spec; allowDiskUse
+// is the default of the instance (allowDiskUseByDefault).
+func explainFindArgs(inner bsoncore.Document, spec *engine.FindSpec, allowDiskUse bool) error {
+	spec.AllowDiskUse = allowDiskUse
 	return eachInner(inner, func(k string, v bsoncore.Value) error {
 		var err error
 		switch k {

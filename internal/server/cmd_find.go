@@ -18,7 +18,7 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	if err != nil {
 		return nil, err
 	}
-	spec := engine.FindSpec{AllowDiskUse: allowDiskUseByDefault.Load()}
+	spec := engine.FindSpec{AllowDiskUse: s.eng.Params().AllowDiskUseByDefault.Load()}
 	var batchSize int64
 	var hasBatch, singleBatch, noTimeout bool
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {

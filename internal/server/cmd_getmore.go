@@ -94,5 +94,5 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	if exhausted {
 		outID = 0
 	}
-	return cursorReply("nextBatch", outID, c.NS, docs), nil
+	return s.cursorReply("nextBatch", outID, c.NS, docs), nil
 }

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
-
-	"github.com/lodedb/lode/internal/membudget"
 )
 
 func init() { register(cmdServerStatus, "serverStatus") }
@@ -17,6 +15,7 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 	up := time.Since(s.started)
 	resident, virtual := processMemory()
 	st := &s.stats
+	budget := s.eng.Params().Budget
 	return bsoncore.NewDocumentBuilder().
 		AppendString("host", s.host).
 		AppendString("version", MongoVersion).
@@ -52,9 +51,9 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 		AppendDocument("lode", bsoncore.NewDocumentBuilder().
 			AppendDocument("storage", storageMetricsDoc(s)).
 			AppendDocument("memoryBudget", bsoncore.NewDocumentBuilder().
-				AppendInt64("limit", membudget.Server.Limit()).
-				AppendInt64("used", membudget.Server.Used()).
-				AppendInt64("refused", membudget.Server.Refused()).Build()).Build()).
+				AppendInt64("limit", budget.Limit()).
+				AppendInt64("used", budget.Used()).
+				AppendInt64("refused", budget.Refused()).Build()).Build()).
 		Build(), nil
 }
 
@@ -93,7 +92,7 @@ func (s *Server) metricsDoc() bsoncore.Document {
 		AppendDocument("document", bsoncore.NewDocumentBuilder().
 			AppendInt64("deleted", ds.Deleted).
 			AppendInt64("inserted", ds.Inserted).
-			AppendInt64("returned", docsReturned.Load()).
+			AppendInt64("returned", s.stats.docsReturned.Load()).
 			AppendInt64("updated", ds.Updated).Build()).
 		AppendDocument("ttl", bsoncore.NewDocumentBuilder().
 			AppendInt64("deletedDocuments", ts.DeletedDocuments).

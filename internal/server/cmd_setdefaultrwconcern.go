@@ -13,7 +13,8 @@ import (
 func init() { register(cmdSetDefaultRWConcern, "setDefaultRWConcern") }
 
 // rwDefaults is the cluster-wide default read and write concern that
-// setDefaultRWConcern sets.
+// setDefaultRWConcern sets (Server.rw; the zero value is the implicit
+// defaults).
 type rwDefaults struct {
 	mu      sync.Mutex
 	wc      bsoncore.Document // nil: the implicit default {w: 1}
@@ -21,16 +22,7 @@ type rwDefaults struct {
 	updated time.Time
 }
 
-// serverRW maps each *Server to its *rwDefaults.
-var serverRW sync.Map
-
-func (s *Server) rwDefaults() *rwDefaults {
-	if v, ok := serverRW.Load(s); ok {
-		return v.(*rwDefaults)
-	}
-	v, _ := serverRW.LoadOrStore(s, &rwDefaults{})
-	return v.(*rwDefaults)
-}
+func (s *Server) rwDefaults() *rwDefaults { return &s.rw }
 
 // defaultWriteConcern returns the write concern a command without one
 // gets: the server-wide default when one was set.

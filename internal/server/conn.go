@@ -130,10 +130,10 @@ func (c *conn) serve() {
 		if deadline {
 			_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
 		}
-		// A large request reserves from the server's memory budget for
+		// A large request reserves from the instance's memory budget for
 		// itself and what parsing it builds; refused, it is read past and
 		// answered with ExceededMemoryLimit, and the connection goes on.
-		var res membudget.Reservation
+		res := membudget.For(c.s.eng.Params().Budget)
 		if refused, err := c.reserveMessage(&res); refused || err != nil {
 			if deadline {
 				_ = c.nc.SetReadDeadline(time.Time{})
@@ -217,11 +217,11 @@ func (c *conn) reserveMessage(res *membudget.Reservation) (refused bool, err err
 		return true, err
 	}
 	c.s.log.Warn("request refused: the server's memory budget is exhausted", "conn", c.id, "bytes", n,
-		"budget_used", membudget.Server.Used(), "budget", membudget.Server.Limit())
+		"budget_used", res.Budget().Used(), "budget", res.Budget().Limit())
 	if h.OpCode == wire.OpMsgCode && flags&wire.MoreToCome != 0 {
 		return true, nil
 	}
-	e := errs.New(errs.ExceededMemoryLimit, "request of %d bytes refused: the server's memory budget (%d bytes) is in use", n, membudget.Server.Limit())
+	e := errs.New(errs.ExceededMemoryLimit, "request of %d bytes refused: the server's memory budget (%d bytes) is in use", n, res.Budget().Limit())
 	return true, c.replyError(h, e)
 }
 

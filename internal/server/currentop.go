@@ -32,23 +32,15 @@ type runningOp struct {
 	progress engine.Progress
 }
 
-// opRegistry tracks the running commands of one server.
+// opRegistry tracks the running commands of one server (Server.opReg).
+// Its zero value is ready to use.
 type opRegistry struct {
 	next atomic.Int64
 	mu   sync.Mutex
-	ops  map[int64]*runningOp
+	ops  map[int64]*runningOp // created by the first beginOp
 }
 
-// serverOps maps each *Server to its *opRegistry.
-var serverOps sync.Map
-
-func (s *Server) ops() *opRegistry {
-	if v, ok := serverOps.Load(s); ok {
-		return v.(*opRegistry)
-	}
-	v, _ := serverOps.LoadOrStore(s, &opRegistry{ops: map[int64]*runningOp{}})
-	return v.(*opRegistry)
-}
+func (s *Server) ops() *opRegistry { return &s.opReg }
 
 type opKey struct{}
 
@@ -65,6 +57,9 @@ func (s *Server) beginOp(ctx context.Context, req *Request) (context.Context, fu
 		}
 	}
 	r.mu.Lock()
+	if r.ops == nil {
+		r.ops = map[int64]*runningOp{}
+	}
 	r.ops[op.id] = op
 	r.mu.Unlock()
 	if req.conn != nil {

@@ -8,28 +8,20 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/agg"
-	"github.com/lodedb/lode/internal/agg/accum"
-	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-// allowDiskUseByDefault is MongoDB 7.0's allowDiskUseByDefault server
-// parameter (default true, settable with setParameter): a find or
-// aggregate without an explicit allowDiskUse may spill a blocking sort to
-// disk; an explicit allowDiskUse: false keeps the 100 MB limit (292).
-var allowDiskUseByDefault atomic.Bool
-
-func init() { allowDiskUseByDefault.Store(true) }
-
 // param is one server parameter for getParameter/setParameter.
+// The query and aggregation knobs are fields of the engine's params.Set
+// (s.eng.Params()), so each instance has its own; the rest are kept by
+// the server's own table.
 type param struct {
 	get func() bsoncore.Value
 	// set validates and applies a new value; nil means read-only.
 	set func(v bsoncore.Value) error
 }
 
-// params is the server's parameter table.
+// params is the server's parameter table (one per Server).
 type params struct {
 	mu sync.Mutex
 	m  map[string]param
@@ -67,37 +59,61 @@ func constParam(v bsoncore.Value) param {
 	return param{get: func() bsoncore.Value { return v }}
 }
 
-// intParam is an int parameter kept in memory, with an optional hook that
-// receives new values.
+// intParam is an int parameter kept by the server's table, with an
+// optional hook that receives new values.
 func intParam(initial int64, min int64, hook func(int64)) param {
-	var mu sync.Mutex
-	cur := initial
+	cur := new(atomic.Int64)
+	cur.Store(initial)
 	return param{
-		get: func() bsoncore.Value {
-			mu.Lock()
-			defer mu.Unlock()
-			if cur >= -1<<31 && cur < 1<<31 {
-				return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(cur))}
-			}
-			return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, cur)}
-		},
+		get: func() bsoncore.Value { return intValue(cur.Load()) },
 		set: func(v bsoncore.Value) error {
-			n, ok := asInt64(v)
-			if !ok {
-				return errs.New(errs.BadValue, "value must be a number, found %s", typeName(v.Type))
+			n, err := intArg(v, min)
+			if err != nil {
+				return err
 			}
-			if n < min {
-				return errs.New(errs.BadValue, "value %d must be at least %d", n, min)
-			}
-			mu.Lock()
-			cur = n
-			mu.Unlock()
+			cur.Store(n)
 			if hook != nil {
 				hook(n)
 			}
 			return nil
 		},
 	}
+}
+
+// atomicIntParam is an int parameter stored in a (a field of the
+// instance's params.Set), at least min.
+func atomicIntParam(a *atomic.Int64, min int64) param {
+	return param{
+		get: func() bsoncore.Value { return intValue(a.Load()) },
+		set: func(v bsoncore.Value) error {
+			n, err := intArg(v, min)
+			if err != nil {
+				return err
+			}
+			a.Store(n)
+			return nil
+		},
+	}
+}
+
+// intArg reads a new value of an int parameter, at least min.
+func intArg(v bsoncore.Value, min int64) (int64, error) {
+	n, ok := asInt64(v)
+	if !ok {
+		return 0, errs.New(errs.BadValue, "value must be a number, found %s", typeName(v.Type))
+	}
+	if n < min {
+		return 0, errs.New(errs.BadValue, "value %d must be at least %d", n, min)
+	}
+	return n, nil
+}
+
+// intValue renders an int parameter: an int32 when it fits.
+func intValue(n int64) bsoncore.Value {
+	if n >= -1<<31 && n < 1<<31 {
+		return bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(n))}
+	}
+	return bsoncore.Value{Type: bsoncore.TypeInt64, Data: bsoncore.AppendInt64(nil, n)}
 }
 
 // boolParam is a boolean parameter stored in b.
@@ -142,17 +158,15 @@ func (s *Server) paramTable() *params {
 		p.add("quiet", constParam(boolValue(false)))
 		p.add("maxBSONDepth", constParam(bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 200)}))
 		p.add("transactionLifetimeLimitSeconds", intParam(60, 1, nil))
-		p.add("internalQueryMaxScansToExplode", intParam(200, 0, engine.SetMaxScansToExplode))
+		ep := s.eng.Params()
+		p.add("internalQueryMaxScansToExplode", atomicIntParam(&ep.MaxScansToExplode, 0))
 		p.add("ttlMonitorEnabled", constParam(boolValue(true)))
 		p.add("ttlMonitorSleepSecs", intParam(int64(s.eng.TTLMonitorSleep()/time.Second), 1, s.setTTLSleep))
-		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", intParam(100*1024*1024, 1, func(n int64) {
-			engine.SetMaxBlockingSortMemory(n)
-			agg.SetSortMemoryLimit(n)
-		}))
-		p.add("internalDocumentSourceGroupMaxMemoryBytes", intParam(100*1024*1024, 1, agg.SetGroupMemoryLimit))
-		p.add("internalQueryMaxPushBytes", intParam(100*1024*1024, 1, accum.SetMaxPushBytes))
-		p.add("internalQueryMaxAddToSetBytes", intParam(100*1024*1024, 1, accum.SetMaxAddToSetBytes))
-		p.add("allowDiskUseByDefault", boolParam(&allowDiskUseByDefault))
+		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", atomicIntParam(&ep.MaxBlockingSortBytes, 1))
+		p.add("internalDocumentSourceGroupMaxMemoryBytes", atomicIntParam(&ep.GroupMaxBytes, 1))
+		p.add("internalQueryMaxPushBytes", atomicIntParam(&ep.MaxPushBytes, 1))
+		p.add("internalQueryMaxAddToSetBytes", atomicIntParam(&ep.MaxAddToSetBytes, 1))
+		p.add("allowDiskUseByDefault", boolParam(&ep.AllowDiskUseByDefault))
 		p.add("storageEngine", constParam(stringValue("lode")))
 		for name, pr := range s.extraParams {
 			p.add(name, pr)

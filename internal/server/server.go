@@ -89,6 +89,8 @@ type Server struct {
 	conns   map[*conn]struct{}
 	closing bool
 	wg      sync.WaitGroup
+	// stop is closed by Close, to end background goroutines at once.
+	stop chan struct{}
 
 	nextConnID atomic.Int64
 	stats      stats
@@ -100,6 +102,8 @@ type Server struct {
 	extraParams map[string]param
 
 	sessions sessionRegistry // logical sessions and transactions (session.go)
+	opReg    opRegistry      // running commands, for currentOp and killOp (currentop.go)
+	rw       rwDefaults      // setDefaultRWConcern's defaults (cmd_setdefaultrwconcern.go)
 
 	// bigSlots admits requests of bigMessage bytes or more, as many at a
 	// time as there are cores (conn.go handleMsg).
@@ -131,6 +135,7 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		conns:    make(map[*conn]struct{}),
 		logs:     newLogRing(1024),
 		bigSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
+		stop:     make(chan struct{}),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
 	return s
@@ -236,6 +241,9 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closing = true
+	if s.stop != nil {
+		close(s.stop)
+	}
 	for ln := range s.lns {
 		_ = ln.Close()
 	}

@@ -140,7 +140,11 @@ func (ss *session) abortTxn(why *errs.Error) {
 func (s *Server) reapSessions() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	for range tick.C {
+	for {
+		select {
+		case <-s.stop:
+		case <-tick.C:
+		}
 		s.mu.Lock()
 		closing := s.closing
 		s.mu.Unlock()

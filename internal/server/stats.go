@@ -12,6 +12,9 @@ type stats struct {
 	insert, query  atomic.Int64
 	update, delete atomic.Int64
 	getmore, cmd   atomic.Int64
+	// docsReturned counts documents sent in cursor batches
+	// (metrics.document.returned).
+	docsReturned atomic.Int64
 }
 
 func (st *stats) connOpened() { st.current.Add(1); st.total.Add(1) }

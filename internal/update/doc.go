@@ -11,6 +11,7 @@
 package update
 
 import (
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -30,7 +31,20 @@ type ApplyOptions struct {
 	Pos int
 	// Now is the time $currentDate writes. Zero means time.Now().
 	Now time.Time
+	// Clock gives the increments of the timestamps $currentDate
+	// {$type: "timestamp"} writes; the engine passes its own. Nil counts
+	// from 1 within this Apply.
+	Clock *TimestampClock
 }
+
+// TimestampClock hands out increasing increments for the timestamps
+// $currentDate writes, so that two written in the same second differ.
+// Each engine has one, as each mongod has its own clock. The zero value is
+// ready to use.
+type TimestampClock struct{ inc atomic.Uint32 }
+
+// Next returns the next increment.
+func (c *TimestampClock) Next() uint32 { return c.inc.Add(1) }
 
 // Update is a parsed, validated update specification. It is immutable and
 // safe for concurrent use by several goroutines.

@@ -1,6 +1,10 @@
 package update
 
-import "testing"
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
 
 // Expected results follow the examples of MongoDB's operator reference
 // pages; field order follows MongoDB 5.0+ (new fields appended in
@@ -167,4 +171,29 @@ func TestBit(t *testing.T) {
 		{name: "double argument", doc: `{"_id": 1}`, update: `{"$bit": {"a": {"and": 1.5}}}`, code: 2},
 		{name: "non-integer field", doc: `{"_id": 1, "a": 1.5}`, update: `{"$bit": {"a": {"and": 1}}}`, code: 2},
 	})
+}
+
+// TestCurrentDateTimestampClock: the increments of $currentDate
+// timestamps come from the clock passed in (one per engine), so they grow
+// across updates on one clock and are independent between clocks.
+func TestCurrentDateTimestampClock(t *testing.T) {
+	u, err := Parse(bsoncore.NewDocumentBuilder().AppendDocument("$currentDate", bsoncore.NewDocumentBuilder().
+		AppendDocument("ts", bsoncore.NewDocumentBuilder().AppendString("$type", "timestamp").Build()).Build()).Build(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()
+	inc := func(c *TimestampClock) uint32 {
+		t.Helper()
+		out, _, err := u.Apply(doc, ApplyOptions{Clock: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, i := out.Lookup("ts").Timestamp()
+		return i
+	}
+	var a, b TimestampClock
+	if got := []uint32{inc(&a), inc(&a), inc(&b), inc(&a)}; got[0] != 1 || got[1] != 2 || got[2] != 1 || got[3] != 3 {
+		t.Fatalf("increments %v, want [1 2 1 3]", got)
+	}
 }

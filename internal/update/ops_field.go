@@ -3,7 +3,6 @@ package update
 import (
 	"bytes"
 	"strings"
-	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -178,14 +177,14 @@ func parseCurrentDate(_ string, v bsoncore.Value) (leafOp, error) {
 		typeName(v.Type))
 }
 
-// tsCounter gives $currentDate timestamps increasing increments.
-var tsCounter atomic.Uint32
-
 func (o *currentDateOp) apply(a *applier, l *loc) (bool, error) {
 	var v bsoncore.Value
 	if o.timestamp {
+		if a.opts.Clock == nil {
+			a.opts.Clock = new(TimestampClock)
+		}
 		v = bsoncore.Value{Type: bsoncore.TypeTimestamp,
-			Data: bsoncore.AppendTimestamp(nil, uint32(a.opts.Now.Unix()), tsCounter.Add(1))}
+			Data: bsoncore.AppendTimestamp(nil, uint32(a.opts.Now.Unix()), a.opts.Clock.Next())}
 	} else {
 		v = bsoncore.Value{Type: bsoncore.TypeDateTime, Data: bsoncore.AppendDateTime(nil, a.opts.Now.UnixMilli())}
 	}

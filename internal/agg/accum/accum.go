@@ -41,7 +41,16 @@ type Factory struct {
 	n      expr.Expr
 	sortBy *expr.SortSpec
 	output expr.Expr
+	// MaxBytes bounds what one $push or $addToSet accumulator holds: the
+	// instance's internalQueryMaxPushBytes or internalQueryMaxAddToSetBytes.
+	// Past it Add fails with ExceededMemoryLimit (146). 0 means
+	// DefaultMaxBytes; other accumulators ignore it.
+	MaxBytes int64
 }
+
+// DefaultMaxBytes is MongoDB's default internalQueryMaxPushBytes and
+// internalQueryMaxAddToSetBytes (100 MB).
+const DefaultMaxBytes = 100 << 20
 
 type ctor func(f *Factory, n int64) Accumulator
 
@@ -53,8 +62,8 @@ var ctors = map[string]ctor{
 	"$max":          func(*Factory, int64) Accumulator { return &minMaxAcc{dir: 1} },
 	"$first":        func(*Factory, int64) Accumulator { return &firstLastAcc{first: true} },
 	"$last":         func(*Factory, int64) Accumulator { return &firstLastAcc{} },
-	"$push":         func(*Factory, int64) Accumulator { return &pushAcc{} },
-	"$addToSet":     func(*Factory, int64) Accumulator { return &pushAcc{set: true} },
+	"$push":         func(f *Factory, _ int64) Accumulator { return &pushAcc{limit: f.MaxBytes} },
+	"$addToSet":     func(f *Factory, _ int64) Accumulator { return &pushAcc{set: true, limit: f.MaxBytes} },
 	"$stdDevPop":    func(*Factory, int64) Accumulator { return &stdDevAcc{} },
 	"$stdDevSamp":   func(*Factory, int64) Accumulator { return &stdDevAcc{samp: true} },
 	"$mergeObjects": func(*Factory, int64) Accumulator { return &mergeAcc{vals: map[string]bsoncore.Value{}} },

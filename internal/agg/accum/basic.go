@@ -165,9 +165,10 @@ func (a *firstLastAcc) MemUsage() int { return valOverhead + len(a.v.Data) }
 
 // pushAcc implements $push and $addToSet (set: distinct values).
 type pushAcc struct {
-	set  bool
-	vals []bsoncore.Value
-	mem  int
+	set   bool
+	vals  []bsoncore.Value
+	mem   int
+	limit int64 // Factory.MaxBytes
 }
 
 func (a *pushAcc) Add(v bsoncore.Value) error {

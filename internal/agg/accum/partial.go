@@ -2,7 +2,6 @@ package accum
 
 import (
 	"math"
-	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -12,23 +11,6 @@ import (
 
 // This file holds the partial states of the accumulators: what $group
 // writes to disk when it spills, and how states read back are merged.
-
-// maxPushBytes and maxAddToSetBytes bound the values one $push or
-// $addToSet holds, like MongoDB's internalQueryMaxPushBytes and
-// internalQueryMaxAddToSetBytes (100 MB). Past them the accumulator fails
-// with ExceededMemoryLimit (146): its state cannot be spilled in parts.
-var maxPushBytes, maxAddToSetBytes atomic.Int64
-
-func init() {
-	maxPushBytes.Store(100 << 20)
-	maxAddToSetBytes.Store(100 << 20)
-}
-
-// SetMaxPushBytes sets the memory bound of one $push accumulator.
-func SetMaxPushBytes(n int64) { maxPushBytes.Store(n) }
-
-// SetMaxAddToSetBytes sets the memory bound of one $addToSet accumulator.
-func SetMaxAddToSetBytes(n int64) { maxAddToSetBytes.Store(n) }
 
 // partialDoc reads a state document, failing on any other type.
 func partialDoc(name string, p bsoncore.Value) (bsoncore.Document, error) {
@@ -171,11 +153,15 @@ func (a *pushAcc) Merge(p bsoncore.Value) error {
 	return nil
 }
 
-// checkLimit fails once the accumulator holds more than its bound.
+// checkLimit fails once the accumulator holds more than its bound
+// (Factory.MaxBytes): its state cannot be spilled in parts.
 func (a *pushAcc) checkLimit() error {
-	name, limit := "$push", maxPushBytes.Load()
+	name, limit := "$push", a.limit
 	if a.set {
-		name, limit = "$addToSet", maxAddToSetBytes.Load()
+		name = "$addToSet"
+	}
+	if limit <= 0 {
+		limit = DefaultMaxBytes
 	}
 	if int64(a.mem) > limit {
 		return errs.New(errs.ExceededMemoryLimit, "%s used too much memory and cannot spill to disk. Memory limit: %d bytes", name, limit)

@@ -44,7 +44,7 @@ type Sort struct {
 	totalDataSize int64
 	spills        int64
 
-	// res is the buffer's share of the server's memory budget.
+	// res is the buffer's share of the instance's memory budget.
 	res membudget.Reservation
 }
 
@@ -54,6 +54,9 @@ type SortOptions struct {
 	MemLimit     int64 // 0 = DefaultSortMemLimit
 	AllowDiskUse bool
 	SpillDir     string // "" = os.TempDir()
+	// Budget is the instance's memory budget the buffer draws on past
+	// membudget.Floor (nil: none).
+	Budget *membudget.Budget
 	// Command names the command in the memory-limit error ("find").
 	Command string
 }
@@ -67,7 +70,7 @@ func NewSort(child Stage, spec *query.Sort, pattern bsoncore.Document, o SortOpt
 		o.Command = "find"
 	}
 	s := &Sort{spec: spec, pattern: pattern, limit: o.Limit, memLimit: o.MemLimit,
-		allowDiskUse: o.AllowDiskUse, spillDir: o.SpillDir, cmdName: o.Command}
+		allowDiskUse: o.AllowDiskUse, spillDir: o.SpillDir, cmdName: o.Command, res: membudget.For(o.Budget)}
 	s.children = []Stage{child}
 	s.timing = timing
 	return s
@@ -102,13 +105,13 @@ func (s *Sort) work() (State, *Member, error) {
 			if s.limit > 0 && int64(len(s.buf)) >= 2*s.limit+64 {
 				s.trim()
 			}
-			// Past membudget.Floor the buffer must fit the server's budget
+			// Past membudget.Floor the buffer must fit the instance's budget
 			// too; below it (so that spilling always makes progress) not.
 			if over := s.bufBytes > s.memLimit; over || s.bufBytes > membudget.Floor && !s.res.Grow(s.bufBytes) {
 				if !s.allowDiskUse {
 					if !over {
 						return EOF, nil, errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed,
-							"Executor error during %s command :: caused by :: Sort exceeded the server's memory budget (%d bytes in use of %d), but did not opt in to external sorting.", s.cmdName, membudget.Server.Used(), membudget.Server.Limit())
+							"Executor error during %s command :: caused by :: Sort exceeded the server's memory budget (%d bytes in use of %d), but did not opt in to external sorting.", s.cmdName, s.res.Budget().Used(), s.res.Budget().Limit())
 					}
 					return EOF, nil, errs.New(errs.QueryExceededMemoryLimitNoDiskUseAllowed,
 						"Executor error during %s command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", s.cmdName, s.memLimit)

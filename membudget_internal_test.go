@@ -1,24 +1,48 @@
-package lode_test
+package lode
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-
-	"github.com/lodedb/lode/internal/membudget"
 )
 
-// TestServerMemoryBudget: with a small server-wide budget, a blocking
+// openInternal opens an instance for a test of package lode, which sees
+// its engine and server.
+func openInternal(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// budgetStatus returns serverStatus lode.memoryBudget.
+func budgetStatus(t *testing.T, db *mongo.Database) bson.Raw {
+	t.Helper()
+	var st bson.Raw
+	if err := db.RunCommand(context.Background(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Lookup("lode", "memoryBudget").Document()
+}
+
+// TestServerMemoryBudget: with a small budget on the instance, a blocking
 // sort or a $group that stays under its own 100 MB limit but not under the
 // budget fails with 292 without allowDiskUse and spills with it; a request
 // too large for the budget gets ExceededMemoryLimit (146) and the
-// connection goes on; and every reservation is returned afterwards.
+// connection goes on; every reservation is returned afterwards; and
+// serverStatus lode.memoryBudget reports the instance's budget.
 func TestServerMemoryBudget(t *testing.T) {
-	_, db := open(t)
+	ldb := openInternal(t)
+	db := ldb.Client().Database("test")
+	budget := ldb.eng.Params().Budget
 	c := context.Background()
 	coll := db.Collection("budget")
 	pad := strings.Repeat("x", 1000)
@@ -32,11 +56,13 @@ func TestServerMemoryBudget(t *testing.T) {
 			docs = docs[:0]
 		}
 	}
-	membudget.Server.SetLimit(8 << 20)
-	defer membudget.Server.SetLimit(0)
+	budget.SetLimit(8 << 20)
+	if got := budgetStatus(t, db).Lookup("limit").Int64(); got != 8<<20 {
+		t.Fatalf("serverStatus lode.memoryBudget.limit %d, want %d", got, 8<<20)
+	}
 	codeOf := func(err error) int {
 		var ce mongo.CommandError
-		if asCmdErr(err, &ce) {
+		if errors.As(err, &ce) {
 			return int(ce.Code)
 		}
 		return 0
@@ -81,14 +107,18 @@ func TestServerMemoryBudget(t *testing.T) {
 	if err := db.RunCommand(c, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
 		t.Fatalf("ping after a refused request: %v", err)
 	}
-	if used := membudget.Server.Used(); used != 0 {
+	if used := budget.Used(); used != 0 {
 		t.Fatalf("%d bytes still reserved after every operation ended", used)
 	}
-	membudget.Server.SetLimit(0)
+	st := budgetStatus(t, db)
+	if st.Lookup("used").Int64() != 0 || st.Lookup("refused").Int64() != budget.Refused() {
+		t.Fatalf("serverStatus lode.memoryBudget %v, want used 0 and refused %d", st, budget.Refused())
+	}
+	budget.SetLimit(0)
 	if _, err := coll.InsertOne(c, big); err != nil {
 		t.Fatalf("the same insert without a budget: %v", err)
 	}
-	if membudget.Server.Refused() == 0 {
+	if budget.Refused() == 0 {
 		t.Fatal("no refusal counted")
 	}
 }
