@@ -14,7 +14,9 @@ import (
 
 // The most recent n documents of some categories (patterns/recent) with {cat:1, ts:-1}. The sorted $in
 // query merges one scan per category (SORT_MERGE) and reads about n keys;
-// the hinted count with a ts bound reads no documents. LODE_ACCEPTANCE=1
+// the hinted count with a ts bound reads no documents. The plans
+// themselves are in testdata/recent_by_category.txt; this test checks the
+// figures that depend on the collection's size. LODE_ACCEPTANCE=1
 // runs the acceptance size, 1M documents (about 9 s here); the everyday
 // run 100k, where each n still reads about n keys.
 func TestRecentByCategorySortMerge(t *testing.T) {
@@ -61,10 +63,6 @@ func TestRecentByCategorySortMerge(t *testing.T) {
 	}
 	merged := fetch()
 	testenv.SetParameter(t, db, "internalQueryMaxScansToExplode", 0)
-	res := testenv.Explain(t, db, bson.D{{Key: "find", Value: "docs"}, {Key: "filter", Value: filter}, {Key: "sort", Value: sortTS}, {Key: "limit", Value: 100}}, "queryPlanner")
-	if st := testenv.Stages(res.Lookup("queryPlanner", "winningPlan").Document()); !slices.Contains(st, "SORT") || slices.Contains(st, "SORT_MERGE") {
-		t.Errorf("explode off: stages %v, want a blocking SORT", st)
-	}
 	sorted := fetch()
 	testenv.SetParameter(t, db, "internalQueryMaxScansToExplode", 200)
 	if len(merged) != 5000 || !reflect.DeepEqual(merged, sorted) {
@@ -73,7 +71,7 @@ func TestRecentByCategorySortMerge(t *testing.T) {
 
 	// The hinted count of the iterative algorithm is covered.
 	cf := bson.D{{Key: "cat", Value: bson.D{{Key: "$in", Value: cats}}}, {Key: "ts", Value: bson.D{{Key: "$gt", Value: total - 10000}}}}
-	res = testenv.Explain(t, db, bson.D{{Key: "count", Value: "docs"}, {Key: "query", Value: cf}, {Key: "hint", Value: bson.D{{Key: "cat", Value: 1}, {Key: "ts", Value: -1}}}}, "executionStats")
+	res := testenv.Explain(t, db, bson.D{{Key: "count", Value: "docs"}, {Key: "query", Value: cf}, {Key: "hint", Value: bson.D{{Key: "cat", Value: 1}, {Key: "ts", Value: -1}}}}, "executionStats")
 	es := res.Lookup("executionStats").Document()
 	if d := es.Lookup("totalDocsExamined").AsInt64(); d != 0 {
 		t.Errorf("count totalDocsExamined %d, want 0: %v", d, res.Lookup("queryPlanner", "winningPlan"))
@@ -81,11 +79,6 @@ func TestRecentByCategorySortMerge(t *testing.T) {
 	n := testenv.Count(t, coll, cf)
 	if k := es.Lookup("totalKeysExamined").AsInt64(); k != n || n != 1000 {
 		t.Errorf("count keysExamined %d, count %d, want both 1000", k, n)
-	}
-	// A single-range count uses COUNT_SCAN.
-	res = testenv.Explain(t, db, bson.D{{Key: "count", Value: "docs"}, {Key: "query", Value: bson.D{{Key: "cat", Value: 5}, {Key: "ts", Value: bson.D{{Key: "$gt", Value: 100000}}}}}}, "executionStats")
-	if st := testenv.Stages(res.Lookup("queryPlanner", "winningPlan").Document()); !reflect.DeepEqual(st, []string{"COUNT", "COUNT_SCAN"}) {
-		t.Errorf("count stages %v", st)
 	}
 	// Unknown hint.
 	_, err := testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "docs"}, {Key: "hint", Value: "nope_1"}})
