@@ -23,7 +23,7 @@ import (
 // 10,000,000): events spread evenly over 30 days in October 2000, 100
 // paths, 10 hosts, with an index on time.
 //
-//	LODE_BENCH_EVENTS=10000000 go test -run '^$' -bench HitsPerPathPerDay -benchtime 5x -timeout 60m .
+//	LODE_BENCH_EVENTS=10000000 go test -run '^$' -bench HitsPerPathPerDay -benchtime 5x -timeout 60m ./test/aggregation
 var hitsData struct {
 	once   sync.Once
 	db     *lode.DB
