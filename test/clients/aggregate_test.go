@@ -8,6 +8,7 @@ import (
 // TestSeed003HitsPerDay runs seed 003's aggregation through pymongo 3.11
 // and mongosh on a hand-computed data set.
 func TestSeed003HitsPerDay(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	if out := runPython(t, s, "seed003_hits.py"); !strings.Contains(out, "seed003 hits OK") {
 		t.Fatalf("python:\n%s", out)

@@ -20,6 +20,7 @@ import (
 // child on a log with good and bad lines, and checks the events inserted,
 // the report of skipped lines (line numbers and errors) and the indexes.
 func TestEventlogImport(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	lines := []string{
 		`127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"`,

@@ -18,6 +18,7 @@ import (
 // driver) is found by mongosh's db.currentOp() and stopped by its
 // db.killOp(); the getMore then fails with Interrupted (11601).
 func TestMongoshCurrentOpKillOp(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	ctx := context.Background()
 	client, err := mongo.Connect(options.Client().ApplyURI(s.uri()))
@@ -68,6 +69,7 @@ func TestMongoshCurrentOpKillOp(t *testing.T) {
 // $collStats), db.stats() and listDatabases report sizes that are not 0
 // and add up, and `show dbs` shows the database with a non-zero size.
 func TestMongoshStatsSizes(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	out := runMongosh(t, s, "ops_stats.js")
 	if !strings.Contains(out, "ops stats OK") {

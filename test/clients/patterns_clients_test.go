@@ -19,6 +19,7 @@ func skips(t *testing.T, out string) {
 // TestSeedScripts runs the seeds' shell code in mongosh and seed 003's
 // Python through pymongo 3.11, each against its own `lode serve`.
 func TestSeedScripts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		script string
 		python bool
@@ -32,6 +33,7 @@ func TestSeedScripts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.script, func(t *testing.T) {
+			t.Parallel() // each script has its own server
 			s := startServer(t)
 			var out string
 			if tc.python {

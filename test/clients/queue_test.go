@@ -20,6 +20,7 @@ import (
 // monitor started at a one-second interval by flag (the script also sets
 // it with setParameter).
 func TestSeed004Queue(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--ttl-monitor-sleep", "1s")
 	out := runMongosh(t, s, "seed004_queue.js")
 	if !strings.Contains(out, "seed004 OK explain") {
@@ -28,8 +29,8 @@ func TestSeed004Queue(t *testing.T) {
 }
 
 // queueJobs returns the number of jobs for the claim test: LODE_QUEUE_JOBS
-// if set, else issue 4's acceptance size of 100,000 jobs (about 33 s per
-// mode), or 2,000 with -short.
+// if set, else the acceptance size of 100,000 jobs (about 33 s per mode)
+// under LODE_ACCEPTANCE=1, else 5,000 (2,000 with -short).
 func queueJobs(t *testing.T) int {
 	if v := os.Getenv("LODE_QUEUE_JOBS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -41,15 +42,22 @@ func queueJobs(t *testing.T) int {
 	if testing.Short() {
 		return 2000
 	}
-	return 100000
+	if os.Getenv("LODE_ACCEPTANCE") != "" {
+		return 100000
+	}
+	return 5000
 }
 
 // TestQueueClaimExactlyOnce: 64 goroutines claim every job with
 // findOneAndUpdate, FIFO or by priority; each job is claimed exactly once
 // and each consumer sees its claims in queue order.
 func TestQueueClaimExactlyOnce(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"fifo", "priority"} {
-		t.Run(mode, func(t *testing.T) { claimAll(t, mode, queueJobs(t)) })
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // each mode has its own server
+			claimAll(t, mode, queueJobs(t))
+		})
 	}
 }
 

@@ -37,6 +37,7 @@ func connectGo(t *testing.T, uri string, opts ...*options.ClientOptions) *mongo.
 // autocommit:false, commitTransaction) and a retryable write (txnNumber
 // without autocommit).
 func TestTxnGoDriver(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	for _, v := range uriVariants {
 		t.Run(v.name, func(t *testing.T) {
@@ -104,6 +105,7 @@ func TestTxnGoDriver(t *testing.T) {
 // the client connected to, not the wildcard ("[::]:PORT" or "0.0.0.0"),
 // so that replica-set discovery works.
 func TestWildcardListenAdvertisesReachableAddr(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--addr", "0.0.0.0:0")
 	_, port, err := net.SplitHostPort(s.addr)
 	if err != nil {

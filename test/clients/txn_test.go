@@ -22,6 +22,7 @@ var uriVariants = []struct{ name, query string }{
 // TestTxnMongosh runs session.startTransaction()/commitTransaction() in
 // mongosh.
 func TestTxnMongosh(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	for _, v := range uriVariants {
 		t.Run(v.name, func(t *testing.T) {
@@ -35,6 +36,7 @@ func TestTxnMongosh(t *testing.T) {
 
 // TestTxnPymongo runs a transaction and with_transaction in pymongo 3.11.
 func TestTxnPymongo(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	for _, v := range uriVariants {
 		t.Run(v.name, func(t *testing.T) {
@@ -49,6 +51,7 @@ func TestTxnPymongo(t *testing.T) {
 // TestTxnNode runs withTransaction and a write conflict through the Node
 // driver installed in test/clients/node.
 func TestTxnNode(t *testing.T) {
+	t.Parallel()
 	node := requireTool(t, "node")
 	if _, err := os.Stat(filepath.Join("node", "node_modules", "mongodb")); err != nil {
 		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
@@ -72,6 +75,7 @@ func TestTxnNode(t *testing.T) {
 // TestStandaloneHasNoSetName checks that --standalone turns the replica-set
 // identity off.
 func TestStandaloneHasNoSetName(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--standalone")
 	mongosh := requireTool(t, "mongosh")
 	out, err := exec.Command(mongosh, "--quiet", "--norc", s.uri(), "--eval", "print('setName=' + db.hello().setName)").CombinedOutput()
@@ -119,6 +123,7 @@ func runPythonURI(t *testing.T, uri, script string) string {
 // must see UnknownTransactionCommitResult, retry only the commit, and every
 // transaction must be applied exactly once.
 func TestTxnCommitTimeoutPymongo(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--sync-interval", "1h")
 	out := runPythonURI(t, s.uri(), "txn_commit_timeout.py")
 	if !strings.Contains(out, "txn commit timeout OK") {

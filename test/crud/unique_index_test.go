@@ -1,0 +1,192 @@
+package crud_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// A duplicate on a secondary unique index gets 11000 with MongoDB's errmsg
+// and the index's keyPattern and the duplicate keyValue, from insert,
+// update and findAndModify alike.
+func TestDuplicateKeySecondaryUniqueIndex(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("users")
+	if _, err := coll.Indexes().CreateOne(testenv.Ctx(t), mongo.IndexModel{
+		Keys:    bson.D{{Key: "email", Value: 1}, {Key: "org", Value: -1}},
+		Options: options.Index().SetUnique(true),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(testenv.Ctx(t), []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "email", Value: "a@x"}, {Key: "org", Value: 2}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "email", Value: "b@x"}, {Key: "org", Value: 2}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const wantMsg = `E11000 duplicate key error collection: test.users index: email_1_org_-1 dup key: { email: "a@x", org: 2 }`
+	const wantKP = `{"email": {"$numberInt":"1"},"org": {"$numberInt":"-1"}}`
+	const wantKV = `{"email": "a@x","org": {"$numberInt":"2"}}`
+	check := func(what string, code int, msg string, raw bson.Raw) {
+		t.Helper()
+		if code != 11000 || msg != wantMsg {
+			t.Errorf("%s: code %d errmsg %q, want 11000 %q", what, code, msg, wantMsg)
+		}
+		if kp := raw.Lookup("keyPattern"); kp.String() != wantKP {
+			t.Errorf("%s: keyPattern %s, want %s", what, kp, wantKP)
+		}
+		if kv := raw.Lookup("keyValue"); kv.String() != wantKV {
+			t.Errorf("%s: keyValue %s, want %s", what, kv, wantKV)
+		}
+	}
+
+	_, err := coll.InsertOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 3}, {Key: "email", Value: "a@x"}, {Key: "org", Value: 2}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("insert: want one write error, got %v", err)
+	}
+	check("insert", we.WriteErrors[0].Code, we.WriteErrors[0].Message, we.WriteErrors[0].Raw)
+
+	_, err = coll.UpdateOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "email", Value: "a@x"}}}})
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("update: want one write error, got %v", err)
+	}
+	check("update", we.WriteErrors[0].Code, we.WriteErrors[0].Message, we.WriteErrors[0].Raw)
+
+	err = coll.FindOneAndUpdate(testenv.Ctx(t), bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "email", Value: "a@x"}}}}).Err()
+	ce := testenv.CmdErr(t, err)
+	check("findAndModify", int(ce.Code), ce.Message, ce.Raw)
+
+	// Nothing changed.
+	if n := testenv.Count(t, coll, bson.D{{Key: "email", Value: "a@x"}}); n != 1 {
+		t.Errorf("%d documents with a@x, want 1", n)
+	}
+	// A missing field is indexed as null: a second document without the
+	// fields is a duplicate { email: null, org: null }.
+	if _, err := coll.InsertOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 11}})
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("missing fields: want one write error, got %v", err)
+	}
+	if m := we.WriteErrors[0].Message; m != `E11000 duplicate key error collection: test.users index: email_1_org_-1 dup key: { email: null, org: null }` {
+		t.Errorf("missing fields errmsg %q", m)
+	}
+	if kv := we.WriteErrors[0].Raw.Lookup("keyValue"); kv.String() != `{"email": null,"org": null}` {
+		t.Errorf("missing fields keyValue %s", kv)
+	}
+}
+
+// The unique check skips the seek for keys above an index's last entry;
+// keys at or below it, and the last entry itself, are still checked.
+func TestDuplicateKeyAtAndBelowTheIndexMax(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("u")
+	ctx := context.Background()
+	docs := make([]any, 0, 1000)
+	for i := 1; i <= 1000; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "k", Value: fmt.Sprintf("k%04d", i)}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []bson.D{
+		{{Key: "_id", Value: 1000}},                             // the _id index's last entry
+		{{Key: "_id", Value: 500}},                              // below it
+		{{Key: "_id", Value: 2000}, {Key: "k", Value: "k1000"}}, // k's last entry
+		{{Key: "_id", Value: 2001}, {Key: "k", Value: "k0001"}}, // k's first
+	} {
+		if _, err := coll.InsertOne(ctx, d); !mongo.IsDuplicateKeyError(err) {
+			t.Errorf("insert %v: %v, want a duplicate key error", d, err)
+		}
+	}
+	// Above both maxima, and twice in one batch.
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 3000}, {Key: "k", Value: "k9999"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 3001}, {Key: "k", Value: "z"}}, bson.D{{Key: "_id", Value: 3002}, {Key: "k", Value: "z"}}})
+	if !mongo.IsDuplicateKeyError(err) {
+		t.Errorf("two new equal keys in one batch: %v, want a duplicate key error", err)
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{}); n != 1002 {
+		t.Errorf("%d documents, want 1002", n)
+	}
+}
+
+// TestUniqueUpperBoundCache: the collection caches an upper bound of each
+// unique index so that ascending keys skip the seek; every way an entry can
+// appear must keep the bound above it, or a duplicate would be accepted.
+func TestUniqueUpperBoundCache(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	c := context.Background()
+	coll := db.Collection("u")
+	if _, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	mustDup := func(what string, err error) {
+		t.Helper()
+		if !mongo.IsDuplicateKeyError(err) {
+			t.Fatalf("%s: %v, want a duplicate key error", what, err)
+		}
+	}
+	ins := func(id, k int) error {
+		_, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: id}, {Key: "k", Value: k}})
+		return err
+	}
+	for i := 1; i <= 10; i++ { // ascending: the bound grows with each
+		if err := ins(i, i*10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDup("_id equal to the highest", ins(10, 1000))
+	mustDup("k equal to the highest", ins(11, 100))
+	mustDup("k below the highest", ins(12, 50))
+	// An update raises the bound: k 200 is now taken.
+	if _, err := coll.UpdateOne(c, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "k", Value: 200}}}}); err != nil {
+		t.Fatal(err)
+	}
+	mustDup("k set by an update", ins(13, 200))
+	// A removal leaves the value free again.
+	if _, err := coll.DeleteOne(c, bson.D{{Key: "_id", Value: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ins(10, 100); err != nil {
+		t.Fatalf("reinsert after delete: %v", err)
+	}
+	// A transaction's commit adds entries the bound must cover.
+	sess, err := db.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(c)
+	if _, err := sess.WithTransaction(c, func(sc context.Context) (any, error) {
+		_, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: 500}, {Key: "k", Value: 5000}})
+		return nil, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mustDup("_id committed by a transaction", ins(500, 1))
+	mustDup("k committed by a transaction", ins(501, 5000))
+	// A findAndModify upsert takes a new highest key.
+	if err := coll.FindOneAndUpdate(c, bson.D{{Key: "_id", Value: 600}}, bson.D{{Key: "$set", Value: bson.D{{Key: "k", Value: 6000}}}}, options.FindOneAndUpdate().SetUpsert(true)).Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		t.Fatal(err)
+	}
+	mustDup("k upserted by findAndModify", ins(601, 6000))
+	if n, _ := coll.CountDocuments(c, bson.D{}); n != 12 {
+		t.Fatalf("%d documents, want 12", n)
+	}
+}

@@ -1,0 +1,1 @@
+package durability_test

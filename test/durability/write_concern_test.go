@@ -1,0 +1,109 @@
+package durability_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestJournaledGroupCommit: with a one-hour background sync interval, j:true
+// writes are still acknowledged promptly (a requested fsync, no fixed
+// sleep), and concurrent writers share fsyncs.
+func TestJournaledGroupCommit(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t, lode.WithSyncInterval(time.Hour))
+	coll := d.Collection("j", options.Collection().SetWriteConcern(writeconcern.Journaled()))
+	before := testenv.LodeMetric(t, db, "syncs")
+	const writers, per = 16, 20
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				if _, err := coll.InsertOne(context.Background(), bson.D{{Key: "w", Value: w}, {Key: "i", Value: i}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if el := time.Since(start); el > 30*time.Second {
+		t.Fatalf("j:true writes took %v: are they waiting for the background sync?", el)
+	}
+	syncs := testenv.LodeMetric(t, db, "syncs") - before
+	if syncs == 0 || syncs >= writers*per {
+		t.Fatalf("%d fsyncs for %d j:true writes: want at least one, and fewer than one per write", syncs, writers*per)
+	}
+	t.Logf("%d j:true writes, %d fsyncs", writers*per, syncs)
+}
+
+func TestDefaultWriteConcern(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t, lode.WithSyncInterval(time.Hour))
+	ctx := context.Background()
+	admin := db.Client().Database("admin")
+	var got bson.Raw
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getDefaultRWConcern", Value: 1}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Lookup("defaultWriteConcernSource").StringValue() != "implicit" {
+		t.Fatalf("initial defaults: %v", got)
+	}
+	err := admin.RunCommand(ctx, bson.D{{Key: "setDefaultRWConcern", Value: 1},
+		{Key: "defaultWriteConcern", Value: bson.D{{Key: "w", Value: 1}, {Key: "j", Value: true}}}}).Err()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getDefaultRWConcern", Value: 1}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Lookup("defaultWriteConcern", "j").Boolean() || got.Lookup("defaultWriteConcernSource").StringValue() != "global" {
+		t.Fatalf("after set: %v", got)
+	}
+	// A write without a write concern now waits for an fsync.
+	before := testenv.LodeMetric(t, db, "syncWaits")
+	if _, err := d.Collection("x").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if testenv.LodeMetric(t, db, "syncWaits") == before {
+		t.Fatal("insert with the default {j: true} did not wait for an fsync")
+	}
+	err = admin.RunCommand(ctx, bson.D{{Key: "setDefaultRWConcern", Value: 1},
+		{Key: "defaultWriteConcern", Value: bson.D{{Key: "w", Value: 0}}}}).Err()
+	if err == nil {
+		t.Fatal("default w:0 accepted")
+	}
+}
+
+func TestWriteConcernUnsatisfiable(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	coll := d.Collection("wc", options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: 2}))
+	_, err := coll.InsertOne(context.Background(), bson.D{{Key: "a", Value: 1}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || we.WriteConcernError == nil || we.WriteConcernError.Code != 100 {
+		t.Fatalf("w:2: want writeConcernError 100, got %v", err)
+	}
+	// The write itself happened.
+	n, err := d.Collection("wc").CountDocuments(context.Background(), bson.D{})
+	if err != nil || n != 1 {
+		t.Fatalf("count %d %v", n, err)
+	}
+	maj := d.Collection("wc", options.Collection().SetWriteConcern(writeconcern.Majority()))
+	if _, err := maj.InsertOne(context.Background(), bson.D{{Key: "a", Value: 2}}); err != nil {
+		t.Fatalf("w:majority on a single node: %v", err)
+	}
+}
