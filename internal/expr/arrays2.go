@@ -19,14 +19,14 @@ func init() {
 
 func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.Location34460, "$zip only supports an object as an argument, found %s", typeName(args))
+		return nil, errs.New(errs.Location34460, "$zip only supports an object as an argument, found %s", bsonutil.TypeName(args.Type))
 	}
 	raw := rawSpec(args)
 	if err := checkKeys(name, raw, errs.Location34464, "inputs", "useLongestLength", "defaults"); err != nil {
 		return nil, err
 	}
 	if raw["inputs"].Type != bsoncore.TypeArray {
-		return nil, errs.New(errs.Location34461, "inputs must be an array of expressions, found %s", typeName(raw["inputs"]))
+		return nil, errs.New(errs.Location34461, "inputs must be an array of expressions, found %s", bsonutil.TypeName(raw["inputs"].Type))
 	}
 	inputs, err := parseArgs(raw["inputs"], pc)
 	if err != nil {
@@ -35,14 +35,14 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	longest := false
 	if v := raw["useLongestLength"]; v.Type != 0 {
 		if v.Type != bsoncore.TypeBoolean {
-			return nil, errs.New(errs.Location34463, "useLongestLength must be a bool, found %s", typeName(v))
+			return nil, errs.New(errs.Location34463, "useLongestLength must be a bool, found %s", bsonutil.TypeName(v.Type))
 		}
 		longest = v.Boolean()
 	}
 	var defaults []Expr
 	if v := raw["defaults"]; v.Type != 0 {
 		if v.Type != bsoncore.TypeArray {
-			return nil, errs.New(errs.Location34462, "defaults must be an array of expressions, found %s", typeName(v))
+			return nil, errs.New(errs.Location34462, "defaults must be an array of expressions, found %s", bsonutil.TypeName(v.Type))
 		}
 		if defaults, err = parseArgs(v, pc); err != nil {
 			return nil, err
@@ -66,7 +66,7 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 				return Null, nil
 			}
 			if v.Type != bsoncore.TypeArray {
-				return Missing, errs.New(errs.Location34468, "$zip found a non-array expression in input: %s", fmtVal(v))
+				return Missing, errs.New(errs.Location34468, "$zip found a non-array expression in input: %s", bsonutil.FormatValue(v, msgStyle))
 			}
 			arrs[i] = values(v)
 			minL, maxL = min(minL, len(arrs[i])), max(maxL, len(arrs[i]))
@@ -205,7 +205,7 @@ func cmpMissing(a, b bsoncore.Value) int {
 
 func parseSortArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.Location2942500, "$sortArray requires an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location2942500, "$sortArray requires an object as an argument, found: %s", bsonutil.TypeName(args.Type))
 	}
 	raw := rawSpec(args)
 	if err := checkKeys(name, raw, errs.Location2942501, "input", "sortBy"); err != nil {
@@ -234,7 +234,7 @@ func parseSortArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location2942504, "The input argument to $sortArray must be an array, but was of type: %s", typeName(in))
+			return Missing, errs.New(errs.Location2942504, "The input argument to $sortArray must be an array, but was of type: %s", bsonutil.TypeName(in.Type))
 		}
 		vs := values(in)
 		sort.SliceStable(vs, func(i, j int) bool { return spec.Compare(vs[i], vs[j]) < 0 })
@@ -247,7 +247,7 @@ var parseObjectToArray = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 		return Null, nil
 	}
 	if v.Type != bsoncore.TypeEmbeddedDocument {
-		return Missing, errs.New(errs.Location40390, "$objectToArray requires a document input, found: %s", typeName(v))
+		return Missing, errs.New(errs.Location40390, "$objectToArray requires a document input, found: %s", bsonutil.TypeName(v.Type))
 	}
 	b := NewArrayBuilder()
 	forEach(v.Data, func(k []byte, x bsoncore.Value) bool {
@@ -265,7 +265,7 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 		return Null, nil
 	}
 	if v.Type != bsoncore.TypeArray {
-		return Missing, errs.New(errs.Location40386, "$arrayToObject requires an array input, found: %s", typeName(v))
+		return Missing, errs.New(errs.Location40386, "$arrayToObject requires an array input, found: %s", bsonutil.TypeName(v.Type))
 	}
 	var keys []string
 	vals := map[string]bsoncore.Value{}
@@ -299,11 +299,11 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 			}
 			k, val = raw["k"], raw["v"]
 		default:
-			err = errs.New(errs.Location40398, "Unrecognised input type format for $arrayToObject: %s", typeName(x))
+			err = errs.New(errs.Location40398, "Unrecognised input type format for $arrayToObject: %s", bsonutil.TypeName(x.Type))
 			return false
 		}
 		if k.Type != bsoncore.TypeString {
-			err = errs.New(errs.Location40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", typeName(k))
+			err = errs.New(errs.Location40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", bsonutil.TypeName(k.Type))
 			return false
 		}
 		ks := k.StringValue()
@@ -331,7 +331,7 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 func parseNOp(kind string) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", typeName(args))
+			return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", bsonutil.TypeName(args.Type))
 		}
 		raw := rawSpec(args)
 		if err := checkKeys(name, raw, errs.Location5787901, "input", "n"); err != nil {
@@ -365,7 +365,7 @@ func parseNOp(kind string) opParser {
 				return Null, nil
 			}
 			if in.Type != bsoncore.TypeArray {
-				return Missing, errs.New(errs.Location5788200, "Input to %s must be an array, but is of type: %s", name, typeName(in))
+				return Missing, errs.New(errs.Location5788200, "Input to %s must be an array, but is of type: %s", name, bsonutil.TypeName(in.Type))
 			}
 			vs := values(in)
 			switch kind {
@@ -395,11 +395,11 @@ func parseNOp(kind string) opParser {
 // CheckN validates the 'n' argument of the N operators and accumulators.
 func CheckN(name string, nv bsoncore.Value) (int64, error) {
 	if !isNum(nv) {
-		return 0, errs.New(errs.Location5787902, "Value for 'n' must be of integral type, but found %s", fmtVal(nv))
+		return 0, errs.New(errs.Location5787902, "Value for 'n' must be of integral type, but found %s", bsonutil.FormatValue(nv, msgStyle))
 	}
 	n, ok := asIntegral(nv)
 	if !ok {
-		return 0, errs.New(errs.Location5787903, "Value for 'n' must be of integral type, but found %s", fmtVal(nv))
+		return 0, errs.New(errs.Location5787903, "Value for 'n' must be of integral type, but found %s", bsonutil.FormatValue(nv, msgStyle))
 	}
 	if n <= 0 {
 		return 0, errs.New(errs.Location5787908, "'n' must be greater than 0, found %d", n)

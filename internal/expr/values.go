@@ -205,59 +205,5 @@ func (b *DocBuilder) Value() bsoncore.Value {
 	return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: b.Document()}
 }
 
-// typeName returns MongoDB's $type name of v.
-func typeName(v bsoncore.Value) string {
-	switch v.Type {
-	case 0:
-		return "missing"
-	case bsoncore.TypeDouble:
-		return "double"
-	case bsoncore.TypeString:
-		return "string"
-	case bsoncore.TypeEmbeddedDocument:
-		return "object"
-	case bsoncore.TypeArray:
-		return "array"
-	case bsoncore.TypeBinary:
-		return "binData"
-	case bsoncore.TypeUndefined:
-		return "undefined"
-	case bsoncore.TypeObjectID:
-		return "objectId"
-	case bsoncore.TypeBoolean:
-		return "bool"
-	case bsoncore.TypeDateTime:
-		return "date"
-	case bsoncore.TypeNull:
-		return "null"
-	case bsoncore.TypeRegex:
-		return "regex"
-	case bsoncore.TypeDBPointer:
-		return "dbPointer"
-	case bsoncore.TypeJavaScript:
-		return "javascript"
-	case bsoncore.TypeSymbol:
-		return "symbol"
-	case bsoncore.TypeCodeWithScope:
-		return "javascriptWithScope"
-	case bsoncore.TypeInt32:
-		return "int"
-	case bsoncore.TypeTimestamp:
-		return "timestamp"
-	case bsoncore.TypeInt64:
-		return "long"
-	case bsoncore.TypeDecimal128:
-		return "decimal"
-	case bsoncore.TypeMinKey:
-		return "minKey"
-	case bsoncore.TypeMaxKey:
-		return "maxKey"
-	}
-	return "unknown"
-}
-
-// TypeName returns the name $type reports for v ("missing" for missing).
-func TypeName(v bsoncore.Value) string { return typeName(v) }
-
 // ArrayValues returns the elements of an array value.
 func ArrayValues(v bsoncore.Value) []bsoncore.Value { return values(v) }

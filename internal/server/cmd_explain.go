@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
@@ -30,7 +31,7 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	first := req.Cmd.Index(0).Value()
 	d, ok := first.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.TypeMismatch, "BSON field 'explain.explain' is the wrong type '%s', expected type 'object'", typeName(first.Type))
+		return nil, errs.New(errs.TypeMismatch, "BSON field 'explain.explain' is the wrong type '%s', expected type 'object'", bsonutil.TypeName(first.Type))
 	}
 	inner = d
 	if v, err := req.Cmd.LookupErr("verbosity"); err == nil {
@@ -48,7 +49,7 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	collV := elems[0].Value()
 	coll, ok := collV.StringValueOK()
 	if !ok && name != "aggregate" {
-		return nil, errs.New(errs.InvalidNamespace, "collection name has invalid type %s", typeName(collV.Type))
+		return nil, errs.New(errs.InvalidNamespace, "collection name has invalid type %s", bsonutil.TypeName(collV.Type))
 	}
 	spec := engine.ExplainSpec{Verbosity: verbosity}
 	switch name {

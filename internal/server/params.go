@@ -10,6 +10,7 @@ import (
 
 	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/agg/accum"
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
@@ -84,7 +85,7 @@ func intParam(initial int64, min int64, hook func(int64)) param {
 		set: func(v bsoncore.Value) error {
 			n, ok := asInt64(v)
 			if !ok {
-				return errs.New(errs.BadValue, "value must be a number, found %s", typeName(v.Type))
+				return errs.New(errs.BadValue, "value must be a number, found %s", bsonutil.TypeName(v.Type))
 			}
 			if n < min {
 				return errs.New(errs.BadValue, "value %d must be at least %d", n, min)
@@ -106,7 +107,7 @@ func boolParam(b *atomic.Bool) param {
 		get: func() bsoncore.Value { return boolValue(b.Load()) },
 		set: func(v bsoncore.Value) error {
 			if v.Type != bsoncore.TypeBoolean {
-				return errs.New(errs.BadValue, "value must be a boolean, found %s", typeName(v.Type))
+				return errs.New(errs.BadValue, "value must be a boolean, found %s", bsonutil.TypeName(v.Type))
 			}
 			b.Store(v.Boolean())
 			return nil
