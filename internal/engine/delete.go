@@ -50,7 +50,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 			return 0, 0, err
 		}
 		defer c.state.mu.Unlock()
-		t := e.newTxnCtx(ctx, c)
+		t := e.newWriteBatchCtx(ctx, c)
 		defer t.abort()
 		n, err := deleteFirstLocked(e, t, filter, f, nil, s.Hint)
 		if err != nil {
@@ -67,7 +67,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 // deleteFirstLocked removes the first document matching f (by sortBy when
 // given, planned with hint) from the current state. It returns how many it
 // removed (0 or 1).
-func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value) (int, error) {
+func deleteFirstLocked(e *Engine, t *writeBatch, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value) (int, error) {
 	rid, doc, _, found, err := findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, hint, t.emptyRangesFor())
 	if err != nil || !found {
 		return 0, err
@@ -101,7 +101,7 @@ func findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Documen
 // deleteMany removes every match through writeMatches.
 func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncore.Document, f *query.Filter, hint bsoncore.Value) (int, uint64, error) {
 	n := 0
-	lastSeq, err := e.writeMatches(ctx, db, coll, filter, f, hint, false, func(t *writeTxn, rid uint64, doc []byte, _ int) (bool, error) {
+	lastSeq, err := e.writeMatches(ctx, db, coll, filter, f, hint, false, func(t *writeBatch, rid uint64, doc []byte, _ int) (bool, error) {
 		if err := t.remove(rid, doc); err != nil {
 			return false, err
 		}

@@ -125,7 +125,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	only := n.copyMeta()
 	only.indexes = []*index{n.indexes[i]}
 	ix := only.indexes[0]
-	t := e.newTxn(only)
+	t := e.newWriteBatch(only)
 	defer t.abort()
 	var check func(prev, cur []byte) error
 	if ix.unique {

@@ -66,7 +66,7 @@ func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateS
 		return stmtResult{}, 0, nil
 	}
 	defer c.state.mu.Unlock()
-	t := e.newTxnCtx(ctx, c)
+	t := e.newWriteBatchCtx(ctx, c)
 	defer t.abort()
 	r, err := e.updateLocked(ctx, t, p, nil)
 	if cerr := t.commit(); cerr != nil {
@@ -78,7 +78,7 @@ func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateS
 // updateLocked runs p against the current state of t's collection with the
 // writer lock held: the first match (by sortBy when given, else natural
 // order), or every match when multi; upserts when nothing matched.
-func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate, sortBy *query.Sort) (stmtResult, error) {
+func (e *Engine) updateLocked(ctx context.Context, t *writeBatch, p *parsedUpdate, sortBy *query.Sort) (stmtResult, error) {
 	var r stmtResult
 	var ids []uint64
 	var docs []bsoncore.Document
@@ -142,7 +142,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdate) (stmtResult, uint64, error) {
 	var r stmtResult
 	now := time.Now()
-	lastSeq, err := e.writeMatches(ctx, db, coll, p.filterDoc, p.filter, p.hint, true, func(t *writeTxn, rid uint64, doc []byte, pos int) (bool, error) {
+	lastSeq, err := e.writeMatches(ctx, db, coll, p.filterDoc, p.filter, p.hint, true, func(t *writeBatch, rid uint64, doc []byte, pos int) (bool, error) {
 		r.n++
 		out, modified, err := p.apply(ctx, doc, update.ApplyOptions{Pos: pos, Now: now})
 		if err != nil || !modified {

@@ -46,7 +46,7 @@ func (e *Engine) runStatements(ctx context.Context, n int, opts WriteOptions, ru
 // positional match) into batch t. kept reports whether t holds on to
 // doc's bytes until it commits, so that they cannot be reused for the
 // next document.
-type docWrite func(t *writeTxn, rid uint64, doc []byte, pos int) (kept bool, err error)
+type docWrite func(t *writeBatch, rid uint64, doc []byte, pos int) (kept bool, err error)
 
 // writeMatches is the loop of a multi-document update or delete. It
 // collects the record ids of f's matches in db.coll from a snapshot first,
@@ -82,7 +82,7 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 			}
 			return lastSeq, err
 		}
-		t := e.newTxnCtx(ctx, lc)
+		t := e.newWriteBatchCtx(ctx, lc)
 		var stmtErr error
 		for len(ids) > 0 && !t.full() {
 			rid := ids[0]
