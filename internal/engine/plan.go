@@ -98,7 +98,7 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
 		// Explain prints stage filters in mongod's parsed form.
-		env.FilterDoc = parsedQuery(q.filterDoc)
+		env.FilterDoc = q.filter.Serialize()
 	}
 	sols, err := plan.Plan(plan.Params{
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
@@ -111,7 +111,7 @@ func buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	}
 	if q.timing {
 		for _, s := range sols {
-			walkSolution(s.Root, func(n *plan.Node) { renderResidual(q.filterDoc, n) })
+			walkSolution(s.Root, renderResidual)
 		}
 	}
 	// The chosen plan reads documents in batches (exec.Fetch), except
