@@ -22,15 +22,6 @@ func (e *Engine) newWriteBatchCtx(ctx context.Context, c *collection) *writeBatc
 	return &writeBatch{e: e, c: c, b: tx.b, tx: tx}
 }
 
-// readerCtx returns what reads of a statement see: the transaction's view
-// inside a transaction, else the latest committed state.
-func (e *Engine) readerCtx(ctx context.Context) storage.Reader {
-	if tx := TxnFrom(ctx); tx != nil {
-		return tx.view
-	}
-	return e.db.Reader()
-}
-
 // reader returns what t's unique checks and re-reads see.
 func (t *writeBatch) reader() storage.Reader {
 	if t.tx != nil {

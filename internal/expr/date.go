@@ -235,11 +235,6 @@ func wallMillis(ms int64, loc *time.Location) int64 {
 	return ms + int64(off)*1000
 }
 
-// fromWall converts a local wall-clock time in loc back to an instant.
-func fromWall(y int, mo time.Month, d, h, mi, s, ms int, loc *time.Location) int64 {
-	return time.Date(y, mo, d, h, mi, s, ms*1e6, loc).UnixMilli()
-}
-
 // parseDayOfWeek parses startOfWeek names ("monday", "mon", ...).
 func parseDayOfWeek(s string) (time.Weekday, bool) {
 	s = strings.ToLower(s)

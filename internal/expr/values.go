@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"math"
 	"strconv"
 	"time"
 
@@ -76,14 +75,6 @@ func Date(ms int64) bsoncore.Value {
 
 // TimeValue returns a BSON datetime for t.
 func TimeValue(t time.Time) bsoncore.Value { return Date(t.UnixMilli()) }
-
-// intOrLong returns int32 when i fits, else int64.
-func intOrLong(i int64) bsoncore.Value {
-	if i >= math.MinInt32 && i <= math.MaxInt32 {
-		return Int32(int32(i))
-	}
-	return Int64(i)
-}
 
 func str(v bsoncore.Value) string {
 	if v.Type == bsoncore.TypeSymbol {
