@@ -27,7 +27,7 @@ func parseOutputSpec(stageName string, output bsoncore.Value, pc *ParseContext) 
 	} else {
 		od, ok := output.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.Location40196, "The %s 'output' field must be an object, but found type: %s.", stageName, expr.TypeName(output))
+			return nil, errs.New(errs.Location40196, "The %s 'output' field must be an object, but found type: %s.", stageName, bsonutil.TypeName(output.Type))
 		}
 		els, _ := od.Elements()
 		for _, el := range els {
@@ -40,7 +40,7 @@ func parseOutputSpec(stageName string, output bsoncore.Value, pc *ParseContext) 
 func parseBucket(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Location40201, "Argument to $bucket stage must be an object, but found type: %s.", expr.TypeName(v))
+		return nil, errs.New(errs.Location40201, "Argument to $bucket stage must be an object, but found type: %s.", bsonutil.TypeName(v.Type))
 	}
 	bs := &bucketStage{raw: v}
 	var groupBy, bounds, output bsoncore.Value
@@ -67,7 +67,7 @@ func parseBucket(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	}
 	arr, ok := bounds.ArrayOK()
 	if !ok {
-		return nil, errs.New(errs.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", expr.TypeName(bounds))
+		return nil, errs.New(errs.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", bsonutil.TypeName(bounds.Type))
 	}
 	vals, _ := arr.Values()
 	if len(vals) < 2 {
@@ -76,7 +76,7 @@ func parseBucket(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	for i := 1; i < len(vals); i++ {
 		a, b := vals[i-1], vals[i]
 		if bsonutil.TypeOrder(a.Type) != bsonutil.TypeOrder(b.Type) {
-			return nil, errs.New(errs.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", expr.TypeName(a), expr.TypeName(b))
+			return nil, errs.New(errs.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", bsonutil.TypeName(a.Type), bsonutil.TypeName(b.Type))
 		}
 		if bsonutil.Compare(a, b) >= 0 {
 			return nil, errs.New(errs.Location40194, "The 'boundaries' option to $bucket must be sorted in ascending order, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, a.String(), b.String())

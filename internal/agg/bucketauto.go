@@ -24,7 +24,7 @@ type bucketAutoStage struct {
 func parseBucketAuto(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Location40240, "The argument to $bucketAuto must be an object, but found type: %s.", expr.TypeName(v))
+		return nil, errs.New(errs.Location40240, "The argument to $bucketAuto must be an object, but found type: %s.", bsonutil.TypeName(v.Type))
 	}
 	ba := &bucketAutoStage{raw: v}
 	var groupBy, output bsoncore.Value
@@ -38,7 +38,7 @@ func parseBucketAuto(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		case "buckets":
 			f := bsonutil.AsFloat64(ev)
 			if !bsonutil.IsNumber(ev.Type) || f != math.Trunc(f) || f > math.MaxInt32 {
-				return nil, errs.New(errs.Location40241, "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s.", expr.TypeName(ev))
+				return nil, errs.New(errs.Location40241, "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s.", bsonutil.TypeName(ev.Type))
 			}
 			if f <= 0 {
 				return nil, errs.New(errs.Location40243, "The $bucketAuto 'buckets' field must be greater than 0, but found: %s.", ev.String())

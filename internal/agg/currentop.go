@@ -5,8 +5,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
-	"github.com/lodedb/lode/internal/expr"
 )
 
 // CurrentOpOptions are the options of the $currentOp stage.
@@ -46,7 +46,7 @@ type currentOpStage struct {
 func parseCurrentOp(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.FailedToParse, "$currentOp options must be specified in an object, but found: %s", expr.TypeName(v))
+		return nil, errs.New(errs.FailedToParse, "$currentOp options must be specified in an object, but found: %s", bsonutil.TypeName(v.Type))
 	}
 	s := &currentOpStage{raw: v, opts: CurrentOpOptions{IdleSessions: true}}
 	els, err := d.Elements()
@@ -74,7 +74,7 @@ func parseCurrentOp(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		}
 		b, ok := el.Value().BooleanOK()
 		if !ok {
-			return nil, errs.New(errs.FailedToParse, "The '%s' parameter of the $currentOp stage must be a boolean value, but found: %s", el.Key(), expr.TypeName(el.Value()))
+			return nil, errs.New(errs.FailedToParse, "The '%s' parameter of the $currentOp stage must be a boolean value, but found: %s", el.Key(), bsonutil.TypeName(el.Value().Type))
 		}
 		*dst = b
 	}

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
@@ -29,7 +30,7 @@ type lookupStage struct {
 func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.FailedToParse, "the $lookup specification must be an Object, but found %s", expr.TypeName(v))
+		return nil, errs.New(errs.FailedToParse, "the $lookup specification must be an Object, but found %s", bsonutil.TypeName(v.Type))
 	}
 	l := &lookupStage{raw: v}
 	var pipe, let bsoncore.Value
@@ -42,7 +43,7 @@ func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		str := func() (string, error) {
 			s, ok := ev.StringValueOK()
 			if !ok {
-				return "", errs.New(errs.FailedToParse, "$lookup argument '%s: %s' must be a string, is type %s", el.Key(), ev.String(), expr.TypeName(ev))
+				return "", errs.New(errs.FailedToParse, "$lookup argument '%s: %s' must be a string, is type %s", el.Key(), ev.String(), bsonutil.TypeName(ev.Type))
 			}
 			return s, nil
 		}
@@ -67,7 +68,7 @@ func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			hasForeign = true
 		case "let":
 			if ev.Type != bsoncore.TypeEmbeddedDocument {
-				return nil, errs.New(errs.FailedToParse, "$lookup argument 'let' must be an object, is type %s", expr.TypeName(ev))
+				return nil, errs.New(errs.FailedToParse, "$lookup argument 'let' must be an object, is type %s", bsonutil.TypeName(ev.Type))
 			}
 			let = ev
 		case "pipeline":

@@ -54,7 +54,7 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 					for _, x := range vals {
 						s, ok := x.StringValueOK()
 						if !ok {
-							return nil, errs.New(errs.Location51134, "$merge 'on' array elements must be strings, but found %s", expr.TypeName(x))
+							return nil, errs.New(errs.Location51134, "$merge 'on' array elements must be strings, but found %s", bsonutil.TypeName(x.Type))
 						}
 						m.on = append(m.on, s)
 					}
@@ -62,7 +62,7 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 						return nil, errs.New(errs.Location51187, "If explicitly specifying $merge 'on', must include at least one field")
 					}
 				default:
-					return nil, errs.New(errs.Location51186, "$merge 'on' field  must be either a string or an array of strings, but found %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location51186, "$merge 'on' field  must be either a string or an array of strings, but found %s", bsonutil.TypeName(ev.Type))
 				}
 			case "whenMatched":
 				if ev.Type == bsoncore.TypeArray {
@@ -87,7 +87,7 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			case "let":
 				d, ok := ev.DocumentOK()
 				if !ok {
-					return nil, errs.New(errs.TypeMismatch, "BSON field '$merge.let' is the wrong type '%s', expected type 'object'", expr.TypeName(ev))
+					return nil, errs.New(errs.TypeMismatch, "BSON field '$merge.let' is the wrong type '%s', expected type 'object'", bsonutil.TypeName(ev.Type))
 				}
 				let = d
 			default:
@@ -95,7 +95,7 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			}
 		}
 	default:
-		return nil, errs.New(errs.Location51182, "$merge only supports a string or object argument, not %s", expr.TypeName(v))
+		return nil, errs.New(errs.Location51182, "$merge only supports a string or object argument, not %s", bsonutil.TypeName(v.Type))
 	}
 	if into.Type == 0 {
 		return nil, errs.New(errs.Location40414, "BSON field '$merge.into' is missing but a required field")

@@ -7,8 +7,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
-	"github.com/lodedb/lode/internal/expr"
 )
 
 // outBatch is how many documents $out and $merge write per Insert call.
@@ -36,12 +36,12 @@ func parseTarget(stageName string, v bsoncore.Value, defDB string) (string, stri
 			switch el.Key() {
 			case "db":
 				if !ok {
-					return "", "", errs.New(errs.TypeMismatch, "BSON field '%s.db' is the wrong type '%s', expected type 'string'", stageName, expr.TypeName(el.Value()))
+					return "", "", errs.New(errs.TypeMismatch, "BSON field '%s.db' is the wrong type '%s', expected type 'string'", stageName, bsonutil.TypeName(el.Value().Type))
 				}
 				db = s
 			case "coll":
 				if !ok {
-					return "", "", errs.New(errs.TypeMismatch, "BSON field '%s.coll' is the wrong type '%s', expected type 'string'", stageName, expr.TypeName(el.Value()))
+					return "", "", errs.New(errs.TypeMismatch, "BSON field '%s.coll' is the wrong type '%s', expected type 'string'", stageName, bsonutil.TypeName(el.Value().Type))
 				}
 				coll = s
 			case "timeseries":
@@ -51,7 +51,7 @@ func parseTarget(stageName string, v bsoncore.Value, defDB string) (string, stri
 			}
 		}
 	default:
-		return "", "", errs.New(errs.Location13111, "%s only supports a string or object argument, not %s", stageName, expr.TypeName(v))
+		return "", "", errs.New(errs.Location13111, "%s only supports a string or object argument, not %s", stageName, bsonutil.TypeName(v.Type))
 	}
 	if coll == "" || db == "" || strings.HasPrefix(coll, "system.") || strings.ContainsAny(coll, "$\x00") {
 		return "", "", errs.New(errs.InvalidNamespace, "Invalid %s target namespace, '%s.%s'", stageName, db, coll)

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
@@ -105,7 +106,7 @@ func parseAddFields(stageName string) stageParser {
 	return func(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		d, ok := v.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.Location40272, "%s specification stage must be an object, got %s", stageName, expr.TypeName(v))
+			return nil, errs.New(errs.Location40272, "%s specification stage must be an object, got %s", stageName, bsonutil.TypeName(v.Type))
 		}
 		tree := newPnode()
 		if err := parseSetTree(tree, stageName, d, pc); err != nil {
@@ -137,7 +138,7 @@ type replaceRootStage struct {
 func parseReplaceRoot(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.Location40229, "expected an object as specification for $replaceRoot stage, got %s", expr.TypeName(v))
+		return nil, errs.New(errs.Location40229, "expected an object as specification for $replaceRoot stage, got %s", bsonutil.TypeName(v.Type))
 	}
 	elems, _ := d.Elements()
 	var nr bsoncore.Value
@@ -178,7 +179,7 @@ func (r *replaceRootStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 		if !ok {
 			shown, tn := "MISSING", "missing"
 			if !expr.IsMissing(v) {
-				shown, tn = v.String(), expr.TypeName(v)
+				shown, tn = v.String(), bsonutil.TypeName(v.Type)
 			}
 			return nil, errs.New(errs.Location40228, "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s", shown, tn, d.String())
 		}

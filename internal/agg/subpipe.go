@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
@@ -12,7 +13,7 @@ import (
 func parseSubPipeline(stageName string, v bsoncore.Value, pc *ParseContext) (*Pipeline, error) {
 	arr, ok := v.ArrayOK()
 	if !ok {
-		return nil, errs.New(errs.TypeMismatch, "%s 'pipeline' must be an array, got %s", stageName, expr.TypeName(v))
+		return nil, errs.New(errs.TypeMismatch, "%s 'pipeline' must be an array, got %s", stageName, bsonutil.TypeName(v.Type))
 	}
 	vals, _ := arr.Values()
 	docs := make([]bsoncore.Document, 0, len(vals))
@@ -58,7 +59,7 @@ func (d *documentsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 	for _, x := range vals {
 		doc, ok := x.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.Location40228, "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'.", x.String(), expr.TypeName(x))
+			return nil, errs.New(errs.Location40228, "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'.", x.String(), bsonutil.TypeName(x.Type))
 		}
 		docs = append(docs, doc)
 	}
@@ -85,7 +86,7 @@ func parseUnionWith(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			case "coll":
 				s, ok := el.Value().StringValueOK()
 				if !ok {
-					return nil, errs.New(errs.TypeMismatch, "BSON field '$unionWith.coll' is the wrong type '%s', expected type 'string'", expr.TypeName(el.Value()))
+					return nil, errs.New(errs.TypeMismatch, "BSON field '$unionWith.coll' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(el.Value().Type))
 				}
 				u.coll = s
 			case "pipeline":
@@ -95,7 +96,7 @@ func parseUnionWith(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			}
 		}
 	default:
-		return nil, errs.New(errs.FailedToParse, "the $unionWith stage specification must be an object or string, but found %s", expr.TypeName(v))
+		return nil, errs.New(errs.FailedToParse, "the $unionWith stage specification must be an object or string, but found %s", bsonutil.TypeName(v.Type))
 	}
 	sub := pc.sub(pc.DB, u.coll)
 	sub.inUnion = true
@@ -169,7 +170,7 @@ func parseFacet(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			return nil, errs.New(errs.Location40168, "$facet pipeline names must not be empty, start with '$' or contain '.': %s", name)
 		}
 		if el.Value().Type != bsoncore.TypeArray {
-			return nil, errs.New(errs.Location40170, "arguments to $facet must be arrays, %s is type %s", name, expr.TypeName(el.Value()))
+			return nil, errs.New(errs.Location40170, "arguments to $facet must be arrays, %s is type %s", name, bsonutil.TypeName(el.Value().Type))
 		}
 		sub := pc.sub(pc.DB, "")
 		sub.inFacet = true

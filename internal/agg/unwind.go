@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
@@ -31,13 +32,13 @@ func parseUnwind(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 			case "path":
 				s, ok := ev.StringValueOK()
 				if !ok {
-					return nil, errs.New(errs.Location28808, "expected a string as the path for $unwind stage, got %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location28808, "expected a string as the path for $unwind stage, got %s", bsonutil.TypeName(ev.Type))
 				}
 				path = s
 			case "includeArrayIndex":
 				s, ok := ev.StringValueOK()
 				if !ok {
-					return nil, errs.New(errs.Location28810, "expected a non-empty string for the includeArrayIndex option to $unwind stage, got %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location28810, "expected a non-empty string for the includeArrayIndex option to $unwind stage, got %s", bsonutil.TypeName(ev.Type))
 				}
 				if s == "" {
 					return nil, errs.New(errs.Location28810, "expected a non-empty string for the includeArrayIndex option to $unwind stage, got string")
@@ -48,7 +49,7 @@ func parseUnwind(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 				u.index = strings.Split(s, ".")
 			case "preserveNullAndEmptyArrays":
 				if ev.Type != bsoncore.TypeBoolean {
-					return nil, errs.New(errs.Location28809, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", expr.TypeName(ev))
+					return nil, errs.New(errs.Location28809, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", bsonutil.TypeName(ev.Type))
 				}
 				u.preserve = ev.Boolean()
 			default:
@@ -59,7 +60,7 @@ func parseUnwind(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 			return nil, errs.New(errs.Location28812, "no path specified to $unwind stage")
 		}
 	default:
-		return nil, errs.New(errs.Location15981, "expected either a string or an object as specification for $unwind stage, got %s", expr.TypeName(v))
+		return nil, errs.New(errs.Location15981, "expected either a string or an object as specification for $unwind stage, got %s", bsonutil.TypeName(v.Type))
 	}
 	if !strings.HasPrefix(path, "$") {
 		return nil, errs.New(errs.Location28818, "path option to $unwind stage should be prefixed with a '$': %s", path)

@@ -34,7 +34,7 @@ type cappedInfo struct {
 // cappedInsert inserts doc into the capped collection t.c and removes the
 // oldest documents while the collection is over its size or max, all in
 // one batch, which it commits. The caller holds the writer lock.
-func (t *writeTxn) cappedInsert(doc bsoncore.Document) (uint64, error) {
+func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 	st := t.c.state
 	if t.docs > 0 || t.metaDirty {
 		if err := t.commit(); err != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -40,7 +41,7 @@ func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Docum
 	if pos < 0 {
 		what := name
 		if what == "" {
-			what = renderDoc(key)
+			what = bsonutil.FormatDoc(key, msgStyle)
 		}
 		return out, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.ns())
 	}

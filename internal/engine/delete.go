@@ -2,12 +2,10 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/storage"
@@ -22,31 +20,15 @@ func (e *Engine) Delete(ctx context.Context, db, coll string, specs []DeleteSpec
 	if err := ValidateNamespace(db, coll); err != nil {
 		return res, err
 	}
-	var lastSeq uint64
-	for i, s := range specs {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		n, seq, err := e.deleteStatement(ctx, db, coll, s)
-		lastSeq = max(lastSeq, seq)
+	var err error
+	res.WriteErrors, err = e.runStatements(ctx, len(specs), opts, func(i int) (uint64, error) {
+		n, seq, err := e.deleteStatement(ctx, db, coll, specs[i])
 		if err == nil {
 			res.N += n // a failed statement counts nothing, as in mongod
 		}
-		if err != nil {
-			var me *errs.Error
-			if !errors.As(err, &me) {
-				return res, err
-			}
-			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: me})
-			if opts.Ordered {
-				break
-			}
-		}
-	}
-	if err := e.waitDurable(ctx, lastSeq, opts.Journal); err != nil {
-		return res, err
-	}
-	return res, nil
+		return seq, err
+	})
+	return res, err
 }
 
 func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteSpec) (int, uint64, error) {
@@ -68,7 +50,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 			return 0, 0, err
 		}
 		defer c.state.mu.Unlock()
-		t := e.newTxnCtx(ctx, c)
+		t := e.newWriteBatchCtx(ctx, c)
 		defer t.abort()
 		n, err := deleteFirstLocked(e, t, filter, f, nil, s.Hint)
 		if err != nil {
@@ -85,7 +67,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 // deleteFirstLocked removes the first document matching f (by sortBy when
 // given, planned with hint) from the current state. It returns how many it
 // removed (0 or 1).
-func deleteFirstLocked(e *Engine, t *writeTxn, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value) (int, error) {
+func deleteFirstLocked(e *Engine, t *writeBatch, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value) (int, error) {
 	rid, doc, _, found, err := t.e.findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, hint, t.emptyRangesFor())
 	if err != nil || !found {
 		return 0, err
@@ -116,67 +98,15 @@ func (e *Engine) findFirstLocked(r storage.Reader, c *collection, filterDoc bson
 	return bestID, bestDoc, bestPos, found, err
 }
 
-// deleteMany removes every match: ids from a snapshot, then chunks under
-// the writer lock with each document re-read and re-checked.
+// deleteMany removes every match through writeMatches.
 func (e *Engine) deleteMany(ctx context.Context, db, coll string, filter bsoncore.Document, f *query.Filter, hint bsoncore.Value) (int, uint64, error) {
-	c := e.cat.Load().lookup(db, coll)
-	if c == nil {
-		return 0, 0, nil
-	}
-	snap, release := e.snapshotCtx(ctx)
-	var ids []uint64
-	err := e.scanMatches(snap, c, filter, f, hint, func(rid uint64, _ []byte, _ int) bool {
-		ids = append(ids, rid)
-		return true
-	})
-	release()
-	if err != nil || len(ids) == 0 {
-		return 0, 0, err
-	}
 	n := 0
-	var lastSeq uint64
-	var buf []byte
-	for len(ids) > 0 {
-		lc, err := e.lockCollCtx(ctx, db, coll, false)
-		if err != nil || lc == nil || lc.id != c.id {
-			if lc != nil {
-				lc.state.mu.Unlock()
-			}
-			return n, lastSeq, err
+	lastSeq, err := e.writeMatches(ctx, db, coll, filter, f, hint, false, func(t *writeBatch, rid uint64, doc []byte, _ int) (bool, error) {
+		if err := t.remove(rid, doc); err != nil {
+			return false, err
 		}
-		t := e.newTxnCtx(ctx, lc)
-		var stmtErr error
-		for len(ids) > 0 && !t.full() {
-			rid := ids[0]
-			ids = ids[1:]
-			doc, found, err := storage.GetRecord(t.reader(), lc.id, rid, buf[:0])
-			if err != nil {
-				stmtErr = err
-				break
-			}
-			buf = doc
-			if !found || !f.Match(doc) {
-				continue
-			}
-			if err := t.remove(rid, doc); err != nil {
-				stmtErr = err
-				break
-			}
-			n++
-		}
-		cerr := t.commit()
-		t.abort()
-		lc.state.mu.Unlock()
-		lastSeq = max(lastSeq, t.lastSeq)
-		if cerr != nil {
-			return n, lastSeq, cerr
-		}
-		if stmtErr != nil {
-			return n, lastSeq, stmtErr
-		}
-		if err := ctx.Err(); err != nil {
-			return n, lastSeq, err
-		}
-	}
-	return n, lastSeq, nil
+		n++
+		return false, nil
+	})
+	return n, lastSeq, err
 }

@@ -72,7 +72,7 @@ func (e *Engine) Explain(ctx context.Context, db, coll string, spec ExplainSpec)
 type explainRun struct {
 	spec    ExplainSpec
 	ns      string
-	filter  bsoncore.Document
+	filter  *query.Filter
 	bp      *builtPlan
 	release func()
 	closed  bool
@@ -126,7 +126,7 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		q.preferCollScan = spec.Kind == ExplainFindOp
 		q.db = e.db
 	}
-	x := &explainRun{spec: spec, ns: db + "." + coll, filter: filter, release: func() {}, start: time.Now()}
+	x := &explainRun{spec: spec, ns: db + "." + coll, filter: f, release: func() {}, start: time.Now()}
 	c := e.cat.Load().lookup(db, coll)
 	if c == nil {
 		x.bp = &builtPlan{root: exec.NewEOF()}
@@ -185,7 +185,7 @@ func (x *explainRun) render(version bool) bsoncore.Document {
 		AppendInt32("plannerVersion", 1).
 		AppendString("namespace", x.ns).
 		AppendBoolean("indexFilterSet", false).
-		AppendDocument("parsedQuery", parsedQuery(x.filter)).
+		AppendDocument("parsedQuery", x.filter.Serialize()).
 		AppendBoolean("maxIndexedOrSolutionsReached", false).
 		AppendBoolean("maxIndexedAndSolutionsReached", false).
 		AppendBoolean("maxScansToExplodeReached", bp.sol != nil && bp.sol.HitScanLimit).

@@ -85,7 +85,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	if c == nil {
 		return res, nil
 	}
-	t := e.newTxnCtx(ctx, c)
+	t := e.newWriteBatchCtx(ctx, c)
 	var out bsoncore.Document
 	var pos int
 	if spec.Remove {

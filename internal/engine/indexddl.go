@@ -65,7 +65,7 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 		return false, err
 	}
 	if spec.Name == "_id_" && !keyEqual(spec.Key, idKeyPattern) {
-		return false, errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", renderDoc(spec.Key))
+		return false, errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", bsonutil.FormatDoc(spec.Key, msgStyle))
 	}
 	tx := TxnFrom(ctx)
 	c, err := e.lockCollTx(tx, db, coll, true)
@@ -125,7 +125,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	only := n.copyMeta()
 	only.indexes = []*index{n.indexes[i]}
 	ix := only.indexes[0]
-	t := e.newTxn(only)
+	t := e.newWriteBatch(only)
 	defer t.abort()
 	var check func(prev, cur []byte) error
 	if ix.unique {
@@ -354,7 +354,7 @@ func specString(s IndexSpec) string {
 	if s.ExpireAfterSeconds != nil {
 		b.AppendInt64("expireAfterSeconds", *s.ExpireAfterSeconds)
 	}
-	return renderDoc(b.Build())
+	return bsonutil.FormatDoc(b.Build(), msgStyle)
 }
 
 // keyEqual compares key patterns field by field (names, order and

@@ -44,7 +44,7 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 		case v.Type == bsoncore.TypeString:
 			return nil, errs.New(errs.CannotCreateIndex, "Index type '%s' is not supported by Lode", v.StringValue())
 		default:
-			return nil, errs.New(errs.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", typeName(v.Type))
+			return nil, errs.New(errs.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", bsonutil.TypeName(v.Type))
 		}
 		f.prefixEnd = make([]int, len(f.parts)+1)
 		for k, p := range f.parts {

@@ -153,7 +153,7 @@ func renderCollOptions(c *collection) string {
 	elems, _ := c.options.Elements()
 	for _, el := range elems {
 		sb.WriteString(", " + el.Key() + ": ")
-		renderValueTo(&sb, el.Value())
+		bsonutil.AppendValue(&sb, el.Value(), msgStyle)
 	}
 	sb.WriteString(" }")
 	return sb.String()

@@ -83,7 +83,7 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
 		// Explain prints stage filters in mongod's parsed form.
-		env.FilterDoc = parsedQuery(q.filterDoc)
+		env.FilterDoc = q.filter.Serialize()
 	}
 	sols, err := plan.Plan(plan.Params{
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
@@ -96,7 +96,7 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 	}
 	if q.timing {
 		for _, s := range sols {
-			walkSolution(s.Root, func(n *plan.Node) { renderResidual(q.filterDoc, n) })
+			walkSolution(s.Root, renderResidual)
 		}
 	}
 	// The chosen plan reads documents in batches (exec.Fetch), except

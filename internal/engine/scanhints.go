@@ -28,7 +28,7 @@ import (
 //   - Hints are read and written only by statements holding the lock that
 //     are not part of a multi-document transaction (those read through the
 //     transaction's batch, whose view other statements do not share).
-//   - Every index entry set under the lock goes through writeTxn.writeStaged,
+//   - Every index entry set under the lock goes through writeBatch.writeStaged,
 //     which shrinks a hint [S, F) containing the new key k to [S, k) (or
 //     drops it when k == S). Removing entries never invalidates a hint.
 //   - A transaction commit applies index entries that were staged without
@@ -115,7 +115,7 @@ type lockedRanges struct {
 
 // emptyRangesFor returns the hints a statement of t may use: none inside a
 // multi-document transaction. The caller holds t.c.state.mu.
-func (t *writeTxn) emptyRangesFor() exec.EmptyRanges {
+func (t *writeBatch) emptyRangesFor() exec.EmptyRanges {
 	st := t.c.state
 	if t.tx != nil || st.commits == nil {
 		return nil
@@ -186,7 +186,7 @@ func (st *collState) noteIndexSet(id uint64, key []byte) {
 // uniqueMax returns the cached upper bound of unique index id's keystrings
 // for a statement of t (ok false: none usable). The caller holds the
 // writer lock.
-func (t *writeTxn) uniqueMax(id uint64) (max []byte, ok bool) {
+func (t *writeBatch) uniqueMax(id uint64) (max []byte, ok bool) {
 	st := t.c.state
 	if t.tx != nil || st.commits == nil || st.commits.committing.Load() != 0 || st.hints.gen != st.commits.gen.Load() {
 		return nil, false
@@ -197,7 +197,7 @@ func (t *writeTxn) uniqueMax(id uint64) (max []byte, ok bool) {
 
 // setUniqueMax records last, the last keystring of unique index id read
 // by a statement of t, as its upper bound.
-func (t *writeTxn) setUniqueMax(id uint64, last []byte) {
+func (t *writeBatch) setUniqueMax(id uint64, last []byte) {
 	st := t.c.state
 	if t.tx != nil || st.commits == nil || st.commits.committing.Load() != 0 {
 		return

@@ -11,7 +11,7 @@ type DocumentStats struct {
 	Deleted  int64
 }
 
-// docCounters accumulates DocumentStats; writeTxn.commit adds to it.
+// docCounters accumulates DocumentStats; writeBatch.commit adds to it.
 type docCounters struct {
 	inserted, updated, deleted atomic.Int64
 }
@@ -25,7 +25,7 @@ func (e *Engine) DocumentStats() DocumentStats {
 	}
 }
 
-// txnCounts are the per-batch counts a writeTxn flushes on commit.
+// txnCounts are the per-batch counts a writeBatch flushes on commit.
 type txnCounts struct{ ins, upd, del int64 }
 
 func (e *Engine) addDocCounts(c *txnCounts) {

@@ -16,7 +16,7 @@ import (
 // keeps the logical size of every key range it reports: for records, the
 // document bytes (dataSize) plus one record key per document; for each
 // index, the bytes of its entries (key + type bits), maintained by the
-// write path like dataSize (writeTxn.noteIndexBytes, applied on commit).
+// write path like dataSize (writeBatch.noteIndexBytes, applied on commit).
 // A reported size is the larger of the two figures: the logical size while
 // data is unflushed or compresses well, the disk estimate when old
 // versions and tombstones not yet compacted take more room.
@@ -26,7 +26,7 @@ const recordKeyLen = 1 + 8 + 8
 
 // noteIndexBytes records that an index entry of n bytes was set (or, with
 // del, removed) in the batch.
-func (t *writeTxn) noteIndexBytes(indexID uint64, n int, del bool) {
+func (t *writeBatch) noteIndexBytes(indexID uint64, n int, del bool) {
 	if t.idxDelta == nil {
 		t.idxDelta = map[uint64]int64{}
 	}

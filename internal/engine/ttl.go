@@ -211,7 +211,7 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 	if cur == nil || cur.id != ix.id || cur.ttl == nil {
 		return 0, false, nil
 	}
-	t := e.newTxn(lc)
+	t := e.newWriteBatch(lc)
 	defer t.abort()
 	var g keyGen
 	var buf []byte

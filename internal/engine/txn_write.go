@@ -7,31 +7,23 @@ import (
 	"github.com/lodedb/lode/internal/storage"
 )
 
-// newTxnCtx returns the write transaction for c: inside a multi-document
-// transaction (carried by ctx) it writes into the transaction's batch,
-// otherwise into a fresh batch committed by the statement.
-func (e *Engine) newTxnCtx(ctx context.Context, c *collection) *writeTxn {
+// newWriteBatchCtx returns the write batch of a statement on c: inside a
+// multi-document transaction (carried by ctx) it writes into the
+// transaction's batch, otherwise into a fresh batch committed by the
+// statement.
+func (e *Engine) newWriteBatchCtx(ctx context.Context, c *collection) *writeBatch {
 	tx := TxnFrom(ctx)
 	if tx == nil {
-		return e.newTxn(c)
+		return e.newWriteBatch(c)
 	}
 	if _, ok := tx.colls[c.id]; !ok {
 		tx.colls[c.id] = newTxnColl(c)
 	}
-	return &writeTxn{e: e, c: c, b: tx.b, tx: tx}
-}
-
-// readerCtx returns what reads of a statement see: the transaction's view
-// inside a transaction, else the latest committed state.
-func (e *Engine) readerCtx(ctx context.Context) storage.Reader {
-	if tx := TxnFrom(ctx); tx != nil {
-		return tx.view
-	}
-	return e.db.Reader()
+	return &writeBatch{e: e, c: c, b: tx.b, tx: tx}
 }
 
 // reader returns what t's unique checks and re-reads see.
-func (t *writeTxn) reader() storage.Reader {
+func (t *writeBatch) reader() storage.Reader {
 	if t.tx != nil {
 		return t.tx.view
 	}
@@ -39,7 +31,7 @@ func (t *writeTxn) reader() storage.Reader {
 }
 
 // claimRecord claims record rid of t's collection in the conflict table.
-func (t *writeTxn) claimRecord(rid uint64) error {
+func (t *writeBatch) claimRecord(rid uint64) error {
 	var kb [storage.RecordKeyLen]byte
 	return t.claim(storage.AppendRecordKey(kb[:0], t.c.id, rid))
 }
@@ -48,7 +40,7 @@ func (t *writeTxn) claimRecord(rid uint64) error {
 // takes ownership of the key (or fails with WriteConflict); outside, it
 // fails when an open transaction holds the key and remembers the key so
 // that transactions which began earlier conflict on it after commit.
-func (t *writeTxn) claim(key []byte) error {
+func (t *writeBatch) claim(key []byte) error {
 	if t.tx != nil {
 		if err := t.e.txns.claim(t.tx, key); err != nil {
 			if t.tx.failed == nil {
@@ -67,7 +59,7 @@ func (t *writeTxn) claim(key []byte) error {
 
 // noteCommitted publishes the keys of a committed plain write to the
 // conflict table.
-func (t *writeTxn) noteCommitted() {
+func (t *writeBatch) noteCommitted() {
 	if len(t.touched) > 0 {
 		t.e.txns.committed(t.touched)
 		t.touched = t.touched[:0]
@@ -78,7 +70,7 @@ func (t *writeTxn) noteCommitted() {
 // in the transaction's batch, statistics wait for the commit, and a
 // multikey change of an index is committed at once (marking an index
 // multikey early is harmless).
-func (t *writeTxn) commitInTxn() error {
+func (t *writeBatch) commitInTxn() error {
 	if t.it != nil {
 		t.it.Close()
 		t.it = nil

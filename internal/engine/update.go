@@ -2,12 +2,10 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/storage"
 	"github.com/lodedb/lode/internal/update"
@@ -31,13 +29,9 @@ func (e *Engine) Update(ctx context.Context, db, coll string, specs []UpdateSpec
 	if err := validateUserWrite(db, coll); err != nil {
 		return res, err
 	}
-	var lastSeq uint64
-	for i, s := range specs {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		r, seq, err := e.updateStatement(ctx, db, coll, s)
-		lastSeq = max(lastSeq, seq)
+	var err error
+	res.WriteErrors, err = e.runStatements(ctx, len(specs), opts, func(i int) (uint64, error) {
+		r, seq, err := e.updateStatement(ctx, db, coll, specs[i])
 		if err == nil {
 			// As in mongod, a statement that fails adds nothing to n or
 			// nModified, even when a multi update changed some documents
@@ -48,21 +42,9 @@ func (e *Engine) Update(ctx context.Context, db, coll string, specs []UpdateSpec
 				res.Upserted = append(res.Upserted, Upserted{Index: i, ID: r.upserted})
 			}
 		}
-		if err != nil {
-			var me *errs.Error
-			if !errors.As(err, &me) {
-				return res, err
-			}
-			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: me})
-			if opts.Ordered {
-				break
-			}
-		}
-	}
-	if err := e.waitDurable(ctx, lastSeq, opts.Journal); err != nil {
-		return res, err
-	}
-	return res, nil
+		return seq, err
+	})
+	return res, err
 }
 
 func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateSpec) (stmtResult, uint64, error) {
@@ -84,7 +66,7 @@ func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateS
 		return stmtResult{}, 0, nil
 	}
 	defer c.state.mu.Unlock()
-	t := e.newTxnCtx(ctx, c)
+	t := e.newWriteBatchCtx(ctx, c)
 	defer t.abort()
 	r, err := e.updateLocked(ctx, t, p, nil)
 	if cerr := t.commit(); cerr != nil {
@@ -96,7 +78,7 @@ func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateS
 // updateLocked runs p against the current state of t's collection with the
 // writer lock held: the first match (by sortBy when given, else natural
 // order), or every match when multi; upserts when nothing matched.
-func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate, sortBy *query.Sort) (stmtResult, error) {
+func (e *Engine) updateLocked(ctx context.Context, t *writeBatch, p *parsedUpdate, sortBy *query.Sort) (stmtResult, error) {
 	var r stmtResult
 	var ids []uint64
 	var docs []bsoncore.Document
@@ -154,86 +136,25 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeTxn, p *parsedUpdate,
 	return r, nil
 }
 
-// updateMany runs a multi update: it collects the matching record ids from
-// a snapshot first (so no document is visited twice), then updates them
-// in chunks under the writer lock, re-reading each document and re-checking
-// the filter against its current version.
+// updateMany runs a multi update through writeMatches, applying p to
+// each match (with its positional match) and counting the matches and
+// the documents changed.
 func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdate) (stmtResult, uint64, error) {
 	var r stmtResult
-	c := e.cat.Load().lookup(db, coll)
-	if c == nil {
-		return r, 0, nil
-	}
-	snap, release := e.snapshotCtx(ctx)
-	var ids []uint64
-	err := e.scanMatches(snap, c, p.filterDoc, p.filter, p.hint, func(rid uint64, _ []byte, _ int) bool {
-		ids = append(ids, rid)
-		return true
-	})
-	release()
-	if err != nil || len(ids) == 0 {
-		return r, 0, err
-	}
 	now := time.Now()
-	var lastSeq uint64
-	var buf []byte
-	for len(ids) > 0 {
-		lc, err := e.lockCollCtx(ctx, db, coll, false)
-		if err != nil || lc == nil || lc.id != c.id {
-			if lc != nil {
-				lc.state.mu.Unlock()
-			}
-			return r, lastSeq, err
+	lastSeq, err := e.writeMatches(ctx, db, coll, p.filterDoc, p.filter, p.hint, true, func(t *writeBatch, rid uint64, doc []byte, pos int) (bool, error) {
+		r.n++
+		out, modified, err := p.apply(ctx, doc, update.ApplyOptions{Pos: pos, Now: now, Clock: &e.tsClock})
+		if err != nil || !modified {
+			return false, err
 		}
-		t := e.newTxnCtx(ctx, lc)
-		var stmtErr error
-		for len(ids) > 0 && !t.full() {
-			rid := ids[0]
-			ids = ids[1:]
-			doc, found, err := storage.GetRecord(t.reader(), lc.id, rid, buf[:0])
-			if err != nil {
-				stmtErr = err
-				break
-			}
-			if !found {
-				continue
-			}
-			ok, pos := p.filter.MatchPositional(doc)
-			if !ok {
-				continue
-			}
-			r.n++
-			out, modified, err := p.apply(ctx, doc, update.ApplyOptions{Pos: pos, Now: now, Clock: &e.tsClock})
-			if err != nil {
-				stmtErr = err
-				break
-			}
-			if modified {
-				if err := t.update(rid, doc, out); err != nil {
-					stmtErr = err
-					break
-				}
-				r.nModified++
-				buf = nil // doc is referenced by the batch until commit
-			} else {
-				buf = doc
-			}
+		if err := t.update(rid, doc, out); err != nil {
+			return false, err
 		}
-		cerr := t.commit()
-		t.abort()
-		lc.state.mu.Unlock()
-		lastSeq = max(lastSeq, t.lastSeq)
-		if cerr != nil {
-			return r, lastSeq, cerr
-		}
-		if stmtErr != nil {
-			return r, lastSeq, stmtErr
-		}
-		if err := ctx.Err(); err != nil {
-			return r, lastSeq, err
-		}
-	}
-	return r, lastSeq, nil
+		r.nModified++
+		return true, nil // doc is referenced by the batch until commit
+	})
+	return r, lastSeq, err
 }
 
 // scanMatches calls fn with every document of c matching f in r, with the

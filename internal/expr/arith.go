@@ -45,7 +45,7 @@ func parseAdd(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			case isNum(v):
 				acc = NumAdd(acc, v)
 			default:
-				return Missing, errs.New(errs.Location16554, "$add only supports numeric or date types, not %s", typeName(v))
+				return Missing, errs.New(errs.Location16554, "$add only supports numeric or date types, not %s", bsonutil.TypeName(v.Type))
 			}
 		}
 		if date != nil {
@@ -98,7 +98,7 @@ func parseSubtract(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			}
 			return Date(a.DateTime() - ms), nil
 		}
-		return Missing, errs.New(errs.Location16556, "cant $subtract a %s from a %s", typeName(b), typeName(a))
+		return Missing, errs.New(errs.Location16556, "cant $subtract a %s from a %s", bsonutil.TypeName(b.Type), bsonutil.TypeName(a.Type))
 	}), nil
 }
 
@@ -118,7 +118,7 @@ func parseMultiply(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 				return Null, nil
 			}
 			if !isNum(v) {
-				return Missing, errs.New(errs.Location16555, "$multiply only supports numeric types, not %s", typeName(v))
+				return Missing, errs.New(errs.Location16555, "$multiply only supports numeric types, not %s", bsonutil.TypeName(v.Type))
 			}
 			acc = NumMul(acc, v)
 		}
@@ -151,7 +151,7 @@ func binaryNum(name string, args bsoncore.Value, pc *ParseContext, f func(a, b b
 func parseDivide(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) || !isNum(b) {
-			return Missing, errs.New(errs.Location16609, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
+			return Missing, errs.New(errs.Location16609, "$divide only supports numeric types, not %s and %s", bsonutil.TypeName(a.Type), bsonutil.TypeName(b.Type))
 		}
 		if numIsZero(b) {
 			return Missing, errs.New(errs.BadValue, "can't $divide by zero")
@@ -166,7 +166,7 @@ func parseDivide(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 func parseMod(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) || !isNum(b) {
-			return Missing, errs.New(errs.Location16611, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
+			return Missing, errs.New(errs.Location16611, "$mod only supports numeric types, not %s and %s", bsonutil.TypeName(a.Type), bsonutil.TypeName(b.Type))
 		}
 		if numIsZero(b) {
 			return Missing, errs.New(errs.Location16610, "can't $mod by zero")
@@ -207,7 +207,7 @@ func unaryNum(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opP
 				return Null, nil
 			}
 			if !isNum(v) {
-				return Missing, errs.New(errs.Location28765, "%s only supports numeric types, not %s", name, typeName(v))
+				return Missing, errs.New(errs.Location28765, "%s only supports numeric types, not %s", name, bsonutil.TypeName(v.Type))
 			}
 			return f(name, v)
 		}), nil
@@ -284,14 +284,14 @@ func expOp(_ string, v bsoncore.Value) (bsoncore.Value, error) { return floatFn(
 
 func lnOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
-		return Missing, errs.New(errs.Location28766, "$ln's argument must be a positive number, but is %s", fmtVal(v))
+		return Missing, errs.New(errs.Location28766, "$ln's argument must be a positive number, but is %s", bsonutil.FormatValue(v, msgStyle))
 	}
 	return floatFn(v, math.Log), nil
 }
 
 func log10Op(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
-		return Missing, errs.New(errs.Location28761, "$log10's argument must be a positive number, but is %s", fmtVal(v))
+		return Missing, errs.New(errs.Location28761, "$log10's argument must be a positive number, but is %s", bsonutil.FormatValue(v, msgStyle))
 	}
 	return floatFn(v, math.Log10), nil
 }
@@ -299,17 +299,17 @@ func log10Op(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 func parseLog(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) {
-			return Missing, errs.New(errs.Location28756, "$log's argument must be numeric, not %s", typeName(a))
+			return Missing, errs.New(errs.Location28756, "$log's argument must be numeric, not %s", bsonutil.TypeName(a.Type))
 		}
 		if !isNum(b) {
-			return Missing, errs.New(errs.Location28757, "$log's base must be numeric, not %s", typeName(b))
+			return Missing, errs.New(errs.Location28757, "$log's base must be numeric, not %s", bsonutil.TypeName(b.Type))
 		}
 		x, y := asF(a), asF(b)
 		if !(x > 0) {
-			return Missing, errs.New(errs.Location28758, "$log's argument must be a positive number, but is %s", fmtVal(a))
+			return Missing, errs.New(errs.Location28758, "$log's argument must be a positive number, but is %s", bsonutil.FormatValue(a, msgStyle))
 		}
 		if !(y > 0) || y == 1 {
-			return Missing, errs.New(errs.Location28759, "$log's base must be a positive number not equal to 1, but is %s", fmtVal(b))
+			return Missing, errs.New(errs.Location28759, "$log's base must be a positive number not equal to 1, but is %s", bsonutil.FormatValue(b, msgStyle))
 		}
 		r := math.Log(x) / math.Log(y)
 		if a.Type == bsoncore.TypeDecimal128 || b.Type == bsoncore.TypeDecimal128 {
@@ -322,10 +322,10 @@ func parseLog(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 func parsePow(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryNum(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if !isNum(a) {
-			return Missing, errs.New(errs.Location28762, "$pow's base must be numeric, not %s", typeName(a))
+			return Missing, errs.New(errs.Location28762, "$pow's base must be numeric, not %s", bsonutil.TypeName(a.Type))
 		}
 		if !isNum(b) {
-			return Missing, errs.New(errs.Location28763, "$pow's exponent must be numeric, not %s", typeName(b))
+			return Missing, errs.New(errs.Location28763, "$pow's exponent must be numeric, not %s", bsonutil.TypeName(b.Type))
 		}
 		if numIsZero(a) && asF(b) < 0 {
 			return Missing, errs.New(errs.Location28764, "$pow cannot take a base of 0 and a negative exponent")
@@ -433,7 +433,7 @@ func parseRoundTrunc(round bool) opParser {
 				return Null, nil
 			}
 			if !isNum(v) {
-				return Missing, errs.New(errs.Location51081, "%s only supports numeric types, not %s", name, typeName(v))
+				return Missing, errs.New(errs.Location51081, "%s only supports numeric types, not %s", name, bsonutil.TypeName(v.Type))
 			}
 			return roundValue(v, int(place), round), nil
 		}), nil

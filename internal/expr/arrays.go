@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -36,7 +37,7 @@ func unary(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opPars
 
 var parseSize = unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
 	if v.Type != bsoncore.TypeArray {
-		return Missing, errs.New(errs.Location17124, "The argument to $size must be an array. Type of argument was: %s", typeName(v))
+		return Missing, errs.New(errs.Location17124, "The argument to $size must be an array. Type of argument was: %s", bsonutil.TypeName(v.Type))
 	}
 	return Int32(int32(arrayLen(v))), nil
 })
@@ -50,7 +51,7 @@ var parseReverseArray = unary(func(name string, v bsoncore.Value) (bsoncore.Valu
 		return Null, nil
 	}
 	if v.Type != bsoncore.TypeArray {
-		return Missing, errs.New(errs.Location34435, "The argument to $reverseArray must be an array, but was of type: %s", typeName(v))
+		return Missing, errs.New(errs.Location34435, "The argument to $reverseArray must be an array, but was of type: %s", bsonutil.TypeName(v.Type))
 	}
 	vs := values(v)
 	b := NewArrayBuilder()
@@ -66,7 +67,7 @@ func parseFirstLast(first bool) opParser {
 			return Null, nil
 		}
 		if v.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location28689, "%s's argument must be an array, but is %s", name, typeName(v))
+			return Missing, errs.New(errs.Location28689, "%s's argument must be an array, but is %s", name, bsonutil.TypeName(v.Type))
 		}
 		vs := values(v)
 		if len(vs) == 0 {
@@ -98,14 +99,14 @@ func parseArrayElemAt(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 			return Null, nil
 		}
 		if a.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(a))
+			return Missing, errs.New(errs.Location28689, "$arrayElemAt's first argument must be an array, but is %s", bsonutil.TypeName(a.Type))
 		}
 		if !isNum(b) {
-			return Missing, errs.New(errs.Location28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(b))
+			return Missing, errs.New(errs.Location28690, "$arrayElemAt's second argument must be a numeric value, but is %s", bsonutil.TypeName(b.Type))
 		}
 		i, ok := asIntegral(b)
 		if !ok || i < math.MinInt32 || i > math.MaxInt32 {
-			return Missing, errs.New(errs.Location28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtVal(b))
+			return Missing, errs.New(errs.Location28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", bsonutil.FormatValue(b, msgStyle))
 		}
 		return elemAt(a, i), nil
 	})
@@ -136,7 +137,7 @@ func parseAs(asV bsoncore.Value, def string, pc *ParseContext) (int, error) {
 	name := def
 	if asV.Type != 0 {
 		if asV.Type != bsoncore.TypeString {
-			return 0, errs.New(errs.FailedToParse, "'as' must be a string, found %s", typeName(asV))
+			return 0, errs.New(errs.FailedToParse, "'as' must be a string, found %s", bsonutil.TypeName(asV.Type))
 		}
 		name = asV.StringValue()
 	}
@@ -224,7 +225,7 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			if !IsNullish(lv) {
 				l, ok := asIntegral(lv)
 				if !ok || l < math.MinInt32 || l > math.MaxInt32 {
-					return Missing, errs.New(errs.Location327391, "$filter: limit must be represented as a 32-bit integral value: %s", fmtVal(lv))
+					return Missing, errs.New(errs.Location327391, "$filter: limit must be represented as a 32-bit integral value: %s", bsonutil.FormatValue(lv, msgStyle))
 				}
 				if l < 1 {
 					return Missing, errs.New(errs.Location327392, "$filter: limit must be greater than 0: %d", l)
@@ -236,7 +237,7 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location28651, "input to $filter must be an array not %s", typeName(in))
+			return Missing, errs.New(errs.Location28651, "input to $filter must be an array not %s", bsonutil.TypeName(in.Type))
 		}
 		b := NewArrayBuilder()
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
@@ -295,7 +296,7 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location16883, "input to $map must be an array not %s", typeName(in))
+			return Missing, errs.New(errs.Location16883, "input to $map must be an array not %s", bsonutil.TypeName(in.Type))
 		}
 		b := NewArrayBuilder()
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
@@ -320,7 +321,7 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 
 func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.Location40075, "$reduce requires an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location40075, "$reduce requires an object as an argument, found: %s", bsonutil.TypeName(args.Type))
 	}
 	raw := rawSpec(args)
 	if err := checkKeys(name, raw, errs.Location40076, "input", "initialValue", "in"); err != nil {
@@ -357,7 +358,7 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location40080, "$reduce requires that 'input' be an array, found: %s", typeName(in))
+			return Missing, errs.New(errs.Location40080, "$reduce requires that 'input' be an array, found: %s", bsonutil.TypeName(in.Type))
 		}
 		acc, err := initE.Eval(doc, vars)
 		if err != nil {
@@ -379,7 +380,7 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 func parseIn(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if b.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location40081, "$in requires an array as a second argument, found: %s", typeName(b))
+			return Missing, errs.New(errs.Location40081, "$in requires an array as a second argument, found: %s", bsonutil.TypeName(b.Type))
 		}
 		found := false
 		forEach(b.Data, func(_ []byte, x bsoncore.Value) bool {
@@ -406,14 +407,14 @@ func parseSlice(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			}
 		}
 		if vs[0].Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location28724, "First argument to $slice must be an array, but is of type: %s", typeName(vs[0]))
+			return Missing, errs.New(errs.Location28724, "First argument to $slice must be an array, but is of type: %s", bsonutil.TypeName(vs[0].Type))
 		}
 		if !isNum(vs[1]) {
-			return Missing, errs.New(errs.Location28725, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(vs[1]))
+			return Missing, errs.New(errs.Location28725, "Second argument to $slice must be a numeric value, but is of type: %s", bsonutil.TypeName(vs[1].Type))
 		}
 		p, ok := asIntegral(vs[1])
 		if !ok {
-			return Missing, errs.New(errs.Location28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[1]))
+			return Missing, errs.New(errs.Location28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", bsonutil.FormatValue(vs[1], msgStyle))
 		}
 		arr := values(vs[0])
 		size := int64(len(arr))
@@ -426,14 +427,14 @@ func parseSlice(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			}
 		} else {
 			if !isNum(vs[2]) {
-				return Missing, errs.New(errs.Location28727, "Third argument to $slice must be numeric, but is of type: %s", typeName(vs[2]))
+				return Missing, errs.New(errs.Location28727, "Third argument to $slice must be numeric, but is of type: %s", bsonutil.TypeName(vs[2].Type))
 			}
 			n, ok := asIntegral(vs[2])
 			if !ok {
-				return Missing, errs.New(errs.Location28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", fmtVal(vs[2]))
+				return Missing, errs.New(errs.Location28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", bsonutil.FormatValue(vs[2], msgStyle))
 			}
 			if n <= 0 {
-				return Missing, errs.New(errs.Location28729, "Third argument to $slice must be positive: %s", fmtVal(vs[2]))
+				return Missing, errs.New(errs.Location28729, "Third argument to $slice must be positive: %s", bsonutil.FormatValue(vs[2], msgStyle))
 			}
 			if p < 0 {
 				start = max(0, size+p)
@@ -462,7 +463,7 @@ func parseConcatArrays(name string, args bsoncore.Value, pc *ParseContext) (Expr
 				return Null, nil
 			}
 			if v.Type != bsoncore.TypeArray {
-				return Missing, errs.New(errs.Location28664, "$concatArrays only supports arrays, not %s", typeName(v))
+				return Missing, errs.New(errs.Location28664, "$concatArrays only supports arrays, not %s", bsonutil.TypeName(v.Type))
 			}
 			forEach(v.Data, func(_ []byte, x bsoncore.Value) bool { b.Append(x); return true })
 		}
@@ -485,11 +486,11 @@ func parseRange(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 		nums := []int64{0, 0, 1}
 		for i, v := range vs {
 			if !isNum(v) {
-				return Missing, errs.New(codes[i], "$range requires a numeric %s, found value of type: %s", labels[i], typeName(v))
+				return Missing, errs.New(codes[i], "$range requires a numeric %s, found value of type: %s", labels[i], bsonutil.TypeName(v.Type))
 			}
 			x, ok := asIntegral(v)
 			if !ok || x < math.MinInt32 || x > math.MaxInt32 {
-				return Missing, errs.New(codes[i]+1, "$range requires a %s that can be represented as a 32-bit integer, found value: %s", labels[i], fmtVal(v))
+				return Missing, errs.New(codes[i]+1, "$range requires a %s that can be represented as a 32-bit integer, found value: %s", labels[i], bsonutil.FormatValue(v, msgStyle))
 			}
 			nums[i] = x
 		}
@@ -518,14 +519,14 @@ func parseIndexOfArray(name string, args bsoncore.Value, pc *ParseContext) (Expr
 			return Null, nil
 		}
 		if vs[0].Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location40090, "$indexOfArray requires an array as a first argument, found: %s", typeName(vs[0]))
+			return Missing, errs.New(errs.Location40090, "$indexOfArray requires an array as a first argument, found: %s", bsonutil.TypeName(vs[0].Type))
 		}
 		arr := values(vs[0])
 		start, end := int64(0), int64(len(arr))
 		for i, bound := range vs[2:] {
 			x, ok := asIntegral(bound)
 			if !ok {
-				return Missing, errs.New(errs.Location40096+errs.Code(i), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
+				return Missing, errs.New(errs.Location40096+errs.Code(i), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
 			}
 			if x < 0 {
 				return Missing, errs.New(errs.Location40097+errs.Code(i), "$indexOfArray requires a nonnegative %s index, found: %d", []string{"starting", "ending"}[i], x)

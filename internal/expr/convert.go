@@ -54,7 +54,7 @@ func parseType(name string, args bsoncore.Value, pc *ParseContext) (Expr, error)
 		if err != nil {
 			return Missing, err
 		}
-		return String(typeName(v)), nil
+		return String(bsonutil.TypeName(v.Type)), nil
 	}), nil
 }
 
@@ -112,12 +112,12 @@ func targetName(v bsoncore.Value) (string, error) {
 		}
 		return "", errs.New(errs.FailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %d", n)
 	}
-	return "", errs.New(errs.FailedToParse, "$convert's 'to' argument must be a string or number, but is %s", typeName(v))
+	return "", errs.New(errs.FailedToParse, "$convert's 'to' argument must be a string or number, but is %s", bsonutil.TypeName(v.Type))
 }
 
 func parseConvert(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.FailedToParse, "$convert expects an object of named arguments but found: %s", typeName(args))
+		return nil, errs.New(errs.FailedToParse, "$convert expects an object of named arguments but found: %s", bsonutil.TypeName(args.Type))
 	}
 	spec, err := parseSpec(name, args, pc, nil, "input", "to", "onError", "onNull")
 	if err != nil {
@@ -175,7 +175,7 @@ func convErrV(msg string, v string) error {
 // $convert's rules. Failures are ConversionFailure (241) errors.
 func Convert(v bsoncore.Value, target string) (bsoncore.Value, error) {
 	unsupported := func() (bsoncore.Value, error) {
-		return Missing, convErr("Unsupported conversion from %s to %s", typeName(v), target)
+		return Missing, convErr("Unsupported conversion from %s to %s", bsonutil.TypeName(v.Type), target)
 	}
 	switch target {
 	case "bool":

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -86,7 +87,7 @@ func evalTimezone(name string, e Expr, doc bsoncore.Document, vars *Vars) (loc *
 		return nil, false, nil
 	}
 	if v.Type != bsoncore.TypeString {
-		return nil, false, errs.New(errs.Location40517, "timezone must evaluate to a string, found %s", typeName(v))
+		return nil, false, errs.New(errs.Location40517, "timezone must evaluate to a string, found %s", bsonutil.TypeName(v.Type))
 	}
 	loc, err = ParseTimezone(v.StringValue())
 	return loc, err == nil, err
@@ -106,7 +107,7 @@ func toMillis(name string, v bsoncore.Value) (int64, error) {
 		secs := uint32(id[0])<<24 | uint32(id[1])<<16 | uint32(id[2])<<8 | uint32(id[3])
 		return int64(secs) * 1000, nil
 	}
-	return 0, errs.New(errs.Location16006, "can't convert from BSON type %s to Date", typeName(v))
+	return 0, errs.New(errs.Location16006, "can't convert from BSON type %s to Date", bsonutil.TypeName(v.Type))
 }
 
 // localTime returns the time of ms in loc.
@@ -232,11 +233,6 @@ func floorDiv(a, b int64) int64 {
 func wallMillis(ms int64, loc *time.Location) int64 {
 	_, off := localTime(ms, loc).Zone()
 	return ms + int64(off)*1000
-}
-
-// fromWall converts a local wall-clock time in loc back to an instant.
-func fromWall(y int, mo time.Month, d, h, mi, s, ms int, loc *time.Location) int64 {
-	return time.Date(y, mo, d, h, mi, s, ms*1e6, loc).UnixMilli()
 }
 
 // parseDayOfWeek parses startOfWeek names ("monday", "mon", ...).

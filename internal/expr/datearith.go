@@ -3,6 +3,7 @@ package expr
 import (
 	"time"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -36,7 +37,7 @@ func evalUnit(name, param string, e Expr, doc bsoncore.Document, vars *Vars) (st
 		return "", false, nil
 	}
 	if v.Type != bsoncore.TypeString {
-		return "", false, errs.New(errs.Location5439013, "%s requires '%s' to be a string, but got %s", name, param, typeName(v))
+		return "", false, errs.New(errs.Location5439013, "%s requires '%s' to be a string, but got %s", name, param, bsonutil.TypeName(v.Type))
 	}
 	u := v.StringValue()
 	if !validUnit(u) {
@@ -173,7 +174,7 @@ func evalStartOfWeek(name string, e Expr, doc bsoncore.Document, vars *Vars) (ti
 		return 0, false, nil
 	}
 	if v.Type != bsoncore.TypeString {
-		return 0, false, errs.New(errs.Location5439015, "%s requires 'startOfWeek' to be a string, but got %s", name, typeName(v))
+		return 0, false, errs.New(errs.Location5439015, "%s requires 'startOfWeek' to be a string, but got %s", name, bsonutil.TypeName(v.Type))
 	}
 	d, ok := parseDayOfWeek(v.StringValue())
 	if !ok {
@@ -216,11 +217,11 @@ func parseDateDiff(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 		}
 		a, err := toMillis(name, sd)
 		if err != nil {
-			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'startDate' to be a date, but got %s", typeName(sd))
+			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'startDate' to be a date, but got %s", bsonutil.TypeName(sd.Type))
 		}
 		b, err := toMillis(name, ed)
 		if err != nil {
-			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'endDate' to be a date, but got %s", typeName(ed))
+			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'endDate' to be a date, but got %s", bsonutil.TypeName(ed.Type))
 		}
 		return Int64(diffUnits(a, b, unit, loc, sow)), nil
 	}), nil
@@ -293,7 +294,7 @@ func parseDateTrunc(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 			}
 			b, ok := asIntegral(bv)
 			if !ok || b <= 0 {
-				return Missing, errs.New(errs.Location5439017, "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", fmtVal(bv), typeName(bv))
+				return Missing, errs.New(errs.Location5439017, "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", bsonutil.FormatValue(bv, msgStyle), bsonutil.TypeName(bv.Type))
 			}
 			bin = b
 		}
@@ -310,7 +311,7 @@ func parseDateTrunc(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 		}
 		ms, err := toMillis(name, dv)
 		if err != nil {
-			return Missing, errs.New(errs.Location5439012, "$dateTrunc requires 'date' to be a date, but got %s", typeName(dv))
+			return Missing, errs.New(errs.Location5439012, "$dateTrunc requires 'date' to be a date, but got %s", bsonutil.TypeName(dv.Type))
 		}
 		return Date(truncDate(ms, unit, bin, loc, sow)), nil
 	}), nil

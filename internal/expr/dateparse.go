@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -162,7 +163,7 @@ func parseDateString(s, format string, loc *time.Location) (int64, error) {
 
 func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.Location40540, "$dateFromString only supports an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location40540, "$dateFromString only supports an object as an argument, found: %s", bsonutil.TypeName(args.Type))
 	}
 	spec, err := parseSpec(name, args, pc, nil, "dateString", "format", "timezone", "onError", "onNull")
 	if err != nil {
@@ -197,7 +198,7 @@ func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Ex
 				return Null, nil
 			}
 			if fv.Type != bsoncore.TypeString {
-				return Missing, errs.New(errs.Location40684, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fmtVal(fv))
+				return Missing, errs.New(errs.Location40684, "$dateFromString requires that 'format' be a string, found: %s with value %s", bsonutil.TypeName(fv.Type), bsonutil.FormatValue(fv, msgStyle))
 			}
 			format = fv.StringValue()
 		}
@@ -209,7 +210,7 @@ func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Ex
 		}
 		var ms int64
 		if ds.Type != bsoncore.TypeString {
-			err = errs.New(errs.ConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", typeName(ds), fmtVal(ds))
+			err = errs.New(errs.ConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", bsonutil.TypeName(ds.Type), bsonutil.FormatValue(ds, msgStyle))
 		} else {
 			ms, err = parseDateString(ds.StringValue(), format, loc)
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -136,7 +137,7 @@ func parseDateToString(name string, args bsoncore.Value, pc *ParseContext) (Expr
 				return Null, nil
 			}
 			if fv.Type != bsoncore.TypeString {
-				return Missing, errs.New(errs.Location18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fmtVal(fv))
+				return Missing, errs.New(errs.Location18533, "$dateToString requires that 'format' be a string, found: %s with value %s", bsonutil.TypeName(fv.Type), bsonutil.FormatValue(fv, msgStyle))
 			}
 			format = fv.StringValue()
 		}
@@ -199,7 +200,7 @@ func parseDateToParts(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 				return Null, nil
 			}
 			if iv.Type != bsoncore.TypeBoolean {
-				return Missing, errs.New(errs.Location40521, "iso8601 must evaluate to a bool, found %s", typeName(iv))
+				return Missing, errs.New(errs.Location40521, "iso8601 must evaluate to a bool, found %s", bsonutil.TypeName(iv.Type))
 			}
 			iso = iv.Boolean()
 		}
@@ -271,11 +272,11 @@ func parseDateFromParts(name string, args bsoncore.Value, pc *ParseContext) (Exp
 				continue
 			}
 			if !isNum(v) {
-				return Missing, errs.New(errs.Location40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
+				return Missing, errs.New(errs.Location40515, "'%s' must evaluate to an integer, found %s with value %s", k, bsonutil.TypeName(v.Type), bsonutil.FormatValue(v, msgStyle))
 			}
 			x, ok := asIntegral(v)
 			if !ok {
-				return Missing, errs.New(errs.Location40515, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(v), fmtVal(v))
+				return Missing, errs.New(errs.Location40515, "'%s' must evaluate to an integer, found %s with value %s", k, bsonutil.TypeName(v.Type), bsonutil.FormatValue(v, msgStyle))
 			}
 			if k == "year" || k == "isoWeekYear" {
 				if x < 1 || x > 9999 {

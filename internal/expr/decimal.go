@@ -214,9 +214,5 @@ func decDiv(a, b dec) dec {
 	return dec{c: q, e: e}
 }
 
-func decCmp(a, b dec) int {
-	return bsonutil.CompareNumbers(a.value(), b.value())
-}
-
 func bigOne() *big.Int  { return big.NewInt(1) }
 func bigZero() *big.Int { return big.NewInt(0) }

@@ -102,7 +102,7 @@ func runCases(t *testing.T, cases []tc) {
 				want = mustVal(t, c.want)
 			}
 			if !sameValue(got, want) {
-				t.Fatalf("got %s (%s), want %s (%s)", fmtVal(got), typeName(got), fmtVal(want), typeName(want))
+				t.Fatalf("got %s (%s), want %s (%s)", bsonutil.FormatValue(got, msgStyle), bsonutil.TypeName(got.Type), bsonutil.FormatValue(want, msgStyle), bsonutil.TypeName(want.Type))
 			}
 		})
 	}

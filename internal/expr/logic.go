@@ -159,7 +159,7 @@ func parseIfNull(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 
 func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.Location40060, "$switch requires an object as an argument, found: %s", typeName(args))
+		return nil, errs.New(errs.Location40060, "$switch requires an object as an argument, found: %s", bsonutil.TypeName(args.Type))
 	}
 	type branch struct{ c, t Expr }
 	var branches []branch
@@ -170,12 +170,12 @@ func parseSwitch(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 		case "branches":
 			bv := el.Value()
 			if bv.Type != bsoncore.TypeArray {
-				return nil, errs.New(errs.Location40061, "$switch expected an array for 'branches', found: %s", typeName(bv))
+				return nil, errs.New(errs.Location40061, "$switch expected an array for 'branches', found: %s", bsonutil.TypeName(bv.Type))
 			}
 			var perr error
 			forEach(bv.Data, func(_ []byte, b bsoncore.Value) bool {
 				if b.Type != bsoncore.TypeEmbeddedDocument {
-					perr = errs.New(errs.Location40062, "$switch expected each branch to be an object, found: %s", typeName(b))
+					perr = errs.New(errs.Location40062, "$switch expected each branch to be an object, found: %s", bsonutil.TypeName(b.Type))
 					return false
 				}
 				var br branch

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
 )
 
 // Memoised lookups follow NextDoc: a buffer reused for another document
@@ -29,7 +31,7 @@ func TestDocMemo(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got, ok := v.AsInt64OK(); !ok || got != want {
-			t.Fatalf("got %s, want %d", fmtVal(v), want)
+			t.Fatalf("got %s, want %d", bsonutil.FormatValue(v, msgStyle), want)
 		}
 	}
 	vars.NextDoc()
@@ -43,6 +45,6 @@ func TestDocMemo(t *testing.T) {
 	check(buf, 2000+10+1+2)
 	v, err := e.Eval(mustDoc(t, `{"n":1}`), vars) // missing fields: null
 	if err != nil || v.Type != bsoncore.TypeNull {
-		t.Fatalf("got %s, %v; want null", fmtVal(v), err)
+		t.Fatalf("got %s, %v; want null", bsonutil.FormatValue(v, msgStyle), err)
 	}
 }

@@ -3,6 +3,7 @@ package expr
 import (
 	"strings"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -46,7 +47,7 @@ func parseMergeObjects(name string, args bsoncore.Value, pc *ParseContext) (Expr
 				continue
 			}
 			if v.Type != bsoncore.TypeEmbeddedDocument {
-				return Missing, errs.New(errs.Location40400, "$mergeObjects requires object inputs, but input %s is of type %s", fmtVal(v), typeName(v))
+				return Missing, errs.New(errs.Location40400, "$mergeObjects requires object inputs, but input %s is of type %s", bsonutil.FormatValue(v, msgStyle), bsonutil.TypeName(v.Type))
 			}
 			keys = MergeInto(keys, vals, v)
 		}
@@ -94,7 +95,7 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			return Missing, err
 		}
 		if fv.Type != bsoncore.TypeString {
-			return Missing, errs.New(errs.Location3041704, "$getField requires 'field' to evaluate to type String, but got %s", typeName(fv))
+			return Missing, errs.New(errs.Location3041704, "$getField requires 'field' to evaluate to type String, but got %s", bsonutil.TypeName(fv.Type))
 		}
 		in, err := inputE.Eval(doc, vars)
 		if err != nil {
@@ -125,7 +126,7 @@ func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, erro
 		return nil, errs.New(errs.Location4161106, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 	}
 	if c.v.Type != bsoncore.TypeString {
-		return nil, errs.New(errs.Location4161107, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(c.v))
+		return nil, errs.New(errs.Location4161107, "%s requires 'field' to evaluate to type String, but got %s", name, bsonutil.TypeName(c.v.Type))
 	}
 	return e, nil
 }

@@ -1,10 +1,10 @@
 package expr
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -326,9 +326,7 @@ func evalOpt(e Expr, doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) 
 	return e.Eval(doc, vars)
 }
 
-func fmtVal(v bsoncore.Value) string {
-	if v.Type == 0 {
-		return "missing"
-	}
-	return fmt.Sprint(v.String())
-}
+// msgStyle is how error messages quote an operand's value: as extended
+// JSON, "missing" for an absent one, as they always have (mongod prints
+// its Value::toString form; see bsonutil.Style).
+var msgStyle = bsonutil.Style{JSON: true}

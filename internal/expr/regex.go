@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -80,7 +81,7 @@ func stripExtended(p string) string {
 func parseRegex(mode string) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(errs.Location51103, "%s expects an object of named arguments but found: %s", name, typeName(args))
+			return nil, errs.New(errs.Location51103, "%s expects an object of named arguments but found: %s", name, bsonutil.TypeName(args.Type))
 		}
 		raw := rawSpec(args)
 		if err := checkKeys(name, raw, errs.Location31024, "input", "regex", "options"); err != nil {

@@ -57,7 +57,7 @@ func parseSetNary(union bool) opParser {
 					if union {
 						code = 17044
 					}
-					return Missing, errs.New(code, "All operands of %s must be arrays. One argument is of type: %s", name, typeName(v))
+					return Missing, errs.New(code, "All operands of %s must be arrays. One argument is of type: %s", name, bsonutil.TypeName(v.Type))
 				}
 				s := uniq(values(v))
 				switch {
@@ -88,7 +88,7 @@ func setArgs(name string, code errs.Code, vs ...bsoncore.Value) ([][]bsoncore.Va
 			return nil, true, nil
 		}
 		if v.Type != bsoncore.TypeArray {
-			return nil, false, errs.New(code, "both operands of %s must be arrays. %s argument is of type: %s", name, []string{"First", "Second"}[min(i, 1)], typeName(v))
+			return nil, false, errs.New(code, "both operands of %s must be arrays. %s argument is of type: %s", name, []string{"First", "Second"}[min(i, 1)], bsonutil.TypeName(v.Type))
 		}
 		out = append(out, uniq(values(v)))
 	}
@@ -120,10 +120,10 @@ func parseSetDifference(name string, args bsoncore.Value, pc *ParseContext) (Exp
 func parseSetIsSubset(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if a.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location17046, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
+			return Missing, errs.New(errs.Location17046, "both operands of $setIsSubset must be arrays. First argument is of type: %s", bsonutil.TypeName(a.Type))
 		}
 		if b.Type != bsoncore.TypeArray {
-			return Missing, errs.New(errs.Location17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
+			return Missing, errs.New(errs.Location17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", bsonutil.TypeName(b.Type))
 		}
 		sb := uniq(values(b))
 		for _, x := range values(a) {
@@ -151,7 +151,7 @@ func parseSetEquals(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 				return Missing, err
 			}
 			if v.Type != bsoncore.TypeArray {
-				return Missing, errs.New(errs.Location17044, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(v))
+				return Missing, errs.New(errs.Location17044, "All operands of $setEquals must be arrays. One argument is of type: %s", bsonutil.TypeName(v.Type))
 			}
 			s := uniq(values(v))
 			if i == 0 {
@@ -187,7 +187,7 @@ func parseElemTrue(any bool) opParser {
 				if any {
 					code = 17041
 				}
-				return Missing, errs.New(code, "%s's argument must be an array, but is %s", name, typeName(v))
+				return Missing, errs.New(code, "%s's argument must be an array, but is %s", name, bsonutil.TypeName(v.Type))
 			}
 			for _, x := range values(v) {
 				if Truthy(x) == any {

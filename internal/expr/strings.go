@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -38,7 +39,7 @@ func coerceToString(name string, v bsoncore.Value) (string, error) {
 	case bsoncore.TypeJavaScript:
 		return v.JavaScript(), nil
 	}
-	return "", errs.New(errs.Location16007, "can't convert from BSON type %s to String", typeName(v))
+	return "", errs.New(errs.Location16007, "can't convert from BSON type %s to String", bsonutil.TypeName(v.Type))
 }
 
 func parseConcat(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
@@ -57,7 +58,7 @@ func parseConcat(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 				return Null, nil
 			}
 			if !isString(v) {
-				return Missing, errs.New(errs.Location16702, "$concat only supports strings, not %s", typeName(v))
+				return Missing, errs.New(errs.Location16702, "$concat only supports strings, not %s", bsonutil.TypeName(v.Type))
 			}
 			sb.WriteString(str(v))
 		}
@@ -80,10 +81,10 @@ func parseSubstrBytes(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 			return Missing, err
 		}
 		if !isNum(vs[1]) {
-			return Missing, errs.New(errs.Location16034, "%s:  starting index must be a numeric type (is BSON type %s)", name, typeName(vs[1]))
+			return Missing, errs.New(errs.Location16034, "%s:  starting index must be a numeric type (is BSON type %s)", name, bsonutil.TypeName(vs[1].Type))
 		}
 		if !isNum(vs[2]) {
-			return Missing, errs.New(errs.Location16035, "%s:  length must be a numeric type (is BSON type %s)", name, typeName(vs[2]))
+			return Missing, errs.New(errs.Location16035, "%s:  length must be a numeric type (is BSON type %s)", name, bsonutil.TypeName(vs[2].Type))
 		}
 		start, _ := roundToInt64(vs[1])
 		n, _ := roundToInt64(vs[2])
@@ -122,14 +123,14 @@ func parseSubstrCP(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			return Missing, err
 		}
 		if !isNum(vs[1]) {
-			return Missing, errs.New(errs.Location34450, "%s: starting index must be a numeric type (is BSON type %s)", name, typeName(vs[1]))
+			return Missing, errs.New(errs.Location34450, "%s: starting index must be a numeric type (is BSON type %s)", name, bsonutil.TypeName(vs[1].Type))
 		}
 		start, ok := asIntegral(vs[1])
 		if !ok {
 			return Missing, errs.New(errs.Location34451, "%s: starting index cannot be represented as a 32-bit integral value", name)
 		}
 		if !isNum(vs[2]) {
-			return Missing, errs.New(errs.Location34452, "%s: length must be a numeric type (is BSON type %s)", name, typeName(vs[2]))
+			return Missing, errs.New(errs.Location34452, "%s: length must be a numeric type (is BSON type %s)", name, bsonutil.TypeName(vs[2].Type))
 		}
 		n, ok := asIntegral(vs[2])
 		if !ok {
@@ -224,10 +225,10 @@ func parseSplit(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			return Null, nil
 		}
 		if !isString(vs[0]) {
-			return Missing, errs.New(errs.Location40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(vs[0]))
+			return Missing, errs.New(errs.Location40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", bsonutil.TypeName(vs[0].Type))
 		}
 		if !isString(vs[1]) {
-			return Missing, errs.New(errs.Location40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(vs[1]))
+			return Missing, errs.New(errs.Location40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", bsonutil.TypeName(vs[1].Type))
 		}
 		sep := str(vs[1])
 		if sep == "" {
@@ -249,7 +250,7 @@ var defaultTrimChars = []rune{0, ' ', '\t', '\n', '\v', '\f', '\r', 0x00A0, 0x16
 func parseTrim(left, right bool) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(errs.Location50696, "%s only supports an object as an argument, found: %s", name, typeName(args))
+			return nil, errs.New(errs.Location50696, "%s only supports an object as an argument, found: %s", name, bsonutil.TypeName(args.Type))
 		}
 		spec, err := parseSpec(name, args, pc, nil, "input", "chars")
 		if err != nil {
@@ -273,7 +274,7 @@ func parseTrim(left, right bool) opParser {
 					return Null, nil
 				}
 				if !isString(cv) {
-					return Missing, errs.New(errs.Location50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, fmtVal(cv), typeName(cv))
+					return Missing, errs.New(errs.Location50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, bsonutil.FormatValue(cv, msgStyle), bsonutil.TypeName(cv.Type))
 				}
 				chars = []rune(str(cv))
 			}
@@ -281,7 +282,7 @@ func parseTrim(left, right bool) opParser {
 				return Null, nil
 			}
 			if !isString(in) {
-				return Missing, errs.New(errs.Location50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, fmtVal(in), typeName(in))
+				return Missing, errs.New(errs.Location50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, bsonutil.FormatValue(in, msgStyle), bsonutil.TypeName(in.Type))
 			}
 			isTrim := func(r rune) bool {
 				for _, c := range chars {
@@ -319,7 +320,7 @@ func parseStrLen(cp bool) opParser {
 				if cp {
 					code = 34471
 				}
-				return Missing, errs.New(code, "%s requires a string argument, found: %s", name, typeName(v))
+				return Missing, errs.New(code, "%s requires a string argument, found: %s", name, bsonutil.TypeName(v.Type))
 			}
 			if cp {
 				return Int32(int32(utf8.RuneCountInString(str(v)))), nil
@@ -344,10 +345,10 @@ func parseIndexOf(cp bool) opParser {
 				return Null, nil
 			}
 			if !isString(vs[0]) {
-				return Missing, errs.New(errs.Location40091, "%s requires a string as the first argument, found: %s", name, typeName(vs[0]))
+				return Missing, errs.New(errs.Location40091, "%s requires a string as the first argument, found: %s", name, bsonutil.TypeName(vs[0].Type))
 			}
 			if !isString(vs[1]) {
-				return Missing, errs.New(errs.Location40092, "%s requires a string as the second argument, found: %s", name, typeName(vs[1]))
+				return Missing, errs.New(errs.Location40092, "%s requires a string as the second argument, found: %s", name, bsonutil.TypeName(vs[1].Type))
 			}
 			s, sub := str(vs[0]), str(vs[1])
 			var units []string // code points, or nil for bytes
@@ -361,11 +362,11 @@ func parseIndexOf(cp bool) opParser {
 			start, end := int64(0), int64(n)
 			for i, bound := range vs[2:] {
 				if !isNum(bound) {
-					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
+					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
 				}
 				x, ok := asIntegral(bound)
 				if !ok {
-					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], typeName(bound), fmtVal(bound))
+					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
 				}
 				if x < 0 {
 					return Missing, errs.New(errs.Location40097+errs.Code(i), "%s requires a nonnegative %s index, found: %d", name, []string{"start", "ending"}[i], x)
@@ -400,7 +401,7 @@ func parseIndexOf(cp bool) opParser {
 func parseReplace(all bool) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(errs.Location51751, "%s requires an object as an argument, found: %s", name, typeName(args))
+			return nil, errs.New(errs.Location51751, "%s requires an object as an argument, found: %s", name, bsonutil.TypeName(args.Type))
 		}
 		spec, err := parseSpec(name, args, pc, nil, "input", "find", "replacement")
 		if err != nil {
@@ -422,7 +423,7 @@ func parseReplace(all bool) opParser {
 				if IsNullish(v) {
 					null = true
 				} else if !isString(v) {
-					return Missing, errs.New(errs.Location51746, "%s requires that '%s' be a string, found: %s", name, k, fmtVal(v))
+					return Missing, errs.New(errs.Location51746, "%s requires that '%s' be a string, found: %s", name, k, bsonutil.FormatValue(v, msgStyle))
 				}
 				vals[i] = v
 			}

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"math"
 	"strconv"
 	"time"
 
@@ -76,14 +75,6 @@ func Date(ms int64) bsoncore.Value {
 
 // TimeValue returns a BSON datetime for t.
 func TimeValue(t time.Time) bsoncore.Value { return Date(t.UnixMilli()) }
-
-// intOrLong returns int32 when i fits, else int64.
-func intOrLong(i int64) bsoncore.Value {
-	if i >= math.MinInt32 && i <= math.MaxInt32 {
-		return Int32(int32(i))
-	}
-	return Int64(i)
-}
 
 func str(v bsoncore.Value) string {
 	if v.Type == bsoncore.TypeSymbol {
@@ -204,60 +195,6 @@ func (b *DocBuilder) Document() bsoncore.Document {
 func (b *DocBuilder) Value() bsoncore.Value {
 	return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: b.Document()}
 }
-
-// typeName returns MongoDB's $type name of v.
-func typeName(v bsoncore.Value) string {
-	switch v.Type {
-	case 0:
-		return "missing"
-	case bsoncore.TypeDouble:
-		return "double"
-	case bsoncore.TypeString:
-		return "string"
-	case bsoncore.TypeEmbeddedDocument:
-		return "object"
-	case bsoncore.TypeArray:
-		return "array"
-	case bsoncore.TypeBinary:
-		return "binData"
-	case bsoncore.TypeUndefined:
-		return "undefined"
-	case bsoncore.TypeObjectID:
-		return "objectId"
-	case bsoncore.TypeBoolean:
-		return "bool"
-	case bsoncore.TypeDateTime:
-		return "date"
-	case bsoncore.TypeNull:
-		return "null"
-	case bsoncore.TypeRegex:
-		return "regex"
-	case bsoncore.TypeDBPointer:
-		return "dbPointer"
-	case bsoncore.TypeJavaScript:
-		return "javascript"
-	case bsoncore.TypeSymbol:
-		return "symbol"
-	case bsoncore.TypeCodeWithScope:
-		return "javascriptWithScope"
-	case bsoncore.TypeInt32:
-		return "int"
-	case bsoncore.TypeTimestamp:
-		return "timestamp"
-	case bsoncore.TypeInt64:
-		return "long"
-	case bsoncore.TypeDecimal128:
-		return "decimal"
-	case bsoncore.TypeMinKey:
-		return "minKey"
-	case bsoncore.TypeMaxKey:
-		return "maxKey"
-	}
-	return "unknown"
-}
-
-// TypeName returns the name $type reports for v ("missing" for missing).
-func TypeName(v bsoncore.Value) string { return typeName(v) }
 
 // ArrayValues returns the elements of an array value.
 func ArrayValues(v bsoncore.Value) []bsoncore.Value { return values(v) }

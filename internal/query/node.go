@@ -16,6 +16,13 @@ type Node interface {
 	match(doc []byte, pos *int) bool
 	// matchValue tests a single value with no path traversal.
 	matchValue(v bsoncore.Value, pos *int) bool
+	// kind is the node's MatchType in mongod's order (serialize.go).
+	kind() matchType
+	// serialize appends the node as mongod's MatchExpression::serialize
+	// does ({a: {$gt: 1}}, {$or: [...]}); without includePath a path
+	// predicate appends only its right-hand side ($gt: 1), as inside the
+	// value form of $elemMatch.
+	serialize(b *bsoncore.DocumentBuilder, includePath bool)
 }
 
 // Op is a comparison operator of a CompareNode.

@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -184,7 +185,7 @@ func (p *parser) parsePathless(key string, v bsoncore.Value, level int) (Node, e
 	case "$alwaysTrue", "$alwaysFalse":
 		n, ok := integral64(v)
 		if !ok || !isNumber(v) {
-			return nil, errs.New(errs.FailedToParse, "Expected a number in: %s", renderElem(key, v))
+			return nil, errs.New(errs.FailedToParse, "Expected a number in: %s", bsonutil.FormatElem(key, v, msgStyle))
 		}
 		if n != 1 {
 			return nil, errs.New(errs.FailedToParse, "%s must be an integer value of 1", key)

@@ -216,50 +216,35 @@ func (in *InNode) add(v bsoncore.Value) error {
 // parseNonNegativeInt is MongoDB's parseIntegerElementToNonNegative{Int,Long}.
 func parseNonNegativeInt(key string, v bsoncore.Value, max int64) (int64, *errs.Error) {
 	if !isNumber(v) {
-		return 0, errs.New(errs.FailedToParse, "Expected a number in: %s", renderElem(key, v))
+		return 0, errs.New(errs.FailedToParse, "Expected a number in: %s", bsonutil.FormatElem(key, v, msgStyle))
 	}
 	if v.Type == bsoncore.TypeDouble || v.Type == bsoncore.TypeDecimal128 {
 		f := bsonutilFloat(v)
 		if math.IsNaN(f) {
-			return 0, errs.New(errs.FailedToParse, "Expected an integer, but found NaN in: %s", renderElem(key, v))
+			return 0, errs.New(errs.FailedToParse, "Expected an integer, but found NaN in: %s", bsonutil.FormatElem(key, v, msgStyle))
 		}
 		if f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
-			return 0, errs.New(errs.FailedToParse, "Cannot represent as a 64-bit integer: %s", renderElem(key, v))
+			return 0, errs.New(errs.FailedToParse, "Cannot represent as a 64-bit integer: %s", bsonutil.FormatElem(key, v, msgStyle))
 		}
 		if f != math.Trunc(f) {
-			return 0, errs.New(errs.FailedToParse, "Expected an integer: %s", renderElem(key, v))
+			return 0, errs.New(errs.FailedToParse, "Expected an integer: %s", bsonutil.FormatElem(key, v, msgStyle))
 		}
 	}
 	n, _ := integral64(v)
 	if n < 0 {
-		return 0, errs.New(errs.FailedToParse, "Expected a positive number in: %s", renderElem(key, v))
+		return 0, errs.New(errs.FailedToParse, "Expected a positive number in: %s", bsonutil.FormatElem(key, v, msgStyle))
 	}
 	if n > max {
-		return 0, errs.New(errs.FailedToParse, "Cannot represent as a 32-bit integer: %s", renderElem(key, v))
+		return 0, errs.New(errs.FailedToParse, "Cannot represent as a 32-bit integer: %s", bsonutil.FormatElem(key, v, msgStyle))
 	}
 	return n, nil
 }
 
-// renderElem renders "key: value" roughly as MongoDB's BSONElement::toString.
-func renderElem(key string, v bsoncore.Value) string {
-	return key + ": " + renderValue(v)
-}
-
-func renderValue(v bsoncore.Value) string {
-	switch v.Type {
-	case bsoncore.TypeDouble:
-		f := v.Double()
-		if f == math.Trunc(f) && !math.IsInf(f, 0) && math.Abs(f) < 1e15 {
-			return strconv.FormatFloat(f, 'f', 1, 64)
-		}
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	case bsoncore.TypeInt32, bsoncore.TypeInt64:
-		return strconv.FormatInt(bsonutil64(v), 10)
-	case bsoncore.TypeString:
-		return strconv.Quote(v.StringValue())
-	}
-	return v.String()
-}
+// msgStyle is how the parser's messages quote values ("Expected a number
+// in: $size: \"x\""): numbers and strings as mongod's BSONElement::toString
+// prints them, except NaN and the infinities, the rest as extended JSON,
+// as these messages always have (see bsonutil.Style).
+var msgStyle = bsonutil.Style{GoNonFinite: true, FixedIntegral: true, JSONOther: true}
 
 // typeAliases maps $type aliases to BSON types.
 var typeAliases = map[string]bsoncore.Type{
@@ -443,7 +428,7 @@ func parseBits(name, op string, e bsoncore.Value) (Node, error) {
 			}
 		}
 	default:
-		return nil, errs.New(errs.BadValue, "%s takes an Array, a number, or a BinData but received: %s", name, renderElem(op, e))
+		return nil, errs.New(errs.BadValue, "%s takes an Array, a number, or a BinData but received: %s", name, bsonutil.FormatElem(op, e, msgStyle))
 	}
 	return n, nil
 }

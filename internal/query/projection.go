@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -98,7 +99,7 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 				hasSlice = true
 			case "$elemMatch":
 				if arg.Type != bsoncore.TypeEmbeddedDocument {
-					return nil, errs.New(errs.Location31274, "elemMatch: Invalid argument, object required, but got %s", typeName(arg.Type))
+					return nil, errs.New(errs.Location31274, "elemMatch: Invalid argument, object required, but got %s", bsonutil.TypeName(arg.Type))
 				}
 				if p.positional != nil {
 					return nil, errs.New(errs.Location31255, "Cannot specify positional operator and $elemMatch.")
@@ -373,10 +374,10 @@ func parseSlice(arg bsoncore.Value) (sliceSpec, error) {
 		return sliceSpec{}, errs.New(errs.Location31272, "$slice array argument should be of form [skip, limit]")
 	}
 	if !isNumber(vals[0]) {
-		return sliceSpec{}, errs.New(errs.Location31257, "$slice expects the skip argument to be a number, got %s", typeName(vals[0].Type))
+		return sliceSpec{}, errs.New(errs.Location31257, "$slice expects the skip argument to be a number, got %s", bsonutil.TypeName(vals[0].Type))
 	}
 	if !isNumber(vals[1]) {
-		return sliceSpec{}, errs.New(errs.Location31258, "$slice expects the limit argument to be a number, got %s", typeName(vals[1].Type))
+		return sliceSpec{}, errs.New(errs.Location31258, "$slice expects the limit argument to be a number, got %s", bsonutil.TypeName(vals[1].Type))
 	}
 	limit := numberInt(vals[1])
 	if limit <= 0 {
@@ -405,19 +406,6 @@ func numberInt(v bsoncore.Value) int {
 		return -2147483648
 	}
 	return int(f)
-}
-
-// typeName returns MongoDB's name of a BSON type.
-func typeName(t bsoncore.Type) string {
-	for name, tt := range typeAliases {
-		if tt == t {
-			return name
-		}
-	}
-	if t == 0 {
-		return "missing"
-	}
-	return "unknown"
 }
 
 // Positional returns the path of a positional projection ("a" for

@@ -41,9 +41,9 @@ func ParseSort(spec bsoncore.Document) (*Sort, error) {
 		key, v := e.Key(), e.Value()
 		if v.Type == bsoncore.TypeEmbeddedDocument {
 			if k, _, ok := firstKey(v); ok && k == "$meta" {
-				return nil, errs.New(errs.NotImplemented, "$meta sort by %s is not supported by Lode", renderValue(v))
+				return nil, errs.New(errs.NotImplemented, "$meta sort by %s is not supported by Lode", bsonutil.FormatValue(v, msgStyle))
 			}
-			return nil, errs.New(errs.Location15974, "Illegal key in $sort specification: %s", renderElem(key, v))
+			return nil, errs.New(errs.Location15974, "Illegal key in $sort specification: %s", bsonutil.FormatElem(key, v, msgStyle))
 		}
 		dir, ok := sortDirection(v)
 		if !ok {

@@ -57,56 +57,6 @@ func commandDocErr(err error) error {
 	return errs.New(errs.InvalidBSON, "invalid command document: %v", err)
 }
 
-// typeName returns MongoDB's alias for a BSON type, as $type and error
-// messages use it.
-func typeName(t bsoncore.Type) string {
-	switch t {
-	case bsoncore.TypeDouble:
-		return "double"
-	case bsoncore.TypeString:
-		return "string"
-	case bsoncore.TypeEmbeddedDocument:
-		return "object"
-	case bsoncore.TypeArray:
-		return "array"
-	case bsoncore.TypeBinary:
-		return "binData"
-	case bsoncore.TypeUndefined:
-		return "undefined"
-	case bsoncore.TypeObjectID:
-		return "objectId"
-	case bsoncore.TypeBoolean:
-		return "bool"
-	case bsoncore.TypeDateTime:
-		return "date"
-	case bsoncore.TypeNull:
-		return "null"
-	case bsoncore.TypeRegex:
-		return "regex"
-	case bsoncore.TypeDBPointer:
-		return "dbPointer"
-	case bsoncore.TypeJavaScript:
-		return "javascript"
-	case bsoncore.TypeSymbol:
-		return "symbol"
-	case bsoncore.TypeCodeWithScope:
-		return "javascriptWithScope"
-	case bsoncore.TypeInt32:
-		return "int"
-	case bsoncore.TypeTimestamp:
-		return "timestamp"
-	case bsoncore.TypeInt64:
-		return "long"
-	case bsoncore.TypeDecimal128:
-		return "decimal"
-	case bsoncore.TypeMinKey:
-		return "minKey"
-	case bsoncore.TypeMaxKey:
-		return "maxKey"
-	}
-	return "unknown"
-}
-
 // asInt64 converts a numeric value that holds an integer to int64.
 func asInt64(v bsoncore.Value) (int64, bool) {
 	switch v.Type {
@@ -131,7 +81,7 @@ func asInt64(v bsoncore.Value) (int64, bool) {
 }
 
 func wrongType(cmd, field string, v bsoncore.Value, expected string) error {
-	return errs.New(errs.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type%s '%s'", cmd, field, typeName(v.Type), plural(expected), expected)
+	return errs.New(errs.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type%s '%s'", cmd, field, bsonutil.TypeName(v.Type), plural(expected), expected)
 }
 
 func plural(expected string) string {
@@ -208,7 +158,7 @@ func argDocArray(cmd, field string, v bsoncore.Value) ([]bsoncore.Document, erro
 	for i, x := range vals {
 		d, ok := x.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.TypeMismatch, "BSON field '%s.%s.%d' is the wrong type '%s', expected type 'object'", cmd, field, i, typeName(x.Type))
+			return nil, errs.New(errs.TypeMismatch, "BSON field '%s.%s.%d' is the wrong type '%s', expected type 'object'", cmd, field, i, bsonutil.TypeName(x.Type))
 		}
 		out = append(out, d)
 	}

@@ -10,29 +10,51 @@ func init() { register(cmdCount, "count") }
 
 // cmdCount counts the documents matching a query.
 func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	coll, err := collName(req)
+	c, err := parseCount(req)
 	if err != nil {
 		return nil, err
 	}
-	var filter bsoncore.Document
-	var skip, limit int64
-	var hint bsoncore.Value
+	n, err := s.eng.Count(ctx, req.DB, c.coll, c.filter, c.skip, c.limit, c.hint)
+	if err != nil {
+		return nil, err
+	}
+	b := bsoncore.NewDocumentBuilder()
+	appendNumber(b, "n", n)
+	return b.Build(), nil
+}
+
+// countCmd is a parsed count command.
+type countCmd struct {
+	coll        string
+	filter      bsoncore.Document
+	skip, limit int64 // limit is positive (a negative one counts as its absolute value), 0 for none
+	hint        bsoncore.Value
+}
+
+// parseCount reads a count command; explain parses the count it explains
+// with it too, so both reject the same arguments with the same errors.
+func parseCount(req *Request) (countCmd, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return countCmd{}, err
+	}
+	c := countCmd{coll: coll}
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
 		case "query":
 			if v.Type != bsoncore.TypeNull {
-				filter, err = argDoc(req.Name, k, v)
+				c.filter, err = argDoc(req.Name, k, v)
 			}
 		case "skip":
-			skip, err = nonNegative(req.Name, k, v)
+			c.skip, err = nonNegative(req.Name, k, v)
 		case "limit":
-			limit, err = argInt64(req.Name, k, v)
-			if limit < 0 {
-				limit = -limit
+			c.limit, err = argInt64(req.Name, k, v)
+			if c.limit < 0 {
+				c.limit = -c.limit
 			}
 		case "hint":
-			hint = v
+			c.hint = v
 		case "collation":
 			err = argCollation(req.Name, k, v)
 		case "fields":
@@ -42,15 +64,9 @@ func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, 
 		return true, err
 	})
 	if err != nil {
-		return nil, err
+		return countCmd{}, err
 	}
-	n, err := s.eng.Count(ctx, req.DB, coll, filter, skip, limit, hint)
-	if err != nil {
-		return nil, err
-	}
-	b := bsoncore.NewDocumentBuilder()
-	appendNumber(b, "n", n)
-	return b.Build(), nil
+	return c, nil
 }
 
 // appendNumber appends n as int32 when it fits and int64 otherwise, as

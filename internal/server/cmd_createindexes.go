@@ -49,7 +49,7 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 			}
 			for _, iv := range vals {
 				if iv.Type != bsoncore.TypeEmbeddedDocument {
-					return true, errs.New(errs.TypeMismatch, "The elements of the 'indexes' array must be objects, but got %s", typeName(iv.Type))
+					return true, errs.New(errs.TypeMismatch, "The elements of the 'indexes' array must be objects, but got %s", bsonutil.TypeName(iv.Type))
 				}
 				spec, err := parseIndexSpec(iv.Document())
 				if err != nil {
@@ -125,14 +125,14 @@ func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
 		switch k {
 		case "key":
 			if v.Type != bsoncore.TypeEmbeddedDocument {
-				return spec, errs.New(errs.TypeMismatch, "The field 'key' must be an object, but got %s", typeName(v.Type))
+				return spec, errs.New(errs.TypeMismatch, "The field 'key' must be an object, but got %s", bsonutil.TypeName(v.Type))
 			}
 			spec.Key = v.Document()
 			hasKey = true
 		case "name":
 			name, ok := v.StringValueOK()
 			if !ok {
-				return spec, errs.New(errs.TypeMismatch, "The field 'name' must be a string, but got %s", typeName(v.Type))
+				return spec, errs.New(errs.TypeMismatch, "The field 'name' must be a string, but got %s", bsonutil.TypeName(v.Type))
 			}
 			if name == "" {
 				return spec, errs.New(errs.CannotCreateIndex, "The index name cannot be empty")
@@ -153,12 +153,12 @@ func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
 			spec.Sparse = expr.Truthy(v)
 		case "partialFilterExpression":
 			if v.Type != bsoncore.TypeEmbeddedDocument {
-				return spec, errs.New(errs.TypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", typeName(v.Type))
+				return spec, errs.New(errs.TypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", bsonutil.TypeName(v.Type))
 			}
 			spec.PartialFilterExpression = v.Document()
 		case "expireAfterSeconds":
 			if !bsonutil.IsNumber(v.Type) {
-				return spec, errs.New(errs.CannotCreateIndex, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'. Index spec: %s", typeName(v.Type), d.String())
+				return spec, errs.New(errs.CannotCreateIndex, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'. Index spec: %s", bsonutil.TypeName(v.Type), d.String())
 			}
 			f := bsonutil.AsFloat64(v)
 			if f < 0 || f > 2147483647 || f != f {

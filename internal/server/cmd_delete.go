@@ -13,46 +13,11 @@ func init() { register(cmdDelete, "delete") }
 
 // cmdDelete applies a batch of delete statements.
 func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	coll, err := collName(req)
+	batch, specs, err := parseDelete(req)
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.WriteOptions{Ordered: true}
-	var stmts []bsoncore.Document
-	var let bsoncore.Document
-	seen := false
-	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
-		var err error
-		switch k {
-		case "deletes":
-			seen = true
-			stmts, err = argDocArray(req.Name, k, v)
-		case "ordered":
-			opts.Ordered, err = argBool(req.Name, k, v)
-		case "let":
-			let, err = argDoc(req.Name, k, v)
-		case "stmtId", "stmtIds":
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !seen {
-		return nil, errs.New(errs.Location40414, "BSON field 'delete.deletes' is missing but a required field")
-	}
-	if err := checkBatchSize(len(stmts)); err != nil {
-		return nil, err
-	}
-	specs := make([]engine.DeleteSpec, len(stmts))
-	for i, st := range stmts {
-		if err := parseDeleteStatement(st, &specs[i]); err != nil {
-			return nil, err
-		}
-		specs[i].Let = let
-	}
+	coll, opts := batch.coll, batch.opts
 	wc, err := parseWriteConcern(req)
 	if err != nil {
 		return nil, err
@@ -69,25 +34,30 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	return b.Build(), nil
 }
 
-// parseDeleteStatement reads one {q, limit, hint}.
-func parseDeleteStatement(st bsoncore.Document, spec *engine.DeleteSpec) error {
-	const cmd = "delete.deletes"
-	elems, err := st.Elements()
+// parseDelete reads a delete command and its statements (not its write
+// concern); explain parses the delete it explains with it too, so both
+// reject the same arguments with the same errors.
+func parseDelete(req *Request) (writeBatch, []engine.DeleteSpec, error) {
+	b, err := parseWriteBatch(req, "deletes", batchFields{let: true})
 	if err != nil {
-		return errs.New(errs.InvalidBSON, "invalid delete statement: %v", err)
+		return b, nil, err
 	}
-	hasQ, hasLimit := false, false
-	for _, el := range elems {
-		v := el.Value()
+	specs, err := parseStatements(b, parseDeleteStatement)
+	return b, specs, err
+}
+
+// parseDeleteStatement reads one {q, limit, hint}.
+func parseDeleteStatement(st, let bsoncore.Document, spec *engine.DeleteSpec) error {
+	const cmd = "delete.deletes"
+	spec.Let = let
+	return parseStatement(cmd, st, []string{"q", "limit"}, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
-		switch el.Key() {
+		switch k {
 		case "q":
-			hasQ = true
-			spec.Filter, err = argDoc(cmd, "q", v)
+			spec.Filter, err = argDoc(cmd, k, v)
 		case "limit":
-			hasLimit = true
 			var n int64
-			n, err = argInt64(cmd, "limit", v)
+			n, err = argInt64(cmd, k, v)
 			if err == nil && n != 0 && n != 1 {
 				err = errs.New(errs.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", n)
 			}
@@ -95,20 +65,11 @@ func parseDeleteStatement(st bsoncore.Document, spec *engine.DeleteSpec) error {
 		case "hint":
 			spec.Hint, err = argHint(v)
 		case "collation":
-			err = argCollation(cmd, "collation", v)
+			err = argCollation(cmd, k, v)
 		case "sampleId":
 		default:
-			err = errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
+			return false, nil
 		}
-		if err != nil {
-			return err
-		}
-	}
-	if !hasQ {
-		return errs.New(errs.Location40414, "BSON field '%s.q' is missing but a required field", cmd)
-	}
-	if !hasLimit {
-		return errs.New(errs.Location40414, "BSON field '%s.limit' is missing but a required field", cmd)
-	}
-	return nil
+		return true, err
+	})
 }

@@ -12,22 +12,46 @@ func init() { register(cmdDistinct, "distinct") }
 
 // cmdDistinct returns the distinct values of a field.
 func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	coll, err := collName(req)
+	d, err := parseDistinct(req)
 	if err != nil {
 		return nil, err
 	}
-	var key string
+	vals, err := s.eng.Distinct(ctx, req.DB, d.coll, d.key, d.filter)
+	if err != nil {
+		return nil, err
+	}
+	ab := bsoncore.NewArrayBuilder()
+	for _, v := range vals {
+		ab.AppendValue(v)
+	}
+	return bsoncore.NewDocumentBuilder().AppendArray("values", ab.Build()).Build(), nil
+}
+
+// distinctCmd is a parsed distinct command.
+type distinctCmd struct {
+	coll, key string
+	filter    bsoncore.Document
+}
+
+// parseDistinct reads a distinct command; explain parses the distinct it
+// explains with it too, so both reject the same arguments with the same
+// errors.
+func parseDistinct(req *Request) (distinctCmd, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return distinctCmd{}, err
+	}
+	d := distinctCmd{coll: coll}
 	hasKey := false
-	var filter bsoncore.Document
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
 		case "key":
 			hasKey = true
-			key, err = argString(req.Name, k, v)
+			d.key, err = argString(req.Name, k, v)
 		case "query":
 			if v.Type != bsoncore.TypeNull {
-				filter, err = argDoc(req.Name, k, v)
+				d.filter, err = argDoc(req.Name, k, v)
 			}
 		case "collation":
 			err = argCollation(req.Name, k, v)
@@ -38,18 +62,10 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 		return true, err
 	})
 	if err != nil {
-		return nil, err
+		return distinctCmd{}, err
 	}
 	if !hasKey {
-		return nil, errs.New(errs.Location40414, "BSON field 'distinct.key' is missing but a required field")
+		return distinctCmd{}, errs.New(errs.Location40414, "BSON field 'distinct.key' is missing but a required field")
 	}
-	vals, err := s.eng.Distinct(ctx, req.DB, coll, key, filter)
-	if err != nil {
-		return nil, err
-	}
-	ab := bsoncore.NewArrayBuilder()
-	for _, v := range vals {
-		ab.AppendValue(v)
-	}
-	return bsoncore.NewDocumentBuilder().AppendArray("values", ab.Build()).Build(), nil
+	return d, nil
 }

@@ -6,9 +6,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
-	"github.com/lodedb/lode/internal/expr"
 )
 
 func init() { register(cmdExplain, "explain") }
@@ -30,7 +30,7 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	first := req.Cmd.Index(0).Value()
 	d, ok := first.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.TypeMismatch, "BSON field 'explain.explain' is the wrong type '%s', expected type 'object'", typeName(first.Type))
+		return nil, errs.New(errs.TypeMismatch, "BSON field 'explain.explain' is the wrong type '%s', expected type 'object'", bsonutil.TypeName(first.Type))
 	}
 	inner = d
 	if v, err := req.Cmd.LookupErr("verbosity"); err == nil {
@@ -48,109 +48,16 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	collV := elems[0].Value()
 	coll, ok := collV.StringValueOK()
 	if !ok && name != "aggregate" {
-		return nil, errs.New(errs.InvalidNamespace, "collection name has invalid type %s", typeName(collV.Type))
+		return nil, errs.New(errs.InvalidNamespace, "collection name has invalid type %s", bsonutil.TypeName(collV.Type))
 	}
-	spec := engine.ExplainSpec{Verbosity: verbosity}
-	switch name {
-	case "aggregate":
+	if name == "aggregate" {
 		return explainAggregate(ctx, s, req, inner, verbosity)
-	case "find":
-		spec.Kind = engine.ExplainFindOp
-		err = explainFindArgs(inner, &spec.Find, s.eng.Params().AllowDiskUseByDefault.Load())
-	case "count":
-		spec.Kind = engine.ExplainCountOp
-		err = eachInner(inner, func(k string, v bsoncore.Value) error {
-			var err error
-			switch k {
-			case "query":
-				if v.Type != bsoncore.TypeNull {
-					spec.Find.Filter, err = argDoc("count", k, v)
-				}
-			case "skip":
-				spec.Find.Skip, err = argInt64("count", k, v)
-			case "limit":
-				spec.Find.Limit, err = argInt64("count", k, v)
-			case "hint":
-				spec.Find.Hint = v
-			}
-			return err
-		})
-	case "distinct":
-		spec.Kind = engine.ExplainDistinctOp
-		err = eachInner(inner, func(k string, v bsoncore.Value) error {
-			var err error
-			switch k {
-			case "key":
-				spec.Key, err = argString("distinct", k, v)
-			case "query":
-				if v.Type != bsoncore.TypeNull {
-					spec.Find.Filter, err = argDoc("distinct", k, v)
-				}
-			}
-			return err
-		})
-	case "update", "delete":
-		spec.Kind = engine.ExplainUpdateOp
-		field := "updates"
-		if name == "delete" {
-			spec.Kind = engine.ExplainDeleteOp
-			field = "deletes"
-		}
-		v, lerr := inner.LookupErr(field)
-		if lerr != nil || v.Type != bsoncore.TypeArray {
-			return nil, errs.New(errs.FailedToParse, "explain %s requires a '%s' array", name, field)
-		}
-		stmts, _ := v.Array().Values()
-		if len(stmts) == 0 || stmts[0].Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(errs.InvalidLength, "Write batch sizes must be between 1 and 100000. Got 0 operations.")
-		}
-		st := stmts[0].Document()
-		if q, err := st.LookupErr("q"); err == nil && q.Type == bsoncore.TypeEmbeddedDocument {
-			spec.Find.Filter = q.Document()
-		}
-		if h, err := st.LookupErr("hint"); err == nil {
-			spec.Find.Hint = h
-		}
-		if m, err := st.LookupErr("multi"); err == nil {
-			spec.Multi = expr.Truthy(m)
-		}
-		if l, err := inner.LookupErr("let"); err == nil && l.Type == bsoncore.TypeEmbeddedDocument {
-			spec.Find.Let = l.Document()
-		}
-		if l, err := st.LookupErr("limit"); err == nil {
-			n, _ := asInt64(l)
-			spec.Multi = n == 0
-		}
-	case "findAndModify", "findandmodify":
-		spec.Kind = engine.ExplainUpdateOp
-		err = eachInner(inner, func(k string, v bsoncore.Value) error {
-			var err error
-			switch k {
-			case "query":
-				if v.Type != bsoncore.TypeNull {
-					spec.Find.Filter, err = argDoc(name, k, v)
-				}
-			case "sort":
-				if v.Type != bsoncore.TypeNull {
-					spec.Find.Sort, err = argDoc(name, k, v)
-				}
-			case "remove":
-				if expr.Truthy(v) {
-					spec.Kind = engine.ExplainDeleteOp
-				}
-			case "hint":
-				spec.Find.Hint = v
-			case "let":
-				spec.Find.Let, err = argDoc(name, k, v)
-			}
-			return err
-		})
-	default:
-		return nil, errs.New(errs.CommandNotFound, "Explain failed due to unknown command: %s", name)
 	}
+	spec, err := explainSpec(s, req, name, inner)
 	if err != nil {
 		return nil, err
 	}
+	spec.Verbosity = verbosity
 	out, err := s.eng.Explain(ctx, req.DB, coll, spec)
 	if err != nil {
 		return nil, err
@@ -158,47 +65,63 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	return explainReply(out, inner, req.DB), nil
 }
 
-// explainFindArgs reads a find command's fields into spec; allowDiskUse
-// is the default of the instance (allowDiskUseByDefault).
-func explainFindArgs(inner bsoncore.Document, spec *engine.FindSpec, allowDiskUse bool) error {
-	spec.AllowDiskUse = allowDiskUse
-	return eachInner(inner, func(k string, v bsoncore.Value) error {
-		var err error
-		switch k {
-		case "filter":
-			spec.Filter, err = argDoc("find", k, v)
-		case "sort":
-			spec.Sort, err = argDoc("find", k, v)
-		case "projection":
-			spec.Projection, err = argDoc("find", k, v)
-		case "hint":
-			spec.Hint = v
-		case "skip":
-			spec.Skip, err = nonNegative("find", k, v)
-		case "limit":
-			spec.Limit, err = argInt64("find", k, v)
-		case "allowDiskUse":
-			spec.AllowDiskUse, err = argBool("find", k, v)
-		case "let":
-			spec.Let, err = argDoc("find", k, v)
+// explainSpec parses the explained command inner (named name) with the
+// command's own parser, as mongod parses it with the command's IDL, so a
+// bad argument fails the same way whether the command runs or is
+// explained. An update or delete is explained by its first statement.
+func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) (engine.ExplainSpec, error) {
+	var spec engine.ExplainSpec
+	sub := &Request{Name: name, DB: req.DB, Cmd: inner, conn: req.conn}
+	switch name {
+	case "find":
+		f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
+		if err != nil {
+			return spec, err
 		}
-		return err
-	})
-}
-
-// eachInner calls fn for each field of an explained command after its
-// name.
-func eachInner(d bsoncore.Document, fn func(k string, v bsoncore.Value) error) error {
-	elems, err := d.Elements()
-	if err != nil {
-		return errs.New(errs.InvalidBSON, "invalid command document: %v", err)
-	}
-	for _, e := range elems[1:] {
-		if err := fn(e.Key(), e.Value()); err != nil {
-			return err
+		spec.Kind, spec.Find = engine.ExplainFindOp, f.spec
+	case "count":
+		c, err := parseCount(sub)
+		if err != nil {
+			return spec, err
 		}
+		spec.Kind = engine.ExplainCountOp
+		spec.Find = engine.FindSpec{Filter: c.filter, Skip: c.skip, Limit: c.limit, Hint: c.hint}
+	case "distinct":
+		d, err := parseDistinct(sub)
+		if err != nil {
+			return spec, err
+		}
+		spec.Kind, spec.Key, spec.Find.Filter = engine.ExplainDistinctOp, d.key, d.filter
+	case "update":
+		_, specs, err := parseUpdate(sub)
+		if err != nil {
+			return spec, err
+		}
+		st := specs[0]
+		spec.Kind, spec.Multi = engine.ExplainUpdateOp, st.Multi
+		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let}
+	case "delete":
+		_, specs, err := parseDelete(sub)
+		if err != nil {
+			return spec, err
+		}
+		st := specs[0]
+		spec.Kind, spec.Multi = engine.ExplainDeleteOp, st.Limit == 0
+		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let}
+	case "findAndModify", "findandmodify":
+		_, f, err := parseFindAndModify(sub)
+		if err != nil {
+			return spec, err
+		}
+		spec.Kind = engine.ExplainUpdateOp
+		if f.Remove {
+			spec.Kind = engine.ExplainDeleteOp
+		}
+		spec.Find = engine.FindSpec{Filter: f.Query, Sort: f.Sort, Hint: f.Hint, Let: f.Let}
+	default:
+		return spec, errs.New(errs.CommandNotFound, "Explain failed due to unknown command: %s", name)
 	}
-	return nil
+	return spec, nil
 }
 
 // explainReply appends command and serverInfo to an engine explain.

@@ -14,13 +14,47 @@ func init() { register(cmdFind, "find") }
 
 // cmdFind runs a query and returns the first batch of its cursor.
 func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	coll, err := collName(req)
+	f, err := parseFind(req, s.eng.Params().AllowDiskUseByDefault.Load())
 	if err != nil {
 		return nil, err
 	}
-	spec := engine.FindSpec{AllowDiskUse: s.eng.Params().AllowDiskUseByDefault.Load()}
-	var batchSize int64
-	var hasBatch, singleBatch, noTimeout bool
+	spec, coll, batchSize, hasBatch := f.spec, f.coll, f.batchSize, f.hasBatch
+	sctx := cursor.NewSwitchContext(ctx)
+	it, err := s.eng.Find(sctx, req.DB, coll, spec)
+	if err != nil {
+		return nil, err
+	}
+	c := cursor.New(ns(req.DB, coll), it)
+	c.Ctx = sctx
+	c.Tailable, c.AwaitData = spec.Tailable, spec.AwaitData
+	c.NoTimeout = f.noTimeout
+	if spec.Limit > 0 {
+		c.Limit = spec.Limit
+		if !hasBatch || batchSize > spec.Limit {
+			batchSize, hasBatch = spec.Limit, true
+		}
+	}
+	return s.firstBatch(ctx, c, batchSize, hasBatch, f.singleBatch)
+}
+
+// findCmd is a parsed find command.
+type findCmd struct {
+	coll      string
+	spec      engine.FindSpec
+	batchSize int64
+	// hasBatch is set when batchSize was given.
+	hasBatch, singleBatch, noTimeout bool
+}
+
+// parseFind reads a find command; explain parses the find it explains
+// with it too, so both reject the same arguments with the same errors.
+func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
+	coll, err := collName(req)
+	if err != nil {
+		return findCmd{}, err
+	}
+	f := findCmd{coll: coll, spec: engine.FindSpec{AllowDiskUse: allowDiskUseDefault}}
+	spec := &f.spec
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
@@ -40,10 +74,10 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 		case "limit":
 			spec.Limit, err = nonNegative(req.Name, k, v)
 		case "batchSize":
-			batchSize, err = nonNegative(req.Name, k, v)
-			hasBatch = true
+			f.batchSize, err = nonNegative(req.Name, k, v)
+			f.hasBatch = true
 		case "singleBatch":
-			singleBatch, err = argBool(req.Name, k, v)
+			f.singleBatch, err = argBool(req.Name, k, v)
 		case "tailable":
 			spec.Tailable, err = argBool(req.Name, k, v)
 		case "awaitData":
@@ -51,7 +85,7 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 		case "allowDiskUse":
 			spec.AllowDiskUse, err = argBool(req.Name, k, v)
 		case "noCursorTimeout":
-			noTimeout, err = argBool(req.Name, k, v)
+			f.noTimeout, err = argBool(req.Name, k, v)
 		case "let":
 			spec.Let, err = argDoc(req.Name, k, v)
 		case "collation":
@@ -75,27 +109,12 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 		return true, err
 	})
 	if err != nil {
-		return nil, err
+		return findCmd{}, err
 	}
 	if spec.AwaitData && !spec.Tailable {
-		return nil, errs.New(errs.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+		return findCmd{}, errs.New(errs.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
-	sctx := cursor.NewSwitchContext(ctx)
-	it, err := s.eng.Find(sctx, req.DB, coll, spec)
-	if err != nil {
-		return nil, err
-	}
-	c := cursor.New(ns(req.DB, coll), it)
-	c.Ctx = sctx
-	c.Tailable, c.AwaitData = spec.Tailable, spec.AwaitData
-	c.NoTimeout = noTimeout
-	if spec.Limit > 0 {
-		c.Limit = spec.Limit
-		if !hasBatch || batchSize > spec.Limit {
-			batchSize, hasBatch = spec.Limit, true
-		}
-	}
-	return s.firstBatch(ctx, c, batchSize, hasBatch, singleBatch)
+	return f, nil
 }
 
 // nonNegative reads an integer argument that must be >= 0.

@@ -14,11 +14,53 @@ func init() { register(cmdFindAndModify, "findAndModify", "findandmodify") }
 // cmdFindAndModify atomically finds one document and updates or removes
 // it, returning the document before or after the change.
 func cmdFindAndModify(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	coll, err := collName(req)
+	coll, spec, err := parseFindAndModify(req)
 	if err != nil {
 		return nil, err
 	}
+	wc, err := parseWriteConcern(req)
+	if err != nil {
+		return nil, err
+	}
+	spec.Journal = wc.journal
+	res, err := s.eng.FindAndModify(ctx, req.DB, coll, spec)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Remove {
+		s.stats.delete.Add(1)
+	} else {
+		s.stats.update.Add(1)
+	}
+	if res.LastErrorObject.Upserted.Type != 0 {
+		s.inserts.notify(ns(req.DB, coll))
+	}
+	leo := bsoncore.NewDocumentBuilder().AppendInt32("n", int32(res.LastErrorObject.N))
+	if !spec.Remove {
+		leo.AppendBoolean("updatedExisting", res.LastErrorObject.UpdatedExisting)
+	}
+	if res.LastErrorObject.Upserted.Type != 0 {
+		leo.AppendValue("upserted", res.LastErrorObject.Upserted)
+	}
+	b := bsoncore.NewDocumentBuilder().AppendDocument("lastErrorObject", leo.Build())
+	if res.Value != nil {
+		b.AppendDocument("value", res.Value)
+	} else {
+		b.AppendNull("value")
+	}
+	appendWriteConcernError(b, wc)
+	return b.Build(), nil
+}
+
+// parseFindAndModify reads a findAndModify command (not its write
+// concern); explain parses the findAndModify it explains with it too, so
+// both reject the same arguments with the same errors.
+func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) {
 	var spec engine.FindAndModifySpec
+	coll, err := collName(req)
+	if err != nil {
+		return "", spec, err
+	}
 	hasUpdate := false
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -62,48 +104,17 @@ func cmdFindAndModify(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 		return true, err
 	})
 	if err != nil {
-		return nil, err
+		return "", spec, err
 	}
 	switch {
 	case spec.Remove && hasUpdate:
-		return nil, errs.New(errs.FailedToParse, "Cannot specify both an update and remove=true")
+		return "", spec, errs.New(errs.FailedToParse, "Cannot specify both an update and remove=true")
 	case !spec.Remove && !hasUpdate:
-		return nil, errs.New(errs.FailedToParse, "Either an update or remove=true must be specified")
+		return "", spec, errs.New(errs.FailedToParse, "Either an update or remove=true must be specified")
 	case spec.Remove && spec.Upsert:
-		return nil, errs.New(errs.FailedToParse, "Cannot specify both upsert=true and remove=true ")
+		return "", spec, errs.New(errs.FailedToParse, "Cannot specify both upsert=true and remove=true ")
 	case spec.Remove && spec.New:
-		return nil, errs.New(errs.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
+		return "", spec, errs.New(errs.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
 	}
-	wc, err := parseWriteConcern(req)
-	if err != nil {
-		return nil, err
-	}
-	spec.Journal = wc.journal
-	res, err := s.eng.FindAndModify(ctx, req.DB, coll, spec)
-	if err != nil {
-		return nil, err
-	}
-	if spec.Remove {
-		s.stats.delete.Add(1)
-	} else {
-		s.stats.update.Add(1)
-	}
-	if res.LastErrorObject.Upserted.Type != 0 {
-		s.inserts.notify(ns(req.DB, coll))
-	}
-	leo := bsoncore.NewDocumentBuilder().AppendInt32("n", int32(res.LastErrorObject.N))
-	if !spec.Remove {
-		leo.AppendBoolean("updatedExisting", res.LastErrorObject.UpdatedExisting)
-	}
-	if res.LastErrorObject.Upserted.Type != 0 {
-		leo.AppendValue("upserted", res.LastErrorObject.Upserted)
-	}
-	b := bsoncore.NewDocumentBuilder().AppendDocument("lastErrorObject", leo.Build())
-	if res.Value != nil {
-		b.AppendDocument("value", res.Value)
-	} else {
-		b.AppendNull("value")
-	}
-	appendWriteConcernError(b, wc)
-	return b.Build(), nil
+	return coll, spec, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -19,7 +20,7 @@ func cmdGetLog(_ context.Context, s *Server, req *Request) (bsoncore.Document, e
 	v := req.Cmd.Index(0).Value()
 	name, ok := v.StringValueOK()
 	if !ok {
-		return nil, errs.New(errs.TypeMismatch, "Argument to getLog must be of type String; found %s of type %s", v.String(), typeName(v.Type))
+		return nil, errs.New(errs.TypeMismatch, "Argument to getLog must be of type String; found %s of type %s", v.String(), bsonutil.TypeName(v.Type))
 	}
 	switch name {
 	case "*":

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -29,7 +30,7 @@ func cmdKillCursors(_ context.Context, s *Server, req *Request) (bsoncore.Docume
 		vals, _ := arr.Values()
 		for _, x := range vals {
 			if x.Type != bsoncore.TypeInt64 {
-				return true, errs.New(errs.TypeMismatch, "BSON field 'killCursors.cursors' is the wrong type '%s', expected type 'long'", typeName(x.Type))
+				return true, errs.New(errs.TypeMismatch, "BSON field 'killCursors.cursors' is the wrong type '%s', expected type 'long'", bsonutil.TypeName(x.Type))
 			}
 			ids = append(ids, x.Int64())
 		}

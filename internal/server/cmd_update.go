@@ -13,48 +13,11 @@ func init() { register(cmdUpdate, "update") }
 
 // cmdUpdate applies a batch of update statements.
 func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	coll, err := collName(req)
+	batch, specs, err := parseUpdate(req)
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.WriteOptions{Ordered: true}
-	var stmts []bsoncore.Document
-	var let bsoncore.Document
-	seen := false
-	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
-		var err error
-		switch k {
-		case "updates":
-			seen = true
-			stmts, err = argDocArray(req.Name, k, v)
-		case "ordered":
-			opts.Ordered, err = argBool(req.Name, k, v)
-		case "bypassDocumentValidation":
-			opts.BypassDocumentValidation, err = argBool(req.Name, k, v)
-		case "let":
-			let, err = argDoc(req.Name, k, v)
-		case "stmtId", "stmtIds", "runtimeConstants":
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !seen {
-		return nil, errs.New(errs.Location40414, "BSON field 'update.updates' is missing but a required field")
-	}
-	if err := checkBatchSize(len(stmts)); err != nil {
-		return nil, err
-	}
-	specs := make([]engine.UpdateSpec, len(stmts))
-	for i, st := range stmts {
-		if err := parseUpdateStatement(st, &specs[i]); err != nil {
-			return nil, err
-		}
-		specs[i].Let = let
-	}
+	coll, opts := batch.coll, batch.opts
 	wc, err := parseWriteConcern(req)
 	if err != nil {
 		return nil, err
@@ -85,52 +48,48 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	return b.Build(), nil
 }
 
-// parseUpdateStatement reads one {q, u, multi, upsert, arrayFilters, hint}.
-func parseUpdateStatement(st bsoncore.Document, spec *engine.UpdateSpec) error {
-	const cmd = "update.updates"
-	elems, err := st.Elements()
+// parseUpdate reads an update command and its statements (not its write
+// concern); explain parses the update it explains with it too, so both
+// reject the same arguments with the same errors.
+func parseUpdate(req *Request) (writeBatch, []engine.UpdateSpec, error) {
+	b, err := parseWriteBatch(req, "updates", batchFields{let: true, bypass: true, runtimeConstants: true})
 	if err != nil {
-		return errs.New(errs.InvalidBSON, "invalid update statement: %v", err)
+		return b, nil, err
 	}
-	hasQ, hasU := false, false
-	for _, el := range elems {
-		v := el.Value()
+	specs, err := parseStatements(b, parseUpdateStatement)
+	return b, specs, err
+}
+
+// parseUpdateStatement reads one {q, u, multi, upsert, arrayFilters, hint}.
+func parseUpdateStatement(st, let bsoncore.Document, spec *engine.UpdateSpec) error {
+	const cmd = "update.updates"
+	spec.Let = let
+	return parseStatement(cmd, st, []string{"q", "u"}, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
-		switch el.Key() {
+		switch k {
 		case "q":
-			hasQ = true
-			spec.Filter, err = argDoc(cmd, "q", v)
+			spec.Filter, err = argDoc(cmd, k, v)
 		case "u":
-			hasU = true
 			if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
 				err = errs.New(errs.FailedToParse, "Update argument must be either an object or an array")
 			}
 			spec.Update = v
 		case "multi":
-			spec.Multi, err = argBool(cmd, "multi", v)
+			spec.Multi, err = argBool(cmd, k, v)
 		case "upsert":
-			spec.Upsert, err = argBool(cmd, "upsert", v)
+			spec.Upsert, err = argBool(cmd, k, v)
 		case "arrayFilters":
-			spec.ArrayFilters, err = argDocArray(cmd, "arrayFilters", v)
+			spec.ArrayFilters, err = argDocArray(cmd, k, v)
 		case "hint":
 			spec.Hint, err = argHint(v)
 		case "c":
-			spec.Constants, err = argDoc(cmd, "c", v)
+			spec.Constants, err = argDoc(cmd, k, v)
 		case "collation":
-			err = argCollation(cmd, "collation", v)
+			err = argCollation(cmd, k, v)
 		case "upsertSupplied", "sampleId", "sort":
 		default:
-			err = errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
+			return false, nil
 		}
-		if err != nil {
-			return err
-		}
-	}
-	if !hasQ {
-		return errs.New(errs.Location40414, "BSON field '%s.q' is missing but a required field", cmd)
-	}
-	if !hasU {
-		return errs.New(errs.Location40414, "BSON field '%s.u' is missing but a required field", cmd)
-	}
-	return nil
+		return true, err
+	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -62,7 +63,7 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 	if v, err := cmd.LookupErr("$db"); err == nil {
 		db, ok := v.StringValueOK()
 		if !ok {
-			return errorDoc(errs.New(errs.TypeMismatch, "BSON field '$db' is the wrong type '%s', expected type 'string'", typeName(v.Type)))
+			return errorDoc(errs.New(errs.TypeMismatch, "BSON field '$db' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type)))
 		}
 		req.DB = db
 	} else {
@@ -153,7 +154,7 @@ func collName(req *Request) (string, error) {
 	v := req.Cmd.Index(0).Value()
 	name, ok := v.StringValueOK()
 	if !ok {
-		return "", errs.New(errs.InvalidNamespace, "collection name has invalid type %s", typeName(v.Type))
+		return "", errs.New(errs.InvalidNamespace, "collection name has invalid type %s", bsonutil.TypeName(v.Type))
 	}
 	if name == "" {
 		return "", errs.New(errs.InvalidNamespace, "Invalid namespace specified '%s.'", req.DB)

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -100,7 +101,7 @@ func atomicIntParam(a *atomic.Int64, min int64) param {
 func intArg(v bsoncore.Value, min int64) (int64, error) {
 	n, ok := asInt64(v)
 	if !ok {
-		return 0, errs.New(errs.BadValue, "value must be a number, found %s", typeName(v.Type))
+		return 0, errs.New(errs.BadValue, "value must be a number, found %s", bsonutil.TypeName(v.Type))
 	}
 	if n < min {
 		return 0, errs.New(errs.BadValue, "value %d must be at least %d", n, min)
@@ -122,7 +123,7 @@ func boolParam(b *atomic.Bool) param {
 		get: func() bsoncore.Value { return boolValue(b.Load()) },
 		set: func(v bsoncore.Value) error {
 			if v.Type != bsoncore.TypeBoolean {
-				return errs.New(errs.BadValue, "value must be a boolean, found %s", typeName(v.Type))
+				return errs.New(errs.BadValue, "value must be a boolean, found %s", bsonutil.TypeName(v.Type))
 			}
 			b.Store(v.Boolean())
 			return nil

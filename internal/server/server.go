@@ -5,7 +5,6 @@
 package server
 
 import (
-	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -261,6 +260,3 @@ func (s *Server) Close() error {
 	s.cursors.Close()
 	return nil
 }
-
-// background returns the context for work not tied to one request.
-func (s *Server) background() context.Context { return context.Background() }

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
@@ -67,7 +68,7 @@ func sessionKey(lsid bsoncore.Document) (string, error) {
 	}
 	sub, data, ok := v.BinaryOK()
 	if !ok || sub != 4 {
-		return "", errs.New(errs.TypeMismatch, "BSON field 'OperationSessionInfo.lsid.id' is the wrong type '%s', expected type 'binData' subtype 4", typeName(v.Type))
+		return "", errs.New(errs.TypeMismatch, "BSON field 'OperationSessionInfo.lsid.id' is the wrong type '%s', expected type 'binData' subtype 4", bsonutil.TypeName(v.Type))
 	}
 	return string(data), nil
 }

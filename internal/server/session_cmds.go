@@ -3,6 +3,7 @@ package server
 import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -22,7 +23,7 @@ func sessionIDs(req *Request) ([]string, error) {
 	for _, x := range vals {
 		d, ok := x.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.TypeMismatch, "BSON field '%s' elements must be objects, found %s", req.Name, typeName(x.Type))
+			return nil, errs.New(errs.TypeMismatch, "BSON field '%s' elements must be objects, found %s", req.Name, bsonutil.TypeName(x.Type))
 		}
 		k, err := sessionKey(d)
 		if err != nil {

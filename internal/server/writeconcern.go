@@ -3,6 +3,7 @@ package server
 import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -52,7 +53,7 @@ func parseWriteConcern(req *Request) (writeConcern, error) {
 					majority = true
 				}
 			default:
-				return wc, errs.New(errs.FailedToParse, "w has to be a number or string; found: %s", typeName(x.Type))
+				return wc, errs.New(errs.FailedToParse, "w has to be a number or string; found: %s", bsonutil.TypeName(x.Type))
 			}
 		case "j":
 			b, err := argBool("writeConcern", "j", x)

@@ -12,6 +12,10 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// msgStyle is how error messages quote values and documents: mongod's
+// BSONElement::toString form ({ a: 1 }, nan.0, ObjectId('...')).
+var msgStyle = bsonutil.Style{}
+
 // loc is a position in the document being updated: an existing node, or
 // a missing one below parent that a path-creating operator may create.
 type loc struct {
@@ -212,7 +216,7 @@ func (a *applier) walkArray(u *node, l *loc) error {
 	}
 	if !l.node.isArray() {
 		return errs.New(errs.BadValue,
-			"Cannot apply array updates to non-array element %s", renderElem(l.name, l.node.value()))
+			"Cannot apply array updates to non-array element %s", bsonutil.FormatElem(l.name, l.node.value(), msgStyle))
 	}
 	l.node.expand()
 	for i := 0; i < len(l.node.kids); i++ {
@@ -300,7 +304,7 @@ func (a *applier) set(l *loc, v *mnode) error {
 
 func notViable(name string, p *loc) error {
 	return errs.New(errs.PathNotViable, "Cannot create field '%s' in element {%s}",
-		name, renderElem(p.name, p.node.value()))
+		name, bsonutil.FormatElem(p.name, p.node.value(), msgStyle))
 }
 
 // remove deletes the existing node at l; in an array it becomes null.
@@ -325,7 +329,7 @@ func (a *applier) idString() string {
 	if err != nil {
 		return "no id"
 	}
-	return renderElem("_id", id)
+	return bsonutil.FormatElem("_id", id, msgStyle)
 }
 
 // ReplaceWith replaces doc by repl as a replacement update does (keeping
@@ -355,7 +359,7 @@ func applyReplacement(doc, repl bsoncore.Document, insert, dollars bool) (bsonco
 		if hasOld == nil && errNew == nil && !bsonutil.Equal(oldID, newID) {
 			return nil, false, errs.New(errs.ImmutableField,
 				"After applying the update, the (immutable) field '_id' was found to have been altered to %s",
-				renderElem("_id", newID))
+				bsonutil.FormatElem("_id", newID, msgStyle))
 		}
 		out = append(out, repl...)
 	}

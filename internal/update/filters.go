@@ -13,12 +13,6 @@ type Matcher interface {
 	Match(doc bsoncore.Document) bool
 }
 
-// arrayFilter is one parsed entry of arrayFilters.
-type arrayFilter struct {
-	id string
-	m  Matcher
-}
-
 // matchElem matches an array element against a filter by wrapping it into
 // {<identifier>: element}, which is how mongod evaluates array filters.
 func matchWrapped(m Matcher, name string, v bsoncore.Value) bool {

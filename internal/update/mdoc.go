@@ -22,8 +22,6 @@ func newValue(v bsoncore.Value) *mnode { return &mnode{t: v.Type, raw: v} }
 
 func newDoc() *mnode { return &mnode{t: bsoncore.TypeEmbeddedDocument, exp: true} }
 
-func newArray() *mnode { return &mnode{t: bsoncore.TypeArray, exp: true} }
-
 func newNull() *mnode {
 	return &mnode{t: bsoncore.TypeNull, raw: bsoncore.Value{Type: bsoncore.TypeNull}}
 }
@@ -140,17 +138,4 @@ func (n *mnode) remove(i int) {
 func (n *mnode) appendChild(name string, k *mnode) {
 	n.names = append(n.names, name)
 	n.kids = append(n.kids, k)
-}
-
-// clone returns a deep copy that can be modified independently.
-func (n *mnode) clone() *mnode {
-	if !n.exp {
-		return &mnode{t: n.t, raw: n.raw}
-	}
-	c := &mnode{t: n.t, exp: true, names: append([]string(nil), n.names...)}
-	c.kids = make([]*mnode, len(n.kids))
-	for i, k := range n.kids {
-		c.kids[i] = k.clone()
-	}
-	return c
 }

@@ -20,7 +20,7 @@ func arrayValues(v bsoncore.Value) []bsoncore.Value {
 // mustBeArrayForPush reports the error $push gives on a non-array field.
 func pushNonArray(a *applier, l *loc) error {
 	return errs.New(errs.BadValue, "The field '%s' must be an array but is of type %s in document {%s}",
-		l.name, typeName(l.node.t), a.idString())
+		l.name, bsonutil.TypeName(l.node.t), a.idString())
 }
 
 // integral returns a number as int64 if it has an integral value.
@@ -75,21 +75,21 @@ func parsePush(_ string, v bsoncore.Value) (leafOp, error) {
 		case "$each":
 			if ev.Type != bsoncore.TypeArray {
 				return nil, errs.New(errs.BadValue,
-					"The argument to $each in $push must be an array but it was of type: %s", typeName(ev.Type))
+					"The argument to $each in $push must be an array but it was of type: %s", bsonutil.TypeName(ev.Type))
 			}
 			op.each = arrayValues(ev)
 		case "$slice":
 			n, ok := integral(ev)
 			if !ok {
 				return nil, errs.New(errs.BadValue,
-					"The value for $slice must be an integer value but was given type: %s", typeName(ev.Type))
+					"The value for $slice must be an integer value but was given type: %s", bsonutil.TypeName(ev.Type))
 			}
 			op.hasSlice, op.slice = true, n
 		case "$position":
 			n, ok := integral(ev)
 			if !ok {
 				return nil, errs.New(errs.BadValue,
-					"The value for $position must be an integer value, not of type: %s", typeName(ev.Type))
+					"The value for $position must be an integer value, not of type: %s", bsonutil.TypeName(ev.Type))
 			}
 			op.hasPos, op.pos = true, n
 		case "$sort":
@@ -238,11 +238,11 @@ func parseAddToSet(_ string, v bsoncore.Value) (leafOp, error) {
 			ev := elems[0].Value()
 			if ev.Type != bsoncore.TypeArray {
 				return nil, errs.New(errs.TypeMismatch,
-					"The argument to $each in $addToSet must be an array but it was of type %s", typeName(ev.Type))
+					"The argument to $each in $addToSet must be an array but it was of type %s", bsonutil.TypeName(ev.Type))
 			}
 			if len(elems) > 1 {
 				return nil, errs.New(errs.BadValue,
-					"Found unexpected fields after $each in $addToSet: %s", renderDoc(d))
+					"Found unexpected fields after $each in $addToSet: %s", bsonutil.FormatDoc(d, msgStyle))
 			}
 			vals = dedupe(arrayValues(ev))
 		}
@@ -277,7 +277,7 @@ func (o *addToSetOp) apply(a *applier, l *loc) (bool, error) {
 	if !l.node.isArray() {
 		return false, errs.New(errs.BadValue,
 			"Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s",
-			l.name, typeName(l.node.t))
+			l.name, bsonutil.TypeName(l.node.t))
 	}
 	l.node.expand()
 	changed := false
@@ -303,11 +303,11 @@ type popOp struct{ first bool }
 
 func parsePop(path string, v bsoncore.Value) (leafOp, error) {
 	if !bsonutil.IsNumber(v.Type) {
-		return nil, errs.New(errs.FailedToParse, "Expected a number in: %s", renderElem(path, v))
+		return nil, errs.New(errs.FailedToParse, "Expected a number in: %s", bsonutil.FormatElem(path, v, msgStyle))
 	}
 	n, ok := integral(v)
 	if !ok {
-		return nil, errs.New(errs.FailedToParse, "Expected an integer: %s", renderElem(path, v))
+		return nil, errs.New(errs.FailedToParse, "Expected an integer: %s", bsonutil.FormatElem(path, v, msgStyle))
 	}
 	if n != 1 && n != -1 {
 		return nil, errs.New(errs.FailedToParse, "$pop expects 1 or -1, found: %d", n)
@@ -321,7 +321,7 @@ func (o *popOp) apply(a *applier, l *loc) (bool, error) {
 	}
 	if !l.node.isArray() {
 		return false, errs.New(errs.TypeMismatch, "Path '%s' contains an element of non-array type '%s'",
-			l.dotted(), typeName(l.node.t))
+			l.dotted(), bsonutil.TypeName(l.node.t))
 	}
 	l.node.expand()
 	if len(l.node.kids) == 0 {
@@ -393,7 +393,7 @@ func startsWithQueryOperator(d bsoncore.Document) bool {
 
 func parsePullAll(_ string, v bsoncore.Value) (leafOp, error) {
 	if v.Type != bsoncore.TypeArray {
-		return nil, errs.New(errs.BadValue, "$pullAll requires an array argument but was given a %s", typeName(v.Type))
+		return nil, errs.New(errs.BadValue, "$pullAll requires an array argument but was given a %s", bsonutil.TypeName(v.Type))
 	}
 	vals := arrayValues(v)
 	return &pullOp{name: "$pullAll", match: func(e bsoncore.Value) bool { return containsValue(vals, e) }}, nil

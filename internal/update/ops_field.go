@@ -96,7 +96,7 @@ func parseArith(path string, v bsoncore.Value, mul bool) (leafOp, error) {
 		if mul {
 			verb = "multiply"
 		}
-		return nil, errs.New(errs.TypeMismatch, "Cannot %s with non-numeric argument: {%s}", verb, renderElem(path, v))
+		return nil, errs.New(errs.TypeMismatch, "Cannot %s with non-numeric argument: {%s}", verb, bsonutil.FormatElem(path, v, msgStyle))
 	}
 	return &arithOp{v: v, mul: mul}, nil
 }
@@ -113,7 +113,7 @@ func (o *arithOp) apply(a *applier, l *loc) (bool, error) {
 	if !bsonutil.IsNumber(cur.Type) {
 		return false, errs.New(errs.TypeMismatch,
 			"Cannot apply %s to a value of non-numeric type. {%s} has the field '%s' of non-numeric type %s",
-			o.name(), a.idString(), l.name, typeName(cur.Type))
+			o.name(), a.idString(), l.name, bsonutil.TypeName(cur.Type))
 	}
 	r, ok := arith(cur, o.v, o.mul)
 	if !ok {
@@ -174,7 +174,7 @@ func parseCurrentDate(_ string, v bsoncore.Value) (leafOp, error) {
 	}
 	return nil, errs.New(errs.BadValue,
 		"%s is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).",
-		typeName(v.Type))
+		bsonutil.TypeName(v.Type))
 }
 
 func (o *currentDateOp) apply(a *applier, l *loc) (bool, error) {
@@ -206,7 +206,7 @@ func (o *renameOp) apply(a *applier, l *loc) (bool, error) {
 			if src.node != nil && src.node.isArray() {
 				return false, errs.New(errs.BadValue,
 					"The source field cannot be an array element, '%s' in doc with %s has an array field called '%s'",
-					strings.Join(o.from, "."), renderElem(src.name, src.node.value()), src.name)
+					strings.Join(o.from, "."), bsonutil.FormatElem(src.name, src.node.value(), msgStyle), src.name)
 			}
 			return false, nil
 		}
@@ -220,7 +220,7 @@ func (o *renameOp) apply(a *applier, l *loc) (bool, error) {
 		if p.node != nil && p.node.isArray() {
 			return false, errs.New(errs.BadValue,
 				"The destination field cannot be an array element, '%s' in doc with %s has an array field called '%s'",
-				o.to, renderElem(p.name, p.node.value()), p.name)
+				o.to, bsonutil.FormatElem(p.name, p.node.value(), msgStyle), p.name)
 		}
 	}
 	if err := a.checkImmutable(src.path); err != nil {
@@ -247,7 +247,7 @@ func parseBit(path string, v bsoncore.Value) (leafOp, error) {
 	if v.Type != bsoncore.TypeEmbeddedDocument {
 		return nil, errs.New(errs.BadValue,
 			"The $bit modifier is not compatible with a %s. You must pass in an embedded document: {$bit: {field: {and/or/xor: #}}",
-			typeName(v.Type))
+			bsonutil.TypeName(v.Type))
 	}
 	elems, _ := v.Document().Elements()
 	n := &bitOpNode{}
@@ -256,13 +256,13 @@ func parseBit(path string, v bsoncore.Value) (leafOp, error) {
 		if k != "and" && k != "or" && k != "xor" {
 			return nil, errs.New(errs.BadValue,
 				"The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s}",
-				k, renderElem(k, e.Value()))
+				k, bsonutil.FormatElem(k, e.Value(), msgStyle))
 		}
 		t := e.Value().Type
 		if t != bsoncore.TypeInt32 && t != bsoncore.TypeInt64 {
 			return nil, errs.New(errs.BadValue,
 				"The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s}",
-				typeName(t), renderElem(k, e.Value()))
+				bsonutil.TypeName(t), bsonutil.FormatElem(k, e.Value(), msgStyle))
 		}
 		n.ops = append(n.ops, bitOpSpec{op: k, v: e.Value()})
 	}
@@ -280,7 +280,7 @@ func (n *bitOpNode) apply(a *applier, l *loc) (bool, error) {
 		if cur.Type != bsoncore.TypeInt32 && cur.Type != bsoncore.TypeInt64 {
 			return false, errs.New(errs.BadValue,
 				"Cannot apply $bit to a value of non-integral type.{%s} has the field %s of non-integer type %s",
-				a.idString(), l.name, typeName(cur.Type))
+				a.idString(), l.name, bsonutil.TypeName(cur.Type))
 		}
 	}
 	for _, o := range n.ops {

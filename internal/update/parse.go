@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -72,7 +73,7 @@ func Parse(spec bsoncore.Document, arrayFilters []bsoncore.Document) (*Update, e
 		if mv.Type != bsoncore.TypeEmbeddedDocument {
 			return nil, errs.New(errs.FailedToParse,
 				"Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s}",
-				typeName(mv.Type), renderElem(name, mv))
+				bsonutil.TypeName(mv.Type), bsonutil.FormatElem(name, mv, msgStyle))
 		}
 		fields, err := mv.Document().Elements()
 		if err != nil {
@@ -102,7 +103,7 @@ func Parse(spec bsoncore.Document, arrayFilters []bsoncore.Document) (*Update, e
 	for id := range filters {
 		if !used[id] {
 			return nil, errs.New(errs.FailedToParse,
-				"The array filter for identifier '%s' was not used in the update %s", id, renderDoc(spec))
+				"The array filter for identifier '%s' was not used in the update %s", id, bsonutil.FormatDoc(spec, msgStyle))
 		}
 	}
 	u.root.finish()
@@ -153,11 +154,11 @@ func (u *Update) checkPath(path string, used map[string]bool) ([]string, bool, e
 func (u *Update) parseRename(f bsoncore.Element) error {
 	from, v := f.Key(), f.Value()
 	if v.Type != bsoncore.TypeString {
-		return errs.New(errs.BadValue, "The 'to' field for $rename must be a string: %s", renderElem(from, v))
+		return errs.New(errs.BadValue, "The 'to' field for $rename must be a string: %s", bsonutil.FormatElem(from, v, msgStyle))
 	}
 	to := v.StringValue()
 	if strings.IndexByte(to, 0) >= 0 {
-		return errs.New(errs.BadValue, "The 'to' field for $rename cannot contain an embedded null byte: %s", renderElem(from, v))
+		return errs.New(errs.BadValue, "The 'to' field for $rename cannot contain an embedded null byte: %s", bsonutil.FormatElem(from, v, msgStyle))
 	}
 	for _, p := range []struct{ path, which string }{{from, "source"}, {to, "destination"}} {
 		if p.path == "" {
@@ -175,7 +176,7 @@ func (u *Update) parseRename(f bsoncore.Element) error {
 	}
 	if from == to || strings.HasPrefix(to, from+".") || strings.HasPrefix(from, to+".") {
 		return errs.New(errs.BadValue,
-			"The source and target field for $rename must not be on the same path: %s", renderElem(from, v))
+			"The source and target field for $rename must not be on the same path: %s", bsonutil.FormatElem(from, v, msgStyle))
 	}
 	if err := u.root.insert(strings.Split(to, "."), &renameOp{from: strings.Split(from, "."), to: to}, to); err != nil {
 		return err
@@ -201,7 +202,7 @@ func checkTopLevelField(name string, v bsoncore.Value) error {
 	if name == "_id" {
 		switch v.Type {
 		case bsoncore.TypeArray, bsoncore.TypeRegex, bsoncore.TypeUndefined:
-			return errs.New(errs.InvalidIdField, "The '_id' value cannot be of type %s", typeName(v.Type))
+			return errs.New(errs.InvalidIdField, "The '_id' value cannot be of type %s", bsonutil.TypeName(v.Type))
 		}
 	}
 	return nil
@@ -210,7 +211,7 @@ func checkTopLevelField(name string, v bsoncore.Value) error {
 // String renders the update for logs and debugging.
 func (u *Update) String() string {
 	if u.IsReplacement() {
-		return "replacement " + renderDoc(u.replacement)
+		return "replacement " + bsonutil.FormatDoc(u.replacement, msgStyle)
 	}
 	return fmt.Sprintf("operator update (positional=%v, %d array filters)", u.positional, len(u.filters))
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -125,7 +126,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 			return nil, err
 		}
 		if raw["sortBy"].Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(errs.Location5788604, "%s expects a sortBy value that is an object, but got %s", name, expr.TypeName(raw["sortBy"]))
+			return nil, errs.New(errs.Location5788604, "%s expects a sortBy value that is an object, but got %s", name, bsonutil.TypeName(raw["sortBy"].Type))
 		}
 		if f.sortBy, err = expr.ParseSortSpec(raw["sortBy"]); err != nil {
 			return nil, err
@@ -152,7 +153,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 
 func spec(name string, args bsoncore.Value, keys ...string) (map[string]bsoncore.Value, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", expr.TypeName(args))
+		return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", bsonutil.TypeName(args.Type))
 	}
 	raw := map[string]bsoncore.Value{}
 	elems, _ := args.Document().Elements()

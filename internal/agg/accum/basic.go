@@ -235,7 +235,7 @@ func (a *mergeAcc) Add(v bsoncore.Value) error {
 		return nil
 	}
 	if v.Type != bsoncore.TypeEmbeddedDocument {
-		return errs.New(errs.Location40400, "$mergeObjects requires object inputs, but input %s is of type %s", v.String(), expr.TypeName(v))
+		return errs.New(errs.Location40400, "$mergeObjects requires object inputs, but input %s is of type %s", v.String(), bsonutil.TypeName(v.Type))
 	}
 	c := copyVal(v)
 	a.mem += len(c.Data) + valOverhead

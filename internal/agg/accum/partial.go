@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
@@ -16,7 +17,7 @@ import (
 func partialDoc(name string, p bsoncore.Value) (bsoncore.Document, error) {
 	d, ok := p.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.InternalError, "%s: partial state is %s, not a document", name, expr.TypeName(p))
+		return nil, errs.New(errs.InternalError, "%s: partial state is %s, not a document", name, bsonutil.TypeName(p.Type))
 	}
 	return d, nil
 }
@@ -24,7 +25,7 @@ func partialDoc(name string, p bsoncore.Value) (bsoncore.Document, error) {
 // partialArray reads a state array, failing on any other type.
 func partialArray(name string, p bsoncore.Value) ([]bsoncore.Value, error) {
 	if p.Type != bsoncore.TypeArray {
-		return nil, errs.New(errs.InternalError, "%s: partial state is %s, not an array", name, expr.TypeName(p))
+		return nil, errs.New(errs.InternalError, "%s: partial state is %s, not an array", name, bsonutil.TypeName(p.Type))
 	}
 	return expr.ArrayValues(p), nil
 }

@@ -10,19 +10,22 @@ import (
 	"github.com/lodedb/lode/internal/storage"
 )
 
-// Batch limits: a write transaction commits when it holds this many
+// Batch limits: a write batch commits when it holds this many
 // documents or bytes, so large inserts become a few large batches.
 const (
 	maxBatchDocs  = 1000
 	maxBatchBytes = 8 << 20
 )
 
-// writeTxn accumulates the changes of one or more documents of one
+// writeBatch accumulates the changes of one or more documents of one
 // collection into a Pebble batch. The caller holds the collection's writer
 // lock from creation to the last commit. Each document's record and index
 // entries are validated completely before any of them enters the batch, so
-// a failed document leaves no partial state.
-type writeTxn struct {
+// a failed document leaves no partial state. It is a statement's batch,
+// not a transaction: a long statement commits several in turn (see full),
+// and inside a multi-document transaction (Txn) it writes into the
+// transaction's batch instead.
+type writeBatch struct {
 	e *Engine
 	c *collection // current metadata; replaced when an index turns multikey
 
@@ -60,17 +63,17 @@ type stagedKey struct {
 	del          bool
 }
 
-func (e *Engine) newTxn(c *collection) *writeTxn {
-	return &writeTxn{e: e, c: c, b: e.db.NewBatch()}
+func (e *Engine) newWriteBatch(c *collection) *writeBatch {
+	return &writeBatch{e: e, c: c, b: e.db.NewBatch()}
 }
 
 // full reports whether the batch should be committed now.
-func (t *writeTxn) full() bool {
+func (t *writeBatch) full() bool {
 	return t.docs >= maxBatchDocs || t.b.Len() >= maxBatchBytes
 }
 
 // commit commits the pending batch (if any) without sync.
-func (t *writeTxn) commit() error {
+func (t *writeBatch) commit() error {
 	if t.it != nil {
 		t.it.Close()
 		t.it = nil
@@ -118,7 +121,7 @@ func (t *writeTxn) commit() error {
 }
 
 // abort discards the uncommitted batch.
-func (t *writeTxn) abort() {
+func (t *writeBatch) abort() {
 	if t.it != nil {
 		t.it.Close()
 		t.it = nil
@@ -136,7 +139,7 @@ func (t *writeTxn) abort() {
 // stageKeys computes the index entries of doc for every index into
 // t.staged (with del set as given) and returns the multikey paths found
 // per index.
-func (t *writeTxn) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]string, err error) {
+func (t *writeBatch) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]string, err error) {
 	for i, ix := range t.c.indexes {
 		keys, paths, skip, err := t.g.indexKeys(ix, doc)
 		if err != nil {
@@ -168,7 +171,7 @@ func hasPaths(have, want []string) bool {
 
 // checkUnique verifies that adding keystring ks to unique index ix for
 // record rid conflicts with no other record.
-func (t *writeTxn) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
+func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
 	t.kbuf = storage.AppendIndexPrefix(t.kbuf[:0], ix.id)
 	t.kbuf = append(t.kbuf, ks...)
 	if err := t.claim(t.kbuf); err != nil {
@@ -233,7 +236,7 @@ func (t *writeTxn) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Do
 }
 
 // insert adds doc (already prepared: _id first, validated) as a new record.
-func (t *writeTxn) insert(doc bsoncore.Document) (uint64, error) {
+func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 	mk, err := t.stageKeys(doc, false)
 	if err != nil {
@@ -263,7 +266,7 @@ func (t *writeTxn) insert(doc bsoncore.Document) (uint64, error) {
 }
 
 // writeStaged applies the staged index changes for record rid.
-func (t *writeTxn) writeStaged(rid uint64) {
+func (t *writeBatch) writeStaged(rid uint64) {
 	for _, s := range t.staged {
 		ix := t.c.indexes[s.ix]
 		ks := t.sbuf[s.off:s.end]
@@ -301,7 +304,7 @@ func (t *writeTxn) writeStaged(rid uint64) {
 
 // markMultikey records new multikey paths in the collection metadata; the
 // catalog entry is written with the batch.
-func (t *writeTxn) markMultikey(mk map[int][]string) {
+func (t *writeBatch) markMultikey(mk map[int][]string) {
 	if len(mk) == 0 {
 		return
 	}
@@ -323,7 +326,7 @@ func (t *writeTxn) markMultikey(mk map[int][]string) {
 
 // update replaces record rid's oldDoc with newDoc, changing only the index
 // entries whose keys differ.
-func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
+func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
 	if err := t.claimRecord(rid); err != nil {
 		return err
 	}
@@ -384,7 +387,7 @@ func (t *writeTxn) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
 
 // remove deletes record rid (whose current version is doc) and its index
 // entries.
-func (t *writeTxn) remove(rid uint64, doc bsoncore.Document) error {
+func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if err := t.claimRecord(rid); err != nil {
 		return err
 	}

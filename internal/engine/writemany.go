@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// runStatements runs the n statements of an update or delete batch in
+// order: run executes statement i and returns the sequence number of its
+// last commit. A statement's *errs.Error becomes its write error, and an
+// ordered batch stops at the first, as in mongod; any other error (or a
+// done ctx between statements) ends the batch and is returned with the
+// write errors so far. At the end it waits for the batch's commits to be
+// durable as opts.Journal asks.
+func (e *Engine) runStatements(ctx context.Context, n int, opts WriteOptions, run func(i int) (uint64, error)) ([]WriteError, error) {
+	var werrs []WriteError
+	var lastSeq uint64
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return werrs, err
+		}
+		seq, err := run(i)
+		lastSeq = max(lastSeq, seq)
+		if err != nil {
+			var me *errs.Error
+			if !errors.As(err, &me) {
+				return werrs, err
+			}
+			werrs = append(werrs, WriteError{Index: i, Err: me})
+			if opts.Ordered {
+				break
+			}
+		}
+	}
+	return werrs, e.waitDurable(ctx, lastSeq, opts.Journal)
+}
+
+// docWrite is the per-document step of a multi-document update or delete:
+// it writes the change of the matching document doc (record rid, pos the
+// positional match) into batch t. kept reports whether t holds on to
+// doc's bytes until it commits, so that they cannot be reused for the
+// next document.
+type docWrite func(t *writeBatch, rid uint64, doc []byte, pos int) (kept bool, err error)
+
+// writeMatches is the loop of a multi-document update or delete. It
+// collects the record ids of f's matches in db.coll from a snapshot first,
+// so that no document is visited twice, then works through them in
+// chunks, one write batch each under the collection's writer lock:
+// each document is re-read and f re-checked against its current version
+// (with the positional match when positional is set) before write runs.
+// It stops at the first error, at the end of the chunk in which ctx is
+// done, and when the collection is dropped or replaced; it returns the
+// sequence number of the last commit.
+func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, positional bool, write docWrite) (uint64, error) {
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return 0, nil
+	}
+	snap, release := e.snapshotCtx(ctx)
+	var ids []uint64
+	err := e.scanMatches(snap, c, filterDoc, f, hint, func(rid uint64, _ []byte, _ int) bool {
+		ids = append(ids, rid)
+		return true
+	})
+	release()
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	var lastSeq uint64
+	var buf []byte
+	for len(ids) > 0 {
+		lc, err := e.lockCollCtx(ctx, db, coll, false)
+		if err != nil || lc == nil || lc.id != c.id {
+			if lc != nil {
+				lc.state.mu.Unlock()
+			}
+			return lastSeq, err
+		}
+		t := e.newWriteBatchCtx(ctx, lc)
+		var stmtErr error
+		for len(ids) > 0 && !t.full() {
+			rid := ids[0]
+			ids = ids[1:]
+			doc, found, err := storage.GetRecord(t.reader(), lc.id, rid, buf[:0])
+			if err != nil {
+				stmtErr = err
+				break
+			}
+			buf = doc
+			if !found {
+				continue
+			}
+			matched, pos := false, -1
+			if positional {
+				matched, pos = f.MatchPositional(doc)
+			} else {
+				matched = f.Match(doc)
+			}
+			if !matched {
+				continue
+			}
+			kept, err := write(t, rid, doc, pos)
+			if err != nil {
+				stmtErr = err
+				break
+			}
+			if kept {
+				buf = nil
+			}
+		}
+		cerr := t.commit()
+		t.abort()
+		lc.state.mu.Unlock()
+		lastSeq = max(lastSeq, t.lastSeq)
+		if cerr != nil {
+			return lastSeq, cerr
+		}
+		if stmtErr != nil {
+			return lastSeq, stmtErr
+		}
+		if err := ctx.Err(); err != nil {
+			return lastSeq, err
+		}
+	}
+	return lastSeq, nil
+}
