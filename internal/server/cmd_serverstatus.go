@@ -17,7 +17,7 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 	up := time.Since(s.started)
 	resident, virtual := processMemory()
 	st := &s.stats
-	return bsoncore.NewDocumentBuilder().
+	b := bsoncore.NewDocumentBuilder().
 		AppendString("host", s.host).
 		AppendString("version", MongoVersion).
 		AppendString("process", "mongod").
@@ -43,8 +43,11 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 			AppendInt32("bits", 64).
 			AppendInt32("resident", int32(resident)).
 			AppendInt32("virtual", int32(virtual)).
-			AppendBoolean("supported", true).Build()).
-		AppendDocument("metrics", s.metricsDoc()).
+			AppendBoolean("supported", true).Build())
+	if sec, ok := s.securityStatus(); ok { // TLS only (tlsconfig.go)
+		b.AppendDocument("security", sec)
+	}
+	return b.AppendDocument("metrics", s.metricsDoc()).
 		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().
 			AppendString("name", "lode").
 			AppendBoolean("supportsCommittedReads", true).
