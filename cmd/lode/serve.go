@@ -51,6 +51,7 @@ func runServe(args []string) error {
 	msgTimeout := fs.Duration("message-timeout", server.DefaultMessageTimeout, "time a request may take to arrive once it has begun; a client stalled mid-message is disconnected (0: no limit)")
 	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables (0: none; default half the machine's memory)")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
+	tlsf := addTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -60,6 +61,10 @@ func runServe(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(log)
+	tlsMode, tlsConfig, err := tlsf.config(log)
+	if err != nil {
+		return err
+	}
 
 	if *pprofAddr != "" {
 		if err := startPprof(*pprofAddr, log); err != nil {
@@ -91,13 +96,14 @@ func runServe(args []string) error {
 	}
 	warnFileLimit(log)
 	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, MessageTimeout: *msgTimeout,
-		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr())})
+		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr()),
+		TLSMode: tlsMode, TLS: tlsConfig})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go returnMemory(ctx, log)
-	log.Info("lode started", "addr", ln.Addr().String(), "dir", *dir, "version", version)
+	log.Info("lode started", "addr", ln.Addr().String(), "dir", *dir, "version", version, "tls", tlsMode.String())
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down", "signal", "received")

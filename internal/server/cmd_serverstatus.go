@@ -16,7 +16,7 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 	resident, virtual := processMemory()
 	st := &s.stats
 	budget := s.eng.Params().Budget
-	return bsoncore.NewDocumentBuilder().
+	b := bsoncore.NewDocumentBuilder().
 		AppendString("host", s.host).
 		AppendString("version", MongoVersion).
 		AppendString("process", "mongod").
@@ -42,8 +42,11 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 			AppendInt32("bits", 64).
 			AppendInt32("resident", int32(resident)).
 			AppendInt32("virtual", int32(virtual)).
-			AppendBoolean("supported", true).Build()).
-		AppendDocument("metrics", s.metricsDoc()).
+			AppendBoolean("supported", true).Build())
+	if sec, ok := s.securityStatus(); ok { // TLS only (tlsconfig.go)
+		b.AppendDocument("security", sec)
+	}
+	return b.AppendDocument("metrics", s.metricsDoc()).
 		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().
 			AppendString("name", "lode").
 			AppendBoolean("supportsCommittedReads", true).

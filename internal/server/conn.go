@@ -23,7 +23,8 @@ import (
 // at a time, in order, as the wire protocol requires.
 type conn struct {
 	s      *Server
-	nc     net.Conn
+	nc     net.Conn // the connection's reads and writes: raw, or TLS over it
+	raw    net.Conn // the accepted connection; set once, so other goroutines may close it or ask its address
 	id     int64
 	r      *bufio.Reader
 	out    []byte
@@ -107,16 +108,19 @@ func (c *conn) endWatch() {
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
-	c := &conn{s: s, nc: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10), gone: make(chan struct{})}
+	c := &conn{s: s, nc: nc, raw: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10), gone: make(chan struct{})}
 	return c
 }
 
 func (c *conn) serve() {
 	s := c.s
 	defer s.stats.connClosed() // opened by Serve, which counts it first
-	defer c.nc.Close()
-	log := s.log.With("conn", c.id, "remote", c.nc.RemoteAddr().String())
+	defer c.raw.Close()
+	log := s.log.With("conn", c.id, "remote", c.raw.RemoteAddr().String())
 	log.Debug("connection accepted")
+	if !c.negotiate(log) { // TLS or not (tls.go)
+		return
+	}
 	timeout := s.messageTimeout()
 	for {
 		// Wait as long as the client likes for a message to begin (idle

@@ -64,8 +64,8 @@ func (s *Server) idleConnOps(busy map[int64]bool, now string) []bsoncore.Documen
 	for c := range s.conns {
 		if !busy[c.id] {
 			e := idle{id: c.id}
-			if c.nc != nil {
-				e.client = c.nc.RemoteAddr().String()
+			if c.raw != nil {
+				e.client = c.raw.RemoteAddr().String()
 			}
 			conns = append(conns, e)
 		}

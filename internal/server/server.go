@@ -5,6 +5,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -47,6 +48,13 @@ type Config struct {
 	// Idle connections between messages are never timed out. Zero means
 	// DefaultMessageTimeout; negative disables the deadline.
 	MessageTimeout time.Duration
+	// TLSMode is mongod's net.tls.mode; the zero value is TLSDisabled.
+	// Any other mode needs TLS.
+	TLSMode TLSMode
+	// TLS holds the server's certificate and, when client certificates
+	// are checked, the CAs that sign them (LoadTLSConfig makes it). It is
+	// used only when TLSMode is not TLSDisabled.
+	TLS *tls.Config
 }
 
 // DefaultMessageTimeout is Config.MessageTimeout's default.
@@ -165,6 +173,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.mu.Unlock()
 		return errors.New("server: closed")
 	}
+	if s.cfg.TLSMode != TLSDisabled && s.cfg.TLS == nil {
+		s.mu.Unlock()
+		return fmt.Errorf("server: TLS mode %s needs a certificate (Config.TLS)", s.cfg.TLSMode)
+	}
 	s.lns[ln] = struct{}{}
 	s.mu.Unlock()
 	s.log.Info("waiting for connections", "addr", ln.Addr().String())
@@ -247,7 +259,7 @@ func (s *Server) Close() error {
 		_ = ln.Close()
 	}
 	for c := range s.conns {
-		c.nc.Close()
+		c.raw.Close()
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
