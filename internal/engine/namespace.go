@@ -51,6 +51,15 @@ func ValidateNamespace(db, coll string) error {
 	return nil
 }
 
+// validateWrite is validateUserWrite, except that a System write may go
+// to the collections internal/auth keeps.
+func validateWrite(db, coll string, opts WriteOptions) error {
+	if opts.System && db == "admin" && (coll == "system.users" || coll == "system.roles") {
+		return nil
+	}
+	return validateUserWrite(db, coll)
+}
+
 // validateUserWrite additionally rejects writes to system collections.
 func validateUserWrite(db, coll string) error {
 	if err := ValidateNamespace(db, coll); err != nil {
