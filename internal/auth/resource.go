@@ -36,6 +36,10 @@ func (r Resource) String() string {
 // resource patterns (a database, anyResource-less patterns) do not cover.
 func (r Resource) isSystem() bool { return strings.HasPrefix(r.Coll, "system.") }
 
+// isNormal is mongod's "normal resource": not a system collection, and
+// not in the local or config databases.
+func (r Resource) isNormal() bool { return !r.isSystem() && r.DB != "local" && r.DB != "config" }
+
 // PatternKind is the shape of a privilege's resource document.
 type PatternKind uint8
 
@@ -83,7 +87,7 @@ func (p Pattern) Matches(r Resource) bool {
 	case PatternCollAnyDB:
 		return r.Coll == p.Coll
 	case PatternAnyNormal:
-		return !r.isSystem()
+		return r.isNormal()
 	}
 	return false
 }

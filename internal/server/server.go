@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
@@ -48,6 +49,10 @@ type Config struct {
 	// Idle connections between messages are never timed out. Zero means
 	// DefaultMessageTimeout; negative disables the deadline.
 	MessageTimeout time.Duration
+	// Auth requires clients to authenticate (SCRAM) and checks every
+	// command against the user's privileges, like mongod --auth. Users
+	// and roles can be managed with auth off too.
+	Auth bool
 }
 
 // DefaultMessageTimeout is Config.MessageTimeout's default.
@@ -83,6 +88,7 @@ type Server struct {
 	cursors *cursor.Registry
 	started time.Time
 	host    string
+	users   *auth.Store // users and roles (authn.go)
 
 	mu      sync.Mutex
 	lns     map[net.Listener]struct{}
@@ -131,6 +137,7 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		conns:    make(map[*conn]struct{}),
 		logs:     newLogRing(1024),
 		bigSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
+		users:    auth.NewStore(eng),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
 	return s
