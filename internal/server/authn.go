@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"net"
+	"strings"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/auth"
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -145,4 +147,57 @@ func (c *conn) isLoopback() bool {
 	}
 	_, isPipe := c.nc.RemoteAddr().(pipeAddr)
 	return isPipe
+}
+
+// appendSupportedMechs answers hello's saslSupportedMechs: "db.user" with
+// the user's mechanisms; an unknown user gets no field, as in mongod.
+func (s *Server) appendSupportedMechs(ctx context.Context, reply bsoncore.Document, dbUser string) bsoncore.Document {
+	db, name, ok := strings.Cut(dbUser, ".")
+	if !ok {
+		return reply
+	}
+	u, err := s.users.User(ctx, name, db)
+	if err != nil || u == nil {
+		return reply
+	}
+	mechs := bsoncore.NewArrayBuilder()
+	for _, m := range u.Mechanisms() {
+		mechs.AppendString(m)
+	}
+	return appendField(reply, "saslSupportedMechs", bsoncore.Value{Type: bsoncore.TypeArray, Data: mechs.Build()})
+}
+
+// appendSpeculativeAuth runs hello's speculativeAuthenticate, a saslStart
+// in the handshake that saves a round trip. A failure leaves the field
+// out, and the driver authenticates the ordinary way.
+func (s *Server) appendSpeculativeAuth(ctx context.Context, req *Request, reply, spec bsoncore.Document) bsoncore.Document {
+	if req.conn == nil {
+		return reply
+	}
+	if _, err := spec.LookupErr("saslStart"); err != nil {
+		return reply // x509 and others are not supported
+	}
+	a, err := parseSaslStart("saslStart", func(fn func(k string, v bsoncore.Value) (bool, error)) error {
+		first := true
+		return bsonutil.EachElement(spec, func(el bsoncore.Element) error {
+			if first {
+				first = false
+				return nil
+			}
+			_, err := fn(el.Key(), el.Value())
+			return err
+		})
+	})
+	if err != nil {
+		return reply
+	}
+	db := req.DB
+	if v, ok := spec.Lookup("db").StringValueOK(); ok {
+		db = v
+	}
+	res, err := s.saslStart(ctx, req.conn, db, a.mechanism, a.payload)
+	if err != nil {
+		return reply
+	}
+	return appendField(reply, "speculativeAuthenticate", bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: res})
 }
