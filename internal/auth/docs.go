@@ -9,7 +9,10 @@ import (
 )
 
 // doc renders the user as mongod stores it in admin.system.users.
-func (u *User) doc() bsoncore.Document {
+func (u *User) doc() bsoncore.Document { return u.Doc() }
+
+// Doc renders the user as mongod stores it in admin.system.users.
+func (u *User) Doc() bsoncore.Document {
 	idx, d := bsoncore.AppendDocumentStart(nil)
 	d = bsoncore.AppendStringElement(d, "_id", u.ID())
 	d = bsoncore.AppendBinaryElement(d, "userId", 4, u.UserID[:])
