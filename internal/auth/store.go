@@ -172,6 +172,9 @@ func (s *Store) CreateUser(ctx context.Context, u *User) error {
 	if err := s.checkRoles(ctx, u.Roles); err != nil {
 		return err
 	}
+	if err := s.eng.EnsureSystemCollection("admin", usersColl); err != nil {
+		return fmt.Errorf("create admin.%s: %w", usersColl, err)
+	}
 	res, err := s.eng.Insert(ctx, "admin", usersColl, []bsoncore.Document{u.doc()}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
 	if err != nil {
 		return fmt.Errorf("insert user: %w", err)
@@ -270,6 +273,9 @@ func (s *Store) CreateRole(ctx context.Context, r *Role) error {
 	}
 	if err := s.checkCycle(ctx, RoleName{r.Name, r.DB}, r.Roles); err != nil {
 		return err
+	}
+	if err := s.eng.EnsureSystemCollection("admin", rolesColl); err != nil {
+		return fmt.Errorf("create admin.%s: %w", rolesColl, err)
 	}
 	res, err := s.eng.Insert(ctx, "admin", rolesColl, []bsoncore.Document{r.doc()}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
 	if err != nil {
