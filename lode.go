@@ -32,6 +32,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/server"
 	"github.com/lodedb/lode/internal/storage"
@@ -82,8 +83,15 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("lode: open engine: %w", err)
 	}
 	db := &DB{eng: eng, done: make(chan error, 1)}
-	srvCfg := server.Config{Logger: cfg.logger}
+	srvCfg := server.Config{Logger: cfg.logger, Auth: cfg.authUser != ""}
 	co := options.Client()
+	if cfg.authUser != "" {
+		if err := bootstrapUser(eng, cfg.authUser, cfg.authPwd); err != nil {
+			eng.Close()
+			return nil, err
+		}
+		co.SetAuth(options.Credential{Username: cfg.authUser, Password: cfg.authPwd, AuthSource: "admin"})
+	}
 	if cfg.inProcess {
 		pl := server.NewPipeListener(inProcessHost)
 		db.ln = pl
@@ -141,6 +149,30 @@ func (db *DB) shutdown() error {
 	<-db.done
 	if err := db.eng.Close(); err != nil {
 		return fmt.Errorf("lode: close engine: %w", err)
+	}
+	return nil
+}
+
+// bootstrapUser creates user@admin with the root role when no user
+// exists yet.
+func bootstrapUser(eng *engine.Engine, user, pwd string) error {
+	st := auth.NewStore(eng)
+	ctx := context.Background()
+	has, err := st.HasUsers(ctx)
+	if err != nil || has {
+		return err
+	}
+	creds := map[string]auth.Credential{}
+	for _, m := range []string{auth.MechSHA1, auth.MechSHA256} {
+		c, err := auth.NewCredential(m, user, pwd)
+		if err != nil {
+			return fmt.Errorf("lode: credential for %s: %w", user, err)
+		}
+		creds[m] = c
+	}
+	u := &auth.User{Name: user, DB: "admin", UserID: auth.NewUserID(), Creds: creds, Roles: []auth.RoleName{{Role: "root", DB: "admin"}}}
+	if err := st.CreateUser(ctx, u); err != nil {
+		return fmt.Errorf("lode: create the first user: %w", err)
 	}
 	return nil
 }

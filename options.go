@@ -10,6 +10,8 @@ import (
 type config struct {
 	addr         string
 	inProcess    bool
+	authUser     string
+	authPwd      string
 	logger       *slog.Logger
 	syncInterval time.Duration
 	clientOpts   []*options.ClientOptions
@@ -40,3 +42,13 @@ func WithClientOptions(o *options.ClientOptions) Option {
 // nothing listens on the network, no other program can connect, and URI
 // returns "". WithAddr is then not allowed.
 func InProcess() Option { return func(c *config) { c.inProcess = true } }
+
+// WithAuth turns on authentication and authorization, as lode serve
+// --auth does, and connects the returned client as user (on the admin
+// database) with password. If the data directory has no user yet, the
+// user is created with the root role, as the first user created through
+// mongod's localhost exception usually is. Other clients must then
+// authenticate too.
+func WithAuth(user, password string) Option {
+	return func(c *config) { c.authUser, c.authPwd = user, password }
+}

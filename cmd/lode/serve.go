@@ -52,6 +52,8 @@ func runServe(args []string) error {
 	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables (0: none; default half the machine's memory)")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	tlsf := addTLSFlags(fs)
+	authOn := fs.Bool("auth", false, "require clients to authenticate (SCRAM-SHA-256/SCRAM-SHA-1) and enforce users' roles, like mongod --auth; while no user exists a loopback client may create the first one in admin")
+	insecureOpen := fs.Bool("insecure-no-auth", false, "allow a non-loopback --addr without --auth: anyone who reaches the port can read, write and drop every database")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,6 +84,9 @@ func runServe(args []string) error {
 		// works harder rather than let GC slack take RSS past it.
 		debug.SetMemoryLimit(*budgetMB << 20)
 	}
+	if err := checkExposure(*addr, *authOn, *insecureOpen, log); err != nil {
+		return err
+	}
 	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep, Budget: budget})
 	if err != nil {
 		return openError(*dir, err)
@@ -95,7 +100,7 @@ func runServe(args []string) error {
 		*msgTimeout = -1 // Config's "no limit"
 	}
 	warnFileLimit(log)
-	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, MessageTimeout: *msgTimeout,
+	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, Auth: *authOn, MessageTimeout: *msgTimeout,
 		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr()),
 		TLSMode: tlsMode, TLS: tlsConfig})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -33,6 +33,10 @@ type WriteOptions struct {
 	Journal bool
 	// BypassDocumentValidation is accepted for compatibility.
 	BypassDocumentValidation bool
+	// System marks a write Lode makes itself to a system collection that
+	// user commands may not write: admin.system.users and
+	// admin.system.roles (internal/auth). Commands never set it.
+	System bool
 }
 
 // WriteError is the failure of one statement of a batch write.

@@ -21,7 +21,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	if err := e.checkOpen(); err != nil {
 		return res, err
 	}
-	if err := validateUserWrite(db, coll); err != nil {
+	if err := validateWrite(db, coll, opts); err != nil {
 		return res, err
 	}
 	c, err := e.lockCollCtx(ctx, db, coll, true)

@@ -51,6 +51,30 @@ func ValidateNamespace(db, coll string) error {
 	return nil
 }
 
+// validateWrite is validateUserWrite, except that a System write may go
+// to the collections internal/auth keeps.
+func validateWrite(db, coll string, opts WriteOptions) error {
+	if opts.System && db == "admin" && (coll == "system.users" || coll == "system.roles") {
+		return nil
+	}
+	return validateUserWrite(db, coll)
+}
+
+// EnsureSystemCollection creates admin.system.users or admin.system.roles
+// (internal/auth's) if it does not exist; user commands cannot create them.
+func (e *Engine) EnsureSystemCollection(db, coll string) error {
+	if err := validateWrite(db, coll, WriteOptions{System: true}); err != nil {
+		return err
+	}
+	if e.cat.Load().lookup(db, coll) != nil {
+		return nil
+	}
+	if _, _, err := e.createCollection(db, coll, CreateOptions{}, nil); err != nil && !errs.Is(err, errs.NamespaceExists) {
+		return err
+	}
+	return nil
+}
+
 // validateUserWrite additionally rejects writes to system collections.
 func validateUserWrite(db, coll string) error {
 	if err := ValidateNamespace(db, coll); err != nil {

@@ -26,7 +26,7 @@ func (e *Engine) Update(ctx context.Context, db, coll string, specs []UpdateSpec
 	if err := e.checkOpen(); err != nil {
 		return res, err
 	}
-	if err := validateUserWrite(db, coll); err != nil {
+	if err := validateWrite(db, coll, opts); err != nil {
 		return res, err
 	}
 	var err error

@@ -130,6 +130,8 @@ const (
 	AmbiguousIndexKeyPattern                 Code = 181
 	IncompleteTransactionHistory             Code = 217
 	CannotGrowDocumentInCappedNamespace      Code = 10003
+	InvalidRoleModification                  Code = 49
+	MechanismUnavailable                     Code = 334
 	Location16410                            Code = 16410
 	InvalidIndexSpecificationOption          Code = 197
 	InvalidPipelineOperator                  Code = 168
@@ -273,6 +275,8 @@ var names = map[Code]string{
 	AmbiguousIndexKeyPattern:                 "AmbiguousIndexKeyPattern",
 	IncompleteTransactionHistory:             "IncompleteTransactionHistory",
 	CannotGrowDocumentInCappedNamespace:      "CannotGrowDocumentInCappedNamespace",
+	InvalidRoleModification:                  "InvalidRoleModification",
+	MechanismUnavailable:                     "MechanismUnavailable",
 	ClientMarkedKilled:                       "ClientMarkedKilled",
 }
 

@@ -346,4 +346,8 @@ const (
 	Location2942501 Code = 2942501
 	Location3041701 Code = 3041701
 	Location4161101 Code = 4161101
+	Location51002   Code = 51002
+	Location51003   Code = 51003
+	Location5626701 Code = 5626701
+	Location5626702 Code = 5626702
 )

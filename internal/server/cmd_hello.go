@@ -14,9 +14,10 @@ import (
 func init() { register(cmdHello, "hello", "isMaster", "ismaster") }
 
 // cmdHello answers the handshake: hello, and the legacy isMaster.
-func cmdHello(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdHello(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	helloOk := false
-	var client bsoncore.Document
+	var client, specAuth bsoncore.Document
+	var supportedMechsFor string
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
 		case "helloOk":
@@ -27,6 +28,18 @@ func cmdHello(_ context.Context, s *Server, req *Request) (bsoncore.Document, er
 				return true, err
 			}
 			client = d
+		case "speculativeAuthenticate":
+			d, err := argDoc(req.Name, k, v)
+			if err != nil {
+				return true, err
+			}
+			specAuth = d
+		case "saslSupportedMechs":
+			name, err := argString(req.Name, k, v)
+			if err != nil {
+				return true, err
+			}
+			supportedMechsFor = name
 		default:
 			// hello is not strict: drivers send fields newer servers
 			// understand (backpressure, compression, ...) and older ones ignore.
@@ -42,7 +55,14 @@ func cmdHello(_ context.Context, s *Server, req *Request) (bsoncore.Document, er
 		}
 		req.conn.client = client
 	}
-	return s.helloReply(req, helloOk), nil
+	reply := s.helloReply(req, helloOk)
+	if supportedMechsFor != "" {
+		reply = s.appendSupportedMechs(ctx, reply, supportedMechsFor)
+	}
+	if specAuth != nil {
+		reply = s.appendSpeculativeAuth(ctx, req, reply, specAuth)
+	}
+	return reply, nil
 }
 
 func (s *Server) helloReply(req *Request, helloOk bool) bsoncore.Document {

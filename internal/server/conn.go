@@ -30,6 +30,7 @@ type conn struct {
 	out    []byte
 	reqID  atomic.Int32
 	client bsoncore.Document // client metadata from the first hello
+	authn  authnState        // authentication (authn.go)
 
 	op atomic.Pointer[runningOp] // the command running now (currentop.go)
 

@@ -75,6 +75,11 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 		return errorDoc(errs.New(errs.CommandNotFound, "no such command: '%s'", req.Name))
 	}
 	s.stats.countCommand(req.Name)
+	if s.cfg.Auth {
+		if err := s.authorize(ctx, req); err != nil { // authz.go
+			return errorDoc(errs.As(err))
+		}
+	}
 	if v, err := cmd.LookupErr("maxTimeMS"); err == nil {
 		ms, err := parseMaxTimeMS(v)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
@@ -55,6 +56,10 @@ type Config struct {
 	// are checked, the CAs that sign them (LoadTLSConfig makes it). It is
 	// used only when TLSMode is not TLSDisabled.
 	TLS *tls.Config
+	// Auth requires clients to authenticate (SCRAM) and checks every
+	// command against the user's privileges, like mongod --auth. Users
+	// and roles can be managed with auth off too.
+	Auth bool
 }
 
 // DefaultMessageTimeout is Config.MessageTimeout's default.
@@ -90,6 +95,7 @@ type Server struct {
 	cursors *cursor.Registry
 	started time.Time
 	host    string
+	users   *auth.Store // users and roles (authn.go)
 
 	mu      sync.Mutex
 	lns     map[net.Listener]struct{}
@@ -143,6 +149,7 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		logs:     newLogRing(1024),
 		bigSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
 		stop:     make(chan struct{}),
+		users:    auth.NewStore(eng),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
 	return s

@@ -1,0 +1,187 @@
+package auth
+
+import (
+	"math/bits"
+	"sort"
+)
+
+// Action is one of mongod's privilege actions.
+type Action uint8
+
+// ActionSet is a set of actions.
+type ActionSet [2]uint64
+
+// The privilege actions Lode's commands need, by mongod's names.
+const (
+	ActAddShard Action = iota
+	ActAnyAction
+	ActBypassDocumentValidation
+	ActChangeCustomData
+	ActChangeOwnCustomData
+	ActChangeOwnPassword
+	ActChangePassword
+	ActChangeStream
+	ActCollMod
+	ActCollStats
+	ActCompact
+	ActConnPoolStats
+	ActConvertToCapped
+	ActCreateCollection
+	ActCreateIndex
+	ActCreateRole
+	ActCreateUser
+	ActDBHash
+	ActDBStats
+	ActDropCollection
+	ActDropDatabase
+	ActDropIndex
+	ActDropRole
+	ActDropUser
+	ActEnableProfiler
+	ActFind
+	ActFsync
+	ActGetCmdLineOpts
+	ActGetDefaultRWConcern
+	ActGetLog
+	ActGetParameter
+	ActGrantRole
+	ActHostInfo
+	ActIndexStats
+	ActInprog
+	ActInsert
+	ActInternal
+	ActKillAnyCursor
+	ActKillAnySession
+	ActKillCursors
+	ActKillop
+	ActListCollections
+	ActListDatabases
+	ActListIndexes
+	ActListSessions
+	ActNetstat
+	ActPlanCacheRead
+	ActPlanCacheWrite
+	ActReIndex
+	ActRemove
+	ActRenameCollectionSameDB
+	ActReplSetGetConfig
+	ActReplSetGetStatus
+	ActRevokeRole
+	ActServerStatus
+	ActSetDefaultRWConcern
+	ActSetParameter
+	ActShutdown
+	ActTop
+	ActUpdate
+	ActValidate
+	ActViewRole
+	ActViewUser
+	ActUseUUID
+	ActListSearchIndexes
+	ActCreateSearchIndexes
+	ActDropSearchIndex
+	ActUpdateSearchIndex
+	ActResync
+	ActApplicationMessage
+	ActCleanupOrphaned
+	ActFlushRouterConfig
+	ActLogRotate
+	ActSetFreeMonitoring
+	ActCheckFreeMonitoringStatus
+	ActDropConnections
+	numActions
+)
+
+var actionNames = [numActions]string{
+	ActAddShard: "addShard", ActAnyAction: "anyAction", ActBypassDocumentValidation: "bypassDocumentValidation",
+	ActChangeCustomData: "changeCustomData", ActChangeOwnCustomData: "changeOwnCustomData",
+	ActChangeOwnPassword: "changeOwnPassword", ActChangePassword: "changePassword", ActChangeStream: "changeStream",
+	ActCollMod: "collMod", ActCollStats: "collStats", ActCompact: "compact", ActConnPoolStats: "connPoolStats",
+	ActConvertToCapped: "convertToCapped", ActCreateCollection: "createCollection", ActCreateIndex: "createIndex",
+	ActCreateRole: "createRole", ActCreateUser: "createUser", ActDBHash: "dbHash", ActDBStats: "dbStats",
+	ActDropCollection: "dropCollection", ActDropDatabase: "dropDatabase", ActDropIndex: "dropIndex",
+	ActDropRole: "dropRole", ActDropUser: "dropUser", ActEnableProfiler: "enableProfiler", ActFind: "find",
+	ActFsync: "fsync", ActGetCmdLineOpts: "getCmdLineOpts", ActGetDefaultRWConcern: "getDefaultRWConcern",
+	ActGetLog: "getLog", ActGetParameter: "getParameter", ActGrantRole: "grantRole", ActHostInfo: "hostInfo",
+	ActIndexStats: "indexStats", ActInprog: "inprog", ActInsert: "insert", ActInternal: "internal",
+	ActKillAnyCursor: "killAnyCursor", ActKillAnySession: "killAnySession", ActKillCursors: "killCursors",
+	ActKillop: "killop", ActListCollections: "listCollections", ActListDatabases: "listDatabases",
+	ActListIndexes: "listIndexes", ActListSessions: "listSessions", ActNetstat: "netstat",
+	ActPlanCacheRead: "planCacheRead", ActPlanCacheWrite: "planCacheWrite", ActReIndex: "reIndex",
+	ActRemove: "remove", ActRenameCollectionSameDB: "renameCollectionSameDB",
+	ActReplSetGetConfig: "replSetGetConfig", ActReplSetGetStatus: "replSetGetStatus", ActRevokeRole: "revokeRole",
+	ActServerStatus: "serverStatus", ActSetDefaultRWConcern: "setDefaultRWConcern", ActSetParameter: "setParameter",
+	ActShutdown: "shutdown", ActTop: "top", ActUpdate: "update", ActValidate: "validate", ActViewRole: "viewRole",
+	ActViewUser: "viewUser", ActUseUUID: "useUUID", ActListSearchIndexes: "listSearchIndexes",
+	ActCreateSearchIndexes: "createSearchIndexes", ActDropSearchIndex: "dropSearchIndex",
+	ActUpdateSearchIndex: "updateSearchIndex", ActResync: "resync", ActApplicationMessage: "applicationMessage",
+	ActCleanupOrphaned: "cleanupOrphaned", ActFlushRouterConfig: "flushRouterConfig", ActLogRotate: "logRotate",
+	ActSetFreeMonitoring: "setFreeMonitoring", ActCheckFreeMonitoringStatus: "checkFreeMonitoringStatus",
+	ActDropConnections: "dropConnections",
+}
+
+var actionByName = func() map[string]Action {
+	m := make(map[string]Action, numActions)
+	for a := Action(0); a < numActions; a++ {
+		m[actionNames[a]] = a
+	}
+	return m
+}()
+
+// String is the action's mongod name.
+func (a Action) String() string { return actionNames[a] }
+
+// ParseAction returns the action named s.
+func ParseAction(s string) (Action, bool) {
+	a, ok := actionByName[s]
+	return a, ok
+}
+
+// Actions returns the set of the given actions.
+func Actions(as ...Action) ActionSet {
+	var s ActionSet
+	for _, a := range as {
+		s.Add(a)
+	}
+	return s
+}
+
+// Add puts a into s.
+func (s *ActionSet) Add(a Action) { s[a>>6] |= 1 << (a & 63) }
+
+// Has reports whether s holds a, or anyAction.
+func (s ActionSet) Has(a Action) bool {
+	return s[a>>6]&(1<<(a&63)) != 0 || s[ActAnyAction>>6]&(1<<(ActAnyAction&63)) != 0
+}
+
+// Contains reports whether every action of o is in s.
+func (s ActionSet) Contains(o ActionSet) bool {
+	if s.Has(ActAnyAction) {
+		return true
+	}
+	return s[0]&o[0] == o[0] && s[1]&o[1] == o[1]
+}
+
+// Union returns s ∪ o.
+func (s ActionSet) Union(o ActionSet) ActionSet { return ActionSet{s[0] | o[0], s[1] | o[1]} }
+
+// Minus returns s without the actions of o.
+func (s ActionSet) Minus(o ActionSet) ActionSet { return ActionSet{s[0] &^ o[0], s[1] &^ o[1]} }
+
+// Empty reports whether s has no action.
+func (s ActionSet) Empty() bool { return s[0] == 0 && s[1] == 0 }
+
+// Names returns the actions' names, sorted, as mongod lists them.
+func (s ActionSet) Names() []string {
+	var out []string
+	for w := 0; w < 2; w++ {
+		for b := s[w]; b != 0; b &= b - 1 {
+			a := Action(w*64 + bits.TrailingZeros64(b))
+			if a < numActions {
+				out = append(out, actionNames[a])
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

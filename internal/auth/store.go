@@ -1,0 +1,478 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// Where mongod keeps users and user-defined roles.
+const (
+	usersColl = "system.users"
+	rolesColl = "system.roles"
+)
+
+// RoleName is a role on a database, {role, db}.
+type RoleName struct{ Role, DB string }
+
+func (r RoleName) String() string { return r.Role + "@" + r.DB }
+
+// User is one user document of admin.system.users.
+type User struct {
+	Name, DB   string
+	UserID     [16]byte
+	Creds      map[string]Credential // by mechanism
+	Roles      []RoleName
+	CustomData bsoncore.Document // nil: none
+}
+
+// ID is the user's _id, "db.name".
+func (u *User) ID() string { return u.DB + "." + u.Name }
+
+// Mechanisms lists the user's SCRAM mechanisms, sorted.
+func (u *User) Mechanisms() []string {
+	out := make([]string, 0, len(u.Creds))
+	for m := range u.Creds {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Role is one user-defined role of admin.system.roles.
+type Role struct {
+	Name, DB   string
+	Privileges []Privilege
+	Roles      []RoleName
+}
+
+// ID is the role's _id, "db.name".
+func (r *Role) ID() string { return r.DB + "." + r.Name }
+
+// Store reads and writes users and roles in the engine, and resolves a
+// user's privileges. Every change bumps Generation, so connections know
+// to resolve again: a revoked role stops working on open connections too.
+type Store struct {
+	eng *engine.Engine
+	gen atomic.Uint64
+
+	mu       sync.Mutex
+	hasUsers int8 // 0 unknown, 1 yes, -1 no
+}
+
+// NewStore returns the store of eng's users and roles.
+func NewStore(eng *engine.Engine) *Store { return &Store{eng: eng} }
+
+// Generation changes whenever a user or role changes.
+func (s *Store) Generation() uint64 { return s.gen.Load() }
+
+func (s *Store) changed() {
+	s.gen.Add(1)
+	s.mu.Lock()
+	s.hasUsers = 0
+	s.mu.Unlock()
+}
+
+// HasUsers reports whether any user exists (the localhost exception
+// applies while none does).
+func (s *Store) HasUsers(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	h := s.hasUsers
+	s.mu.Unlock()
+	if h != 0 {
+		return h > 0, nil
+	}
+	n, err := s.eng.Count(ctx, "admin", usersColl, nil, 0, 1, bsoncore.Value{})
+	if err != nil {
+		return false, fmt.Errorf("count users: %w", err)
+	}
+	s.mu.Lock()
+	s.hasUsers = -1
+	if n > 0 {
+		s.hasUsers = 1
+	}
+	s.mu.Unlock()
+	return n > 0, nil
+}
+
+// idFilter is {_id: id}.
+func idFilter(id string) bsoncore.Document {
+	return bsoncore.NewDocumentBuilder().AppendString("_id", id).Build()
+}
+
+// findDocs returns the documents of admin.<coll> matching filter.
+func (s *Store) findDocs(ctx context.Context, coll string, filter bsoncore.Document) ([]bsoncore.Document, error) {
+	it, err := s.eng.Find(ctx, "admin", coll, engine.FindSpec{Filter: filter, Sort: bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()})
+	if err != nil {
+		return nil, fmt.Errorf("read admin.%s: %w", coll, err)
+	}
+	defer it.Close()
+	var out []bsoncore.Document
+	for {
+		d, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("read admin.%s: %w", coll, err)
+		}
+		if d == nil {
+			return out, nil
+		}
+		out = append(out, append(bsoncore.Document(nil), d...))
+	}
+}
+
+// User returns name@db, or nil when there is no such user.
+func (s *Store) User(ctx context.Context, name, db string) (*User, error) {
+	docs, err := s.findDocs(ctx, usersColl, idFilter(db+"."+name))
+	if err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	return parseUser(docs[0])
+}
+
+// Users returns the users of db ("" for every database), sorted by _id.
+func (s *Store) Users(ctx context.Context, db string) ([]*User, error) {
+	var filter bsoncore.Document
+	if db != "" {
+		filter = bsoncore.NewDocumentBuilder().AppendString("db", db).Build()
+	}
+	docs, err := s.findDocs(ctx, usersColl, filter)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*User, 0, len(docs))
+	for _, d := range docs {
+		u, err := parseUser(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// NewUserID returns a random version 4 UUID for a new user.
+func NewUserID() [16]byte {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+// CreateUser inserts u; an existing user is mongod's 51003.
+func (s *Store) CreateUser(ctx context.Context, u *User) error {
+	if err := s.checkRoles(ctx, u.Roles); err != nil {
+		return err
+	}
+	if err := s.eng.EnsureSystemCollection("admin", usersColl); err != nil {
+		return fmt.Errorf("create admin.%s: %w", usersColl, err)
+	}
+	res, err := s.eng.Insert(ctx, "admin", usersColl, []bsoncore.Document{u.doc()}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
+	if err != nil {
+		return fmt.Errorf("insert user: %w", err)
+	}
+	if len(res.WriteErrors) > 0 {
+		if res.WriteErrors[0].Err.Code == errs.DuplicateKey {
+			return errs.New(errs.Location51003, "User \"%s@%s\" already exists", u.Name, u.DB)
+		}
+		return res.WriteErrors[0].Err
+	}
+	s.changed()
+	return nil
+}
+
+// ReplaceUser writes u over the stored user of the same _id.
+func (s *Store) ReplaceUser(ctx context.Context, u *User) error {
+	if err := s.checkRoles(ctx, u.Roles); err != nil {
+		return err
+	}
+	return s.replace(ctx, usersColl, u.ID(), u.doc(), func() error {
+		return errs.New(errs.UserNotFound, "User %s@%s not found", u.Name, u.DB)
+	})
+}
+
+func (s *Store) replace(ctx context.Context, coll, id string, doc bsoncore.Document, notFound func() error) error {
+	res, err := s.eng.Update(ctx, "admin", coll, []engine.UpdateSpec{{Filter: idFilter(id), Update: bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}}},
+		engine.WriteOptions{Ordered: true, Journal: true, System: true})
+	if err != nil {
+		return fmt.Errorf("update admin.%s: %w", coll, err)
+	}
+	if len(res.WriteErrors) > 0 {
+		return res.WriteErrors[0].Err
+	}
+	s.changed()
+	if res.N == 0 {
+		return notFound()
+	}
+	return nil
+}
+
+// DropUsers removes the users matching filter and returns how many.
+func (s *Store) DropUsers(ctx context.Context, filter bsoncore.Document) (int, error) {
+	return s.drop(ctx, usersColl, filter)
+}
+
+func (s *Store) drop(ctx context.Context, coll string, filter bsoncore.Document) (int, error) {
+	res, err := s.eng.Delete(ctx, "admin", coll, []engine.DeleteSpec{{Filter: filter}}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
+	if err != nil {
+		return 0, fmt.Errorf("delete from admin.%s: %w", coll, err)
+	}
+	if len(res.WriteErrors) > 0 {
+		return 0, res.WriteErrors[0].Err
+	}
+	s.changed()
+	return res.N, nil
+}
+
+// Role returns the user-defined role name@db, or nil.
+func (s *Store) Role(ctx context.Context, name, db string) (*Role, error) {
+	docs, err := s.findDocs(ctx, rolesColl, idFilter(db+"."+name))
+	if err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	return parseRole(docs[0])
+}
+
+// Roles returns the user-defined roles of db ("" for all).
+func (s *Store) Roles(ctx context.Context, db string) ([]*Role, error) {
+	var filter bsoncore.Document
+	if db != "" {
+		filter = bsoncore.NewDocumentBuilder().AppendString("db", db).Build()
+	}
+	docs, err := s.findDocs(ctx, rolesColl, filter)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Role, 0, len(docs))
+	for _, d := range docs {
+		r, err := parseRole(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// CreateRole inserts r; an existing role is mongod's 51002, a built-in
+// name 51002 too.
+func (s *Store) CreateRole(ctx context.Context, r *Role) error {
+	if IsBuiltinRole(r.Name, r.DB) {
+		return errs.New(errs.Location51002, "Role \"%s@%s\" already exists", r.Name, r.DB)
+	}
+	if err := s.checkRoles(ctx, r.Roles); err != nil {
+		return err
+	}
+	if err := s.checkCycle(ctx, RoleName{r.Name, r.DB}, r.Roles); err != nil {
+		return err
+	}
+	if err := s.eng.EnsureSystemCollection("admin", rolesColl); err != nil {
+		return fmt.Errorf("create admin.%s: %w", rolesColl, err)
+	}
+	res, err := s.eng.Insert(ctx, "admin", rolesColl, []bsoncore.Document{r.doc()}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
+	if err != nil {
+		return fmt.Errorf("insert role: %w", err)
+	}
+	if len(res.WriteErrors) > 0 {
+		if res.WriteErrors[0].Err.Code == errs.DuplicateKey {
+			return errs.New(errs.Location51002, "Role \"%s@%s\" already exists", r.Name, r.DB)
+		}
+		return res.WriteErrors[0].Err
+	}
+	s.changed()
+	return nil
+}
+
+// ReplaceRole writes r over the stored role.
+func (s *Store) ReplaceRole(ctx context.Context, r *Role) error {
+	if err := s.checkRoles(ctx, r.Roles); err != nil {
+		return err
+	}
+	if err := s.checkCycle(ctx, RoleName{r.Name, r.DB}, r.Roles); err != nil {
+		return err
+	}
+	return s.replace(ctx, rolesColl, r.ID(), r.doc(), func() error {
+		return errs.New(errs.RoleNotFound, "Role %s@%s not found", r.Name, r.DB)
+	})
+}
+
+// DropRoles removes the roles matching filter, and removes them from
+// every user and role that was granted them, as mongod does.
+func (s *Store) DropRoles(ctx context.Context, filter bsoncore.Document) (int, error) {
+	docs, err := s.findDocs(ctx, rolesColl, filter)
+	if err != nil {
+		return 0, err
+	}
+	gone := map[RoleName]bool{}
+	for _, d := range docs {
+		r, err := parseRole(d)
+		if err != nil {
+			return 0, err
+		}
+		gone[RoleName{r.Name, r.DB}] = true
+	}
+	n, err := s.drop(ctx, rolesColl, filter)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	users, err := s.Users(ctx, "")
+	if err != nil {
+		return n, err
+	}
+	for _, u := range users {
+		if kept := without(u.Roles, gone); len(kept) != len(u.Roles) {
+			u.Roles = kept
+			if err := s.replace(ctx, usersColl, u.ID(), u.doc(), func() error { return nil }); err != nil {
+				return n, err
+			}
+		}
+	}
+	roles, err := s.Roles(ctx, "")
+	if err != nil {
+		return n, err
+	}
+	for _, r := range roles {
+		if kept := without(r.Roles, gone); len(kept) != len(r.Roles) {
+			r.Roles = kept
+			if err := s.replace(ctx, rolesColl, r.ID(), r.doc(), func() error { return nil }); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+func without(rs []RoleName, gone map[RoleName]bool) []RoleName {
+	out := rs[:0:0]
+	for _, r := range rs {
+		if !gone[r] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkRoles fails with RoleNotFound (31) for a role that does not exist.
+func (s *Store) checkRoles(ctx context.Context, rs []RoleName) error {
+	for _, r := range rs {
+		if IsBuiltinRole(r.Role, r.DB) {
+			continue
+		}
+		got, err := s.Role(ctx, r.Role, r.DB)
+		if err != nil {
+			return err
+		}
+		if got == nil {
+			return errs.New(errs.RoleNotFound, "Could not find role: %s@%s", r.Role, r.DB)
+		}
+	}
+	return nil
+}
+
+// checkCycle refuses a role that would inherit from itself.
+func (s *Store) checkCycle(ctx context.Context, self RoleName, rs []RoleName) error {
+	seen := map[RoleName]bool{}
+	var walk func(rs []RoleName) error
+	walk = func(rs []RoleName) error {
+		for _, r := range rs {
+			if r == self {
+				return errs.New(errs.InvalidRoleModification, "%s is already a member of %s: granting it would make a cycle", self, r)
+			}
+			if seen[r] || IsBuiltinRole(r.Role, r.DB) {
+				continue
+			}
+			seen[r] = true
+			got, err := s.Role(ctx, r.Role, r.DB)
+			if err != nil {
+				return err
+			}
+			if got != nil {
+				if err := walk(got.Roles); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(rs)
+}
+
+// Privileges resolves the privileges of a set of roles, through the roles
+// they inherit. Unknown roles grant nothing (a dropped role).
+func (s *Store) Privileges(ctx context.Context, rs []RoleName) ([]Privilege, error) {
+	var out []Privilege
+	seen := map[RoleName]bool{}
+	var walk func(rs []RoleName) error
+	walk = func(rs []RoleName) error {
+		for _, r := range rs {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			if ps, ok := builtinPrivileges(r.Role, r.DB); ok {
+				out = append(out, ps...)
+				continue
+			}
+			got, err := s.Role(ctx, r.Role, r.DB)
+			if err != nil {
+				return err
+			}
+			if got != nil {
+				out = append(out, got.Privileges...)
+				if err := walk(got.Roles); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(rs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// InheritedRoles returns every role rs grant, directly or through
+// inheritance, sorted.
+func (s *Store) InheritedRoles(ctx context.Context, rs []RoleName) ([]RoleName, error) {
+	seen := map[RoleName]bool{}
+	var walk func(rs []RoleName) error
+	walk = func(rs []RoleName) error {
+		for _, r := range rs {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			if IsBuiltinRole(r.Role, r.DB) {
+				continue
+			}
+			got, err := s.Role(ctx, r.Role, r.DB)
+			if err != nil {
+				return err
+			}
+			if got != nil {
+				if err := walk(got.Roles); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(rs); err != nil {
+		return nil, err
+	}
+	out := make([]RoleName, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, nil
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+func init() {
+	register(cmdGrantRolesToUser, "grantRolesToUser")
+	register(cmdRevokeRolesFromUser, "revokeRolesFromUser")
+}
+
+// parseUserRoles reads {<cmd>: user, roles: [...]}.
+func parseUserRoles(req *Request) (string, []auth.RoleName, error) {
+	name, ok := req.Cmd.Lookup(req.Name).StringValueOK()
+	if !ok {
+		return "", nil, errs.New(errs.TypeMismatch, "BSON field '%s.%s' is the wrong type, expected type 'string'", req.Name, req.Name)
+	}
+	var roles []auth.RoleName
+	seen := false
+	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		if k != "roles" {
+			return false, nil
+		}
+		rs, err := auth.ParseRoles(v, req.DB)
+		roles, seen = rs, true
+		return true, err
+	})
+	if err == nil && !seen {
+		err = errs.New(errs.Location40414, "BSON field '%s.roles' is missing but a required field", req.Name)
+	}
+	return name, roles, err
+}
+
+// cmdGrantRolesToUser adds roles to a user.
+func cmdGrantRolesToUser(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	return changeUserRoles(ctx, s, req, func(have []auth.RoleName, rs []auth.RoleName) []auth.RoleName {
+		for _, r := range rs {
+			if !hasRole(have, r) {
+				have = append(have, r)
+			}
+		}
+		return have
+	})
+}
+
+// cmdRevokeRolesFromUser removes roles from a user.
+func cmdRevokeRolesFromUser(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	return changeUserRoles(ctx, s, req, func(have []auth.RoleName, rs []auth.RoleName) []auth.RoleName {
+		out := have[:0:0]
+		for _, h := range have {
+			if !hasRole(rs, h) {
+				out = append(out, h)
+			}
+		}
+		return out
+	})
+}
+
+func hasRole(rs []auth.RoleName, r auth.RoleName) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func changeUserRoles(ctx context.Context, s *Server, req *Request, change func(have, rs []auth.RoleName) []auth.RoleName) (bsoncore.Document, error) {
+	name, rs, err := parseUserRoles(req)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.users.User(ctx, name, req.DB)
+	if err != nil {
+		return nil, err
+	}
+	if u == nil {
+		return nil, errs.New(errs.UserNotFound, "Could not find user \"%s\" for db \"%s\"", name, req.DB)
+	}
+	u.Roles = change(u.Roles, rs)
+	return nil, s.users.ReplaceUser(ctx, u)
+}
