@@ -106,7 +106,7 @@ func TestTxnGoDriver(t *testing.T) {
 // so that replica-set discovery works.
 func TestWildcardListenAdvertisesReachableAddr(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "--addr", "0.0.0.0:0")
+	s := startServer(t, "--addr", "0.0.0.0:0", "--insecure-no-auth")
 	_, port, err := net.SplitHostPort(s.addr)
 	if err != nil {
 		t.Fatal(err)
