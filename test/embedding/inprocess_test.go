@@ -15,11 +15,23 @@ import (
 	"github.com/lodedb/lode"
 )
 
-// listeningPorts returns the local TCP ports this process listens on,
-// from /proc/self/net/tcp and tcp6 (state 0A is LISTEN).
-func listeningPorts(t *testing.T) map[string]bool {
+// listeningSockets returns the inodes of the TCP sockets this process
+// has in LISTEN state: /proc/net/tcp{,6} lists every socket of the
+// network namespace (other processes' test servers too), so its LISTEN
+// entries (state 0A) are matched with this process's descriptors.
+func listeningSockets(t *testing.T) map[string]bool {
 	t.Helper()
-	ports := map[string]bool{}
+	mine := map[string]bool{}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot read /proc/self/fd: %v", err)
+	}
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(l, "socket:[") {
+			mine[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	out := map[string]bool{}
 	for _, f := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -27,25 +39,25 @@ func listeningPorts(t *testing.T) map[string]bool {
 		}
 		for _, line := range strings.Split(string(b), "\n")[1:] {
 			fs := strings.Fields(line)
-			if len(fs) > 3 && fs[3] == "0A" {
-				ports[fs[1]] = true
+			if len(fs) > 9 && fs[3] == "0A" && mine[fs[9]] {
+				out[fs[9]] = true
 			}
 		}
 	}
-	return ports
+	return out
 }
 
 // TestInProcessOpensNoPort: an InProcess DB serves CRUD, a transaction
 // and a cursor over several batches through the official driver without
 // listening on any TCP port, and has no URI.
 func TestInProcessOpensNoPort(t *testing.T) {
-	before := listeningPorts(t)
+	before := listeningSockets(t)
 	db, err := lode.Open(t.TempDir(), lode.InProcess())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	after := listeningPorts(t)
+	after := listeningSockets(t)
 	for p := range after {
 		if !before[p] {
 			t.Errorf("InProcess opened a listening socket %s", p)
