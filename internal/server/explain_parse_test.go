@@ -7,13 +7,21 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
 )
 
 // A command with a bad argument fails with the same code and message
 // whether it runs or is explained, as in mongod, which parses the
 // explained command with the command's own IDL.
 func TestExplainParsesLikeTheCommand(t *testing.T) {
-	s := &Server{log: slog.New(slog.DiscardHandler)}
+	eng, err := engine.Open(t.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s := New(eng, Config{Logger: slog.New(slog.DiscardHandler)})
+	defer s.Close()
 	cases := []struct {
 		cmd  bson.D
 		code int32
