@@ -3,7 +3,6 @@ package wire_test
 import (
 	"context"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +37,7 @@ func TestClientDisconnectInterruptsOperation(t *testing.T) {
 		ops, _ := res.Lookup("inprog").Array().Values()
 		return len(ops) > 0
 	}
-	addr := strings.TrimSuffix(strings.TrimPrefix(ldb.URI(), "mongodb://"), "/?directConnection=true")
+	addr := testenv.HostPort(ldb)
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
