@@ -20,7 +20,8 @@ import (
 // too large for the budget gets ExceededMemoryLimit (146) and the
 // connection goes on; and every reservation is returned afterwards.
 func TestServerMemoryBudget(t *testing.T) {
-	// Not parallel: membudget.Server is process-wide: a parallel test's requests would count against the 8 MB budget.
+	// Not parallel: membudget.Server is process-wide: a parallel test's
+	// requests would count against the 8 MB budget.
 	_, db := testenv.Open(t)
 	c := context.Background()
 	coll := db.Collection("budget")

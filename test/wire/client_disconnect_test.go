@@ -18,7 +18,8 @@ import (
 // socket; the server interrupts the operation (mongod's ClientDisconnect)
 // instead of running it to the end: it leaves currentOp within a second.
 func TestClientDisconnectInterruptsOperation(t *testing.T) {
-	// Not parallel: timing: the aggregation must be interrupted within a second of the disconnect.
+	// Not parallel: timing: the aggregation must be interrupted within a
+	// second of the disconnect.
 	ldb, db := testenv.Open(t)
 	c := context.Background()
 	coll := db.Collection("slow")
