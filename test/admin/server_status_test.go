@@ -21,7 +21,8 @@ import (
 // is derived from the open-files limit: current + available = 80% of the
 // soft RLIMIT_NOFILE, as mongod computes its supported maximum.
 func TestServerStatusProcessFigures(t *testing.T) {
-	// Not parallel: compares mem.resident with this process's RSS, which parallel tests would move.
+	// Not parallel: compares mem.resident with this process's RSS, which
+	// parallel tests would move.
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/self/statm")
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestStatsSizesNotZero: storage and index sizes are plausible and never 0
-// for non-empty data even before Pebble flushes its memtable (seed 003
+// for non-empty data even before Pebble flushes its memtable (the event log pattern
 // reads collStats indexSizes): the _id_ index grows with the count,
 // totalIndexSize is the sum of indexSizes, and dbStats, $collStats and
 // listDatabases (mongosh's `show dbs`) agree with collStats.

@@ -13,7 +13,7 @@ import (
 	"github.com/lodedb/lode/test/testenv"
 )
 
-// hitsPerDayPipeline is seed 003's "hits per path per day" pipeline over
+// hitsPerDayPipeline is the event log's "hits per path per day" pipeline over
 // [start, end).
 func hitsPerDayPipeline(start, end time.Time) bson.A {
 	return bson.A{
@@ -63,7 +63,7 @@ func aggStages(t *testing.T, res bson.Raw) []bson.Raw {
 	return out
 }
 
-// Explain of seed 003's aggregate at each verbosity, through the Go driver:
+// Explain of the hits-per-path-per-day aggregate at each verbosity, through the Go driver:
 // the $cursor stage reports the query's executionStats (the documents the
 // time index found), each later stage what it returned, in mongod 7.0's
 // reply shape.

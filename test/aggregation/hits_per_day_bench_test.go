@@ -18,7 +18,7 @@ import (
 	"github.com/lodedb/lode"
 )
 
-// The seed 003 "hits per path per day" benchmark. The data set size comes
+// The event log's "hits per path per day" benchmark (patterns/eventlog). The data set size comes
 // from LODE_BENCH_EVENTS (default 200,000; the recorded run uses
 // 10,000,000): events spread evenly over 30 days in October 2000, 100
 // paths, 10 hosts, with an index on time.

@@ -9,31 +9,24 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 var lodeBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lode-clients-")
+	var err error
+	lodeBin, err = testenv.LodeBinary()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	lodeBin = filepath.Join(dir, "lode")
-	build := exec.Command("go", "build", "-o", lodeBin, "github.com/lodedb/lode/cmd/lode")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building lode:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // requireTool returns the path of an external client, skipping the test

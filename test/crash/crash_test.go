@@ -24,6 +24,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 const (
@@ -41,13 +43,12 @@ func acceptanceOnly(t *testing.T) {
 	}
 }
 
-// buildLode compiles cmd/lode into dir.
-func buildLode(t *testing.T, dir string) string {
+// buildLode returns the built cmd/lode (shared by the test packages that
+// run it, see testenv.LodeBinary).
+func buildLode(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "lode")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/lodedb/lode/cmd/lode")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	bin, err := testenv.LodeBinary()
+	if err != nil {
 		t.Fatalf("build lode: %v", err)
 	}
 	return bin
@@ -107,7 +108,7 @@ func (a *acked) set(id string, v int64) {
 func TestKill9KeepsAcknowledgedJournaledWrites(t *testing.T) {
 	acceptanceOnly(t)
 	tmp := t.TempDir()
-	bin := buildLode(t, tmp)
+	bin := buildLode(t)
 	dataDir := filepath.Join(tmp, "data")
 	ack := &acked{v: map[string]int64{}}
 	start := time.Now()

@@ -21,7 +21,7 @@ import (
 // and that every write is there after a restart.
 func TestServeShutsDownCleanlyOnSignal(t *testing.T) {
 	tmp := t.TempDir()
-	bin := buildLode(t, tmp)
+	bin := buildLode(t)
 	dataDir := filepath.Join(tmp, "data")
 	ctx := context.Background()
 	connect := func(addr string) *mongo.Client {

@@ -33,7 +33,7 @@ const (
 func TestKill9KeepsAcknowledgedTransactions(t *testing.T) {
 	acceptanceOnly(t)
 	tmp := t.TempDir()
-	bin := buildLode(t, tmp)
+	bin := buildLode(t)
 	dataDir := filepath.Join(tmp, "data")
 	var mu sync.Mutex
 	acked := map[string]bool{}

@@ -33,7 +33,8 @@ func ids(t *testing.T, coll *mongo.Collection) map[string]bool {
 }
 
 func TestTTLMonitorExpiresByIndexedDate(t *testing.T) {
-	// Not parallel: timing: a TTL pass at a one-second interval must delete within three seconds.
+	// Not parallel: timing: a TTL pass at a one-second interval must
+	// delete within three seconds.
 	db, d := testenv.Open(t)
 	ctx := context.Background()
 	coll := d.Collection("expire")

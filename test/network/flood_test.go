@@ -10,13 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/wire"
+	"github.com/lodedb/lode/test/testenv"
 )
 
 var addrRE = regexp.MustCompile(`lode started"? addr=(127\.0\.0\.1:\d+)`)
@@ -29,30 +29,14 @@ func acceptanceOnly(t *testing.T) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// lodeBinary builds cmd/lode once per test run.
+// lodeBinary returns the built cmd/lode.
 func lodeBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lode-network-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "lode")
-		build := exec.Command("go", "build", "-o", binPath, "github.com/lodedb/lode/cmd/lode")
-		build.Stderr = os.Stderr
-		buildErr = build.Run()
-	})
-	if buildErr != nil {
-		t.Fatalf("build lode: %v", buildErr)
+	bin, err := testenv.LodeBinary()
+	if err != nil {
+		t.Fatalf("build lode: %v", err)
 	}
-	return binPath
+	return bin
 }
 
 // startLimited starts `lode serve` with its open-file limit (soft and

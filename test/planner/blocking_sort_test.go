@@ -15,7 +15,8 @@ import (
 // order. As in MongoDB 7.0, a find without allowDiskUse follows the
 // allowDiskUseByDefault server parameter (true by default).
 func TestBlockingSortMemoryLimit(t *testing.T) {
-	// Not parallel: internalQueryMaxBlockingSortMemoryUsageBytes and allowDiskUseByDefault are process-wide.
+	// Not parallel: internalQueryMaxBlockingSortMemoryUsageBytes and
+	// allowDiskUseByDefault are process-wide.
 	_, db := testenv.Open(t)
 	coll := db.Collection("big")
 	pad := strings.Repeat("x", 1000)

@@ -20,7 +20,8 @@ import (
 // runs the acceptance size, 1M documents (about 9 s here); the everyday
 // run 100k, where each n still reads about n keys.
 func TestRecentByCategorySortMerge(t *testing.T) {
-	// Not parallel: internalQueryMaxScansToExplode is process-wide: other plans would change while it is 0.
+	// Not parallel: internalQueryMaxScansToExplode is process-wide: other
+	// plans would change while it is 0.
 	_, db := testenv.Open(t)
 	coll := db.Collection("docs")
 	total := testenv.Size(100_000, 1_000_000)

@@ -3,7 +3,6 @@ package wire_test
 import (
 	"context"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +18,8 @@ import (
 // socket; the server interrupts the operation (mongod's ClientDisconnect)
 // instead of running it to the end: it leaves currentOp within a second.
 func TestClientDisconnectInterruptsOperation(t *testing.T) {
-	// Not parallel: timing: the aggregation must be interrupted within a second of the disconnect.
+	// Not parallel: timing: the aggregation must be interrupted within a
+	// second of the disconnect.
 	ldb, db := testenv.Open(t)
 	c := context.Background()
 	coll := db.Collection("slow")
@@ -38,7 +38,7 @@ func TestClientDisconnectInterruptsOperation(t *testing.T) {
 		ops, _ := res.Lookup("inprog").Array().Values()
 		return len(ops) > 0
 	}
-	addr := strings.TrimSuffix(strings.TrimPrefix(ldb.URI(), "mongodb://"), "/?directConnection=true")
+	addr := testenv.HostPort(ldb)
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // cutProxy forwards wire-protocol messages between clients and a server.
@@ -134,8 +135,7 @@ func TestRetryableWriteAfterCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	addr := db.URI()[len("mongodb://"):]
-	addr = addr[:len(addr)-len("/?directConnection=true")]
+	addr := testenv.HostPort(db)
 	inc := bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}
 	cases := []struct {
 		cmd   string
