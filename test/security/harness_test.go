@@ -29,26 +29,22 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 var lodeBin string
 
+// TestMain finds the lode binary every test here starts (the one the
+// other packages share, testenv.LodeBinary).
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lode-security-")
+	bin, err := testenv.LodeBinary()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	lodeBin = filepath.Join(dir, "lode")
-	build := exec.Command("go", "build", "-o", lodeBin, "github.com/lodedb/lode/cmd/lode")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building lode:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	lodeBin = bin
+	os.Exit(m.Run())
 }
 
 // requireClients reports whether a missing client fails a test instead
