@@ -128,34 +128,45 @@ func (s *Store) findDocs(ctx context.Context, coll string, filter bsoncore.Docum
 	}
 }
 
-// User returns name@db, or nil when there is no such user.
-func (s *Store) User(ctx context.Context, name, db string) (*User, error) {
-	docs, err := s.findDocs(ctx, usersColl, idFilter(db+"."+name))
+// loadOne reads the document "db.name" of admin.<coll>, or nil.
+func loadOne[T any](ctx context.Context, s *Store, coll, name, db string, parse func(bsoncore.Document) (*T, error)) (*T, error) {
+	docs, err := s.findDocs(ctx, coll, idFilter(db+"."+name))
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
-	return parseUser(docs[0])
+	return parse(docs[0])
 }
 
-// Users returns the users of db ("" for every database), sorted by _id.
-func (s *Store) Users(ctx context.Context, db string) ([]*User, error) {
+// loadAll reads the documents of admin.<coll> for db ("" for every
+// database), sorted by _id.
+func loadAll[T any](ctx context.Context, s *Store, coll, db string, parse func(bsoncore.Document) (*T, error)) ([]*T, error) {
 	var filter bsoncore.Document
 	if db != "" {
 		filter = bsoncore.NewDocumentBuilder().AppendString("db", db).Build()
 	}
-	docs, err := s.findDocs(ctx, usersColl, filter)
+	docs, err := s.findDocs(ctx, coll, filter)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*User, 0, len(docs))
+	out := make([]*T, 0, len(docs))
 	for _, d := range docs {
-		u, err := parseUser(d)
+		x, err := parse(d)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, u)
+		out = append(out, x)
 	}
 	return out, nil
+}
+
+// User returns name@db, or nil when there is no such user.
+func (s *Store) User(ctx context.Context, name, db string) (*User, error) {
+	return loadOne(ctx, s, usersColl, name, db, parseUser)
+}
+
+// Users returns the users of db ("" for every database), sorted by _id.
+func (s *Store) Users(ctx context.Context, db string) ([]*User, error) {
+	return loadAll(ctx, s, usersColl, db, parseUser)
 }
 
 // NewUserID returns a random version 4 UUID for a new user.
@@ -172,16 +183,24 @@ func (s *Store) CreateUser(ctx context.Context, u *User) error {
 	if err := s.checkRoles(ctx, u.Roles); err != nil {
 		return err
 	}
-	if err := s.eng.EnsureSystemCollection("admin", usersColl); err != nil {
-		return fmt.Errorf("create admin.%s: %w", usersColl, err)
+	return s.insertNew(ctx, usersColl, u.doc(), func() error {
+		return errs.New(errs.Location51003, "User \"%s@%s\" already exists", u.Name, u.DB)
+	})
+}
+
+// insertNew inserts doc into admin.<coll>, creating the collection if
+// needed; a duplicate _id is exists().
+func (s *Store) insertNew(ctx context.Context, coll string, doc bsoncore.Document, exists func() error) error {
+	if err := s.eng.EnsureSystemCollection("admin", coll); err != nil {
+		return fmt.Errorf("create admin.%s: %w", coll, err)
 	}
-	res, err := s.eng.Insert(ctx, "admin", usersColl, []bsoncore.Document{u.doc()}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
+	res, err := s.eng.Insert(ctx, "admin", coll, []bsoncore.Document{doc}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
 	if err != nil {
-		return fmt.Errorf("insert user: %w", err)
+		return fmt.Errorf("insert into admin.%s: %w", coll, err)
 	}
 	if len(res.WriteErrors) > 0 {
 		if res.WriteErrors[0].Err.Code == errs.DuplicateKey {
-			return errs.New(errs.Location51003, "User \"%s@%s\" already exists", u.Name, u.DB)
+			return exists()
 		}
 		return res.WriteErrors[0].Err
 	}
@@ -234,32 +253,12 @@ func (s *Store) drop(ctx context.Context, coll string, filter bsoncore.Document)
 
 // Role returns the user-defined role name@db, or nil.
 func (s *Store) Role(ctx context.Context, name, db string) (*Role, error) {
-	docs, err := s.findDocs(ctx, rolesColl, idFilter(db+"."+name))
-	if err != nil || len(docs) == 0 {
-		return nil, err
-	}
-	return parseRole(docs[0])
+	return loadOne(ctx, s, rolesColl, name, db, parseRole)
 }
 
 // Roles returns the user-defined roles of db ("" for all).
 func (s *Store) Roles(ctx context.Context, db string) ([]*Role, error) {
-	var filter bsoncore.Document
-	if db != "" {
-		filter = bsoncore.NewDocumentBuilder().AppendString("db", db).Build()
-	}
-	docs, err := s.findDocs(ctx, rolesColl, filter)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*Role, 0, len(docs))
-	for _, d := range docs {
-		r, err := parseRole(d)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return loadAll(ctx, s, rolesColl, db, parseRole)
 }
 
 // CreateRole inserts r; an existing role is mongod's 51002, a built-in
@@ -274,21 +273,9 @@ func (s *Store) CreateRole(ctx context.Context, r *Role) error {
 	if err := s.checkCycle(ctx, RoleName{r.Name, r.DB}, r.Roles); err != nil {
 		return err
 	}
-	if err := s.eng.EnsureSystemCollection("admin", rolesColl); err != nil {
-		return fmt.Errorf("create admin.%s: %w", rolesColl, err)
-	}
-	res, err := s.eng.Insert(ctx, "admin", rolesColl, []bsoncore.Document{r.doc()}, engine.WriteOptions{Ordered: true, Journal: true, System: true})
-	if err != nil {
-		return fmt.Errorf("insert role: %w", err)
-	}
-	if len(res.WriteErrors) > 0 {
-		if res.WriteErrors[0].Err.Code == errs.DuplicateKey {
-			return errs.New(errs.Location51002, "Role \"%s@%s\" already exists", r.Name, r.DB)
-		}
-		return res.WriteErrors[0].Err
-	}
-	s.changed()
-	return nil
+	return s.insertNew(ctx, rolesColl, r.doc(), func() error {
+		return errs.New(errs.Location51002, "Role \"%s@%s\" already exists", r.Name, r.DB)
+	})
 }
 
 // ReplaceRole writes r over the stored role.
@@ -377,25 +364,30 @@ func (s *Store) checkRoles(ctx context.Context, rs []RoleName) error {
 	return nil
 }
 
-// checkCycle refuses a role that would inherit from itself.
-func (s *Store) checkCycle(ctx context.Context, self RoleName, rs []RoleName) error {
+// walkRoles visits rs and every role they inherit, each once: custom is
+// the stored role for a user-defined one, nil for a built-in or unknown
+// (dropped) one.
+func (s *Store) walkRoles(ctx context.Context, rs []RoleName, visit func(r RoleName, custom *Role) error) error {
 	seen := map[RoleName]bool{}
 	var walk func(rs []RoleName) error
 	walk = func(rs []RoleName) error {
 		for _, r := range rs {
-			if r == self {
-				return errs.New(errs.InvalidRoleModification, "%s is already a member of %s: granting it would make a cycle", self, r)
-			}
-			if seen[r] || IsBuiltinRole(r.Role, r.DB) {
+			if seen[r] {
 				continue
 			}
 			seen[r] = true
-			got, err := s.Role(ctx, r.Role, r.DB)
-			if err != nil {
+			var custom *Role
+			if !IsBuiltinRole(r.Role, r.DB) {
+				var err error
+				if custom, err = s.Role(ctx, r.Role, r.DB); err != nil {
+					return err
+				}
+			}
+			if err := visit(r, custom); err != nil {
 				return err
 			}
-			if got != nil {
-				if err := walk(got.Roles); err != nil {
+			if custom != nil {
+				if err := walk(custom.Roles); err != nil {
 					return err
 				}
 			}
@@ -405,74 +397,39 @@ func (s *Store) checkCycle(ctx context.Context, self RoleName, rs []RoleName) er
 	return walk(rs)
 }
 
+// checkCycle refuses a role that would inherit from itself.
+func (s *Store) checkCycle(ctx context.Context, self RoleName, rs []RoleName) error {
+	return s.walkRoles(ctx, rs, func(r RoleName, _ *Role) error {
+		if r == self {
+			return errs.New(errs.InvalidRoleModification, "%s is already a member of %s: granting it would make a cycle", self, r)
+		}
+		return nil
+	})
+}
+
 // Privileges resolves the privileges of a set of roles, through the roles
 // they inherit. Unknown roles grant nothing (a dropped role).
 func (s *Store) Privileges(ctx context.Context, rs []RoleName) ([]Privilege, error) {
 	var out []Privilege
-	seen := map[RoleName]bool{}
-	var walk func(rs []RoleName) error
-	walk = func(rs []RoleName) error {
-		for _, r := range rs {
-			if seen[r] {
-				continue
-			}
-			seen[r] = true
-			if ps, ok := builtinPrivileges(r.Role, r.DB); ok {
-				out = append(out, ps...)
-				continue
-			}
-			got, err := s.Role(ctx, r.Role, r.DB)
-			if err != nil {
-				return err
-			}
-			if got != nil {
-				out = append(out, got.Privileges...)
-				if err := walk(got.Roles); err != nil {
-					return err
-				}
-			}
+	err := s.walkRoles(ctx, rs, func(r RoleName, custom *Role) error {
+		if ps, ok := builtinPrivileges(r.Role, r.DB); ok {
+			out = append(out, ps...)
+		} else if custom != nil {
+			out = append(out, custom.Privileges...)
 		}
 		return nil
-	}
-	if err := walk(rs); err != nil {
-		return nil, err
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // InheritedRoles returns every role rs grant, directly or through
 // inheritance, sorted.
 func (s *Store) InheritedRoles(ctx context.Context, rs []RoleName) ([]RoleName, error) {
-	seen := map[RoleName]bool{}
-	var walk func(rs []RoleName) error
-	walk = func(rs []RoleName) error {
-		for _, r := range rs {
-			if seen[r] {
-				continue
-			}
-			seen[r] = true
-			if IsBuiltinRole(r.Role, r.DB) {
-				continue
-			}
-			got, err := s.Role(ctx, r.Role, r.DB)
-			if err != nil {
-				return err
-			}
-			if got != nil {
-				if err := walk(got.Roles); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := walk(rs); err != nil {
-		return nil, err
-	}
-	out := make([]RoleName, 0, len(seen))
-	for r := range seen {
+	var out []RoleName
+	err := s.walkRoles(ctx, rs, func(r RoleName, _ *Role) error {
 		out = append(out, r)
-	}
+		return nil
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out, nil
+	return out, err
 }
