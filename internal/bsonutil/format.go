@@ -86,6 +86,10 @@ type Style struct {
 	// ({"$symbol":"s"}) instead of a quoted string and the raw code
 	// (engine messages).
 	JSONCode bool
+	// JSONDecimal prints decimals as extended JSON
+	// ({"$numberDecimal":"1.5"}) instead of NumberDecimal("1.5")
+	// (explain's index bounds).
+	JSONDecimal bool
 	// JSONOther prints every value other than an int32, int64, double
 	// or string as extended JSON (query parser messages).
 	JSONOther bool
@@ -143,6 +147,10 @@ func AppendValue(sb *strings.Builder, v bsoncore.Value, s Style) {
 	case bsoncore.TypeInt64:
 		sb.WriteString(strconv.FormatInt(v.Int64(), 10))
 	case bsoncore.TypeDecimal128:
+		if s.JSONDecimal {
+			sb.WriteString(v.String())
+			return
+		}
 		sb.WriteString(`NumberDecimal("` + Decimal(v).String() + `")`)
 	case bsoncore.TypeString:
 		sb.WriteString(strconv.Quote(v.StringValue()))

@@ -1,13 +1,11 @@
 package plan
 
 import (
-	"encoding/hex"
-	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
 )
 
 // BoundsDoc renders index bounds as explain's indexBounds: for each
@@ -48,9 +46,9 @@ func intervalString(a, b bsoncore.Value, aInc, bInc bool) string {
 	} else {
 		sb.WriteByte('(')
 	}
-	sb.WriteString(ValueString(a))
+	bsonutil.AppendValue(&sb, a, boundsStyle)
 	sb.WriteString(", ")
-	sb.WriteString(ValueString(b))
+	bsonutil.AppendValue(&sb, b, boundsStyle)
 	if bInc {
 		sb.WriteByte(']')
 	} else {
@@ -59,92 +57,8 @@ func intervalString(a, b bsoncore.Value, aInc, bInc bool) string {
 	return sb.String()
 }
 
-// ValueString renders a value the way mongod's bounds strings show it.
-func ValueString(v bsoncore.Value) string {
-	switch v.Type {
-	case bsoncore.TypeMinKey:
-		return "MinKey"
-	case bsoncore.TypeMaxKey:
-		return "MaxKey"
-	case bsoncore.TypeNull:
-		return "null"
-	case bsoncore.TypeUndefined:
-		return "undefined"
-	case bsoncore.TypeInt32:
-		return strconv.Itoa(int(v.Int32()))
-	case bsoncore.TypeInt64:
-		return strconv.FormatInt(v.Int64(), 10)
-	case bsoncore.TypeDouble:
-		f := v.Double()
-		switch {
-		case math.IsInf(f, 1):
-			return "inf.0"
-		case math.IsInf(f, -1):
-			return "-inf.0"
-		case f != f:
-			return "nan.0"
-		case f == math.Trunc(f) && math.Abs(f) < 1e15:
-			return strconv.FormatFloat(f, 'f', 1, 64)
-		}
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	case bsoncore.TypeDecimal128:
-		return v.String()
-	case bsoncore.TypeString:
-		return strconv.Quote(v.StringValue())
-	case bsoncore.TypeBoolean:
-		if v.Boolean() {
-			return "true"
-		}
-		return "false"
-	case bsoncore.TypeObjectID:
-		return fmt.Sprintf("ObjectId('%s')", hex.EncodeToString(v.Data[:12]))
-	case bsoncore.TypeDateTime:
-		return fmt.Sprintf("new Date(%d)", v.DateTime())
-	case bsoncore.TypeTimestamp:
-		t, i := v.Timestamp()
-		return fmt.Sprintf("Timestamp(%d, %d)", t, i)
-	case bsoncore.TypeRegex:
-		p, o := v.Regex()
-		return "/" + p + "/" + o
-	case bsoncore.TypeBinary:
-		st, data := v.Binary()
-		return fmt.Sprintf("BinData(%d, %s)", st, strings.ToUpper(hex.EncodeToString(data)))
-	case bsoncore.TypeEmbeddedDocument:
-		return docString2(v.Document(), false)
-	case bsoncore.TypeArray:
-		return docString2(bsoncore.Document(v.Array()), true)
-	}
-	return v.String()
-}
-
-func docString2(d bsoncore.Document, array bool) string {
-	elems, _ := d.Elements()
-	if len(elems) == 0 {
-		if array {
-			return "[]"
-		}
-		return "{}"
-	}
-	var sb strings.Builder
-	if array {
-		sb.WriteString("[ ")
-	} else {
-		sb.WriteString("{ ")
-	}
-	for i, e := range elems {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		if !array {
-			sb.WriteString(e.Key())
-			sb.WriteString(": ")
-		}
-		sb.WriteString(ValueString(e.Value()))
-	}
-	if array {
-		sb.WriteString(" ]")
-	} else {
-		sb.WriteString(" }")
-	}
-	return sb.String()
-}
+// boundsStyle is how explain's index bounds print values: mongod's
+// BSONElement::toString form with integral doubles in fixed notation, and
+// decimals, symbols and code as extended JSON, as they always have (see
+// bsonutil.Style).
+var boundsStyle = bsonutil.Style{FixedIntegral: true, JSONCode: true, JSONDecimal: true}
