@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -32,15 +31,7 @@ func (e *Engine) Delete(ctx context.Context, db, coll string, specs []DeleteSpec
 }
 
 func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteSpec) (int, uint64, error) {
-	filter := s.Filter
-	if filter == nil {
-		filter = emptyDoc
-	}
-	epc, vars, err := bindVars(s.Let, nil, time.Now())
-	if err != nil {
-		return 0, 0, err
-	}
-	f, err := query.ParseWithVars(filter, epc, vars)
+	filter, f, err := parseFilter(s.Filter, s.Let)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -96,15 +96,7 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		spec.Verbosity = VerbosityAllPlansExecution
 	}
 	fs := spec.Find
-	filter := fs.Filter
-	if filter == nil {
-		filter = emptyDoc
-	}
-	epc, vars, err := bindVars(fs.Let, nil, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	f, err := query.ParseWithVars(filter, epc, vars)
+	filter, f, err := parseFilter(fs.Filter, fs.Let)
 	if err != nil {
 		return nil, err
 	}

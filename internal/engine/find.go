@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -17,15 +16,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	filter := spec.Filter
-	if filter == nil {
-		filter = emptyDoc
-	}
-	epc, vars, err := bindVars(spec.Let, nil, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	f, err := query.ParseWithVars(filter, epc, vars)
+	filter, f, err := parseFilter(spec.Filter, spec.Let)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -59,11 +58,8 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	var p *parsedUpdate
 	var f *query.Filter
 	if spec.Remove {
-		epc, vars, err := bindVars(spec.Let, nil, time.Now())
-		if err != nil {
-			return res, err
-		}
-		if f, err = query.ParseWithVars(filter, epc, vars); err != nil {
+		var err error
+		if _, f, err = parseFilter(filter, spec.Let); err != nil {
 			return res, err
 		}
 	} else {

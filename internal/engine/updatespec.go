@@ -105,6 +105,21 @@ func pipelineStages(v bsoncore.Value) ([]bsoncore.Document, error) {
 	return out, nil
 }
 
+// parseFilter parses a statement's filter (nil: the empty filter) with the
+// command's let variables bound as of now; it returns the filter document
+// it parsed with the filter.
+func parseFilter(filter, let bsoncore.Document) (bsoncore.Document, *query.Filter, error) {
+	if filter == nil {
+		filter = emptyDoc
+	}
+	epc, vars, err := bindVars(let, nil, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := query.ParseWithVars(filter, epc, vars)
+	return filter, f, err
+}
+
 // bindVars defines the command's let variables (each a constant
 // expression, evaluated once) and the statement's constants (literal
 // values), with $$NOW fixed to now.
