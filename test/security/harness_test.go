@@ -99,7 +99,7 @@ var startedRe = regexp.MustCompile(`lode started"? addr=(\S+)`)
 // startServer runs `lode serve` on a free loopback port (the kernel picks
 // it) with a temporary data directory and the extra flags, waits until it
 // listens, and stops it by its PID when the test ends.
-func startServer(t *testing.T, extra ...string) *server {
+func startServer(t testing.TB, extra ...string) *server {
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--dir", t.TempDir()}, extra...)
 	cmd := exec.Command(lodeBin, args...)
@@ -166,7 +166,7 @@ func (s *server) uri(opts url.Values) string {
 
 // connect opens a Go driver client with the URI options and a short
 // server selection timeout, so a refused connection fails fast.
-func connect(t *testing.T, s *server, opts url.Values) *mongo.Client {
+func connect(t testing.TB, s *server, opts url.Values) *mongo.Client {
 	t.Helper()
 	if opts == nil {
 		opts = url.Values{}
@@ -190,7 +190,7 @@ type pki struct {
 
 // newPKI makes the certificates (ECDSA P-256, valid for a day) in a
 // temporary directory.
-func newPKI(t *testing.T) *pki {
+func newPKI(t testing.TB) *pki {
 	t.Helper()
 	dir := t.TempDir()
 	now := time.Now()
