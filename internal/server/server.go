@@ -173,7 +173,8 @@ func (s *Server) namespaceGone(ev engine.NamespaceEvent) {
 }
 
 // Serve accepts connections on ln until the server is closed. It returns
-// nil after Close.
+// nil after Close. Each connection's goroutine, not this loop, settles
+// TLS by Config.TLSMode before its first message (tls.go negotiate).
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closing {
