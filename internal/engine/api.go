@@ -23,7 +23,15 @@ type Options struct {
 	// Budget is the memory budget of the instance (`lode serve`'s
 	// --memory-budget-mb); nil means a new unlimited one.
 	Budget *membudget.Budget
+	// OplogBytes bounds the operation log (`lode serve --oplog-size-mb`).
+	// Zero means DefaultOplogBytes; a negative value turns the log off,
+	// and with it change streams.
+	OplogBytes int64
 }
+
+// DefaultOplogBytes is the oplog's bound unless configured: 1 GiB, about
+// mongod's minimum default (990 MB).
+const DefaultOplogBytes = 1 << 30
 
 // WriteOptions are the per-command options of a write.
 type WriteOptions struct {

@@ -26,3 +26,31 @@ type IndexInfo struct {
 	// (for example "metadata" for {"metadata.key": 1}).
 	MultikeyPaths []string
 }
+
+// Doc renders the specification as listIndexes shows it (and the oplog
+// records it).
+func (spec IndexSpec) Doc() bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder().
+		AppendInt32("v", 2).
+		AppendDocument("key", spec.Key).
+		AppendString("name", spec.Name)
+	if spec.Unique && spec.Name != "_id_" {
+		// MongoDB's _id index is unique without saying so in its spec.
+		b.AppendBoolean("unique", true)
+	}
+	if spec.Sparse {
+		b.AppendBoolean("sparse", true)
+	}
+	if spec.PartialFilterExpression != nil {
+		b.AppendDocument("partialFilterExpression", spec.PartialFilterExpression)
+	}
+	if spec.ExpireAfterSeconds != nil {
+		n := *spec.ExpireAfterSeconds
+		if n >= -1<<31 && n < 1<<31 {
+			b.AppendInt32("expireAfterSeconds", int32(n))
+		} else {
+			b.AppendInt64("expireAfterSeconds", n)
+		}
+	}
+	return b.Build()
+}

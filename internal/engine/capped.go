@@ -70,7 +70,12 @@ func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 				it.Close()
 				return 0, fmt.Errorf("capped trim: %w", err)
 			}
-			if err := t.remove(old, v); err != nil {
+			// Each member of a mongod replica set trims its own capped
+			// collections: the deletions are not in the oplog.
+			t.quiet = true
+			err = t.remove(old, v)
+			t.quiet = false
+			if err != nil {
 				it.Close()
 				return 0, err
 			}

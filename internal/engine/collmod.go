@@ -69,7 +69,8 @@ func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Docum
 		b.Close()
 		return out, err
 	}
-	if _, err := e.db.Commit(b); err != nil {
+	o := cmdDoc("collMod", c.name, "index", cmdDoc("name", ix.name, "expireAfterSeconds", secs))
+	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
 		return out, err
 	}
 	e.publish(n)

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/params"
 	"github.com/lodedb/lode/internal/storage"
 	"github.com/lodedb/lode/internal/update"
@@ -47,6 +48,9 @@ type Engine struct {
 	// tsClock hands out the increments of the timestamps that
 	// $currentDate {$type: "timestamp"} writes, like a mongod's clock.
 	tsClock update.TimestampClock
+
+	// oplog records every committed change (oplog.go); nil when off.
+	oplog *oplog.Log
 }
 
 // Open opens (creating if needed) the engine stored in dir.
@@ -72,6 +76,10 @@ func Open(dir string, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}
 	if err := e.upgradeIndexKeys(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
+	}
+	if err := e.openOplog(opts.OplogBytes); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}

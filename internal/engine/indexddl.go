@@ -190,6 +190,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	n.indexes[i] = t.c.indexes[0]
 	t.c = n
 	t.metaDirty = true
+	t.ops = append(t.ops, e.commandEntry(n.db, &n.uuid, createIndexesO(n.name, ix.spec()))...)
 	return t.commit()
 }
 
@@ -260,7 +261,12 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 	lo, hi := storage.IndexRange(ix.id)
 	_ = b.DeleteRange(lo, hi, nil)
 	_ = b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil)
-	if _, err := e.db.Commit(b); err != nil {
+	o := cmdDoc("dropIndexes", c.name, "index", ix.name)
+	ops := e.commandEntry(c.db, &c.uuid, o)
+	if len(ops) > 0 {
+		ops[0].O2 = ix.spec().Doc()
+	}
+	if err := e.commitLogged(b, ops...); err != nil {
 		return err
 	}
 	delete(c.state.idxBytes, ix.id)

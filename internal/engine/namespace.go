@@ -12,6 +12,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -212,7 +213,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 		b.Close()
 		return nil, false, fmt.Errorf("create collection: %w", err)
 	}
-	if _, err := e.db.Commit(b); err != nil {
+	if err := e.commitLogged(b, e.commandEntry(db, &c.uuid, createO(coll, c.options))...); err != nil {
 		return nil, false, err
 	}
 	n := cat.clone()
@@ -254,7 +255,7 @@ func (e *Engine) dropLocked(c *collection) error {
 	}
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
-	if _, err := e.db.Commit(b); err != nil {
+	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, cmdDoc("drop", c.name))...); err != nil {
 		return err
 	}
 	c.state.dropped = true
@@ -286,7 +287,10 @@ func (e *Engine) DropDatabase(db string) error {
 			return err
 		}
 	}
-	return nil
+	if e.oplog == nil || db == "local" {
+		return nil
+	}
+	return e.commitLogged(e.db.NewBatch(), e.commandEntry(db, nil, cmdDoc("dropDatabase", int32(1)))...)
 }
 
 // RenameCollection renames fromDB.fromColl to toDB.toColl. Records and
@@ -329,7 +333,12 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	}
 	b := e.db.NewBatch()
 	_ = b.Set(storage.CollectionKey(moved.id), encodeCollection(moved), nil)
-	if _, err := e.db.Commit(b); err != nil {
+	var ops []oplog.Entry
+	if fromDB != "local" && toDB != "local" {
+		ops = e.commandEntry(fromDB, &src.uuid, cmdDoc("renameCollection", fromDB+"."+fromColl,
+			"to", toDB+"."+toColl, "stayTemp", false))
+	}
+	if err := e.commitLogged(b, ops...); err != nil {
 		return err
 	}
 	src.state.dropped = true

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -39,6 +42,45 @@ type Txn struct {
 	seq       uint64 // commit sequence of the batch, for durability waits
 	onEnd     []func()
 	created   []*collection // collections this transaction created (txn_ddl.go)
+
+	ops  []oplog.Entry  // the statements' oplog entries, one applyOps at commit
+	info *oplog.TxnInfo // the session and transaction number (SetSession)
+}
+
+// SetSession names the transaction's session and number, which its
+// oplog entry records.
+func (tx *Txn) SetSession(lsid bsoncore.Document, txnNumber int64) {
+	tx.info = &oplog.TxnInfo{LSID: slices.Clone(lsid), TxnNumber: txnNumber}
+}
+
+// keepOps keeps a statement's oplog entries until commit, copying their
+// documents, which belong to the statement.
+func (tx *Txn) keepOps(ops []oplog.Entry) {
+	for _, op := range ops {
+		op.O = slices.Clone(op.O)
+		op.O2 = slices.Clone(op.O2)
+		tx.ops = append(tx.ops, op)
+	}
+}
+
+// applyOpsEntry is the transaction's one oplog entry, as mongod writes a
+// small transaction: {op: "c", ns: "admin.$cmd", o: {applyOps: [...]}}.
+func (tx *Txn) applyOpsEntry() []oplog.Entry {
+	if len(tx.ops) == 0 {
+		return nil
+	}
+	idx, dst := bsoncore.AppendDocumentStart(nil)
+	aidx, dst := bsoncore.AppendArrayElementStart(dst, "applyOps")
+	for i := range tx.ops {
+		dst = tx.ops[i].AppendOp(dst, strconv.Itoa(i))
+	}
+	dst, _ = bsoncore.AppendArrayEnd(dst, aidx)
+	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
+	info := tx.info
+	if info == nil {
+		info = &oplog.TxnInfo{LSID: bsoncore.NewDocumentBuilder().Build()}
+	}
+	return []oplog.Entry{{Op: oplog.OpCommand, NS: "admin.$cmd", O: dst, Txn: info}}
 }
 
 // OnEnd registers f to run once when the transaction commits or aborts
@@ -191,7 +233,14 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 	for _, tc := range colls {
 		tc.state.commits.begin()
 	}
-	seq, err := tx.e.db.Commit(tx.b)
+	logDone, err := tx.e.stageOps(tx.b, tx.applyOpsEntry())
+	var seq uint64
+	if err == nil {
+		seq, err = tx.e.db.Commit(tx.b)
+		logDone(err == nil)
+	} else {
+		tx.b.Close()
+	}
 	for _, tc := range colls {
 		tc.state.commits.end()
 	}

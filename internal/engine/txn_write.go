@@ -93,6 +93,9 @@ func (t *writeBatch) commitInTxn() error {
 	t.docs = 0
 	clear(t.removed)
 	clear(t.pending)
+	t.tx.keepOps(t.ops)
+	clear(t.ops)
+	t.ops = t.ops[:0]
 	if t.metaDirty {
 		b := t.e.db.NewBatch()
 		if err := b.Set(storage.CollectionKey(t.c.id), encodeCollection(t.c), nil); err != nil {

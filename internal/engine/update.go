@@ -110,7 +110,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeBatch, p *parsedUpdat
 		if !modified {
 			continue
 		}
-		if err := t.update(rid, docs[i], out); err != nil {
+		if err := t.update(rid, docs[i], out, p.replaces()); err != nil {
 			return r, err
 		}
 		r.nModified++
@@ -148,7 +148,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 		if err != nil || !modified {
 			return false, err
 		}
-		if err := t.update(rid, doc, out); err != nil {
+		if err := t.update(rid, doc, out, p.replaces()); err != nil {
 			return false, err
 		}
 		r.nModified++

@@ -41,6 +41,9 @@ type parsedUpdate struct {
 	vars *expr.Vars
 }
 
+// replaces reports whether the update is a replacement document.
+func (p *parsedUpdate) replaces() bool { return p.u != nil && p.u.IsReplacement() }
+
 // parseUpdate validates a statement: its filter, and an update that is a
 // document (operators or replacement) or an array (pipeline).
 func parseUpdate(a updateArgs) (*parsedUpdate, error) {

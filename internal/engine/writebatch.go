@@ -7,6 +7,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -54,6 +55,9 @@ type writeBatch struct {
 
 	tx      *Txn     // the multi-document transaction writing, or nil (see txn_write.go)
 	touched []string // conflict keys written outside a transaction
+
+	ops   []oplog.Entry // oplog entries of the pending changes (oplog.go)
+	quiet bool          // the current change is not logged (capped trims)
 }
 
 type stagedKey struct {
@@ -89,7 +93,17 @@ func (t *writeBatch) commit() error {
 			return fmt.Errorf("catalog update: %w", err)
 		}
 	}
+	logDone, err := t.e.stageOps(t.b, t.ops)
+	if err != nil {
+		t.b.Close()
+		t.b = t.e.db.NewBatch()
+		t.ops = t.ops[:0]
+		return err
+	}
 	seq, err := t.e.db.Commit(t.b)
+	logDone(err == nil)
+	clear(t.ops)
+	t.ops = t.ops[:0]
 	t.b = t.e.db.NewBatch()
 	t.docs = 0
 	clear(t.removed)
@@ -258,6 +272,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	}
 	t.writeStaged(rid)
 	t.markMultikey(mk)
+	t.logOp(oplog.OpInsert, doc, nil)
 	t.docs++
 	t.counts.ins++
 	t.countDelta++
@@ -326,7 +341,9 @@ func (t *writeBatch) markMultikey(mk map[int][]string) {
 
 // update replaces record rid's oldDoc with newDoc, changing only the index
 // entries whose keys differ.
-func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document) error {
+// replacement says whether the update replaced the document (how the
+// oplog describes it).
+func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replacement bool) error {
 	if err := t.claimRecord(rid); err != nil {
 		return err
 	}
@@ -379,6 +396,7 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document) error 
 	}
 	t.writeStaged(rid)
 	t.markMultikey(mk)
+	t.logUpdate(oldDoc, newDoc, replacement)
 	t.docs++
 	t.counts.upd++
 	t.sizeDelta += int64(len(newDoc) - len(oldDoc))
@@ -400,6 +418,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 		return err
 	}
 	t.writeStaged(rid)
+	t.logOp(oplog.OpDelete, idDoc(doc), nil)
 	t.docs++
 	t.counts.del++
 	t.countDelta--

@@ -96,3 +96,17 @@ func prefixEnd(p []byte) []byte {
 	}
 	return nil
 }
+
+// KindOplog prefixes the operation log's entries, keyed by timestamp.
+const KindOplog byte = 0x04
+
+// OplogKey returns the key of the oplog entry at timestamp ts.
+func OplogKey(ts uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{KindOplog}, ts)
+}
+
+// OplogTS extracts the timestamp of an oplog key.
+func OplogTS(k []byte) uint64 { return binary.BigEndian.Uint64(k[1:9]) }
+
+// OplogRange returns the bounds [lo, hi) of every oplog entry.
+func OplogRange() (lo, hi []byte) { return []byte{KindOplog}, []byte{KindOplog + 1} }

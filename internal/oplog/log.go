@@ -1,0 +1,207 @@
+package oplog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// Log is an open operation log.
+type Log struct {
+	db    *storage.DB
+	clock Clock
+	vis   visibility
+
+	max  atomic.Int64 // bound in bytes
+	size atomic.Int64 // bytes of the entries present (their BSON lengths)
+	n    atomic.Int64 // entries present
+
+	trimMu  sync.Mutex
+	chunks  chunks        // trim.go
+	trimmed atomic.Uint64 // newest timestamp trimmed away
+}
+
+// Open opens the log stored in db, bounded at maxBytes. It reads the
+// existing entries once, to learn the newest timestamp (the clock
+// continues above it) and the log's size.
+func Open(db *storage.DB, maxBytes int64) (*Log, error) {
+	l := &Log{db: db}
+	l.max.Store(maxBytes)
+	l.chunks.size = chunkSize(maxBytes)
+	lo, hi := storage.OplogRange()
+	it, err := db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, fmt.Errorf("oplog: open: %w", err)
+	}
+	var newest TS
+	for it.First(); it.Valid(); it.Next() {
+		ts := TS(storage.OplogTS(it.Key()))
+		n := int64(len(it.Value()))
+		l.size.Add(n)
+		l.n.Add(1)
+		l.chunks.add(ts, ts, n, 1)
+		newest = ts
+	}
+	if err := it.Close(); err != nil {
+		return nil, fmt.Errorf("oplog: open: %w", err)
+	}
+	if v, ok, err := db.Get(trimmedKey, nil); err != nil {
+		return nil, fmt.Errorf("oplog: open: %w", err)
+	} else if ok && len(v) == 8 {
+		l.trimmed.Store(binary.BigEndian.Uint64(v))
+	}
+	l.clock.advance(max(newest, TS(l.trimmed.Load())))
+	l.vis.init(newest)
+	return l, nil
+}
+
+// Clock is the log's timestamp source, which is also the deployment's
+// cluster time.
+func (l *Log) Clock() *Clock { return &l.clock }
+
+// Ticket is a staged batch's reservation, ended by Done.
+type Ticket struct {
+	first, last TS
+	bytes       int64
+	n           int64
+}
+
+// Last is the timestamp of the ticket's newest entry (0: none).
+func (t Ticket) Last() TS { return t.last }
+
+// Stage gives ents consecutive timestamps and writes them into b. The
+// caller commits b and then calls Done with the ticket, whether or not
+// the commit succeeded. An empty ents stages nothing.
+func (l *Log) Stage(b *pebble.Batch, ents []Entry) (Ticket, error) {
+	if len(ents) == 0 {
+		return Ticket{}, nil
+	}
+	l.clock.mu.Lock()
+	first := l.clock.reserveLocked(len(ents))
+	last := first + TS(len(ents)-1)
+	l.vis.add(first, last)
+	l.clock.mu.Unlock()
+	tk := Ticket{first: first, last: last, n: int64(len(ents))}
+	wall := time.Now()
+	var buf []byte
+	for i := range ents {
+		ts := first + TS(i)
+		buf = ents[i].appendDoc(buf[:0], ts, wall)
+		if err := b.Set(storage.OplogKey(uint64(ts)), buf, nil); err != nil {
+			l.vis.end(first)
+			return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
+		}
+		tk.bytes += int64(len(buf))
+	}
+	return tk, nil
+}
+
+// Done ends a staged batch's reservation. committed says whether its
+// batch reached the database; if it did, the log may now be over its
+// bound, and the oldest entries are trimmed.
+func (l *Log) Done(tk Ticket, committed bool) {
+	if tk.n == 0 {
+		return
+	}
+	l.vis.end(tk.first)
+	if !committed {
+		return
+	}
+	l.size.Add(tk.bytes)
+	l.n.Add(tk.n)
+	l.trimMu.Lock()
+	l.chunks.add(tk.first, tk.last, tk.bytes, tk.n)
+	l.trimMu.Unlock()
+	if l.size.Load() > l.max.Load() {
+		l.trim()
+	}
+}
+
+// Visible returns the newest timestamp a reader may read up to, and a
+// channel closed when it moves.
+func (l *Log) Visible() (TS, <-chan struct{}) { return l.vis.get() }
+
+// Stats are the log's size figures.
+type Stats struct {
+	MaxBytes, Bytes, Count int64
+	First, Last            TS // 0 when empty
+}
+
+// Stats returns the log's bound, size and the timestamps of its oldest
+// and newest entries.
+func (l *Log) Stats() (Stats, error) {
+	st := Stats{MaxBytes: l.max.Load(), Bytes: l.size.Load(), Count: l.n.Load()}
+	lo, hi := storage.OplogRange()
+	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return st, fmt.Errorf("oplog: stats: %w", err)
+	}
+	defer it.Close()
+	if it.First() {
+		st.First = TS(storage.OplogTS(it.Key()))
+	}
+	if it.Last() {
+		st.Last = TS(storage.OplogTS(it.Key()))
+	}
+	return st, nil
+}
+
+// ErrStop ends a Scan early without an error.
+var ErrStop = errors.New("stop")
+
+// Scan calls fn with the entries whose timestamps are in (after, upTo],
+// oldest first, from a consistent view of the log. upTo is normally the
+// Visible timestamp. fn's document is valid only during the call.
+func (l *Log) Scan(after, upTo TS, fn func(ts TS, doc bsoncore.Document) error) error {
+	if upTo <= after {
+		return nil
+	}
+	lo := storage.OplogKey(uint64(after) + 1)
+	hi := storage.OplogKey(uint64(upTo) + 1)
+	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return fmt.Errorf("oplog: scan: %w", err)
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(TS(storage.OplogTS(it.Key())), it.Value()); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// ScanReverse is Scan newest first: entries in [from, upTo] from upTo
+// down.
+func (l *Log) ScanReverse(from, upTo TS, fn func(ts TS, doc bsoncore.Document) error) error {
+	if upTo < from {
+		return nil
+	}
+	lo := storage.OplogKey(uint64(from))
+	hi := storage.OplogKey(uint64(upTo) + 1)
+	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return fmt.Errorf("oplog: scan: %w", err)
+	}
+	defer it.Close()
+	for it.Last(); it.Valid(); it.Prev() {
+		if err := fn(TS(storage.OplogTS(it.Key())), it.Value()); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return it.Error()
+}
