@@ -144,6 +144,17 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	if pc.Params == nil {
 		pc.Params = params.New(nil)
 	}
+	names := make([]string, 0, len(pipeline))
+	for _, d := range pipeline {
+		name, _, _, err := stageSpec(d)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	if err := checkChangeStream(names, pc); err != nil {
+		return nil, err
+	}
 	var stages []stage
 	for i, d := range pipeline {
 		name, spec, p, err := stageSpec(d)
@@ -231,32 +242,33 @@ var stageParsers map[string]stageParser
 
 func init() {
 	stageParsers = map[string]stageParser{
-		"$match":       parseMatch,
-		"$project":     parseProject,
-		"$addFields":   parseAddFields("$addFields"),
-		"$set":         parseAddFields("$set"),
-		"$unset":       parseUnset,
-		"$group":       parseGroup,
-		"$sort":        parseSort,
-		"$limit":       parseLimit,
-		"$skip":        parseSkip,
-		"$unwind":      parseUnwind,
-		"$count":       parseCount,
-		"$sortByCount": parseSortByCount,
-		"$replaceRoot": parseReplaceRoot,
-		"$replaceWith": parseReplaceWith,
-		"$lookup":      parseLookup,
-		"$facet":       parseFacet,
-		"$bucket":      parseBucket,
-		"$bucketAuto":  parseBucketAuto,
-		"$sample":      parseSample,
-		"$documents":   parseDocuments,
-		"$unionWith":   parseUnionWith,
-		"$out":         parseOut,
-		"$merge":       parseMerge,
-		"$collStats":   parseCollStats,
-		"$indexStats":  parseIndexStats,
-		"$currentOp":   parseCurrentOp,
+		"$match":        parseMatch,
+		"$project":      parseProject,
+		"$addFields":    parseAddFields("$addFields"),
+		"$set":          parseAddFields("$set"),
+		"$unset":        parseUnset,
+		"$group":        parseGroup,
+		"$sort":         parseSort,
+		"$limit":        parseLimit,
+		"$skip":         parseSkip,
+		"$unwind":       parseUnwind,
+		"$count":        parseCount,
+		"$sortByCount":  parseSortByCount,
+		"$replaceRoot":  parseReplaceRoot,
+		"$replaceWith":  parseReplaceWith,
+		"$lookup":       parseLookup,
+		"$facet":        parseFacet,
+		"$bucket":       parseBucket,
+		"$bucketAuto":   parseBucketAuto,
+		"$sample":       parseSample,
+		"$documents":    parseDocuments,
+		"$unionWith":    parseUnionWith,
+		"$out":          parseOut,
+		"$merge":        parseMerge,
+		"$collStats":    parseCollStats,
+		"$indexStats":   parseIndexStats,
+		"$currentOp":    parseCurrentOp,
+		"$changeStream": parseChangeStream,
 	}
 }
 

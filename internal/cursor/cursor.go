@@ -24,6 +24,20 @@ type Source interface {
 	Close() error
 }
 
+// Ender is implemented by tailable sources that can end for good (a
+// change stream after its invalidate event): their cursor is exhausted
+// once Next returns nil and Ended is true.
+type Ender interface {
+	Ended() bool
+}
+
+// Waiter is implemented by tailable sources that know when they have new
+// documents: an awaitData getMore waits on them instead of on writes to
+// the cursor's namespace.
+type Waiter interface {
+	Wait(ctx context.Context, d time.Duration)
+}
+
 // ContextSetter is implemented by sources whose work is bounded by a
 // context: NextBatch hands them the context of the command being served.
 type ContextSetter interface {
@@ -57,6 +71,10 @@ type Cursor struct {
 	// as in MongoDB. It does not apply to awaitData cursors, whose getMore
 	// maxTimeMS is the wait for new data.
 	TimeLeft time.Duration
+
+	// OutlivesNamespace: a drop or rename of the namespace does not kill
+	// the cursor (a change stream reports them as events).
+	OutlivesNamespace bool
 
 	// Session and TxnNumber identify the multi-document transaction the
 	// cursor was opened in (InTxn); such a cursor reads the transaction's
@@ -297,7 +315,7 @@ func (r *Registry) KillNamespace(ns string, err error) int {
 	defer r.mu.Unlock()
 	n := 0
 	for _, c := range r.cursors {
-		if c.NS == ns && c.planKilled == nil {
+		if c.NS == ns && c.planKilled == nil && !c.OutlivesNamespace {
 			c.planKilled = err
 			n++
 		}
@@ -311,6 +329,15 @@ func (c *Cursor) close() {
 		_ = c.src.Close()
 	}
 }
+
+func (c *Cursor) ended() bool {
+	e, ok := c.src.(Ender)
+	return ok && e.Ended()
+}
+
+// Source returns what the cursor drains (for its optional interfaces:
+// Waiter, and the server's resume tokens).
+func (c *Cursor) Source() Source { return c.src }
 
 // Close releases the cursor's source; for cursors never registered.
 func (c *Cursor) Close() { c.close() }
@@ -371,7 +398,7 @@ func (c *Cursor) nextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore
 				return nil, false, err
 			}
 			if doc == nil {
-				return out, !c.Tailable, nil
+				return out, !c.Tailable || c.ended(), nil
 			}
 		}
 		if len(out) > 0 && size+len(doc) > maxBytes {

@@ -115,6 +115,7 @@ const (
 	ExceededTimeLimit                        Code = 262
 	TransactionAPIMustRetryCommit            Code = 416
 	ChangeStreamFatalError                   Code = 280
+	ChangeStreamHistoryLost                  Code = 286
 	DatabaseDifferCase                       Code = 13297
 	OutOfDiskSpace                           Code = 14031
 	KeyTooLong                               Code = 17280
@@ -251,6 +252,7 @@ var names = map[Code]string{
 	OperationNotSupportedInTransaction:       "OperationNotSupportedInTransaction",
 	IndexBuildAborted:                        "IndexBuildAborted",
 	ChangeStreamFatalError:                   "ChangeStreamFatalError",
+	ChangeStreamHistoryLost:                  "ChangeStreamHistoryLost",
 	TransactionExceededLifetimeLimitSeconds:  "TransactionExceededLifetimeLimitSeconds",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",

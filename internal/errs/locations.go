@@ -6,6 +6,9 @@ package errs
 // reproduces the assertion of the same number.
 const (
 	Location10065   Code = 10065
+	Location40674   Code = 40674
+	Location50808   Code = 50808
+	Location50865   Code = 50865
 	Location13111   Code = 13111
 	Location13113   Code = 13113
 	Location15947   Code = 15947

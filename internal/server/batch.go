@@ -44,18 +44,25 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 		}
 	}
 	var id int64
+	pbrt := postBatchResumeToken(c, docs)
 	if exhausted || singleBatch {
 		c.Close()
 	} else {
 		s.tieCursorToTxn(ctx, c)
 		id = s.cursors.Register(c)
 	}
-	return s.cursorReply("firstBatch", id, c.NS, docs), nil
+	return s.cursorReplyToken("firstBatch", id, c.NS, docs, pbrt), nil
 }
 
 // cursorReply builds {cursor: {<key>: docs, id, ns}}, copying each
 // document once, straight into the reply.
 func (s *Server) cursorReply(key string, id int64, ns string, docs []bsoncore.Document) bsoncore.Document {
+	return s.cursorReplyToken(key, id, ns, docs, nil)
+}
+
+// cursorReplyToken is cursorReply with a change stream's
+// postBatchResumeToken (nil: none).
+func (s *Server) cursorReplyToken(key string, id int64, ns string, docs []bsoncore.Document, pbrt bsoncore.Document) bsoncore.Document {
 	s.stats.docsReturned.Add(int64(len(docs)))
 	size := 64 + len(key) + len(ns)
 	for _, d := range docs {
@@ -72,6 +79,9 @@ func (s *Server) cursorReply(key string, id int64, ns string, docs []bsoncore.Do
 		out = append(out, d...)
 	}
 	out, _ = bsoncore.AppendArrayEnd(out, aidx)
+	if pbrt != nil {
+		out = bsoncore.AppendDocumentElement(out, "postBatchResumeToken", pbrt)
+	}
 	out = bsoncore.AppendInt64Element(out, "id", id)
 	out = bsoncore.AppendStringElement(out, "ns", ns)
 	out, _ = bsoncore.AppendDocumentEnd(out, cidx)

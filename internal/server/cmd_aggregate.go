@@ -10,6 +10,7 @@ import (
 	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/agg/aggengine"
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/changestream"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
@@ -92,6 +93,8 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	cat := aggengine.New(s.eng)
 	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
 	cat.Ops = s.currentOps                  // $currentOp (currentop_agg.go)
+	var stream *changestream.Reader
+	cat.ChangeStreams = s.openChangeStream(&stream) // changestream.go
 	if a.explain {
 		return explainPipeline(ctx, req, p, cat, vars)
 	}
@@ -118,6 +121,12 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		}
 		it.Close()
 		return s.cursorReply("firstBatch", 0, nsName, nil), nil
+	}
+	if stream != nil {
+		c := cursor.New(nsName, &changeStreamSource{it: it, r: stream})
+		c.Ctx = sctx
+		c.Tailable, c.AwaitData, c.OutlivesNamespace = true, true, true
+		return s.firstBatch(ctx, c, a.batchSize, a.hasBatch, false)
 	}
 	c := cursor.New(nsName, it)
 	c.Ctx = sctx

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -81,7 +82,11 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 				err = ctx.Err() // killOp or the client went away
 				break
 			}
-			s.inserts.wait(ctx, ns(req.DB, coll), time.Until(deadline))
+			if w, ok := c.Source().(cursor.Waiter); ok {
+				w.Wait(ctx, time.Until(deadline))
+			} else {
+				s.inserts.wait(ctx, ns(req.DB, coll), time.Until(deadline))
+			}
 			docs, exhausted, err = c.NextBatch(batchCtx, n, maxBatchBytes)
 		}
 	}
@@ -89,10 +94,11 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		s.cursors.Release(c, true)
 		return nil, err
 	}
+	pbrt := postBatchResumeToken(c, docs)
 	s.cursors.Release(c, exhausted)
 	outID := id
 	if exhausted {
 		outID = 0
 	}
-	return s.cursorReply("nextBatch", outID, c.NS, docs), nil
+	return s.cursorReplyToken("nextBatch", outID, c.NS, docs, pbrt), nil
 }

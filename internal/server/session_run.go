@@ -206,6 +206,7 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 		if err != nil {
 			return nil, err
 		}
+		tx.SetSession(a.lsid, a.txnNumber)
 		ss.txnNumber, ss.tx, ss.state, ss.txAbortErr, ss.txStmts = a.txnNumber, tx, txnActive, nil, 0
 		ss.committedTx, ss.txReadConcern = nil, readConcernLevel(a.readConcern)
 		ss.retryReply = nil

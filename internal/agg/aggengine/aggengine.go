@@ -24,6 +24,18 @@ type Catalog struct {
 	// Ops, when set, lists the server's operations for $currentOp (the
 	// engine knows nothing of connections and commands). Nil lists none.
 	Ops func(ctx context.Context, opts agg.CurrentOpOptions) ([]bsoncore.Document, error)
+	// ChangeStreams, when set, opens change streams ($changeStream); the
+	// server keeps the reader for awaitData and resume tokens.
+	ChangeStreams func(ctx context.Context, db, coll string, spec bsoncore.Value) (agg.Iterator, error)
+}
+
+// OpenChangeStream implements agg.ChangeStreamOpener through the
+// ChangeStreams hook.
+func (c *Catalog) OpenChangeStream(ctx context.Context, db, coll string, spec bsoncore.Value) (agg.Iterator, error) {
+	if c.ChangeStreams == nil {
+		return nil, errs.New(errs.IllegalOperation, "$changeStream is not supported here")
+	}
+	return c.ChangeStreams(ctx, db, coll, spec)
 }
 
 // New returns the catalog of e.

@@ -1,0 +1,76 @@
+package agg
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// ChangeStreamOpener is implemented by catalogs that serve change
+// streams: it opens the stream of db.coll (coll "": the database; db
+// "admin" with allChangesForCluster: the deployment) with the
+// $changeStream stage's options.
+type ChangeStreamOpener interface {
+	OpenChangeStream(ctx context.Context, db, coll string, spec bsoncore.Value) (Iterator, error)
+}
+
+// changeStreamStage is $changeStream: the source of a change stream's
+// events, which only stages that look at one event at a time may follow.
+type changeStreamStage struct{ raw bsoncore.Value }
+
+// changeStreamFollowers are the stages mongod allows after $changeStream.
+var changeStreamFollowers = map[string]bool{
+	"$match": true, "$project": true, "$addFields": true, "$set": true, "$unset": true,
+	"$replaceRoot": true, "$replaceWith": true, "$redact": true,
+}
+
+func parseChangeStream(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
+	if v.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, errs.New(errs.Location50808, "$changeStream stage expects a document as argument, found %s", bsonutil.TypeName(v.Type))
+	}
+	return []stage{&changeStreamStage{raw: v}}, nil
+}
+
+func (s *changeStreamStage) name() string            { return "$changeStream" }
+func (s *changeStreamStage) spec() bsoncore.Document { return specDoc("$changeStream", s.raw) }
+func (s *changeStreamStage) source()                 {}
+
+func (s *changeStreamStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
+	o, ok := rc.cat.(ChangeStreamOpener)
+	if !ok {
+		return nil, errs.New(errs.IllegalOperation, "$changeStream is not supported here")
+	}
+	return o.OpenChangeStream(rc.ctx, rc.pc.DB, rc.pc.Coll, s.raw)
+}
+
+// IsChangeStream reports whether the pipeline is a change stream.
+func (p *Pipeline) IsChangeStream() bool {
+	return len(p.stages) > 0 && p.stages[0].name() == "$changeStream"
+}
+
+// checkChangeStream enforces where $changeStream may appear and what may
+// follow it, with mongod's errors.
+func checkChangeStream(names []string, pc *ParseContext) error {
+	for i, n := range names {
+		if n == "$changeStream" {
+			if i != 0 {
+				return errs.New(errs.Location40602, "$changeStream is only valid as the first stage in a pipeline")
+			}
+			if pc.inFacet || pc.inLookup || pc.inUnion {
+				return errs.New(errs.Location40600, "$changeStream is not allowed to be used within a sub-pipeline")
+			}
+		}
+	}
+	if len(names) == 0 || names[0] != "$changeStream" {
+		return nil
+	}
+	for _, n := range names[1:] {
+		if !changeStreamFollowers[n] {
+			return errs.New(errs.IllegalOperation, "%s is not permitted in a $changeStream pipeline", n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package changestream
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/oplog"
+)
+
+// LookupFunc returns the current version of the document with key in
+// db.coll, or nil when there is none (fullDocument: updateLookup).
+type LookupFunc func(ctx context.Context, db, coll string, key bsoncore.Document) (bsoncore.Document, error)
+
+// Reader produces a stream's events from the oplog, in commit order. It
+// never reads past the log's visible point, so an entry that commits late
+// is not skipped. Next returns nil when the stream has caught up; a later
+// Next continues from there.
+type Reader struct {
+	log    *oplog.Log
+	scope  Scope
+	spec   *Spec
+	lookup LookupFunc
+	ctx    context.Context
+
+	pos      Token    // the last event delivered (or the resume point)
+	scanned  oplog.TS // entries up to here are in queue or delivered
+	queue    []event  // events read but not yet delivered
+	ended    bool     // the invalidate event was delivered
+	caughtUp bool     // the last Next found nothing new
+}
+
+// maxFill bounds the events one read of the oplog queues.
+const maxFill = 1000
+
+// Open starts a stream over log for scope with spec's options.
+func Open(ctx context.Context, log *oplog.Log, scope Scope, spec *Spec, lookup LookupFunc) (*Reader, error) {
+	if log == nil {
+		return nil, errs.New(errs.IllegalOperation, "The $changeStream stage is only supported on replica sets; this Lode server runs without an oplog (--oplog-size-mb 0)")
+	}
+	r := &Reader{log: log, scope: scope, spec: spec, lookup: lookup, ctx: ctx}
+	if spec.Resume == nil {
+		vis, _ := log.Visible()
+		r.pos, r.scanned = highWater(vis), vis
+		return r, nil
+	}
+	r.pos = *spec.Resume
+	r.scanned = r.pos.TS
+	if r.pos.Flags&flagHighWater == 0 {
+		r.scanned-- // the resume point's entry has later events to give
+	}
+	if r.log.Trimmed() > r.scanned {
+		return nil, historyLost()
+	}
+	if r.pos.Flags&flagHighWater == 0 && !spec.AtTime {
+		found := false
+		err := log.Scan(r.pos.TS-1, r.pos.TS, func(oplog.TS, bsoncore.Document) error {
+			found = true
+			return oplog.ErrStop
+		})
+		if err != nil {
+			return nil, err
+		}
+		if vis, _ := log.Visible(); !found && r.pos.TS <= vis {
+			return nil, errs.New(errs.ChangeStreamFatalError, "cannot resume stream; the resume token was not found. %s", r.pos.Doc().String())
+		}
+	}
+	return r, nil
+}
+
+func historyLost() error {
+	return errs.New(errs.ChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
+}
+
+// SetContext sets the context of the command being served (for lookups).
+func (r *Reader) SetContext(ctx context.Context) { r.ctx = ctx }
+
+// Next returns the next event, or nil when there is none yet (or the
+// stream has ended).
+func (r *Reader) Next() (bsoncore.Document, error) {
+	for {
+		if r.ended {
+			return nil, nil
+		}
+		if len(r.queue) > 0 {
+			ev := r.queue[0]
+			r.queue[0] = event{}
+			r.queue = r.queue[1:]
+			r.pos = ev.tok
+			r.ended = ev.ends
+			r.caughtUp = false
+			if ev.lookup {
+				return r.withLookup(ev)
+			}
+			return ev.doc, nil
+		}
+		vis, _ := r.log.Visible()
+		if vis <= r.scanned {
+			r.caughtUp = true
+			return nil, nil
+		}
+		if err := r.fill(vis); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fill queues the events of the entries after scanned, up to vis.
+func (r *Reader) fill(vis oplog.TS) error {
+	if r.log.Trimmed() > r.scanned {
+		return historyLost()
+	}
+	last := r.scanned
+	err := r.log.Scan(r.scanned, vis, func(ts oplog.TS, e bsoncore.Document) error {
+		if len(r.queue) >= maxFill {
+			return oplog.ErrStop
+		}
+		info := entryInfo{ts: ts, wall: e.Lookup("wall")}
+		n := len(r.queue)
+		r.queue = r.transform(r.queue, e, info, 0)
+		// Drop what the resume point says was delivered already.
+		w := n
+		for _, ev := range r.queue[n:] {
+			if r.pos.less(ev.tok) {
+				r.queue[w] = ev
+				w++
+			}
+		}
+		r.queue = r.queue[:w]
+		last = ts
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(r.queue) < maxFill {
+		last = vis
+	}
+	// Entries may have been trimmed while they were read.
+	if r.log.Trimmed() > r.scanned {
+		r.queue = nil
+		return historyLost()
+	}
+	r.scanned = last
+	return nil
+}
+
+// withLookup adds the current version of an update's document.
+func (r *Reader) withLookup(ev event) (bsoncore.Document, error) {
+	var doc bsoncore.Document
+	if r.lookup != nil {
+		var err error
+		if doc, err = r.lookup(r.ctx, ev.db, ev.coll, ev.key); err != nil {
+			return nil, err
+		}
+	}
+	idx, dst := bsoncore.AppendDocumentStart(nil)
+	els, _ := ev.doc.Elements()
+	for _, el := range els {
+		dst = append(dst, el...)
+	}
+	if doc == nil {
+		dst = bsoncore.AppendNullElement(dst, "fullDocument")
+	} else {
+		dst = bsoncore.AppendDocumentElement(dst, "fullDocument", doc)
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
+	return dst, nil
+}
+
+// Ended reports whether the stream delivered its invalidate event.
+func (r *Reader) Ended() bool { return r.ended && len(r.queue) == 0 }
+
+// CaughtUp reports whether the last Next found no event.
+func (r *Reader) CaughtUp() bool { return r.caughtUp }
+
+// ResumeToken is where the stream stands: after a batch that caught up,
+// a high-water mark past everything read; otherwise the last event
+// delivered (postBatchResumeToken).
+func (r *Reader) ResumeToken() Token {
+	if r.caughtUp && len(r.queue) == 0 && !r.ended {
+		if hw := highWater(r.scanned); r.pos.less(hw) {
+			return hw
+		}
+	}
+	return r.pos
+}
+
+// Wait blocks until new entries are visible, d passes or ctx ends.
+func (r *Reader) Wait(ctx context.Context, d time.Duration) {
+	vis, ch := r.log.Visible()
+	if vis > r.scanned || len(r.queue) > 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// Close releases the reader.
+func (r *Reader) Close() error { r.queue = nil; return nil }
