@@ -51,6 +51,7 @@ type Engine struct {
 
 	// oplog records every committed change (oplog.go); nil when off.
 	oplog *oplog.Log
+	clock oplog.Clock // cluster time when the oplog is off
 }
 
 // Open opens (creating if needed) the engine stored in dir.

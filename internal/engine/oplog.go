@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -28,6 +29,34 @@ func (e *Engine) openOplog(bytes int64) error {
 	}
 	e.oplog = l
 	return nil
+}
+
+// Clock is the deployment's cluster time: the oplog's clock, or a clock
+// of its own when the oplog is off.
+func (e *Engine) Clock() *oplog.Clock {
+	if e.oplog != nil {
+		return e.oplog.Clock()
+	}
+	return &e.clock
+}
+
+// WaitVisible waits until every write stamped at or before ts is
+// readable (readConcern afterClusterTime), or ctx ends.
+func (e *Engine) WaitVisible(ctx context.Context, ts oplog.TS) error {
+	if e.oplog == nil {
+		return nil
+	}
+	for {
+		vis, ch := e.oplog.Visible()
+		if vis >= ts {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // Oplog returns the operation log, or nil when it is off.

@@ -116,6 +116,7 @@ const (
 	TransactionAPIMustRetryCommit            Code = 416
 	ChangeStreamFatalError                   Code = 280
 	ChangeStreamHistoryLost                  Code = 286
+	SnapshotTooOld                           Code = 239
 	DatabaseDifferCase                       Code = 13297
 	OutOfDiskSpace                           Code = 14031
 	KeyTooLong                               Code = 17280
@@ -253,6 +254,7 @@ var names = map[Code]string{
 	IndexBuildAborted:                        "IndexBuildAborted",
 	ChangeStreamFatalError:                   "ChangeStreamFatalError",
 	ChangeStreamHistoryLost:                  "ChangeStreamHistoryLost",
+	SnapshotTooOld:                           "SnapshotTooOld",
 	TransactionExceededLifetimeLimitSeconds:  "TransactionExceededLifetimeLimitSeconds",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",

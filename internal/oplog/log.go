@@ -126,8 +126,18 @@ func (l *Log) Done(tk Ticket, committed bool) {
 }
 
 // Visible returns the newest timestamp a reader may read up to, and a
-// channel closed when it moves.
-func (l *Log) Visible() (TS, <-chan struct{}) { return l.vis.get() }
+// channel closed when it moves. With no batch in flight that is the
+// clock's newest timestamp: nothing can commit at or below it any more.
+func (l *Log) Visible() (TS, <-chan struct{}) {
+	l.clock.mu.Lock()
+	defer l.clock.mu.Unlock()
+	l.vis.mu.Lock()
+	defer l.vis.mu.Unlock()
+	if len(l.vis.open) == 0 && l.clock.last > l.vis.visible {
+		return l.clock.last, l.vis.changed
+	}
+	return l.vis.visible, l.vis.changed
+}
 
 // Stats are the log's size figures.
 type Stats struct {

@@ -54,10 +54,3 @@ func (v *visibility) end(first TS) {
 	}
 	v.mu.Unlock()
 }
-
-// get returns the visible timestamp and a channel closed when it moves.
-func (v *visibility) get() (TS, <-chan struct{}) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.visible, v.changed
-}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
 )
 
 // A panic inside a handler must become an error reply, not a dead server.
@@ -14,7 +16,7 @@ func TestPanicBecomesErrorReply(t *testing.T) {
 		panic("boom")
 	}, "lodeTestPanic")
 	defer delete(commands, "lodeTestPanic")
-	s := &Server{log: slog.New(slog.DiscardHandler)}
+	s := newTestServer(t)
 	cmd := bsoncore.NewDocumentBuilder().AppendInt32("lodeTestPanic", 1).AppendString("$db", "admin").Build()
 	reply := s.dispatch(context.Background(), nil, cmd, false)
 	if ok := reply.Lookup("ok"); ok.Double() != 0 {
@@ -34,7 +36,7 @@ func TestPanicBecomesErrorReply(t *testing.T) {
 }
 
 func TestUnknownCommandAndMissingDB(t *testing.T) {
-	s := &Server{log: slog.New(slog.DiscardHandler)}
+	s := newTestServer(t)
 	r := s.dispatch(context.Background(), nil, bsoncore.NewDocumentBuilder().AppendInt32("frobnicate", 1).AppendString("$db", "x").Build(), false)
 	if r.Lookup("code").Int32() != 59 || r.Lookup("codeName").StringValue() != "CommandNotFound" ||
 		r.Lookup("errmsg").StringValue() != "no such command: 'frobnicate'" {
@@ -44,4 +46,16 @@ func TestUnknownCommandAndMissingDB(t *testing.T) {
 	if r.Lookup("ok").Double() != 0 {
 		t.Fatalf("a command without $db must fail: %v", r)
 	}
+}
+
+// newTestServer is a server on an engine in a temporary directory.
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	eng, err := engine.Open(t.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(eng, Config{Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(func() { s.Close(); eng.Close() })
+	return s
 }

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"sync"
-	"time"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -15,36 +12,6 @@ const DefaultReplSetName = "lode"
 // electionID is the constant electionId of Lode's single, permanent
 // primary (term 1).
 var electionID = bson.ObjectID{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 1}
-
-// clock issues cluster times: Timestamp(seconds, increment), strictly
-// increasing.
-type clock struct {
-	mu       sync.Mutex
-	sec, inc uint32
-}
-
-// now returns a fresh cluster time.
-func (c *clock) now() (uint32, uint32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := uint32(time.Now().Unix())
-	if s > c.sec {
-		c.sec, c.inc = s, 0
-	}
-	c.inc++
-	return c.sec, c.inc
-}
-
-// last returns the latest cluster time issued (issuing one if none was).
-func (c *clock) last() (uint32, uint32) {
-	c.mu.Lock()
-	if c.sec != 0 {
-		defer c.mu.Unlock()
-		return c.sec, c.inc
-	}
-	c.mu.Unlock()
-	return c.now()
-}
 
 // replSet reports whether Lode presents itself as a replica set.
 func (s *Server) replSet() bool { return !s.cfg.Standalone }
@@ -70,7 +37,8 @@ func (s *Server) advertiseAddr(req *Request) string {
 // appendReplSetHello adds the replica-set fields of hello.
 func (s *Server) appendReplSetHello(b *bsoncore.DocumentBuilder, req *Request) {
 	me := s.advertiseAddr(req)
-	t, i := s.sessions.clock.last()
+	ts := s.eng.Clock().Last()
+	t, i := ts.Sec(), ts.Inc()
 	opTime := bsoncore.NewDocumentBuilder().AppendTimestamp("ts", t, i).AppendInt64("t", 1).Build()
 	date := int64(t) * 1000
 	b.AppendArray("hosts", bsoncore.NewArrayBuilder().AppendString(me).Build()).
@@ -88,9 +56,13 @@ func (s *Server) appendReplSetHello(b *bsoncore.DocumentBuilder, req *Request) {
 			Build())
 }
 
-// clusterTimeFields renders operationTime and $clusterTime for a reply.
+// clusterTimeFields renders operationTime and $clusterTime for a reply:
+// the newest timestamp the oplog's clock issued, which is at or after
+// the command's own writes, so a causally consistent read that waits for
+// it (afterClusterTime) sees them.
 func (s *Server) clusterTimeFields() bsoncore.Document {
-	t, i := s.sessions.clock.now()
+	ts := s.eng.Clock().Last()
+	t, i := ts.Sec(), ts.Inc()
 	return bsoncore.NewDocumentBuilder().
 		AppendTimestamp("operationTime", t, i).
 		AppendDocument("$clusterTime", bsoncore.NewDocumentBuilder().

@@ -14,8 +14,6 @@ import (
 // sessionRegistry holds the server's logical sessions. Its zero value is
 // ready to use.
 type sessionRegistry struct {
-	clock clock
-
 	mu     sync.Mutex
 	m      map[string]*session
 	reaper bool // the expiry goroutine runs

@@ -111,6 +111,9 @@ func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsonc
 	if err != nil {
 		return nil, err
 	}
+	if err := s.waitReadConcern(ctx, a.readConcern); err != nil { // readconcern.go
+		return nil, err
+	}
 	if a.lsid == nil {
 		if a.hasTxnNumber {
 			return nil, errs.New(errs.InvalidOptions, "Transaction number requires a session ID to also be specified")

@@ -1,0 +1,58 @@
+package changestreams
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestClusterTimeAndReadConcern: operationTime after a write is at or
+// after the write's oplog timestamp; afterClusterTime waits for it and
+// refuses a time in the future; atClusterTime serves the current time and
+// refuses one that later writes have passed (Lode keeps no history).
+func TestClusterTimeAndReadConcern(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	res, err := testenv.RunCmd(t, db, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opT, opI := res.Lookup("operationTime").Timestamp()
+	ctT, ctI := res.Lookup("$clusterTime", "clusterTime").Timestamp()
+	if opT == 0 || ctT != opT || ctI != opI {
+		t.Fatalf("operationTime %d,%d clusterTime %d,%d", opT, opI, ctT, ctI)
+	}
+	var entry bson.Raw
+	if err := db.Client().Database("local").Collection("oplog.rs").FindOne(ctx, bson.D{{Key: "ns", Value: "test.c"}, {Key: "op", Value: "i"}}).Decode(&entry); err == nil {
+		et, ei := entry.Lookup("ts").Timestamp()
+		if et > opT || (et == opT && ei > opI) {
+			t.Fatalf("insert stamped %d,%d after the reply's operationTime %d,%d", et, ei, opT, opI)
+		}
+	}
+	after := func(t, i uint32) bson.D {
+		return bson.D{{Key: "afterClusterTime", Value: bson.Timestamp{T: t, I: i}}}
+	}
+	if _, err := testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: after(opT, opI)}}); err != nil {
+		t.Fatalf("afterClusterTime at the write: %v", err)
+	}
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: after(opT+100, 0)}})
+	testenv.WantCode(t, "afterClusterTime in the future", err, 72)
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "afterClusterTime", Value: 5}}}})
+	testenv.WantCode(t, "afterClusterTime not a timestamp", err, 14)
+
+	at := func(t, i uint32) bson.D {
+		return bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: bson.Timestamp{T: t, I: i}}}
+	}
+	if _, err := testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: at(opT, opI)}}); err != nil {
+		t.Fatalf("atClusterTime at the newest write: %v", err)
+	}
+	if _, err := testenv.RunCmd(t, db, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: at(opT, opI)}})
+	testenv.WantCode(t, "atClusterTime before a later write", err, 239)
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "atClusterTime", Value: bson.Timestamp{T: opT, I: opI}}}}})
+	testenv.WantCode(t, "atClusterTime without level snapshot", err, 72)
+}
