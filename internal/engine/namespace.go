@@ -273,6 +273,7 @@ func (e *Engine) DropDatabase(db string) error {
 	if err := e.checkOpen(); err != nil {
 		return err
 	}
+	dropped := 0
 	for _, c := range e.cat.Load().dbs[db] {
 		lc, err := e.lockColl(db, c.name, false)
 		if err != nil {
@@ -286,8 +287,10 @@ func (e *Engine) DropDatabase(db string) error {
 		if err != nil {
 			return err
 		}
+		dropped++
 	}
-	if e.oplog == nil || db == "local" {
+	// A database without collections does not exist: nothing to log.
+	if e.oplog == nil || db == "local" || dropped == 0 {
 		return nil
 	}
 	return e.commitLogged(e.db.NewBatch(), e.commandEntry(db, nil, cmdDoc("dropDatabase", int32(1)))...)

@@ -50,6 +50,8 @@ type server struct {
 	addr string
 	dir  string
 	logs *strings.Builder
+	// stopped: stop ran (the test restarts servers on the same data).
+	stopped bool
 }
 
 var startedRe = regexp.MustCompile(`lode started"? addr=(\S+)`)
@@ -58,7 +60,13 @@ var startedRe = regexp.MustCompile(`lode started"? addr=(\S+)`)
 // data directory and waits until it listens.
 func startServer(t *testing.T, extra ...string) *server {
 	t.Helper()
-	dir := t.TempDir()
+	return startServerDir(t, t.TempDir(), extra...)
+}
+
+// startServerDir is startServer on an existing data directory (to
+// restart a server on the same data).
+func startServerDir(t *testing.T, dir string, extra ...string) *server {
+	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--dir", dir}, extra...)
 	cmd := exec.Command(lodeBin, args...)
 	stderr, err := cmd.StderrPipe()
@@ -89,18 +97,27 @@ func startServer(t *testing.T, extra ...string) *server {
 		_ = cmd.Process.Kill()
 		t.Fatalf("lode serve did not start; logs:\n%s", s.logs.String())
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
+	t.Cleanup(s.stop)
 	return s
+}
+
+// stop shuts the server down with SIGINT (killing it after 10 s); a
+// second call does nothing.
+func (s *server) stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	cmd := s.cmd
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }
 
 func (s *server) uri() string { return "mongodb://" + s.addr + "/" }

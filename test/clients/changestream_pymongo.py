@@ -1,0 +1,56 @@
+"""Change streams through pymongo 3.11: every event kind in commit order
+on a database stream, then (phase 2, after the test restarts lode serve)
+a resume from the update event's token. Usage: URI PHASE [TOKEN]."""
+import sys
+import time
+
+from bson import json_util
+from pymongo import MongoClient
+
+WANT = ["insert", "update", "replace", "delete", "rename", "drop", "drop",
+        "dropDatabase", "invalidate"]
+
+
+def drain(cs, n):
+    out, deadline = [], time.time() + 10
+    while len(out) < n and time.time() < deadline:
+        ev = cs.try_next()
+        if ev is not None:
+            out.append(ev)
+    return out
+
+
+def main():
+    client = MongoClient(sys.argv[1])
+    d = client.cs_pymongo
+    if sys.argv[2] == "1":
+        client.drop_database("cs_pymongo")
+        d.keep.insert_one({"_id": 0})
+        d.create_collection("a")
+        with d.watch([], max_await_time_ms=200) as cs:
+            d.a.insert_one({"_id": 1, "x": 1})
+            d.a.update_one({"_id": 1}, {"$set": {"x": 2}, "$push": {"l": 5}})
+            d.a.replace_one({"_id": 1}, {"y": 1})
+            d.a.delete_one({"_id": 1})
+            d.a.rename("b")
+            d.b.drop()
+            client.drop_database("cs_pymongo")
+            evs = drain(cs, len(WANT))
+        got = [e["operationType"] for e in evs]
+        assert got == WANT, got
+        upd = evs[1]["updateDescription"]
+        assert upd["updatedFields"] == {"x": 2, "l": [5]}, upd
+        assert evs[0]["fullDocument"] == {"_id": 1, "x": 1}, evs[0]
+        assert evs[4]["to"] == {"db": "cs_pymongo", "coll": "b"}, evs[4]
+        print("TOKEN " + json_util.dumps(evs[1]["_id"]))
+        print("changestream phase 1 OK")
+    else:
+        tok = json_util.loads(sys.argv[3])
+        with d.watch([], resume_after=tok, max_await_time_ms=200) as cs:
+            evs = drain(cs, len(WANT) - 2)
+        got = [e["operationType"] for e in evs]
+        assert got == WANT[2:], got
+        print("changestream phase 2 OK")
+
+
+main()

@@ -1,0 +1,101 @@
+package clients
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var tokenRe = regexp.MustCompile(`(?m)^TOKEN (.+)$`)
+
+// changeStreamAcrossRestart runs phase 1 of a change-stream script (every
+// event kind, printing a resume token), restarts lode serve on the same
+// data, and runs phase 2 (resuming from that token).
+func changeStreamAcrossRestart(t *testing.T, run func(s *server, phase, token string) (string, error)) {
+	t.Helper()
+	s := startServer(t)
+	out, err := run(s, "1", "")
+	if err != nil || !strings.Contains(out, "changestream phase 1 OK") {
+		t.Fatalf("phase 1: %v\n%s\nserver logs:\n%s", err, out, s.logs.String())
+	}
+	m := tokenRe.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("phase 1 printed no token:\n%s", out)
+	}
+	s.stop()
+	s2 := startServerDir(t, s.dir)
+	out, err = run(s2, "2", m[1])
+	if err != nil || !strings.Contains(out, "changestream phase 2 OK") {
+		t.Fatalf("phase 2 (after restart): %v\n%s\nserver logs:\n%s", err, out, s2.logs.String())
+	}
+}
+
+func clientCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestChangeStreamMongosh: db.watch() with showExpandedEvents sees every
+// event kind in commit order and resumes after a restart.
+func TestChangeStreamMongosh(t *testing.T) {
+	mongosh := requireTool(t, "mongosh")
+	changeStreamAcrossRestart(t, func(s *server, phase, token string) (string, error) {
+		cmd := exec.CommandContext(clientCtx(t), mongosh, "--quiet", "--norc", s.uri(), "changestream_mongosh.js")
+		cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1", "LODE_CS_PHASE="+phase, "LODE_CS_TOKEN="+token)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	})
+}
+
+// TestChangeStreamPymongo: the same through pymongo 3.11.
+func TestChangeStreamPymongo(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but cannot be imported: %v", err)
+		}
+		t.Skip("pymongo not installed for /usr/bin/python3")
+	}
+	changeStreamAcrossRestart(t, func(s *server, phase, token string) (string, error) {
+		args := []string{"changestream_pymongo.py", s.uri(), phase}
+		if token != "" {
+			args = append(args, token)
+		}
+		out, err := exec.CommandContext(clientCtx(t), py, args...).CombinedOutput()
+		return string(out), err
+	})
+}
+
+// TestChangeStreamNode: a collection stream with updateLookup through the
+// Node driver.
+func TestChangeStreamNode(t *testing.T) {
+	node := requireNodeDriver(t)
+	changeStreamAcrossRestart(t, func(s *server, phase, token string) (string, error) {
+		args := []string{"changestream_node.js", s.uri(), phase}
+		if token != "" {
+			args = append(args, token)
+		}
+		out, err := exec.CommandContext(clientCtx(t), node, args...).CombinedOutput()
+		return string(out), err
+	})
+}
+
+// requireNodeDriver returns node when the Node driver is installed in
+// test/clients/node.
+func requireNodeDriver(t *testing.T) string {
+	t.Helper()
+	node := requireTool(t, "node")
+	if _, err := os.Stat(filepath.Join("node", "node_modules", "mongodb")); err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("the Node driver is required: run npm ci in test/clients/node (%v)", err)
+		}
+		t.Skip("Node driver not installed (npm ci in test/clients/node)")
+	}
+	return node
+}
