@@ -15,6 +15,11 @@ type Resource struct {
 // ClusterResource is the cluster.
 var ClusterResource = Resource{Cluster: true}
 
+// AnyNormalResource is mongod's anyNormalResource asked about: every
+// database and every non-system collection (updateUser replacing roles
+// needs revokeRole on it).
+var AnyNormalResource = Resource{}
+
 // DBResource is database db.
 func DBResource(db string) Resource { return Resource{DB: db} }
 

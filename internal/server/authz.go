@@ -7,7 +7,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/auth"
+	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 )
 
 // need is one privilege a command requires: actions on a resource.
@@ -17,11 +19,17 @@ type need struct {
 }
 
 // authzRule returns what a command needs. open means any client may run
-// it, authenticated or not; authOnly means any authenticated user may.
+// it, authenticated or not; authOnly means any authenticated user may
+// (the handler may check more, as getMore and listDatabases do).
 type authzRule struct {
 	open     bool
 	authOnly bool
 	needs    func(req *Request) ([]need, error)
+	// check, for commands whose rules depend on who asks (updateUser on
+	// oneself, listCollections with authorizedCollections), decides for an
+	// authenticated user with the command's own messages, returning the
+	// privileges a cursor it opens records.
+	check func(req *Request, g *auth.Grants) ([]need, error)
 }
 
 // authzRules maps every command to its requirements. A command with no
@@ -44,6 +52,12 @@ func authOnlyCmd(names ...string) {
 func ruled(f func(req *Request) ([]need, error), names ...string) {
 	for _, n := range names {
 		authzRules[n] = authzRule{needs: f}
+	}
+}
+
+func checked(f func(req *Request, g *auth.Grants) ([]need, error), names ...string) {
+	for _, n := range names {
+		authzRules[n] = authzRule{check: f}
 	}
 }
 
@@ -80,8 +94,10 @@ func cmdColl(req *Request) string {
 func init() {
 	openCmd("hello", "isMaster", "ismaster", "buildInfo", "buildinfo", "ping", "saslStart", "saslContinue",
 		"logout", "connectionStatus", "whatsmyuri", "endSessions")
+	// getMore (cmd_getmore.go), killCursors (cmd_killcursors.go) and
+	// listDatabases (cmd_listdatabases.go) check the rest in the handler.
 	authOnlyCmd("startSession", "refreshSessions", "killSessions", "commitTransaction", "abortTransaction",
-		"getMore", "listDatabases")
+		"getMore", "killCursors", "listDatabases")
 	ruled(collNeeds(auth.ActFind), "find", "count", "distinct")
 	ruled(collNeeds(auth.ActInsert), "insert")
 	ruled(updateNeeds, "update")
@@ -96,8 +112,7 @@ func init() {
 	ruled(collNeeds(auth.ActCollMod), "collMod")
 	ruled(collNeeds(auth.ActCollStats), "collStats", "collstats")
 	ruled(collNeeds(auth.ActValidate), "validate")
-	ruled(killCursorsNeeds, "killCursors")
-	ruled(dbNeeds(auth.ActListCollections), "listCollections")
+	checked(listCollectionsCheck, "listCollections")
 	ruled(dbNeeds(auth.ActDBStats), "dbStats", "dbstats")
 	ruled(dbNeeds(auth.ActDropDatabase), "dropDatabase")
 	ruled(renameNeeds, "renameCollection")
@@ -246,9 +261,19 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 	return out
 }
 
-// killCursorsNeeds: killCursors on the namespace.
-func killCursorsNeeds(req *Request) ([]need, error) {
-	return []need{{auth.CollResource(req.DB, cmdColl(req)), auth.Actions(auth.ActKillCursors)}}, nil
+// listCollectionsCheck follows mongod: authorizedCollections with
+// nameOnly is allowed to a user with any privilege in the database (the
+// reply then lists only the collections it has privileges on); otherwise
+// listCollections on the database.
+func listCollectionsCheck(req *Request, g *auth.Grants) ([]need, error) {
+	if expr.Truthy(req.Cmd.Lookup("authorizedCollections")) && expr.Truthy(req.Cmd.Lookup("nameOnly")) && g.AnyOnDB(req.DB) {
+		return nil, nil
+	}
+	needs := []need{{auth.DBResource(req.DB), auth.Actions(auth.ActListCollections)}}
+	if allAllowed(g, needs) {
+		return needs, nil
+	}
+	return nil, errs.New(errs.Unauthorized, "Not authorized to list collections on db: %s", req.DB)
 }
 
 // renameNeeds follows mongod: within a database renameCollectionSameDB
@@ -327,51 +352,85 @@ var localhostGrants = &auth.Grants{Privs: []auth.Privilege{
 	{Resource: auth.Pattern{Kind: auth.PatternDB, DB: "$external"}, Actions: auth.Actions(auth.ActCreateUser)},
 }}
 
+// cursorAuth is what a cursor records under authorization: the user
+// that opened it and the privileges the opening command needed.
+type cursorAuth struct {
+	owner string
+	privs []need
+}
+
+type cursorAuthKey struct{}
+
+// ownCursor marks c with the user and privileges of the command that
+// opens it (dispatch put them in ctx), for getMore and killCursors.
+func ownCursor(ctx context.Context, c *cursor.Cursor) {
+	if ca, ok := ctx.Value(cursorAuthKey{}).(cursorAuth); ok {
+		c.Owner, c.Privileges = ca.owner, ca.privs
+	}
+}
+
 // authorize checks the request against the connection's privileges when
 // the server runs with Auth. Unauthorized is 13 with mongod's messages.
-func (s *Server) authorize(ctx context.Context, req *Request) error {
+// It returns what a cursor the command opens records.
+func (s *Server) authorize(ctx context.Context, req *Request) (cursorAuth, error) {
 	rule, ok := authzRules[req.Name]
 	if !ok {
-		return errs.New(errs.Unauthorized, "command %s has no authorization rule and is refused while authorization is enabled", req.Name)
+		return cursorAuth{}, errs.New(errs.Unauthorized, "command %s has no authorization rule and is refused while authorization is enabled", req.Name)
 	}
 	if rule.open {
-		return nil
+		return cursorAuth{}, nil
 	}
 	var g *auth.Grants
 	if req.conn != nil {
 		var err error
 		if g, err = req.conn.grants(ctx); err != nil {
-			return err
+			return cursorAuth{}, err
 		}
 	}
 	if g == nil {
 		if req.conn.isLoopback() && rule.needs != nil {
 			has, err := s.users.HasUsers(ctx)
 			if err != nil {
-				return err
+				return cursorAuth{}, err
 			}
 			if !has {
 				if needs, err := rule.needs(req); err == nil && allAllowed(localhostGrants, needs) {
-					return nil
+					return cursorAuth{privs: needs}, nil
 				}
 			}
 		}
-		return errs.New(errs.Unauthorized, "Command %s requires authentication", req.Name)
+		return cursorAuth{}, errs.New(errs.Unauthorized, "Command %s requires authentication", req.Name)
 	}
-	if rule.authOnly {
-		return nil
+	ca := cursorAuth{owner: g.User.ID()}
+	switch {
+	case rule.authOnly:
+		return ca, nil
+	case rule.check != nil:
+		var err error
+		ca.privs, err = rule.check(req, g)
+		return ca, err
 	}
 	needs, err := rule.needs(req)
 	if err != nil {
-		return err
+		return cursorAuth{}, err
 	}
+	ca.privs = needs
 	if allAllowed(g, needs) {
-		return nil
+		return ca, nil
 	}
 	if req.Name == "usersInfo" && asksAboutSelf(req, g) {
-		return nil
+		return ca, nil
 	}
-	return errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
+	return cursorAuth{}, errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
+}
+
+// connGrants returns the privileges of the connection serving req under
+// authorization; nil when authorization is off or nobody authenticated.
+func (s *Server) connGrants(ctx context.Context, req *Request) (*auth.Grants, error) {
+	if !s.cfg.Auth || req.conn == nil {
+		return nil, nil
+	}
+	return req.conn.grants(ctx)
 }
 
 func allAllowed(g *auth.Grants, needs []need) bool {

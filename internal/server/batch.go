@@ -48,6 +48,7 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 		c.Close()
 	} else {
 		s.tieCursorToTxn(ctx, c)
+		ownCursor(ctx, c) // authz.go
 		id = s.cursors.Register(c)
 	}
 	return s.cursorReply("firstBatch", id, c.NS, docs), nil
