@@ -253,7 +253,8 @@ func TestAuthSeedScripts(t *testing.T) {
 }
 
 // The read-only user's checks, in each client's language: reading appdb
-// works, writing it and reading another database fail with code 13.
+// works, writing it and reading another database fail with code 13, and
+// listDatabases shows it appdb alone.
 const (
 	roMongosh = `const app = db.getSiblingDB("appdb");
 if (app.items.countDocuments({}) !== 2) throw new Error("read appdb");
@@ -261,6 +262,8 @@ function code(f) { try { f(); return 0; } catch (e) { return e.code; } }
 print("insert=" + code(() => app.items.insertOne({_id: 3})));
 print("update=" + code(() => app.items.updateOne({_id: 1}, {$set: {x: 1}})));
 print("otherdb=" + code(() => db.getSiblingDB("other").secrets.findOne()));
+print("dbs=" + db.adminCommand({listDatabases: 1, nameOnly: true}).databases.map(d => d.name).join(","));
+print("colls=" + app.getCollectionNames().join(","));
 print("ro OK");`
 	roPython = `import sys, pymongo
 from pymongo.errors import OperationFailure
@@ -275,6 +278,8 @@ def code(f):
 print("insert=%d" % code(lambda: c.appdb.items.insert_one({"_id": 3})))
 print("update=%d" % code(lambda: c.appdb.items.update_one({"_id": 1}, {"$set": {"x": 1}})))
 print("otherdb=%d" % code(lambda: c.other.secrets.find_one()))
+print("dbs=" + ",".join(c.list_database_names()))
+print("colls=" + ",".join(c.appdb.list_collection_names()))
 print("ro OK")`
 )
 
@@ -285,7 +290,7 @@ func TestAuthReadOnlyUser(t *testing.T) {
 	s := startServer(t, "--auth")
 	setupUsers(t, s)
 	uri := s.authURI("ro", roPwd, "appdb", "appdb", nil)
-	want := []string{"insert=13", "update=13", "otherdb=13"}
+	want := []string{"insert=13", "update=13", "otherdb=13", "dbs=appdb\n", "colls=items\n"}
 	for name, out := range map[string]string{
 		"mongosh": mustMongosh(t, "ro OK", uri, "--eval", roMongosh),
 		"pymongo": mustPython(t, "ro OK", "-c", roPython, uri),
@@ -309,6 +314,13 @@ func TestAuthReadOnlyUser(t *testing.T) {
 	err = c.Database("other").Collection("secrets").FindOne(ctx, bson.D{}).Err()
 	if codeOf(err) != 13 {
 		t.Errorf("Go driver read of another database: %v", err)
+	}
+	if names, err := c.ListDatabaseNames(ctx, bson.D{}); err != nil || len(names) != 1 || names[0] != "appdb" {
+		t.Errorf("Go driver listDatabases: %v %v", names, err)
+	}
+	_, err = c.ListDatabaseNames(ctx, bson.D{}, options.ListDatabases().SetAuthorizedDatabases(false))
+	if codeOf(err) != 13 {
+		t.Errorf("Go driver listDatabases with authorizedDatabases false: %v", err)
 	}
 }
 
