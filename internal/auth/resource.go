@@ -15,9 +15,9 @@ type Resource struct {
 // ClusterResource is the cluster.
 var ClusterResource = Resource{Cluster: true}
 
-// AnyNormalResource is mongod's anyNormalResource asked about: every
-// database and every non-system collection (updateUser replacing roles
-// needs revokeRole on it).
+// AnyNormalResource stands for mongod's anyNormalResource in a check:
+// only privileges on every database (the anyNormal and anyResource
+// patterns) cover it. updateUser replacing roles needs revokeRole on it.
 var AnyNormalResource = Resource{}
 
 // DBResource is database db.
