@@ -17,7 +17,7 @@ var (
 	// dbAdmin reads and manages system.profile.
 	profileActions   = readActions.Union(Actions(ActDropCollection, ActCreateCollection, ActConvertToCapped))
 	userAdminActions = Actions(ActChangeCustomData, ActChangePassword, ActCreateRole, ActCreateUser, ActDropRole,
-		ActDropUser, ActGrantRole, ActRevokeRole, ActViewRole, ActViewUser)
+		ActDropUser, ActGrantRole, ActRevokeRole, ActSetAuthenticationRestriction, ActViewRole, ActViewUser)
 	clusterMonitorActions = Actions(ActCheckFreeMonitoringStatus, ActConnPoolStats, ActGetCmdLineOpts,
 		ActGetDefaultRWConcern, ActGetLog, ActGetParameter, ActHostInfo, ActInprog, ActListDatabases,
 		ActListSessions, ActNetstat, ActReplSetGetConfig, ActReplSetGetStatus, ActServerStatus, ActTop, ActUseUUID)
@@ -143,20 +143,21 @@ func IsBuiltinRole(role, db string) bool {
 	return ok && db == "admin"
 }
 
-// builtinPrivileges returns a built-in role's privileges.
-func builtinPrivileges(role, db string) ([]Privilege, bool) {
+// BuiltinPrivileges returns a built-in role's privileges, one per
+// resource pattern as mongod shows them.
+func BuiltinPrivileges(role, db string) ([]Privilege, bool) {
 	if f, ok := builtinDBRoles[role]; ok {
-		return f(db), true
+		return MergePrivileges(nil, f(db)), true
 	}
 	if f, ok := builtinAdminRoles[role]; ok && db == "admin" {
-		return f(), true
+		return MergePrivileges(nil, f()), true
 	}
 	return nil, false
 }
 
-// builtinRoleNames lists the built-in roles of db, for rolesInfo with
+// BuiltinRoleNames lists the built-in roles of db, for rolesInfo with
 // showBuiltinRoles.
-func builtinRoleNames(db string) []string {
+func BuiltinRoleNames(db string) []string {
 	out := []string{"dbAdmin", "dbOwner", "read", "readWrite", "userAdmin"}
 	if db == "admin" {
 		out = append(out, "backup", "clusterAdmin", "clusterManager", "clusterMonitor", "dbAdminAnyDatabase",
