@@ -15,8 +15,9 @@ func init() {
 }
 
 // updateUserNeeds: changePassword for a new password, changeCustomData
-// for customData, and grantRole and revokeRole on the roles' databases
-// when roles are replaced.
+// for customData; when roles are replaced, as mongod, revokeRole on every
+// normal resource (any role could be taken away) and grantRole on the
+// given roles' databases.
 func updateUserNeeds(req *Request) ([]need, error) {
 	var acts auth.ActionSet
 	if _, err := req.Cmd.LookupErr("pwd"); err == nil {
@@ -25,12 +26,12 @@ func updateUserNeeds(req *Request) ([]need, error) {
 	if _, err := req.Cmd.LookupErr("customData"); err == nil {
 		acts.Add(auth.ActChangeCustomData)
 	}
-	out := []need{{auth.DBResource(req.DB), acts}}
+	out := []need{{res: auth.DBResource(req.DB), acts: acts}}
 	if v, err := req.Cmd.LookupErr("roles"); err == nil {
 		rs, _ := auth.ParseRoles(v, req.DB)
-		out = append(out, need{auth.DBResource(req.DB), auth.Actions(auth.ActGrantRole, auth.ActRevokeRole)})
+		out = append(out, need{res: auth.AnyNormalResource, acts: auth.Actions(auth.ActRevokeRole)})
 		for _, r := range rs {
-			out = append(out, need{auth.DBResource(r.DB), auth.Actions(auth.ActGrantRole)})
+			out = append(out, need{res: auth.DBResource(r.DB), acts: auth.Actions(auth.ActGrantRole)})
 		}
 	}
 	return out, nil
