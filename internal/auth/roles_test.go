@@ -29,6 +29,19 @@ func names(rs []RoleName) []string {
 func TestRoleWrites(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
+	// Before admin.system.roles exists there is simply no role.
+	if r, err := s.Role(ctx, "a", "shop"); r != nil || err != nil {
+		t.Fatalf("Role on a fresh store: %v %v", r, err)
+	}
+	if rs, err := s.Roles(ctx, ""); len(rs) != 0 || err != nil {
+		t.Fatalf("Roles on a fresh store: %v %v", rs, err)
+	}
+	if err := s.DropRole(ctx, RoleName{"a", "shop"}); code(err) != errs.RoleNotFound {
+		t.Fatalf("DropRole on a fresh store: %v", err)
+	}
+	if n, err := s.DropAllRoles(ctx, "shop"); n != 0 || err != nil {
+		t.Fatalf("DropAllRoles on a fresh store: %d %v", n, err)
+	}
 	find := []Privilege{{collPattern("shop", "o"), Actions(ActFind)}}
 	gen := s.Generation()
 	moved := func(what string) {
