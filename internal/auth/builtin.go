@@ -65,7 +65,7 @@ var builtinAdminRoles = map[string]func() []Privilege{
 		return []Privilege{{anyNormal, readWriteActions}, {collAnyDB("system.js"), readWriteActions}, {cluster, Actions(ActListDatabases)}}
 	},
 	"userAdminAnyDatabase": func() []Privilege {
-		return []Privilege{{anyNormal, userAdminActions}, {cluster, Actions(ActListDatabases)},
+		return []Privilege{{anyNormal, userAdminActions}, {cluster, Actions(ActListDatabases, mustAction("authSchemaUpgrade"), mustAction("invalidateUserCache"))},
 			{collPattern("admin", "system.users"), readActions}, {collPattern("admin", "system.roles"), readActions}}
 	},
 	"dbAdminAnyDatabase": func() []Privilege {
@@ -133,6 +133,16 @@ func collPattern(db, coll string) Pattern {
 	return Pattern{Kind: PatternCollection, DB: db, Coll: coll}
 }
 func collAnyDB(coll string) Pattern { return Pattern{Kind: PatternCollAnyDB, Coll: coll} }
+
+// mustAction is the action named n, for built-in roles' actions that no
+// Lode command checks (no constant of their own).
+func mustAction(n string) Action {
+	a, ok := ParseAction(n)
+	if !ok {
+		panic("auth: unknown action " + n)
+	}
+	return a
+}
 
 // IsBuiltinRole reports whether role@db names a built-in role.
 func IsBuiltinRole(role, db string) bool {
