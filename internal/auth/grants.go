@@ -62,3 +62,9 @@ func (g *Grants) AnyOn(r Resource) bool {
 	}
 	return false
 }
+
+// HasRole reports whether r is one of the user's direct roles: mongod
+// lets a user see, with rolesInfo, the roles it was granted.
+func (g *Grants) HasRole(r RoleName) bool {
+	return g != nil && containsRole(g.Roles, r)
+}

@@ -16,6 +16,9 @@ import (
 type need struct {
 	res  auth.Resource
 	acts auth.ActionSet
+	// heldRole, when set, waives the need for a user granted that role
+	// directly: mongod lets a user see its own roles with rolesInfo.
+	heldRole *auth.RoleName
 }
 
 // authzRule returns what a command needs. open means any client may run
@@ -65,20 +68,20 @@ func checked(f func(req *Request, g *auth.Grants) ([]need, error), names ...stri
 func collNeeds(acts ...auth.Action) func(req *Request) ([]need, error) {
 	set := auth.Actions(acts...)
 	return func(req *Request) ([]need, error) {
-		return []need{{auth.CollResource(req.DB, cmdColl(req)), set}}, nil
+		return []need{{res: auth.CollResource(req.DB, cmdColl(req)), acts: set}}, nil
 	}
 }
 
 // dbNeeds: actions on the command's database.
 func dbNeeds(acts ...auth.Action) func(req *Request) ([]need, error) {
 	set := auth.Actions(acts...)
-	return func(req *Request) ([]need, error) { return []need{{auth.DBResource(req.DB), set}}, nil }
+	return func(req *Request) ([]need, error) { return []need{{res: auth.DBResource(req.DB), acts: set}}, nil }
 }
 
 // clusterNeeds: actions on the cluster.
 func clusterNeeds(acts ...auth.Action) func(req *Request) ([]need, error) {
 	set := auth.Actions(acts...)
-	return func(*Request) ([]need, error) { return []need{{auth.ClusterResource, set}}, nil }
+	return func(*Request) ([]need, error) { return []need{{res: auth.ClusterResource, acts: set}}, nil }
 }
 
 // cmdColl is the collection named by the command's first field.
@@ -134,6 +137,14 @@ func init() {
 	ruled(usersInfoNeeds, "usersInfo")
 	ruled(grantRolesNeeds(auth.ActGrantRole), "grantRolesToUser")
 	ruled(grantRolesNeeds(auth.ActRevokeRole), "revokeRolesFromUser")
+	ruled(createRoleNeeds, "createRole")
+	ruled(updateRoleNeeds, "updateRole")
+	ruled(dbNeeds(auth.ActDropRole), "dropRole", "dropAllRolesFromDatabase")
+	ruled(rolesInfoNeeds, "rolesInfo")
+	ruled(rolePrivilegesNeeds(auth.ActGrantRole), "grantPrivilegesToRole")
+	ruled(rolePrivilegesNeeds(auth.ActRevokeRole), "revokePrivilegesFromRole")
+	ruled(roleRolesNeeds(auth.ActGrantRole), "grantRolesToRole")
+	ruled(roleRolesNeeds(auth.ActRevokeRole), "revokeRolesFromRole")
 }
 
 // updateNeeds: update, plus insert when a statement upserts.
@@ -149,7 +160,7 @@ func updateNeeds(req *Request) ([]need, error) {
 			}
 		}
 	}
-	return []need{{auth.CollResource(req.DB, cmdColl(req)), acts}}, nil
+	return []need{{res: auth.CollResource(req.DB, cmdColl(req)), acts: acts}}, nil
 }
 
 // findAndModifyNeeds: find and update (remove for remove: true; insert too
@@ -164,7 +175,7 @@ func findAndModifyNeeds(req *Request) ([]need, error) {
 			acts.Add(auth.ActInsert)
 		}
 	}
-	return []need{{auth.CollResource(req.DB, cmdColl(req)), acts}}, nil
+	return []need{{res: auth.CollResource(req.DB, cmdColl(req)), acts: acts}}, nil
 }
 
 // aggregateNeeds: find on the collection, and what the pipeline's stages
@@ -175,7 +186,7 @@ func aggregateNeeds(req *Request) ([]need, error) {
 	var out []need
 	coll := cmdColl(req)
 	if coll != "" {
-		out = append(out, need{auth.CollResource(req.DB, coll), auth.Actions(auth.ActFind)})
+		out = append(out, need{res: auth.CollResource(req.DB, coll), acts: auth.Actions(auth.ActFind)})
 	}
 	if v, err := req.Cmd.LookupErr("pipeline"); err == nil {
 		out = pipelineNeeds(req.DB, v, out, coll == "")
@@ -215,7 +226,7 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 				}
 			}
 			if from != "" {
-				out = append(out, need{auth.CollResource(db, from), auth.Actions(auth.ActFind)})
+				out = append(out, need{res: auth.CollResource(db, from), acts: auth.Actions(auth.ActFind)})
 			}
 		case "$facet":
 			if d, ok := arg.DocumentOK(); ok {
@@ -247,9 +258,9 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 			if el.Key() == "$merge" {
 				acts = auth.Actions(auth.ActInsert, auth.ActUpdate)
 			}
-			out = append(out, need{auth.CollResource(tdb, tcoll), acts})
+			out = append(out, need{res: auth.CollResource(tdb, tcoll), acts: acts})
 		case "$currentOp":
-			out = append(out, need{auth.ClusterResource, auth.Actions(auth.ActInprog)})
+			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActInprog)})
 		case "$collStats":
 			// on the aggregated collection, already named by find
 		case "$indexStats":
@@ -269,7 +280,7 @@ func listCollectionsCheck(req *Request, g *auth.Grants) ([]need, error) {
 	if expr.Truthy(req.Cmd.Lookup("authorizedCollections")) && expr.Truthy(req.Cmd.Lookup("nameOnly")) && g.AnyOnDB(req.DB) {
 		return nil, nil
 	}
-	needs := []need{{auth.DBResource(req.DB), auth.Actions(auth.ActListCollections)}}
+	needs := []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActListCollections)}}
 	if allAllowed(g, needs) {
 		return needs, nil
 	}
@@ -286,12 +297,12 @@ func renameNeeds(req *Request) ([]need, error) {
 	tdb, tcoll, _ := strings.Cut(to, ".")
 	if fdb == tdb {
 		return []need{
-			{auth.DBResource(fdb), auth.Actions(auth.ActRenameCollectionSameDB)},
+			{res: auth.DBResource(fdb), acts: auth.Actions(auth.ActRenameCollectionSameDB)},
 		}, nil
 	}
 	return []need{
-		{auth.CollResource(fdb, fcoll), auth.Actions(auth.ActFind, auth.ActDropCollection)},
-		{auth.CollResource(tdb, tcoll), auth.Actions(auth.ActInsert, auth.ActCreateIndex, auth.ActCreateCollection)},
+		{res: auth.CollResource(fdb, fcoll), acts: auth.Actions(auth.ActFind, auth.ActDropCollection)},
+		{res: auth.CollResource(tdb, tcoll), acts: auth.Actions(auth.ActInsert, auth.ActCreateIndex, auth.ActCreateCollection)},
 	}, nil
 }
 
@@ -315,33 +326,117 @@ func explainNeeds(req *Request) ([]need, error) {
 // createUserNeeds: createUser on the database, and grantRole on the
 // database of every role given.
 func createUserNeeds(req *Request) ([]need, error) {
-	out := []need{{auth.DBResource(req.DB), auth.Actions(auth.ActCreateUser)}}
+	out := []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActCreateUser)}}
 	rs, err := auth.ParseRoles(req.Cmd.Lookup("roles"), req.DB)
 	if err != nil {
 		return out, nil
 	}
 	for _, r := range rs {
-		out = append(out, need{auth.DBResource(r.DB), auth.Actions(auth.ActGrantRole)})
+		out = append(out, need{res: auth.DBResource(r.DB), acts: auth.Actions(auth.ActGrantRole)})
 	}
 	return out, nil
 }
 
-// grantRolesNeeds: grantRole or revokeRole on each role's database.
+// grantRolesNeeds: grantRole or revokeRole on each role's database
+// (grantRolesToUser, revokeRolesFromUser).
 func grantRolesNeeds(act auth.Action) func(req *Request) ([]need, error) {
 	return func(req *Request) ([]need, error) {
-		rs, _ := auth.ParseRoles(req.Cmd.Lookup("roles"), req.DB)
-		out := []need{{auth.DBResource(req.DB), auth.Actions(act)}}
-		for _, r := range rs {
-			out = append(out, need{auth.DBResource(r.DB), auth.Actions(act)})
-		}
-		return out, nil
+		return orOnDB(req, rolesArgNeeds(req, act), act), nil
 	}
 }
 
 // usersInfoNeeds: viewUser on the database, except for a user asking
 // about itself (checked in authorize).
 func usersInfoNeeds(req *Request) ([]need, error) {
-	return []need{{auth.DBResource(req.DB), auth.Actions(auth.ActViewUser)}}, nil
+	return []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActViewUser)}}, nil
+}
+
+// The role commands' rules follow mongod's
+// user_management_commands_common: granting (or revoking) a role needs
+// grantRole (revokeRole) on the role's database; granting (revoking) a
+// privilege needs it on the privilege's database, or on admin for a
+// privilege on the cluster or on more than one database.
+
+// rolesArgNeeds: act on the database of every role of the command's
+// roles field.
+func rolesArgNeeds(req *Request, act auth.Action) []need {
+	rs, _ := auth.ParseRoles(req.Cmd.Lookup("roles"), req.DB)
+	out := make([]need, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, need{res: auth.DBResource(r.DB), acts: auth.Actions(act)})
+	}
+	return out
+}
+
+// privilegesArgNeeds: act on the database each privilege of the
+// command's privileges field targets, on admin for one on the cluster,
+// anyResource, or collections of any database.
+func privilegesArgNeeds(req *Request, act auth.Action) []need {
+	ps, _ := auth.ParsePrivileges(req.Cmd.Lookup("privileges"))
+	out := make([]need, 0, len(ps))
+	for _, p := range ps {
+		db := "admin"
+		if k := p.Resource.Kind; k == auth.PatternDB || k == auth.PatternCollection {
+			db = p.Resource.DB
+		}
+		out = append(out, need{res: auth.DBResource(db), acts: auth.Actions(act)})
+	}
+	return out
+}
+
+// orOnDB: a list naming nothing (missing, empty or unparsable, which the
+// command then refuses) needs act on the command's database, so that a
+// client without role-management privileges is refused before that.
+func orOnDB(req *Request, out []need, act auth.Action) []need {
+	if len(out) == 0 {
+		out = append(out, need{res: auth.DBResource(req.DB), acts: auth.Actions(act)})
+	}
+	return out
+}
+
+// createRoleNeeds: createRole on the database, grantRole for every role
+// and privilege the new role gets.
+func createRoleNeeds(req *Request) ([]need, error) {
+	out := []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActCreateRole)}}
+	out = append(out, rolesArgNeeds(req, auth.ActGrantRole)...)
+	return append(out, privilegesArgNeeds(req, auth.ActGrantRole)...), nil
+}
+
+// updateRoleNeeds: revokeRole on every normal resource (what is replaced
+// could be anything), grantRole for the roles and privileges given.
+func updateRoleNeeds(req *Request) ([]need, error) {
+	out := []need{{res: auth.AnyNormalResource, acts: auth.Actions(auth.ActRevokeRole)}}
+	out = append(out, rolesArgNeeds(req, auth.ActGrantRole)...)
+	return append(out, privilegesArgNeeds(req, auth.ActGrantRole)...), nil
+}
+
+// rolePrivilegesNeeds: grantRole (revokeRole) for every privilege given.
+func rolePrivilegesNeeds(act auth.Action) func(req *Request) ([]need, error) {
+	return func(req *Request) ([]need, error) {
+		return orOnDB(req, privilegesArgNeeds(req, act), act), nil
+	}
+}
+
+// roleRolesNeeds: grantRole (revokeRole) for every role given.
+func roleRolesNeeds(act auth.Action) func(req *Request) ([]need, error) {
+	return func(req *Request) ([]need, error) {
+		return orOnDB(req, rolesArgNeeds(req, act), act), nil
+	}
+}
+
+// rolesInfoNeeds: viewRole on the database for rolesInfo: 1; for named
+// roles viewRole on each role's database, unless the user holds it.
+func rolesInfoNeeds(req *Request) ([]need, error) {
+	view := auth.Actions(auth.ActViewRole)
+	all, names, err := parseRolesInfoArg(req.Cmd.Lookup(req.Name), req.DB)
+	if err != nil || all {
+		return []need{{res: auth.DBResource(req.DB), acts: view}}, nil
+	}
+	out := make([]need, len(names))
+	for i := range names {
+		out[i] = need{res: auth.DBResource(names[i].DB), acts: view, heldRole: &names[i]}
+	}
+	return out, nil
 }
 
 // localhostGrants are the privileges of an unauthenticated loopback
@@ -435,6 +530,9 @@ func (s *Server) connGrants(ctx context.Context, req *Request) (*auth.Grants, er
 
 func allAllowed(g *auth.Grants, needs []need) bool {
 	for _, n := range needs {
+		if n.heldRole != nil && g.HasRole(*n.heldRole) {
+			continue
+		}
 		if !g.Allowed(n.res, n.acts) {
 			return false
 		}
