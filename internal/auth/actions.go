@@ -9,7 +9,7 @@ import (
 type Action uint8
 
 // ActionSet is a set of actions.
-type ActionSet [2]uint64
+type ActionSet [3]uint64
 
 // The privilege actions Lode's commands need, by mongod's names.
 const (
@@ -89,10 +89,20 @@ const (
 	ActSetFreeMonitoring
 	ActCheckFreeMonitoringStatus
 	ActDropConnections
-	numActions
+	ActSetAuthenticationRestriction
+	// numCoreActions ends the actions Lode's commands check; the rest of
+	// mongod's actions follow from otherActionNames.
+	numCoreActions
 )
 
-var actionNames = [numActions]string{
+// actionNames are the actions' mongod names, by Action: the core ones,
+// then otherActionNames.
+var actionNames = append(coreActionNames[:], otherActionNames...)
+
+// numActions is how many actions there are in all.
+var numActions = Action(len(actionNames))
+
+var coreActionNames = [numCoreActions]string{
 	ActAddShard: "addShard", ActAnyAction: "anyAction", ActBypassDocumentValidation: "bypassDocumentValidation",
 	ActChangeCustomData: "changeCustomData", ActChangeOwnCustomData: "changeOwnCustomData",
 	ActChangeOwnPassword: "changeOwnPassword", ActChangePassword: "changePassword", ActChangeStream: "changeStream",
@@ -117,7 +127,33 @@ var actionNames = [numActions]string{
 	ActUpdateSearchIndex: "updateSearchIndex", ActResync: "resync", ActApplicationMessage: "applicationMessage",
 	ActCleanupOrphaned: "cleanupOrphaned", ActFlushRouterConfig: "flushRouterConfig", ActLogRotate: "logRotate",
 	ActSetFreeMonitoring: "setFreeMonitoring", ActCheckFreeMonitoringStatus: "checkFreeMonitoringStatus",
-	ActDropConnections: "dropConnections",
+	ActDropConnections: "dropConnections", ActSetAuthenticationRestriction: "setAuthenticationRestriction",
+}
+
+// otherActionNames are mongod's remaining privilege actions. No Lode
+// command checks them, but a user-defined role may grant them: they
+// parse, are stored and shown like mongod's, so roles written for a
+// mongod (or restored from one) are accepted as they are.
+var otherActionNames = []string{
+	"advanceClusterTime", "allCollectionStats", "analyze", "analyzeShardKey", "appendOplogNote",
+	"applyOps", "auditConfigure", "auditLogRotate", "authCheck", "authenticate", "authSchemaUpgrade",
+	"bypassWriteBlockingMode", "checkMetadataConsistency", "cleanupStructuredEncryptionData",
+	"clearJumboFlag", "closeAllDatabases", "compactStructuredEncryptionData", "configureQueryAnalyzer",
+	"connPoolSync", "cpuProfiler", "createDatabase", "dbCheck", "dropAllRolesFromDatabase",
+	"dropAllUsersFromDatabase", "emptycapped", "enableSharding", "exportCollection", "forceUUID",
+	"fsyncUnlock", "getChangeStreamState", "getClusterParameter", "getDatabaseVersion", "getShardMap",
+	"getShardVersion", "grantPrivilegesToRole", "grantRolesToRole", "grantRolesToUser", "impersonate",
+	"importCollection", "invalidateUserCache", "issueDirectShardOperations", "listCachedAndActiveUsers",
+	"listCursors", "listSampledQueries", "listShards", "moveChunk", "moveCollection", "oidcListKeys",
+	"oidcRefreshKeys", "oidReset", "operationMetrics", "planCacheIndexFilter", "querySettings",
+	"queryStatsRead", "queryStatsReadTransformed", "refineCollectionShardKey", "removeShard",
+	"renameCollection", "repairDatabase", "replSetConfigure", "replSetHeartbeat", "replSetReconfig",
+	"replSetResizeOplog", "replSetStateChange", "reshardCollection", "revokePrivilegesFromRole",
+	"revokeRolesFromRole", "revokeRolesFromUser", "rotateCertificates", "runAsLessPrivilegedUser",
+	"runTenantMigration", "setChangeStreamState", "setClusterParameter", "setFeatureCompatibilityVersion",
+	"setUserWriteBlockMode", "shardCollection", "shardedDataDistribution", "shardingState", "splitChunk",
+	"splitVector", "storageDetails", "touch", "trafficRecord", "transitionFromDedicatedConfigServer",
+	"transitionToDedicatedConfigServer", "unlock", "updateRole", "updateUser", "useTenant",
 }
 
 var actionByName = func() map[string]Action {
@@ -159,22 +195,37 @@ func (s ActionSet) Contains(o ActionSet) bool {
 	if s.Has(ActAnyAction) {
 		return true
 	}
-	return s[0]&o[0] == o[0] && s[1]&o[1] == o[1]
+	for i := range s {
+		if s[i]&o[i] != o[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Union returns s ∪ o.
-func (s ActionSet) Union(o ActionSet) ActionSet { return ActionSet{s[0] | o[0], s[1] | o[1]} }
+func (s ActionSet) Union(o ActionSet) ActionSet {
+	for i := range s {
+		s[i] |= o[i]
+	}
+	return s
+}
 
 // Minus returns s without the actions of o.
-func (s ActionSet) Minus(o ActionSet) ActionSet { return ActionSet{s[0] &^ o[0], s[1] &^ o[1]} }
+func (s ActionSet) Minus(o ActionSet) ActionSet {
+	for i := range s {
+		s[i] &^= o[i]
+	}
+	return s
+}
 
 // Empty reports whether s has no action.
-func (s ActionSet) Empty() bool { return s[0] == 0 && s[1] == 0 }
+func (s ActionSet) Empty() bool { return s == ActionSet{} }
 
 // Names returns the actions' names, sorted, as mongod lists them.
 func (s ActionSet) Names() []string {
 	var out []string
-	for w := 0; w < 2; w++ {
+	for w := range s {
 		for b := s[w]; b != 0; b &= b - 1 {
 			a := Action(w*64 + bits.TrailingZeros64(b))
 			if a < numActions {

@@ -17,7 +17,7 @@ var (
 	// dbAdmin reads and manages system.profile.
 	profileActions   = readActions.Union(Actions(ActDropCollection, ActCreateCollection, ActConvertToCapped))
 	userAdminActions = Actions(ActChangeCustomData, ActChangePassword, ActCreateRole, ActCreateUser, ActDropRole,
-		ActDropUser, ActGrantRole, ActRevokeRole, ActViewRole, ActViewUser)
+		ActDropUser, ActGrantRole, ActRevokeRole, ActSetAuthenticationRestriction, ActViewRole, ActViewUser)
 	clusterMonitorActions = Actions(ActCheckFreeMonitoringStatus, ActConnPoolStats, ActGetCmdLineOpts,
 		ActGetDefaultRWConcern, ActGetLog, ActGetParameter, ActHostInfo, ActInprog, ActListDatabases,
 		ActListSessions, ActNetstat, ActReplSetGetConfig, ActReplSetGetStatus, ActServerStatus, ActTop, ActUseUUID)
@@ -65,7 +65,7 @@ var builtinAdminRoles = map[string]func() []Privilege{
 		return []Privilege{{anyNormal, readWriteActions}, {collAnyDB("system.js"), readWriteActions}, {cluster, Actions(ActListDatabases)}}
 	},
 	"userAdminAnyDatabase": func() []Privilege {
-		return []Privilege{{anyNormal, userAdminActions}, {cluster, Actions(ActListDatabases)},
+		return []Privilege{{anyNormal, userAdminActions}, {cluster, Actions(ActListDatabases, mustAction("authSchemaUpgrade"), mustAction("invalidateUserCache"))},
 			{collPattern("admin", "system.users"), readActions}, {collPattern("admin", "system.roles"), readActions}}
 	},
 	"dbAdminAnyDatabase": func() []Privilege {
@@ -134,6 +134,16 @@ func collPattern(db, coll string) Pattern {
 }
 func collAnyDB(coll string) Pattern { return Pattern{Kind: PatternCollAnyDB, Coll: coll} }
 
+// mustAction is the action named n, for built-in roles' actions that no
+// Lode command checks (no constant of their own).
+func mustAction(n string) Action {
+	a, ok := ParseAction(n)
+	if !ok {
+		panic("auth: unknown action " + n)
+	}
+	return a
+}
+
 // IsBuiltinRole reports whether role@db names a built-in role.
 func IsBuiltinRole(role, db string) bool {
 	if _, ok := builtinDBRoles[role]; ok {
@@ -143,20 +153,21 @@ func IsBuiltinRole(role, db string) bool {
 	return ok && db == "admin"
 }
 
-// builtinPrivileges returns a built-in role's privileges.
-func builtinPrivileges(role, db string) ([]Privilege, bool) {
+// BuiltinPrivileges returns a built-in role's privileges, one per
+// resource pattern as mongod shows them.
+func BuiltinPrivileges(role, db string) ([]Privilege, bool) {
 	if f, ok := builtinDBRoles[role]; ok {
-		return f(db), true
+		return MergePrivileges(nil, f(db)), true
 	}
 	if f, ok := builtinAdminRoles[role]; ok && db == "admin" {
-		return f(), true
+		return MergePrivileges(nil, f()), true
 	}
 	return nil, false
 }
 
-// builtinRoleNames lists the built-in roles of db, for rolesInfo with
+// BuiltinRoleNames lists the built-in roles of db, for rolesInfo with
 // showBuiltinRoles.
-func builtinRoleNames(db string) []string {
+func BuiltinRoleNames(db string) []string {
 	out := []string{"dbAdmin", "dbOwner", "read", "readWrite", "userAdmin"}
 	if db == "admin" {
 		out = append(out, "backup", "clusterAdmin", "clusterManager", "clusterMonitor", "dbAdminAnyDatabase",

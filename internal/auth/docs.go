@@ -2,9 +2,13 @@ package auth
 
 import (
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -81,14 +85,16 @@ func parseUser(d bsoncore.Document) (*User, error) {
 }
 
 // ParseRoles reads a roles array: each element a role name (on defDB) or
-// a {role, db} document, as createUser and grantRolesToUser take them.
+// a {role, db} document, as createUser, createRole and the grant and
+// revoke commands take them. Errors are mongod's RoleName parse errors
+// (BadValue); a repeated role is kept once, as mongod de-duplicates.
 func ParseRoles(v bsoncore.Value, defDB string) ([]RoleName, error) {
 	if v.Type == 0 {
 		return nil, nil
 	}
 	arr, ok := v.ArrayOK()
 	if !ok {
-		return nil, errs.New(errs.BadValue, "roles must be an array, not %s", v.Type)
+		return nil, errs.New(errs.TypeMismatch, "roles must be an array, not %s", bsonTypeName(v.Type))
 	}
 	vals, err := arr.Values()
 	if err != nil {
@@ -96,25 +102,69 @@ func ParseRoles(v bsoncore.Value, defDB string) ([]RoleName, error) {
 	}
 	out := make([]RoleName, 0, len(vals))
 	for _, rv := range vals {
-		switch rv.Type {
-		case bsoncore.TypeString:
-			out = append(out, RoleName{rv.StringValue(), defDB})
-		case bsoncore.TypeEmbeddedDocument:
-			rd := rv.Document()
-			role, ok1 := rd.Lookup("role").StringValueOK()
-			db, ok2 := rd.Lookup("db").StringValueOK()
-			if !ok1 {
-				return nil, errs.New(errs.NoSuchKey, "Missing expected field \"role\"")
-			}
-			if !ok2 {
-				return nil, errs.New(errs.NoSuchKey, "Missing expected field \"db\"")
-			}
-			out = append(out, RoleName{role, db})
-		default:
-			return nil, errs.New(errs.BadValue, "Role names must be either strings or objects")
+		r, err := ParseRoleName(rv, defDB)
+		if err != nil {
+			return nil, err
+		}
+		if !containsRole(out, r) {
+			out = append(out, r)
 		}
 	}
 	return out, nil
+}
+
+// ParseRoleName reads one role name: a string (a role of defDB) or a
+// {role, db} document.
+func ParseRoleName(v bsoncore.Value, defDB string) (RoleName, error) {
+	switch v.Type {
+	case bsoncore.TypeString:
+		return RoleName{v.StringValue(), defDB}, nil
+	case bsoncore.TypeEmbeddedDocument:
+	default:
+		return RoleName{}, errs.New(errs.BadValue, "RoleName must be either a string or an object")
+	}
+	els, err := v.Document().Elements()
+	if err != nil {
+		return RoleName{}, errs.New(errs.BadValue, "RoleName: %v", err)
+	}
+	var r RoleName
+	var seenRole, seenDB bool
+	for _, el := range els {
+		var dst *string
+		var seen *bool
+		switch el.Key() {
+		case "role":
+			dst, seen = &r.Role, &seenRole
+		case "db":
+			dst, seen = &r.DB, &seenDB
+		default:
+			continue // RoleName is not strict
+		}
+		s, ok := el.Value().StringValueOK()
+		if !ok {
+			return RoleName{}, errs.New(errs.BadValue, "RoleName must contain a string field named: %s. But, has type %s", el.Key(), bsonTypeName(el.Value().Type))
+		}
+		if *seen {
+			return RoleName{}, errs.New(errs.BadValue, "RoleName has more than one field named: %s", el.Key())
+		}
+		*dst, *seen = s, true
+	}
+	if !seenRole {
+		return RoleName{}, errs.New(errs.BadValue, "RoleName must contain a field named: role")
+	}
+	if !seenDB {
+		return RoleName{}, errs.New(errs.BadValue, "RoleName must contain a field named: db")
+	}
+	return r, nil
+}
+
+func containsRole(rs []RoleName, r RoleName) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
 }
 
 // doc renders the role as mongod stores it in admin.system.roles.
@@ -180,75 +230,179 @@ func (p Pattern) doc() bsoncore.Document {
 	return b.Build()
 }
 
-// ParsePrivileges reads a privileges array of createRole and
-// grantPrivilegesToRole.
+// ParsePrivileges reads a privileges array of createRole, updateRole,
+// grantPrivilegesToRole and revokePrivilegesFromRole as mongod 7.0 does:
+// each {resource, actions}; a resource is {cluster: true},
+// {anyResource: true} or {db, collection} (either may be "", for any);
+// actions are mongod's action names, none unknown (BadValue, listing
+// them all), at least one per privilege. Privileges on the same resource
+// are merged, as mongod stores them.
 func ParsePrivileges(v bsoncore.Value) ([]Privilege, error) {
 	if v.Type == 0 {
 		return nil, nil
 	}
 	arr, ok := v.ArrayOK()
 	if !ok {
-		return nil, errs.New(errs.BadValue, "privileges must be an array")
+		return nil, errs.New(errs.TypeMismatch, "privileges must be an array, not %s", bsonTypeName(v.Type))
 	}
 	vals, err := arr.Values()
 	if err != nil {
 		return nil, errs.New(errs.BadValue, "privileges: %v", err)
 	}
 	out := make([]Privilege, 0, len(vals))
-	for _, pv := range vals {
+	var unknown []string
+	for i, pv := range vals {
 		pd, ok := pv.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.BadValue, "Each element of privileges must be an object")
+			return nil, errs.New(errs.TypeMismatch, "BSON field 'privileges.%d' is the wrong type '%s', expected type 'object'", i, bsonTypeName(pv.Type))
 		}
-		rd, ok := pd.Lookup("resource").DocumentOK()
+		rv, err := pd.LookupErr("resource")
+		if err != nil {
+			return nil, errs.New(errs.Location40414, "BSON field 'privileges.resource' is missing but a required field")
+		}
+		rd, ok := rv.DocumentOK()
 		if !ok {
-			return nil, errs.New(errs.FailedToParse, "Privilege document must have a \"resource\" field that is an object")
+			return nil, errs.New(errs.TypeMismatch, "BSON field 'privileges.resource' is the wrong type '%s', expected type 'object'", bsonTypeName(rv.Type))
 		}
 		pat, err := parsePattern(rd)
 		if err != nil {
 			return nil, err
 		}
-		av, ok := pd.Lookup("actions").ArrayOK()
-		if !ok {
-			return nil, errs.New(errs.FailedToParse, "Privilege document must have an \"actions\" field that is an array")
+		av, err := pd.LookupErr("actions")
+		if err != nil {
+			return nil, errs.New(errs.Location40414, "BSON field 'privileges.actions' is missing but a required field")
 		}
-		avs, _ := av.Values()
+		acts, ok := av.ArrayOK()
+		if !ok {
+			return nil, errs.New(errs.TypeMismatch, "BSON field 'privileges.actions' is the wrong type '%s', expected type 'array'", bsonTypeName(av.Type))
+		}
+		avs, _ := acts.Values()
+		if len(avs) == 0 {
+			return nil, errs.New(errs.BadValue, "'actions' field of privilege resource must not be empty")
+		}
 		var set ActionSet
 		for _, a := range avs {
 			name, ok := a.StringValueOK()
 			if !ok {
-				return nil, errs.New(errs.FailedToParse, "actions must be strings")
+				return nil, errs.New(errs.TypeMismatch, "BSON field 'privileges.actions' is the wrong type '%s', expected type 'string'", bsonTypeName(a.Type))
 			}
-			act, ok := ParseAction(name)
-			if !ok {
-				return nil, errs.New(errs.FailedToParse, "Unrecognized action privilege string: %s", name)
+			if act, ok := ParseAction(name); ok {
+				set.Add(act)
+			} else if !slices.Contains(unknown, name) {
+				unknown = append(unknown, name)
 			}
-			set.Add(act)
 		}
 		out = append(out, Privilege{Resource: pat, Actions: set})
 	}
-	return out, nil
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		plural := ""
+		if len(unknown) > 1 {
+			plural = "s"
+		}
+		return nil, errs.New(errs.BadValue, "Unknown action type%s in privilege set: '%s'", plural, strings.Join(unknown, "', '"))
+	}
+	return MergePrivileges(nil, out), nil
 }
 
+// MergePrivileges adds ps to dst: the actions of a privilege whose
+// resource dst already has join that entry, others are appended (mongod's
+// addPrivilegeToPrivilegeVector). Empty action sets are dropped.
+func MergePrivileges(dst, ps []Privilege) []Privilege {
+next:
+	for _, p := range ps {
+		if p.Actions.Empty() {
+			continue
+		}
+		for i := range dst {
+			if dst[i].Resource == p.Resource {
+				dst[i].Actions = dst[i].Actions.Union(p.Actions)
+				continue next
+			}
+		}
+		dst = append(dst, p)
+	}
+	return dst
+}
+
+// parsePattern reads a privilege's resource document.
 func parsePattern(rd bsoncore.Document) (Pattern, error) {
-	if v, ok := rd.Lookup("cluster").BooleanOK(); ok && v {
-		return Pattern{Kind: PatternCluster}, nil
+	field := func(k string, t bsoncore.Type) (bsoncore.Value, bool, error) {
+		v, err := rd.LookupErr(k)
+		if err != nil {
+			return v, false, nil
+		}
+		if v.Type != t {
+			want := "string"
+			if t == bsoncore.TypeBoolean {
+				want = "bool"
+			}
+			return v, true, errs.New(errs.TypeMismatch, "BSON field 'resource.%s' is the wrong type '%s', expected type '%s'", k, bsonTypeName(v.Type), want)
+		}
+		return v, true, nil
 	}
-	if v, ok := rd.Lookup("anyResource").BooleanOK(); ok && v {
-		return Pattern{Kind: PatternAnyResource}, nil
+	cluster, hasCluster, err := field("cluster", bsoncore.TypeBoolean)
+	if err != nil {
+		return Pattern{}, err
 	}
-	db, ok1 := rd.Lookup("db").StringValueOK()
-	coll, ok2 := rd.Lookup("collection").StringValueOK()
-	if !ok1 || !ok2 {
-		return Pattern{}, errs.New(errs.BadValue, "resource pattern must contain 'collection' and 'db' fields, or 'cluster', or 'anyResource': %s", rd)
+	anyRes, hasAny, err := field("anyResource", bsoncore.TypeBoolean)
+	if err != nil {
+		return Pattern{}, err
+	}
+	db, hasDB, err := field("db", bsoncore.TypeString)
+	if err != nil {
+		return Pattern{}, err
+	}
+	coll, hasColl, err := field("collection", bsoncore.TypeString)
+	if err != nil {
+		return Pattern{}, err
+	}
+	conflict := func(what, with string) error {
+		return errs.New(errs.BadValue, "%s conflicts with resource type '%s'", what, with)
 	}
 	switch {
-	case db != "" && coll != "":
-		return Pattern{Kind: PatternCollection, DB: db, Coll: coll}, nil
-	case db != "":
-		return Pattern{Kind: PatternDB, DB: db}, nil
-	case coll != "":
-		return Pattern{Kind: PatternCollAnyDB, Coll: coll}, nil
+	case hasCluster:
+		if !cluster.Boolean() {
+			return Pattern{}, errs.New(errs.BadValue, "resource: {cluster: false} must be true")
+		}
+		if k := firstOf([]string{"anyResource", "db", "collection"}, hasAny, hasDB, hasColl); k != "" {
+			return Pattern{}, conflict("resource: {cluster: true}", k)
+		}
+		return Pattern{Kind: PatternCluster}, nil
+	case hasAny:
+		if !anyRes.Boolean() {
+			return Pattern{}, errs.New(errs.BadValue, "resource: {anyResource: false} must be true")
+		}
+		if k := firstOf([]string{"db", "collection"}, hasDB, hasColl); k != "" {
+			return Pattern{}, conflict("resource: {anyResource: true}", k)
+		}
+		return Pattern{Kind: PatternAnyResource}, nil
+	case !hasColl:
+		return Pattern{}, errs.New(errs.BadValue, "resource pattern must contain 'collection' or 'systemBuckets' specifier")
+	case !hasDB:
+		return Pattern{}, errs.New(errs.BadValue, "resource {collection: '...'} must include 'db' field as well")
+	}
+	d, c := db.StringValue(), coll.StringValue()
+	switch {
+	case d != "" && c != "":
+		return Pattern{Kind: PatternCollection, DB: d, Coll: c}, nil
+	case d != "":
+		return Pattern{Kind: PatternDB, DB: d}, nil
+	case c != "":
+		return Pattern{Kind: PatternCollAnyDB, Coll: c}, nil
 	}
 	return Pattern{Kind: PatternAnyNormal}, nil
 }
+
+// firstOf returns the first name whose flag is set, or "".
+func firstOf(names []string, flags ...bool) string {
+	for i, f := range flags {
+		if f {
+			return names[i]
+		}
+	}
+	return ""
+}
+
+// bsonTypeName is a BSON type's name as mongod's messages spell it.
+func bsonTypeName(t bsoncore.Type) string { return bsonutil.TypeName(t) }

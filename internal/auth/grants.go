@@ -47,3 +47,24 @@ func (g *Grants) AnyOnDB(db string) bool {
 	}
 	return false
 }
+
+// AnyOn reports whether the privileges grant some action on r (mongod's
+// isAuthorizedForAnyActionOnResource): listCollections with
+// authorizedCollections lists such collections.
+func (g *Grants) AnyOn(r Resource) bool {
+	if g == nil {
+		return false
+	}
+	for _, p := range g.Privs {
+		if !p.Actions.Empty() && p.Resource.Matches(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasRole reports whether r is one of the user's direct roles: mongod
+// lets a user see, with rolesInfo, the roles it was granted.
+func (g *Grants) HasRole(r RoleName) bool {
+	return g != nil && containsRole(g.Roles, r)
+}

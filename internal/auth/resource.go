@@ -3,10 +3,14 @@ package auth
 import "strings"
 
 // Resource is what a command acts on: the cluster, a database, or one
-// collection.
+// collection; or, for a check that needs it everywhere at once, every
+// normal resource (AnyNormal).
 type Resource struct {
 	Cluster bool
-	DB      string
+	// AnyNormal is mongod's forAnyNormalResource in a check: only a
+	// privilege on every normal resource (or on anyResource) covers it.
+	AnyNormal bool
+	DB        string
 	// Coll is empty for a database-level action (dropDatabase,
 	// listCollections, ...).
 	Coll string
@@ -14,6 +18,10 @@ type Resource struct {
 
 // ClusterResource is the cluster.
 var ClusterResource = Resource{Cluster: true}
+
+// AnyNormalResource is every database and non-system collection at once:
+// updateRole and updateUser with roles need revokeRole on it.
+var AnyNormalResource = Resource{AnyNormal: true}
 
 // DBResource is database db.
 func DBResource(db string) Resource { return Resource{DB: db} }
@@ -26,6 +34,8 @@ func (r Resource) String() string {
 	switch {
 	case r.Cluster:
 		return "cluster"
+	case r.AnyNormal:
+		return "<all normal resources>"
 	case r.Coll == "":
 		return r.DB
 	}
@@ -78,6 +88,9 @@ func (p Pattern) Matches(r Resource) bool {
 	}
 	if r.Cluster {
 		return false
+	}
+	if r.AnyNormal {
+		return p.Kind == PatternAnyNormal
 	}
 	switch p.Kind {
 	case PatternCollection:

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -66,6 +67,10 @@ type Store struct {
 
 	mu       sync.Mutex
 	hasUsers int8 // 0 unknown, 1 yes, -1 no
+
+	// umc serializes the role commands' read-modify-write cycles, as
+	// mongod's user management commands take one lock.
+	umc sync.Mutex
 }
 
 // NewStore returns the store of eng's users and roles.
@@ -261,94 +266,10 @@ func (s *Store) Roles(ctx context.Context, db string) ([]*Role, error) {
 	return loadAll(ctx, s, rolesColl, db, parseRole)
 }
 
-// CreateRole inserts r; an existing role is mongod's 51002, a built-in
-// name 51002 too.
-func (s *Store) CreateRole(ctx context.Context, r *Role) error {
-	if IsBuiltinRole(r.Name, r.DB) {
-		return errs.New(errs.Location51002, "Role \"%s@%s\" already exists", r.Name, r.DB)
-	}
-	if err := s.checkRoles(ctx, r.Roles); err != nil {
-		return err
-	}
-	if err := s.checkCycle(ctx, RoleName{r.Name, r.DB}, r.Roles); err != nil {
-		return err
-	}
-	return s.insertNew(ctx, rolesColl, r.doc(), func() error {
-		return errs.New(errs.Location51002, "Role \"%s@%s\" already exists", r.Name, r.DB)
-	})
-}
-
-// ReplaceRole writes r over the stored role.
-func (s *Store) ReplaceRole(ctx context.Context, r *Role) error {
-	if err := s.checkRoles(ctx, r.Roles); err != nil {
-		return err
-	}
-	if err := s.checkCycle(ctx, RoleName{r.Name, r.DB}, r.Roles); err != nil {
-		return err
-	}
-	return s.replace(ctx, rolesColl, r.ID(), r.doc(), func() error {
-		return errs.New(errs.RoleNotFound, "Role %s@%s not found", r.Name, r.DB)
-	})
-}
-
-// DropRoles removes the roles matching filter, and removes them from
-// every user and role that was granted them, as mongod does.
-func (s *Store) DropRoles(ctx context.Context, filter bsoncore.Document) (int, error) {
-	docs, err := s.findDocs(ctx, rolesColl, filter)
-	if err != nil {
-		return 0, err
-	}
-	gone := map[RoleName]bool{}
-	for _, d := range docs {
-		r, err := parseRole(d)
-		if err != nil {
-			return 0, err
-		}
-		gone[RoleName{r.Name, r.DB}] = true
-	}
-	n, err := s.drop(ctx, rolesColl, filter)
-	if err != nil || n == 0 {
-		return n, err
-	}
-	users, err := s.Users(ctx, "")
-	if err != nil {
-		return n, err
-	}
-	for _, u := range users {
-		if kept := without(u.Roles, gone); len(kept) != len(u.Roles) {
-			u.Roles = kept
-			if err := s.replace(ctx, usersColl, u.ID(), u.doc(), func() error { return nil }); err != nil {
-				return n, err
-			}
-		}
-	}
-	roles, err := s.Roles(ctx, "")
-	if err != nil {
-		return n, err
-	}
-	for _, r := range roles {
-		if kept := without(r.Roles, gone); len(kept) != len(r.Roles) {
-			r.Roles = kept
-			if err := s.replace(ctx, rolesColl, r.ID(), r.doc(), func() error { return nil }); err != nil {
-				return n, err
-			}
-		}
-	}
-	return n, nil
-}
-
-func without(rs []RoleName, gone map[RoleName]bool) []RoleName {
-	out := rs[:0:0]
-	for _, r := range rs {
-		if !gone[r] {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// checkRoles fails with RoleNotFound (31) for a role that does not exist.
+// checkRoles fails with RoleNotFound (31) naming every role of rs that
+// is neither built-in nor stored, as mongod's rolesExist.
 func (s *Store) checkRoles(ctx context.Context, rs []RoleName) error {
+	var missing []RoleName
 	for _, r := range rs {
 		if IsBuiltinRole(r.Role, r.DB) {
 			continue
@@ -358,10 +279,21 @@ func (s *Store) checkRoles(ctx context.Context, rs []RoleName) error {
 			return err
 		}
 		if got == nil {
-			return errs.New(errs.RoleNotFound, "Could not find role: %s@%s", r.Role, r.DB)
+			missing = append(missing, r)
 		}
 	}
-	return nil
+	if len(missing) == 0 {
+		return nil
+	}
+	names := make([]string, len(missing))
+	for i, r := range missing {
+		names[i] = r.String()
+	}
+	plural := ""
+	if len(missing) > 1 {
+		plural = "s"
+	}
+	return errs.New(errs.RoleNotFound, "Could not find role%s: %s", plural, strings.Join(names, ", "))
 }
 
 // walkRoles visits rs and every role they inherit, each once: custom is
@@ -397,22 +329,12 @@ func (s *Store) walkRoles(ctx context.Context, rs []RoleName, visit func(r RoleN
 	return walk(rs)
 }
 
-// checkCycle refuses a role that would inherit from itself.
-func (s *Store) checkCycle(ctx context.Context, self RoleName, rs []RoleName) error {
-	return s.walkRoles(ctx, rs, func(r RoleName, _ *Role) error {
-		if r == self {
-			return errs.New(errs.InvalidRoleModification, "%s is already a member of %s: granting it would make a cycle", self, r)
-		}
-		return nil
-	})
-}
-
 // Privileges resolves the privileges of a set of roles, through the roles
 // they inherit. Unknown roles grant nothing (a dropped role).
 func (s *Store) Privileges(ctx context.Context, rs []RoleName) ([]Privilege, error) {
 	var out []Privilege
 	err := s.walkRoles(ctx, rs, func(r RoleName, custom *Role) error {
-		if ps, ok := builtinPrivileges(r.Role, r.DB); ok {
+		if ps, ok := BuiltinPrivileges(r.Role, r.DB); ok {
 			out = append(out, ps...)
 		} else if custom != nil {
 			out = append(out, custom.Privileges...)

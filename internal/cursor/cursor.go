@@ -83,6 +83,13 @@ type Cursor struct {
 	TxnNumber int64
 	InTxn     bool
 
+	// Owner is the user authenticated on the connection that opened the
+	// cursor ("db.name"; empty when none was): under authorization only
+	// that user may continue or kill it, as in mongod. Privileges, opaque
+	// here, is what the opening command needed; getMore checks it again.
+	Owner      string
+	Privileges any
+
 	src     Source
 	pending bsoncore.Document // a document read but not yet sent
 	used    time.Time
@@ -243,11 +250,24 @@ func (r *Registry) Register(c *Cursor) int64 {
 // with CursorNotFound (43) when the id is unknown and with Unauthorized
 // (13) when the namespace differs, as MongoDB does. Release must follow.
 func (r *Registry) Checkout(id int64, ns string) (*Cursor, error) {
+	return r.CheckoutWith(id, ns, nil)
+}
+
+// CheckoutWith is Checkout with check run first on the found cursor,
+// under the registry's lock (it must not call back into the registry):
+// the session, transaction and ownership checks mongod makes before it
+// compares namespaces. A cursor that fails check stays as it was.
+func (r *Registry) CheckoutWith(id int64, ns string, check func(*Cursor) error) (*Cursor, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, ok := r.cursors[id]
 	if !ok {
 		return nil, errs.New(errs.CursorNotFound, "cursor id %d not found", id)
+	}
+	if check != nil {
+		if err := check(c); err != nil {
+			return nil, err
+		}
 	}
 	if c.NS != ns {
 		return nil, errs.New(errs.Unauthorized, "Requested getMore on namespace '%s', but cursor belongs to a different namespace %s", ns, c.NS)
@@ -279,6 +299,18 @@ func (r *Registry) Release(c *Cursor, exhausted bool) {
 	if exhausted {
 		c.close()
 	}
+}
+
+// Owner returns the owner and namespace of cursor id, for killCursors'
+// authorization; ok is false when no such cursor is open.
+func (r *Registry) Owner(id int64) (owner, ns string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.cursors[id]
+	if !ok {
+		return "", "", false
+	}
+	return c.Owner, c.NS, true
 }
 
 // Kill closes the given cursors and reports which ids were killed and

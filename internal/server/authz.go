@@ -7,21 +7,32 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/auth"
+	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 )
 
 // need is one privilege a command requires: actions on a resource.
 type need struct {
 	res  auth.Resource
 	acts auth.ActionSet
+	// heldRole, when set, waives the need for a user granted that role
+	// directly: mongod lets a user see its own roles with rolesInfo.
+	heldRole *auth.RoleName
 }
 
 // authzRule returns what a command needs. open means any client may run
-// it, authenticated or not; authOnly means any authenticated user may.
+// it, authenticated or not; authOnly means any authenticated user may
+// (the handler may check more, as getMore and listDatabases do).
 type authzRule struct {
 	open     bool
 	authOnly bool
 	needs    func(req *Request) ([]need, error)
+	// check, for commands whose rules depend on who asks (updateUser on
+	// oneself, listCollections with authorizedCollections), decides for an
+	// authenticated user with the command's own messages, returning the
+	// privileges a cursor it opens records.
+	check func(req *Request, g *auth.Grants) ([]need, error)
 }
 
 // authzRules maps every command to its requirements. A command with no
@@ -47,24 +58,30 @@ func ruled(f func(req *Request) ([]need, error), names ...string) {
 	}
 }
 
+func checked(f func(req *Request, g *auth.Grants) ([]need, error), names ...string) {
+	for _, n := range names {
+		authzRules[n] = authzRule{check: f}
+	}
+}
+
 // collNeeds: actions on the collection the command names first.
 func collNeeds(acts ...auth.Action) func(req *Request) ([]need, error) {
 	set := auth.Actions(acts...)
 	return func(req *Request) ([]need, error) {
-		return []need{{auth.CollResource(req.DB, cmdColl(req)), set}}, nil
+		return []need{{res: auth.CollResource(req.DB, cmdColl(req)), acts: set}}, nil
 	}
 }
 
 // dbNeeds: actions on the command's database.
 func dbNeeds(acts ...auth.Action) func(req *Request) ([]need, error) {
 	set := auth.Actions(acts...)
-	return func(req *Request) ([]need, error) { return []need{{auth.DBResource(req.DB), set}}, nil }
+	return func(req *Request) ([]need, error) { return []need{{res: auth.DBResource(req.DB), acts: set}}, nil }
 }
 
 // clusterNeeds: actions on the cluster.
 func clusterNeeds(acts ...auth.Action) func(req *Request) ([]need, error) {
 	set := auth.Actions(acts...)
-	return func(*Request) ([]need, error) { return []need{{auth.ClusterResource, set}}, nil }
+	return func(*Request) ([]need, error) { return []need{{res: auth.ClusterResource, acts: set}}, nil }
 }
 
 // cmdColl is the collection named by the command's first field.
@@ -80,8 +97,10 @@ func cmdColl(req *Request) string {
 func init() {
 	openCmd("hello", "isMaster", "ismaster", "buildInfo", "buildinfo", "ping", "saslStart", "saslContinue",
 		"logout", "connectionStatus", "whatsmyuri", "endSessions")
+	// getMore (cmd_getmore.go), killCursors (cmd_killcursors.go) and
+	// listDatabases (cmd_listdatabases.go) check the rest in the handler.
 	authOnlyCmd("startSession", "refreshSessions", "killSessions", "commitTransaction", "abortTransaction",
-		"getMore", "listDatabases")
+		"getMore", "killCursors", "listDatabases")
 	ruled(collNeeds(auth.ActFind), "find", "count", "distinct")
 	ruled(collNeeds(auth.ActInsert), "insert")
 	ruled(updateNeeds, "update")
@@ -96,8 +115,7 @@ func init() {
 	ruled(collNeeds(auth.ActCollMod), "collMod")
 	ruled(collNeeds(auth.ActCollStats), "collStats", "collstats")
 	ruled(collNeeds(auth.ActValidate), "validate")
-	ruled(killCursorsNeeds, "killCursors")
-	ruled(dbNeeds(auth.ActListCollections), "listCollections")
+	checked(listCollectionsCheck, "listCollections")
 	ruled(dbNeeds(auth.ActDBStats), "dbStats", "dbstats")
 	ruled(dbNeeds(auth.ActDropDatabase), "dropDatabase")
 	ruled(renameNeeds, "renameCollection")
@@ -119,6 +137,14 @@ func init() {
 	ruled(usersInfoNeeds, "usersInfo")
 	ruled(grantRolesNeeds(auth.ActGrantRole), "grantRolesToUser")
 	ruled(grantRolesNeeds(auth.ActRevokeRole), "revokeRolesFromUser")
+	ruled(createRoleNeeds, "createRole")
+	ruled(updateRoleNeeds, "updateRole")
+	ruled(dbNeeds(auth.ActDropRole), "dropRole", "dropAllRolesFromDatabase")
+	ruled(rolesInfoNeeds, "rolesInfo")
+	ruled(rolePrivilegesNeeds(auth.ActGrantRole), "grantPrivilegesToRole")
+	ruled(rolePrivilegesNeeds(auth.ActRevokeRole), "revokePrivilegesFromRole")
+	ruled(roleRolesNeeds(auth.ActGrantRole), "grantRolesToRole")
+	ruled(roleRolesNeeds(auth.ActRevokeRole), "revokeRolesFromRole")
 }
 
 // updateNeeds: update, plus insert when a statement upserts.
@@ -134,7 +160,7 @@ func updateNeeds(req *Request) ([]need, error) {
 			}
 		}
 	}
-	return []need{{auth.CollResource(req.DB, cmdColl(req)), acts}}, nil
+	return []need{{res: auth.CollResource(req.DB, cmdColl(req)), acts: acts}}, nil
 }
 
 // findAndModifyNeeds: find and update (remove for remove: true; insert too
@@ -149,7 +175,7 @@ func findAndModifyNeeds(req *Request) ([]need, error) {
 			acts.Add(auth.ActInsert)
 		}
 	}
-	return []need{{auth.CollResource(req.DB, cmdColl(req)), acts}}, nil
+	return []need{{res: auth.CollResource(req.DB, cmdColl(req)), acts: acts}}, nil
 }
 
 // aggregateNeeds: find on the collection, and what the pipeline's stages
@@ -160,7 +186,7 @@ func aggregateNeeds(req *Request) ([]need, error) {
 	var out []need
 	coll := cmdColl(req)
 	if coll != "" {
-		out = append(out, need{auth.CollResource(req.DB, coll), auth.Actions(auth.ActFind)})
+		out = append(out, need{res: auth.CollResource(req.DB, coll), acts: auth.Actions(auth.ActFind)})
 	}
 	if v, err := req.Cmd.LookupErr("pipeline"); err == nil {
 		out = pipelineNeeds(req.DB, v, out, coll == "")
@@ -200,7 +226,7 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 				}
 			}
 			if from != "" {
-				out = append(out, need{auth.CollResource(db, from), auth.Actions(auth.ActFind)})
+				out = append(out, need{res: auth.CollResource(db, from), acts: auth.Actions(auth.ActFind)})
 			}
 		case "$facet":
 			if d, ok := arg.DocumentOK(); ok {
@@ -232,9 +258,9 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 			if el.Key() == "$merge" {
 				acts = auth.Actions(auth.ActInsert, auth.ActUpdate)
 			}
-			out = append(out, need{auth.CollResource(tdb, tcoll), acts})
+			out = append(out, need{res: auth.CollResource(tdb, tcoll), acts: acts})
 		case "$currentOp":
-			out = append(out, need{auth.ClusterResource, auth.Actions(auth.ActInprog)})
+			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActInprog)})
 		case "$collStats":
 			// on the aggregated collection, already named by find
 		case "$indexStats":
@@ -246,9 +272,19 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 	return out
 }
 
-// killCursorsNeeds: killCursors on the namespace.
-func killCursorsNeeds(req *Request) ([]need, error) {
-	return []need{{auth.CollResource(req.DB, cmdColl(req)), auth.Actions(auth.ActKillCursors)}}, nil
+// listCollectionsCheck follows mongod: authorizedCollections with
+// nameOnly is allowed to a user with any privilege in the database (the
+// reply then lists only the collections it has privileges on); otherwise
+// listCollections on the database.
+func listCollectionsCheck(req *Request, g *auth.Grants) ([]need, error) {
+	if expr.Truthy(req.Cmd.Lookup("authorizedCollections")) && expr.Truthy(req.Cmd.Lookup("nameOnly")) && g.AnyOnDB(req.DB) {
+		return nil, nil
+	}
+	needs := []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActListCollections)}}
+	if allAllowed(g, needs) {
+		return needs, nil
+	}
+	return nil, errs.New(errs.Unauthorized, "Not authorized to list collections on db: %s", req.DB)
 }
 
 // renameNeeds follows mongod: within a database renameCollectionSameDB
@@ -261,12 +297,12 @@ func renameNeeds(req *Request) ([]need, error) {
 	tdb, tcoll, _ := strings.Cut(to, ".")
 	if fdb == tdb {
 		return []need{
-			{auth.DBResource(fdb), auth.Actions(auth.ActRenameCollectionSameDB)},
+			{res: auth.DBResource(fdb), acts: auth.Actions(auth.ActRenameCollectionSameDB)},
 		}, nil
 	}
 	return []need{
-		{auth.CollResource(fdb, fcoll), auth.Actions(auth.ActFind, auth.ActDropCollection)},
-		{auth.CollResource(tdb, tcoll), auth.Actions(auth.ActInsert, auth.ActCreateIndex, auth.ActCreateCollection)},
+		{res: auth.CollResource(fdb, fcoll), acts: auth.Actions(auth.ActFind, auth.ActDropCollection)},
+		{res: auth.CollResource(tdb, tcoll), acts: auth.Actions(auth.ActInsert, auth.ActCreateIndex, auth.ActCreateCollection)},
 	}, nil
 }
 
@@ -290,33 +326,117 @@ func explainNeeds(req *Request) ([]need, error) {
 // createUserNeeds: createUser on the database, and grantRole on the
 // database of every role given.
 func createUserNeeds(req *Request) ([]need, error) {
-	out := []need{{auth.DBResource(req.DB), auth.Actions(auth.ActCreateUser)}}
+	out := []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActCreateUser)}}
 	rs, err := auth.ParseRoles(req.Cmd.Lookup("roles"), req.DB)
 	if err != nil {
 		return out, nil
 	}
 	for _, r := range rs {
-		out = append(out, need{auth.DBResource(r.DB), auth.Actions(auth.ActGrantRole)})
+		out = append(out, need{res: auth.DBResource(r.DB), acts: auth.Actions(auth.ActGrantRole)})
 	}
 	return out, nil
 }
 
-// grantRolesNeeds: grantRole or revokeRole on each role's database.
+// grantRolesNeeds: grantRole or revokeRole on each role's database
+// (grantRolesToUser, revokeRolesFromUser).
 func grantRolesNeeds(act auth.Action) func(req *Request) ([]need, error) {
 	return func(req *Request) ([]need, error) {
-		rs, _ := auth.ParseRoles(req.Cmd.Lookup("roles"), req.DB)
-		out := []need{{auth.DBResource(req.DB), auth.Actions(act)}}
-		for _, r := range rs {
-			out = append(out, need{auth.DBResource(r.DB), auth.Actions(act)})
-		}
-		return out, nil
+		return orOnDB(req, rolesArgNeeds(req, act), act), nil
 	}
 }
 
 // usersInfoNeeds: viewUser on the database, except for a user asking
 // about itself (checked in authorize).
 func usersInfoNeeds(req *Request) ([]need, error) {
-	return []need{{auth.DBResource(req.DB), auth.Actions(auth.ActViewUser)}}, nil
+	return []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActViewUser)}}, nil
+}
+
+// The role commands' rules follow mongod's
+// user_management_commands_common: granting (or revoking) a role needs
+// grantRole (revokeRole) on the role's database; granting (revoking) a
+// privilege needs it on the privilege's database, or on admin for a
+// privilege on the cluster or on more than one database.
+
+// rolesArgNeeds: act on the database of every role of the command's
+// roles field.
+func rolesArgNeeds(req *Request, act auth.Action) []need {
+	rs, _ := auth.ParseRoles(req.Cmd.Lookup("roles"), req.DB)
+	out := make([]need, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, need{res: auth.DBResource(r.DB), acts: auth.Actions(act)})
+	}
+	return out
+}
+
+// privilegesArgNeeds: act on the database each privilege of the
+// command's privileges field targets, on admin for one on the cluster,
+// anyResource, or collections of any database.
+func privilegesArgNeeds(req *Request, act auth.Action) []need {
+	ps, _ := auth.ParsePrivileges(req.Cmd.Lookup("privileges"))
+	out := make([]need, 0, len(ps))
+	for _, p := range ps {
+		db := "admin"
+		if k := p.Resource.Kind; k == auth.PatternDB || k == auth.PatternCollection {
+			db = p.Resource.DB
+		}
+		out = append(out, need{res: auth.DBResource(db), acts: auth.Actions(act)})
+	}
+	return out
+}
+
+// orOnDB: a list naming nothing (missing, empty or unparsable, which the
+// command then refuses) needs act on the command's database, so that a
+// client without role-management privileges is refused before that.
+func orOnDB(req *Request, out []need, act auth.Action) []need {
+	if len(out) == 0 {
+		out = append(out, need{res: auth.DBResource(req.DB), acts: auth.Actions(act)})
+	}
+	return out
+}
+
+// createRoleNeeds: createRole on the database, grantRole for every role
+// and privilege the new role gets.
+func createRoleNeeds(req *Request) ([]need, error) {
+	out := []need{{res: auth.DBResource(req.DB), acts: auth.Actions(auth.ActCreateRole)}}
+	out = append(out, rolesArgNeeds(req, auth.ActGrantRole)...)
+	return append(out, privilegesArgNeeds(req, auth.ActGrantRole)...), nil
+}
+
+// updateRoleNeeds: revokeRole on every normal resource (what is replaced
+// could be anything), grantRole for the roles and privileges given.
+func updateRoleNeeds(req *Request) ([]need, error) {
+	out := []need{{res: auth.AnyNormalResource, acts: auth.Actions(auth.ActRevokeRole)}}
+	out = append(out, rolesArgNeeds(req, auth.ActGrantRole)...)
+	return append(out, privilegesArgNeeds(req, auth.ActGrantRole)...), nil
+}
+
+// rolePrivilegesNeeds: grantRole (revokeRole) for every privilege given.
+func rolePrivilegesNeeds(act auth.Action) func(req *Request) ([]need, error) {
+	return func(req *Request) ([]need, error) {
+		return orOnDB(req, privilegesArgNeeds(req, act), act), nil
+	}
+}
+
+// roleRolesNeeds: grantRole (revokeRole) for every role given.
+func roleRolesNeeds(act auth.Action) func(req *Request) ([]need, error) {
+	return func(req *Request) ([]need, error) {
+		return orOnDB(req, rolesArgNeeds(req, act), act), nil
+	}
+}
+
+// rolesInfoNeeds: viewRole on the database for rolesInfo: 1; for named
+// roles viewRole on each role's database, unless the user holds it.
+func rolesInfoNeeds(req *Request) ([]need, error) {
+	view := auth.Actions(auth.ActViewRole)
+	all, names, err := parseRolesInfoArg(req.Cmd.Lookup(req.Name), req.DB)
+	if err != nil || all {
+		return []need{{res: auth.DBResource(req.DB), acts: view}}, nil
+	}
+	out := make([]need, len(names))
+	for i := range names {
+		out[i] = need{res: auth.DBResource(names[i].DB), acts: view, heldRole: &names[i]}
+	}
+	return out, nil
 }
 
 // localhostGrants are the privileges of an unauthenticated loopback
@@ -327,55 +447,92 @@ var localhostGrants = &auth.Grants{Privs: []auth.Privilege{
 	{Resource: auth.Pattern{Kind: auth.PatternDB, DB: "$external"}, Actions: auth.Actions(auth.ActCreateUser)},
 }}
 
+// cursorAuth is what a cursor records under authorization: the user
+// that opened it and the privileges the opening command needed.
+type cursorAuth struct {
+	owner string
+	privs []need
+}
+
+type cursorAuthKey struct{}
+
+// ownCursor marks c with the user and privileges of the command that
+// opens it (dispatch put them in ctx), for getMore and killCursors.
+func ownCursor(ctx context.Context, c *cursor.Cursor) {
+	if ca, ok := ctx.Value(cursorAuthKey{}).(cursorAuth); ok {
+		c.Owner, c.Privileges = ca.owner, ca.privs
+	}
+}
+
 // authorize checks the request against the connection's privileges when
 // the server runs with Auth. Unauthorized is 13 with mongod's messages.
-func (s *Server) authorize(ctx context.Context, req *Request) error {
+// It returns what a cursor the command opens records.
+func (s *Server) authorize(ctx context.Context, req *Request) (cursorAuth, error) {
 	rule, ok := authzRules[req.Name]
 	if !ok {
-		return errs.New(errs.Unauthorized, "command %s has no authorization rule and is refused while authorization is enabled", req.Name)
+		return cursorAuth{}, errs.New(errs.Unauthorized, "command %s has no authorization rule and is refused while authorization is enabled", req.Name)
 	}
 	if rule.open {
-		return nil
+		return cursorAuth{}, nil
 	}
 	var g *auth.Grants
 	if req.conn != nil {
 		var err error
 		if g, err = req.conn.grants(ctx); err != nil {
-			return err
+			return cursorAuth{}, err
 		}
 	}
 	if g == nil {
 		if req.conn.isLoopback() && rule.needs != nil {
 			has, err := s.users.HasUsers(ctx)
 			if err != nil {
-				return err
+				return cursorAuth{}, err
 			}
 			if !has {
 				if needs, err := rule.needs(req); err == nil && allAllowed(localhostGrants, needs) {
-					return nil
+					return cursorAuth{privs: needs}, nil
 				}
 			}
 		}
-		return errs.New(errs.Unauthorized, "Command %s requires authentication", req.Name)
+		return cursorAuth{}, errs.New(errs.Unauthorized, "Command %s requires authentication", req.Name)
 	}
-	if rule.authOnly {
-		return nil
+	ca := cursorAuth{owner: g.User.ID()}
+	switch {
+	case rule.authOnly:
+		return ca, nil
+	case rule.check != nil:
+		var err error
+		ca.privs, err = rule.check(req, g)
+		return ca, err
 	}
 	needs, err := rule.needs(req)
 	if err != nil {
-		return err
+		return cursorAuth{}, err
 	}
+	ca.privs = needs
 	if allAllowed(g, needs) {
-		return nil
+		return ca, nil
 	}
 	if req.Name == "usersInfo" && asksAboutSelf(req, g) {
-		return nil
+		return ca, nil
 	}
-	return errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
+	return cursorAuth{}, errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
+}
+
+// connGrants returns the privileges of the connection serving req under
+// authorization; nil when authorization is off or nobody authenticated.
+func (s *Server) connGrants(ctx context.Context, req *Request) (*auth.Grants, error) {
+	if !s.cfg.Auth || req.conn == nil {
+		return nil, nil
+	}
+	return req.conn.grants(ctx)
 }
 
 func allAllowed(g *auth.Grants, needs []need) bool {
 	for _, n := range needs {
+		if n.heldRole != nil && g.HasRole(*n.heldRole) {
+			continue
+		}
 		if !g.Allowed(n.res, n.acts) {
 			return false
 		}

@@ -49,6 +49,7 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 		c.Close()
 	} else {
 		s.tieCursorToTxn(ctx, c)
+		ownCursor(ctx, c) // authz.go
 		id = s.cursors.Register(c)
 	}
 	return s.cursorReplyToken("firstBatch", id, c.NS, docs, pbrt), nil

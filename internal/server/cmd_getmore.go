@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/errs"
 )
@@ -50,12 +51,19 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	if coll == "" {
 		return nil, errs.New(errs.Location40414, "BSON field 'getMore.collection' is missing but a required field")
 	}
-	c, err := s.cursors.Checkout(id, ns(req.DB, coll))
+	g, err := s.connGrants(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCursorTxn(ctx, id, c); err != nil {
-		s.cursors.Release(c, false)
+	// mongod's order: the session and transaction, then the user, then
+	// the namespace; a refused getMore leaves the cursor as it was.
+	c, err := s.cursors.CheckoutWith(id, ns(req.DB, coll), func(c *cursor.Cursor) error {
+		if err := checkCursorTxn(ctx, id, c); err != nil {
+			return err
+		}
+		return s.checkCursorOwner(g, c)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if hasMaxTime && !c.AwaitData {
@@ -101,4 +109,25 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		outID = 0
 	}
 	return s.cursorReplyToken("nextBatch", outID, c.NS, docs, pbrt), nil
+}
+
+// checkCursorOwner is mongod's getMore authorization under Auth: only the
+// user that opened the cursor may continue it, and only while it still
+// has the privileges the opening command needed (a role revoked since
+// stops the cursor too).
+func (s *Server) checkCursorOwner(g *auth.Grants, c *cursor.Cursor) error {
+	if !s.cfg.Auth {
+		return nil
+	}
+	owner := ""
+	if g != nil {
+		owner = g.User.ID()
+	}
+	if c.Owner != owner {
+		return errs.New(errs.Unauthorized, "cursor id %d was not created by the authenticated user", c.ID)
+	}
+	if privs, _ := c.Privileges.([]need); g != nil && !allAllowed(g, privs) {
+		return errs.New(errs.Unauthorized, "not authorized for getMore with cursor id %d", c.ID)
+	}
+	return nil
 }

@@ -14,24 +14,31 @@ func init() {
 	register(cmdRevokeRolesFromUser, "revokeRolesFromUser")
 }
 
-// parseUserRoles reads {<cmd>: user, roles: [...]}.
+// parseUserRoles reads {<cmd>: name, roles: [...]} of grantRolesToUser,
+// revokeRolesFromUser, grantRolesToRole and revokeRolesFromRole; the
+// array must not be empty.
 func parseUserRoles(req *Request) (string, []auth.RoleName, error) {
-	name, ok := req.Cmd.Lookup(req.Name).StringValueOK()
-	if !ok {
-		return "", nil, errs.New(errs.TypeMismatch, "BSON field '%s.%s' is the wrong type, expected type 'string'", req.Name, req.Name)
+	name, err := cmdRoleName(req)
+	if err != nil {
+		return "", nil, err
 	}
 	var roles []auth.RoleName
 	seen := false
-	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		if k != "roles" {
 			return false, nil
 		}
-		rs, err := auth.ParseRoles(v, req.DB)
-		roles, seen = rs, true
+		seen = true
+		var err error
+		roles, err = argRoles(req, k, v)
 		return true, err
 	})
-	if err == nil && !seen {
+	switch {
+	case err != nil:
+	case !seen:
 		err = errs.New(errs.Location40414, "BSON field '%s.roles' is missing but a required field", req.Name)
+	case len(roles) == 0:
+		err = errs.New(errs.BadValue, "%s command requires a non-empty \"roles\" array", req.Name)
 	}
 	return name, roles, err
 }

@@ -2,17 +2,22 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
 func init() { register(cmdKillCursors, "killCursors") }
 
-// cmdKillCursors closes cursors by id.
-func cmdKillCursors(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+// cmdKillCursors closes cursors by id. Under authorization each open
+// cursor must be the caller's, or the caller needs killAnyCursor, as in
+// mongod; one refused cursor refuses the command (unknown ids are not an
+// authorization matter and are reported in cursorsNotFound).
+func cmdKillCursors(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if _, err := collName(req); err != nil {
 		return nil, err
 	}
@@ -42,6 +47,17 @@ func cmdKillCursors(_ context.Context, s *Server, req *Request) (bsoncore.Docume
 	if !seen {
 		return nil, errs.New(errs.Location40414, "BSON field 'killCursors.cursors' is missing but a required field")
 	}
+	if s.cfg.Auth {
+		g, err := s.connGrants(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if err := s.mayKillCursor(g, id); err != nil {
+				return nil, err
+			}
+		}
+	}
 	killed, notFound := s.cursors.Kill(ids)
 	return bsoncore.NewDocumentBuilder().
 		AppendArray("cursorsKilled", int64Array(killed)).
@@ -49,6 +65,31 @@ func cmdKillCursors(_ context.Context, s *Server, req *Request) (bsoncore.Docume
 		AppendArray("cursorsAlive", int64Array(nil)).
 		AppendArray("cursorsUnknown", int64Array(nil)).
 		Build(), nil
+}
+
+// mayKillCursor is mongod's checkAuthForKillCursors: killAnyCursor on the
+// cluster, the cursor's owner, or killAnyCursor on its collection (its
+// database for a listCollections cursor).
+func (s *Server) mayKillCursor(g *auth.Grants, id int64) error {
+	owner, cns, ok := s.cursors.Owner(id)
+	if !ok {
+		return nil
+	}
+	if g.Allowed(auth.ClusterResource, auth.Actions(auth.ActKillAnyCursor)) {
+		return nil
+	}
+	if g != nil && owner == g.User.ID() {
+		return nil
+	}
+	db, coll, _ := strings.Cut(cns, ".")
+	target := auth.CollResource(db, coll)
+	if coll == "$cmd.listCollections" {
+		target = auth.DBResource(db)
+	}
+	if g.Allowed(target, auth.Actions(auth.ActKillAnyCursor)) {
+		return nil
+	}
+	return errs.New(errs.Unauthorized, "not authorized to kill cursor on %s", cns)
 }
 
 func int64Array(xs []int64) bsoncore.Array {

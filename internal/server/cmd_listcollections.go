@@ -6,16 +6,19 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/query"
 )
 
 func init() { register(cmdListCollections, "listCollections") }
 
-// cmdListCollections lists a database's collections as a cursor.
+// cmdListCollections lists a database's collections as a cursor. With
+// authorizedCollections under authorization it lists only the collections
+// the user has some privilege on, as mongod does.
 func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	var filter *query.Filter
-	nameOnly := false
+	nameOnly, authorizedColls := false, false
 	var batchSize int64
 	hasBatch := false
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
@@ -33,7 +36,9 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 			nameOnly, err = argBool(req.Name, k, v)
 		case "cursor":
 			batchSize, hasBatch, err = parseCursorOpt(req.Name, v)
-		case "authorizedCollections", "includePendingDrops":
+		case "authorizedCollections":
+			authorizedColls, err = argBool(req.Name, k, v)
+		case "includePendingDrops":
 		default:
 			return false, nil
 		}
@@ -42,12 +47,21 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 	if err != nil {
 		return nil, err
 	}
+	var g *auth.Grants
+	if authorizedColls {
+		if g, err = s.connGrants(ctx, req); err != nil {
+			return nil, err
+		}
+	}
 	colls, err := s.eng.ListCollections(req.DB)
 	if err != nil {
 		return nil, err
 	}
 	var docs []bsoncore.Document
 	for _, c := range colls {
+		if g != nil && !g.AnyOn(auth.CollResource(req.DB, c.Name)) {
+			continue
+		}
 		b := bsoncore.NewDocumentBuilder().
 			AppendString("name", c.Name).
 			AppendString("type", c.Type)

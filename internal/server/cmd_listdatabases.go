@@ -5,19 +5,25 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
 )
 
 func init() { register(cmdListDatabases, "listDatabases") }
 
-// cmdListDatabases lists databases with their sizes.
-func cmdListDatabases(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+// cmdListDatabases lists databases with their sizes. Under authorization
+// it follows mongod: a user with listDatabases on the cluster sees every
+// database; any other user sees only the databases it has privileges in
+// (authorizedDatabases, true by default for it), and asking for all of
+// them with authorizedDatabases: false is refused (13).
+func cmdListDatabases(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "listDatabases may only be run against the admin database.")
 	}
 	var filter *query.Filter
 	nameOnly := false
+	var authorizedDBs *bool
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
 		case "filter":
@@ -32,12 +38,29 @@ func cmdListDatabases(_ context.Context, s *Server, req *Request) (bsoncore.Docu
 			nameOnly, err = argBool(req.Name, k, v)
 			return true, err
 		case "authorizedDatabases":
-			return true, nil
+			b, err := argBool(req.Name, k, v)
+			authorizedDBs = &b
+			return true, err
 		}
 		return false, nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	g, err := s.connGrants(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	onlyAuthorized := false
+	if g != nil {
+		mayListAll := g.Allowed(auth.ClusterResource, auth.Actions(auth.ActListDatabases))
+		onlyAuthorized = !mayListAll
+		if authorizedDBs != nil {
+			if !*authorizedDBs && !mayListAll {
+				return nil, errs.New(errs.Unauthorized, "Insufficient permissions to list all databases")
+			}
+			onlyAuthorized = *authorizedDBs
+		}
 	}
 	dbs, err := s.eng.ListDatabases()
 	if err != nil {
@@ -46,6 +69,9 @@ func cmdListDatabases(_ context.Context, s *Server, req *Request) (bsoncore.Docu
 	ab := bsoncore.NewArrayBuilder()
 	var total int64
 	for _, d := range dbs {
+		if onlyAuthorized && !g.AnyOnDB(d.Name) {
+			continue
+		}
 		eb := bsoncore.NewDocumentBuilder().AppendString("name", d.Name)
 		if !nameOnly {
 			eb.AppendInt64("sizeOnDisk", d.SizeOnDisk).AppendBoolean("empty", d.Empty)

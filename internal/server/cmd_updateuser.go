@@ -11,29 +11,40 @@ import (
 
 func init() {
 	register(cmdUpdateUser, "updateUser")
-	ruled(updateUserNeeds, "updateUser")
+	checked(updateUserCheck, "updateUser")
 }
 
-// updateUserNeeds: changePassword for a new password, changeCustomData
-// for customData, and grantRole and revokeRole on the roles' databases
-// when roles are replaced.
-func updateUserNeeds(req *Request) ([]need, error) {
-	var acts auth.ActionSet
-	if _, err := req.Cmd.LookupErr("pwd"); err == nil {
-		acts.Add(auth.ActChangePassword)
+// updateUserCheck is mongod's updateUser authorization: a new password
+// needs changePassword on the database, or changeOwnPassword when the
+// user changes its own; customData likewise changeCustomData or
+// changeOwnCustomData; replacing the roles needs revokeRole on every
+// database and grantRole on each new role's database.
+func updateUserCheck(req *Request, g *auth.Grants) ([]need, error) {
+	name, _ := req.Cmd.Lookup("updateUser").StringValueOK()
+	self := g.User.Name == name && g.User.DB == req.DB
+	may := func(own, any auth.Action) bool {
+		return self && g.Allowed(auth.DBResource(req.DB), auth.Actions(own)) ||
+			g.Allowed(auth.DBResource(req.DB), auth.Actions(any))
 	}
-	if _, err := req.Cmd.LookupErr("customData"); err == nil {
-		acts.Add(auth.ActChangeCustomData)
+	if _, err := req.Cmd.LookupErr("pwd"); err == nil && !may(auth.ActChangeOwnPassword, auth.ActChangePassword) {
+		return nil, errs.New(errs.Unauthorized, "Not authorized to change password of user: %s@%s", name, req.DB)
 	}
-	out := []need{{auth.DBResource(req.DB), acts}}
+	if _, err := req.Cmd.LookupErr("customData"); err == nil && !may(auth.ActChangeOwnCustomData, auth.ActChangeCustomData) {
+		return nil, errs.New(errs.Unauthorized, "Not authorized to change customData of user: %s@%s", name, req.DB)
+	}
 	if v, err := req.Cmd.LookupErr("roles"); err == nil {
+		// Any role may be revoked, so revokeRole on every database.
+		if !g.Allowed(auth.AnyNormalResource, auth.Actions(auth.ActRevokeRole)) {
+			return nil, errs.New(errs.Unauthorized, "In order to use updateUser to set roles array, must be authorized to revoke any role in the system")
+		}
 		rs, _ := auth.ParseRoles(v, req.DB)
-		out = append(out, need{auth.DBResource(req.DB), auth.Actions(auth.ActGrantRole, auth.ActRevokeRole)})
 		for _, r := range rs {
-			out = append(out, need{auth.DBResource(r.DB), auth.Actions(auth.ActGrantRole)})
+			if !g.Allowed(auth.DBResource(r.DB), auth.Actions(auth.ActGrantRole)) {
+				return nil, errs.New(errs.Unauthorized, "Not authorized to grant role: %s", r)
+			}
 		}
 	}
-	return out, nil
+	return nil, nil
 }
 
 // cmdUpdateUser replaces a user's password, roles or customData.

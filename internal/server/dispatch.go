@@ -76,9 +76,11 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 	}
 	s.stats.countCommand(req.Name)
 	if s.cfg.Auth {
-		if err := s.authorize(ctx, req); err != nil { // authz.go
+		ca, err := s.authorize(ctx, req) // authz.go
+		if err != nil {
 			return errorDoc(errs.As(err))
 		}
+		ctx = context.WithValue(ctx, cursorAuthKey{}, ca)
 	}
 	if v, err := cmd.LookupErr("maxTimeMS"); err == nil {
 		ms, err := parseMaxTimeMS(v)

@@ -1,0 +1,24 @@
+package server
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func init() { register(cmdDropAllRolesFromDatabase, "dropAllRolesFromDatabase") }
+
+// cmdDropAllRolesFromDatabase removes the user-defined roles of the
+// command's database and reports how many, as {n}. As mongod, every role
+// of the database, built-in ones too, is first taken away from all users
+// and roles.
+func cmdDropAllRolesFromDatabase(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+		return nil, err
+	}
+	n, err := s.users.DropAllRoles(ctx, req.DB)
+	if err != nil {
+		return nil, err
+	}
+	return bsoncore.NewDocumentBuilder().AppendInt32("n", int32(n)).Build(), nil
+}

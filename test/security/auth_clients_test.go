@@ -1,0 +1,395 @@
+package security
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// The users every test here creates through the localhost exception and
+// then as the admin (setupUsers).
+const (
+	adminPwd = "adminpw"
+	seedsPwd = "seedspw"
+	roPwd    = "ropw"
+)
+
+// seedDBs are the databases the seed scripts of test/clients use; the
+// seeds user has readWrite on each.
+var seedDBs = []string{"seed000", "seed001", "supershot", "seed003", "event_db", "event_db_sh", "seed003tx", "work", "data"}
+
+// runMongosh runs mongosh with args (a URI, flags, --eval or a script)
+// and returns its output and exit error.
+func runMongosh(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	bin := requireTool(t, "mongosh")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--quiet", "--norc"}, args...)...)
+	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// mustMongosh is runMongosh that fails the test unless mongosh exits 0
+// having printed want.
+func mustMongosh(t *testing.T, want string, args ...string) string {
+	t.Helper()
+	out, err := runMongosh(t, args...)
+	if err != nil || !strings.Contains(out, want) {
+		t.Fatalf("mongosh %v: %v\n%s", args, err, out)
+	}
+	return out
+}
+
+// mustPython runs /usr/bin/python3 (pymongo 3.11) with args and fails
+// the test unless it exits 0 having printed want.
+func mustPython(t *testing.T, want string, args ...string) string {
+	t.Helper()
+	py := requirePymongo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), want) {
+		t.Fatalf("python %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// authURI is s's URI for user with password pwd, authenticating against
+// source, with the default database db and extra options.
+func (s *server) authURI(user, pwd, source, db string, opts url.Values) string {
+	q := url.Values{"directConnection": {"true"}, "authSource": {source}}
+	for k, v := range opts {
+		q[k] = v
+	}
+	return "mongodb://" + url.UserPassword(user, pwd).String() + "@" + s.addr + "/" + db + "?" + q.Encode()
+}
+
+// setupUsers creates, through mongosh, the admin user (root) with the
+// localhost exception, checks the exception is over, authenticates with
+// db.auth() and creates the seeds user (readWrite on the seeds'
+// databases, plus clusterMonitor and hostManager for seed 004's
+// serverStatus and setParameter), a read-only user of appdb, and data
+// in appdb and in another database. tls are mongosh's TLS flags, if any.
+func setupUsers(t *testing.T, s *server, tls ...string) {
+	t.Helper()
+	roles := make([]string, 0, len(seedDBs)+2)
+	for _, d := range seedDBs {
+		roles = append(roles, `{role: "readWrite", db: "`+d+`"}`)
+	}
+	roles = append(roles, `"clusterMonitor"`, `"hostManager"`)
+	script := `const admin = db.getSiblingDB("admin");
+admin.createUser({user: "admin", pwd: "` + adminPwd + `", roles: ["root"]});
+let code = 0;
+try { admin.createUser({user: "late", pwd: "x", roles: []}); } catch (e) { code = e.code; }
+if (code !== 13) throw new Error("a second user without credentials: code " + code);
+if (admin.auth("admin", "` + adminPwd + `").ok !== 1) throw new Error("db.auth as admin");
+admin.createUser({user: "seeds", pwd: "` + seedsPwd + `", roles: [` + strings.Join(roles, ", ") + `]});
+const app = db.getSiblingDB("appdb");
+app.createUser({user: "ro", pwd: "` + roPwd + `", roles: [{role: "read", db: "appdb"}]});
+app.items.insertMany([{_id: 1}, {_id: 2}]);
+db.getSiblingDB("other").secrets.insertOne({_id: 1});
+print("setup OK");`
+	args := append(append([]string{}, tls...), "mongodb://"+s.addr+"/?directConnection=true", "--eval", script)
+	mustMongosh(t, "setup OK", args...)
+}
+
+// goClient connects the Go driver with uri.
+func goClient(t *testing.T, uri string) *mongo.Client {
+	t.Helper()
+	c, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(5 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Disconnect(context.Background()) })
+	return c
+}
+
+// codeOf is the server error code of err, 0 for none.
+func codeOf(err error) int {
+	var se mongo.ServerError
+	if errors.As(err, &se) {
+		for _, c := range []int{13, 18} {
+			if se.HasErrorCode(c) {
+				return c
+			}
+		}
+		return -1
+	}
+	return 0
+}
+
+// TestAuthUnauthenticatedRefused: with `lode serve --auth`, once the
+// first user exists an unauthenticated Go driver client can still
+// handshake, ping and ask buildInfo, and every data or administration
+// command fails with Unauthorized (13).
+func TestAuthUnauthenticatedRefused(t *testing.T) {
+	s := startServer(t, "--auth")
+	setupUsers(t, s)
+	c := connect(t, s, nil)
+	ctx := context.Background()
+	for _, ok := range []bson.D{{{Key: "hello", Value: 1}}, {{Key: "ping", Value: 1}}, {{Key: "buildInfo", Value: 1}}} {
+		if err := c.Database("admin").RunCommand(ctx, ok).Err(); err != nil {
+			t.Errorf("unauthenticated %v: %v", ok, err)
+		}
+	}
+	refused := []struct {
+		db  string
+		cmd bson.D
+	}{
+		{"appdb", bson.D{{Key: "find", Value: "items"}}},
+		{"appdb", bson.D{{Key: "insert", Value: "items"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 9}}}}}},
+		{"appdb", bson.D{{Key: "update", Value: "items"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}}}}},
+		{"appdb", bson.D{{Key: "delete", Value: "items"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}},
+		{"appdb", bson.D{{Key: "findAndModify", Value: "items"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}}},
+		{"appdb", bson.D{{Key: "aggregate", Value: "items"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}},
+		{"appdb", bson.D{{Key: "count", Value: "items"}}},
+		{"appdb", bson.D{{Key: "distinct", Value: "items"}, {Key: "key", Value: "_id"}}},
+		{"appdb", bson.D{{Key: "listCollections", Value: 1}}},
+		{"appdb", bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}, {Key: "authorizedCollections", Value: true}}},
+		{"appdb", bson.D{{Key: "listIndexes", Value: "items"}}},
+		{"appdb", bson.D{{Key: "createIndexes", Value: "items"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "x", Value: 1}}}, {Key: "name", Value: "x_1"}}}}}},
+		{"appdb", bson.D{{Key: "dropIndexes", Value: "items"}, {Key: "index", Value: "*"}}},
+		{"appdb", bson.D{{Key: "create", Value: "new"}}},
+		{"appdb", bson.D{{Key: "drop", Value: "items"}}},
+		{"appdb", bson.D{{Key: "dropDatabase", Value: 1}}},
+		{"appdb", bson.D{{Key: "collMod", Value: "items"}}},
+		{"appdb", bson.D{{Key: "collStats", Value: "items"}}},
+		{"appdb", bson.D{{Key: "dbStats", Value: 1}}},
+		{"appdb", bson.D{{Key: "validate", Value: "items"}}},
+		{"appdb", bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "items"}}}}},
+		{"appdb", bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "items"}}},
+		{"appdb", bson.D{{Key: "killCursors", Value: "items"}, {Key: "cursors", Value: bson.A{int64(1)}}}},
+		{"appdb", bson.D{{Key: "usersInfo", Value: 1}}},
+		{"appdb", bson.D{{Key: "createUser", Value: "intruder"}, {Key: "pwd", Value: "x"}, {Key: "roles", Value: bson.A{}}}},
+		{"appdb", bson.D{{Key: "updateUser", Value: "ro"}, {Key: "pwd", Value: "x"}}},
+		{"appdb", bson.D{{Key: "dropUser", Value: "ro"}}},
+		{"admin", bson.D{{Key: "createUser", Value: "intruder"}, {Key: "pwd", Value: "x"}, {Key: "roles", Value: bson.A{"root"}}}},
+		{"admin", bson.D{{Key: "listDatabases", Value: 1}}},
+		{"admin", bson.D{{Key: "renameCollection", Value: "appdb.items"}, {Key: "to", Value: "appdb.moved"}}},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}},
+		{"admin", bson.D{{Key: "getLog", Value: "global"}}},
+		{"admin", bson.D{{Key: "hostInfo", Value: 1}}},
+		{"admin", bson.D{{Key: "getCmdLineOpts", Value: 1}}},
+		{"admin", bson.D{{Key: "currentOp", Value: 1}}},
+		{"admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: 1}}},
+		{"admin", bson.D{{Key: "getParameter", Value: "*"}}},
+		{"admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1000}}},
+		{"admin", bson.D{{Key: "fsync", Value: 1}}},
+		{"admin", bson.D{{Key: "getDefaultRWConcern", Value: 1}}},
+		{"admin", bson.D{{Key: "killAllSessions", Value: bson.A{}}}},
+		{"admin", bson.D{{Key: "startSession", Value: 1}}},
+	}
+	for _, r := range refused {
+		err := c.Database(r.db).RunCommand(ctx, r.cmd).Err()
+		if codeOf(err) != 13 {
+			t.Errorf("unauthenticated %s on %s: got %v, want Unauthorized (13)", r.cmd[0].Key, r.db, err)
+		}
+	}
+	// Nothing changed: the admin still sees the data and no intruder.
+	admin := goClient(t, s.authURI("admin", adminPwd, "admin", "", nil))
+	if n, err := admin.Database("appdb").Collection("items").CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Errorf("appdb.items after the refusals: %d, %v", n, err)
+	}
+	var info struct {
+		Users []bson.Raw `bson:"users"`
+	}
+	if err := admin.Database("admin").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "intruder"}}).Decode(&info); err != nil || len(info.Users) != 0 {
+		t.Errorf("usersInfo intruder: %v %v", info.Users, err)
+	}
+}
+
+// TestAuthSeedScripts: the seeds' own shell and Python code (test/clients)
+// runs as written in mongosh and pymongo 3.11 when the URI carries the
+// credentials of a user with readWrite on the seeds' databases.
+func TestAuthSeedScripts(t *testing.T) {
+	s := startServer(t, "--auth", "--ttl-monitor-sleep", "1s")
+	setupUsers(t, s)
+	uri := s.authURI("seeds", seedsPwd, "admin", "", nil)
+	for _, tc := range []struct {
+		script, ok string
+	}{
+		{"seed000_recent.js", "seed000 OK"},
+		{"seed001_bucket.js", "seed001 OK"},
+		{"seed002_metadata.js", "seed002 OK"},
+		{"seed003_shell.js", "seed003 shell OK"},
+		{"seed003_hits.js", "seed003 hits (mongosh) OK"},
+		{"seed004_queue.js", "seed004 OK explain"},
+		{"seed003_hits.py", "seed003 hits OK"},
+		{"seed003_orders.py", "seed003 orders OK"},
+		{"seed003_transfer.py", "seed003 transfer OK"},
+		{"seed003_eventlog.py", "seed003 eventlog OK"},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			script := "../clients/" + tc.script
+			if strings.HasSuffix(tc.script, ".py") {
+				mustPython(t, tc.ok, script, uri)
+			} else {
+				mustMongosh(t, tc.ok, uri, script)
+			}
+		})
+	}
+	// The user's roles bound it: it cannot write a database of no seed.
+	_, err := goClient(t, uri).Database("appdb").Collection("items").InsertOne(context.Background(), bson.D{})
+	if codeOf(err) != 13 {
+		t.Errorf("seeds user writing appdb: %v", err)
+	}
+	// The same scripts without credentials are refused at their first
+	// command.
+	out, err := runMongosh(t, "mongodb://"+s.addr+"/?directConnection=true", "../clients/seed001_bucket.js")
+	if err == nil || !strings.Contains(out, "requires authentication") {
+		t.Errorf("seed001 without credentials: %v\n%s", err, out)
+	}
+}
+
+// The read-only user's checks, in each client's language: reading appdb
+// works, writing it and reading another database fail with code 13, and
+// listDatabases shows it appdb alone.
+const (
+	roMongosh = `const app = db.getSiblingDB("appdb");
+if (app.items.countDocuments({}) !== 2) throw new Error("read appdb");
+function code(f) { try { f(); return 0; } catch (e) { return e.code; } }
+print("insert=" + code(() => app.items.insertOne({_id: 3})));
+print("update=" + code(() => app.items.updateOne({_id: 1}, {$set: {x: 1}})));
+print("otherdb=" + code(() => db.getSiblingDB("other").secrets.findOne()));
+print("dbs=" + db.adminCommand({listDatabases: 1, nameOnly: true}).databases.map(d => d.name).join(","));
+print("colls=" + app.getCollectionNames().join(","));
+print("ro OK");`
+	roPython = `import sys, pymongo
+from pymongo.errors import OperationFailure
+c = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
+assert c.appdb.items.count_documents({}) == 2
+def code(f):
+    try:
+        f()
+        return 0
+    except OperationFailure as e:
+        return e.code
+print("insert=%d" % code(lambda: c.appdb.items.insert_one({"_id": 3})))
+print("update=%d" % code(lambda: c.appdb.items.update_one({"_id": 1}, {"$set": {"x": 1}})))
+print("otherdb=%d" % code(lambda: c.other.secrets.find_one()))
+print("dbs=" + ",".join(c.list_database_names()))
+print("colls=" + ",".join(c.appdb.list_collection_names()))
+print("ro OK")`
+)
+
+// TestAuthReadOnlyUser: a user with read on appdb reads it, and can
+// neither write it nor read another database (13), through mongosh,
+// pymongo and the Go driver.
+func TestAuthReadOnlyUser(t *testing.T) {
+	s := startServer(t, "--auth")
+	setupUsers(t, s)
+	uri := s.authURI("ro", roPwd, "appdb", "appdb", nil)
+	want := []string{"insert=13", "update=13", "otherdb=13", "dbs=appdb\n", "colls=items\n"}
+	for name, out := range map[string]string{
+		"mongosh": mustMongosh(t, "ro OK", uri, "--eval", roMongosh),
+		"pymongo": mustPython(t, "ro OK", "-c", roPython, uri),
+	} {
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in\n%s", name, w, out)
+			}
+		}
+	}
+	ctx := context.Background()
+	c := goClient(t, uri)
+	items := c.Database("appdb").Collection("items")
+	if n, err := items.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Fatalf("Go driver read: %d %v", n, err)
+	}
+	_, err := items.InsertOne(ctx, bson.D{{Key: "_id", Value: 3}})
+	if codeOf(err) != 13 {
+		t.Errorf("Go driver insert: %v", err)
+	}
+	err = c.Database("other").Collection("secrets").FindOne(ctx, bson.D{}).Err()
+	if codeOf(err) != 13 {
+		t.Errorf("Go driver read of another database: %v", err)
+	}
+	if names, err := c.ListDatabaseNames(ctx, bson.D{}); err != nil || len(names) != 1 || names[0] != "appdb" {
+		t.Errorf("Go driver listDatabases: %v %v", names, err)
+	}
+	_, err = c.ListDatabaseNames(ctx, bson.D{}, options.ListDatabases().SetAuthorizedDatabases(false))
+	if codeOf(err) != 13 {
+		t.Errorf("Go driver listDatabases with authorizedDatabases false: %v", err)
+	}
+}
+
+// TestAuthMechanismsAndWrongPassword: mongosh --username/--password (both
+// SCRAM mechanisms) and db.auth(); pymongo with authMechanism
+// SCRAM-SHA-1 and SCRAM-SHA-256; a wrong password is
+// AuthenticationFailed (18) in mongosh, pymongo and the Go driver.
+func TestAuthMechanismsAndWrongPassword(t *testing.T) {
+	s := startServer(t, "--auth")
+	setupUsers(t, s)
+	plain := "mongodb://" + s.addr + "/appdb?directConnection=true"
+	count := `print("n=" + db.items.countDocuments({}))`
+	for _, mech := range []string{"SCRAM-SHA-256", "SCRAM-SHA-1"} {
+		mustMongosh(t, "n=2", "--username", "ro", "--password", roPwd, "--authenticationDatabase", "appdb",
+			"--authenticationMechanism", mech, plain, "--eval", count)
+	}
+	out, err := runMongosh(t, "--username", "ro", "--password", "wrong", "--authenticationDatabase", "appdb", plain, "--eval", count)
+	if err == nil || !strings.Contains(out, "Authentication failed") {
+		t.Errorf("mongosh --password wrong: %v\n%s", err, out)
+	}
+	mustMongosh(t, "auth OK", plain, "--eval", `let code = 0;
+try { db.auth("ro", "wrong"); } catch (e) { code = e.code; }
+if (code !== 18) throw new Error("db.auth with a wrong password: code " + code);
+if (db.auth("ro", "`+roPwd+`").ok !== 1) throw new Error("db.auth");
+if (db.items.countDocuments({}) !== 2) throw new Error("read after db.auth");
+print("auth OK");`)
+
+	const py = `import sys, pymongo
+from pymongo.errors import OperationFailure
+good, bad = sys.argv[1], sys.argv[2]
+assert pymongo.MongoClient(good, serverSelectionTimeoutMS=5000).appdb.items.count_documents({}) == 2
+try:
+    pymongo.MongoClient(bad, serverSelectionTimeoutMS=5000).appdb.items.count_documents({})
+    print("wrong password accepted")
+except OperationFailure as e:
+    print("bad=%d" % e.code)
+`
+	for _, mech := range []string{"SCRAM-SHA-1", "SCRAM-SHA-256"} {
+		o := url.Values{"authMechanism": {mech}}
+		mustPython(t, "bad=18", "-c", py, s.authURI("ro", roPwd, "appdb", "appdb", o), s.authURI("ro", "wrong", "appdb", "appdb", o))
+		c := goClient(t, s.authURI("ro", "wrong", "appdb", "appdb", o))
+		if err := c.Ping(context.Background(), nil); codeOf(err) != 18 {
+			t.Errorf("Go driver %s with a wrong password: %v", mech, err)
+		}
+	}
+}
+
+// TestAuthOverTLS: --auth with requireTLS: mongosh creates the first user
+// over TLS through the localhost exception, then a user authenticates
+// over TLS with --username/--password and with a URI; a wrong password
+// is 18 over TLS too.
+func TestAuthOverTLS(t *testing.T) {
+	p := newPKI(t)
+	s := startServer(t, "--auth", "--tls-mode", "requireTLS", "--tls-cert-file", p.server)
+	tls := []string{"--tls", "--tlsCAFile", p.ca}
+	setupUsers(t, s, tls...)
+	plain := "mongodb://127.0.0.1:" + port(s) + "/appdb?directConnection=true"
+	mustMongosh(t, "ro OK", append(tls, "--username", "ro", "--password", roPwd, "--authenticationDatabase", "appdb", plain, "--eval", roMongosh)...)
+	uri := s.authURI("ro", roPwd, "appdb", "appdb", p.tlsURI())
+	out := mustMongosh(t, "ro OK", uri, "--eval", roMongosh)
+	if !strings.Contains(out, "insert=13") || !strings.Contains(out, "otherdb=13") {
+		t.Errorf("read-only user over TLS:\n%s", out)
+	}
+	out, err := runMongosh(t, append(tls, "--username", "ro", "--password", "wrong", "--authenticationDatabase", "appdb", plain, "--eval", "db.items.findOne()")...)
+	if err == nil || !strings.Contains(out, "Authentication failed") {
+		t.Errorf("mongosh over TLS with a wrong password: %v\n%s", err, out)
+	}
+	c := goClient(t, s.authURI("ro", "wrong", "appdb", "appdb", p.tlsURI()))
+	if err := c.Ping(context.Background(), nil); codeOf(err) != 18 {
+		t.Errorf("Go driver over TLS with a wrong password: %v", err)
+	}
+}
