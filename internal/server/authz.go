@@ -259,6 +259,17 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 				acts = auth.Actions(auth.ActInsert, auth.ActUpdate)
 			}
 			out = append(out, need{res: auth.CollResource(tdb, tcoll), acts: acts})
+		case "$changeStream":
+			// mongod: changeStream and find on what the stream watches.
+			res := auth.DBResource(db)
+			if collectionless {
+				if d, ok := arg.DocumentOK(); ok && expr.Truthy(d.Lookup("allChangesForCluster")) {
+					res = auth.AnyNormalResource
+				}
+			} else if len(out) > 0 {
+				res = out[0].res
+			}
+			out = append(out, need{res: res, acts: auth.Actions(auth.ActChangeStream, auth.ActFind)})
 		case "$currentOp":
 			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActInprog)})
 		case "$collStats":
@@ -268,7 +279,6 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 		}
 		_ = i
 	}
-	_ = collectionless
 	return out
 }
 
