@@ -44,6 +44,8 @@ type event struct {
 	key    bsoncore.Document
 	// ends: the event is the invalidate that closes the stream.
 	ends bool
+	// kind is the operationType of a document change ("" otherwise).
+	kind string
 }
 
 // entryInfo is what every event of one oplog entry shares.
@@ -145,6 +147,7 @@ func (r *Reader) crudEvent(op string, e, o bsoncore.Document, db, coll string, i
 		}
 	}
 	ev.doc = b.Build()
+	ev.kind, _ = ev.doc.Lookup("operationType").StringValueOK()
 	return ev
 }
 

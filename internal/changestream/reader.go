@@ -91,10 +91,7 @@ func (r *Reader) Next() (bsoncore.Document, error) {
 			r.pos = ev.tok
 			r.ended = ev.ends
 			r.caughtUp = false
-			if ev.lookup {
-				return r.withLookup(ev)
-			}
-			return ev.doc, nil
+			return r.complete(ev)
 		}
 		vis, _ := r.log.Visible()
 		if vis <= r.scanned {
@@ -147,27 +144,57 @@ func (r *Reader) fill(vis oplog.TS) error {
 	return nil
 }
 
-// withLookup adds the current version of an update's document.
-func (r *Reader) withLookup(ev event) (bsoncore.Document, error) {
-	var doc bsoncore.Document
-	if r.lookup != nil {
-		var err error
-		if doc, err = r.lookup(r.ctx, ev.db, ev.coll, ev.key); err != nil {
+// complete adds what an event's delivery needs: the current document
+// (updateLookup), and the kept images (fullDocument whenAvailable or
+// required, fullDocumentBeforeChange).
+func (r *Reader) complete(ev event) (bsoncore.Document, error) {
+	var extra []byte
+	if ev.lookup && r.lookup != nil {
+		doc, err := r.lookup(r.ctx, ev.db, ev.coll, ev.key)
+		if err != nil {
 			return nil, err
 		}
+		extra = appendDocOrNull(extra, "fullDocument", doc)
+	}
+	wantPost := ev.kind == "update" && (r.spec.FullDocument == "whenAvailable" || r.spec.FullDocument == "required")
+	wantPre := r.spec.BeforeChange != "off" && (ev.kind == "update" || ev.kind == "replace" || ev.kind == "delete")
+	if wantPost || wantPre {
+		pre, post, _, err := r.log.Image(ev.tok.TS, ev.tok.Op)
+		if err != nil {
+			return nil, err
+		}
+		if wantPost {
+			if post == nil && r.spec.FullDocument == "required" {
+				return nil, imageMissing("post", ev)
+			}
+			extra = appendDocOrNull(extra, "fullDocument", post)
+		}
+		if wantPre {
+			if pre == nil && r.spec.BeforeChange == "required" {
+				return nil, imageMissing("pre", ev)
+			}
+			extra = appendDocOrNull(extra, "fullDocumentBeforeChange", pre)
+		}
+	}
+	if extra == nil {
+		return ev.doc, nil
 	}
 	idx, dst := bsoncore.AppendDocumentStart(nil)
-	els, _ := ev.doc.Elements()
-	for _, el := range els {
-		dst = append(dst, el...)
-	}
-	if doc == nil {
-		dst = bsoncore.AppendNullElement(dst, "fullDocument")
-	} else {
-		dst = bsoncore.AppendDocumentElement(dst, "fullDocument", doc)
-	}
+	dst = append(dst, ev.doc[4:len(ev.doc)-1]...)
+	dst = append(dst, extra...)
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
 	return dst, nil
+}
+
+func appendDocOrNull(dst []byte, key string, doc bsoncore.Document) []byte {
+	if doc == nil {
+		return bsoncore.AppendNullElement(dst, key)
+	}
+	return bsoncore.AppendDocumentElement(dst, key, doc)
+}
+
+func imageMissing(which string, ev event) error {
+	return errs.New(errs.NoMatchingDocument, "Change stream was configured to require a %s-image for all update, delete and replace events, but the %s-image was not found for event: %s", which, which, ev.doc.String())
 }
 
 // Ended reports whether the stream delivered its invalidate event.

@@ -69,6 +69,18 @@ type collection struct {
 	max      int64
 	indexes  []*index
 	state    *collState
+	// images: changeStreamPreAndPostImages is enabled (from options).
+	images bool
+}
+
+// imagesEnabled reads changeStreamPreAndPostImages.enabled from a
+// collection's options.
+func imagesEnabled(options bsoncore.Document) bool {
+	if len(options) == 0 {
+		return false
+	}
+	b, _ := options.Lookup("changeStreamPreAndPostImages", "enabled").BooleanOK()
+	return b
 }
 
 // collState is the mutable, version-independent state of a collection.
@@ -210,6 +222,7 @@ func decodeCollection(raw []byte) (*collection, error) {
 	copy(c.uuid[:], u)
 	if v, err := d.LookupErr("options"); err == nil {
 		c.options = append(bsoncore.Document(nil), v.Document()...)
+		c.images = imagesEnabled(c.options)
 	}
 	c.capped = d.Lookup("capped").Boolean()
 	c.size = d.Lookup("size").Int64()

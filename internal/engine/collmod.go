@@ -76,3 +76,44 @@ func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Docum
 	e.publish(n)
 	return out, nil
 }
+
+// SetChangeStreamImages turns changeStreamPreAndPostImages on or off for
+// db.coll (collMod): while on, every update, replace and delete keeps the
+// document before and after it beside its oplog entry.
+func (e *Engine) SetChangeStreamImages(db, coll string, enabled bool) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	defer c.state.mu.Unlock()
+	n := c.copyMeta()
+	setting := bsoncore.NewDocumentBuilder().AppendBoolean("enabled", enabled).Build()
+	b := bsoncore.NewDocumentBuilder()
+	if els, err := c.options.Elements(); err == nil {
+		for _, el := range els {
+			if el.Key() != "changeStreamPreAndPostImages" {
+				b.AppendValue(el.Key(), el.Value())
+			}
+		}
+	}
+	b.AppendDocument("changeStreamPreAndPostImages", setting)
+	n.options = b.Build()
+	n.images = enabled
+	batch := e.db.NewBatch()
+	if err := batch.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+		batch.Close()
+		return err
+	}
+	o := cmdDoc("collMod", c.name, "changeStreamPreAndPostImages", setting)
+	if err := e.commitLogged(batch, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
+		return err
+	}
+	e.publish(n)
+	return nil
+}

@@ -98,6 +98,17 @@ func (t *writeBatch) logUpdate(oldDoc, newDoc bsoncore.Document, replacement boo
 		o = oplog.UpdateO(oldDoc, newDoc)
 	}
 	t.logOp(oplog.OpUpdate, o, idDoc(oldDoc))
+	t.keepImages(oldDoc, newDoc)
+}
+
+// keepImages attaches the document before and after the change to the
+// last entry when the collection keeps change-stream images.
+func (t *writeBatch) keepImages(pre, post bsoncore.Document) {
+	if !t.c.images || t.quiet || !t.e.logged(t.c) || len(t.ops) == 0 {
+		return
+	}
+	op := &t.ops[len(t.ops)-1]
+	op.Images = append(op.Images, oplog.Image{Pre: pre, Post: post})
 }
 
 // stageOps writes the pending entries into b; done must be called after

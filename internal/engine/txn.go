@@ -59,6 +59,11 @@ func (tx *Txn) keepOps(ops []oplog.Entry) {
 	for _, op := range ops {
 		op.O = slices.Clone(op.O)
 		op.O2 = slices.Clone(op.O2)
+		images := op.Images
+		op.Images = nil
+		for _, im := range images {
+			op.Images = append(op.Images, oplog.Image{Pre: slices.Clone(im.Pre), Post: slices.Clone(im.Post)})
+		}
 		tx.ops = append(tx.ops, op)
 	}
 }
@@ -71,8 +76,13 @@ func (tx *Txn) applyOpsEntry() []oplog.Entry {
 	}
 	idx, dst := bsoncore.AppendDocumentStart(nil)
 	aidx, dst := bsoncore.AppendArrayElementStart(dst, "applyOps")
+	var images []oplog.Image
 	for i := range tx.ops {
 		dst = tx.ops[i].AppendOp(dst, strconv.Itoa(i))
+		for _, im := range tx.ops[i].Images {
+			im.Op = uint32(i)
+			images = append(images, im)
+		}
 	}
 	dst, _ = bsoncore.AppendArrayEnd(dst, aidx)
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
@@ -80,7 +90,7 @@ func (tx *Txn) applyOpsEntry() []oplog.Entry {
 	if info == nil {
 		info = &oplog.TxnInfo{LSID: bsoncore.NewDocumentBuilder().Build()}
 	}
-	return []oplog.Entry{{Op: oplog.OpCommand, NS: "admin.$cmd", O: dst, Txn: info}}
+	return []oplog.Entry{{Op: oplog.OpCommand, NS: "admin.$cmd", O: dst, Txn: info, Images: images}}
 }
 
 // OnEnd registers f to run once when the transaction commits or aborts

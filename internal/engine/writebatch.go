@@ -419,6 +419,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	}
 	t.writeStaged(rid)
 	t.logOp(oplog.OpDelete, idDoc(doc), nil)
+	t.keepImages(doc, nil)
 	t.docs++
 	t.counts.del++
 	t.countDelta--

@@ -25,6 +25,29 @@ type Entry struct {
 	O2 bsoncore.Document // nil: none (an update's {_id})
 	// Txn is set on a transaction's applyOps entry.
 	Txn *TxnInfo
+	// Images are the documents before and after the change, kept beside
+	// the entry for change streams' fullDocumentBeforeChange and
+	// fullDocument: whenAvailable (collections with
+	// changeStreamPreAndPostImages).
+	Images []Image
+}
+
+// Image is the pre- and post-image of operation Op of an entry (its
+// index in applyOps; 0 for a plain entry). Either may be nil.
+type Image struct {
+	Op        uint32
+	Pre, Post bsoncore.Document
+}
+
+func (im *Image) doc() bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder()
+	if im.Pre != nil {
+		b.AppendDocument("pre", im.Pre)
+	}
+	if im.Post != nil {
+		b.AppendDocument("post", im.Post)
+	}
+	return b.Build()
 }
 
 // TxnInfo identifies the transaction an applyOps entry commits.

@@ -53,6 +53,9 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 	if err := it.Close(); err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	}
+	if err := l.countImages(); err != nil {
+		return nil, fmt.Errorf("oplog: open: %w", err)
+	}
 	if v, ok, err := db.Get(trimmedKey, nil); err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	} else if ok && len(v) == 8 {
@@ -100,8 +103,30 @@ func (l *Log) Stage(b *pebble.Batch, ents []Entry) (Ticket, error) {
 			return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
 		}
 		tk.bytes += int64(len(buf))
+		for j := range ents[i].Images {
+			im := &ents[i].Images[j]
+			d := im.doc()
+			if err := b.Set(storage.OplogImageKey(uint64(ts), im.Op), d, nil); err != nil {
+				l.vis.end(first)
+				return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
+			}
+			tk.bytes += int64(len(d))
+		}
 	}
 	return tk, nil
+}
+
+// Image returns the pre- and post-image of operation op of the entry at
+// ts; found is false when none was kept (or it was trimmed).
+func (l *Log) Image(ts TS, op uint32) (pre, post bsoncore.Document, found bool, err error) {
+	v, ok, err := l.db.Get(storage.OplogImageKey(uint64(ts), op), nil)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	d := bsoncore.Document(v)
+	pre, _ = d.Lookup("pre").DocumentOK()
+	post, _ = d.Lookup("post").DocumentOK()
+	return pre, post, true, nil
 }
 
 // Done ends a staged batch's reservation. committed says whether its
@@ -214,4 +239,29 @@ func (l *Log) ScanReverse(from, upTo TS, fn func(ts TS, doc bsoncore.Document) e
 		}
 	}
 	return it.Error()
+}
+
+// countImages adds the sizes of the kept images to the log's size and to
+// the chunks holding their entries (both are in timestamp order).
+func (l *Log) countImages() error {
+	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{
+		LowerBound: []byte{storage.KindOplogImage}, UpperBound: []byte{storage.KindOplogImage + 1}})
+	if err != nil {
+		return err
+	}
+	c := 0
+	for it.First(); it.Valid(); it.Next() {
+		ts := TS(storage.OplogTS(it.Key()))
+		n := int64(len(it.Value()))
+		l.size.Add(n)
+		for c < len(l.chunks.full) && l.chunks.full[c].last < ts {
+			c++
+		}
+		if c < len(l.chunks.full) {
+			l.chunks.full[c].bytes += n
+		} else {
+			l.chunks.cur.bytes += n
+		}
+	}
+	return it.Close()
 }

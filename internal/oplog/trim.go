@@ -76,6 +76,10 @@ func (l *Log) deleteThrough(ts TS) error {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
+	if err := b.DeleteRange([]byte{storage.KindOplogImage}, storage.OplogImageKey(uint64(ts)+1, 0), nil); err != nil {
+		b.Close()
+		return fmt.Errorf("oplog: trim: %w", err)
+	}
 	if err := b.Set(trimmedKey, binary.BigEndian.AppendUint64(nil, uint64(ts)), nil); err != nil {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)

@@ -19,6 +19,7 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 		return nil, err
 	}
 	var (
+		images   *bool // changeStreamPreAndPostImages.enabled
 		name     string
 		key      bsoncore.Document
 		secs     int64
@@ -59,7 +60,11 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 				}
 			}
 			return true, nil
-		case "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages", "dryRun":
+		case "changeStreamPreAndPostImages":
+			on, err := parseImagesOption(req.Name, v)
+			images = &on
+			return true, err
+		case "validator", "validationLevel", "validationAction", "dryRun":
 			return true, nil
 		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries", "viewOn", "pipeline":
 			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
@@ -68,6 +73,11 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 	})
 	if err != nil {
 		return nil, err
+	}
+	if images != nil {
+		if err := s.eng.SetChangeStreamImages(req.DB, coll, *images); err != nil {
+			return nil, err
+		}
 	}
 	b := bsoncore.NewDocumentBuilder()
 	if !hasIndex {
@@ -88,4 +98,29 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 	}
 	b.AppendInt64("expireAfterSeconds_new", ch.New)
 	return b.Build(), nil
+}
+
+// parseImagesOption reads changeStreamPreAndPostImages: {enabled: bool}
+// (create and collMod).
+func parseImagesOption(cmd string, v bsoncore.Value) (bool, error) {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return false, wrongType(cmd, "changeStreamPreAndPostImages", v, "object")
+	}
+	enabled, seen := false, false
+	els, _ := d.Elements()
+	for _, el := range els {
+		if el.Key() != "enabled" {
+			return false, errs.New(errs.Location40415, "BSON field '%s.changeStreamPreAndPostImages.%s' is an unknown field.", cmd, el.Key())
+		}
+		b, ok := el.Value().BooleanOK()
+		if !ok {
+			return false, wrongType(cmd, "changeStreamPreAndPostImages.enabled", el.Value(), "bool")
+		}
+		enabled, seen = b, true
+	}
+	if !seen {
+		return false, errs.New(errs.Location40414, "BSON field '%s.changeStreamPreAndPostImages.enabled' is missing but a required field", cmd)
+	}
+	return enabled, nil
 }

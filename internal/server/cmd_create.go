@@ -33,7 +33,9 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 			err = argCollation(req.Name, k, v)
 		case "autoIndexId", "validator", "validationLevel", "validationAction",
 			"storageEngine", "indexOptionDefaults", "flags",
-			"changeStreamPreAndPostImages", "clusteredIndex", "expireAfterSeconds":
+			"clusteredIndex", "expireAfterSeconds":
+		case "changeStreamPreAndPostImages":
+			_, err = parseImagesOption(req.Name, v)
 		case "viewOn", "pipeline", "timeseries", "encryptedFields":
 			return true, errs.New(errs.CommandNotSupported, "create with '%s' is not supported by Lode", k)
 		default:
