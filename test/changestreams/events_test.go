@@ -202,3 +202,70 @@ func TestUpdateLookupAndTransactions(t *testing.T) {
 		t.Fatalf("transaction events lack txnNumber/lsid or differ in clusterTime: %v %v", a, b)
 	}
 }
+
+// TestStartAfterInvalidateAndClusterStream: resumeAfter an invalidate
+// token is refused (260), startAfter it continues with the recreated
+// collection; a deployment-wide stream sees every user database but not
+// admin, config or local.
+func TestStartAfterInvalidateAndClusterStream(t *testing.T) {
+	ldb, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	all, err := ldb.Client().Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Close(ctx)
+	coll := db.Collection("s")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	next(t, cs)
+	next(t, cs)
+	inv := next(t, cs)
+	if opType(inv) != "invalidate" {
+		t.Fatalf("want invalidate, got %v", inv)
+	}
+	tok := inv.Lookup("_id").Document()
+	cs.Close(ctx)
+	_, err = coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(tok))
+	testenv.WantCode(t, "resumeAfter an invalidate", err, 260)
+	cs2, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetStartAfter(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close(ctx)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(t, cs2); opType(ev) != "insert" || i32(ev, "documentKey", "_id") != 2 {
+		t.Fatalf("after startAfter: %v", ev)
+	}
+	if _, err := ldb.Client().Database("admin").Collection("x").InsertOne(ctx, bson.D{{Key: "_id", Value: 9}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ldb.Client().Database("other").Collection("y").InsertOne(ctx, bson.D{{Key: "_id", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for range 4 {
+		ev := next(t, all)
+		got = append(got, opType(ev)+" "+str(ev, "ns", "db")+"."+str(ev, "ns", "coll"))
+	}
+	want := []string{"insert test.s", "drop test.s", "insert test.s", "insert other.y"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("deployment stream = %v, want %v", got, want)
+		}
+	}
+	_, err = db.Collection("s").Watch(ctx, mongo.Pipeline{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}}})
+	testenv.WantCode(t, "$group after $changeStream", err, 20)
+	_, err = ldb.Client().Database("admin").Collection("x").Watch(ctx, mongo.Pipeline{})
+	testenv.WantCode(t, "stream on admin", err, 73)
+}
