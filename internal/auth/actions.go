@@ -89,6 +89,7 @@ const (
 	ActSetFreeMonitoring
 	ActCheckFreeMonitoringStatus
 	ActDropConnections
+	ActReplSetResizeOplog
 	numActions
 )
 
@@ -117,7 +118,7 @@ var actionNames = [numActions]string{
 	ActUpdateSearchIndex: "updateSearchIndex", ActResync: "resync", ActApplicationMessage: "applicationMessage",
 	ActCleanupOrphaned: "cleanupOrphaned", ActFlushRouterConfig: "flushRouterConfig", ActLogRotate: "logRotate",
 	ActSetFreeMonitoring: "setFreeMonitoring", ActCheckFreeMonitoringStatus: "checkFreeMonitoringStatus",
-	ActDropConnections: "dropConnections",
+	ActDropConnections: "dropConnections", ActReplSetResizeOplog: "replSetResizeOplog",
 }
 
 var actionByName = func() map[string]Action {

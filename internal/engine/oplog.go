@@ -27,7 +27,7 @@ func (e *Engine) openOplog(bytes int64) error {
 		return err
 	}
 	e.oplog = l
-	return nil
+	return e.startOplog() // oplogns.go
 }
 
 // Oplog returns the operation log, or nil when it is off.
