@@ -106,6 +106,7 @@ func init() {
 	ruled(clusterNeeds(auth.ActReplSetGetStatus), "replSetGetStatus")
 	ruled(clusterNeeds(auth.ActReplSetGetConfig), "replSetGetConfig")
 	ruled(clusterNeeds(auth.ActReplSetResizeOplog), "replSetResizeOplog")
+	ruled(applyOpsNeeds, "applyOps") // cmd_applyops.go
 	ruled(clusterNeeds(auth.ActInprog), "currentOp")
 	ruled(clusterNeeds(auth.ActKillop), "killOp")
 	ruled(clusterNeeds(auth.ActHostInfo), "hostInfo")

@@ -158,3 +158,117 @@ func TestMongodumpOplog(t *testing.T) {
 	}
 	t.Logf("oplog.bson holds %d entries", len(ents))
 }
+
+// writeBSONFile writes docs as a file of concatenated BSON documents.
+func writeBSONFile(t *testing.T, path string, docs []bson.Raw) {
+	t.Helper()
+	var buf bytes.Buffer
+	for _, d := range docs {
+		buf.Write(d)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// collectionDump renders a collection's documents in _id order.
+func collectionDump(t *testing.T, c *mongo.Collection) string {
+	t.Helper()
+	ctx := context.Background()
+	cur, err := c.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, d := range docs {
+		b.WriteString(d.String() + "\n")
+	}
+	return b.String()
+}
+
+// TestMongorestoreOplogReplay: mongorestore --oplogReplay applies an
+// oplog.bson taken from one lode serve's local.oplog.rs (creates,
+// inserts, $v: 2 updates, a replacement, a delete, a transaction) to
+// another, through applyOps, and the collection comes out the same. A
+// whole mongodump --oplog / mongorestore --oplogReplay round trip is
+// tried too; it is skipped while mongorestore's collection creation
+// fails on Lode for reasons of its own (issue 18: create.idIndex).
+func TestMongorestoreOplogReplay(t *testing.T) {
+	t.Parallel()
+	tools := toolsDir(t, "mongorestore")
+	src, dst := startServer(t), startServer(t)
+	sc, dc := connect(t, src), connect(t, dst)
+	ctx := context.Background()
+	coll := sc.Database("app").Collection("replayed")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: bson.D{{Key: "x", Value: 1}}}, {Key: "arr", Value: bson.A{1, 2}}},
+		bson.D{{Key: "_id", Value: 2}},
+		bson.D{{Key: "_id", Value: 3}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{
+		{Key: "$set", Value: bson.D{{Key: "n.y", Value: 2}}}, {Key: "$push", Value: bson.D{{Key: "arr", Value: 3}}}, {Key: "$inc", Value: bson.D{{Key: "c", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "r", Value: "eplaced"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := sc.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.WithTransaction(ctx, func(tc context.Context) (any, error) {
+		if _, err := coll.InsertOne(tc, bson.D{{Key: "_id", Value: 4}}); err != nil {
+			return nil, err
+		}
+		return coll.UpdateOne(tc, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$unset", Value: bson.D{{Key: "n.x", Value: ""}}}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sess.EndSession(ctx)
+	want := collectionDump(t, coll)
+
+	cur, err := sc.Database("local").Collection("oplog.rs").Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ents []bson.Raw
+	if err := cur.All(ctx, &ents); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeBSONFile(t, filepath.Join(dir, "oplog.bson"), ents)
+	log, err := runTool(t, tools, "mongorestore", "--uri", dst.uri(), "--oplogReplay", dir)
+	if err != nil {
+		t.Fatalf("mongorestore --oplogReplay: %v\n%s", err, log)
+	}
+	if got := collectionDump(t, dc.Database("app").Collection("replayed")); got != want {
+		t.Fatalf("after mongorestore --oplogReplay:\n%s\nwant:\n%s\nmongorestore:\n%s", got, want, log)
+	}
+
+	t.Run("dump and restore", func(t *testing.T) {
+		third := startServer(t)
+		out := t.TempDir()
+		if log, err := runTool(t, tools, "mongodump", "--uri", src.uri(), "--oplog", "-o", out); err != nil {
+			t.Fatalf("mongodump --oplog: %v\n%s", err, log)
+		}
+		log, err := runTool(t, tools, "mongorestore", "--uri", third.uri(), "--oplogReplay", out)
+		if err != nil && bytes.Contains([]byte(log), []byte("create.idIndex")) {
+			t.Skipf("mongorestore cannot create collections on Lode yet (issue 18):\n%s", log)
+		}
+		if err != nil {
+			t.Fatalf("mongorestore --oplogReplay: %v\n%s", err, log)
+		}
+		if got := collectionDump(t, connect(t, third).Database("app").Collection("replayed")); got != want {
+			t.Fatalf("after the round trip:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}
