@@ -302,6 +302,12 @@ func TestOplogReads(t *testing.T) {
 		t.Fatalf("$collStats storageStats = %v", cs.Current.Lookup("storageStats"))
 	}
 	cs.Close(ctx)
+	ix, err := oplogColl(db).Indexes().ListSpecifications(ctx)
+	if err != nil || len(ix) != 0 {
+		t.Fatalf("oplog indexes = %v, %v; want none", ix, err)
+	}
+	_, err = oplogColl(db).Distinct(ctx, "op", bson.D{}).Raw()
+	testenv.WantCode(t, "distinct on the oplog", err, 238)
 }
 
 // TestOplogTailable: a tailable awaitData cursor on local.oplog.rs
