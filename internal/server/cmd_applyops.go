@@ -289,7 +289,7 @@ func (a *applier) command(ctx context.Context, db string, o bsoncore.Document) e
 func applyOpsNeeds(req *Request) ([]need, error) {
 	arr, ok := req.Cmd.Index(0).Value().ArrayOK()
 	if !ok {
-		return nil, nil // the command refuses it
+		return nil, nil // nothing to apply: the command refuses it
 	}
 	vals, _ := arr.Values()
 	var out []need

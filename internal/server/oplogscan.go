@@ -170,6 +170,9 @@ func tsBounds(n query.Node, lo, hi *oplog.TS) {
 
 // openOplog starts a read of the oplog.
 func (s *Server) openOplog(ctx context.Context, spec engine.FindSpec) (*oplogSource, error) {
+	if engine.TxnFrom(ctx) != nil {
+		return nil, errs.New(errs.OperationNotSupportedInTransaction, "Cannot run command against the '%s' database in a transaction.", engine.OplogDB)
+	}
 	q, err := s.parseOplogQuery(spec)
 	if err != nil {
 		return nil, err

@@ -361,7 +361,8 @@ func TestOplogTailable(t *testing.T) {
 	testenv.WantCode(t, "tailable with $natural: -1", err, 2)
 }
 
-// TestOplogWritesRefused: local.oplog.rs cannot be written or dropped.
+// TestOplogWritesRefused: local.oplog.rs cannot be written or dropped,
+// nor read inside a transaction.
 func TestOplogWritesRefused(t *testing.T) {
 	_, db := testenv.Open(t)
 	ctx := testenv.Ctx(t)
@@ -376,6 +377,16 @@ func TestOplogWritesRefused(t *testing.T) {
 	if n, err := oplogColl(db).CountDocuments(ctx, bson.D{{Key: "op", Value: "n"}}); err != nil || n != 1 {
 		t.Fatalf("no-op entries = %d, %v; want only the initiating one", n, err)
 	}
+	// Nor read in a transaction, as mongod refuses the local database there.
+	sess, err := db.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	_, err = sess.WithTransaction(ctx, func(sc context.Context) (any, error) {
+		return oplogColl(db).Find(sc, bson.D{})
+	})
+	testenv.WantCode(t, "find on the oplog in a transaction", err, 263)
 }
 
 // TestOplogResize: replSetResizeOplog takes a size in MB as a double of
