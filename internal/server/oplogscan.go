@@ -261,6 +261,7 @@ func (o *oplogSource) Next() (bsoncore.Document, error) {
 			err = o.readSorted()
 		case o.q.reverse:
 			err = o.readBackward()
+			more = !o.done
 		default:
 			more, err = o.readForward()
 		}
@@ -268,7 +269,7 @@ func (o *oplogSource) Next() (bsoncore.Document, error) {
 			return nil, err
 		}
 		if len(o.out) == 0 && !more {
-			return nil, nil // a tailable read caught up
+			return nil, nil // the end, or a tailable read caught up
 		}
 	}
 	d := o.out[0]

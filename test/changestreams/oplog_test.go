@@ -310,6 +310,41 @@ func TestOplogReads(t *testing.T) {
 	testenv.WantCode(t, "distinct on the oplog", err, 238)
 }
 
+// TestOplogLongReads: reads that pass over many entries that do not
+// match, both ways, find the ones that do.
+func TestOplogLongReads(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	if _, err := db.Collection("rare").InsertOne(ctx, bson.D{{Key: "_id", Value: "first"}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.InsertBatches(t, db.Collection("many"), 3000, func(i int) any { return bson.D{{Key: "_id", Value: i}} })
+	if _, err := db.Collection("rare").InsertOne(ctx, bson.D{{Key: "_id", Value: "last"}}); err != nil {
+		t.Fatal(err)
+	}
+	rare := bson.D{{Key: "ns", Value: "test.rare"}}
+	for _, dir := range []int{1, -1} {
+		got := entries(t, db, rare, options.Find().SetSort(bson.D{{Key: "$natural", Value: dir}}))
+		if len(got) != 2 {
+			t.Fatalf("$natural %d: %d entries of test.rare, want 2", dir, len(got))
+		}
+		first := "first"
+		if dir < 0 {
+			first = "last"
+		}
+		if str(got[0], "o", "_id") != first {
+			t.Fatalf("$natural %d: first entry %v", dir, got[0])
+		}
+	}
+	if n, err := oplogColl(db).CountDocuments(ctx, bson.D{{Key: "ns", Value: "test.many"}}); err != nil || n != 3000 {
+		t.Fatalf("countDocuments = %d, %v", n, err)
+	}
+	all := entries(t, db, bson.D{{Key: "ns", Value: "test.many"}}, options.Find().SetSort(bson.D{{Key: "$natural", Value: -1}}))
+	if len(all) != 3000 || i32(all[0], "o", "_id") != 2999 || i32(all[2999], "o", "_id") != 0 {
+		t.Fatalf("reverse read of 3000 entries: %d", len(all))
+	}
+}
+
 // TestOplogTailable: a tailable awaitData cursor on local.oplog.rs
 // returns new entries as they commit, in order, and waits for them.
 func TestOplogTailable(t *testing.T) {
