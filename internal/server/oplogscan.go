@@ -79,6 +79,11 @@ func (s *Server) parseOplogQuery(spec engine.FindSpec) (*oplogQuery, error) {
 	if q.limit < 0 {
 		q.limit = -q.limit
 	}
+	hintDir, err := oplogHint(spec.Hint)
+	if err != nil {
+		return nil, err
+	}
+	q.reverse = hintDir < 0
 	natural := true
 	if len(spec.Sort) > 5 {
 		so, err := query.ParseSort(spec.Sort)
@@ -93,8 +98,6 @@ func (s *Server) parseOplogQuery(spec engine.FindSpec) (*oplogQuery, error) {
 		} else if !so.Empty() {
 			q.sort, natural = so, false
 		}
-	} else if err := q.hint(spec.Hint); err != nil {
-		return nil, err
 	}
 	if q.tailable && (q.reverse || !natural) {
 		return nil, oplogTailSortErr()
@@ -111,22 +114,25 @@ func (s *Server) parseOplogQuery(spec engine.FindSpec) (*oplogQuery, error) {
 	return q, nil
 }
 
-// hint applies a find's hint: {$natural: ±1} chooses the direction; the
-// log has no index to name.
-func (q *oplogQuery) hint(h bsoncore.Value) error {
+// oplogHint reads a find's hint: {$natural: ±1} gives the direction when
+// there is no sort (dir -1 or 1; 0 for no hint); the log has no index to
+// name.
+func oplogHint(h bsoncore.Value) (dir int, err error) {
 	if h.Type == 0 {
-		return nil
+		return 0, nil
 	}
 	if d, ok := h.DocumentOK(); ok {
-		if d.Index(0).Key() == "$natural" && len(d) > 5 {
-			q.reverse = bsonutil.AsFloat64(d.Index(0).Value()) < 0
-			return nil
-		}
 		if len(d) <= 5 {
-			return nil // {} is no hint
+			return 0, nil // {} is no hint
+		}
+		if el := d.Index(0); el.Key() == "$natural" {
+			if bsonutil.AsFloat64(el.Value()) < 0 {
+				return -1, nil
+			}
+			return 1, nil
 		}
 	}
-	return errs.New(errs.BadValue, "error processing query: ns=%s.%s planner returned error :: caused by :: hint provided does not correspond to an existing index", engine.OplogDB, engine.OplogColl)
+	return 0, errs.New(errs.BadValue, "error processing query: ns=%s.%s planner returned error :: caused by :: hint provided does not correspond to an existing index", engine.OplogDB, engine.OplogColl)
 }
 
 // tsBounds narrows [lo, hi] to the timestamps a filter's top-level

@@ -215,6 +215,13 @@ func TestOplogReads(t *testing.T) {
 	if str(oldest, "op") != "n" || str(oldest, "o", "msg") != "initiating set" {
 		t.Fatalf("oldest entry = %v, want the initiating no-op", oldest)
 	}
+	// hint {$natural: -1} reads backward; the oplog has no index to hint.
+	hinted := entries(t, db, filter, options.Find().SetHint(bson.D{{Key: "$natural", Value: -1}}).SetLimit(1))
+	if len(hinted) != 1 || i32(hinted[0], "o", "_id") != 9 {
+		t.Fatalf("hint {$natural: -1} = %v", hinted)
+	}
+	_, err := oplogColl(db).Find(ctx, filter, options.Find().SetHint("_id_"))
+	testenv.WantCode(t, "hint of an index on the oplog", err, 2)
 	// A sort on ts is the natural order.
 	byTS := entries(t, db, filter, options.Find().SetSort(bson.D{{Key: "ts", Value: -1}}).SetLimit(2))
 	if len(byTS) != 2 || i32(byTS[0], "o", "_id") != 9 || i32(byTS[1], "o", "_id") != 8 {
