@@ -275,8 +275,12 @@ func (a *applier) command(ctx context.Context, db string, o bsoncore.Document) e
 		db = "admin"
 	}
 	cmd := appendFields(b.Build(), bsoncore.NewDocumentBuilder().AppendString("$db", db).Build())
+	h, ok := commands[name]
+	if !ok {
+		return errs.New(errs.CommandNotFound, "no such command: '%s'", name)
+	}
 	sub := &Request{Name: name, DB: db, Cmd: cmd, conn: a.req.conn}
-	_, err = commands[name](ctx, a.s, sub)
+	_, err = h(ctx, a.s, sub)
 	if err != nil && name == "drop" && errs.Is(err, errs.NamespaceNotFound) {
 		return nil // as mongod applies it: the collection is already gone
 	}
