@@ -501,7 +501,8 @@ func TestOplogBound(t *testing.T) {
 }
 
 // TestOplogOff: with WithOplogSizeMB(0) there is no oplog: local lists
-// no oplog.rs and replSetResizeOplog has nothing to resize.
+// no oplog.rs and replSetResizeOplog has nothing to resize. A negative
+// size is refused.
 func TestOplogOff(t *testing.T) {
 	_, db := testenv.Open(t, lode.WithOplogSizeMB(0))
 	ctx := testenv.Ctx(t)
@@ -517,6 +518,10 @@ func TestOplogOff(t *testing.T) {
 	}
 	_, err = testenv.RunCmd(t, db.Client().Database("admin"), bson.D{{Key: "replSetResizeOplog", Value: 1}, {Key: "size", Value: 1000.0}})
 	testenv.WantCode(t, "resize without an oplog", err, 26)
+	if bad, err := lode.Open(t.TempDir(), lode.WithOplogSizeMB(-1)); err == nil {
+		bad.Close()
+		t.Fatal("lode.Open accepted WithOplogSizeMB(-1)")
+	}
 }
 
 // TestReplSetState: replSetGetStatus, replSetGetConfig and serverStatus's
