@@ -68,6 +68,9 @@ func Open(dir string, opts ...Option) (*DB, error) {
 	if cfg.inProcess && cfg.addr != "" {
 		return nil, errors.New("lode: WithAddr and InProcess exclude each other: an in-process DB opens no port")
 	}
+	if cfg.oplogMB < 0 || cfg.oplogMB > 1<<30 {
+		return nil, fmt.Errorf("lode: WithOplogSizeMB(%d): want a size in MiB between 1 and %d, or 0 for no oplog", cfg.oplogMB, int64(1<<30))
+	}
 	if cfg.addr == "" {
 		cfg.addr = "127.0.0.1:0"
 	}
@@ -75,7 +78,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		// As documented on WithLogger: warnings and errors reach stderr.
 		cfg.logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger})
+	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger, OplogBytes: cfg.oplogBytes})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("lode: data directory %s is in use by another process or another lode.DB (close it first, or use another directory): %w", dir, err)
 	}

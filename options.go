@@ -15,6 +15,8 @@ type config struct {
 	logger       *slog.Logger
 	syncInterval time.Duration
 	clientOpts   []*options.ClientOptions
+	oplogBytes   int64 // engine.Options.OplogBytes: 0 default, -1 none
+	oplogMB      int64 // WithOplogSizeMB's argument, checked by Open
 }
 
 // Option configures Open.
@@ -51,4 +53,20 @@ func InProcess() Option { return func(c *config) { c.inProcess = true } }
 // authenticate too.
 func WithAuth(user, password string) Option {
 	return func(c *config) { c.authUser, c.authPwd = user, password }
+}
+
+// WithOplogSizeMB bounds the operation log (local.oplog.rs, which change
+// streams read) at mb MiB, as lode serve --oplog-size-mb does; the oldest
+// entries are trimmed first. The default is 1024 (1 GiB); 0 turns the
+// oplog off, and with it change streams.
+func WithOplogSizeMB(mb int64) Option {
+	return func(c *config) {
+		c.oplogMB = mb
+		switch {
+		case mb == 0:
+			c.oplogBytes = -1
+		case mb > 0:
+			c.oplogBytes = mb << 20
+		}
+	}
 }

@@ -50,6 +50,7 @@ func runServe(args []string) error {
 	maxConns := fs.Int("max-connections", 0, "maximum open client connections, mongod's maxIncomingConnections (0: 80% of the open-file limit, at most 1000000)")
 	msgTimeout := fs.Duration("message-timeout", server.DefaultMessageTimeout, "time a request may take to arrive once it has begun; a client stalled mid-message is disconnected (0: no limit)")
 	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables (0: none; default half the machine's memory)")
+	oplogMB := fs.Int64("oplog-size-mb", engine.DefaultOplogBytes>>20, "bound of the operation log (local.oplog.rs, read by change streams and mongodump --oplog) in MiB, oldest entries trimmed first; 0 turns the oplog off, and with it change streams")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	tlsf := addTLSFlags(fs)
 	authOn := fs.Bool("auth", false, "require clients to authenticate (SCRAM-SHA-256/SCRAM-SHA-1) and enforce users' roles, like mongod --auth; while no user exists a loopback client may create the first one in admin")
@@ -87,7 +88,12 @@ func runServe(args []string) error {
 	if err := checkExposure(*addr, *authOn, *insecureOpen, log); err != nil {
 		return err
 	}
-	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep, Budget: budget})
+	oplogBytes, err := oplogBound(*oplogMB)
+	if err != nil {
+		return err
+	}
+	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep, Budget: budget,
+		OplogBytes: oplogBytes})
 	if err != nil {
 		return openError(*dir, err)
 	}
@@ -137,4 +143,16 @@ func advertiseOr(addr string, listen net.Addr) string {
 		return ""
 	}
 	return listen.String()
+}
+
+// oplogBound converts --oplog-size-mb to engine.Options.OplogBytes: a
+// positive size in MiB, or 0 for no oplog.
+func oplogBound(mb int64) (int64, error) {
+	switch {
+	case mb < 0 || mb > 1<<30:
+		return 0, fmt.Errorf("bad --oplog-size-mb %d: want a size in MiB between 1 and %d, or 0 for no oplog", mb, int64(1<<30))
+	case mb == 0:
+		return -1, nil
+	}
+	return mb << 20, nil
 }

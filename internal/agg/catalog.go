@@ -34,6 +34,8 @@ type CollStats struct {
 	IndexSizes     map[string]int64
 	NIndexes       int
 	Capped         bool
+	// Max and MaxSize are a capped collection's bounds (Max 0: none).
+	Max, MaxSize int64
 }
 
 // IndexInfo describes an index for $indexStats.

@@ -94,13 +94,22 @@ func (c *collStatsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 		for _, n := range names {
 			ib.AppendInt64(n, st.IndexSizes[n]/c.scale)
 		}
-		b.AppendDocument("storageStats", bsoncore.NewDocumentBuilder().
+		sb := bsoncore.NewDocumentBuilder().
 			AppendInt64("size", st.Size/c.scale).
 			AppendInt64("count", st.Count).
 			AppendInt64("avgObjSize", avg).
 			AppendInt64("storageSize", st.StorageSize/c.scale).
 			AppendInt64("freeStorageSize", 0).
-			AppendBoolean("capped", st.Capped).
+			AppendBoolean("capped", st.Capped)
+		if st.Capped {
+			// As collStats: a capped collection's bounds (mongosh's stats()
+			// and db.getReplicationInfo() read maxSize).
+			if st.Max > 0 {
+				sb.AppendInt64("max", st.Max)
+			}
+			sb.AppendInt64("maxSize", st.MaxSize/c.scale)
+		}
+		b.AppendDocument("storageStats", sb.
 			AppendInt32("nindexes", int32(st.NIndexes)).
 			AppendInt64("totalIndexSize", st.TotalIndexSize/c.scale).
 			AppendInt64("totalSize", (st.StorageSize+st.TotalIndexSize)/c.scale).

@@ -90,6 +90,7 @@ const (
 	ActCheckFreeMonitoringStatus
 	ActDropConnections
 	ActSetAuthenticationRestriction
+	ActReplSetResizeOplog
 	// numCoreActions ends the actions Lode's commands check; the rest of
 	// mongod's actions follow from otherActionNames.
 	numCoreActions
@@ -128,6 +129,7 @@ var coreActionNames = [numCoreActions]string{
 	ActCleanupOrphaned: "cleanupOrphaned", ActFlushRouterConfig: "flushRouterConfig", ActLogRotate: "logRotate",
 	ActSetFreeMonitoring: "setFreeMonitoring", ActCheckFreeMonitoringStatus: "checkFreeMonitoringStatus",
 	ActDropConnections: "dropConnections", ActSetAuthenticationRestriction: "setAuthenticationRestriction",
+	ActReplSetResizeOplog: "replSetResizeOplog",
 }
 
 // otherActionNames are mongod's remaining privilege actions. No Lode
@@ -148,7 +150,7 @@ var otherActionNames = []string{
 	"oidcRefreshKeys", "oidReset", "operationMetrics", "planCacheIndexFilter", "querySettings",
 	"queryStatsRead", "queryStatsReadTransformed", "refineCollectionShardKey", "removeShard",
 	"renameCollection", "repairDatabase", "replSetConfigure", "replSetHeartbeat", "replSetReconfig",
-	"replSetResizeOplog", "replSetStateChange", "reshardCollection", "revokePrivilegesFromRole",
+	"replSetStateChange", "reshardCollection", "revokePrivilegesFromRole",
 	"revokeRolesFromRole", "revokeRolesFromUser", "rotateCertificates", "runAsLessPrivilegedUser",
 	"runTenantMigration", "setChangeStreamState", "setClusterParameter", "setFeatureCompatibilityVersion",
 	"setUserWriteBlockMode", "shardCollection", "shardedDataDistribution", "shardingState", "splitChunk",

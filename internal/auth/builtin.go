@@ -22,7 +22,8 @@ var (
 		ActGetDefaultRWConcern, ActGetLog, ActGetParameter, ActHostInfo, ActInprog, ActListDatabases,
 		ActListSessions, ActNetstat, ActReplSetGetConfig, ActReplSetGetStatus, ActServerStatus, ActTop, ActUseUUID)
 	hostManagerActions = Actions(ActApplicationMessage, ActFlushRouterConfig, ActFsync, ActKillAnyCursor,
-		ActKillAnySession, ActKillop, ActLogRotate, ActResync, ActSetParameter, ActShutdown, ActDropConnections)
+		ActKillAnySession, ActKillop, ActLogRotate, ActResync, ActSetParameter, ActShutdown, ActDropConnections,
+		ActReplSetResizeOplog)
 	clusterManagerActions = Actions(ActSetDefaultRWConcern, ActGetDefaultRWConcern, ActCleanupOrphaned,
 		ActListSessions, ActSetFreeMonitoring, ActAddShard)
 	// backupFind is what backup reads beyond normal collections.

@@ -19,6 +19,9 @@ func (e *Engine) Delete(ctx context.Context, db, coll string, specs []DeleteSpec
 	if err := ValidateNamespace(db, coll); err != nil {
 		return res, err
 	}
+	if err := checkNotOplog(db, coll); err != nil {
+		return res, err
+	}
 	var err error
 	res.WriteErrors, err = e.runStatements(ctx, len(specs), opts, func(i int) (uint64, error) {
 		n, seq, err := e.deleteStatement(ctx, db, coll, specs[i])

@@ -81,6 +81,9 @@ func validateUserWrite(db, coll string) error {
 	if err := ValidateNamespace(db, coll); err != nil {
 		return err
 	}
+	if err := checkNotOplog(db, coll); err != nil {
+		return err
+	}
 	if strings.HasPrefix(coll, "system.") {
 		switch coll {
 		case "system.js", "system.views", "system.profile", "system.buckets":
@@ -231,6 +234,9 @@ var idKeyPattern = bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()
 // DropCollection drops db.coll with its records and index entries.
 func (e *Engine) DropCollection(db, coll string) error {
 	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	if err := checkNotOplogDrop(db, coll); err != nil {
 		return err
 	}
 	c, err := e.lockColl(db, coll, false)

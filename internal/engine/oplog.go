@@ -28,7 +28,7 @@ func (e *Engine) openOplog(bytes int64) error {
 		return err
 	}
 	e.oplog = l
-	return nil
+	return e.startOplog() // oplogns.go
 }
 
 // Clock is the deployment's cluster time: the oplog's clock, or a clock

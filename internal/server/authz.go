@@ -121,6 +121,10 @@ func init() {
 	ruled(renameNeeds, "renameCollection")
 	ruled(explainNeeds, "explain")
 	ruled(clusterNeeds(auth.ActServerStatus), "serverStatus")
+	ruled(clusterNeeds(auth.ActReplSetGetStatus), "replSetGetStatus")
+	ruled(clusterNeeds(auth.ActReplSetGetConfig), "replSetGetConfig")
+	ruled(clusterNeeds(auth.ActReplSetResizeOplog), "replSetResizeOplog")
+	ruled(applyOpsNeeds, "applyOps") // cmd_applyops.go
 	ruled(clusterNeeds(auth.ActInprog), "currentOp")
 	ruled(clusterNeeds(auth.ActKillop), "killOp")
 	ruled(clusterNeeds(auth.ActHostInfo), "hostInfo")

@@ -96,10 +96,10 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	var stream *changestream.Reader
 	cat.ChangeStreams = s.openChangeStream(&stream) // changestream.go
 	if a.explain {
-		return explainPipeline(ctx, req, p, cat, vars)
+		return explainPipeline(ctx, req, p, s.withOplog(cat), vars)
 	}
 	sctx := cursor.NewSwitchContext(ctx)
-	it, err := p.Run(sctx, cat, vars)
+	it, err := p.Run(sctx, s.withOplog(cat), vars) // local.oplog.rs reads the oplog (oplogcatalog.go)
 	if err != nil {
 		return nil, err
 	}

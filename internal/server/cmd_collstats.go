@@ -44,7 +44,7 @@ func cmdCollStats(_ context.Context, s *Server, req *Request) (bsoncore.Document
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.eng.CollectionStats(req.DB, coll)
+	st, err := s.collectionStats(req.DB, coll) // local.oplog.rs too (oplogcatalog.go)
 	if err != nil {
 		if errs.Is(err, errs.NamespaceNotFound) {
 			return nil, errs.New(errs.NamespaceNotFound, "Collection [%s.%s] not found.", req.DB, coll)

@@ -14,7 +14,12 @@ func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, 
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.eng.Count(ctx, req.DB, c.coll, c.filter, c.skip, c.limit, c.hint)
+	var n int64
+	if s.oplogNS(req.DB, c.coll) {
+		n, err = s.countOplog(ctx, c.filter, c.skip, c.limit) // oplogscan.go
+	} else {
+		n, err = s.eng.Count(ctx, req.DB, c.coll, c.filter, c.skip, c.limit, c.hint)
+	}
 	if err != nil {
 		return nil, err
 	}

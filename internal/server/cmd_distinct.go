@@ -16,6 +16,9 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	if err != nil {
 		return nil, err
 	}
+	if s.oplogNS(req.DB, d.coll) {
+		return nil, errs.New(errs.NotImplemented, "distinct on %s.%s is not supported by Lode; use aggregate with $match and $group", req.DB, d.coll)
+	}
 	vals, err := s.eng.Distinct(ctx, req.DB, d.coll, d.key, d.filter)
 	if err != nil {
 		return nil, err

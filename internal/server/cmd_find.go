@@ -20,7 +20,12 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	}
 	spec, coll, batchSize, hasBatch := f.spec, f.coll, f.batchSize, f.hasBatch
 	sctx := cursor.NewSwitchContext(ctx)
-	it, err := s.eng.Find(sctx, req.DB, coll, spec)
+	var it cursor.Source
+	if s.oplogNS(req.DB, coll) {
+		it, err = s.openOplog(sctx, spec) // local.oplog.rs (oplogscan.go)
+	} else {
+		it, err = s.eng.Find(sctx, req.DB, coll, spec)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
+	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/query"
 )
 
@@ -53,7 +54,7 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 			return nil, err
 		}
 	}
-	colls, err := s.eng.ListCollections(req.DB)
+	colls, err := s.listCollections(req.DB) // with local.oplog.rs (oplogcatalog.go)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +74,13 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 			b.AppendDocument("options", opts).
 				AppendDocument("info", bsoncore.NewDocumentBuilder().
 					AppendBoolean("readOnly", false).
-					AppendBinary("uuid", bson.TypeBinaryUUID, c.UUID[:]).Build()).
-				AppendDocument("idIndex", bsoncore.NewDocumentBuilder().
+					AppendBinary("uuid", bson.TypeBinaryUUID, c.UUID[:]).Build())
+			if !engine.IsOplogNS(req.DB, c.Name) { // the oplog has no _id index
+				b.AppendDocument("idIndex", bsoncore.NewDocumentBuilder().
 					AppendInt32("v", 2).
 					AppendDocument("key", bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()).
 					AppendString("name", "_id_").Build())
+			}
 		}
 		doc := b.Build()
 		if filter != nil && !filter.Match(doc) {

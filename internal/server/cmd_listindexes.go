@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/cursor"
+	"github.com/lodedb/lode/internal/engine"
 )
 
 func init() { register(cmdListIndexes, "listIndexes") }
@@ -34,9 +35,11 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if err != nil {
 		return nil, err
 	}
-	ixs, err := s.eng.ListIndexes(req.DB, coll)
-	if err != nil {
-		return nil, err
+	var ixs []engine.IndexInfo
+	if !s.oplogNS(req.DB, coll) { // the oplog has no index
+		if ixs, err = s.eng.ListIndexes(req.DB, coll); err != nil {
+			return nil, err
+		}
 	}
 	docs := make([]bsoncore.Document, 0, len(ixs))
 	for _, ix := range ixs {

@@ -11,7 +11,7 @@ import (
 func init() { register(cmdServerStatus, "serverStatus") }
 
 // cmdServerStatus reports process, connection and operation counters.
-func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Document, error) {
+func cmdServerStatus(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	up := time.Since(s.started)
 	resident, virtual := processMemory()
 	st := &s.stats
@@ -46,17 +46,24 @@ func cmdServerStatus(_ context.Context, s *Server, _ *Request) (bsoncore.Documen
 	if sec, ok := s.securityStatus(); ok { // TLS only (tlsconfig.go)
 		b.AppendDocument("security", sec)
 	}
+	if s.replSet() {
+		b.AppendDocument("repl", s.replStatusDoc(req)) // replstate.go
+	}
+	lode := bsoncore.NewDocumentBuilder().
+		AppendDocument("storage", storageMetricsDoc(s)).
+		AppendDocument("memoryBudget", bsoncore.NewDocumentBuilder().
+			AppendInt64("limit", budget.Limit()).
+			AppendInt64("used", budget.Used()).
+			AppendInt64("refused", budget.Refused()).Build())
+	if ol, ok := s.oplogStatusDoc(); ok {
+		lode.AppendDocument("oplog", ol)
+	}
 	return b.AppendDocument("metrics", s.metricsDoc()).
 		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().
 			AppendString("name", "lode").
 			AppendBoolean("supportsCommittedReads", true).
 			AppendBoolean("persistent", true).Build()).
-		AppendDocument("lode", bsoncore.NewDocumentBuilder().
-			AppendDocument("storage", storageMetricsDoc(s)).
-			AppendDocument("memoryBudget", bsoncore.NewDocumentBuilder().
-				AppendInt64("limit", budget.Limit()).
-				AppendInt64("used", budget.Used()).
-				AppendInt64("refused", budget.Refused()).Build()).Build()).
+		AppendDocument("lode", lode.Build()).
 		Build(), nil
 }
 

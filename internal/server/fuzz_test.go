@@ -84,6 +84,8 @@ func FuzzServe(f *testing.F) {
 		fuzzCmd("aggregate", "c", "pipeline", bsoncore.NewArrayBuilder().AppendDocument(fuzzCmd("$group", fuzzCmd("_id", "$a", "n", fuzzCmd("$sum", 1)))).Build(), "cursor", fuzzCmd(), "$db", "f"),
 		fuzzCmd("findAndModify", "c", "query", fuzzCmd(), "sort", fuzzCmd("_id", 1), "remove", true, "$db", "f"),
 		fuzzCmd("createIndexes", "c", "indexes", bsoncore.NewArrayBuilder().AppendDocument(fuzzCmd("key", fuzzCmd("a", 1), "name", "a_1")).Build(), "$db", "f"),
+		fuzzCmd("find", "oplog.rs", "filter", fuzzCmd("ns", "f.c"), "sort", fuzzCmd("$natural", -1), "limit", 1, "$db", "local"),
+		fuzzCmd("applyOps", bsoncore.NewArrayBuilder().AppendDocument(fuzzCmd("op", "u", "ns", "f.c", "o", fuzzCmd("$v", 2, "diff", fuzzCmd("u", fuzzCmd("a", 2), "sarr", fuzzCmd("a", true, "l", 1))), "o2", fuzzCmd("_id", 1))).Build(), "$db", "admin"),
 	}
 	for i, s := range seeds {
 		f.Add(wire.AppendMsg(nil, int32(i+1), 0, 0, s))

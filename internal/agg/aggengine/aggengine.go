@@ -178,7 +178,7 @@ func (c *Catalog) Stats(_ context.Context, db, coll string) (agg.CollStats, erro
 	return agg.CollStats{
 		Count: st.Count, Size: st.Size, StorageSize: st.StorageSize,
 		TotalIndexSize: st.TotalIndexSize, IndexSizes: st.IndexSizes,
-		NIndexes: st.NIndexes, Capped: st.Capped,
+		NIndexes: st.NIndexes, Capped: st.Capped, Max: st.Max, MaxSize: st.MaxSize,
 	}, nil
 }
 
