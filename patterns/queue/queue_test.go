@@ -389,7 +389,7 @@ func TestWorkerHungHandler(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(logA, nil)),
 		Handler: func(ctx context.Context, j *Job) error {
 			if aCalls.Add(1) == 1 {
-				started <- time.Now()
+				started <- *j.StartTime // the claim's time, which the timeout counts from
 				<-release // hung: ignores ctx
 			}
 			return nil
