@@ -29,6 +29,9 @@ type Delivery struct {
 	// Acked is when the publisher's insert was acknowledged, or zero if
 	// the message arrived first (or the ack is unknown).
 	Acked time.Time
+	// Committed is the server's wall clock when it logged the write (a
+	// change event's wallTime, millisecond precision), or zero.
+	Committed time.Time
 }
 
 // SubscribeLoop receives a subscriber's messages, calling deliver for

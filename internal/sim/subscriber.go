@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -36,6 +37,13 @@ type SubscriberStats struct {
 	// DrainMs is how long after the load's last operation the run waited
 	// for the last message due (at most the "drain" parameter).
 	DrainMs float64 `json:"drainMs"`
+	// FromCommit are the latencies from the server's wall clock when it
+	// logged the write (the change event's wallTime) to the arrival. The
+	// wall time has millisecond precision and is truncated, so they
+	// overstate by up to 1 ms; and they mean something only when the
+	// subscriber and the server share a clock (the embedded target, or
+	// the same machine). Count is 0 when events carry no wallTime.
+	FromCommit Stats `json:"fromCommit"`
 }
 
 // subscribers runs one subscriber scenario's subscribers, each on its own
@@ -50,12 +58,16 @@ type subscribers struct {
 	before  atomic.Int64
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+
+	mu         sync.Mutex
+	fromCommit *hdrhistogram.Histogram
 }
 
 // openSubscribers connects b's subscribers to uri and opens their
 // subscriptions.
 func openSubscribers(ctx context.Context, uri string, b *boundScenario) (*subscribers, error) {
-	s := &subscribers{b: b, got: make([]atomic.Int64, b.spec.Users)}
+	s := &subscribers{b: b, got: make([]atomic.Int64, b.spec.Users),
+		fromCommit: hdrhistogram.New(histMin, histMax, histSigFigs)}
 	for k := range b.spec.Users {
 		c, err := mongo.Connect(options.Client().ApplyURI(uri).SetMaxPoolSize(2).
 			SetAppName(fmt.Sprintf("lode-sim-subscriber-%d", k)))
@@ -112,6 +124,11 @@ func (s *subscribers) record(d Delivery) {
 	} else {
 		fromAck = d.At.Sub(d.Acked)
 	}
+	if !d.Committed.IsZero() {
+		s.mu.Lock()
+		_ = s.fromCommit.RecordValue(clampUs(d.At.Sub(d.Committed)))
+		s.mu.Unlock()
+	}
 	s.b.rec.begin(d.At, 0)
 	s.b.rec.end(d.At, lat, fromAck, nil)
 }
@@ -147,6 +164,7 @@ func (s *subscribers) finish(ctx context.Context, ctl *mongo.Client, loadEnd tim
 	st := &SubscriberStats{Subscribers: len(s.loops), Published: published(),
 		Duplicates: s.dups.Load(), BeforeAck: s.before.Load(), DrainMs: round3(float64(drained.Microseconds()) / 1000)}
 	st.Expected = st.Published * int64(st.Subscribers)
+	st.FromCommit = statsOf(s.fromCommit, 0)
 	for k := range s.got {
 		n := s.got[k].Load()
 		st.Delivered += n

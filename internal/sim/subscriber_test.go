@@ -47,6 +47,9 @@ func TestSubscriberSimulation(t *testing.T) {
 	if s.Stats.Min <= 0 || s.Stats.P50 > s.Stats.P99 || s.Stats.P99 > s.Stats.Max || s.Stats.OpsPerSec <= 0 {
 		t.Fatalf("inconsistent delivery latencies %+v", s.Stats)
 	}
+	if st.FromCommit.Count != 160 || st.FromCommit.P99 > s.Stats.Max+1 {
+		t.Fatalf("latency from the commit's wall time %+v: want 160 events, within 1 ms of the stamp's maximum %v", st.FromCommit, s.Stats.Max)
+	}
 	if st.BeforeAck > st.Delivered {
 		t.Fatalf("%d of %d deliveries before their ack", st.BeforeAck, st.Delivered)
 	}

@@ -50,6 +50,9 @@ type Change struct {
 	Token bson.Raw
 	// ClusterTime is the insert's commit time in the oplog.
 	ClusterTime bson.Timestamp
+	// WallTime is the server's wall clock when the insert was logged
+	// (the event's wallTime, millisecond precision), zero if absent.
+	WallTime time.Time
 }
 
 // Changes is an open change-stream subscription to the inserts of one
@@ -105,6 +108,9 @@ func (c *Changes) Next(ctx context.Context) (*Change, error) {
 		ch.Msg = ch.Doc.Lookup(c.field)
 		if t, i, ok := ev.Lookup("clusterTime").TimestampOK(); ok {
 			ch.ClusterTime = bson.Timestamp{T: t, I: i}
+		}
+		if ms, ok := ev.Lookup("wallTime").DateTimeOK(); ok {
+			ch.WallTime = time.UnixMilli(ms)
 		}
 		return ch, nil
 	}

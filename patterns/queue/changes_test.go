@@ -71,6 +71,9 @@ func TestTopicChanges(t *testing.T) {
 		if len(ch.Token) == 0 || ch.Doc.Lookup("_id").ObjectID() != want {
 			t.Fatalf("change %d: token %v doc %v", i, ch.Token, ch.Doc)
 		}
+		if ch.WallTime.IsZero() || time.Since(ch.WallTime) > time.Minute {
+			t.Fatalf("change %d: wallTime %v, want the insert's", i, ch.WallTime)
+		}
 		if !ch.ClusterTime.After(last) {
 			t.Fatalf("change %d: cluster time %v not after %v", i, ch.ClusterTime, last)
 		}

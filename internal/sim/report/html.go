@@ -14,9 +14,9 @@ type htmlScenario struct {
 	Heading string
 	Note    string
 	Params  string
-	Rows   [][]string // statistic, one cell per run
-	Charts []htmlCharts
-	Errors []string
+	Rows    [][]string // statistic, one cell per run
+	Charts  []htmlCharts
+	Errors  []string
 }
 
 type htmlCharts struct {

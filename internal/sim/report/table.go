@@ -65,6 +65,8 @@ var subscriberRows = []row{
 	{"Latency from stamp, maximum", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Stats.Max) }},
 	{"Latency from ack, 50 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.ServiceStats.P50) }},
 	{"Latency from ack, 99 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.ServiceStats.P99) }},
+	{"Latency from commit wall time, 50 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Subscriber.FromCommit.P50) }},
+	{"Latency from commit wall time, 99 percentile", func(_ *sim.Result, s *sim.ScenarioResult) string { return msCell(s.Subscriber.FromCommit.P99) }},
 	{"Arrived before the ack", func(_ *sim.Result, s *sim.ScenarioResult) string {
 		if s.Subscriber.Delivered == 0 {
 			return "0"
@@ -78,7 +80,8 @@ var subscriberRows = []row{
 // SubscriberNote says what a subscriber scenario's figures measure.
 const SubscriberNote = "each delivery is counted once per subscriber; latency from stamp runs from the publisher's clock just before its insert " +
 	"to the event's arrival (an upper bound on the latency from the commit), latency from ack from the publisher's acknowledgement " +
-	"(0 for an event that arrived first)"
+	"(0 for an event that arrived first), latency from commit wall time from the event's wallTime, the server's clock when it logged the insert " +
+	"(millisecond precision, truncated: up to 1 ms too long; meaningful when the server shares the subscriber's clock)"
 
 // rowsFor returns the table rows of scenario si of rep.
 func rowsFor(rep *sim.Report, si int) []row {

@@ -48,7 +48,7 @@ func watchLoop(sub *queue.Changes, pub *published) sim.SubscribeLoop {
 				}
 				return err
 			}
-			d := sim.Delivery{At: time.Now()}
+			d := sim.Delivery{At: time.Now(), Committed: ch.WallTime}
 			if doc, ok := ch.Msg.DocumentOK(); ok {
 				if ns, ok := doc.Lookup("sentAt").Int64OK(); ok {
 					d.Sent = time.Unix(0, ns)
