@@ -390,7 +390,7 @@ func TestWorkerHungHandler(t *testing.T) {
 		Handler: func(ctx context.Context, j *Job) error {
 			if aCalls.Add(1) == 1 {
 				started <- *j.StartTime // the claim's time, which the timeout counts from
-				<-release // hung: ignores ctx
+				<-release               // hung: ignores ctx
 			}
 			return nil
 		}}
