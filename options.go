@@ -14,6 +14,7 @@ type config struct {
 	authPwd      string
 	logger       *slog.Logger
 	syncInterval time.Duration
+	oplogBytes   int64
 	clientOpts   []*options.ClientOptions
 	oplogBytes   int64 // engine.Options.OplogBytes: 0 default, -1 none
 	oplogMB      int64 // WithOplogSizeMB's argument, checked by Open
@@ -33,6 +34,14 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // WithSyncInterval sets how often the write-ahead log is synced (default
 // 100 ms, like MongoDB's journal commit interval).
 func WithSyncInterval(d time.Duration) Option { return func(c *config) { c.syncInterval = d } }
+
+// WithOplogSize bounds the operation log (the oplog that change streams
+// read, `lode serve --oplog-size-mb`) at bytes; the oldest entries are
+// trimmed past it, and a resume token older than what is kept fails
+// with ChangeStreamHistoryLost (286). A negative size turns the oplog
+// off: writes skip it, and watch() fails as on a standalone mongod.
+// Without this option, or with 0, the bound is 1 GiB.
+func WithOplogSize(bytes int64) Option { return func(c *config) { c.oplogBytes = bytes } }
 
 // WithClientOptions adds options to the returned driver client.
 func WithClientOptions(o *options.ClientOptions) Option {

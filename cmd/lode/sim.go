@@ -81,7 +81,11 @@ func simShow(name string) error {
 			fmt.Printf("  %-12s %v\n", k, sc.Defaults[k])
 		}
 		sp := sim.DefaultSpec(name)
-		fmt.Printf("\ndefault load: %s, %d users per iteration\n", report.Describe(&sp), sp.Scenarios[0].Users)
+		unit := "users per iteration"
+		if sc.Subscribe != nil {
+			unit = "subscribers (run it in a simulation with publishers, such as seed004-queue-changestream)"
+		}
+		fmt.Printf("\ndefault load: %s, %d %s\n", report.Describe(&sp), sp.Scenarios[0].Users, unit)
 		return nil
 	}
 	sp, err := sim.Resolve(name)
@@ -91,7 +95,11 @@ func simShow(name string) error {
 	fmt.Printf("simulation %s\n%s\nload: %s\n", sp.Name, sp.Description, report.Describe(&sp))
 	for _, ss := range sp.Scenarios {
 		sc, _ := sim.Lookup(ss.Scenario)
-		fmt.Printf("  %-28s %5d users per iteration  params: %v\n", ss.Scenario, ss.Users, sc.Defaults.Merge(ss.Params))
+		unit := "users per iteration"
+		if sc.Subscribe != nil {
+			unit = "subscribers"
+		}
+		fmt.Printf("  %-28s %5d %s  params: %v\n", ss.Scenario, ss.Users, unit, sc.Defaults.Merge(ss.Params))
 	}
 	return nil
 }

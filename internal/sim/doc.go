@@ -15,4 +15,10 @@
 // Result carries the seeds' statistics (runtime, mean, standard
 // deviation, p75/p95/p99, minimum, maximum) plus throughput, errors and
 // the backlog of operations started but not finished.
+//
+// A subscriber scenario (Scenario.Subscribe) measures delivery instead:
+// its subscribers follow a collection for the whole run while the other
+// scenarios load it, and each message received is recorded as an
+// operation whose latency runs from the publisher's stamp in the message
+// (subscriber.go).
 package sim

@@ -95,17 +95,7 @@ func (r *recorder) end(now time.Time, lat, svc time.Duration, err error) {
 	w := r.window(now)
 	w.finished++
 	if err != nil {
-		r.errors++
-		w.errors++
-		msg := digits.ReplaceAllString(err.Error(), "N")
-		if len(msg) > 200 {
-			msg = msg[:200]
-		}
-		if _, ok := r.errMsgs[msg]; ok || len(r.errMsgs) < 10 {
-			r.errMsgs[msg]++
-		} else {
-			r.errMsgs["(other errors)"]++
-		}
+		r.countErrors(w, 1, err)
 	}
 	_ = r.total.RecordValue(us)
 	_ = r.service.RecordValue(clampUs(svc))
@@ -113,4 +103,31 @@ func (r *recorder) end(now time.Time, lat, svc time.Duration, err error) {
 	if d := now.Sub(r.start); d > r.last {
 		r.last = d
 	}
+}
+
+// countErrors counts n errors like err in the run and in window w.
+// r.mu is held.
+func (r *recorder) countErrors(w *window, n int64, err error) {
+	r.errors += n
+	w.errors += n
+	msg := digits.ReplaceAllString(err.Error(), "N")
+	if len(msg) > 200 {
+		msg = msg[:200]
+	}
+	if _, ok := r.errMsgs[msg]; ok || len(r.errMsgs) < 10 {
+		r.errMsgs[msg] += n
+	} else {
+		r.errMsgs["(other errors)"] += n
+	}
+}
+
+// fail counts an error that is not an operation's outcome (a subscriber
+// that stopped): it goes into no latency histogram.
+func (r *recorder) fail(now time.Time, err error) { r.failN(now, 1, err) }
+
+// failN counts n such errors at once (messages a subscriber missed).
+func (r *recorder) failN(now time.Time, n int64, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.countErrors(r.window(now), n, err)
 }

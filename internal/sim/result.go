@@ -67,6 +67,9 @@ type ScenarioResult struct {
 	// ServiceHistogram and ServiceHDR are the same for service times.
 	ServiceHistogram []Bucket `json:"serviceHistogram"`
 	ServiceHDR       string   `json:"serviceHdr"`
+	// Subscriber holds a subscriber scenario's delivery figures (nil for
+	// other scenarios); its Stats are delivery latencies.
+	Subscriber *SubscriberStats `json:"subscriber,omitempty"`
 }
 
 // Stats are the seeds' statistics, in milliseconds, plus throughput.

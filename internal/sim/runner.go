@@ -31,6 +31,7 @@ type boundScenario struct {
 	params Params
 	ops    []Op // one per process
 	rec    *recorder
+	subs   *subscribers // a subscriber scenario's subscribers
 }
 
 // Run executes spec against the server at uri and returns its result.
@@ -102,7 +103,24 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 		}
 		bound = append(bound, b)
 	}
+	// Subscribers open before the load starts, so that they see all of it.
+	var load []*boundScenario
+	defer func() {
+		for _, b := range bound {
+			if b.subs != nil {
+				b.subs.close()
+			}
+		}
+	}()
 	for _, b := range bound {
+		if b.sc.Subscribe != nil {
+			subs, err := openSubscribers(ctx, uri, b)
+			if err != nil {
+				return nil, err
+			}
+			b.subs = subs
+			continue
+		}
 		for _, c := range clients {
 			op, err := b.sc.Bind(ctx, c.Database(b.params.String("db", "sim")), b.params)
 			if err != nil {
@@ -110,26 +128,38 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 			}
 			b.ops = append(b.ops, op)
 		}
+		load = append(load, b)
 	}
 
 	start := time.Now().Add(50 * time.Millisecond)
 	res.StartedAt = start
 	for _, b := range bound {
 		b.rec = newRecorder(start)
+		if b.subs != nil {
+			b.subs.start(ctx)
+		}
 	}
 	smp := startSampler(ctl, start)
 	var wg sync.WaitGroup
 	if spec.Strategy == StrategyClosed {
-		runClosed(ctx, &spec, bound, start, &wg, o.Log)
+		runClosed(ctx, &spec, load, start, &wg, o.Log)
 	} else {
-		runSlicetime(ctx, &spec, bound, start, &wg, o.Log)
+		runSlicetime(ctx, &spec, load, start, &wg, o.Log)
 	}
 	wg.Wait()
 	end := time.Now()
+	subStats := map[*boundScenario]*SubscriberStats{}
+	for _, b := range bound {
+		if b.subs != nil {
+			subStats[b] = b.subs.finish(ctx, ctl, end)
+		}
+	}
 	res.ServerStatus = smp.finish()
 	res.RuntimeSec = round3(end.Sub(start).Seconds())
 	for _, b := range bound {
-		res.Scenarios = append(res.Scenarios, b.rec.result(b.spec, b.params))
+		sr := b.rec.result(b.spec, b.params)
+		sr.Subscriber = subStats[b]
+		res.Scenarios = append(res.Scenarios, sr)
 	}
 	if !o.Keep {
 		for _, b := range bound {

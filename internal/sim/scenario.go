@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -16,8 +17,33 @@ type Op func(ctx context.Context) error
 // Progress reports preload progress (done out of total).
 type Progress func(done, total int)
 
+// Delivery is one message received by a subscriber scenario.
+type Delivery struct {
+	// Key identifies the message (its _id), to count duplicates.
+	Key any
+	// At is when the subscriber received it.
+	At time.Time
+	// Sent is the publisher's stamp in the message, taken just before
+	// its insert; zero if the message has none.
+	Sent time.Time
+	// Acked is when the publisher's insert was acknowledged, or zero if
+	// the message arrived first (or the ack is unknown).
+	Acked time.Time
+	// Committed is the server's wall clock when it logged the write (a
+	// change event's wallTime, millisecond precision), or zero.
+	Committed time.Time
+}
+
+// SubscribeLoop receives a subscriber's messages, calling deliver for
+// each (from one goroutine), until ctx ends; it then returns nil. Any
+// other return ends that subscriber and counts as an error.
+type SubscribeLoop func(ctx context.Context, deliver func(Delivery)) error
+
 // Scenario is a named workload: a setup that drops, preloads and indexes,
-// the operation it measures, and a teardown.
+// the operation it measures, and a teardown. A subscriber scenario has
+// Subscribe instead of Bind: its users are subscribers that follow the
+// collection for the whole run while the other scenarios load it, and it
+// measures delivery.
 type Scenario struct {
 	// Name is how the scenario is referred to (e.g. "metadata").
 	Name string
@@ -36,6 +62,16 @@ type Scenario struct {
 	Setup func(ctx context.Context, db *mongo.Database, p Params, progress Progress) error
 	// Bind returns the measured operation for one process's client.
 	Bind func(ctx context.Context, db *mongo.Database, p Params) (Op, error)
+	// Subscribe, in a subscriber scenario, opens one subscriber on db and
+	// returns its loop. The subscription must be open when it returns
+	// (the load starts after every subscriber's has).
+	Subscribe func(ctx context.Context, db *mongo.Database, p Params) (SubscribeLoop, error)
+	// Published, in a subscriber scenario, returns how many messages every
+	// subscriber should receive: those whose publish was acknowledged
+	// since the setup. After the load the run waits for them, up to the
+	// scenario's "drain" parameter (milliseconds, default 5000), and
+	// counts the ones missing as errors.
+	Published func(db *mongo.Database, p Params) int64
 	// Teardown cleans up after the run (drops the collection unless
 	// keep=true). It may be nil.
 	Teardown func(ctx context.Context, db *mongo.Database, p Params) error
@@ -51,8 +87,8 @@ var (
 func Register(s *Scenario) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if s.Bind == nil {
-		panic("sim: scenario " + s.Name + " has no Bind")
+	if (s.Bind == nil) == (s.Subscribe == nil) {
+		panic("sim: scenario " + s.Name + " needs one of Bind and Subscribe")
 	}
 	if _, dup := registry[s.Name]; dup {
 		panic("sim: duplicate scenario " + s.Name)

@@ -49,7 +49,8 @@ type Spec struct {
 type ScenarioSpec struct {
 	Scenario string `yaml:"scenario" json:"scenario"`
 	// Users is the number of operations started per iteration (slicetime)
-	// or the number of workers (closed).
+	// or the number of workers (closed); for a subscriber scenario, the
+	// number of subscribers, all running for the whole simulation.
 	Users  int    `yaml:"users" json:"users"`
 	Params Params `yaml:"params,omitempty" json:"params,omitempty"`
 }

@@ -51,3 +51,55 @@ func Example() {
 	// thumbnail 2
 	// upload 1
 }
+
+// A subscriber follows a topic by change stream, keeps the resume token
+// of the last message it handled, and continues from it later.
+func ExampleTopic_Changes() {
+	dir, err := os.MkdirTemp("", "lode-topic-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := lode.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+
+	topic := queue.TopicOn(db.Client().Database("app").Collection("news")) // any collection
+	sub, err := topic.Changes(ctx, queue.ChangeOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range []string{"hello", "world", "again"} {
+		if _, err := topic.Publish(ctx, m); err != nil {
+			log.Fatal(err)
+		}
+	}
+	ch, err := sub.Next(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ch.Msg.StringValue())
+	saved := ch.Token // store it with the work the message caused
+	sub.Close(ctx)
+
+	// Later, or after a restart: continue right after the saved message.
+	sub, err = topic.Changes(ctx, queue.ChangeOptions{ResumeAfter: saved})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sub.Close(ctx)
+	for range 2 {
+		ch, err := sub.Next(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(ch.Msg.StringValue())
+	}
+	// Output:
+	// hello
+	// world
+	// again
+}

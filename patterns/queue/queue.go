@@ -1,6 +1,7 @@
 // Package queue is a work queue with FIFO and priority dequeue, the
 // pattern of seed 004, plus a Worker with a visibility timeout and a
-// dead-letter state, and a publish/subscribe Topic on a capped collection.
+// dead-letter state, and a publish/subscribe Topic followed either by a
+// tailable cursor on a capped collection or by change stream.
 //
 // A job is the seed's document, extended with bookkeeping fields:
 //
@@ -23,6 +24,17 @@
 // (Claimed.Finish) is conditional on the claim id, so a job is marked done
 // at most once even when a slow worker and its replacement both run it.
 // Handlers therefore run at least once; their effects should be idempotent.
+//
+// Subscribers: a Topic delivers every message to every subscriber.
+// Topic.Subscribe tails a capped collection: storage is bounded and the
+// oldest messages are overwritten, a subscriber's position is the last
+// _id it saw, and the server cannot filter. Topic.SubscribeChanges and
+// Topic.Changes use a change stream instead: any collection (not only
+// capped), a $match run on the server, resume tokens that survive server
+// restarts while the oplog still holds them, and updates and deletes are
+// visible too (Collection().Watch); the cost is the oplog, which logs
+// every write. Queue.WatchPublished is the same change stream on a job
+// queue's inserts. The Topic type's doc says when to use which.
 //
 // Sharding: as the seed says, a queue should not be sharded on startTime
 // (the dequeue changes it). Scale out by giving each shard its own queue

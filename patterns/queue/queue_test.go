@@ -389,7 +389,8 @@ func TestWorkerHungHandler(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(logA, nil)),
 		Handler: func(ctx context.Context, j *Job) error {
 			if aCalls.Add(1) == 1 {
-				started <- time.Now()
+				// The claim's time: the visibility timeout counts from it.
+				started <- *j.StartTime
 				<-release // hung: ignores ctx
 			}
 			return nil

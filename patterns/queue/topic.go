@@ -11,16 +11,36 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// Topic is publish/subscribe on a capped collection: messages are kept in
-// insertion order in a fixed amount of space (the oldest are overwritten)
-// and every subscriber reads all of them with a tailable cursor. Unlike the
-// job queue, a message is delivered to every subscriber, not to one.
+// Topic is publish/subscribe on one collection: every subscriber reads
+// every message, in insertion order (unlike the job queue, where a job
+// goes to one worker). A message is a document {_id, msg}. A subscriber
+// follows the topic in one of two ways:
 //
-// A subscriber resumes after the last _id it saw ({_id: {$gt: last}}), so
+// Subscribe tails a capped collection (NewTopic creates one) with a
+// tailable cursor. Storage is bounded by the collection's size and the
+// oldest messages are overwritten; a subscriber's position is the last
+// _id it saw, which it passes back to resume ({_id: {$gt: last}}), so
 // _ids must increase in insertion order: Publish uses ObjectIds generated
 // in one process, which do. With several publishing processes, clock skew
 // between them can reorder ObjectIds and a resumed subscriber can then
-// miss a message inserted right before it re-queried.
+// miss a message inserted right before it re-queried. Every subscriber
+// reads every message: there is no filtering on the server.
+//
+// SubscribeChanges (and Changes) follow the topic's inserts by change
+// stream. That works on any collection, capped or not (TopicOn), runs a
+// $match on the server so a subscriber receives only the messages it
+// wants, and resumes from an opaque token that survives server restarts
+// as long as the oplog still holds that point (past it, resuming fails
+// with ChangeStreamHistoryLost). Positions come from the commit order, so
+// publishers in several processes are safe. A change stream can also see
+// updates and deletes (Collection().Watch), which a tailable cursor
+// cannot. The cost is the oplog: every write to every collection is
+// logged, in the same storage batch, and kept up to the oplog's size.
+//
+// Use the tailable capped topic for a bounded buffer of recent messages
+// whose readers keep up; use change streams when messages live in an
+// ordinary collection, when subscribers filter, when positions must
+// survive restarts exactly, or when publishers run in several processes.
 type Topic struct {
 	coll *mongo.Collection
 }
@@ -36,7 +56,12 @@ func NewTopic(ctx context.Context, db *mongo.Database, name string, sizeBytes in
 	return &Topic{coll: db.Collection(name)}, nil
 }
 
-// Collection returns the topic's capped collection.
+// TopicOn returns a topic on coll as it is, capped or not. Publish and
+// SubscribeChanges work on any collection; Subscribe needs a capped one
+// (a tailable cursor on another collection is refused by the server).
+func TopicOn(coll *mongo.Collection) *Topic { return &Topic{coll: coll} }
+
+// Collection returns the topic's collection.
 func (t *Topic) Collection() *mongo.Collection { return t.coll }
 
 // Publish appends a message {_id, msg} and returns its _id.
@@ -48,11 +73,12 @@ func (t *Topic) Publish(ctx context.Context, msg any) (bson.ObjectID, error) {
 	return id, nil
 }
 
-// Subscribe calls fn for every message after the one with _id after (the
-// zero ObjectID means from the oldest kept) and then for each new message,
-// until ctx ends or fn returns an error (which Subscribe returns). It
-// resumes transparently when the tailable cursor dies (an empty topic, or
-// the cursor's position was overwritten).
+// Subscribe tails the topic's capped collection: it calls fn for every
+// message after the one with _id after (the zero ObjectID means from the
+// oldest kept) and then for each new message, until ctx ends or fn
+// returns an error (which Subscribe returns). It resumes transparently
+// when the tailable cursor dies (an empty topic, or the cursor's position
+// was overwritten).
 func (t *Topic) Subscribe(ctx context.Context, after bson.ObjectID, fn func(id bson.ObjectID, msg bson.RawValue) error) error {
 	last := after
 	for {

@@ -11,12 +11,12 @@ import (
 )
 
 type htmlScenario struct {
-	Name   string
-	Users  int
-	Params string
-	Rows   [][]string // statistic, one cell per run
-	Charts []htmlCharts
-	Errors []string
+	Heading string
+	Note    string
+	Params  string
+	Rows    [][]string // statistic, one cell per run
+	Charts  []htmlCharts
+	Errors  []string
 }
 
 type htmlCharts struct {
@@ -63,7 +63,11 @@ func WriteHTML(w io.Writer, rep *sim.Report) error {
 		pg.Load = append(pg.Load, [2]string{"Description", sp.Description})
 	}
 	for _, ss := range sp.Scenarios {
-		pg.Load = append(pg.Load, [2]string{"Users per iteration: " + ss.Scenario, fmt.Sprint(ss.Users)})
+		label := "Users per iteration: "
+		if sc, err := sim.Lookup(ss.Scenario); err == nil && sc.Subscribe != nil {
+			label = "Subscribers: "
+		}
+		pg.Load = append(pg.Load, [2]string{label + ss.Scenario, fmt.Sprint(ss.Users)})
 	}
 	for i, r := range rep.Runs {
 		pg.Heads = append(pg.Heads, fmt.Sprintf("Target %d", i+1))
@@ -73,11 +77,14 @@ func WriteHTML(w io.Writer, rep *sim.Report) error {
 		})
 	}
 	for si, ss := range first.Scenarios {
-		hs := htmlScenario{Name: ss.Scenario, Users: ss.Users, Params: paramString(ss.Params)}
-		for _, rw := range rows {
+		hs := htmlScenario{Heading: heading(&ss), Params: paramString(ss.Params)}
+		if ss.Subscriber != nil {
+			hs.Note = SubscriberNote
+		}
+		for _, rw := range rowsFor(rep, si) {
 			cells := []string{rw.label}
 			for _, r := range rep.Runs {
-				if si < len(r.Scenarios) {
+				if si < len(r.Scenarios) && (r.Scenarios[si].Subscriber != nil) == (ss.Subscriber != nil) {
 					cells = append(cells, rw.value(r, &r.Scenarios[si]))
 				}
 			}
@@ -125,6 +132,16 @@ func scenarioCharts(s *sim.ScenarioResult) []template.HTML {
 			bars = append(bars, bar{label: fmtTick(b.FromMs), count: float64(b.Count)})
 		}
 		return bars
+	}
+	if s.Subscriber != nil {
+		return []template.HTML{
+			template.HTML(lineChart("Events delivered per second", "seconds", "events/s", []series{{"delivered", xs, finished}})),
+			template.HTML(lineChart("Delivery latency from the publisher's stamp, per second", "seconds", "milliseconds", []series{
+				{"p50", xs, p50}, {"p95", xs, p95}, {"p99", xs, p99}, {"max", xs, mx},
+			})),
+			template.HTML(barChart(fmt.Sprintf("Delivery latency from the stamp (%d events)", s.Stats.Count), "milliseconds (log buckets)", "events", toBars(s.Histogram))),
+			template.HTML(barChart(fmt.Sprintf("Delivery latency from the acknowledgement (%d events)", s.ServiceStats.Count), "milliseconds (log buckets)", "events", toBars(s.ServiceHistogram))),
+		}
 	}
 	return []template.HTML{
 		template.HTML(lineChart("Operations per second", "seconds", "ops/s", []series{
@@ -202,8 +219,8 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding
 <p class="muted" style="max-width:560px">{{.Counting}}.</p>{{if .Latency}}<p class="muted" style="max-width:560px">Latency: {{.Latency}}.</p>{{end}}</div>
 </div>
 {{range .Scenarios}}
-<h2>{{.Name}} scenario results ({{.Users}} users per iteration)</h2>
-<div class="muted">params: {{.Params}}</div>
+<h2>{{.Heading}}</h2>
+<div class="muted">params: {{.Params}}</div>{{if .Note}}<div class="muted">{{.Note}}.</div>{{end}}
 <div class="cols"><table><tr><th>Statistics</th>{{range $.Heads}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $j, $c := .}}{{if eq $j 0}}<th>{{$c}}</th>{{else}}<td class="num">{{$c}}</td>{{end}}{{end}}</tr>{{end}}</table>
 <div>{{range .Charts}}<h3>{{.Target}}</h3><div class="charts">{{range .SVG}}{{.}}{{end}}</div>{{end}}</div></div>

@@ -49,6 +49,7 @@ func queueSetup(ctx context.Context, db *mongo.Database, p sim.Params, progress 
 		return err
 	}
 	claims.Store(claimKey(db, p), new(atomic.Int64))
+	pubs.Store(claimKey(db, p), new(published))
 	return queue.New(c).EnsureIndexes(ctx, 24*time.Hour)
 }
 
@@ -94,13 +95,19 @@ func init() {
 		Name: "publish_to_queues",
 		Seed: "004",
 		Description: "Publishers on a work queue with the seed's indexes {startTime: 1, createdOn: 1}, " +
-			"{startTime: 1, priority: -1, createdOn: 1} and the TTL index on endTime. Op: queue.Publish of the seed's convertImage job with a random priority 1-10.",
+			"{startTime: 1, priority: -1, createdOn: 1} and the TTL index on endTime. Op: queue.Publish of the seed's convertImage job with a random priority 1-10 " +
+			"(the payload also carries sentAt, the publisher's clock in Unix nanoseconds just before the insert, for subscribe_to_queue_changes).",
 		Defaults: sim.Params{"collection": "queue", "preload": 0},
 		Setup:    queueSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
 			q := queue.New(coll(db, p))
+			pub := publishedOf(db, p)
 			return func(ctx context.Context) error {
-				_, err := q.Publish(ctx, jobPayload(rand.IntN(1_000_000)), 1+rand.IntN(10))
+				payload := append(jobPayload(rand.IntN(1_000_000)), bson.E{Key: "sentAt", Value: time.Now().UnixNano()})
+				id, err := q.Publish(ctx, payload, 1+rand.IntN(10))
+				if err == nil {
+					pub.acked(id, time.Now())
+				}
 				return err
 			}, nil
 		},

@@ -1,6 +1,6 @@
 // Package simulations embeds the simulation files shipped with lode sim
-// (the seeds' two simulations), so `lode sim run NAME` finds them from
-// any directory.
+// (the seeds' two simulations, and seed 004's with a change-stream
+// subscriber), so `lode sim run NAME` finds them from any directory.
 package simulations
 
 import (
