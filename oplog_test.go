@@ -17,7 +17,7 @@ import (
 // only supported on replica sets").
 func TestWithOplogSizeOff(t *testing.T) {
 	t.Parallel()
-	db := open(t, WithOplogSize(-1))
+	db := open(t, WithOplogSizeMB(0))
 	ctx := context.Background()
 	coll := db.Client().Database("app").Collection("c")
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
@@ -28,7 +28,8 @@ func TestWithOplogSizeOff(t *testing.T) {
 		cs.Close(ctx)
 		t.Fatal("watch() succeeded without an oplog")
 	}
-	if !strings.Contains(err.Error(), "only supported on replica sets") {
+	var se mongo.ServerError
+	if !errors.As(err, &se) || !se.HasErrorCode(40573) || !strings.Contains(err.Error(), "only supported on replica sets") {
 		t.Fatalf("watch() without an oplog: %v, want mongod's standalone error", err)
 	}
 }
@@ -39,7 +40,7 @@ func TestWithOplogSizeOff(t *testing.T) {
 // rolled over, while a stream opened now still works.
 func TestWithOplogSizeBound(t *testing.T) {
 	t.Parallel()
-	db := open(t, WithOplogSize(1<<20))
+	db := open(t, WithOplogSizeMB(1))
 	ctx := context.Background()
 	coll := db.Client().Database("app").Collection("c")
 	cs, err := coll.Watch(ctx, mongo.Pipeline{})

@@ -14,7 +14,6 @@ type config struct {
 	authPwd      string
 	logger       *slog.Logger
 	syncInterval time.Duration
-	oplogBytes   int64
 	clientOpts   []*options.ClientOptions
 	oplogBytes   int64 // engine.Options.OplogBytes: 0 default, -1 none
 	oplogMB      int64 // WithOplogSizeMB's argument, checked by Open
@@ -34,14 +33,6 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // WithSyncInterval sets how often the write-ahead log is synced (default
 // 100 ms, like MongoDB's journal commit interval).
 func WithSyncInterval(d time.Duration) Option { return func(c *config) { c.syncInterval = d } }
-
-// WithOplogSize bounds the operation log (the oplog that change streams
-// read, `lode serve --oplog-size-mb`) at bytes; the oldest entries are
-// trimmed past it, and a resume token older than what is kept fails
-// with ChangeStreamHistoryLost (286). A negative size turns the oplog
-// off: writes skip it, and watch() fails as on a standalone mongod.
-// Without this option, or with 0, the bound is 1 GiB.
-func WithOplogSize(bytes int64) Option { return func(c *config) { c.oplogBytes = bytes } }
 
 // WithClientOptions adds options to the returned driver client.
 func WithClientOptions(o *options.ClientOptions) Option {
@@ -66,8 +57,10 @@ func WithAuth(user, password string) Option {
 
 // WithOplogSizeMB bounds the operation log (local.oplog.rs, which change
 // streams read) at mb MiB, as lode serve --oplog-size-mb does; the oldest
-// entries are trimmed first. The default is 1024 (1 GiB); 0 turns the
-// oplog off, and with it change streams.
+// entries are trimmed first, and a resume token older than what is kept
+// fails with ChangeStreamHistoryLost (286). The default is 1024 (1 GiB);
+// 0 turns the oplog off: writes skip it, and watch() fails as on a
+// standalone mongod. A negative size is refused by Open.
 func WithOplogSizeMB(mb int64) Option {
 	return func(c *config) {
 		c.oplogMB = mb

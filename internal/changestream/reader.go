@@ -38,7 +38,7 @@ const maxFill = 1000
 // Open starts a stream over log for scope with spec's options.
 func Open(ctx context.Context, log *oplog.Log, scope Scope, spec *Spec, lookup LookupFunc) (*Reader, error) {
 	if log == nil {
-		return nil, errs.New(errs.IllegalOperation, "The $changeStream stage is only supported on replica sets; this Lode server runs without an oplog (--oplog-size-mb 0)")
+		return nil, errs.New(errs.Location40573, "The $changeStream stage is only supported on replica sets; this Lode server runs without an oplog (--oplog-size-mb 0)")
 	}
 	r := &Reader{log: log, scope: scope, spec: spec, lookup: lookup, ctx: ctx}
 	if spec.Resume == nil {

@@ -6,6 +6,7 @@ package errs
 // reproduces the assertion of the same number.
 const (
 	Location10065   Code = 10065
+	Location40573   Code = 40573
 	Location40674   Code = 40674
 	Location50808   Code = 50808
 	Location50865   Code = 50865

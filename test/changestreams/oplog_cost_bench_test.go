@@ -15,7 +15,7 @@ import (
 
 // BenchmarkOplogInsertCost measures what the oplog costs single-document
 // inserts: 16 concurrent clients insert one document each per operation,
-// with the oplog on (the default bound) and off (lode.WithOplogSize(-1)),
+// with the oplog on (the default bound) and off (lode.WithOplogSizeMB(0)),
 // at w:1 and j:true. Besides the rate it reports the process's CPU time
 // (user and system: the driver's clients and the server, which share the
 // process) per insert, which another program's load disturbs less, and
@@ -30,11 +30,11 @@ func BenchmarkOplogInsertCost(b *testing.B) {
 		wc   *writeconcern.WriteConcern
 	}{{"w=1", writeconcern.W1()}, {"j=true", writeconcern.Journaled()}} {
 		for _, oplog := range []struct {
-			name  string
-			bytes int64
-		}{{"oplog=on", 0}, {"oplog=off", -1}} {
+			name string
+			mb   int64
+		}{{"oplog=on", 1024}, {"oplog=off", 0}} {
 			b.Run(fmt.Sprintf("%s/%s/clients=%d", wc.name, oplog.name, clients), func(b *testing.B) {
-				db, _ := testenv.Open(b, lode.WithOplogSize(oplog.bytes),
+				db, _ := testenv.Open(b, lode.WithOplogSizeMB(oplog.mb),
 					lode.WithClientOptions(options.Client().SetMaxPoolSize(2*clients)))
 				coll := db.Client().Database("bench").Collection("ins", options.Collection().SetWriteConcern(wc.wc))
 				syncs0 := testenv.LodeMetric(b, db, "syncs")
