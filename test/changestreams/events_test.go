@@ -269,3 +269,38 @@ func TestStartAfterInvalidateAndClusterStream(t *testing.T) {
 	_, err = ldb.Client().Database("admin").Collection("x").Watch(ctx, mongo.Pipeline{})
 	testenv.WantCode(t, "stream on admin", err, 73)
 }
+
+// TestModifiedResumeTokenRefused: a stage that changes an event's _id
+// (its resume token) fails the stream with ChangeStreamFatalError (280);
+// stages that keep it, like $match and $project of other fields, work.
+func TestModifiedResumeTokenRefused(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("p")
+	keep, err := coll.Watch(ctx, mongo.Pipeline{
+		bson.D{{Key: "$match", Value: bson.D{{Key: "fullDocument.k", Value: "yes"}}}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "operationType", Value: 1}, {Key: "fullDocument.k", Value: 1}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keep.Close(ctx)
+	bad, err := coll.Watch(ctx, mongo.Pipeline{bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close(ctx)
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "k", Value: "no"}}, bson.D{{Key: "k", Value: "yes"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ev := next(t, keep)
+	if str(ev, "fullDocument", "k") != "yes" || has(ev, "ns") || !has(ev, "_id") {
+		t.Fatalf("matched and projected event = %v", ev)
+	}
+	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if bad.Next(nctx) {
+		t.Fatalf("event without its _id delivered: %v", bad.Current)
+	}
+	testenv.WantCode(t, "_id removed", bad.Err(), 280)
+}
