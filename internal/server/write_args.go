@@ -18,12 +18,15 @@ type writeBatch struct {
 	stmts []bsoncore.Document
 	let   bsoncore.Document
 	opts  engine.WriteOptions
+	// bypassEmptyTs: bypassEmptyTsReplacement, keep top-level
+	// Timestamp(0, 0) values as given (see emptyts.go).
+	bypassEmptyTs bool
 }
 
 // batchFields lists the optional fields a write command accepts besides
 // ordered, stmtId and stmtIds.
 type batchFields struct {
-	let, bypass, runtimeConstants bool
+	let, bypass, runtimeConstants, bypassEmptyTs bool
 }
 
 // parseWriteBatch reads a write command whose statements are in field
@@ -46,6 +49,8 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 			b.opts.Ordered, err = argBool(req.Name, k, v)
 		case k == "bypassDocumentValidation" && accept.bypass:
 			b.opts.BypassDocumentValidation, err = argBool(req.Name, k, v)
+		case k == "bypassEmptyTsReplacement" && accept.bypassEmptyTs:
+			b.bypassEmptyTs, err = argBool(req.Name, k, v)
 		case k == "let" && accept.let:
 			b.let, err = argDoc(req.Name, k, v)
 		case k == "stmtId", k == "stmtIds", k == "runtimeConstants" && accept.runtimeConstants:
