@@ -63,6 +63,9 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
 	opts.Raw = raw.Build()
+	if u, ok := ctx.Value(createUUIDKey{}).(*[16]byte); ok && req.Name == "create" {
+		opts.UUID = u // an applyOps entry's ui
+	}
 	if err := s.eng.CreateCollectionCtx(ctx, req.DB, coll, opts); err != nil {
 		return nil, err
 	}

@@ -141,3 +141,27 @@ func TestCreateIndexesFields(t *testing.T) {
 	wantCode(t, "collectionUUID", ci(ix("f"), bson.E{Key: "collectionUUID", Value: bson.Binary{Subtype: sub, Data: data}}), 0)
 	wantCode(t, "wrong collectionUUID", ci(ix("g"), bson.E{Key: "collectionUUID", Value: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}), 361)
 }
+
+// An applyOps create entry's ui becomes the collection's UUID (as
+// mongorestore --preserveUUID relies on); one another collection holds
+// is refused.
+func TestApplyOpsCreateKeepsUUID(t *testing.T) {
+	s := newTestServer(t)
+	u := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
+	apply := func(coll string) bsoncore.Document {
+		raw, err := bson.Marshal(bson.D{{Key: "applyOps", Value: bson.A{bson.D{{Key: "op", Value: "c"}, {Key: "ns", Value: "t.$cmd"}, {Key: "ui", Value: u},
+			{Key: "o", Value: bson.D{{Key: "create", Value: coll}, {Key: "idIndex", Value: bson.D{{Key: "v", Value: 2}, {Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}}}}}}},
+			{Key: "$db", Value: "admin"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.dispatch(context.Background(), nil, raw, false)
+	}
+	wantCode(t, "applyOps create", apply("kept"), 0)
+	r := runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "kept"}}}})
+	infos, _ := r.Lookup("cursor", "firstBatch").Array().Values()
+	if _, data := infos[0].Document().Lookup("info", "uuid").Binary(); string(data) != string(u.Data) {
+		t.Fatalf("uuid = %x, want %x", data, u.Data)
+	}
+	wantCode(t, "same UUID again", apply("other"), 238)
+}

@@ -307,6 +307,19 @@ func TestToolsDumpRestore(t *testing.T) {
 		run(t, "mongorestore", "--archive="+arch, "--nsFrom", "src.*", "--nsTo", "dst3.*")
 		compareSnapshots(t, want, snapshotDB(t, c.Database("dst3")))
 	})
+	t.Run("preserveUUID", func(t *testing.T) {
+		// Into another server, where the UUIDs are free.
+		other := startServer(t)
+		out, err := runTool(t, tools, "mongorestore", "--uri", other.uri(), "--drop", "--preserveUUID", filepath.Join(dir, "plain"))
+		if err != nil {
+			t.Fatalf("mongorestore --preserveUUID: %v\n%s", err, out)
+		}
+		oc := connect(t, other)
+		compareSnapshots(t, want, snapshotDB(t, oc.Database("src")))
+		if got, want := collectionUUIDs(t, oc.Database("src")), collectionUUIDs(t, c.Database("src")); got != want {
+			t.Fatalf("UUIDs after --preserveUUID: %s, want %s", got, want)
+		}
+	})
 	t.Run("gzip archive drop", func(t *testing.T) {
 		arch := filepath.Join(dir, "src.archive.gz")
 		run(t, "mongodump", "--db", "src", "--gzip", "--archive="+arch)
@@ -395,4 +408,25 @@ func TestToolsExportImport(t *testing.T) {
 			}
 		}
 	})
+}
+
+// collectionUUIDs renders the name and UUID of each collection of db.
+func collectionUUIDs(t *testing.T, db *mongo.Database) string {
+	t.Helper()
+	ctx := context.Background()
+	cur, err := db.ListCollections(ctx, bson.D{}, options.ListCollections().SetNameOnly(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var infos []bson.Raw
+	if err := cur.All(ctx, &infos); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ci := range infos {
+		_, u := ci.Lookup("info", "uuid").Binary()
+		out = append(out, fmt.Sprintf("%s:%x", ci.Lookup("name").StringValue(), u))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }
