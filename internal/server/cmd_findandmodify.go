@@ -102,6 +102,8 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 			err = argCollation(req.Name, k, v)
 		case "bypassEmptyTsReplacement":
 			_, err = argBool(req.Name, k, v)
+		case "encryptionInformation":
+			err = errs.New(errs.NotImplemented, "findAndModify.encryptionInformation is not supported: Lode has no queryable encryption")
 		case "bypassDocumentValidation", "stmtId", "runtimeConstants":
 		default:
 			return false, nil

@@ -20,6 +20,9 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	opts.Journal = wc.journal
+	if err := s.checkBatchUUID(req.DB, batch); err != nil {
+		return nil, err
+	}
 	if !batch.bypassEmptyTs {
 		docs = s.replaceEmptyTimestamps(docs)
 	}

@@ -23,6 +23,9 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	opts.Journal = wc.journal
+	if err := s.checkBatchUUID(req.DB, batch); err != nil {
+		return nil, err
+	}
 	if !batch.bypassEmptyTs {
 		for i := range specs {
 			specs[i].Update = s.replaceEmptyTimestampsInReplacement(specs[i].Update)

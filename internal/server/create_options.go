@@ -75,3 +75,11 @@ func (s *Server) checkCollectionUUID(db, coll string, want bsoncore.Value) error
 	}
 	return errs.New(errs.CollectionUUIDMismatch, "Collection UUID %s does not match that of the collection %s.%s", want.String(), db, coll)
 }
+
+// checkBatchUUID applies a write command's collectionUUID.
+func (s *Server) checkBatchUUID(db string, b writeBatch) error {
+	if b.collectionUUID == nil {
+		return nil
+	}
+	return s.checkCollectionUUID(db, b.coll, *b.collectionUUID)
+}

@@ -11,7 +11,13 @@ import (
 // runCmd dispatches cmd (a bson.D without $db) on db "t".
 func runCmd(t *testing.T, s *Server, cmd bson.D) bsoncore.Document {
 	t.Helper()
-	raw, err := bson.Marshal(append(cmd, bson.E{Key: "$db", Value: "t"}))
+	return runCmdOn(t, s, "t", cmd)
+}
+
+// runCmdOn dispatches cmd on db.
+func runCmdOn(t *testing.T, s *Server, db string, cmd bson.D) bsoncore.Document {
+	t.Helper()
+	raw, err := bson.Marshal(append(cmd, bson.E{Key: "$db", Value: db}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,4 +170,33 @@ func TestApplyOpsCreateKeepsUUID(t *testing.T) {
 		t.Fatalf("uuid = %x, want %x", data, u.Data)
 	}
 	wantCode(t, "same UUID again", apply("other"), 238)
+}
+
+// The fields insert, update and delete share with mongod 7.0's
+// WriteCommandRequestBase: collectionUUID is checked, the time-series
+// and encryption fields are refused, bypassEmptyTsReplacement is
+// accepted by delete too. getParameter gives authSchemaVersion 5.
+func TestWriteCommandBaseFields(t *testing.T) {
+	s := newTestServer(t)
+	wantCode(t, "create", runCmd(t, s, bson.D{{Key: "create", Value: "c"}}), 0)
+	r := runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "c"}}}})
+	infos, _ := r.Lookup("cursor", "firstBatch").Array().Values()
+	sub, data := infos[0].Document().Lookup("info", "uuid").Binary()
+	good := bson.E{Key: "collectionUUID", Value: bson.Binary{Subtype: sub, Data: data}}
+	bad := bson.E{Key: "collectionUUID", Value: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}
+	ins := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "x", Value: 1}}}}}
+	upd := bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}}}}
+	del := bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}
+	for _, cmd := range []bson.D{ins, upd, del} {
+		name := cmd[0].Key
+		wantCode(t, name+" wrong collectionUUID", runCmd(t, s, append(cmd, bad)), 361)
+		wantCode(t, name+" collectionUUID", runCmd(t, s, append(cmd, good)), 0)
+		wantCode(t, name+" isTimeseriesNamespace", runCmd(t, s, append(cmd, bson.E{Key: "isTimeseriesNamespace", Value: true})), 238)
+		wantCode(t, name+" encryptionInformation", runCmd(t, s, append(cmd, bson.E{Key: "encryptionInformation", Value: bson.D{}})), 238)
+		wantCode(t, name+" bypassEmptyTsReplacement", runCmd(t, s, append(cmd, bson.E{Key: "bypassEmptyTsReplacement", Value: true})), 0)
+	}
+	r = runCmdOn(t, s, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "authSchemaVersion", Value: 1}})
+	if v, ok := r.Lookup("authSchemaVersion").Int32OK(); !ok || v != 5 {
+		t.Fatalf("getParameter authSchemaVersion: %v", r)
+	}
 }

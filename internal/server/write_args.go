@@ -21,6 +21,9 @@ type writeBatch struct {
 	// bypassEmptyTs: bypassEmptyTsReplacement, keep top-level
 	// Timestamp(0, 0) values as given (see emptyts.go).
 	bypassEmptyTs bool
+	// collectionUUID, when set, must be the collection's UUID
+	// (checkCollectionUUID).
+	collectionUUID *bsoncore.Value
 }
 
 // batchFields lists the optional fields a write command accepts besides
@@ -53,6 +56,18 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 			b.bypassEmptyTs, err = argBool(req.Name, k, v)
 		case k == "let" && accept.let:
 			b.let, err = argDoc(req.Name, k, v)
+		case k == "collectionUUID":
+			if _, _, ok := v.BinaryOK(); !ok {
+				return true, wrongType(req.Name, k, v, "uuid")
+			}
+			b.collectionUUID = &v
+		case k == "isTimeseriesNamespace", k == "encryptionInformation":
+			// mongod's internal fields for time-series buckets and
+			// queryable encryption, neither of which Lode has.
+			if k == "isTimeseriesNamespace" && v.Type == bsoncore.TypeBoolean && !v.Boolean() {
+				return true, nil
+			}
+			return true, errs.New(errs.NotImplemented, "%s.%s is not supported: Lode has no time-series collections or queryable encryption", req.Name, k)
 		case k == "stmtId", k == "stmtIds", k == "runtimeConstants" && accept.runtimeConstants:
 		default:
 			return false, nil
