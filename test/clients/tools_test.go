@@ -69,7 +69,8 @@ func mixedValue(i int) any {
 }
 
 // seedToolsDB fills db with the mixed collection (toolsDocs documents of
-// every type, six indexes of five kinds) and a capped collection.
+// every type, six indexes of five kinds), a capped collection and one
+// with changeStreamPreAndPostImages.
 func seedToolsDB(t *testing.T, db *mongo.Database) {
 	t.Helper()
 	ctx := context.Background()
@@ -123,6 +124,13 @@ func seedToolsDB(t *testing.T, db *mongo.Database) {
 		t.Fatal(err)
 	}
 	if err := db.CreateCollection(ctx, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20).SetMaxDocuments(300)); err != nil {
+		t.Fatal(err)
+	}
+	// Collection options a dump carries besides capped ones.
+	if err := db.CreateCollection(ctx, "images", options.CreateCollection().SetChangeStreamPreAndPostImages(bson.D{{Key: "enabled", Value: true}})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("images").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	capped := make([]any, 400)
