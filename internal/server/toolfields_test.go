@@ -84,7 +84,13 @@ func TestEmptyTimestampReplacement(t *testing.T) {
 	wantCode(t, "replace bypass", runCmd(t, s, bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 4}}}, {Key: "u", Value: repl}}}},
 		{Key: "bypassEmptyTsReplacement", Value: true}}), 0)
 	wantCode(t, "findAndModify replace", runCmd(t, s, bson.D{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 5}}}, {Key: "update", Value: repl}}), 0)
-	for id, filled := range map[int]bool{2: true, 3: false, 4: false, 5: true} {
+	upsert := func(id int, u any) bson.D {
+		return bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "u", Value: u}, {Key: "upsert", Value: true}}}}}
+	}
+	wantCode(t, "replacement upsert", runCmd(t, s, upsert(6, repl)), 0)
+	wantCode(t, "$set upsert", runCmd(t, s, upsert(7, bson.D{{Key: "$set", Value: repl}})), 0)
+	wantCode(t, "pipeline upsert", runCmd(t, s, upsert(8, bson.A{bson.D{{Key: "$set", Value: repl}}})), 0)
+	for id, filled := range map[int]bool{2: true, 3: false, 4: false, 5: true, 6: true, 7: false, 8: false} {
 		if d := findByID(t, s, id); isEmptyTS(d.Lookup("a")) == filled {
 			t.Errorf("_id %d: a = %v, filled want %v", id, d.Lookup("a"), filled)
 		}
