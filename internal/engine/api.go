@@ -176,6 +176,10 @@ type CreateOptions struct {
 	Size   int64
 	Max    int64
 	Raw    bsoncore.Document
+	// UUID, when not nil, is the new collection's UUID instead of a fresh
+	// one (applyOps' create with ui, as mongorestore --preserveUUID
+	// sends). A UUID another collection holds is refused.
+	UUID *[16]byte
 }
 
 // Iterator streams documents. Next returns (nil, nil) at the end.

@@ -26,6 +26,21 @@ func (c *catalog) lookup(db, coll string) *collection {
 	return c.dbs[db][coll]
 }
 
+// byUUID returns the collection with UUID u, or nil.
+func (c *catalog) byUUID(u [16]byte) *collection {
+	if c == nil {
+		return nil
+	}
+	for _, colls := range c.dbs {
+		for _, coll := range colls {
+			if coll.uuid == u {
+				return coll
+			}
+		}
+	}
+	return nil
+}
+
 // clone returns a copy whose maps can be changed.
 func (c *catalog) clone() *catalog {
 	n := &catalog{dbs: make(map[string]map[string]*collection, len(c.dbs)+1)}

@@ -198,8 +198,15 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	if c := cat.lookup(db, coll); c != nil {
 		return c, false, nil
 	}
+	uuid := newUUID()
+	if opts.UUID != nil {
+		if other := cat.byUUID(*opts.UUID); other != nil {
+			return nil, false, errs.New(errs.NotImplemented, "cannot create %s.%s with the UUID of the existing collection %s.%s: Lode does not move a collection to the name a UUID is given with", db, coll, other.db, other.name)
+		}
+		uuid = *opts.UUID
+	}
 	c := &collection{
-		db: db, name: coll, id: e.allocID(), uuid: newUUID(),
+		db: db, name: coll, id: e.allocID(), uuid: uuid,
 		capped: opts.Capped, size: opts.Size, max: opts.Max,
 		state: &collState{statsValid: true, idxValid: true, commits: &txnCommits{}, txnOwner: tx},
 	}

@@ -86,6 +86,7 @@ const (
 	CappedPositionLost                       Code = 136
 	CursorKilled                             Code = 237
 	NotImplemented                           Code = 238
+	CollectionUUIDMismatch                   Code = 361
 	NoSuchSession                            Code = 206
 	TransactionTooOld                        Code = 225
 	NoSuchTransaction                        Code = 251
@@ -244,6 +245,7 @@ var names = map[Code]string{
 	CannotImplicitlyCreateCollection:         "CannotImplicitlyCreateCollection",
 	CursorKilled:                             "CursorKilled",
 	NotImplemented:                           "NotImplemented",
+	CollectionUUIDMismatch:                   "CollectionUUIDMismatch",
 	ConversionFailure:                        "ConversionFailure",
 	NoSuchTransaction:                        "NoSuchTransaction",
 	TransactionCommitted:                     "TransactionCommitted",

@@ -22,8 +22,8 @@ func init() { register(cmdApplyOps, "applyOps") }
 // o names, c runs a catalog command (create, drop, renameCollection,
 // dropDatabase, collMod, createIndexes, dropIndexes, nested applyOps) and
 // n does nothing. The reply counts the entries applied, with a result
-// for each. Collection UUIDs (ui) are not kept: Lode's collections get
-// their own.
+// for each. A create entry's ui becomes the new collection's UUID; other
+// entries find their collection by ns, not ui.
 func cmdApplyOps(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		// applyOps names its namespaces in each entry.
@@ -116,6 +116,11 @@ func (a *applier) apply(ctx context.Context, e bsoncore.Document) error {
 	if op == oplog.OpCommand {
 		if coll != "$cmd" {
 			return errs.New(errs.InvalidNamespace, "applyOps: a command's namespace must be '<db>.$cmd', not '%s'", nsName)
+		}
+		if u, ok := entryUUID(e); ok && o.Index(0).Key() == "create" {
+			// A create keeps the collection's UUID (mongorestore
+			// --preserveUUID); other commands name collections by ns.
+			ctx = context.WithValue(ctx, createUUIDKey{}, &u)
 		}
 		return a.command(ctx, db, o)
 	}
@@ -339,4 +344,18 @@ func applyOpsNeeds(req *Request) ([]need, error) {
 // collNeed is acts on db.coll.
 func collNeed(db, coll string, acts ...auth.Action) need {
 	return need{res: auth.CollResource(db, coll), acts: auth.Actions(acts...)}
+}
+
+// createUUIDKey carries an applyOps create entry's ui to cmdCreate.
+type createUUIDKey struct{}
+
+// entryUUID returns an entry's ui, a UUID (binary subtype 4, 16 bytes).
+func entryUUID(e bsoncore.Document) ([16]byte, bool) {
+	var u [16]byte
+	sub, data, ok := e.Lookup("ui").BinaryOK()
+	if !ok || sub != 4 || len(data) != 16 {
+		return u, false
+	}
+	copy(u[:], data)
+	return u, true
 }

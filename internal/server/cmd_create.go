@@ -34,6 +34,13 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		case "autoIndexId", "validator", "validationLevel", "validationAction",
 			"storageEngine", "indexOptionDefaults", "flags",
 			"clusteredIndex", "expireAfterSeconds":
+		case "temp":
+			// Refused when true (create_options.go); false is the default.
+			return true, nil
+		case "idIndex":
+			// Validated only: Lode's _id index is the default one, and
+			// listCollections shows it as idIndex.
+			return true, checkIDIndexSpec(v)
 		case "changeStreamPreAndPostImages":
 			_, err = parseImagesOption(req.Name, v)
 		case "viewOn", "pipeline", "timeseries", "encryptedFields":
@@ -49,10 +56,16 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseUnhonouredCreateOptions(req); err != nil {
+		return nil, err
+	}
 	if opts.Capped && opts.Size <= 0 {
 		return nil, errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
 	opts.Raw = raw.Build()
+	if u, ok := ctx.Value(createUUIDKey{}).(*[16]byte); ok && req.Name == "create" {
+		opts.UUID = u // an applyOps entry's ui
+	}
 	if err := s.eng.CreateCollectionCtx(ctx, req.DB, coll, opts); err != nil {
 		return nil, err
 	}

@@ -14,8 +14,11 @@ import (
 func init() { register(cmdCreateIndexes, "createIndexes") }
 
 // indexSpecFields are the fields an index specification may carry. Those
-// Lode does not act on (background, hidden, ...) are accepted and ignored,
-// as MongoDB ignores background; a collation must be the simple one.
+// Lode does not act on are accepted and ignored where mongod ignores them
+// too (background, dropDups, ns, storageEngine) or where the index's key
+// type, which Lode checks, gives them their meaning (text, geo and
+// wildcard options); hidden, prepareUnique and clustered are refused when
+// true, and a collation must be the simple one.
 var indexSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "unique": true, "sparse": true,
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
@@ -36,6 +39,13 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	}
 	var specs []engine.IndexSpec
 	seenIndexes := false
+	ignoreUnknown := false
+	if v, err := req.Cmd.LookupErr("ignoreUnknownIndexOptions"); err == nil {
+		if ignoreUnknown, err = argBool(req.Name, "ignoreUnknownIndexOptions", v); err != nil {
+			return nil, err
+		}
+	}
+	var wantUUID *bsoncore.Value
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
 		case "indexes":
@@ -51,13 +61,31 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 				if iv.Type != bsoncore.TypeEmbeddedDocument {
 					return true, errs.New(errs.TypeMismatch, "The elements of the 'indexes' array must be objects, but got %s", bsonutil.TypeName(iv.Type))
 				}
-				spec, err := parseIndexSpec(iv.Document())
+				spec, err := parseIndexSpec(iv.Document(), ignoreUnknown)
 				if err != nil {
 					return true, err
 				}
 				specs = append(specs, spec)
 			}
+		case "v":
+			// The command-level index version: 2, as every Lode index.
+			if n, ok := asInt64(v); !ok || n != 2 && n != 1 {
+				return true, errs.New(errs.CannotCreateIndex, "Invalid index specification version %s", v.String())
+			} else if n == 1 {
+				return true, errs.New(errs.NotImplemented, "indexes of version 1 are not supported: Lode builds every index as version 2")
+			}
+		case "returnOnStart":
+			// Lode's builds finish before the reply, which also satisfies
+			// a client that asked to be answered when the build starts.
+			_, err := argBool(req.Name, k, v)
+			return true, err
+		case "collectionUUID":
+			if _, _, ok := v.BinaryOK(); !ok {
+				return true, wrongType(req.Name, k, v, "uuid")
+			}
+			wantUUID = &v
 		case "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace":
+			// commitQuorum: a single node always meets it.
 		default:
 			return false, nil
 		}
@@ -74,6 +102,11 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	}
 	if err := engine.ValidateNamespace(req.DB, coll); err != nil {
 		return nil, err
+	}
+	if wantUUID != nil {
+		if err := s.checkCollectionUUID(req.DB, coll, *wantUUID); err != nil {
+			return nil, err
+		}
 	}
 	before := 0
 	existed := false
@@ -110,7 +143,9 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 }
 
 // parseIndexSpec validates one entry of createIndexes' "indexes" array.
-func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
+// ignoreUnknown (createIndexes' ignoreUnknownIndexOptions) skips the
+// fields an index specification may not have instead of refusing them.
+func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, error) {
 	var spec engine.IndexSpec
 	elems, err := d.Elements()
 	if err != nil {
@@ -120,6 +155,9 @@ func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
 	for _, el := range elems {
 		k, v := el.Key(), el.Value()
 		if !indexSpecFields[k] {
+			if ignoreUnknown {
+				continue
+			}
 			return spec, errs.New(errs.InvalidIndexSpecificationOption, "The field '%s' is not valid for an index specification. Specification: %s", k, d.String())
 		}
 		switch k {
@@ -146,6 +184,10 @@ func parseIndexSpec(d bsoncore.Document) (engine.IndexSpec, error) {
 		case "collation":
 			if err := argCollation("createIndexes.indexes", k, v); err != nil {
 				return spec, err
+			}
+		case "hidden", "prepareUnique", "clustered":
+			if expr.Truthy(v) {
+				return spec, errs.New(errs.NotImplemented, "index option %s: %s is not supported by Lode. Index spec: %s", k, v.String(), d.String())
 			}
 		case "unique":
 			spec.Unique = expr.Truthy(v)

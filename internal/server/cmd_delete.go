@@ -23,6 +23,9 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	opts.Journal = wc.journal
+	if err := s.checkBatchUUID(req.DB, batch); err != nil {
+		return nil, err
+	}
 	res, err := s.eng.Delete(ctx, req.DB, coll, specs, opts)
 	if err != nil {
 		return nil, err
@@ -38,7 +41,7 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 // concern); explain parses the delete it explains with it too, so both
 // reject the same arguments with the same errors.
 func parseDelete(req *Request) (writeBatch, []engine.DeleteSpec, error) {
-	b, err := parseWriteBatch(req, "deletes", batchFields{let: true})
+	b, err := parseWriteBatch(req, "deletes", batchFields{let: true, bypassEmptyTs: true})
 	if err != nil {
 		return b, nil, err
 	}

@@ -23,6 +23,9 @@ func cmdFindAndModify(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 		return nil, err
 	}
 	spec.Journal = wc.journal
+	if !spec.Remove && !bypassEmptyTs(req) {
+		spec.Update = s.replaceEmptyTimestampsInReplacement(spec.Update)
+	}
 	res, err := s.eng.FindAndModify(ctx, req.DB, coll, spec)
 	if err != nil {
 		return nil, err
@@ -97,6 +100,10 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 			spec.Let, err = argDoc(req.Name, k, v)
 		case "collation":
 			err = argCollation(req.Name, k, v)
+		case "bypassEmptyTsReplacement":
+			_, err = argBool(req.Name, k, v)
+		case "encryptionInformation":
+			err = errs.New(errs.NotImplemented, "findAndModify.encryptionInformation is not supported: Lode has no queryable encryption")
 		case "bypassDocumentValidation", "stmtId", "runtimeConstants":
 		default:
 			return false, nil

@@ -10,7 +10,7 @@ func init() { register(cmdInsert, "insert") }
 
 // cmdInsert inserts a batch of documents.
 func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	batch, err := parseWriteBatch(req, "documents", batchFields{bypass: true})
+	batch, err := parseWriteBatch(req, "documents", batchFields{bypass: true, bypassEmptyTs: true})
 	if err != nil {
 		return nil, err
 	}
@@ -20,6 +20,12 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	opts.Journal = wc.journal
+	if err := s.checkBatchUUID(req.DB, batch); err != nil {
+		return nil, err
+	}
+	if !batch.bypassEmptyTs {
+		docs = s.replaceEmptyTimestamps(docs)
+	}
 	res, err := s.eng.Insert(ctx, req.DB, coll, docs, opts)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,14 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	opts.Journal = wc.journal
+	if err := s.checkBatchUUID(req.DB, batch); err != nil {
+		return nil, err
+	}
+	if !batch.bypassEmptyTs {
+		for i := range specs {
+			specs[i].Update = s.replaceEmptyTimestampsInReplacement(specs[i].Update)
+		}
+	}
 	res, err := s.eng.Update(ctx, req.DB, coll, specs, opts)
 	if err != nil {
 		return nil, err
@@ -52,7 +60,7 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 // concern); explain parses the update it explains with it too, so both
 // reject the same arguments with the same errors.
 func parseUpdate(req *Request) (writeBatch, []engine.UpdateSpec, error) {
-	b, err := parseWriteBatch(req, "updates", batchFields{let: true, bypass: true, runtimeConstants: true})
+	b, err := parseWriteBatch(req, "updates", batchFields{let: true, bypass: true, runtimeConstants: true, bypassEmptyTs: true})
 	if err != nil {
 		return b, nil, err
 	}

@@ -169,6 +169,9 @@ func (s *Server) paramTable() *params {
 		p.add("internalQueryMaxAddToSetBytes", atomicIntParam(&ep.MaxAddToSetBytes, 1))
 		p.add("allowDiskUseByDefault", boolParam(&ep.AllowDiskUseByDefault))
 		p.add("storageEngine", constParam(stringValue("lode")))
+		// The users and roles schema (mongod 3.0+'s SCRAM schema, 5);
+		// mongodump --dumpDbUsersAndRoles reads it.
+		p.add("authSchemaVersion", constParam(bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 5)}))
 		for name, pr := range s.extraParams {
 			p.add(name, pr)
 		}

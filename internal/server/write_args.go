@@ -18,12 +18,18 @@ type writeBatch struct {
 	stmts []bsoncore.Document
 	let   bsoncore.Document
 	opts  engine.WriteOptions
+	// bypassEmptyTs: bypassEmptyTsReplacement, keep top-level
+	// Timestamp(0, 0) values as given (see emptyts.go).
+	bypassEmptyTs bool
+	// collectionUUID, when set, must be the collection's UUID
+	// (checkCollectionUUID).
+	collectionUUID *bsoncore.Value
 }
 
 // batchFields lists the optional fields a write command accepts besides
 // ordered, stmtId and stmtIds.
 type batchFields struct {
-	let, bypass, runtimeConstants bool
+	let, bypass, runtimeConstants, bypassEmptyTs bool
 }
 
 // parseWriteBatch reads a write command whose statements are in field
@@ -46,8 +52,22 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 			b.opts.Ordered, err = argBool(req.Name, k, v)
 		case k == "bypassDocumentValidation" && accept.bypass:
 			b.opts.BypassDocumentValidation, err = argBool(req.Name, k, v)
+		case k == "bypassEmptyTsReplacement" && accept.bypassEmptyTs:
+			b.bypassEmptyTs, err = argBool(req.Name, k, v)
 		case k == "let" && accept.let:
 			b.let, err = argDoc(req.Name, k, v)
+		case k == "collectionUUID":
+			if _, _, ok := v.BinaryOK(); !ok {
+				return true, wrongType(req.Name, k, v, "uuid")
+			}
+			b.collectionUUID = &v
+		case k == "isTimeseriesNamespace", k == "encryptionInformation":
+			// mongod's internal fields for time-series buckets and
+			// queryable encryption, neither of which Lode has.
+			if k == "isTimeseriesNamespace" && v.Type == bsoncore.TypeBoolean && !v.Boolean() {
+				return true, nil
+			}
+			return true, errs.New(errs.NotImplemented, "%s.%s is not supported: Lode has no time-series collections or queryable encryption", req.Name, k)
 		case k == "stmtId", k == "stmtIds", k == "runtimeConstants" && accept.runtimeConstants:
 		default:
 			return false, nil

@@ -193,10 +193,8 @@ func collectionDump(t *testing.T, c *mongo.Collection) string {
 // TestMongorestoreOplogReplay: mongorestore --oplogReplay applies an
 // oplog.bson taken from one lode serve's local.oplog.rs (creates,
 // inserts, $v: 2 updates, a replacement, a delete, a transaction) to
-// another, through applyOps, and the collection comes out the same. A
-// whole mongodump --oplog / mongorestore --oplogReplay round trip is
-// tried too; it is skipped while mongorestore's collection creation
-// fails on Lode for reasons of its own (issue 18: create.idIndex).
+// another, through applyOps, and the collection comes out the same; so
+// does a whole mongodump --oplog / mongorestore --oplogReplay round trip.
 func TestMongorestoreOplogReplay(t *testing.T) {
 	t.Parallel()
 	tools := toolsDir(t, "mongorestore")
@@ -261,9 +259,6 @@ func TestMongorestoreOplogReplay(t *testing.T) {
 			t.Fatalf("mongodump --oplog: %v\n%s", err, log)
 		}
 		log, err := runTool(t, tools, "mongorestore", "--uri", third.uri(), "--oplogReplay", out)
-		if err != nil && bytes.Contains([]byte(log), []byte("create.idIndex")) {
-			t.Skipf("mongorestore cannot create collections on Lode yet (issue 18):\n%s", log)
-		}
 		if err != nil {
 			t.Fatalf("mongorestore --oplogReplay: %v\n%s", err, log)
 		}
