@@ -206,6 +206,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	if len(opts.Raw) > 5 {
 		c.options = append(bsoncore.Document(nil), opts.Raw...)
 		c.images = imagesEnabled(c.options)
+		c.validator = validatorOf(c.options)
 	}
 	idIx, err := newIndex(e.allocID(), IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true})
 	if err != nil {

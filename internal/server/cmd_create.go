@@ -53,6 +53,9 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
 	opts.Raw = raw.Build()
+	if err := engine.ParseValidationOptions(req.Name, opts.Raw); err != nil {
+		return nil, err
+	}
 	if err := s.eng.CreateCollectionCtx(ctx, req.DB, coll, opts); err != nil {
 		return nil, err
 	}

@@ -97,7 +97,9 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 			spec.Let, err = argDoc(req.Name, k, v)
 		case "collation":
 			err = argCollation(req.Name, k, v)
-		case "bypassDocumentValidation", "stmtId", "runtimeConstants":
+		case "bypassDocumentValidation":
+			spec.BypassDocumentValidation, err = argBool(req.Name, k, v)
+		case "stmtId", "runtimeConstants":
 		default:
 			return false, nil
 		}
