@@ -31,6 +31,8 @@ func failureDetails(n Node, doc bsoncore.Document) bsoncore.Document {
 		b.AppendString("operatorName", "$nor")
 		b.AppendArray("clausesNotSatisfied", failingClauses(x.Children, doc, true))
 		return b.Build()
+	case *JSONSchemaNode:
+		return x.failureDetails(doc)
 	}
 	sb := bsoncore.NewDocumentBuilder()
 	n.serialize(sb, true)

@@ -23,6 +23,8 @@ type JSONSchemaNode struct {
 // schema is one parsed (sub)schema. Keyword fields are nil or zero when
 // the keyword is absent.
 type schema struct {
+	raw      bsoncore.Document
+	typeKey  string          // "bsonType" or "type"
 	types    []bsoncore.Type // bsonType or type; nil: any
 	number   bool            // "number" among the types
 	minimum  *bsoncore.Value
@@ -85,7 +87,7 @@ func newJSONSchemaNode(v bsoncore.Value) (Node, error) {
 
 // parseSchema parses one schema object.
 func parseSchema(d bsoncore.Document) (*schema, error) {
-	s := &schema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+	s := &schema{raw: d, minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
 	els, err := d.Elements()
 	if err != nil {
 		return nil, errs.New(errs.FailedToParse, "invalid $jsonSchema document")
@@ -100,6 +102,7 @@ func parseSchema(d bsoncore.Document) (*schema, error) {
 				return nil, errs.New(errs.FailedToParse, "Cannot specify both $jsonSchema keywords 'type' and 'bsonType'")
 			}
 			seenType = k
+			s.typeKey = k
 			err = s.parseTypes(k, v)
 		case "minimum", "maximum":
 			if !bsonutil.IsNumber(v.Type) {

@@ -189,3 +189,80 @@ func TestJSONSchemaWithIndexes(t *testing.T) {
 		t.Errorf("explain: %v", err)
 	}
 }
+
+// TestJSONSchemaErrInfo: the students example of MongoDB's "Specify JSON
+// Schema Validation" page: a gpa stored as an int fails bsonType double,
+// and errInfo.details names the property, its description and the rule.
+func TestJSONSchemaErrInfo(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	schema := bson.D{
+		{Key: "bsonType", Value: "object"},
+		{Key: "title", Value: "Student Object Validation"},
+		{Key: "required", Value: bson.A{"address", "major", "name", "year"}},
+		{Key: "properties", Value: bson.D{
+			{Key: "name", Value: bson.D{{Key: "bsonType", Value: "string"}, {Key: "description", Value: "'name' must be a string and is required"}}},
+			{Key: "year", Value: bson.D{{Key: "bsonType", Value: "int"}, {Key: "minimum", Value: 2017}, {Key: "maximum", Value: 3017},
+				{Key: "description", Value: "'year' must be an integer in [ 2017, 3017 ] and is required"}}},
+			{Key: "gpa", Value: bson.D{{Key: "bsonType", Value: bson.A{"double"}}, {Key: "description", Value: "'gpa' must be a double if the field exists"}}},
+		}},
+	}
+	coll := createWith(t, d, "students", bson.E{Key: "validator", Value: bson.D{{Key: "$jsonSchema", Value: schema}}})
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "name", Value: "Alice"}, {Key: "year", Value: int32(2019)},
+		{Key: "major", Value: "History"}, {Key: "gpa", Value: int32(3)}, {Key: "address", Value: bson.D{{Key: "city", Value: "NYC"}}}})
+	info := wantValidationFailure(t, "insert", err)
+	if _, err := info.LookupErr("failingDocumentId"); err != nil {
+		t.Errorf("errInfo has no failingDocumentId: %v", info)
+	}
+	details := info.Lookup("details").Document()
+	if got := details.Lookup("operatorName").StringValue(); got != "$jsonSchema" {
+		t.Errorf("operatorName = %q", got)
+	}
+	if got := details.Lookup("title").StringValue(); got != "Student Object Validation" {
+		t.Errorf("title = %q", got)
+	}
+	rules, _ := details.Lookup("schemaRulesNotSatisfied").Array().Values()
+	if len(rules) != 1 || rules[0].Document().Lookup("operatorName").StringValue() != "properties" {
+		t.Fatalf("schemaRulesNotSatisfied = %v, want one properties rule", details)
+	}
+	props, _ := rules[0].Document().Lookup("propertiesNotSatisfied").Array().Values()
+	if len(props) != 1 {
+		t.Fatalf("propertiesNotSatisfied = %v", props)
+	}
+	p := props[0].Document()
+	if p.Lookup("propertyName").StringValue() != "gpa" || p.Lookup("description").StringValue() != "'gpa' must be a double if the field exists" {
+		t.Errorf("property entry = %v", p)
+	}
+	pd, _ := p.Lookup("details").Array().Values()
+	if len(pd) != 1 {
+		t.Fatalf("property details = %v", pd)
+	}
+	r := pd[0].Document()
+	if r.Lookup("operatorName").StringValue() != "bsonType" || r.Lookup("reason").StringValue() != "type did not match" ||
+		r.Lookup("consideredType").StringValue() != "int" || r.Lookup("consideredValue").Int32() != 3 {
+		t.Errorf("bsonType rule = %v", r)
+	}
+	if !bsonEqual(r.Lookup("specifiedAs").Document(), must(bson.Marshal(bson.D{{Key: "bsonType", Value: bson.A{"double"}}}))) {
+		t.Errorf("specifiedAs = %v", r.Lookup("specifiedAs"))
+	}
+
+	// Missing required fields: a required rule with missingProperties.
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "name", Value: "Bob"}, {Key: "year", Value: int32(2020)}})
+	info = wantValidationFailure(t, "insert missing", err)
+	rules, _ = info.Lookup("details", "schemaRulesNotSatisfied").Array().Values()
+	found := false
+	for _, rv := range rules {
+		rd := rv.Document()
+		if rd.Lookup("operatorName").StringValue() == "required" {
+			found = true
+			miss, _ := rd.Lookup("missingProperties").Array().Values()
+			if len(miss) != 2 || miss[0].StringValue() != "address" || miss[1].StringValue() != "major" {
+				t.Errorf("missingProperties = %v, want [address major]", miss)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no required rule in %v", rules)
+	}
+}
