@@ -150,6 +150,9 @@ func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error 
 	if err != nil {
 		return err
 	}
+	if err := checkValidatorNamespace(db, coll, fields); err != nil {
+		return err
+	}
 	n := c.copyMeta()
 	n.options = opts
 	n.validator = v

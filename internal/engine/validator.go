@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -80,6 +81,23 @@ func parseValidator(cmd string, options bsoncore.Document) (*docValidator, error
 
 // typeName is the BSON type name of v in mongod's messages.
 func typeName(v bsoncore.Value) string { return bsonutil.TypeName(v.Type) }
+
+// checkValidatorNamespace refuses a validator (options with a non-empty
+// one) on a system collection or in the admin, local and config
+// databases, as mongod does.
+func checkValidatorNamespace(db, coll string, options bsoncore.Document) error {
+	d, ok := options.Lookup("validator").DocumentOK()
+	if !ok || len(d) <= 5 {
+		return nil
+	}
+	if strings.HasPrefix(coll, "system.") {
+		return errs.New(errs.InvalidOptions, "Document validators not allowed on system collection %s.%s", db, coll)
+	}
+	if db == "admin" || db == "local" || db == "config" {
+		return errs.New(errs.InvalidOptions, "Document validators are not allowed on collections in the %s database", db)
+	}
+	return nil
+}
 
 // validatorOf parses the validator stored in options; options that fail
 // to parse (they were checked when stored) validate nothing.
