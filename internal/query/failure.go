@@ -4,13 +4,16 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
 )
 
 // FailureDetails describes why doc does not match f, in the shape mongod
 // (5.0+) gives a document validation failure's errInfo.details:
 // {operatorName, clausesNotSatisfied: [{index, details}]} for $and and
-// $or, and {operatorName, specifiedAs, reason, consideredValue(s)} for a
-// path predicate. Operators Lode does not explain in detail get
+// $or, {operatorName, specifiedAs, reason, consideredValue(s)} for
+// comparisons, $in, $regex, $type and $exists, and $jsonSchema's
+// schemaRulesNotSatisfied (jsonschema_explain.go). Other operators get
 // operatorName and specifiedAs.
 func (f *Filter) FailureDetails(doc bsoncore.Document) bsoncore.Document {
 	return failureDetails(f.root, doc)
@@ -39,26 +42,60 @@ func failureDetails(n Node, doc bsoncore.Document) bsoncore.Document {
 	spec := sb.Build()
 	b.AppendString("operatorName", operatorName(spec))
 	b.AppendDocument("specifiedAs", spec)
-	if c, ok := n.(*CompareNode); ok && c.Path != "" {
-		v, err := doc.LookupErr(c.parts...)
-		switch {
-		case err != nil:
-			b.AppendString("reason", "field was missing")
-		case v.Type == bsoncore.TypeArray:
-			b.AppendString("reason", "comparison failed")
-			ab := bsoncore.NewArrayBuilder()
-			vals, _ := v.Array().Values()
-			for _, e := range vals {
-				ab.AppendValue(e)
-			}
-			ab.AppendValue(v)
-			b.AppendArray("consideredValues", ab.Build())
-		default:
-			b.AppendString("reason", "comparison failed")
-			b.AppendValue("consideredValue", v)
-		}
+	switch x := n.(type) {
+	case *ExprNode:
+		b.AppendString("reason", "expression did not match")
+		b.AppendBoolean("expressionResult", false)
+	case *ExistsNode:
+		b.AppendString("reason", "path does not exist")
+	case *CompareNode:
+		appendConsidered(b, doc, x.pathed, "comparison failed", false)
+	case *InNode:
+		appendConsidered(b, doc, x.pathed, "no matching value found in array", false)
+	case *RegexNode:
+		appendConsidered(b, doc, x.pathed, "regular expression did not match", false)
+	case *TypeNode:
+		appendConsidered(b, doc, x.pathed, "type did not match", true)
 	}
 	return b.Build()
+}
+
+// appendConsidered appends the reason a path predicate failed and the
+// value(s) it considered at its path: reason "field was missing" when
+// there is none; an array is considered with its elements
+// (consideredValues), as mongod does. withType adds consideredType(s).
+func appendConsidered(b *bsoncore.DocumentBuilder, doc bsoncore.Document, p pathed, reason string, withType bool) {
+	if p.Path == "" {
+		return
+	}
+	v, err := doc.LookupErr(p.parts...)
+	if err != nil {
+		b.AppendString("reason", "field was missing")
+		return
+	}
+	b.AppendString("reason", reason)
+	if v.Type != bsoncore.TypeArray {
+		b.AppendValue("consideredValue", v)
+		if withType {
+			b.AppendString("consideredType", bsonutil.TypeName(v.Type))
+		}
+		return
+	}
+	vals, _ := v.Array().Values()
+	ab := bsoncore.NewArrayBuilder()
+	tb := bsoncore.NewArrayBuilder()
+	seen := map[string]bool{}
+	for _, e := range append(vals, v) {
+		ab.AppendValue(e)
+		if t := bsonutil.TypeName(e.Type); !seen[t] {
+			seen[t] = true
+			tb.AppendString(t)
+		}
+	}
+	b.AppendArray("consideredValues", ab.Build())
+	if withType {
+		b.AppendArray("consideredTypes", tb.Build())
+	}
 }
 
 // failingClauses lists {index, details} of the children of a logical

@@ -6,6 +6,7 @@ package validation
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -215,3 +216,43 @@ func must(b []byte, err error) []byte {
 }
 
 func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
+
+// TestErrInfoOperators: the details of single-operator validators, as
+// mongod's documentation describes them: operatorName, a reason, and the
+// value considered at the path.
+func TestErrInfoOperators(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	cases := []struct {
+		name      string
+		validator bson.D
+		doc       bson.D
+		op        string
+		reason    string
+		extra     string // a further field details must hold
+	}{
+		{"$type", bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "string"}}}}, bson.D{{Key: "a", Value: 1}}, "$type", "type did not match", "consideredType"},
+		{"$in", bson.D{{Key: "a", Value: bson.D{{Key: "$in", Value: bson.A{1, 2}}}}}, bson.D{{Key: "a", Value: 3}}, "$in", "no matching value found in array", "consideredValue"},
+		{"$regex", bson.D{{Key: "a", Value: bson.D{{Key: "$regex", Value: "^x"}}}}, bson.D{{Key: "a", Value: "y"}}, "$regex", "regular expression did not match", "consideredValue"},
+		{"$exists", bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}, bson.D{{Key: "b", Value: 1}}, "$exists", "path does not exist", "specifiedAs"},
+		{"$lt missing", bson.D{{Key: "a", Value: bson.D{{Key: "$lt", Value: 5}}}}, bson.D{{Key: "b", Value: 1}}, "$lt", "field was missing", "specifiedAs"},
+		{"$lt array", bson.D{{Key: "a", Value: bson.D{{Key: "$lt", Value: 5}}}}, bson.D{{Key: "a", Value: bson.A{7, 8}}}, "$lt", "comparison failed", "consideredValues"},
+		{"$expr", bson.D{{Key: "$expr", Value: bson.D{{Key: "$lt", Value: bson.A{"$low", "$high"}}}}}, bson.D{{Key: "low", Value: 5}, {Key: "high", Value: 1}}, "$expr", "expression did not match", "expressionResult"},
+	}
+	for i, tc := range cases {
+		coll := createWith(t, d, fmt.Sprintf("op%d", i), bson.E{Key: "validator", Value: tc.validator})
+		_, err := coll.InsertOne(ctx, tc.doc)
+		info := wantValidationFailure(t, tc.name, err)
+		det := info.Lookup("details").Document()
+		if got := det.Lookup("operatorName").StringValue(); got != tc.op {
+			t.Errorf("%s: operatorName = %q, want %q (%v)", tc.name, got, tc.op, det)
+		}
+		if got := det.Lookup("reason").StringValue(); got != tc.reason {
+			t.Errorf("%s: reason = %q, want %q", tc.name, got, tc.reason)
+		}
+		if _, err := det.LookupErr(tc.extra); err != nil {
+			t.Errorf("%s: details have no %s: %v", tc.name, tc.extra, det)
+		}
+	}
+}
