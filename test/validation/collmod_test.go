@@ -1,10 +1,13 @@
 package validation
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode/test/testenv"
 )
@@ -104,5 +107,38 @@ func TestValidationOptionErrors(t *testing.T) {
 	}
 	if _, err := collOptions(t, d, "existing").LookupErr("validator"); err == nil {
 		t.Errorf("a failed collMod stored a validator")
+	}
+}
+
+// TestCollModValidationIsLogged: collMod's validation change is an oplog
+// entry, so a change stream with showExpandedEvents reports a modify
+// event whose operationDescription holds the new validator.
+func TestCollModValidationIsLogged(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := createWith(t, d, "logged")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if _, err := testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "logged"},
+		{Key: "validator", Value: qtyValidator}, {Key: "validationLevel", Value: "moderate"}}); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if !cs.Next(wctx) {
+		t.Fatalf("no event: %v", cs.Err())
+	}
+	ev := cs.Current
+	if op := ev.Lookup("operationType").StringValue(); op != "modify" {
+		t.Fatalf("event %v, want modify", ev)
+	}
+	desc := ev.Lookup("operationDescription").Document()
+	if !bsonEqual(desc.Lookup("validator").Document(), must(bson.Marshal(qtyValidator))) ||
+		desc.Lookup("validationLevel").StringValue() != "moderate" {
+		t.Errorf("operationDescription = %v", desc)
 	}
 }
