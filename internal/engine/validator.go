@@ -23,6 +23,10 @@ type docValidator struct {
 	// action is "error" (the write fails with 121) or "warn" (it is
 	// logged and succeeds).
 	action string
+	// invalid is why a stored validator no longer parses (stored before
+	// Lode checked validators): writes fail with it rather than go
+	// unchecked.
+	invalid error
 }
 
 // ParseValidationOptions checks the validator, validationLevel and
@@ -99,10 +103,14 @@ func checkValidatorNamespace(db, coll string, options bsoncore.Document) error {
 	return nil
 }
 
-// validatorOf parses the validator stored in options; options that fail
-// to parse (they were checked when stored) validate nothing.
+// validatorOf parses the validator stored in options. Options that no
+// longer parse (stored before Lode checked them) give a validator that
+// refuses writes with the parse error, never one that checks nothing.
 func validatorOf(options bsoncore.Document) *docValidator {
-	v, _ := parseValidator("create", options)
+	v, err := parseValidator("create", options)
+	if err != nil {
+		return &docValidator{level: "strict", action: "error", invalid: err}
+	}
 	return v
 }
 
@@ -123,19 +131,18 @@ func bypassFrom(ctx context.Context) bool {
 	return b
 }
 
-// HasValidator reports whether db.coll exists and has a validator that
-// is not off (the $out and $merge stages refuse to write into one).
-func (e *Engine) HasValidator(db, coll string) bool {
-	c := e.cat.Load().lookup(db, coll)
-	return c != nil && c.validator != nil && c.validator.level != "off"
-}
-
 // validate checks doc, about to be written, against the collection's
 // validator; old is the document an update replaces (nil for an insert
 // or an upsert).
 func (t *writeBatch) validate(old, doc bsoncore.Document) error {
 	v := t.c.validator
-	if v == nil || t.bypass || v.level == "off" || v.filter.Match(doc) {
+	if v == nil || t.bypass || v.level == "off" {
+		return nil
+	}
+	if v.invalid != nil {
+		return v.invalid
+	}
+	if v.filter.Match(doc) {
 		return nil
 	}
 	if old != nil && v.level == "moderate" && !v.filter.Match(old) {
