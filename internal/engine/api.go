@@ -39,7 +39,7 @@ type WriteOptions struct {
 	Ordered bool
 	// Journal (j:true) acknowledges only after an fsync covers the write.
 	Journal bool
-	// BypassDocumentValidation is accepted for compatibility.
+	// BypassDocumentValidation skips the collection's validator.
 	BypassDocumentValidation bool
 	// System marks a write Lode makes itself to a system collection that
 	// user commands may not write: admin.system.users and
@@ -137,6 +137,8 @@ type FindAndModifySpec struct {
 	Journal      bool
 	// Let is the command's let (variables for $expr and pipelines).
 	Let bsoncore.Document
+	// BypassDocumentValidation skips the collection's validator.
+	BypassDocumentValidation bool
 }
 
 // LastErrorObject is findAndModify's lastErrorObject.

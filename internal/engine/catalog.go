@@ -86,6 +86,8 @@ type collection struct {
 	state    *collState
 	// images: changeStreamPreAndPostImages is enabled (from options).
 	images bool
+	// validator: the document validation of options (validator.go).
+	validator *docValidator
 }
 
 // imagesEnabled reads changeStreamPreAndPostImages.enabled from a
@@ -238,6 +240,7 @@ func decodeCollection(raw []byte) (*collection, error) {
 	if v, err := d.LookupErr("options"); err == nil {
 		c.options = append(bsoncore.Document(nil), v.Document()...)
 		c.images = imagesEnabled(c.options)
+		c.validator = validatorOf(c.options)
 	}
 	c.capped = d.Lookup("capped").Boolean()
 	c.size = d.Lookup("size").Int64()

@@ -117,3 +117,57 @@ func (e *Engine) SetChangeStreamImages(db, coll string, enabled bool) error {
 	e.publish(n)
 	return nil
 }
+
+// SetValidation changes the validator, validationLevel and
+// validationAction of db.coll (collMod): fields holds the ones given,
+// which replace the stored ones. A validator of {} removes validation.
+func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	defer c.state.mu.Unlock()
+	b := bsoncore.NewDocumentBuilder()
+	if els, err := c.options.Elements(); err == nil {
+		for _, el := range els {
+			if _, err := fields.LookupErr(el.Key()); err != nil {
+				b.AppendValue(el.Key(), el.Value())
+			}
+		}
+	}
+	els, _ := fields.Elements()
+	for _, el := range els {
+		b.AppendValue(el.Key(), el.Value())
+	}
+	opts := b.Build()
+	v, err := parseValidator("collMod", opts)
+	if err != nil {
+		return err
+	}
+	if err := checkValidatorNamespace(db, coll, fields); err != nil {
+		return err
+	}
+	n := c.copyMeta()
+	n.options = opts
+	n.validator = v
+	batch := e.db.NewBatch()
+	if err := batch.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+		batch.Close()
+		return err
+	}
+	ob := bsoncore.NewDocumentBuilder().AppendString("collMod", c.name)
+	for _, el := range els {
+		ob.AppendValue(el.Key(), el.Value())
+	}
+	if err := e.commitLogged(batch, e.commandEntry(c.db, &c.uuid, ob.Build())...); err != nil {
+		return err
+	}
+	e.publish(n)
+	return nil
+}

@@ -81,7 +81,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	if c == nil {
 		return res, nil
 	}
-	t := e.newWriteBatchCtx(ctx, c)
+	t := e.newWriteBatchCtx(WithBypassValidation(ctx, spec.BypassDocumentValidation), c)
 	var out bsoncore.Document
 	var pos int
 	if spec.Remove {

@@ -28,7 +28,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	if err != nil {
 		return res, err
 	}
-	t := e.newWriteBatchCtx(ctx, c)
+	t := e.newWriteBatchCtx(WithBypassValidation(ctx, opts.BypassDocumentValidation), c)
 	var idBuf []byte
 	for i, doc := range docs {
 		if err := ctx.Err(); err != nil {

@@ -143,6 +143,9 @@ func (e *Engine) CreateCollectionCtx(ctx context.Context, db, coll string, opts 
 	if opts.Capped && opts.Size <= 0 {
 		return errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
+	if err := checkValidatorNamespace(db, coll, opts.Raw); err != nil {
+		return err
+	}
 	tx := TxnFrom(ctx)
 	c, created, err := e.createCollection(db, coll, opts, tx)
 	if err != nil {
@@ -213,6 +216,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	if len(opts.Raw) > 5 {
 		c.options = append(bsoncore.Document(nil), opts.Raw...)
 		c.images = imagesEnabled(c.options)
+		c.validator = validatorOf(c.options)
 	}
 	idIx, err := newIndex(e.allocID(), IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true})
 	if err != nil {

@@ -14,12 +14,14 @@ import (
 func (e *Engine) newWriteBatchCtx(ctx context.Context, c *collection) *writeBatch {
 	tx := TxnFrom(ctx)
 	if tx == nil {
-		return e.newWriteBatch(c)
+		t := e.newWriteBatch(c)
+		t.bypass = bypassFrom(ctx)
+		return t
 	}
 	if _, ok := tx.colls[c.id]; !ok {
 		tx.colls[c.id] = newTxnColl(c)
 	}
-	return &writeBatch{e: e, c: c, b: tx.b, tx: tx}
+	return &writeBatch{e: e, c: c, b: tx.b, tx: tx, bypass: bypassFrom(ctx)}
 }
 
 // reader returns what t's unique checks and re-reads see.

@@ -30,6 +30,7 @@ func (e *Engine) Update(ctx context.Context, db, coll string, specs []UpdateSpec
 		return res, err
 	}
 	var err error
+	ctx = WithBypassValidation(ctx, opts.BypassDocumentValidation)
 	res.WriteErrors, err = e.runStatements(ctx, len(specs), opts, func(i int) (uint64, error) {
 		r, seq, err := e.updateStatement(ctx, db, coll, specs[i])
 		if err == nil {

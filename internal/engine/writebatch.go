@@ -58,6 +58,8 @@ type writeBatch struct {
 
 	ops   []oplog.Entry // oplog entries of the pending changes (oplog.go)
 	quiet bool          // the current change is not logged (capped trims)
+	// bypass skips the collection's validator (bypassDocumentValidation).
+	bypass bool
 }
 
 type stagedKey struct {
@@ -251,6 +253,9 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 
 // insert adds doc (already prepared: _id first, validated) as a new record.
 func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
+	if err := t.validate(nil, doc); err != nil {
+		return 0, err
+	}
 	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 	mk, err := t.stageKeys(doc, false)
 	if err != nil {
@@ -348,6 +353,9 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 		return err
 	}
 	if err := checkCappedUpdate(t.c, oldDoc, newDoc); err != nil {
+		return err
+	}
+	if err := t.validate(oldDoc, newDoc); err != nil {
 		return err
 	}
 	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]

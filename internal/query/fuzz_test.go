@@ -16,6 +16,9 @@ func FuzzParse(f *testing.F) {
 		`{"a": {"$regex": "^x", "$options": "i"}}`, `{"a": {"$not": {"$type": ["int", "string"]}}}`,
 		`{"a": {"$bitsAnySet": [1, 2]}, "b": {"$mod": [3, 1]}}`, `{"$expr": {"$eq": ["$a", "$b"]}}`,
 		`{"a.0.b": {"$exists": false}}`, `{"a": {"$slice": [1, 2]}}`, `{"a.$": 1}`,
+		`{"$jsonSchema": {"required": ["a"], "properties": {"a": {"bsonType": "array", "items": {"minimum": 1}}}}}`,
+		`{"$jsonSchema": {"patternProperties": {"^s": {"maxLength": 2}}, "additionalProperties": false, "dependencies": {"b": ["a"]}}}`,
+		`{"$jsonSchema": {"oneOf": [{"type": "object"}, {"not": {"enum": [1]}}], "items": [{}], "additionalItems": {"uniqueItems": true}}}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(doc(f, s)))
@@ -24,7 +27,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := bsoncore.Document(data)
 		if flt, err := Parse(d); err == nil {
-			flt.Match(target)
+			if !flt.Match(target) {
+				_ = flt.FailureDetails(target)
+			}
 			flt.MatchPositional(target)
 			_, _ = UpsertSeed(d)
 		}

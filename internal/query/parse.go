@@ -179,7 +179,7 @@ func (p *parser) parsePathless(key string, v bsoncore.Value, level int) (Node, e
 		}
 		return nil, errs.New(errs.NotImplemented, "$text is not supported by Lode")
 	case "$jsonSchema":
-		return nil, errs.New(errs.NotImplemented, "$jsonSchema is not supported by Lode")
+		return newJSONSchemaNode(v)
 	case "$sampleRate":
 		return nil, errs.New(errs.NotImplemented, "$sampleRate is not supported by Lode")
 	case "$alwaysTrue", "$alwaysFalse":

@@ -40,6 +40,7 @@ const (
 	mtExpr
 	mtAlwaysFalse
 	mtAlwaysTrue
+	mtJSONSchema
 )
 
 // Serialize returns the filter in the normal form mongod prints as

@@ -12,6 +12,7 @@ import (
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/changestream"
 	"github.com/lodedb/lode/internal/cursor"
+	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
@@ -22,6 +23,7 @@ func init() { register(cmdAggregate, "aggregate") }
 type aggregateArgs struct {
 	pipeline     []bsoncore.Document
 	hasPipeline  bool
+	bypass       bool // bypassDocumentValidation for $out and $merge
 	hasCursor    bool
 	batchSize    int64
 	hasBatch     bool
@@ -61,7 +63,9 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			a.hint = v
 		case "collation":
 			err = argCollation(req.Name, k, v)
-		case "bypassDocumentValidation", "fromMongos", "needsMerge",
+		case "bypassDocumentValidation":
+			a.bypass, err = argBool(req.Name, k, v)
+		case "fromMongos", "needsMerge",
 			"isMapReduceCommand", "runtimeConstants", "exchange", "collectionUUID":
 		default:
 			return false, nil
@@ -98,7 +102,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if a.explain {
 		return explainPipeline(ctx, req, p, s.withOplog(cat), vars)
 	}
-	sctx := cursor.NewSwitchContext(ctx)
+	sctx := cursor.NewSwitchContext(engine.WithBypassValidation(ctx, a.bypass))
 	it, err := p.Run(sctx, s.withOplog(cat), vars) // local.oplog.rs reads the oplog (oplogcatalog.go)
 	if err != nil {
 		return nil, err

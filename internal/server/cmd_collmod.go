@@ -12,7 +12,8 @@ func init() { register(cmdCollMod, "collMod") }
 
 // cmdCollMod changes collection options. Lode supports changing a TTL
 // index's expireAfterSeconds (index: {keyPattern | name,
-// expireAfterSeconds}); validator options are accepted and ignored.
+// expireAfterSeconds}), changeStreamPreAndPostImages, and the validator,
+// validationLevel and validationAction of document validation.
 func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	coll, err := collName(req)
 	if err != nil {
@@ -25,6 +26,8 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 		secs     int64
 		hasSecs  bool
 		hasIndex bool
+		valid    = bsoncore.NewDocumentBuilder()
+		hasValid bool
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
@@ -64,8 +67,12 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 			on, err := parseImagesOption(req.Name, v)
 			images = &on
 			return true, err
-		case "validator", "validationLevel", "validationAction", "dryRun":
+		case "validator", "validationLevel", "validationAction":
+			valid.AppendValue(k, v)
+			hasValid = true
 			return true, nil
+		case "dryRun":
+			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
 		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries", "viewOn", "pipeline":
 			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
 		}
@@ -73,6 +80,11 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 	})
 	if err != nil {
 		return nil, err
+	}
+	if hasValid {
+		if err := s.eng.SetValidation(req.DB, coll, valid.Build()); err != nil {
+			return nil, err
+		}
 	}
 	if images != nil {
 		if err := s.eng.SetChangeStreamImages(req.DB, coll, *images); err != nil {

@@ -66,6 +66,9 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if u, ok := ctx.Value(createUUIDKey{}).(*[16]byte); ok && req.Name == "create" {
 		opts.UUID = u // an applyOps entry's ui
 	}
+	if err := engine.ParseValidationOptions(req.Name, opts.Raw); err != nil {
+		return nil, err
+	}
 	if err := s.eng.CreateCollectionCtx(ctx, req.DB, coll, opts); err != nil {
 		return nil, err
 	}

@@ -104,7 +104,9 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 			_, err = argBool(req.Name, k, v)
 		case "encryptionInformation":
 			err = errs.New(errs.NotImplemented, "findAndModify.encryptionInformation is not supported: Lode has no queryable encryption")
-		case "bypassDocumentValidation", "stmtId", "runtimeConstants":
+		case "bypassDocumentValidation":
+			spec.BypassDocumentValidation, err = argBool(req.Name, k, v)
+		case "stmtId", "runtimeConstants":
 		default:
 			return false, nil
 		}
