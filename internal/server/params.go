@@ -169,6 +169,7 @@ func (s *Server) paramTable() *params {
 		p.add("internalQueryMaxAddToSetBytes", atomicIntParam(&ep.MaxAddToSetBytes, 1))
 		p.add("allowDiskUseByDefault", boolParam(&ep.AllowDiskUseByDefault))
 		p.add("storageEngine", constParam(stringValue("lode")))
+		p.add("enableTestCommands", constParam(boolValue(s.cfg.TestCommands)))
 		for name, pr := range s.extraParams {
 			p.add(name, pr)
 		}
