@@ -35,7 +35,7 @@ func cmdConfigureFailPoint(_ context.Context, s *Server, req *Request) (bsoncore
 		return nil, err
 	}
 	before := fp.set(setting)
-	s.log.Warn("Set failpoint", "failPointName", name, "mode", int(setting.mode))
+	s.log.Warn("Set failpoint", "failPointName", name, "mode", setting.mode.String(), "n", setting.n)
 	b := bsoncore.NewDocumentBuilder()
 	if before <= math.MaxInt32 {
 		b.AppendInt32("count", int32(before))

@@ -30,6 +30,10 @@ const (
 	fpRandom          // {activationProbability: p}
 )
 
+func (m fpMode) String() string {
+	return [...]string{"off", "alwaysOn", "times", "skip", "activationProbability"}[m]
+}
+
 // failPoint is one failpoint's state. Its data document is replaced, never
 // changed, so a fired entry may keep it.
 type failPoint struct {

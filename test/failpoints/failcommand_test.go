@@ -353,3 +353,50 @@ func TestWithoutTestCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestAuth: with authentication on, configureFailPoint needs an
+// authenticated user (mongod asks for no privilege beyond that).
+func TestAuth(t *testing.T) {
+	t.Parallel()
+	db, _ := testenv.Open(t, lode.WithAuth("admin", "pw"), lode.WithTestCommands())
+	anon, err := mongo.Connect(options.Client().ApplyURI(db.URI()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Disconnect(context.Background())
+	cmd := bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}}
+	if _, err := testenv.RunCmd(t, anon.Database("admin"), cmd); code(err) != 13 {
+		t.Fatalf("unauthenticated: %v, want Unauthorized", err)
+	}
+	if _, err := testenv.RunCmd(t, db.Client().Database("admin"), cmd); err != nil {
+		t.Fatalf("as root: %v", err)
+	}
+}
+
+// TestTransactionStatementLabel: a transaction's statement failed by the
+// failpoint with a retriable code and no errorLabels is labelled
+// TransientTransactionError, as mongod labels it.
+func TestTransactionStatementLabel(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t, lode.WithTestCommands())
+	coll := d.Collection("txn")
+	if _, err := coll.InsertOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	setFailPoint(t, db.Client(), bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"insert"}},
+		{Key: "errorCode", Value: 10107}})
+	s, err := db.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.EndSession(context.Background())
+	if err := s.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(mongo.NewSessionContext(testenv.Ctx(t), s), bson.D{{Key: "_id", Value: 1}})
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 10107 || !ce.HasErrorLabel("TransientTransactionError") || ce.HasErrorLabel("RetryableWriteError") {
+		t.Fatalf("insert in a transaction: %#v", err)
+	}
+	_ = s.AbortTransaction(context.Background())
+}
