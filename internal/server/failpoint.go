@@ -186,7 +186,7 @@ func failCommandMatches(data bsoncore.Document, req *Request) bool {
 		}
 	}
 	if v, err := data.LookupErr("appName"); err == nil {
-		if req.conn == nil || v.Type != bsoncore.TypeString || v.StringValue() != req.conn.appName() {
+		if req.conn == nil || v.Type != bsoncore.TypeString || v.StringValue() != reqAppName(req) {
 			return false
 		}
 	}
@@ -208,12 +208,18 @@ func failCommandMatches(data bsoncore.Document, req *Request) bool {
 	return false
 }
 
-// appName is the application name the client sent in its first hello.
-func (c *conn) appName() string {
-	if c.client == nil {
+// reqAppName is the application name the client sent in its first
+// hello; for that hello itself, the one it sends, so that drivers' tests
+// can fail a handshake by appName.
+func reqAppName(req *Request) string {
+	md := req.conn.client
+	if md == nil && (req.Name == "hello" || req.Name == "isMaster" || req.Name == "ismaster") {
+		md, _ = req.Cmd.Lookup("client").DocumentOK()
+	}
+	if md == nil {
 		return ""
 	}
-	s, _ := c.client.Lookup("application", "name").StringValueOK()
+	s, _ := md.Lookup("application", "name").StringValueOK()
 	return s
 }
 
