@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/hex"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -400,4 +401,47 @@ func retriableCode(c errs.Code) bool {
 		return true
 	}
 	return false
+}
+
+// onPrimaryTransactionalWrite is mongod's failpoint on a retryable write's
+// statement (the retryable-writes specification's tests use it): with
+// closeConnection (the default) the connection is closed after the write
+// is done and recorded, without a reply, so the driver's retry must be
+// answered from the record; with failBeforeCommitExceptionCode the write
+// fails with that code and is not applied (mongod fails it before it
+// commits; Lode before it runs, which leaves the same state). Lode
+// evaluates it once per command, not per statement. run runs the write.
+func (s *Server) onPrimaryWrite(req *Request, a sessionArgs,
+	run func() (bsoncore.Document, error)) (bsoncore.Document, error) {
+	data, fired := s.onPrimaryTransactionalWrite.enter(func(bsoncore.Document) bool { return true })
+	if !fired {
+		return run()
+	}
+	closeConn := true
+	if v, err := data.LookupErr("closeConnection"); err == nil {
+		closeConn = v.Type == bsoncore.TypeBoolean && v.Boolean()
+	}
+	if v, err := data.LookupErr("failBeforeCommitExceptionCode"); err == nil {
+		if closeConn && req.conn != nil {
+			req.conn.closeNow = true
+		}
+		n, _ := asInt64(v)
+		return nil, errs.New(errs.Code(n), "Failing write for %s:%d due to failpoint. The write must not be reflected.", lsidString(a.lsid), a.txnNumber)
+	}
+	body, err := run()
+	if err == nil && closeConn && req.conn != nil {
+		s.log.Info("closing the connection after a retryable write: onPrimaryTransactionalWrite failpoint", "cmd", req.Name, "txnNumber", a.txnNumber)
+		req.conn.closeNow = true
+	}
+	return body, err
+}
+
+// lsidString renders a session id's UUID for a message.
+func lsidString(lsid bsoncore.Document) string {
+	_, b, ok := lsid.Lookup("id").BinaryOK()
+	if !ok || len(b) != 16 {
+		return lsid.String()
+	}
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

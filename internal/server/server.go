@@ -101,7 +101,8 @@ type Server struct {
 	host    string
 	users   *auth.Store // users and roles (authn.go)
 
-	failCommand failPoint // the failCommand failpoint (failpoint.go)
+	failCommand                 failPoint // the failCommand failpoint (failpoint.go)
+	onPrimaryTransactionalWrite failPoint // on a retryable write (failpoint.go)
 
 	mu      sync.Mutex
 	lns     map[net.Listener]struct{}

@@ -400,3 +400,44 @@ func TestTransactionStatementLabel(t *testing.T) {
 	}
 	_ = s.AbortTransaction(context.Background())
 }
+
+// TestOnPrimaryTransactionalWrite: the retryable-writes specification's
+// failpoint. With closeConnection the insert is done and recorded, the
+// connection closes without a reply, and the driver's retry is answered
+// from the record: one document. With failBeforeCommitExceptionCode the
+// write fails and is not applied.
+func TestOnPrimaryTransactionalWrite(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{name: "insert"}
+	db, d := testenv.Open(t, lode.WithTestCommands(), lode.WithClientOptions(options.Client().SetMonitor(rec.monitor())))
+	admin := db.Client().Database("admin")
+	set := func(data bson.D) {
+		t.Helper()
+		if _, err := testenv.RunCmd(t, admin, bson.D{{Key: "configureFailPoint", Value: "onPrimaryTransactionalWrite"},
+			{Key: "mode", Value: bson.D{{Key: "times", Value: 1}}}, {Key: "data", Value: data}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	coll := d.Collection("opw")
+	set(bson.D{{Key: "closeConnection", Value: true}})
+	if _, err := coll.InsertOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatalf("insert retried after the connection closed: %v", err)
+	}
+	if n := testenv.Count(t, coll, bson.D{}); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+	rec.mu.Lock()
+	started, failed := rec.started, len(rec.failed)
+	rec.mu.Unlock()
+	if started != 2 || failed != 1 {
+		t.Fatalf("insert attempts %d (failed %d), want 2 (1)", started, failed)
+	}
+	set(bson.D{{Key: "closeConnection", Value: false}, {Key: "failBeforeCommitExceptionCode", Value: 2}})
+	_, err := coll.InsertOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 2}})
+	if code(err) != 2 {
+		t.Fatalf("insert: %v, want code 2", err)
+	}
+	if n := testenv.Count(t, coll, bson.D{}); n != 1 {
+		t.Fatalf("%d documents, want 1: the failed write is not applied", n)
+	}
+}
