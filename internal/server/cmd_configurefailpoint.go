@@ -14,8 +14,8 @@ func init() { register(cmdConfigureFailPoint, "configureFailPoint") }
 // cmdConfigureFailPoint sets a failpoint, as mongod's test command does:
 // {configureFailPoint: name, mode, data}. It is served only with test
 // commands enabled (dispatch answers CommandNotFound otherwise), on the
-// admin database. Lode has the failCommand and onPrimaryTransactionalWrite
-// failpoints (failpoint.go); any
+// admin database. Lode has the failCommand, onPrimaryTransactionalWrite
+// and maxTimeAlwaysTimeOut failpoints (failpoint.go); any
 // other name is FailPointSetFailed, mongod's error for a failpoint it does
 // not have. The reply is {count: times the failpoint fired before}.
 func cmdConfigureFailPoint(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
@@ -30,6 +30,8 @@ func cmdConfigureFailPoint(_ context.Context, s *Server, req *Request) (bsoncore
 		fp = &s.failCommand
 	case "onPrimaryTransactionalWrite":
 		fp = &s.onPrimaryTransactionalWrite
+	case "maxTimeAlwaysTimeOut":
+		fp = &s.maxTimeAlwaysTimeOut
 	default:
 		return nil, errs.New(errs.FailPointSetFailed, "%s not found", name)
 	}

@@ -123,6 +123,9 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 		if req.conn != nil && req.conn.closeNow {
 			return nil
 		}
+		if err == nil {
+			err = s.maxTimeAlwaysTimeOutCheck(ctx, req)
+		}
 	}
 	if err == nil {
 		body, err = s.runCommand(ctx, h, req) // sessions, transactions, cluster time (session_run.go)

@@ -445,3 +445,19 @@ func lsidString(lsid bsoncore.Document) string {
 	h := hex.EncodeToString(b)
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
+
+// maxTimeAlwaysTimeOutCheck is mongod's maxTimeAlwaysTimeOut failpoint
+// (the transactions specification's tests use it): a command with a
+// maxTimeMS fails with MaxTimeMSExpired at once, as if its time had run
+// out. Commands without one are not entered, nor is configureFailPoint,
+// so that the failpoint can be turned off by a client that always sends
+// maxTimeMS.
+func (s *Server) maxTimeAlwaysTimeOutCheck(ctx context.Context, req *Request) error {
+	if _, ok := ctx.Deadline(); !ok || req.Name == "configureFailPoint" {
+		return nil
+	}
+	if _, fired := s.maxTimeAlwaysTimeOut.enter(func(bsoncore.Document) bool { return true }); fired {
+		return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+	}
+	return nil
+}

@@ -103,6 +103,7 @@ type Server struct {
 
 	failCommand                 failPoint // the failCommand failpoint (failpoint.go)
 	onPrimaryTransactionalWrite failPoint // on a retryable write (failpoint.go)
+	maxTimeAlwaysTimeOut        failPoint // commands with maxTimeMS time out (failpoint.go)
 
 	mu      sync.Mutex
 	lns     map[net.Listener]struct{}

@@ -441,3 +441,26 @@ func TestOnPrimaryTransactionalWrite(t *testing.T) {
 		t.Fatalf("%d documents, want 1: the failed write is not applied", n)
 	}
 }
+
+// TestMaxTimeAlwaysTimeOut: with the failpoint on, a command with
+// maxTimeMS fails with MaxTimeMSExpired and one without runs.
+func TestMaxTimeAlwaysTimeOut(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t, lode.WithTestCommands())
+	admin := db.Client().Database("admin")
+	cfg := func(mode string) {
+		t.Helper()
+		if _, err := testenv.RunCmd(t, admin, bson.D{{Key: "configureFailPoint", Value: "maxTimeAlwaysTimeOut"}, {Key: "mode", Value: mode}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg("alwaysOn")
+	defer cfg("off")
+	if err := d.RunCommand(testenv.Ctx(t), bson.D{{Key: "find", Value: "c"}, {Key: "maxTimeMS", Value: 60000}}).Err(); code(err) != 50 {
+		t.Fatalf("find with maxTimeMS: %v, want MaxTimeMSExpired", err)
+	}
+	// No deadline on the context: the driver sends no maxTimeMS.
+	if err := d.RunCommand(context.Background(), bson.D{{Key: "find", Value: "c"}}).Err(); err != nil {
+		t.Fatalf("find without maxTimeMS: %v", err)
+	}
+}
