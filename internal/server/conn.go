@@ -31,7 +31,7 @@ type conn struct {
 	reqID  atomic.Int32
 	client bsoncore.Document // client metadata from the first hello
 	authn  authnState        // authentication (authn.go)
-	// closeNow is set by the failCommand failpoint's closeConnection: the
+	// closeNow is set by a failpoint's closeConnection (failpoint.go): the
 	// command gets no reply and the connection is closed.
 	closeNow bool
 
@@ -304,9 +304,9 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 	return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
 }
 
-// errFailCommandClose closes a connection for the failCommand failpoint's
-// closeConnection.
-var errFailCommandClose = errors.New("connection closed by the failCommand failpoint")
+// errFailCommandClose closes a connection for a failpoint's closeConnection
+// (failCommand, onPrimaryTransactionalWrite).
+var errFailCommandClose = errors.New("connection closed by a failpoint")
 
 // bigMessage is the size from which a request waits for a big slot.
 const bigMessage = 1 << 20
