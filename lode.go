@@ -86,7 +86,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("lode: open engine: %w", err)
 	}
 	db := &DB{eng: eng, done: make(chan error, 1)}
-	srvCfg := server.Config{Logger: cfg.logger, Auth: cfg.authUser != ""}
+	srvCfg := server.Config{Logger: cfg.logger, Auth: cfg.authUser != "", TestCommands: cfg.testCommands}
 	co := options.Client()
 	if cfg.authUser != "" {
 		if err := bootstrapUser(eng, cfg.authUser, cfg.authPwd); err != nil {

@@ -17,6 +17,7 @@ type config struct {
 	clientOpts   []*options.ClientOptions
 	oplogBytes   int64 // engine.Options.OplogBytes: 0 default, -1 none
 	oplogMB      int64 // WithOplogSizeMB's argument, checked by Open
+	testCommands bool
 }
 
 // Option configures Open.
@@ -72,3 +73,13 @@ func WithOplogSizeMB(mb int64) Option {
 		}
 	}
 }
+
+// WithTestCommands enables MongoDB's test commands, as lode serve
+// --enable-test-commands and mongod --setParameter enableTestCommands=1
+// do: configureFailPoint with the failCommand failpoint, which makes
+// chosen commands fail, block, close the connection or report a
+// writeConcernError, to test a driver's or an application's retry and
+// timeout handling. Without it configureFailPoint is CommandNotFound.
+// Never enable it in production: any authenticated client can then make
+// the server fail commands.
+func WithTestCommands() Option { return func(c *config) { c.testCommands = true } }

@@ -101,6 +101,9 @@ func init() {
 	// listDatabases (cmd_listdatabases.go) check the rest in the handler.
 	authOnlyCmd("startSession", "refreshSessions", "killSessions", "commitTransaction", "abortTransaction",
 		"getMore", "killCursors", "listDatabases")
+	// mongod asks no privilege for configureFailPoint (it exists only with
+	// test commands enabled), but, as for any command, authentication.
+	authOnlyCmd("configureFailPoint")
 	ruled(collNeeds(auth.ActFind), "find", "count", "distinct")
 	ruled(bypassNeeds(collNeeds(auth.ActInsert)), "insert")
 	ruled(bypassNeeds(updateNeeds), "update")

@@ -30,7 +30,8 @@ func TestEveryCommandHasAnAuthzRule(t *testing.T) {
 // as a user whose only role is read on another database, every command
 // that needs a privilege fails with 13 too.
 func TestEveryCommandRefusedWithoutPrivileges(t *testing.T) {
-	s, addr := listenServer(t, Config{Auth: true})
+	// Test commands on, so that configureFailPoint is served and checked.
+	s, addr := listenServer(t, Config{Auth: true, TestCommands: true})
 	ctx := context.Background()
 	// A first user makes the localhost exception end.
 	for _, u := range []struct {

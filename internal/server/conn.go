@@ -31,6 +31,9 @@ type conn struct {
 	reqID  atomic.Int32
 	client bsoncore.Document // client metadata from the first hello
 	authn  authnState        // authentication (authn.go)
+	// closeNow is set by a failpoint's closeConnection (failpoint.go): the
+	// command gets no reply and the connection is closed.
+	closeNow bool
 
 	op atomic.Pointer[runningOp] // the command running now (currentop.go)
 
@@ -255,6 +258,9 @@ func (c *conn) handle(m wire.Message) error {
 			return c.writeLegacyError(m.Header.RequestID, "OP_QUERY is no longer supported")
 		}
 		reply := c.handleOpQuery(m)
+		if c.closeNow {
+			return errFailCommandClose
+		}
 		return c.writeReply(m.Header.RequestID, reply)
 	default:
 		return c.handleLegacy(m.MessageHeader())
@@ -287,6 +293,9 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 	}
 	moreToCome := m.FlagBits&wire.MoreToCome != 0
 	reply := c.s.dispatch(context.Background(), c, cmd, moreToCome)
+	if c.closeNow {
+		return errFailCommandClose
+	}
 	if moreToCome {
 		return nil
 	}
@@ -294,6 +303,10 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 	// checksummed reply.
 	return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
 }
+
+// errFailCommandClose closes a connection for a failpoint's closeConnection
+// (failCommand, onPrimaryTransactionalWrite).
+var errFailCommandClose = errors.New("connection closed by a failpoint")
 
 // bigMessage is the size from which a request waits for a big slot.
 const bigMessage = 1 << 20

@@ -37,12 +37,34 @@ type handler func(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 // commands maps command names to handlers; filled by the cmd_*.go files.
 var commands = map[string]handler{}
 
+// aliases maps each command name to all the names its handler was
+// registered under (findAndModify and findandmodify, ...).
+var aliases = map[string][]string{}
+
 // register adds handlers under one or more names.
 func register(h handler, names ...string) {
 	for _, n := range names {
 		commands[n] = h
+		aliases[n] = names
 	}
 }
+
+// sameCommand reports whether name is one of the names of command cmd.
+func sameCommand(name, cmd string) bool {
+	if name == cmd {
+		return true
+	}
+	for _, a := range aliases[cmd] {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}
+
+// testCommands are served only with Config.TestCommands, as mongod's are
+// only with enableTestCommands.
+var testCommands = map[string]bool{"configureFailPoint": true}
 
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
@@ -70,7 +92,7 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 		return errorDoc(errs.New(errs.FailedToParse, "OP_MSG requests require a $db argument"))
 	}
 	h, ok := commands[req.Name]
-	if !ok {
+	if !ok || (testCommands[req.Name] && !s.cfg.TestCommands) {
 		s.stats.command()
 		return errorDoc(errs.New(errs.CommandNotFound, "no such command: '%s'", req.Name))
 	}
@@ -95,7 +117,22 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 	}
 	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
 	defer endOp()
-	body, err := s.runCommand(ctx, h, req) // sessions, transactions, cluster time (session_run.go)
+	var body bsoncore.Document
+	if s.cfg.TestCommands {
+		err = s.failCommandBefore(ctx, req) // failpoint.go
+		if req.conn != nil && req.conn.closeNow {
+			return nil
+		}
+		if err == nil {
+			err = s.maxTimeAlwaysTimeOutCheck(ctx, req)
+		}
+	}
+	if err == nil {
+		body, err = s.runCommand(ctx, h, req) // sessions, transactions, cluster time (session_run.go)
+		if err == nil && s.cfg.TestCommands {
+			body = s.failCommandAfter(req, body)
+		}
+	}
 	err = opError(ctx, err)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded && !errs.Is(err, errs.MaxTimeMSExpired) {

@@ -172,6 +172,7 @@ func (s *Server) paramTable() *params {
 		// The users and roles schema (mongod 3.0+'s SCRAM schema, 5);
 		// mongodump --dumpDbUsersAndRoles reads it.
 		p.add("authSchemaVersion", constParam(bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 5)}))
+		p.add("enableTestCommands", constParam(boolValue(s.cfg.TestCommands)))
 		for name, pr := range s.extraParams {
 			p.add(name, pr)
 		}

@@ -60,6 +60,10 @@ type Config struct {
 	// command against the user's privileges, like mongod --auth. Users
 	// and roles can be managed with auth off too.
 	Auth bool
+	// TestCommands enables mongod's test commands (configureFailPoint and
+	// its failCommand failpoint), like mongod --setParameter
+	// enableTestCommands=1. Off, they are CommandNotFound.
+	TestCommands bool
 }
 
 // DefaultMessageTimeout is Config.MessageTimeout's default.
@@ -96,6 +100,10 @@ type Server struct {
 	started time.Time
 	host    string
 	users   *auth.Store // users and roles (authn.go)
+
+	failCommand                 failPoint // the failCommand failpoint (failpoint.go)
+	onPrimaryTransactionalWrite failPoint // on a retryable write (failpoint.go)
+	maxTimeAlwaysTimeOut        failPoint // commands with maxTimeMS time out (failpoint.go)
 
 	mu      sync.Mutex
 	lns     map[net.Listener]struct{}

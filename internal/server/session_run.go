@@ -173,13 +173,17 @@ func (s *Server) runRetryable(ctx context.Context, h handler, req *Request, ss *
 		ss.state, ss.committedTx = txnNone, nil
 	}
 	ss.txnNumber = a.txnNumber
-	body, err := h(ctx, s, req)
-	if err != nil {
-		return nil, err
-	}
-	ss.retryNumber, ss.retryCmd = a.txnNumber, req.Name
-	ss.retryReply = append(bsoncore.Document(nil), body...)
-	return body, nil
+	// The onPrimaryTransactionalWrite failpoint (failpoint.go) may close
+	// the connection once the reply is recorded, or fail the write.
+	return s.onPrimaryWrite(req, a, func() (bsoncore.Document, error) {
+		body, err := h(ctx, s, req)
+		if err != nil {
+			return nil, err
+		}
+		ss.retryNumber, ss.retryCmd = a.txnNumber, req.Name
+		ss.retryReply = append(bsoncore.Document(nil), body...)
+		return body, nil
+	})
 }
 
 // runInTxn runs a statement of a multi-document transaction, or its
