@@ -136,6 +136,7 @@ func codeOf(err error) int {
 // handshake, ping and ask buildInfo, and every data or administration
 // command fails with Unauthorized (13).
 func TestAuthUnauthenticatedRefused(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--auth")
 	setupUsers(t, s)
 	c := connect(t, s, nil)
@@ -215,6 +216,7 @@ func TestAuthUnauthenticatedRefused(t *testing.T) {
 // runs as written in mongosh and pymongo 3.11 when the URI carries the
 // credentials of a user with readWrite on the seeds' databases.
 func TestAuthSeedScripts(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--auth", "--ttl-monitor-sleep", "1s")
 	setupUsers(t, s)
 	uri := s.authURI("seeds", seedsPwd, "admin", "", nil)
@@ -295,6 +297,7 @@ print("ro OK")`
 // neither write it nor read another database (13), through mongosh,
 // pymongo and the Go driver.
 func TestAuthReadOnlyUser(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--auth")
 	setupUsers(t, s)
 	uri := s.authURI("ro", roPwd, "appdb", "appdb", nil)
@@ -337,6 +340,7 @@ func TestAuthReadOnlyUser(t *testing.T) {
 // SCRAM-SHA-1 and SCRAM-SHA-256; a wrong password is
 // AuthenticationFailed (18) in mongosh, pymongo and the Go driver.
 func TestAuthMechanismsAndWrongPassword(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--auth")
 	setupUsers(t, s)
 	plain := "mongodb://" + s.addr + "/appdb?directConnection=true"
@@ -381,6 +385,7 @@ except OperationFailure as e:
 // over TLS with --username/--password and with a URI; a wrong password
 // is 18 over TLS too.
 func TestAuthOverTLS(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	s := startServer(t, "--auth", "--tls-mode", "requireTLS", "--tls-cert-file", p.server)
 	tls := []string{"--tls", "--tlsCAFile", p.ca}

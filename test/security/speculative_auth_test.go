@@ -213,6 +213,7 @@ func checkSpeculative(t *testing.T, who string, conns [][]sentCmd) {
 // is one saslContinue, and no saslStart is sent. A proxy between client
 // and server records what each connection sends.
 func TestSpeculativeAuthentication(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--auth")
 	setupUsers(t, s)
 	uri := func(r *wireRecorder, mech string) string {

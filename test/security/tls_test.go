@@ -44,6 +44,7 @@ func ping(client *mongo.Client) error {
 // tls=true and tlsCAFile, writes and reads; a plain client cannot
 // connect, and TLS clients are served after it tried.
 func TestGoDriverRequireTLS(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	s := startServer(t, "--tls-mode", "requireTLS", "--tls-cert-file", p.server)
 	client := connect(t, s, p.tlsURI())
@@ -90,6 +91,7 @@ func TestGoDriverRequireTLS(t *testing.T) {
 // TestGoDriverAllowAndPrefer: allowTLS and preferTLS (and their short
 // forms) serve a TLS client and a plain client on one port.
 func TestGoDriverAllowAndPrefer(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	for _, mode := range []string{"allowTLS", "prefer"} {
 		t.Run(mode, func(t *testing.T) {
@@ -108,6 +110,7 @@ func TestGoDriverAllowAndPrefer(t *testing.T) {
 // serves plain clients; a TLS client fails fast instead of hanging until
 // the message timeout.
 func TestDisabledRefusesTLS(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	s := startServer(t)
 	if err := ping(connect(t, s, nil)); err != nil {
@@ -126,6 +129,7 @@ func TestDisabledRefusesTLS(t *testing.T) {
 // certificate signed by the CA; --tls-allow-connections-without-certificates
 // lets one without a certificate in.
 func TestClientCertificates(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	withCert := p.tlsURI()
 	withCert.Set("tlsCertificateKeyFile", p.client)
@@ -150,6 +154,7 @@ func TestClientCertificates(t *testing.T) {
 
 // TestMongoshTLS: mongosh --tls --tlsCAFile writes and reads.
 func TestMongoshTLS(t *testing.T) {
+	t.Parallel()
 	mongosh := requireTool(t, "mongosh")
 	p := newPKI(t)
 	s := startServer(t, "--tls-mode", "requireTLS", "--tls-cert-file", p.server)
@@ -175,6 +180,7 @@ print("READ " + d.via);`
 // writes and reads, and with --tls-ca-file presents
 // tlsCertificateKeyFile.
 func TestPymongoTLS(t *testing.T) {
+	t.Parallel()
 	py := requirePymongo(t)
 	p := newPKI(t)
 	const script = `import sys, pymongo
@@ -211,6 +217,7 @@ func port(s *server) string { return s.addr[strings.LastIndexByte(s.addr, ':')+1
 // non-zero exit and a message naming the flag; a certificate with TLS
 // disabled only warns.
 func TestStartupErrors(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	for _, tc := range []struct {
 		args []string
