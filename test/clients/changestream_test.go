@@ -44,6 +44,7 @@ func clientCtx(t *testing.T) context.Context {
 // TestChangeStreamMongosh: db.watch() with showExpandedEvents sees every
 // event kind in commit order and resumes after a restart.
 func TestChangeStreamMongosh(t *testing.T) {
+	t.Parallel()
 	mongosh := requireTool(t, "mongosh")
 	changeStreamAcrossRestart(t, func(s *server, phase, token string) (string, error) {
 		cmd := exec.CommandContext(clientCtx(t), mongosh, "--quiet", "--norc", s.uri(), "changestream_mongosh.js")
@@ -55,6 +56,7 @@ func TestChangeStreamMongosh(t *testing.T) {
 
 // TestChangeStreamPymongo: the same through pymongo 3.11.
 func TestChangeStreamPymongo(t *testing.T) {
+	t.Parallel()
 	py := "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
 		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
@@ -75,6 +77,7 @@ func TestChangeStreamPymongo(t *testing.T) {
 // TestChangeStreamNode: a collection stream with updateLookup through the
 // Node driver.
 func TestChangeStreamNode(t *testing.T) {
+	t.Parallel()
 	node := requireNodeDriver(t)
 	changeStreamAcrossRestart(t, func(s *server, phase, token string) (string, error) {
 		args := []string{"changestream_node.js", s.uri(), phase}
