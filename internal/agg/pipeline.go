@@ -269,6 +269,10 @@ func init() {
 		"$indexStats":   parseIndexStats,
 		"$currentOp":    parseCurrentOp,
 		"$changeStream": parseChangeStream,
+		// Outside Atlas, mongod 7.0 knows the stage and refuses it.
+		"$listSearchIndexes": func(bsoncore.Value, *ParseContext) ([]stage, error) {
+			return nil, errs.New(errs.Location6047401, "$listSearchIndexes stage is only allowed on MongoDB Atlas")
+		},
 	}
 }
 

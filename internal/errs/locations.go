@@ -7,6 +7,7 @@ package errs
 const (
 	Location10065   Code = 10065
 	Location40573   Code = 40573
+	Location6047401 Code = 6047401
 	Location40674   Code = 40674
 	Location50808   Code = 50808
 	Location50865   Code = 50865

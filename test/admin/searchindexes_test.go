@@ -1,0 +1,34 @@
+package admin
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestSearchIndexCommandsOutsideAtlas: the Atlas Search index commands
+// and $listSearchIndexes fail as they do on a mongod 7.0 outside Atlas,
+// also through the Go driver's SearchIndexes helpers.
+func TestSearchIndexCommandsOutsideAtlas(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	for _, cmd := range []bson.D{
+		{{Key: "createSearchIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "definition", Value: bson.D{{Key: "mappings", Value: bson.D{{Key: "dynamic", Value: true}}}}}}}}},
+		{{Key: "updateSearchIndex", Value: "c"}, {Key: "name", Value: "default"}, {Key: "definition", Value: bson.D{}}},
+		{{Key: "dropSearchIndex", Value: "c"}, {Key: "name", Value: "default"}},
+	} {
+		_, err := testenv.RunCmd(t, db, cmd)
+		e := testenv.WantCmdError(t, err, 115, "CommandNotSupported")
+		if e.Message != "Search index commands are only supported with Atlas." {
+			t.Errorf("%v: message %q", cmd[0].Key, e.Message)
+		}
+	}
+	_, err := db.Collection("c").SearchIndexes().List(ctx, nil)
+	testenv.WantCode(t, "$listSearchIndexes", err, 6047401)
+	_, err = db.Collection("c").SearchIndexes().CreateOne(ctx, mongo.SearchIndexModel{Definition: bson.D{}})
+	testenv.WantCode(t, "SearchIndexes().CreateOne", err, 115)
+}
