@@ -83,8 +83,12 @@ func (t *writeBatch) logOp(op string, o, o2 bsoncore.Document) {
 	if t.quiet || !t.e.logged(t.c) {
 		return
 	}
-	uuid := t.c.uuid
-	t.ops = append(t.ops, oplog.Entry{Op: op, NS: t.c.ns(), UI: &uuid, O: o, O2: o2})
+	// One namespace string per batch, and the UUID of the collection's
+	// (immutable) metadata: no allocation per document for either.
+	if t.opsNS == "" {
+		t.opsNS = t.c.ns()
+	}
+	t.ops = append(t.ops, oplog.Entry{Op: op, NS: t.opsNS, UI: &t.c.uuid, O: o, O2: o2})
 }
 
 // logUpdate adds an update entry: the full new document for a

@@ -58,6 +58,7 @@ type writeBatch struct {
 
 	ops   []oplog.Entry // oplog entries of the pending changes (oplog.go)
 	quiet bool          // the current change is not logged (capped trims)
+	opsNS string        // t.c's namespace, computed once for the batch's ops
 	// bypass skips the collection's validator (bypassDocumentValidation).
 	bypass bool
 }

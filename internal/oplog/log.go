@@ -94,11 +94,12 @@ func (l *Log) Stage(b *pebble.Batch, ents []Entry) (Ticket, error) {
 	l.clock.mu.Unlock()
 	tk := Ticket{first: first, last: last, n: int64(len(ents))}
 	wall := time.Now()
-	var buf []byte
+	var buf, key []byte // Set copies both, so they are reused
 	for i := range ents {
 		ts := first + TS(i)
 		buf = ents[i].appendDoc(buf[:0], ts, wall)
-		if err := b.Set(storage.OplogKey(uint64(ts)), buf, nil); err != nil {
+		key = binary.BigEndian.AppendUint64(append(key[:0], storage.KindOplog), uint64(ts))
+		if err := b.Set(key, buf, nil); err != nil {
 			l.vis.end(first)
 			return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
 		}
