@@ -171,3 +171,21 @@ func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error 
 	e.publish(n)
 	return nil
 }
+
+// TouchCollMod is a collMod that changes nothing: mongod still checks
+// that the collection exists and logs the command, which change streams
+// with showExpandedEvents report as a modify event.
+func (e *Engine) TouchCollMod(db, coll string) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	defer c.state.mu.Unlock()
+	return e.commitLogged(e.db.NewBatch(), e.commandEntry(c.db, &c.uuid, cmdDoc("collMod", c.name))...)
+}

@@ -40,6 +40,8 @@ type Engine struct {
 
 	txns txnTable // write-conflict table for transactions (txn.go)
 
+	snaps snapHistory // snapshots of snapshot reads (readsnap.go)
+
 	nsHook namespaceHook // drops and renames, for cursors (nshook.go)
 
 	// params are the instance's settable parameters, memory budget and
@@ -97,6 +99,7 @@ func (e *Engine) Close() error {
 		e.closed.Store(true)
 		e.stopTTL()
 		e.txns.closeSnapshots()
+		e.snaps.closeAll()
 		e.closeErr = e.db.Close()
 	})
 	return e.closeErr

@@ -120,6 +120,9 @@ func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
 	if tx := TxnFrom(ctx); tx != nil {
 		return tx.view, func() {}
 	}
+	if r, release := e.readSnapFrom(ctx); r != nil { // readsnap.go
+		return r, release
+	}
 	snap := e.db.NewSnapshot()
 	return storage.Pebble(snap), func() { snap.Close() }
 }

@@ -33,6 +33,8 @@ const (
 	DefaultMaxPushBytes = 100 << 20
 	// DefaultMaxAddToSetBytes is internalQueryMaxAddToSetBytes.
 	DefaultMaxAddToSetBytes = 100 << 20
+	// DefaultSnapshotHistorySeconds is minSnapshotHistoryWindowInSeconds.
+	DefaultSnapshotHistorySeconds = 300
 )
 
 // Set is one instance's parameters, memory budget and counters. Create it
@@ -55,6 +57,11 @@ type Set struct {
 	// AllowDiskUseByDefault is MongoDB 7.0's allowDiskUseByDefault: a find
 	// or aggregate without an explicit allowDiskUse may spill.
 	AllowDiskUseByDefault atomic.Bool
+	// SnapshotHistorySeconds is minSnapshotHistoryWindowInSeconds: how
+	// long a snapshot taken for a snapshot read (readConcern "snapshot"
+	// outside a transaction) stays readable at its atClusterTime after
+	// its last use.
+	SnapshotHistorySeconds atomic.Int64
 
 	// Budget bounds the sum of the instance's large transient structures
 	// (requests, blocking sorts, $group tables); never nil.
@@ -88,6 +95,7 @@ func New(budget *membudget.Budget) *Set {
 	s.MaxPushBytes.Store(DefaultMaxPushBytes)
 	s.MaxAddToSetBytes.Store(DefaultMaxAddToSetBytes)
 	s.AllowDiskUseByDefault.Store(true)
+	s.SnapshotHistorySeconds.Store(DefaultSnapshotHistorySeconds)
 	return s
 }
 

@@ -93,6 +93,11 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 	}
 	b := bsoncore.NewDocumentBuilder()
 	if !hasIndex {
+		if !hasValid && images == nil {
+			if err := s.eng.TouchCollMod(req.DB, coll); err != nil {
+				return nil, err
+			}
+		}
 		return b.Build(), nil
 	}
 	if (name == "") == (key == nil) {

@@ -168,6 +168,7 @@ func (s *Server) paramTable() *params {
 		p.add("internalQueryMaxPushBytes", atomicIntParam(&ep.MaxPushBytes, 1))
 		p.add("internalQueryMaxAddToSetBytes", atomicIntParam(&ep.MaxAddToSetBytes, 1))
 		p.add("allowDiskUseByDefault", boolParam(&ep.AllowDiskUseByDefault))
+		p.add("minSnapshotHistoryWindowInSeconds", atomicIntParam(&ep.SnapshotHistorySeconds, 0))
 		p.add("storageEngine", constParam(stringValue("lode")))
 		// The users and roles schema (mongod 3.0+'s SCRAM schema, 5);
 		// mongodump --dumpDbUsersAndRoles reads it.

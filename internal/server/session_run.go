@@ -111,9 +111,18 @@ func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsonc
 	if err != nil {
 		return nil, err
 	}
+	if readConcernLevel(a.readConcern) == "snapshot" && !a.hasAutocommit {
+		return s.runSnapshotRead(ctx, h, req, a) // readconcern.go
+	}
 	if err := s.waitReadConcern(ctx, a.readConcern); err != nil { // readconcern.go
 		return nil, err
 	}
+	return s.runSessionCmd(ctx, h, req, a)
+}
+
+// runSessionCmd runs h under the command's session: plain, retryable or
+// in a transaction.
+func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a sessionArgs) (bsoncore.Document, error) {
 	if a.lsid == nil {
 		if a.hasTxnNumber {
 			return nil, errs.New(errs.InvalidOptions, "Transaction number requires a session ID to also be specified")

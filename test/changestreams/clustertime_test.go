@@ -51,8 +51,16 @@ func TestClusterTimeAndReadConcern(t *testing.T) {
 	if _, err := testenv.RunCmd(t, db, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: at(opT, opI)}})
-	testenv.WantCode(t, "atClusterTime before a later write", err, 239)
+	// The time was served, so Lode holds its snapshot: a read at it
+	// still sees the data as of then, without the later write.
+	r, err := testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: at(opT, opI)}})
+	testenv.WantOK(t, r, err)
+	if n := len(testenv.FirstBatch(t, r)); n != 1 {
+		t.Fatalf("atClusterTime before a later write: %d documents, want the snapshot's 1", n)
+	}
+	// A past time never served has no snapshot.
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: at(opT-1, 0)}})
+	testenv.WantCode(t, "atClusterTime never served, before a later write", err, 239)
 	_, err = testenv.RunCmd(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "atClusterTime", Value: bson.Timestamp{T: opT, I: opI}}}}})
 	testenv.WantCode(t, "atClusterTime without level snapshot", err, 72)
 }
