@@ -2,6 +2,7 @@ package agg
 
 import (
 	"fmt"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -228,7 +229,15 @@ func (m *mergeStage) one(rc *runCtx, d bsoncore.Document) error {
 	case "keepExisting":
 		return nil
 	case "fail":
-		return errs.New(errs.DuplicateKey, "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: %s.%s index: _id_ dup key: { _id: %s }", m.db, m.coll, existing.Lookup("_id").String())
+		// The error names the unique index on the 'on' fields and the
+		// matched values, as mongod's DuplicateKey does.
+		kp := bsoncore.NewDocumentBuilder()
+		for _, f := range m.on {
+			kp.AppendInt32(f, 1)
+		}
+		e := errs.New(errs.DuplicateKey, "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: %s.%s index: %s dup key: %s", m.db, m.coll, indexNameFor(m.on), bsonutil.FormatDoc(filter, bsonutil.Style{GoNonFinite: true, JSONCode: true}))
+		e.Info = bsoncore.NewDocumentBuilder().AppendDocument("keyPattern", kp.Build()).AppendDocument("keyValue", filter).Build()
+		return e
 	case "replace":
 		return rc.cat.Update(rc.ctx, m.db, m.coll, idFilter, withoutID(d))
 	case "pipeline":
@@ -345,4 +354,17 @@ func (m *mergeStage) runPipeline(rc *runCtx, d, existing, idFilter bsoncore.Docu
 		return errs.New(errs.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'")
 	}
 	return rc.cat.Update(rc.ctx, m.db, m.coll, idFilter, withoutID(out))
+}
+
+// indexNameFor is the default name of an ascending index on fields.
+func indexNameFor(fields []string) string {
+	var b strings.Builder
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteString(f)
+		b.WriteString("_1")
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -158,6 +159,15 @@ func validateID(v bsoncore.Value) *errs.Error {
 		return errs.New(errs.BadValue, "can't use a regex for _id")
 	case bsoncore.TypeUndefined:
 		return errs.New(errs.BadValue, "can't use a undefined for _id")
+	case bsoncore.TypeEmbeddedDocument:
+		// mongod 5.0+ allows $-prefixed field names in documents, but
+		// not inside _id.
+		elems, _ := v.Document().Elements()
+		for _, el := range elems {
+			if k := el.Key(); strings.HasPrefix(k, "$") {
+				return errs.New(errs.DollarPrefixedFieldName, "_id fields may not contain '$'-prefixed fields: %s is not valid for storage.", k)
+			}
+		}
 	}
 	return nil
 }

@@ -95,7 +95,9 @@ const (
 	OperationNotSupportedInTransaction       Code = 263
 	TransactionExceededLifetimeLimitSeconds  Code = 290
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
+	APIVersionError                          Code = 322
 	APIStrictError                           Code = 323
+	APIDeprecationError                      Code = 324
 	UnsupportedOpQueryCommand                Code = 352
 	IllegalOpMsgFlag                         Code = 223
 	TooManyDocumentSequences                 Code = 233
@@ -260,7 +262,9 @@ var names = map[Code]string{
 	TransactionExceededLifetimeLimitSeconds:  "TransactionExceededLifetimeLimitSeconds",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",
+	APIVersionError:                          "APIVersionError",
 	APIStrictError:                           "APIStrictError",
+	APIDeprecationError:                      "APIDeprecationError",
 	UnsupportedOpQueryCommand:                "UnsupportedOpQueryCommand",
 	IllegalOpMsgFlag:                         "IllegalOpMsgFlag",
 	TooManyDocumentSequences:                 "TooManyDocumentSequences",

@@ -94,6 +94,11 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if err != nil {
 		return nil, err
 	}
+	if p.Writes() {
+		if err := checkWriteStageReadConcern(req, a.pipeline); err != nil {
+			return nil, err
+		}
+	}
 	cat := aggengine.New(s.eng)
 	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
 	cat.Ops = s.currentOps                  // $currentOp (currentop_agg.go)
@@ -171,6 +176,31 @@ func bindLet(let bsoncore.Document, epc *expr.ParseContext, vars *expr.Vars) err
 			return err
 		}
 		vars.Set(epc.Define(el.Key()), v)
+	}
+	return nil
+}
+
+// checkWriteStageReadConcern refuses the read concerns mongod does not
+// allow with $out and $merge: linearizable, and snapshot outside a
+// transaction.
+func checkWriteStageReadConcern(req *Request, pipeline []bsoncore.Document) error {
+	rc, err := req.Cmd.LookupErr("readConcern")
+	if err != nil || rc.Type != bsoncore.TypeEmbeddedDocument {
+		return nil
+	}
+	stage := "$out"
+	if n := len(pipeline); n > 0 {
+		if el, err := pipeline[n-1].IndexErr(0); err == nil {
+			stage = el.Key()
+		}
+	}
+	switch readConcernLevel(rc.Document()) {
+	case "linearizable":
+		return errs.New(errs.InvalidOptions, "%s cannot be used with a 'linearizable' read concern level", stage)
+	case "snapshot":
+		if _, err := req.Cmd.LookupErr("autocommit"); err != nil {
+			return errs.New(errs.InvalidOptions, "%s cannot be used with a 'snapshot' read concern level outside a transaction", stage)
+		}
 	}
 	return nil
 }

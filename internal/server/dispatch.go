@@ -97,6 +97,9 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 		return errorDoc(errs.New(errs.CommandNotFound, "no such command: '%s'", req.Name))
 	}
 	s.stats.countCommand(req.Name)
+	if err := checkAPIParams(req); err != nil { // apiversion.go
+		return errorDoc(errs.As(err))
+	}
 	if s.cfg.Auth {
 		ca, err := s.authorize(ctx, req) // authz.go
 		if err != nil {

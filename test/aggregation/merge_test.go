@@ -82,3 +82,33 @@ func TestMergeWhenMatchedPipeline(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeFailDuplicateKeyInfo checks that $merge with whenMatched
+// "fail" reports DuplicateKey with keyPattern and keyValue, as mongod 5.1+
+// does, and that $out and $merge refuse readConcern linearizable
+// (InvalidOptions).
+func TestMergeFailDuplicateKeyInfo(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	if _, err := d.Collection("tgt").InsertOne(c, bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := testenv.RunCmd(t, d, bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: 1}}}}},
+		bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "tgt"}, {Key: "whenMatched", Value: "fail"}}}},
+	}}, {Key: "cursor", Value: bson.D{}}})
+	ce := testenv.WantCmdError(t, err, 11000, "DuplicateKey")
+	if got := ce.Raw.Lookup("keyPattern").String(); got != `{"_id": {"$numberInt":"1"}}` {
+		t.Fatalf("keyPattern %s in %v", got, ce.Raw)
+	}
+	if got := ce.Raw.Lookup("keyValue").String(); got != `{"_id": {"$numberInt":"2"}}` {
+		t.Fatalf("keyValue %s in %v", got, ce.Raw)
+	}
+	for _, st := range []string{"$out", "$merge"} {
+		_, err = testenv.RunCmd(t, d, bson.D{{Key: "aggregate", Value: "tgt"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: st, Value: "other"}},
+		}}, {Key: "cursor", Value: bson.D{}}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "linearizable"}}}})
+		testenv.WantCmdError(t, err, 72, "InvalidOptions")
+	}
+}

@@ -204,3 +204,23 @@ func TestCountDistinctFindAndModify(t *testing.T) {
 		t.Fatalf("FIFO claim: %v", job)
 	}
 }
+
+// TestDollarPrefixedIDField checks that a $-prefixed field name inside
+// _id is refused (mongod 5.0+ allows them elsewhere, not in _id), while
+// one at another place is stored.
+func TestDollarPrefixedIDField(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := d.Collection("dollars")
+	_, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: bson.D{{Key: "$a", Value: 1}}}})
+	if we := testenv.WriteErr(t, err); we.Code != 52 {
+		t.Fatalf("$-prefixed key in _id: %v, want DollarPrefixedFieldName (52)", err)
+	}
+	if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.D{{Key: "$b", Value: 1}}}}); err != nil {
+		t.Fatalf("$-prefixed key outside _id: %v", err)
+	}
+	if n := testenv.Count(t, coll, bson.D{}); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// The Stable API (mongod 5.0+): a command may declare apiVersion "1",
+// and with it apiStrict (refuse what is not in API Version 1, 323) and
+// apiDeprecationErrors (refuse what API Version 1 deprecates, 324).
+
+// apiV1Commands are mongod 7.0's commands in API Version 1.
+var apiV1Commands = map[string]bool{
+	"abortTransaction": true, "aggregate": true, "authenticate": true, "collMod": true,
+	"commitTransaction": true, "count": true, "create": true, "createIndexes": true,
+	"delete": true, "drop": true, "dropDatabase": true, "dropIndexes": true,
+	"endSessions": true, "explain": true, "find": true, "findAndModify": true,
+	"getMore": true, "hello": true, "insert": true, "killCursors": true,
+	"listCollections": true, "listDatabases": true, "listIndexes": true, "ping": true,
+	"refreshSessions": true, "saslStart": true, "saslContinue": true, "update": true,
+	// mongod's test commands for the Stable API, in version 1.
+	"testVersion1And2": true, "testDeprecation": true, "testDeprecationInVersion2": true,
+	"testRemoval": true,
+}
+
+// apiV1Deprecated are the API Version 1 commands it deprecates.
+var apiV1Deprecated = map[string]bool{"testDeprecation": true}
+
+// apiV1ExcludedStages are the aggregation stages mongod refuses under
+// apiStrict (registered as never in API Version 1).
+var apiV1ExcludedStages = map[string]bool{
+	"$collStats": true, "$currentOp": true, "$indexStats": true, "$listLocalSessions": true,
+	"$listSessions": true, "$planCacheStats": true, "$search": true, "$searchMeta": true,
+	"$listSearchIndexes": true, "$queryStats": true, "$listCatalog": true,
+}
+
+// checkAPIParams validates a command's Stable API parameters and applies
+// apiStrict and apiDeprecationErrors.
+func checkAPIParams(req *Request) error {
+	var (
+		version               string
+		hasVersion            bool
+		strict, deprecErrs    bool
+		hasStrict, hasDeprecE bool
+	)
+	elems, err := req.Cmd.Elements()
+	if err != nil {
+		return nil // the handler reports a malformed document
+	}
+	for _, el := range elems {
+		v := el.Value()
+		switch el.Key() {
+		case "apiVersion":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return errs.New(errs.TypeMismatch, "BSON field 'apiVersion' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type))
+			}
+			version, hasVersion = s, true
+		case "apiStrict":
+			b, ok := v.BooleanOK()
+			if !ok {
+				return errs.New(errs.TypeMismatch, "BSON field 'apiStrict' is the wrong type '%s', expected type 'bool'", bsonutil.TypeName(v.Type))
+			}
+			strict, hasStrict = b, true
+		case "apiDeprecationErrors":
+			b, ok := v.BooleanOK()
+			if !ok {
+				return errs.New(errs.TypeMismatch, "BSON field 'apiDeprecationErrors' is the wrong type '%s', expected type 'bool'", bsonutil.TypeName(v.Type))
+			}
+			deprecErrs, hasDeprecE = b, true
+		}
+	}
+	if !hasVersion {
+		if hasStrict || hasDeprecE {
+			return errs.New(errs.APIVersionError, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
+		}
+		return nil
+	}
+	if version != "1" {
+		return errs.New(errs.APIVersionError, "API version must be \"1\"")
+	}
+	if strict && !apiV1Commands[req.Name] {
+		return errs.New(errs.APIStrictError, "Provided apiStrict:true, but the command %s is not in API Version 1. Information on supported commands and migrations in API Version 1 can be found at https://dochub.mongodb.org/core/manual-versioned-api", req.Name)
+	}
+	if deprecErrs && apiV1Deprecated[req.Name] {
+		return errs.New(errs.APIDeprecationError, "Provided apiDeprecationErrors:true, but the command %s is deprecated in API Version 1", req.Name)
+	}
+	if strict && req.Name == "aggregate" {
+		if v, err := req.Cmd.LookupErr("pipeline"); err == nil && v.Type == bsoncore.TypeArray {
+			return strictPipeline(v.Array())
+		}
+	}
+	return nil
+}
+
+// strictPipeline refuses the stages API Version 1 excludes, in the
+// pipeline and the sub-pipelines of $lookup, $unionWith and $facet.
+func strictPipeline(p bsoncore.Array) error {
+	vals, _ := p.Values()
+	for _, sv := range vals {
+		st, ok := sv.DocumentOK()
+		if !ok {
+			continue
+		}
+		el, err := st.IndexErr(0)
+		if err != nil {
+			continue
+		}
+		name := el.Key()
+		if apiV1ExcludedStages[name] {
+			return errs.New(errs.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", name)
+		}
+		spec, ok := el.Value().DocumentOK()
+		if !ok {
+			continue
+		}
+		var subs []bsoncore.Value
+		switch name {
+		case "$lookup", "$unionWith":
+			if v, err := spec.LookupErr("pipeline"); err == nil {
+				subs = append(subs, v)
+			}
+		case "$facet":
+			fe, _ := spec.Elements()
+			for _, f := range fe {
+				subs = append(subs, f.Value())
+			}
+		}
+		for _, sub := range subs {
+			if a, ok := sub.ArrayOK(); ok {
+				if err := strictPipeline(a); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
