@@ -13,6 +13,11 @@ type IndexSpec struct {
 	PartialFilterExpression bsoncore.Document
 	// ExpireAfterSeconds is nil when the index is not a TTL index.
 	ExpireAfterSeconds *int64
+	// Hidden hides the index from the planner (it is still maintained).
+	Hidden bool
+	// PrepareUnique refuses new duplicate keys (collMod can then make
+	// the index unique).
+	PrepareUnique bool
 }
 
 // IndexInfo describes an existing index.
@@ -51,6 +56,12 @@ func (spec IndexSpec) Doc() bsoncore.Document {
 		} else {
 			b.AppendInt64("expireAfterSeconds", n)
 		}
+	}
+	if spec.Hidden {
+		b.AppendBoolean("hidden", true)
+	}
+	if spec.PrepareUnique {
+		b.AppendBoolean("prepareUnique", true)
 	}
 	return b.Build()
 }

@@ -170,9 +170,18 @@ type index struct {
 	multikeyPaths []string
 	// keyFormat is how the index's keys were generated (indexformat.go).
 	keyFormat int
+	// hidden: maintained and enforced, but not used by the planner.
+	hidden bool
+	// prepareUnique: new duplicate keys are refused, so that collMod can
+	// convert the index to unique once existing duplicates are resolved.
+	prepareUnique bool
 }
 
 func (ix *index) isID() bool { return ix.name == "_id_" }
+
+// enforcesUnique reports whether a write may not add a key the index
+// already holds for another record (unique, or prepareUnique).
+func (ix *index) enforcesUnique() bool { return ix.unique || ix.prepareUnique }
 
 func newUUID() [16]byte {
 	var u [16]byte
@@ -203,6 +212,12 @@ func encodeCollection(c *collection) []byte {
 		bb = bsoncore.AppendDocumentElement(bb, "key", ix.key)
 		bb = bsoncore.AppendBooleanElement(bb, "unique", ix.unique)
 		bb = bsoncore.AppendBooleanElement(bb, "sparse", ix.sparse)
+		if ix.hidden {
+			bb = bsoncore.AppendBooleanElement(bb, "hidden", true)
+		}
+		if ix.prepareUnique {
+			bb = bsoncore.AppendBooleanElement(bb, "prepareUnique", true)
+		}
 		if ix.partial != nil {
 			bb = bsoncore.AppendDocumentElement(bb, "partialFilterExpression", ix.partial)
 		}
@@ -257,6 +272,12 @@ func decodeCollection(raw []byte) (*collection, error) {
 			Unique: id.Lookup("unique").Boolean(),
 			Sparse: id.Lookup("sparse").Boolean(),
 		}
+		if hv, err := id.LookupErr("hidden"); err == nil {
+			spec.Hidden = hv.Boolean()
+		}
+		if pv, err := id.LookupErr("prepareUnique"); err == nil {
+			spec.PrepareUnique = pv.Boolean()
+		}
 		if pv, err := id.LookupErr("partialFilterExpression"); err == nil {
 			spec.PartialFilterExpression = append(bsoncore.Document(nil), pv.Document()...)
 		}
@@ -294,6 +315,7 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 		id: id, name: spec.Name, key: spec.Key, fields: fields,
 		unique: spec.Unique, sparse: spec.Sparse, partial: spec.PartialFilterExpression,
 		ttl: spec.ExpireAfterSeconds, keyFormat: keyFormatCurrent,
+		hidden: spec.Hidden, prepareUnique: spec.PrepareUnique,
 	}
 	if spec.PartialFilterExpression != nil {
 		f, err := query.Parse(spec.PartialFilterExpression)

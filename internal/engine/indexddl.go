@@ -343,7 +343,8 @@ func indexExists(indexes []*index, spec IndexSpec) bool {
 
 func (ix *index) spec() IndexSpec {
 	return IndexSpec{Name: ix.name, Key: ix.key, Unique: ix.unique, Sparse: ix.sparse,
-		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl}
+		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl,
+		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique}
 }
 
 func specString(s IndexSpec) string {

@@ -16,6 +16,9 @@ import (
 func planIndexes(c *collection) []*plan.Index {
 	out := make([]*plan.Index, 0, len(c.indexes))
 	for _, ix := range c.indexes {
+		if ix.hidden {
+			continue // hidden from the planner, hints included (mongod 4.4+)
+		}
 		pi := &plan.Index{
 			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique || ix.isID(),
 			Sparse: ix.sparse, Partial: ix.partialFilter, Multikey: ix.multikey,

@@ -265,7 +265,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	rid := t.c.state.lastRec + 1
 	for _, s := range t.staged {
 		ix := t.c.indexes[s.ix]
-		if ix.unique {
+		if ix.enforcesUnique() {
 			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, doc); err != nil {
 				return 0, err
 			}
@@ -301,7 +301,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 				t.removed = map[string]struct{}{}
 			}
 			t.removed[string(t.kbuf)] = struct{}{}
-			if ix.unique && t.pending != nil {
+			if ix.enforcesUnique() && t.pending != nil {
 				u := t.kbuf[:len(t.kbuf)-8]
 				if r, ok := t.pending[string(u)]; ok && r == rid {
 					delete(t.pending, string(u))
@@ -314,7 +314,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 		if t.removed != nil {
 			delete(t.removed, string(t.kbuf))
 		}
-		if ix.unique {
+		if ix.enforcesUnique() {
 			if t.pending == nil {
 				t.pending = map[string]uint64{}
 			}
@@ -393,7 +393,7 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	t.staged = t.staged[:w]
 	for _, s := range t.staged {
 		ix := t.c.indexes[s.ix]
-		if !s.del && ix.unique {
+		if !s.del && ix.enforcesUnique() {
 			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, newDoc); err != nil {
 				return err
 			}

@@ -99,6 +99,7 @@ const (
 	APIStrictError                           Code = 323
 	APIDeprecationError                      Code = 324
 	UnsupportedOpQueryCommand                Code = 352
+	CannotConvertIndexToUnique               Code = 359
 	IllegalOpMsgFlag                         Code = 223
 	TooManyDocumentSequences                 Code = 233
 	ChecksumMismatch                         Code = 288
@@ -266,6 +267,7 @@ var names = map[Code]string{
 	APIStrictError:                           "APIStrictError",
 	APIDeprecationError:                      "APIDeprecationError",
 	UnsupportedOpQueryCommand:                "UnsupportedOpQueryCommand",
+	CannotConvertIndexToUnique:               "CannotConvertIndexToUnique",
 	IllegalOpMsgFlag:                         "IllegalOpMsgFlag",
 	TooManyDocumentSequences:                 "TooManyDocumentSequences",
 	ChecksumMismatch:                         "ChecksumMismatch",

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -26,6 +27,8 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 		secs     int64
 		hasSecs  bool
 		hasIndex bool
+		flags    engine.IndexFlagChange
+		hasFlags bool
 		valid    = bsoncore.NewDocumentBuilder()
 		hasValid bool
 	)
@@ -53,8 +56,28 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 				case "expireAfterSeconds":
 					secs, err = argInt64(req.Name, "index.expireAfterSeconds", x)
 					hasSecs = true
-				case "hidden", "prepareUnique", "unique", "forceNonUnique":
-					err = errs.New(errs.CommandNotSupported, "collMod index.%s is not supported by Lode", el.Key())
+				case "hidden", "prepareUnique":
+					var on bool
+					if on, err = argBool(req.Name, "index."+el.Key(), x); err == nil {
+						if el.Key() == "hidden" {
+							flags.Hidden = &on
+						} else {
+							flags.PrepareUnique = &on
+						}
+						hasFlags = true
+					}
+				case "unique", "forceNonUnique":
+					var on bool
+					if on, err = argBool(req.Name, "index."+el.Key(), x); err == nil {
+						if !on {
+							err = errs.New(errs.BadValue, "collMod %s can only be true", el.Key())
+						} else if el.Key() == "unique" {
+							flags.Unique = true
+						} else {
+							flags.ForceNonUnique = true
+						}
+						hasFlags = true
+					}
 				default:
 					err = errs.New(errs.Location40415, "BSON field 'collMod.index.%s' is an unknown field.", el.Key())
 				}
@@ -103,17 +126,40 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 	if (name == "") == (key == nil) {
 		return nil, errs.New(errs.InvalidOptions, "Must specify either index name or key pattern.")
 	}
-	if !hasSecs {
-		return nil, errs.New(errs.InvalidOptions, "no expireAfterSeconds or hidden field")
+	if !hasSecs && !hasFlags {
+		return nil, errs.New(errs.InvalidOptions, "no expireAfterSeconds, hidden, prepareUnique, unique or forceNonUnique field")
 	}
-	ch, err := s.eng.SetExpireAfterSeconds(req.DB, coll, name, key, secs)
-	if err != nil {
-		return nil, err
+	if flags.Unique && flags.ForceNonUnique {
+		return nil, errs.New(errs.InvalidOptions, "collMod cannot make an index both unique and non-unique")
 	}
-	if ch.Old != nil {
-		b.AppendInt64("expireAfterSeconds_old", *ch.Old)
+	if hasFlags {
+		fr, err := s.eng.ModifyIndexFlags(req.DB, coll, name, key, flags)
+		if err != nil {
+			return nil, err
+		}
+		if flags.Hidden != nil {
+			b.AppendBoolean("hidden_old", fr.HiddenOld).AppendBoolean("hidden_new", *flags.Hidden)
+		}
+		if flags.PrepareUnique != nil {
+			b.AppendBoolean("prepareUnique_old", fr.PrepareUniqueOld).AppendBoolean("prepareUnique_new", *flags.PrepareUnique)
+		}
+		if fr.UniqueNew {
+			b.AppendBoolean("unique_new", true)
+		}
+		if fr.ForceNonUniqueNew {
+			b.AppendBoolean("forceNonUnique_new", true)
+		}
 	}
-	b.AppendInt64("expireAfterSeconds_new", ch.New)
+	if hasSecs {
+		ch, err := s.eng.SetExpireAfterSeconds(req.DB, coll, name, key, secs)
+		if err != nil {
+			return nil, err
+		}
+		if ch.Old != nil {
+			b.AppendInt64("expireAfterSeconds_old", *ch.Old)
+		}
+		b.AppendInt64("expireAfterSeconds_new", ch.New)
+	}
 	return b.Build(), nil
 }
 

@@ -17,8 +17,8 @@ func init() { register(cmdCreateIndexes, "createIndexes") }
 // Lode does not act on are accepted and ignored where mongod ignores them
 // too (background, dropDups, ns, storageEngine) or where the index's key
 // type, which Lode checks, gives them their meaning (text, geo and
-// wildcard options); hidden, prepareUnique and clustered are refused when
-// true, and a collation must be the simple one.
+// wildcard options); hidden and prepareUnique are honoured, clustered is
+// refused when true, and a collation must be the simple one.
 var indexSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "unique": true, "sparse": true,
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true,
@@ -185,7 +185,11 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 			if err := argCollation("createIndexes.indexes", k, v); err != nil {
 				return spec, err
 			}
-		case "hidden", "prepareUnique", "clustered":
+		case "hidden":
+			spec.Hidden = expr.Truthy(v)
+		case "prepareUnique":
+			spec.PrepareUnique = expr.Truthy(v)
+		case "clustered":
 			if expr.Truthy(v) {
 				return spec, errs.New(errs.NotImplemented, "index option %s: %s is not supported by Lode. Index spec: %s", k, v.String(), d.String())
 			}

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// IndexFlagChange is a collMod of an index's hidden, prepareUnique,
+// unique or forceNonUnique option (mongod 5.2+/6.0+).
+type IndexFlagChange struct {
+	Hidden, PrepareUnique *bool
+	// Unique converts the index to unique; it needs prepareUnique set
+	// first and no duplicate keys.
+	Unique bool
+	// ForceNonUnique converts a unique index to non-unique.
+	ForceNonUnique bool
+}
+
+// IndexFlagResult is what the change did: the options' old values.
+type IndexFlagResult struct {
+	HiddenOld, PrepareUniqueOld bool
+	// UniqueNew and ForceNonUniqueNew are set when the conversion ran.
+	UniqueNew, ForceNonUniqueNew bool
+}
+
+// ModifyIndexFlags applies ch to the index of db.coll named name, or
+// (when name is empty) whose key pattern is key.
+//
+// Converting to unique scans the index for keys held by several records;
+// if there are any, it fails with CannotConvertIndexToUnique (359) and
+// lists the _ids of each group in violations, as mongod does.
+func (e *Engine) ModifyIndexFlags(db, coll, name string, key bsoncore.Document, ch IndexFlagChange) (IndexFlagResult, error) {
+	var out IndexFlagResult
+	if err := e.checkOpen(); err != nil {
+		return out, err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return out, err
+	}
+	if c == nil {
+		return out, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	defer c.state.mu.Unlock()
+	pos := -1
+	for i, ix := range c.indexes {
+		if (name != "" && ix.name == name) || (name == "" && keyEqual(ix.key, key)) {
+			pos = i
+			break
+		}
+	}
+	if pos < 0 {
+		what := name
+		if what == "" {
+			what = bsonutil.FormatDoc(key, msgStyle)
+		}
+		return out, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.ns())
+	}
+	old := c.indexes[pos]
+	if old.isID() {
+		return out, errs.New(errs.BadValue, "can't modify the hidden, prepareUnique or unique option of the _id index")
+	}
+	ix := *old
+	out.HiddenOld, out.PrepareUniqueOld = old.hidden, old.prepareUnique
+	if ch.Hidden != nil {
+		ix.hidden = *ch.Hidden
+	}
+	if ch.PrepareUnique != nil {
+		if *ch.PrepareUnique && old.unique {
+			return out, errs.New(errs.InvalidOptions, "Cannot set 'prepareUnique' on an index that is already unique: %s", old.name)
+		}
+		ix.prepareUnique = *ch.PrepareUnique
+	}
+	if ch.Unique && !old.unique {
+		if !old.prepareUnique {
+			return out, errs.New(errs.InvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
+		}
+		violations, err := e.duplicateKeyGroups(c, old)
+		if err != nil {
+			return out, err
+		}
+		if len(violations) > 0 {
+			ab := bsoncore.NewArrayBuilder()
+			for _, ids := range violations {
+				ib := bsoncore.NewArrayBuilder()
+				for _, id := range ids {
+					ib.AppendValue(id)
+				}
+				ab.AppendDocument(bsoncore.NewDocumentBuilder().AppendArray("ids", ib.Build()).Build())
+			}
+			err := errs.New(errs.CannotConvertIndexToUnique, "Cannot convert the index to unique. Please resolve conflicting documents before running collMod again.")
+			err.Info = bsoncore.NewDocumentBuilder().AppendArray("violations", ab.Build()).Build()
+			return out, err
+		}
+		ix.unique, ix.prepareUnique = true, false
+		out.UniqueNew = true
+	}
+	if ch.ForceNonUnique && old.unique {
+		ix.unique = false
+		out.ForceNonUniqueNew = true
+	}
+	n := c.copyMeta()
+	n.indexes[pos] = &ix
+	b := e.db.NewBatch()
+	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+		b.Close()
+		return out, err
+	}
+	o := cmdDoc("collMod", c.name, "index", indexFlagsDoc(&ix, ch))
+	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
+		return out, err
+	}
+	e.publish(n)
+	return out, nil
+}
+
+// indexFlagsDoc is the collMod index document the oplog records.
+func indexFlagsDoc(ix *index, ch IndexFlagChange) bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder().AppendString("name", ix.name)
+	if ch.Hidden != nil {
+		b.AppendBoolean("hidden", ix.hidden)
+	}
+	if ch.PrepareUnique != nil {
+		b.AppendBoolean("prepareUnique", *ch.PrepareUnique)
+	}
+	if ch.Unique {
+		b.AppendBoolean("unique", true)
+	}
+	if ch.ForceNonUnique {
+		b.AppendBoolean("forceNonUnique", true)
+	}
+	return b.Build()
+}
+
+// duplicateKeyGroups returns the _ids of the records of each key that
+// several records share in ix, in key order.
+func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Value, error) {
+	lo, hi := storage.IndexRange(ix.id)
+	snap := e.db.NewSnapshot()
+	defer snap.Close()
+	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, fmt.Errorf("unique conversion: %w", err)
+	}
+	defer it.Close()
+	var (
+		groups [][]bsoncore.Value
+		prev   []byte
+		rids   []uint64
+	)
+	flush := func() error {
+		if len(rids) < 2 {
+			return nil
+		}
+		ids := make([]bsoncore.Value, 0, len(rids))
+		for _, rid := range rids {
+			v, closer, err := snap.Get(storage.AppendRecordKey(nil, c.id, rid))
+			if err != nil {
+				return fmt.Errorf("unique conversion: record %d: %w", rid, err)
+			}
+			id := bsoncore.Document(v).Lookup("_id")
+			ids = append(ids, bsoncore.Value{Type: id.Type, Data: append([]byte(nil), id.Data...)})
+			closer.Close()
+		}
+		groups = append(groups, ids)
+		return nil
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		ks, rid := storage.SplitIndexKey(it.Key())
+		if prev != nil && bytes.Equal(ks, prev) {
+			rids = append(rids, rid)
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		prev = append(prev[:0], ks...)
+		rids = append(rids[:0], rid)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return groups, it.Error()
+}
