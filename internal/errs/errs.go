@@ -121,6 +121,8 @@ const (
 	ChangeStreamFatalError                   Code = 280
 	ChangeStreamHistoryLost                  Code = 286
 	SnapshotTooOld                           Code = 239
+	SnapshotUnavailable                      Code = 246
+	PreparedTransactionInProgress            Code = 267
 	DatabaseDifferCase                       Code = 13297
 	OutOfDiskSpace                           Code = 14031
 	KeyTooLong                               Code = 17280
@@ -260,6 +262,8 @@ var names = map[Code]string{
 	ChangeStreamFatalError:                   "ChangeStreamFatalError",
 	ChangeStreamHistoryLost:                  "ChangeStreamHistoryLost",
 	SnapshotTooOld:                           "SnapshotTooOld",
+	SnapshotUnavailable:                      "SnapshotUnavailable",
+	PreparedTransactionInProgress:            "PreparedTransactionInProgress",
 	TransactionExceededLifetimeLimitSeconds:  "TransactionExceededLifetimeLimitSeconds",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	ObjectIsBusy:                             "ObjectIsBusy",

@@ -377,17 +377,29 @@ func failCommandLabels(data bsoncore.Document, req *Request, code, wcCode errs.C
 		return nil
 	}
 	commitOrAbort := req.Name == "commitTransaction" || req.Name == "abortTransaction"
-	switch {
-	case commitOrAbort || (!a.hasAutocommit && retryableWrites[req.Name]):
-		if retriableCode(code) || retriableCode(wcCode) {
-			return []string{errs.LabelRetryableWrite}
-		}
-	case a.hasAutocommit && code != 0:
-		if retriableCode(code) || code == errs.NoSuchTransaction || code == errs.WriteConflict || code == errs.LockTimeout {
-			return []string{errs.LabelTransientTransaction}
-		}
+	var labels []string
+	if (commitOrAbort || (!a.hasAutocommit && retryableWrites[req.Name])) && (retriableCode(code) || retriableCode(wcCode)) {
+		labels = append(labels, errs.LabelRetryableWrite)
 	}
-	return nil
+	if a.hasAutocommit && code != 0 && transientTxnCode(code, wcCode != 0, commitOrAbort) {
+		labels = append(labels, errs.LabelTransientTransaction)
+	}
+	return labels
+}
+
+// transientTxnCode is mongod's isTransientTransactionError: write
+// conflicts, lock timeouts, prepared-transaction and snapshot errors; for
+// commit and abort also NoSuchTransaction without a write concern error;
+// for a statement also NoSuchTransaction and the retriable errors.
+func transientTxnCode(c errs.Code, hasWCError, commitOrAbort bool) bool {
+	switch c {
+	case errs.WriteConflict, errs.LockTimeout, errs.PreparedTransactionInProgress,
+		errs.SnapshotTooOld, errs.SnapshotUnavailable:
+		return true
+	case errs.NoSuchTransaction:
+		return !commitOrAbort || !hasWCError
+	}
+	return !commitOrAbort && retriableCode(c)
 }
 
 // retriableCode reports mongod's RetriableError category: network,

@@ -464,3 +464,48 @@ func TestMaxTimeAlwaysTimeOut(t *testing.T) {
 		t.Fatalf("find without maxTimeMS: %v", err)
 	}
 }
+
+// TestCommitLabels: commitTransaction failed by the failpoint without
+// errorLabels gets mongod's labels: NoSuchTransaction and
+// PreparedTransactionInProgress are TransientTransactionError (so the
+// driver's WithTransaction retries the whole transaction), and neither is
+// RetryableWriteError.
+func TestCommitLabels(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t, lode.WithTestCommands())
+	coll := d.Collection("commitlabels")
+	ctx := testenv.Ctx(t)
+	if err := d.CreateCollection(ctx, "commitlabels"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		code                 int
+		transient, retryable bool
+	}{{251, true, false}, {267, true, false}} {
+		s, err := db.Client().StartSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.StartTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		sc := mongo.NewSessionContext(ctx, s)
+		if _, err := coll.InsertOne(sc, bson.D{{Key: "code", Value: tc.code}}); err != nil {
+			t.Fatal(err)
+		}
+		setFailPoint(t, db.Client(), bson.D{{Key: "times", Value: 2}}, bson.D{{Key: "failCommands", Value: bson.A{"commitTransaction"}},
+			{Key: "errorCode", Value: tc.code}})
+		err = s.CommitTransaction(ctx)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || int(ce.Code) != tc.code || ce.HasErrorLabel("TransientTransactionError") != tc.transient ||
+			ce.HasErrorLabel("RetryableWriteError") != tc.retryable {
+			t.Fatalf("commit failing with %d: %#v", tc.code, err)
+		}
+		if tc.code == 267 && ce.Name != "PreparedTransactionInProgress" {
+			t.Fatalf("code 267 is named %q", ce.Name)
+		}
+		_ = s.AbortTransaction(ctx)
+		s.EndSession(ctx)
+		setFailPoint(t, db.Client(), "off", nil)
+	}
+}

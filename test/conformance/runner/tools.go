@@ -4,4 +4,7 @@
 // specification files test/conformance runs against Lode.
 package runner
 
-import _ "go.mongodb.org/mongo-driver/mongo/integration/unified"
+import (
+	_ "go.mongodb.org/mongo-driver/mongo/integration"
+	_ "go.mongodb.org/mongo-driver/mongo/integration/unified"
+)
