@@ -121,6 +121,9 @@ type FindSpec struct {
 	Let bsoncore.Document
 	// ShowRecordID adds each document's record id as $recordId.
 	ShowRecordID bool
+	// ReturnKey returns each result's key in the index the plan scanned
+	// ({} for a collection scan) instead of the document.
+	ReturnKey bool
 }
 
 // FindAndModifySpec describes a findAndModify command.

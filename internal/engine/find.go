@@ -48,8 +48,8 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return &sliceIter{}, nil
 	}
 	if spec.Tailable {
-		if spec.ShowRecordID {
-			return nil, errs.New(errs.NotImplemented, "showRecordId is not supported on tailable cursors by Lode")
+		if spec.ShowRecordID || spec.ReturnKey {
+			return nil, errs.New(errs.NotImplemented, "showRecordId and returnKey are not supported on tailable cursors by Lode")
 		}
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
@@ -61,12 +61,25 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	q.opts = exec.Options{Sort: sortBy, SortDoc: spec.Sort, Skip: spec.Skip, Limit: limit,
 		Projection: proj, ProjectionDoc: spec.Projection,
 		SortOpts: exec.SortOptions{AllowDiskUse: spec.AllowDiskUse, SpillDir: e.TempDir()}}
+	if spec.ReturnKey {
+		// The key replaces the document, so the projection is moot.
+		q.opts.Projection, q.opts.ProjectionDoc = nil, nil
+	}
 	bp, err := e.buildPlan(snap, c, q)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	return &planIter{ctx: ctx, release: release, bp: bp, showRecordID: spec.ShowRecordID}, nil
+	it := &planIter{ctx: ctx, release: release, bp: bp, showRecordID: spec.ShowRecordID}
+	if spec.ReturnKey {
+		if it.keyFields, err = returnKeyFields(bp.sol); err != nil {
+			bp.close()
+			release()
+			return nil, err
+		}
+		it.returnKey = true
+	}
+	return it, nil
 }
 
 // sliceIter iterates documents already in memory.

@@ -30,10 +30,11 @@ type PartitionIter interface {
 // of consecutive record-id ranges over one snapshot, so that n goroutines
 // can each read one. The parts, read in order, give the documents in
 // natural order. It returns nil (and no error) when the query is not
-// such a scan, the collection is small, or ctx carries a transaction.
+// such a scan, the collection is small, or ctx carries a transaction or
+// a snapshot read.
 func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindSpec, n int) ([]PartitionIter, error) {
 	if n < 2 || len(spec.Sort) > 5 || len(spec.Projection) > 5 || spec.Skip != 0 || spec.Limit != 0 ||
-		spec.Tailable || spec.ShowRecordID || TxnFrom(ctx) != nil {
+		spec.Tailable || spec.ShowRecordID || spec.ReturnKey || TxnFrom(ctx) != nil || ctx.Value(readSnapKey{}) != nil {
 		return nil, nil
 	}
 	if err := e.checkOpen(); err != nil {

@@ -219,6 +219,10 @@ type planIter struct {
 	n       int
 	// showRecordID appends each result's record id as $recordId.
 	showRecordID bool
+	// returnKey replaces each result by its key in the scanned index,
+	// whose fields are keyFields (none for a collection scan).
+	returnKey bool
+	keyFields []plan.Field
 }
 
 // SetContext replaces the context that bounds the iterator's work (each
@@ -244,10 +248,14 @@ func (it *planIter) Next() (bsoncore.Document, error) {
 		}
 		switch st {
 		case exec.Advanced:
-			if it.showRecordID {
-				return withRecordID(m.Doc, m.RID), nil
+			doc := m.Doc
+			if it.returnKey {
+				doc = indexKeyDoc(doc, it.keyFields)
 			}
-			return m.Doc, nil
+			if it.showRecordID {
+				return withRecordID(doc, m.RID), nil
+			}
+			return doc, nil
 		case exec.EOF:
 			it.Close()
 			return nil, nil

@@ -98,10 +98,7 @@ func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
 		case "showRecordId":
 			spec.ShowRecordID, err = argBool(req.Name, k, v)
 		case "returnKey":
-			var on bool
-			if on, err = argBool(req.Name, k, v); err == nil && on {
-				err = errs.New(errs.NotImplemented, "returnKey is not supported by Lode")
-			}
+			spec.ReturnKey, err = argBool(req.Name, k, v)
 		case "min", "max":
 			var d bsoncore.Document
 			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {

@@ -1,6 +1,7 @@
 package crud_test
 
 import (
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -166,5 +167,51 @@ func TestCollationOnCreateRefused(t *testing.T) {
 	if _, err := d.Collection("simple").Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: 1}},
 		Options: options.Index().SetCollation(&options.Collation{Locale: "simple"})}); err != nil {
 		t.Fatalf("createIndexes with the simple collation: %v", err)
+	}
+}
+
+// TestFindReturnKey checks find's returnKey as MongoDB documents it: the
+// results are the keys of the index the query used ({} for a collection
+// scan), the projection does not apply, showRecordId adds $recordId, and
+// a missing indexed field is null in the key.
+func TestFindReturnKey(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := d.Collection("rk")
+	if _, err := coll.InsertMany(c, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 10}, {Key: "b", Value: bson.D{{Key: "c", Value: "x"}}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 20}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.CreateIndex(t, coll, bson.D{{Key: "a", Value: 1}, {Key: "b.c", Value: -1}})
+	all := func(f bson.D, o *options.FindOptionsBuilder) []bson.D {
+		t.Helper()
+		cur, err := coll.Find(c, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.D
+		if err := cur.All(c, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := all(bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 10}}}}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "a", Value: 1}}).SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	want := []bson.D{
+		{{Key: "a", Value: int32(10)}, {Key: "b.c", Value: "x"}},
+		{{Key: "a", Value: int32(20)}, {Key: "b.c", Value: nil}},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("returnKey over {a: 1, b.c: -1}: %v, want %v", got, want)
+	}
+	got = all(bson.D{}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "_id", Value: 1}}).SetShowRecordID(true))
+	if len(got) != 2 || got[0][0].Key != "_id" || got[0][0].Value != int32(1) || got[0][1].Key != "$recordId" {
+		t.Fatalf("returnKey with showRecordId over _id: %v", got)
+	}
+	got = all(bson.D{{Key: "b", Value: bson.D{{Key: "$exists", Value: false}}}}, options.Find().SetReturnKey(true).SetHint(bson.D{{Key: "$natural", Value: 1}}))
+	if len(got) != 1 || len(got[0]) != 0 {
+		t.Fatalf("returnKey over a collection scan: %v, want [{}]", got)
 	}
 }
