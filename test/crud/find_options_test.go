@@ -135,9 +135,8 @@ func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 	}
 
 	for name, opts := range map[string]*options.FindOptionsBuilder{
-		"returnKey": options.Find().SetReturnKey(true),
-		"min":       options.Find().SetMin(bson.D{{Key: "_id", Value: 1}}).SetHint("_id_"),
-		"max":       options.Find().SetMax(bson.D{{Key: "_id", Value: 2}}).SetHint("_id_"),
+		"min": options.Find().SetMin(bson.D{{Key: "_id", Value: 1}}).SetHint("_id_"),
+		"max": options.Find().SetMax(bson.D{{Key: "_id", Value: 2}}).SetHint("_id_"),
 	} {
 		_, err := coll.Find(c, bson.D{}, opts)
 		if ce := testenv.CmdErr(t, err); ce.Code != 238 {
