@@ -130,6 +130,10 @@ type collState struct {
 	// txnOwner is the open transaction that created the collection, under
 	// mu; other writers get WriteConflict until it ends (txn_ddl.go).
 	txnOwner *Txn
+	// uncommitted is txnOwner for readers that do not take mu: while it
+	// is set, listCollections and listIndexes outside that transaction
+	// do not show the collection, as mongod does not before the commit.
+	uncommitted atomic.Pointer[Txn]
 
 	// capped is the trimming state of a capped collection (capped.go);
 	// unused otherwise.

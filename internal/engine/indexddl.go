@@ -216,6 +216,9 @@ func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error
 // ListIndexes returns the indexes of db.coll in creation order.
 func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
 	c := e.cat.Load().lookup(db, coll)
+	if c == nil || !visibleTo(c, nil) { // listIndexes runs outside transactions
+		c = nil
+	}
 	if c == nil {
 		return nil, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}

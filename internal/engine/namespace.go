@@ -106,10 +106,20 @@ func (e *Engine) ListDatabases() ([]DatabaseInfo, error) {
 
 // ListCollections returns the collections of db sorted by name.
 func (e *Engine) ListCollections(db string) ([]CollectionInfo, error) {
+	return e.ListCollectionsCtx(context.Background(), db)
+}
+
+// ListCollectionsCtx is ListCollections as seen from ctx's transaction:
+// a collection another open transaction created is not listed yet.
+func (e *Engine) ListCollectionsCtx(ctx context.Context, db string) ([]CollectionInfo, error) {
 	cat := e.cat.Load()
 	colls := cat.dbs[db]
 	out := make([]CollectionInfo, 0, len(colls))
+	tx := TxnFrom(ctx)
 	for _, c := range colls {
+		if !visibleTo(c, tx) {
+			continue
+		}
 		opts := c.options
 		if opts == nil {
 			opts = emptyDoc
@@ -235,6 +245,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	n.put(c)
 	e.cat.Store(n)
 	if tx != nil {
+		c.state.uncommitted.Store(tx)
 		tx.noteCreated(c)
 	}
 	return c, true, nil
@@ -472,4 +483,12 @@ func (e *Engine) publish(n *collection) {
 	cat.put(n)
 	e.cat.Store(cat)
 	e.catMu.Unlock()
+}
+
+// visibleTo reports whether the catalog shows c to a reader in tx (nil:
+// outside transactions): not while another transaction that created it
+// is open.
+func visibleTo(c *collection, tx *Txn) bool {
+	owner := c.state.uncommitted.Load()
+	return owner == nil || owner == tx
 }

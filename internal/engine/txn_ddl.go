@@ -34,6 +34,7 @@ func (tx *Txn) endCreated(commit bool) {
 			continue
 		}
 		st.txnOwner = nil
+		st.uncommitted.Store(nil)
 		if !commit && !st.dropped {
 			if cur := tx.e.cat.Load().lookup(c.db, c.name); cur != nil && cur.state == st {
 				if err := tx.e.dropLocked(cur); err != nil {

@@ -3,6 +3,7 @@ package transactions_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -448,4 +449,66 @@ func TestTxnReadsSeeOwnWrites(t *testing.T) {
 	err = d.RunCommand(sc, bson.D{{Key: "count", Value: "orders"}}).Err()
 	testenv.WantCode(t, "count in a transaction", err, 263)
 	testenv.WantCode(t, "commit after the refused count", sess.CommitTransaction(c), 251)
+}
+
+// TestTxnCreatedCollectionInvisible checks what the transactions
+// specification expects of DDL in a transaction: a collection created
+// inside it (and an index on it) is not listed outside until the commit,
+// is listed after it, and is gone after an abort.
+func TestTxnCreatedCollectionInvisible(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	names := func() []string {
+		t.Helper()
+		n, err := d.ListCollectionNames(c, bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	has := func(n []string, name string) bool {
+		for _, x := range n {
+			if x == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, commit := range []bool{true, false} {
+		name := fmt.Sprintf("ddl_%v", commit)
+		s, err := db.Client().StartSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.StartTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		sc := mongo.NewSessionContext(c, s)
+		if err := d.CreateCollection(sc, name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Collection(name).Indexes().CreateOne(sc, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+		if has(names(), name) {
+			t.Fatalf("%s listed outside its transaction before the commit", name)
+		}
+		// listIndexes gives NamespaceNotFound, which the driver turns
+		// into an empty list.
+		_, err = testenv.RunCmd(t, d, bson.D{{Key: "listIndexes", Value: name}})
+		testenv.WantCode(t, "listIndexes before the commit", err, 26)
+		if commit {
+			err = s.CommitTransaction(c)
+		} else {
+			err = s.AbortTransaction(c)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.EndSession(c)
+		if has(names(), name) != commit {
+			t.Fatalf("%s listed: %v after commit=%v", name, has(names(), name), commit)
+		}
+	}
 }
