@@ -356,8 +356,13 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	_ = b.Set(storage.CollectionKey(moved.id), encodeCollection(moved), nil)
 	var ops []oplog.Entry
 	if fromDB != "local" && toDB != "local" {
-		ops = e.commandEntry(fromDB, &src.uuid, cmdDoc("renameCollection", fromDB+"."+fromColl,
-			"to", toDB+"."+toColl, "stayTemp", false))
+		kv := []any{"renameCollection", fromDB + "." + fromColl, "to", toDB + "." + toColl, "stayTemp", false}
+		if dst != nil {
+			// As mongod's, the entry names the collection the rename
+			// replaced by its UUID.
+			kv = append(kv, "dropTarget", bsoncore.Value{Type: bsoncore.TypeBinary, Data: bsoncore.AppendBinary(nil, 4, dst.uuid[:])})
+		}
+		ops = e.commandEntry(fromDB, &src.uuid, cmdDoc(kv...))
 	}
 	if err := e.commitLogged(b, ops...); err != nil {
 		return err
