@@ -49,6 +49,7 @@ var gated = map[string]float64{
 	"run-command":              0.95,
 	"versioned-api":            0.95,
 	"gridfs":                   0.95,
+	"change-streams":           0.95,
 }
 
 var startedRe = regexp.MustCompile(`lode started"? addr=(127\.0\.0\.1:\d+)`)
