@@ -204,7 +204,10 @@ func (r *Reader) commandEvents(out []event, e, o bsoncore.Document, db string, i
 		to, _ := o.Lookup("to").StringValueOK()
 		fdb, fcoll, _ := strings.Cut(from, ".")
 		tdb, tcoll, _ := strings.Cut(to, ".")
-		if !r.scope.watches(fdb, fcoll) && !(r.spec.ShowExpandedEvents && r.scope.watches(tdb, tcoll)) {
+		// As in mongod, a stream sees the renames of the collections it
+		// watches and the renames to them (which replace a collection
+		// with dropTarget), and a collection's stream ends after either.
+		if !r.scope.watches(fdb, fcoll) && !r.scope.watches(tdb, tcoll) {
 			return out
 		}
 		simple("rename", fcoll, func(b *bsoncore.DocumentBuilder) {
@@ -213,7 +216,7 @@ func (r *Reader) commandEvents(out []event, e, o bsoncore.Document, db string, i
 				b.AppendDocument("operationDescription", renameDesc(o, nsDoc(tdb, tcoll)))
 			}
 		})
-		if r.scope.Coll != "" && r.scope.watches(fdb, fcoll) {
+		if r.scope.Coll != "" {
 			invalidate()
 		}
 	case "dropDatabase":

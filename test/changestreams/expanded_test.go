@@ -98,7 +98,10 @@ func collUUID(t *testing.T, db *mongo.Database, name string) bson.Binary {
 // TestRenameOperationDescription: with showExpandedEvents a rename
 // event's operationDescription has the target namespace, and, when the
 // rename replaced an existing collection (dropTarget), dropTarget: that
-// collection's UUID, as mongod's does.
+// collection's UUID, as mongod's does. As in mongod, the replaced
+// collection has no drop event of its own: the oplog has one
+// renameCollection entry, and a stream on the replaced collection sees
+// the rename, then invalidate.
 func TestRenameOperationDescription(t *testing.T) {
 	_, db := testenv.Open(t)
 	ctx := testenv.Ctx(t)
@@ -113,6 +116,11 @@ func TestRenameOperationDescription(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close(ctx)
+	onTarget, err := db.Collection("target").Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer onTarget.Close(ctx)
 	admin := db.Client().Database("admin")
 	rename := func(from, to string, dropTarget bool) {
 		t.Helper()
@@ -125,10 +133,7 @@ func TestRenameOperationDescription(t *testing.T) {
 	rename("target", "fresh", false)
 
 	ev := next(t, cs)
-	for opType(ev) != "rename" {
-		ev = next(t, cs) // a drop of the replaced collection may come first
-	}
-	if str(ev, "ns", "coll") != "src" || str(ev, "to", "coll") != "target" {
+	if opType(ev) != "rename" || str(ev, "ns", "coll") != "src" || str(ev, "to", "coll") != "target" {
 		t.Fatalf("rename event = %v", ev)
 	}
 	desc := ev.Lookup("operationDescription").Document()
@@ -146,6 +151,28 @@ func TestRenameOperationDescription(t *testing.T) {
 	}
 	if has(ev, "operationDescription", "stayTemp") || has(ev, "operationDescription", "renameCollection") {
 		t.Fatalf("rename's operationDescription has the oplog's own fields: %v", ev)
+	}
+
+	if ev := next(t, onTarget); opType(ev) != "rename" || str(ev, "ns", "coll") != "src" ||
+		str(ev, "to", "coll") != "target" || has(ev, "operationDescription") {
+		t.Fatalf("stream on the replaced collection: %v, want the rename", ev)
+	}
+	if ev := next(t, onTarget); opType(ev) != "invalidate" {
+		t.Fatalf("stream on the replaced collection: %v, want invalidate", ev)
+	}
+
+	entries, err := db.Client().Database("local").Collection("oplog.rs").Find(ctx,
+		bson.D{{Key: "op", Value: "c"}, {Key: "ns", Value: "test.$cmd"}, {Key: "$or", Value: bson.A{
+			bson.D{{Key: "o.drop", Value: "target"}}, bson.D{{Key: "o.renameCollection", Value: "test.src"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []bson.Raw
+	if err := entries.All(ctx, &logged); err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) != 1 || !has(logged[0], "o", "dropTarget") {
+		t.Fatalf("oplog entries of the rename over target: %v, want one renameCollection with dropTarget", logged)
 	}
 }
 
