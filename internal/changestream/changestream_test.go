@@ -73,9 +73,51 @@ func TestUpdateDescription(t *testing.T) {
 	post, _ := bson.Marshal(bson.D{{Key: "a", Value: 2}, {Key: "s", Value: bson.D{{Key: "x", Value: 1}}},
 		{Key: "arr", Value: bson.A{1, bson.D{{Key: "k", Value: 2}}}}, {Key: "new", Value: true}})
 	o := oplog.UpdateO(pre, post)
-	got := bson.Raw(updateDescription(bsoncore.Document(o).Lookup("diff").Document())).String()
+	got := bson.Raw(updateDescription(bsoncore.Document(o).Lookup("diff").Document(), false)).String()
 	want := `{"updatedFields": {"a": {"$numberInt":"2"},"new": true,"arr.1.k": {"$numberInt":"2"}},"removedFields": ["old","s.y"],"truncatedArrays": [{"field": "arr","newSize": {"$numberInt":"2"}}]}`
 	if got != want {
 		t.Fatalf("updateDescription =\n %s\nwant\n %s", got, want)
+	}
+}
+
+// TestDisambiguatedPaths: with expanded events, each path that a dotted
+// string names ambiguously (a numeric field name below the top level, a
+// field name with a dot) is also given as its parts, array indexes as
+// integers; other paths are not.
+func TestDisambiguatedPaths(t *testing.T) {
+	pre, _ := bson.Marshal(bson.D{
+		{Key: "a", Value: bson.D{{Key: "1", Value: 1}, {Key: "2", Value: 1}}},
+		{Key: "arr", Value: bson.A{bson.D{{Key: "1", Value: 1}}, 5}},
+		{Key: "0", Value: bson.D{{Key: "x", Value: 1}}},
+		{Key: "b.c", Value: 1},
+		{Key: "n", Value: bson.D{{Key: "5", Value: bson.A{1, 2, 3}}, {Key: "07", Value: 1}}},
+	})
+	post, _ := bson.Marshal(bson.D{
+		{Key: "a", Value: bson.D{{Key: "1", Value: 2}}},
+		{Key: "arr", Value: bson.A{bson.D{{Key: "1", Value: 2}}, 6}},
+		{Key: "0", Value: bson.D{{Key: "x", Value: 2}}},
+		{Key: "b.c", Value: 2},
+		{Key: "n", Value: bson.D{{Key: "5", Value: bson.A{1}}, {Key: "07", Value: 2}}},
+	})
+	o := oplog.UpdateO(pre, post)
+	ud := bsoncore.Document(updateDescription(bsoncore.Document(o).Lookup("diff").Document(), true))
+	got := bson.Raw(ud.Lookup("disambiguatedPaths").Document()).String()
+	want := `{"a.1": ["a","1"],"a.2": ["a","2"],"arr.0.1": ["arr",{"$numberInt":"0"},"1"],"b.c": ["b.c"],"n.5": ["n","5"]}`
+	var gotM, wantM map[string]any
+	_ = bson.UnmarshalExtJSON([]byte(got), false, &gotM)
+	_ = bson.UnmarshalExtJSON([]byte(want), false, &wantM)
+	if len(gotM) != len(wantM) {
+		t.Fatalf("disambiguatedPaths =\n %s\nwant (in any order)\n %s\nupdateDescription: %s", got, want, bson.Raw(ud))
+	}
+	for k := range wantM {
+		g, _ := bson.MarshalExtJSON(bson.M{"v": gotM[k]}, true, false)
+		w, _ := bson.MarshalExtJSON(bson.M{"v": wantM[k]}, true, false)
+		if string(g) != string(w) {
+			t.Fatalf("disambiguatedPaths[%q] = %s, want %s (all: %s)", k, g, w, got)
+		}
+	}
+	plain := bsoncore.Document(updateDescription(bsoncore.Document(o).Lookup("diff").Document(), false))
+	if _, err := plain.LookupErr("disambiguatedPaths"); err == nil {
+		t.Fatalf("disambiguatedPaths without expanded events: %s", bson.Raw(plain))
 	}
 }

@@ -137,7 +137,7 @@ func (r *Reader) crudEvent(op string, e, o bsoncore.Document, db, coll string, i
 			r.header(b, tok, "update", e, info)
 			b.AppendDocument("ns", nsDoc(db, coll)).
 				AppendDocument("documentKey", ev.key).
-				AppendDocument("updateDescription", updateDescription(diff))
+				AppendDocument("updateDescription", updateDescription(diff, r.spec.ShowExpandedEvents))
 			ev.lookup = r.spec.FullDocument == "updateLookup"
 		} else {
 			r.header(b, tok, "replace", e, info)
@@ -204,17 +204,19 @@ func (r *Reader) commandEvents(out []event, e, o bsoncore.Document, db string, i
 		to, _ := o.Lookup("to").StringValueOK()
 		fdb, fcoll, _ := strings.Cut(from, ".")
 		tdb, tcoll, _ := strings.Cut(to, ".")
-		if !r.scope.watches(fdb, fcoll) && !(r.spec.ShowExpandedEvents && r.scope.watches(tdb, tcoll)) {
+		// As in mongod, a stream sees the renames of the collections it
+		// watches and the renames to them (which replace a collection
+		// with dropTarget), and a collection's stream ends after either.
+		if !r.scope.watches(fdb, fcoll) && !r.scope.watches(tdb, tcoll) {
 			return out
 		}
 		simple("rename", fcoll, func(b *bsoncore.DocumentBuilder) {
 			b.AppendDocument("to", nsDoc(tdb, tcoll))
 			if r.spec.ShowExpandedEvents {
-				b.AppendDocument("operationDescription", bsoncore.NewDocumentBuilder().
-					AppendDocument("to", nsDoc(tdb, tcoll)).Build())
+				b.AppendDocument("operationDescription", renameDesc(o, nsDoc(tdb, tcoll)))
 			}
 		})
-		if r.scope.Coll != "" && r.scope.watches(fdb, fcoll) {
+		if r.scope.Coll != "" {
 			invalidate()
 		}
 	case "dropDatabase":
@@ -250,6 +252,25 @@ func (r *Reader) commandEvents(out []event, e, o bsoncore.Document, db string, i
 		}
 	}
 	return out
+}
+
+// renameDesc is a rename event's operationDescription, as mongod's: the
+// oplog entry's fields but renameCollection and stayTemp, with to as a
+// namespace document; so dropTarget, the UUID of the collection the
+// rename replaced, when there was one.
+func renameDesc(o, to bsoncore.Document) bsoncore.Document {
+	els, _ := o.Elements()
+	b := bsoncore.NewDocumentBuilder()
+	for _, el := range els {
+		switch el.Key() {
+		case "renameCollection", "stayTemp":
+		case "to":
+			b.AppendDocument("to", to)
+		default:
+			b.AppendValue(el.Key(), el.Value())
+		}
+	}
+	return b.Build()
 }
 
 // withoutFirst is d without its first field (the command name).

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -275,13 +276,7 @@ func (e *Engine) DropCollection(db, coll string) error {
 // dropLocked removes c; the caller holds c.state.mu.
 func (e *Engine) dropLocked(c *collection) error {
 	b := e.db.NewBatch()
-	_ = b.Delete(storage.CollectionKey(c.id), nil)
-	lo, hi := storage.RecordRange(c.id)
-	_ = b.DeleteRange(lo, hi, nil)
-	for _, ix := range c.indexes {
-		lo, hi := storage.IndexRange(ix.id)
-		_ = b.DeleteRange(lo, hi, nil)
-	}
+	deleteCollection(b, c)
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, cmdDoc("drop", c.name))...); err != nil {
@@ -294,6 +289,18 @@ func (e *Engine) dropLocked(c *collection) error {
 	e.cat.Store(n)
 	e.namespaceGone(c, "")
 	return nil
+}
+
+// deleteCollection adds the removal of c's catalog entry, records and
+// index entries to b.
+func deleteCollection(b *pebble.Batch, c *collection) {
+	_ = b.Delete(storage.CollectionKey(c.id), nil)
+	lo, hi := storage.RecordRange(c.id)
+	_ = b.DeleteRange(lo, hi, nil)
+	for _, ix := range c.indexes {
+		lo, hi := storage.IndexRange(ix.id)
+		_ = b.DeleteRange(lo, hi, nil)
+	}
 }
 
 // DropDatabase drops every collection of db. Dropping a missing database
@@ -343,11 +350,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	}
 	defer src.state.mu.Unlock()
 	if dst != nil {
-		err = e.dropLocked(dst)
-		dst.state.mu.Unlock()
-		if err != nil {
-			return err
-		}
+		defer dst.state.mu.Unlock()
 	}
 	moved := src.copyMeta()
 	moved.db, moved.name = toDB, toColl
@@ -360,24 +363,43 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	moved.state.docCount.Store(src.state.count)
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
-	if e.cat.Load().lookup(toDB, toColl) != nil {
+	if cur := e.cat.Load().lookup(toDB, toColl); cur != nil && (dst == nil || cur.id != dst.id) {
 		return errs.New(errs.NamespaceExists, "target namespace exists")
 	}
 	b := e.db.NewBatch()
+	if dst != nil {
+		// The target is dropped in the rename's own batch and entry, as
+		// mongod logs a rename over a collection: one renameCollection
+		// entry whose dropTarget names the dropped collection.
+		deleteCollection(b, dst)
+	}
 	_ = b.Set(storage.CollectionKey(moved.id), encodeCollection(moved), nil)
 	var ops []oplog.Entry
 	if fromDB != "local" && toDB != "local" {
-		ops = e.commandEntry(fromDB, &src.uuid, cmdDoc("renameCollection", fromDB+"."+fromColl,
-			"to", toDB+"."+toColl, "stayTemp", false))
+		kv := []any{"renameCollection", fromDB + "." + fromColl, "to", toDB + "." + toColl, "stayTemp", false}
+		if dst != nil {
+			// As mongod's, the entry names the collection the rename
+			// replaced by its UUID.
+			kv = append(kv, "dropTarget", bsoncore.Value{Type: bsoncore.TypeBinary, Data: bsoncore.AppendBinary(nil, 4, dst.uuid[:])})
+		}
+		ops = e.commandEntry(fromDB, &src.uuid, cmdDoc(kv...))
 	}
 	if err := e.commitLogged(b, ops...); err != nil {
 		return err
 	}
 	src.state.dropped = true
 	n := e.cat.Load().clone()
+	if dst != nil {
+		dst.state.dropped = true
+		dst.state.hints.clear()
+		n.remove(toDB, toColl)
+	}
 	n.remove(fromDB, fromColl)
 	n.put(moved)
 	e.cat.Store(n)
+	if dst != nil {
+		e.namespaceGone(dst, "")
+	}
 	e.namespaceGone(src, toDB+"."+toColl)
 	return nil
 }

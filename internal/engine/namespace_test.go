@@ -78,3 +78,45 @@ func TestNamespaceValidation(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRenameOverTarget: a rename with dropTarget over an existing
+// collection drops it in the rename's own batch: the target's records
+// and indexes are gone, before and after a reopen. (The oplog's one
+// renameCollection entry is tested in test/changestreams.)
+func TestRenameOverTarget(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert(t, e, "db", "src", bson.D{{Key: "_id", Value: 1}, {Key: "from", Value: "src"}})
+	insert(t, e, "db", "dst", bson.D{{Key: "_id", Value: 1}, {Key: "from", Value: "dst"}}, bson.D{{Key: "_id", Value: 2}})
+	if _, err := e.CreateIndex("db", "dst", IndexSpec{Key: D(t, bson.D{{Key: "from", Value: 1}})}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.RenameCollection("db", "src", "db", "dst", true); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		docs := findAll(t, e, "db", "dst", FindSpec{})
+		if len(docs) == 0 {
+			t.Fatalf("%s: db.dst is empty", when)
+		}
+		if from, _ := docs[0].Lookup("from").StringValueOK(); len(docs) != 1 || from != "src" {
+			t.Fatalf("%s: db.dst = %v, want the source's one document", when, jsonOf(docs))
+		}
+		if ix, err := e.ListIndexes("db", "dst"); err != nil || len(ix) != 1 {
+			t.Fatalf("%s: indexes of db.dst = %+v %v, want the source's _id index", when, ix, err)
+		}
+		if colls, _ := e.ListCollections("db"); len(colls) != 1 {
+			t.Fatalf("%s: collections = %+v", when, colls)
+		}
+	}
+	check("after the rename")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, dir)
+	check("after reopen")
+}

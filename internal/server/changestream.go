@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ func (s *Server) openChangeStream(out **changestream.Reader) func(ctx context.Co
 		}
 		r, err := changestream.Open(ctx, s.eng.Oplog(), scope, spec, s.lookupDocument)
 		if err != nil {
-			return nil, err
+			return nil, labelChangeStreamError(err)
 		}
 		*out = r
 		return r, nil
@@ -92,14 +93,17 @@ type changeStreamSource struct {
 
 func (c *changeStreamSource) Next() (bsoncore.Document, error) {
 	d, err := c.it.Next()
-	if err != nil || d == nil {
-		return nil, err
+	if err != nil {
+		return nil, labelChangeStreamError(err)
+	}
+	if d == nil {
+		return nil, nil
 	}
 	// The resume token must survive the stream's own stages.
 	want := c.r.ResumeToken().Doc()
 	id, ok := d.Lookup("_id").DocumentOK()
 	if !ok || !bytes.Equal(id, want) {
-		return nil, errs.New(errs.ChangeStreamFatalError, "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed. Expected: %s but found: %s", want.String(), d.Lookup("_id").String())
+		return nil, labelChangeStreamError(errs.New(errs.ChangeStreamFatalError, "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed. Expected: %s but found: %s", want.String(), d.Lookup("_id").String()))
 	}
 	c.last = id
 	return d, nil
@@ -129,4 +133,25 @@ func postBatchResumeToken(c *cursor.Cursor, sent []bsoncore.Document) bsoncore.D
 		return cs.resumeToken(sent)
 	}
 	return nil
+}
+
+// labelChangeStreamError gives an error of a change stream's aggregate
+// or getMore the label mongod's ErrorLabelBuilder gives it:
+// ResumableChangeStreamError for the codes a driver may resume the
+// stream after (a network, not-primary, shutdown or stale-routing error,
+// RetryChangeStream, FailedToSatisfyReadPreference),
+// NonResumableChangeStreamError for ChangeStreamFatalError and
+// ChangeStreamHistoryLost. An error that already has labels keeps them.
+func labelChangeStreamError(err error) error {
+	var e *errs.Error
+	if !errors.As(err, &e) || len(e.Labels) > 0 {
+		return err
+	}
+	switch {
+	case errs.ResumableChangeStreamCode(e.Code):
+		return e.WithLabels(errs.LabelResumableChangeStream)
+	case errs.NonResumableChangeStreamCode(e.Code):
+		return e.WithLabels(errs.LabelNonResumableChangeStream)
+	}
+	return err
 }

@@ -14,10 +14,10 @@ func init() { register(cmdConfigureFailPoint, "configureFailPoint") }
 // cmdConfigureFailPoint sets a failpoint, as mongod's test command does:
 // {configureFailPoint: name, mode, data}. It is served only with test
 // commands enabled (dispatch answers CommandNotFound otherwise), on the
-// admin database. Lode has the failCommand, onPrimaryTransactionalWrite
-// and maxTimeAlwaysTimeOut failpoints (failpoint.go); any
-// other name is FailPointSetFailed, mongod's error for a failpoint it does
-// not have. The reply is {count: times the failpoint fired before}.
+// admin database. Lode has the failCommand, onPrimaryTransactionalWrite,
+// maxTimeAlwaysTimeOut and failGetMoreAfterCursorCheckout failpoints
+// (failpoint.go); any other name is FailPointSetFailed, mongod's error
+// for a failpoint it does not have. The reply is {count: times the failpoint fired before}.
 func cmdConfigureFailPoint(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "configureFailPoint may only be run against the admin database.")
@@ -32,6 +32,8 @@ func cmdConfigureFailPoint(_ context.Context, s *Server, req *Request) (bsoncore
 		fp = &s.onPrimaryTransactionalWrite
 	case "maxTimeAlwaysTimeOut":
 		fp = &s.maxTimeAlwaysTimeOut
+	case "failGetMoreAfterCursorCheckout":
+		fp = &s.failGetMoreAfterCursorCheckout
 	default:
 		return nil, errs.New(errs.FailPointSetFailed, "%s not found", name)
 	}

@@ -71,6 +71,16 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		s.cursors.Release(c, false)
 		return nil, errs.New(errs.BadValue, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
 	}
+	if s.cfg.TestCommands {
+		if err := s.failGetMoreAfterCursorCheckoutCheck(req, c.NS); err != nil {
+			_, stream := c.Source().(*changeStreamSource)
+			s.cursors.Release(c, true)
+			if stream {
+				err = labelChangeStreamError(err)
+			}
+			return nil, err
+		}
+	}
 	n := int(batchSize)
 	if n == 0 {
 		n = -1

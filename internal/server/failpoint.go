@@ -16,8 +16,8 @@ import (
 
 // Failpoints are mongod's test hooks, set with configureFailPoint
 // (cmd_configurefailpoint.go) when test commands are enabled
-// (Config.TestCommands, lode serve --enable-test-commands). Lode has one:
-// failCommand, which makes chosen commands fail, close the connection,
+// (Config.TestCommands, lode serve --enable-test-commands). The main one
+// is failCommand, which makes chosen commands fail, close the connection,
 // block, or report a writeConcernError, as drivers' tests use it.
 
 // fpMode is a failpoint's activation mode.
@@ -178,23 +178,8 @@ func fpCount(name string, v bsoncore.Value) (int64, error) {
 // command's. configureFailPoint itself is never failed. Every Lode client
 // is external, so failInternalCommands changes nothing.
 func failCommandMatches(data bsoncore.Document, req *Request) bool {
-	if req.Name == "configureFailPoint" {
+	if req.Name == "configureFailPoint" || !failPointClientMatches(data, req, ns(req.DB, cmdColl(req))) {
 		return false
-	}
-	if v, err := data.LookupErr("threadName"); err == nil {
-		if req.conn == nil || v.Type != bsoncore.TypeString || v.StringValue() != "conn"+itoa(req.conn.id) {
-			return false
-		}
-	}
-	if v, err := data.LookupErr("appName"); err == nil {
-		if req.conn == nil || v.Type != bsoncore.TypeString || v.StringValue() != reqAppName(req) {
-			return false
-		}
-	}
-	if v, err := data.LookupErr("namespace"); err == nil {
-		if v.Type != bsoncore.TypeString || v.StringValue() != ns(req.DB, cmdColl(req)) {
-			return false
-		}
 	}
 	arr, ok := data.Lookup("failCommands").ArrayOK()
 	if !ok {
@@ -207,6 +192,28 @@ func failCommandMatches(data bsoncore.Document, req *Request) bool {
 		}
 	}
 	return false
+}
+
+// failPointClientMatches checks a failpoint's threadName, appName and
+// namespace, when given, against the connection and the namespace the
+// command works on.
+func failPointClientMatches(data bsoncore.Document, req *Request, namespace string) bool {
+	if v, err := data.LookupErr("threadName"); err == nil {
+		if req.conn == nil || v.Type != bsoncore.TypeString || v.StringValue() != "conn"+itoa(req.conn.id) {
+			return false
+		}
+	}
+	if v, err := data.LookupErr("appName"); err == nil {
+		if req.conn == nil || v.Type != bsoncore.TypeString || v.StringValue() != reqAppName(req) {
+			return false
+		}
+	}
+	if v, err := data.LookupErr("namespace"); err == nil {
+		if v.Type != bsoncore.TypeString || v.StringValue() != namespace {
+			return false
+		}
+	}
+	return true
 }
 
 // reqAppName is the application name the client sent in its first
@@ -360,7 +367,9 @@ func takesWriteConcern(req *Request) bool {
 // mongod's getErrorLabels gives the code (or the writeConcernError's
 // code): RetryableWriteError for a retryable write, commitTransaction or
 // abortTransaction failing with a retriable code, TransientTransactionError
-// for a transaction's statement failing with one.
+// for a transaction's statement failing with one, and
+// NonResumableChangeStreamError for ChangeStreamFatalError and
+// ChangeStreamHistoryLost.
 func failCommandLabels(data bsoncore.Document, req *Request, code, wcCode errs.Code) []string {
 	if arr, ok := data.Lookup("errorLabels").ArrayOK(); ok {
 		var out []string
@@ -371,6 +380,9 @@ func failCommandLabels(data bsoncore.Document, req *Request, code, wcCode errs.C
 			}
 		}
 		return out
+	}
+	if errs.NonResumableChangeStreamCode(code) {
+		return []string{errs.LabelNonResumableChangeStream}
 	}
 	a, err := parseSessionArgs(req)
 	if err != nil || !a.hasTxnNumber {
@@ -413,6 +425,31 @@ func retriableCode(c errs.Code) bool {
 		return true
 	}
 	return false
+}
+
+// failGetMoreAfterCursorCheckoutCheck is mongod's
+// failGetMoreAfterCursorCheckout failpoint, which the change streams
+// specification's tests use: a getMore that has checked out its cursor
+// fails with the data's errorCode (InternalError without one), so the
+// error is labelled as the getMore's own are (a change stream's
+// resumable codes get ResumableChangeStreamError) and the cursor is
+// killed. Its data's threadName, appName and namespace (the cursor's)
+// choose the getMores it fails, as failCommand's do.
+func (s *Server) failGetMoreAfterCursorCheckoutCheck(req *Request, cursorNS string) error {
+	data, fired := s.failGetMoreAfterCursorCheckout.enter(func(d bsoncore.Document) bool {
+		return failPointClientMatches(d, req, cursorNS)
+	})
+	if !fired {
+		return nil
+	}
+	code := errs.InternalError
+	if v, err := data.LookupErr("errorCode"); err == nil {
+		if n, ok := asInt64(v); ok && bsonutil.IsNumber(v.Type) {
+			code = errs.Code(n)
+		}
+	}
+	s.log.Info("Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint", "errorCode", int64(code))
+	return errs.New(code, "Hit the 'failGetMoreAfterCursorCheckout' failpoint")
 }
 
 // onPrimaryTransactionalWrite is mongod's failpoint on a retryable write's

@@ -104,6 +104,8 @@ type Server struct {
 	failCommand                 failPoint // the failCommand failpoint (failpoint.go)
 	onPrimaryTransactionalWrite failPoint // on a retryable write (failpoint.go)
 	maxTimeAlwaysTimeOut        failPoint // commands with maxTimeMS time out (failpoint.go)
+	// getMores fail after checking out their cursor (failpoint.go)
+	failGetMoreAfterCursorCheckout failPoint
 
 	mu      sync.Mutex
 	lns     map[net.Listener]struct{}

@@ -5,6 +5,7 @@ package changestreams
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -303,4 +304,9 @@ func TestModifiedResumeTokenRefused(t *testing.T) {
 		t.Fatalf("event without its _id delivered: %v", bad.Current)
 	}
 	testenv.WantCode(t, "_id removed", bad.Err(), 280)
+	// mongod labels it so that drivers do not resume.
+	var se mongo.ServerError
+	if !errors.As(bad.Err(), &se) || !se.HasErrorLabel("NonResumableChangeStreamError") {
+		t.Fatalf("_id removed: %v lacks the NonResumableChangeStreamError label", bad.Err())
+	}
 }

@@ -52,6 +52,7 @@ var gated = map[string]float64{
 	"transactions/legacy":      0.95,
 	"convenient-transactions":  0.95,
 	"retryable-writes/legacy":  0.95,
+	"change-streams":           0.95,
 }
 
 // runs are the runner invocations: the unified-format runner over its
