@@ -25,7 +25,7 @@ func cmdEndSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 		if ss := s.sessions.lookup(l.key); ss != nil && ss.owner.uid != l.uid {
 			continue
 		}
-		s.removeSession(l.key, true)
+		s.removeSession(l.key, &l.uid)
 	}
 	return nil, nil
 }

@@ -133,25 +133,22 @@ func (r *sessionRegistry) get(s *Server, key string, owner sessionOwner, create 
 	return ss
 }
 
-// remove drops a session, aborts its open transaction and kills its
-// cursors. ended (endSessions) also queues its record for removal from
-// config.system.sessions at the next refresh, as mongod's endSessions
-// does.
-func (s *Server) removeSession(key string, ended bool) {
+// removeSession drops a session, aborts its open transaction and kills
+// its cursors. endedBy, for endSessions, is the uid of the session ended:
+// its record {_id: {id, uid}} is then deleted from config.system.sessions
+// at the next refresh, as mongod's endSessions does, even when this
+// server no longer holds the session.
+func (s *Server) removeSession(key string, endedBy *[32]byte) {
 	r := &s.sessions
 	r.mu.Lock()
 	ss := r.m[key]
 	delete(r.m, key)
-	rec, cached := r.active[key]
 	delete(r.active, key)
-	if ended && (ss != nil || cached) {
-		if !cached {
-			rec = sessionRecord{id: key, owner: ss.owner}
-		}
+	if endedBy != nil {
 		if r.ending == nil {
 			r.ending = map[string]sessionRecord{}
 		}
-		r.ending[key] = rec
+		r.ending[key] = sessionRecord{id: key, owner: sessionOwner{uid: *endedBy}}
 	}
 	r.mu.Unlock()
 	if ss != nil {
@@ -237,7 +234,7 @@ func (s *Server) reapOnce(now time.Time) {
 	r.mu.Unlock()
 	for _, k := range expired {
 		s.log.Debug("logical session expired", "lsid", uuidString(k))
-		s.removeSession(k, false)
+		s.removeSession(k, nil)
 	}
 	for _, ss := range live {
 		if !ss.mu.TryLock() { // a command is running on it: not idle
