@@ -29,6 +29,16 @@ type sessionRegistry struct {
 	reaper bool // the expiry goroutine runs
 	// refreshMu serializes refreshes of config.system.sessions.
 	refreshMu sync.Mutex
+	stats     sessionCacheStats // under mu
+}
+
+// sessionCacheStats are serverStatus's logicalSessionRecordCache figures.
+type sessionCacheStats struct {
+	jobs, reaps                     int64
+	lastJob, lastReap               time.Time
+	lastJobMillis, lastReapMillis   int64
+	refreshed, ended, cursorsKilled int64
+	reaped                          int64
 }
 
 // sessionOwner is who a session belongs to: uid is mongod's
@@ -218,6 +228,7 @@ func (s *Server) reapSessions() {
 
 // reapOnce does one expiry pass as of now.
 func (s *Server) reapOnce(now time.Time) {
+	start := time.Now()
 	limit := time.Duration(s.txnLifetimeSeconds()) * time.Second
 	sessTimeout := s.sessionTimeout()
 	r := &s.sessions
@@ -236,6 +247,11 @@ func (s *Server) reapOnce(now time.Time) {
 		s.log.Debug("logical session expired", "lsid", uuidString(k))
 		s.removeSession(k, nil)
 	}
+	r.mu.Lock()
+	r.stats.reaps++
+	r.stats.lastReap, r.stats.reaped = start, int64(len(expired))
+	r.stats.lastReapMillis = time.Since(start).Milliseconds()
+	r.mu.Unlock()
 	for _, ss := range live {
 		if !ss.mu.TryLock() { // a command is running on it: not idle
 			continue

@@ -180,6 +180,17 @@ func (s *Server) refreshSessionCache(ctx context.Context) error {
 	r := &s.sessions
 	r.refreshMu.Lock()
 	defer r.refreshMu.Unlock()
+	start := time.Now()
+	r.mu.Lock()
+	r.stats.jobs++
+	r.stats.lastJob = start
+	r.stats.refreshed, r.stats.ended, r.stats.cursorsKilled = 0, 0, 0
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.stats.lastJobMillis = time.Since(start).Milliseconds()
+		r.mu.Unlock()
+	}()
 	if err := s.setupSessionsCollection(); err != nil {
 		return err
 	}
@@ -244,6 +255,9 @@ func (s *Server) refreshSessionCache(ctx context.Context) error {
 			putBack()
 			return err
 		}
+		r.mu.Lock()
+		r.stats.refreshed = int64(len(records))
+		r.mu.Unlock()
 	}
 	if len(ending) > 0 {
 		specs := make([]engine.DeleteSpec, 0, len(ending))
@@ -270,7 +284,10 @@ func (s *Server) refreshSessionCache(ctx context.Context) error {
 			r.mu.Unlock()
 			return err
 		}
-		s.cursors.KillSessions(keys)
+		n := s.cursors.KillSessions(keys)
+		r.mu.Lock()
+		r.stats.ended, r.stats.cursorsKilled = int64(len(ending)), int64(n)
+		r.mu.Unlock()
 	}
 	s.log.Debug("refreshed logical session cache", "refreshed", len(records), "ended", len(ending))
 	return nil
@@ -320,4 +337,35 @@ func (s *Server) setupSessionsCollection() error {
 		ExpireAfterSeconds: &secs,
 	})
 	return err
+}
+
+// sessionCacheDoc renders serverStatus.logicalSessionRecordCache, as
+// mongod's LogicalSessionCacheStats.
+func (s *Server) sessionCacheDoc() bsoncore.Document {
+	r := &s.sessions
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.stats
+	return bsoncore.NewDocumentBuilder().
+		AppendInt32("activeSessionsCount", int32(len(r.active))).
+		AppendInt32("sessionsCollectionJobCount", int32(st.jobs)).
+		AppendInt32("lastSessionsCollectionJobDurationMillis", int32(st.lastJobMillis)).
+		AppendDateTime("lastSessionsCollectionJobTimestamp", unixMilliOrZero(st.lastJob)).
+		AppendInt32("lastSessionsCollectionJobEntriesRefreshed", int32(st.refreshed)).
+		AppendInt32("lastSessionsCollectionJobEntriesEnded", int32(st.ended)).
+		AppendInt32("lastSessionsCollectionJobCursorsClosed", int32(st.cursorsKilled)).
+		AppendInt32("transactionReaperJobCount", int32(st.reaps)).
+		AppendInt32("lastTransactionReaperJobDurationMillis", int32(st.lastReapMillis)).
+		AppendDateTime("lastTransactionReaperJobTimestamp", unixMilliOrZero(st.lastReap)).
+		AppendInt32("lastTransactionReaperJobEntriesCleanedUp", int32(st.reaped)).
+		AppendInt32("sessionCatalogSize", int32(len(r.m))).
+		Build()
+}
+
+// unixMilliOrZero is t in Unix milliseconds, 0 for the zero time.
+func unixMilliOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }

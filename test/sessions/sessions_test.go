@@ -218,6 +218,13 @@ func TestSessionsCollection(t *testing.T) {
 	if !found {
 		t.Fatalf("no lsidTTLIndex in %v", ixs)
 	}
+	// serverStatus reports the refresh as mongod's
+	// logicalSessionRecordCache does.
+	st := testenv.ServerStatus(t, c).Lookup("logicalSessionRecordCache").Document()
+	if st.Lookup("sessionsCollectionJobCount").AsInt64() < 1 || st.Lookup("lastSessionsCollectionJobEntriesRefreshed").AsInt64() < 1 ||
+		st.Lookup("sessionCatalogSize").AsInt64() < 1 {
+		t.Fatalf("logicalSessionRecordCache: %v", st)
+	}
 	// endSessions: the record goes at the next refresh.
 	sess.EndSession(ctx) // the driver pools it; end it on the server
 	if err := admin.RunCommand(ctx, bson.D{{Key: "endSessions", Value: bson.A{bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: id}}}}}}).Err(); err != nil {
