@@ -197,13 +197,37 @@ func findAndModifyNeeds(req *Request) ([]need, error) {
 func aggregateNeeds(req *Request) ([]need, error) {
 	var out []need
 	coll := cmdColl(req)
-	if coll != "" {
+	// mongod asks no find on the collection when the pipeline starts with
+	// an initial source such as $listSessions (which has its own rule).
+	if coll != "" && firstStage(req) != "$listSessions" {
 		out = append(out, need{res: auth.CollResource(req.DB, coll), acts: auth.Actions(auth.ActFind)})
 	}
 	if v, err := req.Cmd.LookupErr("pipeline"); err == nil {
 		out = pipelineNeeds(req.DB, v, out, coll == "")
 	}
 	return out, nil
+}
+
+// firstStage is the name of the first stage of an aggregate's pipeline,
+// or "".
+func firstStage(req *Request) string {
+	arr, ok := req.Cmd.Lookup("pipeline").ArrayOK()
+	if !ok {
+		return ""
+	}
+	v, err := arr.IndexErr(0)
+	if err != nil {
+		return ""
+	}
+	d, ok := v.DocumentOK()
+	if !ok {
+		return ""
+	}
+	el, err := d.IndexErr(0)
+	if err != nil {
+		return ""
+	}
+	return el.Key()
 }
 
 func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool) []need {

@@ -466,6 +466,38 @@ func TestSessionsAuth(t *testing.T) {
 	if err := root.Database("admin").RunCommand(ctx, bson.D{{Key: "refreshLogicalSessionCacheNow", Value: 1}}).Err(); err != nil {
 		t.Fatal(err)
 	}
+	// $listSessions, an initial source, needs no find on
+	// config.system.sessions (as in mongod, any user lists their own
+	// records); allUsers needs listSessions.
+	appSys := app.Database("config").Collection("system.sessions")
+	cur, err := appSys.Aggregate(ctx, bson.A{bson.D{{Key: "$listSessions", Value: bson.D{}}}})
+	if err != nil {
+		t.Fatalf("app $listSessions: %v", err)
+	}
+	var recs []bson.Raw
+	if err := cur.All(ctx, &recs); err != nil {
+		t.Fatal(err)
+	}
+	if rec := find(recs, id); rec == nil || rec.Lookup("user", "name").StringValue() != "app@test" {
+		t.Fatalf("app $listSessions: %v", recs)
+	}
+	for _, r := range recs {
+		if _, got := r.Lookup("_id", "uid").Binary(); !bytes.Equal(got, uid[:]) {
+			t.Fatalf("another user's record listed: %v", r)
+		}
+	}
+	_, err = appSys.Aggregate(ctx, bson.A{bson.D{{Key: "$listSessions", Value: bson.D{{Key: "allUsers", Value: true}}}}})
+	testenv.WantCode(t, "$listSessions allUsers without listSessions", err, 13)
+	_, err = appSys.Find(ctx, bson.D{})
+	testenv.WantCode(t, "find on config.system.sessions", err, 13)
+	cur, err = root.Database("config").Collection("system.sessions").Aggregate(ctx, bson.A{bson.D{{Key: "$listSessions", Value: bson.D{{Key: "allUsers", Value: true}}}}})
+	if err != nil {
+		t.Fatalf("root $listSessions allUsers: %v", err)
+	}
+	recs = nil
+	if err := cur.All(ctx, &recs); err != nil || find(recs, id) == nil {
+		t.Fatalf("root $listSessions allUsers: %v %v", recs, err)
+	}
 	// killSessions naming another user's uid needs killAnySession.
 	other := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: id}}, {Key: "uid", Value: bson.Binary{Data: make([]byte, 32)}}}
 	err = app.Database("admin").RunCommand(ctx, bson.D{{Key: "killSessions", Value: bson.A{other}}}).Err()
