@@ -13,7 +13,7 @@ func init() { register(cmdKillAllSessions, "killAllSessions") }
 // list: their open transactions abort and their cursors are killed.
 // Without authentication sessions have no user, so a non-empty list
 // matches only {user: "", db: ""}, as in mongod.
-func cmdKillAllSessions(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdKillAllSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	uids, err := sessionUsers(req)
 	if err != nil {
 		return nil, err
@@ -22,9 +22,9 @@ func cmdKillAllSessions(_ context.Context, s *Server, req *Request) (bsoncore.Do
 		return nil, err
 	}
 	if len(uids) == 0 {
-		s.killSessions(nil)
+		s.killSessions(ctx, nil)
 		return nil, nil
 	}
-	s.killSessions(uidMatcher(uids...))
+	s.killSessions(ctx, uidMatcher(uids...))
 	return nil, nil
 }

@@ -19,7 +19,7 @@ func init() { register(cmdKillAllSessionsByPattern, "killAllSessionsByPattern") 
 // that uid; with neither, every session. The users and roles fields
 // (mongod's impersonation of the ops' users) are refused with
 // NotImplemented: Lode does not impersonate users.
-func cmdKillAllSessionsByPattern(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdKillAllSessionsByPattern(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	v := req.Cmd.Index(0).Value()
 	arr, ok := v.ArrayOK()
 	if !ok {
@@ -33,7 +33,7 @@ func cmdKillAllSessionsByPattern(_ context.Context, s *Server, req *Request) (bs
 		return nil, err
 	}
 	if len(vals) == 0 {
-		s.killSessions(nil)
+		s.killSessions(ctx, nil)
 		return nil, nil
 	}
 	var pats []sessionMatcher
@@ -44,7 +44,7 @@ func cmdKillAllSessionsByPattern(_ context.Context, s *Server, req *Request) (bs
 		}
 		pats = append(pats, m)
 	}
-	s.killSessions(func(ss *session) bool {
+	s.killSessions(ctx, func(ss *session) bool {
 		for _, m := range pats {
 			if m(ss) {
 				return true

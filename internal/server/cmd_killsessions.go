@@ -22,9 +22,9 @@ func cmdKillSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Doc
 		return nil, err
 	}
 	if len(ids) == 0 {
-		s.killSessions(uidMatcher(s.sessionOwnerOf(ctx, req).uid))
+		s.killSessions(ctx, uidMatcher(s.sessionOwnerOf(ctx, req).uid))
 		return nil, nil
 	}
-	s.killSessions(lsidMatcher(ids))
+	s.killSessions(ctx, lsidMatcher(ids))
 	return nil, nil
 }

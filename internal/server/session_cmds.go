@@ -84,17 +84,32 @@ func ignoreArgs(req *Request) error {
 type sessionMatcher func(ss *session) bool
 
 // killSessions kills the sessions match selects, as mongod's
-// killSessionsLocal: their open transactions abort and their cursors are
-// killed. The sessions themselves live on (their retryable-write history
-// too); endSessions and expiry end them. A nil match kills every session
-// and every cursor opened in one.
-func (s *Server) killSessions(match sessionMatcher) {
+// killSessionsLocal: their running commands are interrupted (11601),
+// their open transactions abort and their cursors are killed. The
+// sessions themselves live on (their retryable-write history too);
+// endSessions and expiry end them. A nil match kills every session and
+// every cursor opened in one. The command running the kill (ctx) is not
+// interrupted.
+func (s *Server) killSessions(ctx context.Context, match sessionMatcher) {
 	keys := map[string]bool{}
 	var hit []*session
 	for _, ss := range s.sessions.list() {
 		if match == nil || match(ss) {
 			keys[ss.id] = true
 			hit = append(hit, ss)
+		}
+	}
+	self, _ := ctx.Value(opKey{}).(*runningOp)
+	for _, op := range s.ops().snapshot() {
+		if op == self {
+			continue
+		}
+		lsid, ok := op.cmd.Lookup("lsid").DocumentOK()
+		if !ok {
+			continue
+		}
+		if k, err := sessionKey(lsid); err == nil && keys[k] {
+			s.ops().kill(op.id)
 		}
 	}
 	for _, ss := range hit {

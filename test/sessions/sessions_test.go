@@ -525,3 +525,68 @@ func TestSessionsAuth(t *testing.T) {
 		t.Fatalf("record %v", got)
 	}
 }
+
+// TestKillSessionsInterrupts: killSessions interrupts a command running in
+// the session (a getMore waiting on a tailable cursor) with Interrupted
+// (11601), as mongod's killSessions kills the session's operations.
+func TestKillSessionsInterrupts(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	c := db.Client()
+	coll := testenv.CreateCapped(t, d, "events", 1<<20, 0)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := c.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	sctx := mongo.NewSessionContext(ctx, sess)
+	cur, err := coll.Find(sctx, bson.D{}, options.Find().SetCursorType(options.TailableAwait).SetMaxAwaitTime(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(ctx)
+	if !cur.Next(sctx) {
+		t.Fatal(cur.Err())
+	}
+	done := make(chan error, 1)
+	go func() {
+		cur.TryNext(sctx)
+		done <- cur.Err()
+	}()
+	admin := c.Database("admin")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ops, err := aggregate(t, ctx, admin, bson.A{
+			bson.D{{Key: "$currentOp", Value: bson.D{}}},
+			bson.D{{Key: "$match", Value: bson.D{{Key: "op", Value: "getmore"}, {Key: "ns", Value: "test.events"}}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ops) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the getMore never ran")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: sessionID(t, sess)}}}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "killSessions", Value: bson.A{lsid}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		testenv.WantCode(t, "interrupted getMore", err, 11601)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the getMore was not interrupted")
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("killSessions took %v", time.Since(start))
+	}
+}
