@@ -101,3 +101,37 @@ func TestSessionExpiryKillsCursors(t *testing.T) {
 		t.Fatal("a cursor without session was killed")
 	}
 }
+
+// TestSessionsTTLFollowsTimeout: a server started with another
+// localLogicalSessionTimeoutMinutes corrects lsidTTLIndex at its first
+// refresh, as mongod's sessions collection setup does.
+func TestSessionsTTLFollowsTimeout(t *testing.T) {
+	eng, err := engine.Open(t.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ttl := func() int64 {
+		ixs, err := eng.ListIndexes(sessionsDB, sessionsColl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ix := range ixs {
+			if ix.Name == sessionsTTLName && ix.ExpireAfterSeconds != nil {
+				return *ix.ExpireAfterSeconds
+			}
+		}
+		t.Fatalf("no %s in %v", sessionsTTLName, ixs)
+		return 0
+	}
+	for _, minutes := range []int{2, 5} {
+		s := New(eng, Config{Logger: slog.New(slog.DiscardHandler), SessionTimeoutMinutes: minutes})
+		if err := s.refreshSessionCache(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if got := ttl(); got != int64(minutes)*60 {
+			t.Fatalf("expireAfterSeconds %d with %d minutes", got, minutes)
+		}
+	}
+}
