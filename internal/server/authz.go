@@ -108,7 +108,9 @@ func init() {
 		"getMore", "killCursors", "listDatabases")
 	// mongod asks no privilege for configureFailPoint (it exists only with
 	// test commands enabled), but, as for any command, authentication.
-	authOnlyCmd("configureFailPoint", "refreshLogicalSessionCacheNow")
+	authOnlyCmd("configureFailPoint")
+	// mongod's session cache test commands require no authentication.
+	openCmd("refreshLogicalSessionCacheNow", "reapLogicalSessionCacheNow")
 	ruled(collNeeds(auth.ActFind), "find", "count", "distinct")
 	ruled(bypassNeeds(collNeeds(auth.ActInsert)), "insert")
 	ruled(bypassNeeds(updateNeeds), "update")

@@ -233,6 +233,9 @@ func TestSessionsCollection(t *testing.T) {
 	if err := admin.RunCommand(ctx, bson.D{{Key: "refreshLogicalSessionCacheNow", Value: 1}}).Err(); err != nil {
 		t.Fatal(err)
 	}
+	if err := c.Database("test").RunCommand(ctx, bson.D{{Key: "reapLogicalSessionCacheNow", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	n, err := sys.CountDocuments(ctx, bson.D{{Key: "_id.id", Value: bson.Binary{Subtype: 4, Data: id}}})
 	if err != nil || n != 0 {
 		t.Fatalf("ended session's record: %d %v", n, err)
@@ -250,8 +253,10 @@ func TestSessionParameters(t *testing.T) {
 	ctx := testenv.Ctx(t)
 	{
 		db, _ := testenv.Open(t)
-		err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "refreshLogicalSessionCacheNow", Value: 1}}).Err()
-		testenv.WantCode(t, "without test commands", err, 59)
+		for _, name := range []string{"refreshLogicalSessionCacheNow", "reapLogicalSessionCacheNow"} {
+			err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: name, Value: 1}}).Err()
+			testenv.WantCode(t, name+" without test commands", err, 59)
+		}
 	}
 	if _, err := lode.Open(t.TempDir(), lode.WithSetParameter("localLogicalSessionTimeoutMinutes", "0")); err == nil {
 		t.Fatal("Open accepted localLogicalSessionTimeoutMinutes=0")
