@@ -45,11 +45,12 @@ func (c *Catalog) OpenChangeStream(ctx context.Context, db, coll string, spec bs
 func New(e *engine.Engine) *Catalog { return &Catalog{E: e} }
 
 var (
-	_ agg.Catalog            = (*Catalog)(nil)
-	_ agg.OpLister           = (*Catalog)(nil)
-	_ agg.LocalSessionLister = (*Catalog)(nil)
-	_ agg.QueryExplainer     = (*Catalog)(nil)
+	_ agg.Catalog        = (*Catalog)(nil)
+	_ agg.OpLister       = (*Catalog)(nil)
+	_ agg.QueryExplainer = (*Catalog)(nil)
 )
+
+var _ agg.LocalSessionLister = (*Catalog)(nil)
 
 // LocalSessions implements agg.LocalSessionLister through the Sessions
 // hook.
