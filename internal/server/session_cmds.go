@@ -44,6 +44,9 @@ func (s *Server) sessionIDs(ctx context.Context, req *Request, mayImpersonate bo
 		if err != nil {
 			return nil, err
 		}
+		if err := checkLsidFields(req.Name, d); err != nil {
+			return nil, err
+		}
 		l := clientLsid{key: k, uid: own}
 		if uv, err := d.LookupErr("uid"); err == nil {
 			_, data, ok := uv.BinaryOK()
@@ -58,6 +61,26 @@ func (s *Server) sessionIDs(ctx context.Context, req *Request, mayImpersonate bo
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// checkLsidFields refuses the fields of a client lsid other than id and
+// uid: mongod's internal-transaction fields (txnNumber, txnUUID) with
+// NotImplemented, anything else as its strict IDL does.
+func checkLsidFields(cmd string, d bsoncore.Document) error {
+	els, err := d.Elements()
+	if err != nil {
+		return errs.New(errs.InvalidBSON, "invalid lsid: %v", err)
+	}
+	for _, el := range els {
+		switch el.Key() {
+		case "id", "uid":
+		case "txnNumber", "txnUUID":
+			return errs.New(errs.NotImplemented, "%s: internal transaction sessions (lsid.%s) are not supported by Lode", cmd, el.Key())
+		default:
+			return errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", cmd, el.Key())
+		}
+	}
+	return nil
 }
 
 // mayKillAnySession: authorization is off, or the user holds

@@ -404,6 +404,11 @@ func TestKillSessions(t *testing.T) {
 	testenv.WantCode(t, "unknown pattern field", err, 40415)
 	err = admin.RunCommand(ctx, bson.D{{Key: "killAllSessions", Value: bson.A{bson.D{{Key: "user", Value: "x"}}}}}).Err()
 	testenv.WantCode(t, "user without db", err, 40414)
+	zero := bson.Binary{Subtype: 4, Data: make([]byte, 16)}
+	err = admin.RunCommand(ctx, bson.D{{Key: "killSessions", Value: bson.A{bson.D{{Key: "id", Value: zero}, {Key: "txnUUID", Value: zero}}}}}).Err()
+	testenv.WantCode(t, "internal session lsid", err, 238)
+	err = admin.RunCommand(ctx, bson.D{{Key: "endSessions", Value: bson.A{bson.D{{Key: "id", Value: zero}, {Key: "bogus", Value: 1}}}}}).Err()
+	testenv.WantCode(t, "unknown lsid field", err, 40415)
 }
 
 // TestSessionsAuth: under authentication a session belongs to its user
