@@ -71,6 +71,12 @@ func Open(dir string, opts ...Option) (*DB, error) {
 	if cfg.oplogMB < 0 || cfg.oplogMB > 1<<30 {
 		return nil, fmt.Errorf("lode: WithOplogSizeMB(%d): want a size in MiB between 1 and %d, or 0 for no oplog", cfg.oplogMB, int64(1<<30))
 	}
+	srvCfg := server.Config{TestCommands: cfg.testCommands}
+	for _, p := range cfg.params {
+		if err := srvCfg.SetStartupParameter(p[0], p[1]); err != nil {
+			return nil, fmt.Errorf("lode: WithSetParameter: %w", err)
+		}
+	}
 	if cfg.addr == "" {
 		cfg.addr = "127.0.0.1:0"
 	}
@@ -86,7 +92,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("lode: open engine: %w", err)
 	}
 	db := &DB{eng: eng, done: make(chan error, 1)}
-	srvCfg := server.Config{Logger: cfg.logger, Auth: cfg.authUser != "", TestCommands: cfg.testCommands}
+	srvCfg.Logger, srvCfg.Auth = cfg.logger, cfg.authUser != ""
 	co := options.Client()
 	if cfg.authUser != "" {
 		if err := bootstrapUser(eng, cfg.authUser, cfg.authPwd); err != nil {

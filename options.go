@@ -18,6 +18,7 @@ type config struct {
 	oplogBytes   int64 // engine.Options.OplogBytes: 0 default, -1 none
 	oplogMB      int64 // WithOplogSizeMB's argument, checked by Open
 	testCommands bool
+	params       [][2]string // WithSetParameter's, in order
 }
 
 // Option configures Open.
@@ -83,3 +84,13 @@ func WithOplogSizeMB(mb int64) Option {
 // Never enable it in production: any authenticated client can then make
 // the server fail commands.
 func WithTestCommands() Option { return func(c *config) { c.testCommands = true } }
+
+// WithSetParameter sets a startup parameter, as lode serve
+// --set-parameter name=value and mongod --setParameter do:
+// enableTestCommands (1 or 0), logicalSessionRefreshMillis (how often the
+// session cache is flushed to config.system.sessions, default 300000)
+// and localLogicalSessionTimeoutMinutes (how long an idle session lives,
+// default 30). Open fails on any other name or a bad value.
+func WithSetParameter(name, value string) Option {
+	return func(c *config) { c.params = append(c.params, [2]string{name, value}) }
+}

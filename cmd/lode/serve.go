@@ -55,14 +55,10 @@ func runServe(args []string) error {
 	tlsf := addTLSFlags(fs)
 	authOn := fs.Bool("auth", false, "require clients to authenticate (SCRAM-SHA-256/SCRAM-SHA-1) and enforce users' roles, like mongod --auth; while no user exists a loopback client may create the first one in admin")
 	insecureOpen := fs.Bool("insecure-no-auth", false, "allow a non-loopback --addr without --auth: anyone who reaches the port can read, write and drop every database")
-	testCmds := fs.Bool("enable-test-commands", false, "enable MongoDB's test commands (configureFailPoint with the failCommand failpoint) for testing drivers and applications; never in production")
-	fs.Func("set-parameter", "set a startup parameter, as mongod --setParameter name=value (only enableTestCommands=1|0)", func(v string) error {
-		on, err := startupParameter(v)
-		if err != nil {
-			return err
-		}
-		*testCmds = on
-		return nil
+	var startup server.Config // --enable-test-commands and --set-parameter
+	fs.BoolVar(&startup.TestCommands, "enable-test-commands", false, "enable MongoDB's test commands (configureFailPoint with the failCommand failpoint) for testing drivers and applications; never in production")
+	fs.Func("set-parameter", "set a startup parameter, as mongod --setParameter name=value: enableTestCommands=1|0, logicalSessionRefreshMillis=N (default 300000), localLogicalSessionTimeoutMinutes=N (default 30)", func(v string) error {
+		return startupParameter(&startup, v)
 	})
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -117,8 +113,9 @@ func runServe(args []string) error {
 	warnFileLimit(log)
 	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, Auth: *authOn, MessageTimeout: *msgTimeout,
 		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr()),
-		TLSMode: tlsMode, TLS: tlsConfig, TestCommands: *testCmds})
-	if *testCmds {
+		TLSMode: tlsMode, TLS: tlsConfig, TestCommands: startup.TestCommands,
+		SessionRefresh: startup.SessionRefresh, SessionTimeoutMinutes: startup.SessionTimeoutMinutes})
+	if startup.TestCommands {
 		log.Warn("test commands are enabled: any client that may run commands can make the server fail them (configureFailPoint); never in production")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -169,23 +166,13 @@ func oplogBound(mb int64) (int64, error) {
 	return mb << 20, nil
 }
 
-// startupParameter reads --set-parameter name=value. The only startup
-// parameter is enableTestCommands (1, 0, true or false), as mongod's
-// --setParameter enableTestCommands=1; runtime parameters are set with the
-// setParameter command.
-func startupParameter(v string) (bool, error) {
+// startupParameter reads --set-parameter name=value into cfg, as mongod's
+// --setParameter (server.Config.SetStartupParameter lists the names);
+// runtime parameters are set with the setParameter command.
+func startupParameter(cfg *server.Config, v string) error {
 	name, val, ok := strings.Cut(v, "=")
 	if !ok {
-		return false, fmt.Errorf("want name=value, got %q", v)
+		return fmt.Errorf("want name=value, got %q", v)
 	}
-	if name != "enableTestCommands" {
-		return false, fmt.Errorf("%s is not a startup parameter of lode serve (only enableTestCommands is; set runtime parameters with the setParameter command)", name)
-	}
-	switch val {
-	case "1", "true":
-		return true, nil
-	case "0", "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("bad value for enableTestCommands: %q (want 1, 0, true or false)", val)
+	return cfg.SetStartupParameter(name, val)
 }

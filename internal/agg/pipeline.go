@@ -41,6 +41,12 @@ type ParseContext struct {
 	// Hint is the aggregate command's hint, applied to the pushed-down
 	// query.
 	Hint bsoncore.Value
+	// SessionUser is the authenticated user, for $listLocalSessions and
+	// $listSessions without users; nil when nobody is. AuthOn tells
+	// whether authentication is enforced (then nobody authenticated is
+	// Unauthorized there, as in mongod).
+	SessionUser *SessionUser
+	AuthOn      bool
 
 	// nesting is set while parsing sub-pipelines.
 	inLookup, inFacet, inUnion bool
@@ -210,7 +216,7 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 		if pc.inUnion {
 			return errs.New(errs.Location31441, "%s is not allowed within a $unionWith's sub-pipeline", name)
 		}
-	case "$documents", "$collStats", "$indexStats", "$currentOp":
+	case "$documents", "$collStats", "$indexStats", "$currentOp", "$listLocalSessions", "$listSessions":
 		if i != 0 {
 			return errs.New(errs.Location40602, "%s is only valid as the first stage in a pipeline", name)
 		}
@@ -273,6 +279,9 @@ func init() {
 		"$listSearchIndexes": func(bsoncore.Value, *ParseContext) ([]stage, error) {
 			return nil, errs.New(errs.Location6047401, "$listSearchIndexes stage is only allowed on MongoDB Atlas")
 		},
+		// The session stages (listsessions.go).
+		"$listLocalSessions": parseListLocalSessions,
+		"$listSessions":      parseListSessions,
 	}
 }
 

@@ -76,9 +76,11 @@ type Cursor struct {
 	// the cursor (a change stream reports them as events).
 	OutlivesNamespace bool
 
-	// Session and TxnNumber identify the multi-document transaction the
-	// cursor was opened in (InTxn); such a cursor reads the transaction's
-	// view and is killed when the transaction ends.
+	// Session is the logical session the cursor was opened in (""
+	// without one): killing or ending the session kills the cursor.
+	// With InTxn, Session and TxnNumber identify the multi-document
+	// transaction the cursor was opened in; such a cursor reads the
+	// transaction's view and is killed when the transaction ends.
 	Session   string
 	TxnNumber int64
 	InTxn     bool
@@ -337,6 +339,22 @@ func (r *Registry) Kill(ids []int64) (killed, notFound []int64) {
 		c.close()
 	}
 	return killed, notFound
+}
+
+// KillSessions closes the cursors opened in the sessions of keys
+// (Cursor.Session), or in any session when keys is nil, and returns how
+// many it closed.
+func (r *Registry) KillSessions(keys map[string]bool) int {
+	var ids []int64
+	r.mu.Lock()
+	for id, c := range r.cursors {
+		if c.Session != "" && (keys == nil || keys[c.Session]) {
+			ids = append(ids, id)
+		}
+	}
+	r.mu.Unlock()
+	killed, _ := r.Kill(ids)
+	return len(killed)
 }
 
 // KillNamespace marks every cursor of namespace ns as killed with err:

@@ -86,8 +86,12 @@ func validateUserWrite(db, coll string) error {
 		return err
 	}
 	if strings.HasPrefix(coll, "system.") {
-		switch coll {
-		case "system.js", "system.views", "system.profile", "system.buckets":
+		switch {
+		case coll == "system.js", coll == "system.views", coll == "system.profile", coll == "system.buckets":
+		case db == "config" && coll == "system.sessions":
+			// The logical sessions collection, a legal client system
+			// namespace in mongod (the server's session cache is flushed
+			// to it).
 		default:
 			return errs.New(errs.InvalidNamespace, "Invalid system namespace: %s.%s", db, coll)
 		}

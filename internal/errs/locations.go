@@ -222,6 +222,7 @@ const (
 	Location40397   Code = 40397
 	Location40398   Code = 40398
 	Location40400   Code = 40400
+	Location40413   Code = 40413
 	Location40414   Code = 40414
 	Location40415   Code = 40415
 	Location40430   Code = 40430

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/errs"
@@ -19,6 +20,10 @@ type need struct {
 	// heldRole, when set, waives the need for a user granted that role
 	// directly: mongod lets a user see its own roles with rolesInfo.
 	heldRole *auth.RoleName
+	// selfUsers, when set, waives the need for a user who is every one of
+	// them: $listLocalSessions and $listSessions list one's own sessions
+	// without listSessions.
+	selfUsers []agg.SessionUser
 }
 
 // authzRule returns what a command needs. open means any client may run
@@ -104,6 +109,8 @@ func init() {
 	// mongod asks no privilege for configureFailPoint (it exists only with
 	// test commands enabled), but, as for any command, authentication.
 	authOnlyCmd("configureFailPoint")
+	// mongod's session cache test commands require no authentication.
+	openCmd("refreshLogicalSessionCacheNow", "reapLogicalSessionCacheNow")
 	ruled(collNeeds(auth.ActFind), "find", "count", "distinct")
 	ruled(bypassNeeds(collNeeds(auth.ActInsert)), "insert")
 	ruled(bypassNeeds(updateNeeds), "update")
@@ -138,7 +145,7 @@ func init() {
 	ruled(clusterNeeds(auth.ActGetDefaultRWConcern), "getDefaultRWConcern")
 	ruled(clusterNeeds(auth.ActSetDefaultRWConcern), "setDefaultRWConcern")
 	ruled(clusterNeeds(auth.ActFsync), "fsync")
-	ruled(clusterNeeds(auth.ActKillAnySession), "killAllSessions")
+	ruled(clusterNeeds(auth.ActKillAnySession), "killAllSessions", "killAllSessionsByPattern")
 	ruled(createUserNeeds, "createUser")
 	ruled(dbNeeds(auth.ActDropUser), "dropUser", "dropAllUsersFromDatabase")
 	ruled(usersInfoNeeds, "usersInfo")
@@ -192,13 +199,37 @@ func findAndModifyNeeds(req *Request) ([]need, error) {
 func aggregateNeeds(req *Request) ([]need, error) {
 	var out []need
 	coll := cmdColl(req)
-	if coll != "" {
+	// mongod asks no find on the collection when the pipeline starts with
+	// an initial source such as $listSessions (which has its own rule).
+	if coll != "" && firstStage(req) != "$listSessions" {
 		out = append(out, need{res: auth.CollResource(req.DB, coll), acts: auth.Actions(auth.ActFind)})
 	}
 	if v, err := req.Cmd.LookupErr("pipeline"); err == nil {
 		out = pipelineNeeds(req.DB, v, out, coll == "")
 	}
 	return out, nil
+}
+
+// firstStage is the name of the first stage of an aggregate's pipeline,
+// or "".
+func firstStage(req *Request) string {
+	arr, ok := req.Cmd.Lookup("pipeline").ArrayOK()
+	if !ok {
+		return ""
+	}
+	v, err := arr.IndexErr(0)
+	if err != nil {
+		return ""
+	}
+	d, ok := v.DocumentOK()
+	if !ok {
+		return ""
+	}
+	el, err := d.IndexErr(0)
+	if err != nil {
+		return ""
+	}
+	return el.Key()
 }
 
 func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool) []need {
@@ -279,6 +310,18 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 			out = append(out, need{res: res, acts: auth.Actions(auth.ActChangeStream, auth.ActFind)})
 		case "$currentOp":
 			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActInprog)})
+		case "$listLocalSessions", "$listSessions":
+			// mongod's listSessionsRequiredPrivileges: listSessions on
+			// the cluster, unless the stage lists only one's own sessions
+			// (no users, or users naming only oneself).
+			n := need{res: auth.ClusterResource, acts: auth.Actions(auth.ActListSessions)}
+			if sp, err := agg.ParseListSessionsSpec(el.Key(), arg, nil, false); err == nil && !sp.AllUsers {
+				n.selfUsers = sp.Users
+				if len(n.selfUsers) == 1 && n.selfUsers[0] == (agg.SessionUser{}) {
+					n.selfUsers = []agg.SessionUser{} // none named: oneself
+				}
+			}
+			out = append(out, n)
 		case "$collStats":
 			// on the aggregated collection, already named by find
 		case "$indexStats":
@@ -550,7 +593,24 @@ func allAllowed(g *auth.Grants, needs []need) bool {
 		if n.heldRole != nil && g.HasRole(*n.heldRole) {
 			continue
 		}
+		if n.selfUsers != nil && onlySelf(g, n.selfUsers) {
+			continue
+		}
 		if !g.Allowed(n.res, n.acts) {
+			return false
+		}
+	}
+	return true
+}
+
+// onlySelf: every user of users is the authenticated one (an empty list
+// stands for oneself).
+func onlySelf(g *auth.Grants, users []agg.SessionUser) bool {
+	for _, u := range users {
+		if g.User == nil {
+			return false
+		}
+		if u.User != g.User.Name || u.DB != g.User.DB {
 			return false
 		}
 	}

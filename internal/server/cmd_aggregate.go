@@ -89,7 +89,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		}
 	}
 	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir(),
-		Params: s.eng.Params()}
+		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth}
 	p, err := agg.Parse(a.pipeline, pc)
 	if err != nil {
 		return nil, err
@@ -102,6 +102,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	cat := aggengine.New(s.eng)
 	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
 	cat.Ops = s.currentOps                  // $currentOp (currentop_agg.go)
+	cat.Sessions = s.localSessions          // $listLocalSessions (sessions_coll.go)
 	var stream *changestream.Reader
 	cat.ChangeStreams = s.openChangeStream(&stream) // changestream.go
 	if a.explain {

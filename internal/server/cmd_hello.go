@@ -79,7 +79,7 @@ func (s *Server) helloReply(req *Request, helloOk bool) bsoncore.Document {
 		AppendInt32("maxMessageSizeBytes", wire.MaxMessageSizeBytes).
 		AppendInt32("maxWriteBatchSize", wire.MaxWriteBatchSize).
 		AppendDateTime("localTime", time.Now().UnixMilli()).
-		AppendInt32("logicalSessionTimeoutMinutes", LogicalSessionTimeoutMinutes)
+		AppendInt32("logicalSessionTimeoutMinutes", s.sessionTimeoutMinutes())
 	if req.conn != nil {
 		// mongod appends the id with appendNumber: an int32 while it fits.
 		if id := req.conn.id; id <= math.MaxInt32 {

@@ -8,14 +8,23 @@ import (
 
 func init() { register(cmdKillAllSessions, "killAllSessions") }
 
-// cmdKillAllSessions kills every session (Lode has no users to filter by),
-// aborting their open transactions.
-func cmdKillAllSessions(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+// cmdKillAllSessions kills the sessions of the users listed,
+// {killAllSessions: [{user, db}, ...]}, or every session for an empty
+// list: their open transactions abort and their cursors are killed.
+// Without authentication sessions have no user, so a non-empty list
+// matches only {user: "", db: ""}, as in mongod.
+func cmdKillAllSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	uids, err := sessionUsers(req)
+	if err != nil {
+		return nil, err
+	}
 	if err := ignoreArgs(req); err != nil {
 		return nil, err
 	}
-	for _, k := range s.sessions.all() {
-		s.sessions.remove(k)
+	if len(uids) == 0 {
+		s.killSessions(ctx, nil)
+		return nil, nil
 	}
+	s.killSessions(ctx, uidMatcher(uids...))
 	return nil, nil
 }

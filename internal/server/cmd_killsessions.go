@@ -8,17 +8,23 @@ import (
 
 func init() { register(cmdKillSessions, "killSessions") }
 
-// cmdKillSessions kills the given sessions, aborting their transactions.
-func cmdKillSessions(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	ids, err := sessionIDs(req)
+// cmdKillSessions kills the given sessions (mongod's killSessions):
+// their open transactions abort and their cursors are killed. An lsid
+// without uid names a session of the caller; a uid of another user needs
+// killAnySession. An empty array kills every session of the caller
+// (without authentication, every session).
+func cmdKillSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	ids, err := s.sessionIDs(ctx, req, true)
 	if err != nil {
 		return nil, err
 	}
 	if err := ignoreArgs(req); err != nil {
 		return nil, err
 	}
-	for _, k := range ids {
-		s.sessions.remove(k)
+	if len(ids) == 0 {
+		s.killSessions(ctx, uidMatcher(s.sessionOwnerOf(ctx, req).uid))
+		return nil, nil
 	}
+	s.killSessions(ctx, lsidMatcher(ids))
 	return nil, nil
 }

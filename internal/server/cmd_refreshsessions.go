@@ -8,17 +8,23 @@ import (
 
 func init() { register(cmdRefreshSessions, "refreshSessions") }
 
-// cmdRefreshSessions marks sessions as used now, postponing their expiry.
-func cmdRefreshSessions(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	ids, err := sessionIDs(req)
+// cmdRefreshSessions marks sessions as used now, postponing their expiry
+// and putting them in the session cache (the next refresh writes them to
+// config.system.sessions), as mongod's refreshSessions does.
+func cmdRefreshSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	ids, err := s.sessionIDs(ctx, req, false)
 	if err != nil {
 		return nil, err
 	}
 	if err := ignoreArgs(req); err != nil {
 		return nil, err
 	}
-	for _, k := range ids {
-		s.sessions.get(s, k, true)
+	owner := s.sessionOwnerOf(ctx, req)
+	for _, l := range ids {
+		if ss := s.sessions.lookup(l.key); ss != nil && ss.owner.uid != l.uid {
+			continue
+		}
+		s.sessions.get(s, l.key, owner, true)
 	}
 	return nil, nil
 }

@@ -58,6 +58,7 @@ func cmdServerStatus(_ context.Context, s *Server, req *Request) (bsoncore.Docum
 	if ol, ok := s.oplogStatusDoc(); ok {
 		lode.AppendDocument("oplog", ol)
 	}
+	b.AppendDocument("logicalSessionRecordCache", s.sessionCacheDoc()) // sessions_coll.go
 	return b.AppendDocument("metrics", s.metricsDoc()).
 		AppendDocument("storageEngine", bsoncore.NewDocumentBuilder().
 			AppendString("name", "lode").

@@ -9,15 +9,19 @@ import (
 
 func init() { register(cmdStartSession, "startSession") }
 
-// cmdStartSession creates a logical session with a server-chosen id.
-func cmdStartSession(_ context.Context, s *Server, _ *Request) (bsoncore.Document, error) {
+// cmdStartSession creates a logical session of the caller with a
+// server-chosen id: {id: {id: UUID}, timeoutMinutes}.
+func cmdStartSession(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if err := ignoreArgs(req); err != nil {
+		return nil, err
+	}
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	id[6] = id[6]&0x0f | 0x40 // UUID version 4
 	id[8] = id[8]&0x3f | 0x80
-	s.sessions.get(s, string(id[:]), true)
+	s.sessions.get(s, string(id[:]), s.sessionOwnerOf(ctx, req), true)
 	return bsoncore.NewDocumentBuilder().
 		AppendDocument("id", bsoncore.NewDocumentBuilder().AppendBinary("id", 4, id[:]).Build()).
-		AppendInt32("timeoutMinutes", LogicalSessionTimeoutMinutes).
+		AppendInt32("timeoutMinutes", s.sessionTimeoutMinutes()).
 		Build(), nil
 }

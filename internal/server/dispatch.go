@@ -64,7 +64,8 @@ func sameCommand(name, cmd string) bool {
 
 // testCommands are served only with Config.TestCommands, as mongod's are
 // only with enableTestCommands.
-var testCommands = map[string]bool{"configureFailPoint": true}
+var testCommands = map[string]bool{"configureFailPoint": true, "refreshLogicalSessionCacheNow": true,
+	"reapLogicalSessionCacheNow": true}
 
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.

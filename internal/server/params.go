@@ -174,6 +174,9 @@ func (s *Server) paramTable() *params {
 		// mongodump --dumpDbUsersAndRoles reads it.
 		p.add("authSchemaVersion", constParam(bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 5)}))
 		p.add("enableTestCommands", constParam(boolValue(s.cfg.TestCommands)))
+		// Startup parameters of the session cache (sessions_coll.go).
+		p.add("logicalSessionRefreshMillis", constParam(intValue(s.sessionRefresh().Milliseconds())))
+		p.add("localLogicalSessionTimeoutMinutes", constParam(intValue(int64(s.sessionTimeoutMinutes()))))
 		for name, pr := range s.extraParams {
 			p.add(name, pr)
 		}

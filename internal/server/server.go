@@ -64,6 +64,15 @@ type Config struct {
 	// its failCommand failpoint), like mongod --setParameter
 	// enableTestCommands=1. Off, they are CommandNotFound.
 	TestCommands bool
+	// SessionRefresh is how often the session cache is flushed to
+	// config.system.sessions (mongod's logicalSessionRefreshMillis);
+	// zero means 5 minutes.
+	SessionRefresh time.Duration
+	// SessionTimeoutMinutes is how long an idle logical session lives
+	// (mongod's localLogicalSessionTimeoutMinutes, the TTL of
+	// config.system.sessions and hello's logicalSessionTimeoutMinutes);
+	// zero means 30.
+	SessionTimeoutMinutes int
 }
 
 // DefaultMessageTimeout is Config.MessageTimeout's default.
@@ -162,6 +171,8 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		users:    auth.NewStore(eng),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
+	s.wg.Add(1)
+	go s.runSessionRefresher() // sessions_coll.go
 	return s
 }
 

@@ -13,10 +13,48 @@ import (
 
 // sessionRegistry holds the server's logical sessions. Its zero value is
 // ready to use.
+//
+// m is mongod's session catalog: every live session with its retryable
+// write and transaction state, expired after localLogicalSessionTimeout-
+// Minutes idle. active is mongod's LogicalSessionCache: the sessions used
+// since the last refresh of config.system.sessions, which
+// $listLocalSessions lists and the refresh writes out and empties; ending
+// holds the sessions endSessions ended since, which the refresh removes
+// from the collection (sessions_coll.go).
 type sessionRegistry struct {
 	mu     sync.Mutex
 	m      map[string]*session
+	active map[string]sessionRecord
+	ending map[string]sessionRecord
 	reaper bool // the expiry goroutine runs
+	// refreshMu serializes refreshes of config.system.sessions.
+	refreshMu sync.Mutex
+	stats     sessionCacheStats // under mu
+}
+
+// sessionCacheStats are serverStatus's logicalSessionRecordCache figures.
+type sessionCacheStats struct {
+	jobs, reaps                     int64
+	lastJob, lastReap               time.Time
+	lastJobMillis, lastReapMillis   int64
+	refreshed, ended, cursorsKilled int64
+	reaped                          int64
+}
+
+// sessionOwner is who a session belongs to: uid is mongod's
+// SHA-256("user@db") of the authenticated user (of "" without
+// authentication) and user its "user@db" ("" without authentication).
+type sessionOwner struct {
+	uid  [32]byte
+	user string
+}
+
+// sessionRecord is an entry of the session cache, and of
+// config.system.sessions: {_id: {id, uid}, lastUse, user: {name}}.
+type sessionRecord struct {
+	id      string
+	owner   sessionOwner
+	lastUse time.Time
 }
 
 // txnState is where a session's latest transaction stands.
@@ -33,6 +71,7 @@ const (
 // carry it, which MongoDB also runs one at a time per session.
 type session struct {
 	id      string
+	owner   sessionOwner // set when created
 	mu      sync.Mutex
 	lastUse time.Time // under registry mu
 	killed  bool      // under mu
@@ -71,34 +110,56 @@ func sessionKey(lsid bsoncore.Document) (string, error) {
 	return string(data), nil
 }
 
-// get returns the session for key, creating it when create is set.
-func (r *sessionRegistry) get(s *Server, key string, create bool) *session {
+// get returns the session for key, creating it for owner (and adding it
+// to the session cache) when create is set.
+func (r *sessionRegistry) get(s *Server, key string, owner sessionOwner, create bool) *session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
 		r.m = map[string]*session{}
 	}
+	now := time.Now()
 	ss := r.m[key]
 	if ss == nil {
 		if !create {
 			return nil
 		}
-		ss = &session{id: key}
+		ss = &session{id: key, owner: owner}
 		r.m[key] = ss
 		if !r.reaper {
 			r.reaper = true
 			go s.reapSessions()
 		}
 	}
-	ss.lastUse = time.Now()
+	ss.lastUse = now
+	// As mongod's LogicalSessionCache::vivify: a session joins the cache
+	// when first used after a refresh, with that time as its lastUse.
+	if _, ok := r.active[key]; !ok {
+		if r.active == nil {
+			r.active = map[string]sessionRecord{}
+		}
+		r.active[key] = sessionRecord{id: key, owner: ss.owner, lastUse: now}
+	}
 	return ss
 }
 
-// remove drops a session and aborts its open transaction.
-func (r *sessionRegistry) remove(key string) {
+// removeSession drops a session, aborts its open transaction and kills
+// its cursors. endedBy, for endSessions, is the uid of the session ended:
+// its record {_id: {id, uid}} is then deleted from config.system.sessions
+// at the next refresh, as mongod's endSessions does, even when this
+// server no longer holds the session.
+func (s *Server) removeSession(key string, endedBy *[32]byte) {
+	r := &s.sessions
 	r.mu.Lock()
 	ss := r.m[key]
 	delete(r.m, key)
+	delete(r.active, key)
+	if endedBy != nil {
+		if r.ending == nil {
+			r.ending = map[string]sessionRecord{}
+		}
+		r.ending[key] = sessionRecord{id: key, owner: sessionOwner{uid: *endedBy}}
+	}
 	r.mu.Unlock()
 	if ss != nil {
 		ss.mu.Lock()
@@ -106,6 +167,14 @@ func (r *sessionRegistry) remove(key string) {
 		ss.abortTxn(errs.New(errs.NoSuchTransaction, "Transaction was aborted because its session was ended"))
 		ss.mu.Unlock()
 	}
+	s.cursors.KillSessions(map[string]bool{key: true})
+}
+
+// lookup returns the session for key without marking it used.
+func (r *sessionRegistry) lookup(key string) *session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[key]
 }
 
 // all returns every session key.
@@ -159,8 +228,9 @@ func (s *Server) reapSessions() {
 
 // reapOnce does one expiry pass as of now.
 func (s *Server) reapOnce(now time.Time) {
+	start := time.Now()
 	limit := time.Duration(s.txnLifetimeSeconds()) * time.Second
-	sessTimeout := time.Duration(LogicalSessionTimeoutMinutes) * time.Minute
+	sessTimeout := s.sessionTimeout()
 	r := &s.sessions
 	r.mu.Lock()
 	var expired []string
@@ -174,8 +244,14 @@ func (s *Server) reapOnce(now time.Time) {
 	}
 	r.mu.Unlock()
 	for _, k := range expired {
-		r.remove(k)
+		s.log.Debug("logical session expired", "lsid", uuidString(k))
+		s.removeSession(k, nil)
 	}
+	r.mu.Lock()
+	r.stats.reaps++
+	r.stats.lastReap, r.stats.reaped = start, int64(len(expired))
+	r.stats.lastReapMillis = time.Since(start).Milliseconds()
+	r.mu.Unlock()
 	for _, ss := range live {
 		if !ss.mu.TryLock() { // a command is running on it: not idle
 			continue

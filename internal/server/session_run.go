@@ -136,14 +136,15 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 	if err != nil {
 		return nil, err
 	}
-	if req.Name == "endSessions" || req.Name == "killSessions" || req.Name == "killAllSessions" {
+	switch req.Name {
+	case "endSessions", "killSessions", "killAllSessions", "killAllSessionsByPattern":
 		return h(ctx, s, req)
 	}
 	if (a.hasTxnNumber || a.hasAutocommit) && !s.replSet() {
 		return nil, errs.New(errs.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	}
 	ctx = withCmdSession(ctx, key, a)
-	ss := s.sessions.get(s, key, true)
+	ss := s.sessions.get(s, key, s.sessionOwnerOf(ctx, req), true)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	switch {

@@ -63,7 +63,7 @@ func TestIdleTransactionAborted(t *testing.T) {
 		t.Fatalf("insert: %v", r)
 	}
 	s.reapOnce(time.Now().Add(30 * time.Second))
-	if ss := s.sessions.get(s, string(lsid.Lookup("id").Data[5:]), false); ss == nil || ss.state != txnActive {
+	if ss := s.sessions.get(s, string(lsid.Lookup("id").Data[5:]), sessionOwner{}, false); ss == nil || ss.state != txnActive {
 		t.Fatal("a transaction idle 30 s must stay open")
 	}
 	s.reapOnce(time.Now().Add(61 * time.Second))

@@ -34,9 +34,15 @@ func cmdSessionFrom(ctx context.Context) (cmdSession, bool) {
 // as belonging to it, and kills it when the transaction commits or aborts
 // (its source reads the transaction's view, which ends with it). It is
 // called before the cursor is registered.
+//
+// Any cursor opened with an lsid records its session, so that killing or
+// ending the session, or its expiry, kills the cursor, as in mongod.
 func (s *Server) tieCursorToTxn(ctx context.Context, c *cursor.Cursor) {
 	tx := engine.TxnFrom(ctx)
 	cs, ok := cmdSessionFrom(ctx)
+	if ok {
+		c.Session = cs.key
+	}
 	if tx == nil || !ok {
 		return
 	}

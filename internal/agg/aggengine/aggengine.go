@@ -24,6 +24,9 @@ type Catalog struct {
 	// Ops, when set, lists the server's operations for $currentOp (the
 	// engine knows nothing of connections and commands). Nil lists none.
 	Ops func(ctx context.Context, opts agg.CurrentOpOptions) ([]bsoncore.Document, error)
+	// Sessions, when set, lists the server's session cache for
+	// $listLocalSessions. Nil lists none.
+	Sessions func(ctx context.Context, allUsers bool, uids [][32]byte) ([]bsoncore.Document, error)
 	// ChangeStreams, when set, opens change streams ($changeStream); the
 	// server keeps the reader for awaitData and resume tokens.
 	ChangeStreams func(ctx context.Context, db, coll string, spec bsoncore.Value) (agg.Iterator, error)
@@ -46,6 +49,17 @@ var (
 	_ agg.OpLister       = (*Catalog)(nil)
 	_ agg.QueryExplainer = (*Catalog)(nil)
 )
+
+var _ agg.LocalSessionLister = (*Catalog)(nil)
+
+// LocalSessions implements agg.LocalSessionLister through the Sessions
+// hook.
+func (c *Catalog) LocalSessions(ctx context.Context, allUsers bool, uids [][32]byte) ([]bsoncore.Document, error) {
+	if c.Sessions == nil {
+		return nil, nil
+	}
+	return c.Sessions(ctx, allUsers, uids)
+}
 
 // CurrentOps implements agg.OpLister through the Ops hook.
 func (c *Catalog) CurrentOps(ctx context.Context, opts agg.CurrentOpOptions) ([]bsoncore.Document, error) {

@@ -1,0 +1,220 @@
+package agg
+
+import (
+	"context"
+	"crypto/sha256"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// SessionUser names a user for $listLocalSessions and $listSessions: the
+// {user, db} elements of their users option, and the authenticated user.
+type SessionUser struct{ User, DB string }
+
+// SessionUID is the uid part of a logical session id, as mongod computes
+// it: SHA-256 of "user@db", or of nothing when the session was started
+// without authentication (mongod's kNoAuthDigest).
+func SessionUID(u SessionUser) [32]byte {
+	if u.User == "" && u.DB == "" {
+		return sha256.Sum256(nil)
+	}
+	return sha256.Sum256([]byte(u.User + "@" + u.DB))
+}
+
+// ListSessionsSpec is the parsed argument of $listLocalSessions and
+// $listSessions (mongod's ListSessionsSpec). Without allUsers, Users is
+// never empty: an empty or absent list means the current user.
+type ListSessionsSpec struct {
+	AllUsers bool
+	Users    []SessionUser
+}
+
+// UIDs returns the uids of Users.
+func (sp ListSessionsSpec) UIDs() [][32]byte {
+	out := make([][32]byte, len(sp.Users))
+	for i, u := range sp.Users {
+		out[i] = SessionUID(u)
+	}
+	return out
+}
+
+// LocalSessionLister is implemented by catalogs that can list the
+// server's session cache for $listLocalSessions.
+type LocalSessionLister interface {
+	// LocalSessions returns the cache's records, {_id: {id, uid}, lastUse,
+	// user?}, of every user (allUsers) or of the given uids.
+	LocalSessions(ctx context.Context, allUsers bool, uids [][32]byte) ([]bsoncore.Document, error)
+}
+
+// ParseListSessionsSpec parses the options of stage (mongod's
+// listSessionsParseSpec, with its IDL's errors). current is the
+// authenticated user; nil means authentication is off, when the current
+// user is {user: "", db: ""}.
+func ParseListSessionsSpec(stage string, v bsoncore.Value, current *SessionUser, authOn bool) (ListSessionsSpec, error) {
+	var sp ListSessionsSpec
+	d, ok := v.DocumentOK()
+	if !ok {
+		return sp, errs.New(errs.TypeMismatch, "%s options must be specified in an object, but found: %s", stage, bsonutil.TypeName(v.Type))
+	}
+	els, err := d.Elements()
+	if err != nil {
+		return sp, errs.New(errs.InvalidBSON, "%s: %v", stage, err)
+	}
+	seen := map[string]bool{}
+	for _, el := range els {
+		k, ev := el.Key(), el.Value()
+		if seen[k] {
+			return sp, errs.New(errs.Location40413, "BSON field '%s.%s' is a duplicate field", stage, k)
+		}
+		seen[k] = true
+		switch k {
+		case "allUsers":
+			b, ok := ev.BooleanOK()
+			if !ok {
+				return sp, errs.New(errs.TypeMismatch, "BSON field '%s.allUsers' is the wrong type '%s', expected type 'bool'", stage, bsonutil.TypeName(ev.Type))
+			}
+			sp.AllUsers = b
+		case "users":
+			arr, ok := ev.ArrayOK()
+			if !ok {
+				return sp, errs.New(errs.TypeMismatch, "BSON field '%s.users' is the wrong type '%s', expected type 'array'", stage, bsonutil.TypeName(ev.Type))
+			}
+			vals, err := arr.Values()
+			if err != nil {
+				return sp, errs.New(errs.InvalidBSON, "%s: %v", stage, err)
+			}
+			sp.Users = []SessionUser{}
+			for _, uv := range vals {
+				u, err := parseSessionUser(stage, uv)
+				if err != nil {
+					return sp, err
+				}
+				sp.Users = append(sp.Users, u)
+			}
+		case "$_internalPredicate":
+			// mongos's rewrite of the stage; not honoured by Lode.
+			return sp, errs.New(errs.NotImplemented, "%s: $_internalPredicate is not supported by Lode", stage)
+		default:
+			return sp, errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", stage, k)
+		}
+	}
+	if sp.AllUsers && len(sp.Users) > 0 {
+		return sp, errs.New(errs.UnsupportedFormat, "%s may not specify {allUsers:true} and {users:[...]} at the same time", stage)
+	}
+	if !sp.AllUsers && len(sp.Users) == 0 {
+		switch {
+		case current != nil:
+			sp.Users = []SessionUser{*current}
+		case authOn:
+			return sp, errs.New(errs.Unauthorized, "There is no user authenticated")
+		default:
+			sp.Users = []SessionUser{{}}
+		}
+	}
+	return sp, nil
+}
+
+func parseSessionUser(stage string, v bsoncore.Value) (SessionUser, error) {
+	var u SessionUser
+	d, ok := v.DocumentOK()
+	if !ok {
+		return u, errs.New(errs.TypeMismatch, "BSON field '%s.users' is the wrong type '%s', expected type 'object'", stage, bsonutil.TypeName(v.Type))
+	}
+	els, err := d.Elements()
+	if err != nil {
+		return u, errs.New(errs.InvalidBSON, "%s: %v", stage, err)
+	}
+	var hasUser, hasDB bool
+	for _, el := range els {
+		var dst *string
+		switch el.Key() {
+		case "user":
+			if hasUser {
+				return u, errs.New(errs.Location40413, "BSON field '%s.users.user' is a duplicate field", stage)
+			}
+			dst, hasUser = &u.User, true
+		case "db":
+			if hasDB {
+				return u, errs.New(errs.Location40413, "BSON field '%s.users.db' is a duplicate field", stage)
+			}
+			dst, hasDB = &u.DB, true
+		default:
+			return u, errs.New(errs.Location40415, "BSON field '%s.users.%s' is an unknown field.", stage, el.Key())
+		}
+		s, ok := el.Value().StringValueOK()
+		if !ok {
+			return u, errs.New(errs.TypeMismatch, "BSON field '%s.users.%s' is the wrong type '%s', expected type 'string'", stage, el.Key(), bsonutil.TypeName(el.Value().Type))
+		}
+		*dst = s
+	}
+	if !hasUser {
+		return u, errs.New(errs.Location40414, "BSON field '%s.users.user' is missing but a required field", stage)
+	}
+	if !hasDB {
+		return u, errs.New(errs.Location40414, "BSON field '%s.users.db' is missing but a required field", stage)
+	}
+	return u, nil
+}
+
+// listLocalSessionsStage is $listLocalSessions: a source stage listing
+// the server's session cache, first in an {aggregate: 1} pipeline.
+type listLocalSessionsStage struct {
+	raw bsoncore.Value
+	sp  ListSessionsSpec
+}
+
+func parseListLocalSessions(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
+	if pc.Coll != "" {
+		return nil, errs.New(errs.InvalidNamespace, "$listLocalSessions must be run against the database with {aggregate: 1}, not a collection")
+	}
+	sp, err := ParseListSessionsSpec("$listLocalSessions", v, pc.SessionUser, pc.AuthOn)
+	if err != nil {
+		return nil, err
+	}
+	return []stage{&listLocalSessionsStage{raw: v, sp: sp}}, nil
+}
+
+func (s *listLocalSessionsStage) name() string { return "$listLocalSessions" }
+func (s *listLocalSessionsStage) spec() bsoncore.Document {
+	return specDoc("$listLocalSessions", s.raw)
+}
+func (s *listLocalSessionsStage) source() {}
+
+func (s *listLocalSessionsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
+	l, ok := rc.cat.(LocalSessionLister)
+	if !ok {
+		return &sliceIter{}, nil
+	}
+	docs, err := l.LocalSessions(rc.ctx, s.sp.AllUsers, s.sp.UIDs())
+	if err != nil {
+		return nil, err
+	}
+	return &sliceIter{docs: docs}, nil
+}
+
+// parseListSessions is $listSessions: on config.system.sessions, a $match
+// keeping the records of the users asked for (none for allUsers), as
+// mongod's DocumentSourceListSessions is.
+func parseListSessions(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
+	if pc.DB != "config" || pc.Coll != "system.sessions" {
+		return nil, errs.New(errs.InvalidNamespace, "$listSessions may only be run against config.system.sessions")
+	}
+	sp, err := ParseListSessionsSpec("$listSessions", v, pc.SessionUser, pc.AuthOn)
+	if err != nil {
+		return nil, err
+	}
+	filter := bsoncore.NewDocumentBuilder().Build()
+	if !sp.AllUsers {
+		in := bsoncore.NewArrayBuilder()
+		for _, uid := range sp.UIDs() {
+			in.AppendBinary(0, uid[:])
+		}
+		filter = bsoncore.NewDocumentBuilder().
+			AppendDocument("_id.uid", bsoncore.NewDocumentBuilder().AppendArray("$in", in.Build()).Build()).
+			Build()
+	}
+	return parseMatch(bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: filter}, pc)
+}
