@@ -518,3 +518,20 @@ func visibleTo(c *collection, tx *Txn) bool {
 	owner := c.state.uncommitted.Load()
 	return owner == nil || owner == tx
 }
+
+// HasCollection reports whether db.coll exists as a collection.
+func (e *Engine) HasCollection(db, coll string) bool {
+	return e.cat.Load().lookup(db, coll) != nil
+}
+
+// CollectionExistsError returns mongod's NamespaceExists error for an
+// attempt to create something else (a view) named db.coll when a
+// collection of that name exists, and nil when none does.
+func (e *Engine) CollectionExistsError(db, coll string) error {
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return nil
+	}
+	return errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but with different options: %s",
+		db, coll, renderCollOptions(c))
+}

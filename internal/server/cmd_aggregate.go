@@ -81,6 +81,23 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if !a.hasCursor && !a.explain {
 		return nil, errs.New(errs.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
+	// On a view, the view's resolved pipeline runs first, on the
+	// collection the views lead to (views.go); the cursor keeps the view's
+	// namespace.
+	viewName := ""
+	if coll != "" {
+		base, vpipe, isView, err := s.resolveView(ctx, req.DB, coll)
+		if err != nil {
+			return nil, err
+		}
+		if isView {
+			if len(a.pipeline) > 0 && len(a.pipeline[0]) > 5 && a.pipeline[0].Index(0).Key() == "$changeStream" {
+				return nil, viewWriteErr(req.DB, coll)
+			}
+			viewName, coll = coll, base
+			a.pipeline = append(vpipe, a.pipeline...)
+		}
+	}
 	epc := expr.NewParseContext()
 	vars := expr.NewVars(time.Now())
 	if a.let != nil {
@@ -106,14 +123,17 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	var stream *changestream.Reader
 	cat.ChangeStreams = s.openChangeStream(&stream) // changestream.go
 	if a.explain {
-		return explainPipeline(ctx, req, p, s.withOplog(cat), vars)
+		return explainPipeline(ctx, req, p, s.withViews(cat), vars)
 	}
 	sctx := cursor.NewSwitchContext(engine.WithBypassValidation(ctx, a.bypass))
-	it, err := p.Run(sctx, s.withOplog(cat), vars) // local.oplog.rs reads the oplog (oplogcatalog.go)
+	it, err := p.Run(sctx, s.withViews(cat), vars) // local.oplog.rs reads the oplog (oplogcatalog.go), views resolve (views_agg.go)
 	if err != nil {
 		return nil, err
 	}
 	nsName := ns(req.DB, coll)
+	if viewName != "" {
+		nsName = ns(req.DB, viewName)
+	}
 	if coll == "" {
 		nsName = req.DB + ".$cmd.aggregate"
 	}

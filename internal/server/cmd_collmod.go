@@ -15,7 +15,7 @@ func init() { register(cmdCollMod, "collMod") }
 // index's expireAfterSeconds (index: {keyPattern | name,
 // expireAfterSeconds}), changeStreamPreAndPostImages, and the validator,
 // validationLevel and validationAction of document validation.
-func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	coll, err := collName(req)
 	if err != nil {
 		return nil, err
@@ -31,9 +31,30 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 		hasFlags bool
 		valid    = bsoncore.NewDocumentBuilder()
 		hasValid bool
+		// viewOn and pipeline redefine a view; collOpt is the first
+		// option that only a collection has.
+		viewOn      *string
+		pipeline    []bsoncore.Document
+		hasPipeline bool
+		collOpt     string
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
+		case "index", "changeStreamPreAndPostImages", "validator", "validationLevel", "validationAction":
+			if collOpt == "" {
+				collOpt = k
+			}
+		}
+		switch k {
+		case "viewOn":
+			on, err := argString(req.Name, k, v)
+			viewOn = &on
+			return true, err
+		case "pipeline":
+			var err error
+			pipeline, err = argDocArray(req.Name, k, v)
+			hasPipeline = true
+			return true, err
 		case "index":
 			d, ok := v.DocumentOK()
 			if !ok {
@@ -96,13 +117,35 @@ func cmdCollMod(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 			return true, nil
 		case "dryRun":
 			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
-		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries", "viewOn", "pipeline":
+		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries":
 			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
 		}
 		return false, nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	view, err := s.lookupView(ctx, req.DB, coll)
+	if err != nil {
+		return nil, err
+	}
+	if view != nil {
+		if collOpt != "" {
+			return nil, errs.New(errs.InvalidOptions, "option not supported on a view: %s", collOpt)
+		}
+		if viewOn != nil || hasPipeline {
+			return nil, s.modifyView(ctx, req.DB, coll, view, viewOn, pipeline, hasPipeline)
+		}
+		return nil, nil
+	}
+	if viewOn != nil || hasPipeline {
+		if !s.eng.HasCollection(req.DB, coll) {
+			return nil, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", req.DB, coll)
+		}
+		if viewOn != nil {
+			return nil, errs.New(errs.InvalidOptions, "'viewOn' option only supported on a view")
+		}
+		return nil, errs.New(errs.InvalidOptions, "'pipeline' option only supported on a view")
 	}
 	if hasValid {
 		if err := s.eng.SetValidation(req.DB, coll, valid.Build()); err != nil {

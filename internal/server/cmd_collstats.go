@@ -24,10 +24,13 @@ func scaleArg(req *Request, k string, v bsoncore.Value) (int64, error) {
 
 // cmdCollStats reports a collection's sizes as MongoDB's collStats does.
 // Sizes on disk are Pebble's estimates for the collection's key ranges.
-func cmdCollStats(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdCollStats(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	coll, err := collName(req)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.refuseView(ctx, req.DB, coll); err != nil {
+		return nil, err // views.go
 	}
 	scale := int64(1)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {

@@ -14,6 +14,21 @@ func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, 
 	if err != nil {
 		return nil, err
 	}
+	if v, err := s.lookupView(ctx, req.DB, c.coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		reply, err := runViewAggregate(ctx, s, req, countAsAggregate(req, c)) // views_agg.go
+		if err != nil {
+			return nil, err
+		}
+		var n int64
+		if docs := drainFirstBatch(reply); len(docs) == 1 {
+			n, _ = docs[0].Lookup("count").AsInt64OK()
+		}
+		b := bsoncore.NewDocumentBuilder()
+		appendNumber(b, "n", n)
+		return b.Build(), nil
+	}
 	var n int64
 	if s.oplogNS(req.DB, c.coll) {
 		n, err = s.countOplog(ctx, c.filter, c.skip, c.limit) // oplogscan.go

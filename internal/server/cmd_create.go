@@ -20,6 +20,11 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	}
 	var opts engine.CreateOptions
 	raw := bsoncore.NewDocumentBuilder()
+	var (
+		viewOn                 string
+		pipeline               []bsoncore.Document
+		hasViewOn, hasPipeline bool
+	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
@@ -43,7 +48,15 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 			return true, checkIDIndexSpec(v)
 		case "changeStreamPreAndPostImages":
 			_, err = parseImagesOption(req.Name, v)
-		case "viewOn", "pipeline", "timeseries", "encryptedFields":
+		case "viewOn":
+			hasViewOn = true
+			viewOn, err = argString(req.Name, k, v)
+			return true, err
+		case "pipeline":
+			hasPipeline = true
+			pipeline, err = argDocArray(req.Name, k, v)
+			return true, err
+		case "timeseries", "encryptedFields":
 			return true, errs.New(errs.CommandNotSupported, "create with '%s' is not supported by Lode", k)
 		default:
 			return false, nil
@@ -56,8 +69,26 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if err != nil {
 		return nil, err
 	}
+	if hasPipeline && !hasViewOn {
+		return nil, errs.New(errs.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified")
+	}
+	if hasViewOn {
+		if viewOn == "" {
+			return nil, errs.New(errs.BadValue, "'viewOn' cannot be empty")
+		}
+		if _, err := req.Cmd.LookupErr("idIndex"); err == nil {
+			return nil, errs.New(errs.InvalidOptions, "'idIndex' is not allowed with 'viewOn': %s", req.Cmd.Lookup("idIndex").Document().String())
+		}
+		return nil, s.createView(ctx, req.DB, coll, viewOn, pipeline)
+	}
 	if err := refuseUnhonouredCreateOptions(req); err != nil {
 		return nil, err
+	}
+	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return nil, errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but is a view on %s.%s rather than %s.",
+			req.DB, coll, req.DB, v.viewOn, req.DB)
 	}
 	if opts.Capped && opts.Size <= 0 {
 		return nil, errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")

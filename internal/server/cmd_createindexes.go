@@ -37,6 +37,9 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	if err != nil {
 		return nil, err
 	}
+	if err := s.refuseView(ctx, req.DB, coll); err != nil {
+		return nil, err // views.go
+	}
 	var specs []engine.IndexSpec
 	seenIndexes := false
 	ignoreUnknown := false

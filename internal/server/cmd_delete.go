@@ -26,6 +26,9 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}
+	if reply, err := s.viewBatchReply(ctx, req.DB, batch); err != nil || reply != nil {
+		return reply, err // views.go
+	}
 	res, err := s.eng.Delete(ctx, req.DB, coll, specs, opts)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,21 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	if err != nil {
 		return nil, err
 	}
+	if v, err := s.lookupView(ctx, req.DB, d.coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		reply, err := runViewAggregate(ctx, s, req, distinctAsAggregate(req, d)) // views_agg.go
+		if err != nil {
+			return nil, err
+		}
+		values := bsoncore.NewArrayBuilder().Build()
+		if docs := drainFirstBatch(reply); len(docs) == 1 {
+			if arr, ok := docs[0].Lookup("distinct").ArrayOK(); ok {
+				values = arr
+			}
+		}
+		return bsoncore.NewDocumentBuilder().AppendArray("values", values).Build(), nil
+	}
 	if s.oplogNS(req.DB, d.coll) {
 		return nil, errs.New(errs.NotImplemented, "distinct on %s.%s is not supported by Lode; use aggregate with $match and $group", req.DB, d.coll)
 	}

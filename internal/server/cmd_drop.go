@@ -12,13 +12,21 @@ func init() { register(cmdDrop, "drop") }
 
 // cmdDrop drops a collection. As in MongoDB 7.0, dropping a collection
 // that does not exist succeeds.
-func cmdDrop(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdDrop(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	coll, err := collName(req)
 	if err != nil {
 		return nil, err
 	}
 	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
 		return nil, err
+	}
+	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		if err := s.dropView(ctx, req.DB, coll); err != nil {
+			return nil, err
+		}
+		return bsoncore.NewDocumentBuilder().AppendString("ns", ns(req.DB, coll)).Build(), nil
 	}
 	err = s.eng.DropCollection(req.DB, coll)
 	if errs.Is(err, errs.NamespaceNotFound) {

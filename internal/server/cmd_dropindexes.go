@@ -18,6 +18,9 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if err != nil {
 		return nil, err
 	}
+	if err := s.refuseView(ctx, req.DB, coll); err != nil {
+		return nil, err // views.go
+	}
 	var target bsoncore.Value
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {

@@ -53,6 +53,11 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	if name == "aggregate" {
 		return explainAggregate(ctx, s, req, inner, verbosity)
 	}
+	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return explainOnView(ctx, s, req, name, inner, verbosity) // views_agg.go
+	}
 	spec, err := explainSpec(s, req, name, inner)
 	if err != nil {
 		return nil, err

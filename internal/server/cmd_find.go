@@ -18,6 +18,15 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	if err != nil {
 		return nil, err
 	}
+	if v, err := s.lookupView(ctx, req.DB, f.coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		cmd, err := findAsAggregate(req, f)
+		if err != nil {
+			return nil, err
+		}
+		return runViewAggregate(ctx, s, req, cmd) // views_agg.go
+	}
 	spec, coll, batchSize, hasBatch := f.spec, f.coll, f.batchSize, f.hasBatch
 	sctx := cursor.NewSwitchContext(ctx)
 	var it cursor.Source

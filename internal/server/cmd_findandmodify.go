@@ -18,6 +18,9 @@ func cmdFindAndModify(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	if err != nil {
 		return nil, err
 	}
+	if err := s.refuseView(ctx, req.DB, coll); err != nil {
+		return nil, err // views.go
+	}
 	wc, err := parseWriteConcern(req)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,9 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}
+	if reply, err := s.viewBatchReply(ctx, req.DB, batch); err != nil || reply != nil {
+		return reply, err // views.go
+	}
 	if !batch.bypassEmptyTs {
 		docs = s.replaceEmptyTimestamps(docs)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -87,6 +88,40 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 			continue
 		}
 		docs = append(docs, doc)
+	}
+	views, err := s.viewCollectionInfos(ctx, req.DB) // views.go
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range views {
+		if g != nil && !g.AnyOn(auth.CollResource(req.DB, v.name)) {
+			continue
+		}
+		b := bsoncore.NewDocumentBuilder().
+			AppendString("name", v.name).
+			AppendString("type", "view")
+		if !nameOnly {
+			opts := viewDoc(req.DB, v.name, v.viewOn, v.pipeline)
+			elems, _ := opts.Elements()
+			ob := bsoncore.NewDocumentBuilder()
+			for _, el := range elems[1:] { // without _id
+				ob.AppendValue(el.Key(), el.Value())
+			}
+			b.AppendDocument("options", ob.Build()).
+				AppendDocument("info", bsoncore.NewDocumentBuilder().AppendBoolean("readOnly", true).Build())
+		}
+		doc := b.Build()
+		if filter != nil && !filter.Match(doc) {
+			continue
+		}
+		docs = append(docs, doc)
+	}
+	if len(views) > 0 {
+		sort.SliceStable(docs, func(i, j int) bool {
+			a, _ := docs[i].Lookup("name").StringValueOK()
+			b, _ := docs[j].Lookup("name").StringValueOK()
+			return a < b
+		})
 	}
 	c := cursor.New(ns(req.DB, "$cmd.listCollections"), &sliceSource{docs: docs})
 	return s.firstBatch(ctx, c, batchSize, hasBatch, false)

@@ -19,6 +19,9 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if err != nil {
 		return nil, err
 	}
+	if err := s.refuseView(ctx, req.DB, coll); err != nil {
+		return nil, err // views.go
+	}
 	var batchSize int64
 	hasBatch := false
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {

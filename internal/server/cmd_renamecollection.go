@@ -11,7 +11,7 @@ import (
 func init() { register(cmdRenameCollection, "renameCollection") }
 
 // cmdRenameCollection renames "db.a" to "db2.b"; it runs on admin.
-func cmdRenameCollection(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdRenameCollection(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "renameCollection may only be run against the admin database.")
 	}
@@ -44,6 +44,16 @@ func cmdRenameCollection(_ context.Context, s *Server, req *Request) (bsoncore.D
 	tdb, tcoll, ok := splitNS(to)
 	if !ok {
 		return nil, errs.New(errs.InvalidNamespace, "Invalid target namespace: %s", to)
+	}
+	if v, err := s.lookupView(ctx, fdb, fcoll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return nil, errs.New(errs.CommandNotSupportedOnView, "cannot rename view: %s", from)
+	}
+	if v, err := s.lookupView(ctx, tdb, tcoll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return nil, errs.New(errs.NamespaceExists, "a view already exists with that name: %s", to)
 	}
 	if err := s.eng.RenameCollection(fdb, fcoll, tdb, tcoll, dropTarget); err != nil {
 		return nil, err

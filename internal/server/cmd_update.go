@@ -26,6 +26,9 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}
+	if reply, err := s.viewBatchReply(ctx, req.DB, batch, "nModified"); err != nil || reply != nil {
+		return reply, err // views.go
+	}
 	if !batch.bypassEmptyTs {
 		for i := range specs {
 			specs[i].Update = s.replaceEmptyTimestampsInReplacement(specs[i].Update)

@@ -103,6 +103,7 @@ func (s *Server) messageTimeout() time.Duration {
 // Server serves the MongoDB wire protocol on top of an engine.
 type Server struct {
 	eng     *engine.Engine
+	viewMu  sync.Mutex // serializes view definition changes (views.go)
 	log     *slog.Logger
 	cfg     Config
 	cursors *cursor.Registry
