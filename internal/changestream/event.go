@@ -66,6 +66,9 @@ func (r *Reader) transform(out []event, e bsoncore.Document, info entryInfo, opI
 	tok := Token{TS: info.ts, Op: opIndex}
 	switch op {
 	case oplog.OpInsert, oplog.OpUpdate, oplog.OpDelete:
+		if coll == "system.views" {
+			return r.viewEvent(out, op, e, o, db, info, tok)
+		}
 		if !r.scope.watches(db, coll) {
 			return out
 		}
@@ -289,4 +292,50 @@ func withoutFirst(d bsoncore.Document) bsoncore.Document {
 func indexesDesc(spec bsoncore.Document) bsoncore.Document {
 	arr := bsoncore.NewArrayBuilder().AppendDocument(spec).Build()
 	return bsoncore.NewDocumentBuilder().AppendArray("indexes", arr).Build()
+}
+
+// viewEvent turns a write to db.system.views, which is how a view is
+// created, modified and dropped (as in mongod), into the create, modify
+// or drop event of the view, with showExpandedEvents only. The
+// operationDescription of create and modify is the view's {viewOn,
+// pipeline}.
+func (r *Reader) viewEvent(out []event, op string, e, o bsoncore.Document, db string, info entryInfo, tok Token) []event {
+	if !r.spec.ShowExpandedEvents {
+		return out
+	}
+	var id string
+	var def bsoncore.Document
+	opType := ""
+	switch op {
+	case oplog.OpInsert:
+		id, _ = o.Lookup("_id").StringValueOK()
+		def, opType = o, "create"
+	case oplog.OpUpdate:
+		key, _ := e.Lookup("o2").DocumentOK()
+		id, _ = key.Lookup("_id").StringValueOK()
+		if _, err := o.LookupErr("viewOn"); err != nil {
+			return out // a diff: not a redefinition Lode writes
+		}
+		def, opType = o, "modify"
+	case oplog.OpDelete:
+		id, _ = o.Lookup("_id").StringValueOK()
+		opType = "drop"
+	}
+	vdb, view, ok := strings.Cut(id, ".")
+	if !ok || vdb != db || !r.scope.watches(db, view) {
+		return out
+	}
+	b := bsoncore.NewDocumentBuilder()
+	r.header(b, tok, opType, bsoncore.Document{5, 0, 0, 0, 0}, info)
+	b.AppendDocument("ns", nsDoc(db, view))
+	if def != nil {
+		desc := bsoncore.NewDocumentBuilder()
+		for _, k := range []string{"viewOn", "pipeline", "collation"} {
+			if v, err := def.LookupErr(k); err == nil {
+				desc.AppendValue(k, v)
+			}
+		}
+		b.AppendDocument("operationDescription", desc.Build())
+	}
+	return append(out, event{tok: tok, doc: b.Build(), db: db, coll: view})
 }
