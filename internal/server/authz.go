@@ -117,12 +117,12 @@ func init() {
 	ruled(collNeeds(auth.ActRemove), "delete")
 	ruled(bypassNeeds(findAndModifyNeeds), "findAndModify", "findandmodify")
 	ruled(bypassNeeds(aggregateNeeds), "aggregate")
-	ruled(collNeeds(auth.ActCreateCollection), "create")
+	authzRules["create"] = authzRule{needs: collNeeds(auth.ActCreateCollection), check: viewDefCheck(auth.ActCreateCollection)}
 	ruled(collNeeds(auth.ActCreateIndex), "createIndexes")
 	ruled(collNeeds(auth.ActDropCollection), "drop")
 	ruled(collNeeds(auth.ActDropIndex), "dropIndexes", "deleteIndexes")
 	ruled(collNeeds(auth.ActListIndexes), "listIndexes")
-	ruled(collNeeds(auth.ActCollMod), "collMod")
+	authzRules["collMod"] = authzRule{needs: collNeeds(auth.ActCollMod), check: viewDefCheck(auth.ActCollMod)}
 	ruled(collNeeds(auth.ActCollStats), "collStats", "collstats")
 	ruled(collNeeds(auth.ActValidate), "validate")
 	checked(listCollectionsCheck, "listCollections")
@@ -644,4 +644,36 @@ func renderCmd(cmd bsoncore.Document) string {
 		b.AppendValue(el.Key(), el.Value())
 	}
 	return b.Build().String()
+}
+
+// viewDefCheck is the rule of create and collMod, which define views, as
+// mongod's checkAuthForCreate and checkAuthForCollMod: act on the
+// namespace and, for a view definition that the user can read (find on
+// the view), find on its viewOn and on every namespace its pipeline reads.
+// collMod must give viewOn and pipeline together.
+func viewDefCheck(act auth.Action) func(req *Request, g *auth.Grants) ([]need, error) {
+	base := collNeeds(act)
+	return func(req *Request, g *auth.Grants) ([]need, error) {
+		needs, _ := base(req)
+		if !allAllowed(g, needs) {
+			return nil, errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
+		}
+		_, errOn := req.Cmd.LookupErr("viewOn")
+		_, errPipe := req.Cmd.LookupErr("pipeline")
+		if req.Name == "collMod" && (errOn == nil) != (errPipe == nil) {
+			return nil, errs.New(errs.InvalidOptions, "Must specify both 'viewOn' and 'pipeline' when modifying a view and auth is enabled")
+		}
+		viewOn, ok := req.Cmd.Lookup("viewOn").StringValueOK()
+		if !ok || !g.Allowed(auth.CollResource(req.DB, cmdColl(req)), auth.Actions(auth.ActFind)) {
+			return needs, nil // a view the user cannot read exposes nothing
+		}
+		reads := []need{{res: auth.CollResource(req.DB, viewOn), acts: auth.Actions(auth.ActFind)}}
+		if p, err := req.Cmd.LookupErr("pipeline"); err == nil {
+			reads = pipelineNeeds(req.DB, p, reads, false)
+		}
+		if !allAllowed(g, reads) {
+			return nil, errs.New(errs.Unauthorized, "unauthorized")
+		}
+		return needs, nil
+	}
 }
