@@ -9,7 +9,7 @@ import (
 func init() { register(cmdDBStats, "dbStats", "dbstats") }
 
 // cmdDBStats sums collStats over a database's collections.
-func cmdDBStats(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+func cmdDBStats(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	scale := int64(1)
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
@@ -26,6 +26,10 @@ func cmdDBStats(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 		return nil, err
 	}
 	colls, err := s.eng.ListCollections(req.DB)
+	if err != nil {
+		return nil, err
+	}
+	views, err := s.allViews(ctx, req.DB) // views.go
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +52,7 @@ func cmdDBStats(_ context.Context, s *Server, req *Request) (bsoncore.Document, 
 	return bsoncore.NewDocumentBuilder().
 		AppendString("db", req.DB).
 		AppendInt64("collections", int64(len(colls))).
-		AppendInt64("views", 0).
+		AppendInt64("views", int64(len(views))).
 		AppendInt64("objects", objects).
 		AppendDouble("avgObjSize", avg).
 		AppendDouble("dataSize", float64(dataSize)/float64(scale)).

@@ -208,6 +208,11 @@ func TestListCollectionsAndDrop(t *testing.T) {
 	if want := map[string]string{"src": "collection", "evens": "view", "system.views": "collection"}; !reflect.DeepEqual(types, want) {
 		t.Errorf("listCollections types %v, want %v", types, want)
 	}
+	st, err := testenv.RunCmd(t, d, bson.D{{Key: "dbStats", Value: 1}})
+	testenv.WantOK(t, st, err)
+	if v := testenv.Field(t, st, "views").AsInt64(); v != 1 {
+		t.Errorf("dbStats views %d, want 1", v)
+	}
 	names, err := d.ListCollectionNames(ctx, bson.D{{Key: "type", Value: "view"}})
 	if err != nil || !reflect.DeepEqual(names, []string{"evens"}) {
 		t.Errorf("filter type view: %v %v", names, err)
