@@ -14,18 +14,30 @@ func init() { register(cmdFind, "find") }
 
 // cmdFind runs a query and returns the first batch of its cursor.
 func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	f, err := parseFind(req, s.eng.Params().AllowDiskUseByDefault.Load())
+	coll, err := collName(req)
 	if err != nil {
 		return nil, err
 	}
-	if v, err := s.lookupView(ctx, req.DB, f.coll); err != nil {
+	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
 		return nil, err
 	} else if v != nil {
+		// A find on a view runs as an aggregate (views_agg.go).
+		if err := viewFindOptions(req.Cmd); err != nil {
+			return nil, err
+		}
+		f, err := parseFind(req, s.eng.Params().AllowDiskUseByDefault.Load())
+		if err != nil {
+			return nil, err
+		}
 		cmd, err := findAsAggregate(req, f)
 		if err != nil {
 			return nil, err
 		}
-		return runViewAggregate(ctx, s, req, cmd) // views_agg.go
+		return runViewAggregate(ctx, s, req, cmd)
+	}
+	f, err := parseFind(req, s.eng.Params().AllowDiskUseByDefault.Load())
+	if err != nil {
+		return nil, err
 	}
 	spec, coll, batchSize, hasBatch := f.spec, f.coll, f.batchSize, f.hasBatch
 	sctx := cursor.NewSwitchContext(ctx)

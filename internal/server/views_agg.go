@@ -183,29 +183,53 @@ func (c viewCatalog) ExplainFind(ctx context.Context, db, coll string, spec agg.
 	return c.next.ExplainFind(ctx, db, coll, spec)
 }
 
-// viewFindOptionErr is mongod's error for a find option an aggregation
-// cannot express (query_request_conversion.cpp), given when a find on a
-// view is converted to an aggregate.
-func viewFindOptionErr(opt string) error {
-	return errs.New(errs.InvalidPipelineOperator, "Option %s not supported in aggregation.", opt)
+// viewFindOptions fails, with mongod's errors (query_request_conversion's
+// asAggregateCommandRequest), for a find on a view with an option that an
+// aggregation cannot express. It reads the command itself: Lode's own
+// find refuses returnKey, min and max with 238, mongod's conversion with
+// 168.
+func viewFindOptions(cmd bsoncore.Document) error {
+	on := func(k string) bool {
+		v, err := cmd.LookupErr(k)
+		if err != nil {
+			return false
+		}
+		if d, ok := v.DocumentOK(); ok {
+			return len(d) > 5
+		}
+		b, ok := v.BooleanOK()
+		return ok && b
+	}
+	for _, opt := range []string{"min", "max", "returnKey", "showRecordId", "tailable", "noCursorTimeout", "allowPartialResults"} {
+		if !on(opt) {
+			continue
+		}
+		if opt == "tailable" {
+			return errs.New(errs.InvalidPipelineOperator, "Tailable cursors are not supported in aggregation.")
+		}
+		return errs.New(errs.InvalidPipelineOperator, "Option %s not supported in aggregation.", opt)
+	}
+	if sort, ok := cmd.Lookup("sort").DocumentOK(); ok {
+		if _, err := sort.LookupErr("$natural"); err == nil {
+			return errs.New(errs.InvalidPipelineOperator, "Sort option $natural not supported in aggregation.")
+		}
+	}
+	if on("singleBatch") {
+		if n, ok := cmd.Lookup("limit").AsInt64OK(); !ok || n != 1 {
+			return errs.New(errs.InvalidPipelineOperator, "Option singleBatch not supported in aggregation.")
+		}
+	}
+	for _, opt := range []string{"readOnce", "allowSpeculativeMajorityRead", "requestResumeToken"} {
+		if on(opt) {
+			return errs.New(errs.InvalidPipelineOperator, "Option %s not supported in aggregation.", opt)
+		}
+	}
+	return nil
 }
 
 // findAsAggregate converts a find command on a view to the aggregate
-// command mongod runs for it.
+// command mongod runs for it (its options checked by viewFindOptions).
 func findAsAggregate(req *Request, f findCmd) (bsoncore.Document, error) {
-	for _, opt := range []string{"tailable", "noCursorTimeout", "showRecordId", "returnKey", "allowPartialResults", "min", "max"} {
-		v, err := req.Cmd.LookupErr(opt)
-		if err != nil {
-			continue
-		}
-		if b, ok := v.BooleanOK(); ok && !b {
-			continue
-		}
-		if d, ok := v.DocumentOK(); ok && len(d) <= 5 {
-			continue
-		}
-		return nil, viewFindOptionErr(opt)
-	}
 	spec := f.spec
 	stages := findStages(spec.Filter, spec.Sort, spec.Projection, spec.Skip, spec.Limit)
 	ab := bsoncore.NewArrayBuilder()
@@ -214,16 +238,18 @@ func findAsAggregate(req *Request, f findCmd) (bsoncore.Document, error) {
 	}
 	cur := bsoncore.NewDocumentBuilder()
 	if f.hasBatch {
-		cur.AppendInt64("batchSize", f.batchSize)
-	} else if spec.Limit > 0 {
-		cur.AppendInt64("batchSize", spec.Limit)
+		if f.singleBatch && f.batchSize == 1 {
+			cur.AppendInt64("batchSize", 2) // mongod's workaround: no cursor left open
+		} else {
+			cur.AppendInt64("batchSize", f.batchSize)
+		}
 	}
 	b := bsoncore.NewDocumentBuilder().
 		AppendString("aggregate", f.coll).
 		AppendArray("pipeline", ab.Build()).
 		AppendDocument("cursor", cur.Build())
-	if spec.AllowDiskUse {
-		b.AppendBoolean("allowDiskUse", true)
+	if v, err := req.Cmd.LookupErr("allowDiskUse"); err == nil {
+		b.AppendValue("allowDiskUse", v)
 	}
 	if len(spec.Let) > 0 {
 		b.AppendDocument("let", spec.Let)
@@ -308,6 +334,9 @@ func explainOnView(ctx context.Context, s *Server, req *Request, name string, in
 	var cmd bsoncore.Document
 	switch name {
 	case "find":
+		if err := viewFindOptions(inner); err != nil {
+			return nil, err
+		}
 		f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
 		if err != nil {
 			return nil, err

@@ -344,12 +344,30 @@ func TestWritesRefused(t *testing.T) {
 	testenv.WantCode(t, "change stream on a view", err, 166)
 	err = d.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: d.Name() + ".evens"}, {Key: "to", Value: d.Name() + ".x"}}).Err()
 	testenv.WantCode(t, "renameCollection", err, 166)
-	for _, opt := range []string{"tailable", "showRecordId", "noCursorTimeout", "allowPartialResults"} {
-		_, err = testenv.RunCmd(t, d, bson.D{{Key: "find", Value: "evens"}, {Key: opt, Value: true}})
+	// find options an aggregation cannot express, as mongod's conversion
+	// of a find on a view refuses them.
+	for _, tc := range []struct {
+		opt bson.E
+		msg string
+	}{
+		{bson.E{Key: "tailable", Value: true}, "Tailable cursors are not supported in aggregation."},
+		{bson.E{Key: "showRecordId", Value: true}, "Option showRecordId not supported in aggregation."},
+		{bson.E{Key: "returnKey", Value: true}, "Option returnKey not supported in aggregation."},
+		{bson.E{Key: "min", Value: bson.D{{Key: "a", Value: 1}}}, "Option min not supported in aggregation."},
+		{bson.E{Key: "noCursorTimeout", Value: true}, "Option noCursorTimeout not supported in aggregation."},
+		{bson.E{Key: "allowPartialResults", Value: true}, "Option allowPartialResults not supported in aggregation."},
+		{bson.E{Key: "sort", Value: bson.D{{Key: "$natural", Value: 1}}}, "Sort option $natural not supported in aggregation."},
+		{bson.E{Key: "singleBatch", Value: true}, "Option singleBatch not supported in aggregation."},
+	} {
+		_, err = testenv.RunCmd(t, d, bson.D{{Key: "find", Value: "evens"}, tc.opt})
 		ce := testenv.WantCmdError(t, err, 168, "InvalidPipelineOperator")
-		if want := "Option " + opt + " not supported in aggregation."; ce.Message != want {
-			t.Errorf("find %s on a view: %q, want %q", opt, ce.Message, want)
+		if ce.Message != tc.msg {
+			t.Errorf("find %s on a view: %q, want %q", tc.opt.Key, ce.Message, tc.msg)
 		}
+	}
+	// singleBatch with limit 1 is what findOne sends: allowed.
+	if err := v.FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Errorf("findOne on a view: %v", err)
 	}
 	// Nothing was written to the source.
 	if n, _ := d.Collection("src").CountDocuments(ctx, bson.D{}); n != 10 {
