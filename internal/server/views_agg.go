@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -283,9 +284,14 @@ func countAsAggregate(req *Request, c countCmd) bsoncore.Document {
 // values gathered in one document.
 func distinctAsAggregate(req *Request, d distinctCmd) bsoncore.Document {
 	stages := findStages(d.filter, nil, nil, 0, 0)
+	// One $unwind per prefix of the key, so that arrays anywhere on the
+	// path are flattened, as mongod's ParsedDistinct::asAggregationCommand.
+	parts := strings.Split(d.key, ".")
+	for i := range parts {
+		stages = append(stages, bsoncore.NewDocumentBuilder().AppendDocument("$unwind", bsoncore.NewDocumentBuilder().
+			AppendString("path", "$"+strings.Join(parts[:i+1], ".")).AppendBoolean("preserveNullAndEmptyArrays", true).Build()).Build())
+	}
 	stages = append(stages,
-		bsoncore.NewDocumentBuilder().AppendDocument("$unwind", bsoncore.NewDocumentBuilder().
-			AppendString("path", "$"+d.key).AppendBoolean("preserveNullAndEmptyArrays", true).Build()).Build(),
 		bsoncore.NewDocumentBuilder().AppendDocument("$group", bsoncore.NewDocumentBuilder().
 			AppendNull("_id").
 			AppendDocument("distinct", bsoncore.NewDocumentBuilder().AppendString("$addToSet", "$"+d.key).Build()).Build()).Build())

@@ -131,6 +131,24 @@ func TestReadsThroughView(t *testing.T) {
 		t.Errorf("distinct tags: %v, want %v", tags, want)
 	}
 
+	// distinct through arrays of subdocuments on the key's path.
+	if _, err := d.Collection("nested").InsertMany(ctx, []any{
+		bson.D{{Key: "o", Value: bson.A{bson.D{{Key: "k", Value: 1}}, bson.D{{Key: "k", Value: bson.A{2, 3}}}}}},
+		bson.D{{Key: "o", Value: bson.D{{Key: "k", Value: 1}}}},
+		bson.D{{Key: "o", Value: 5}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	createView(t, d, "nestedView", "nested", bson.A{})
+	var ks []int32
+	if err := d.Collection("nestedView").Distinct(ctx, "o.k", bson.D{}).Decode(&ks); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	if want := []int32{1, 2, 3}; !reflect.DeepEqual(ks, want) {
+		t.Errorf("distinct o.k through the view: %v, want %v", ks, want)
+	}
+
 	// a view on a view.
 	createView(t, d, "bigEvens", "evens", bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 6}}}}}}})
 	got = all(t)(d.Collection("bigEvens").Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})))
