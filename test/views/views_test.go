@@ -170,6 +170,21 @@ func TestReadsThroughView(t *testing.T) {
 	if want := []int32{1, 0, 1}; !reflect.DeepEqual(sizes, want) {
 		t.Errorf("$lookup from view: %v, want %v", sizes, want)
 	}
+	// A correlated $lookup (let and $expr) from a view.
+	got = all(t)(d.Collection("src").Aggregate(ctx, bson.A{
+		bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 3}}}}}},
+		bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "evens"}, {Key: "let", Value: bson.D{{Key: "x", Value: "$a"}}},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$a", "$$x"}}}}}}}}}, {Key: "as", Value: "m"}}}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$size", Value: "$m"}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	}))
+	sizes = nil
+	for _, g := range got {
+		sizes = append(sizes, g["n"].(int32))
+	}
+	if want := []int32{1, 0, 1}; !reflect.DeepEqual(sizes, want) {
+		t.Errorf("correlated $lookup from view: %v, want %v", sizes, want)
+	}
 	got = all(t)(d.Collection("bigEvens").Aggregate(ctx, bson.A{
 		bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "bigEvens"}}}},
 		bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "evens"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$count", Value: "c"}}}}, {Key: "as", Value: "all"}}}},
