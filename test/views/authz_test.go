@@ -51,7 +51,7 @@ func TestViewAuthorization(t *testing.T) {
 	}
 
 	reader := connect("viewReader")
-	got := all(t)(reader.Collection("evens").Find(ctx, bson.D{}))
+	got := all(t)(reader.Collection("evens").Find(ctx, bson.D{}, options.Find().SetBatchSize(2))) // with getMores
 	if len(got) != 5 {
 		t.Errorf("reader sees %d docs through the view, want 5", len(got))
 	}

@@ -204,6 +204,9 @@ func TestReadsThroughView(t *testing.T) {
 		t.Errorf("explain of find on view does not name the source: %v", e)
 	}
 	for _, c := range []bson.D{
+		{{Key: "aggregate", Value: "src"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "evens"}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: "a"}, {Key: "as", Value: "m"}}}},
+			bson.D{{Key: "$unionWith", Value: "bigEvens"}}}}},
 		{{Key: "count", Value: "evens"}},
 		{{Key: "distinct", Value: "evens"}, {Key: "key", Value: "a"}},
 		{{Key: "aggregate", Value: "evens"}, {Key: "pipeline", Value: bson.A{}}},
