@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
 )
 
 func init() { register(cmdValidate, "validate") }
@@ -17,6 +18,11 @@ func cmdValidate(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	coll, err := collName(req)
 	if err != nil {
 		return nil, err
+	}
+	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return nil, errs.New(errs.CommandNotSupportedOnView, "Cannot validate a view") // views.go
 	}
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {

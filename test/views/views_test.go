@@ -372,6 +372,8 @@ func TestWritesRefused(t *testing.T) {
 	testenv.WantCode(t, "dropIndexes", err, 166)
 	_, err = testenv.RunCmd(t, d, bson.D{{Key: "collStats", Value: "evens"}})
 	testenv.WantCode(t, "collStats", err, 166)
+	_, err = testenv.RunCmd(t, d, bson.D{{Key: "validate", Value: "evens"}})
+	testenv.WantCode(t, "validate", err, 166)
 	_, err = d.Collection("src").Aggregate(ctx, bson.A{bson.D{{Key: "$out", Value: "evens"}}})
 	testenv.WantCode(t, "$out into a view", err, 166)
 	_, err = d.Collection("src").Aggregate(ctx, bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "evens"}}}}})
