@@ -151,28 +151,38 @@ func (s *Server) validateViewPipeline(db, name, viewOn string, pipeline []bsonco
 		}
 		return errs.New(code, "Invalid pipeline for view %s.%s :: caused by :: %s", db, name, msg)
 	}
+	// LiteParsedPipeline's errors (a malformed stage, an unknown stage
+	// name) come unwrapped and first; then those of parsing the stages;
+	// then the view checks of the parsed pipeline.
+	pc := &agg.ParseContext{Expr: expr.NewParseContext(), DB: db, Coll: viewOn, Params: s.eng.Params(), TempDir: s.eng.TempDir()}
+	_, perr := agg.Parse(pipeline, pc)
+	if e := errs.As(perr); e != nil && (e.Code == errs.InvalidAggregationStage || e.Code == errs.Location40323 || e.Code == errs.InvalidBSON) {
+		return perr
+	}
+	names := make([]string, len(pipeline))
 	for i, d := range pipeline {
-		elems, err := d.Elements()
-		if err != nil || len(elems) != 1 {
-			break // agg.Parse reports it
+		if elems, err := d.Elements(); err == nil && len(elems) == 1 {
+			names[i] = elems[0].Key()
 		}
-		switch st := elems[0].Key(); st {
-		case "$out", "$merge":
+	}
+	if len(names) > 0 && names[0] == "$changeStream" {
+		return wrap(errs.New(errs.OptionNotSupportedOnView, "$changeStream cannot be used in a view definition"))
+	}
+	if perr != nil {
+		return wrap(perr)
+	}
+	for i, st := range names {
+		if st == "$out" || st == "$merge" {
 			return wrap(errs.New(errs.OptionNotSupportedOnView,
 				"The aggregation stage %s in location %d of the pipeline cannot be used in the view definition of %s.%s because it writes to disk",
 				st, i, db, name))
-		case "$changeStream":
-			return wrap(errs.New(errs.OptionNotSupportedOnView, "$changeStream cannot be used in a view definition"))
+		}
+	}
+	for _, st := range names {
+		switch st {
 		case "$documents", "$currentOp", "$listLocalSessions", "$listSessions":
 			return wrap(errs.New(errs.InvalidNamespace, "'%s' cannot be used in a view definition", st))
 		}
-	}
-	pc := &agg.ParseContext{Expr: expr.NewParseContext(), DB: db, Coll: viewOn, Params: s.eng.Params(), TempDir: s.eng.TempDir()}
-	if _, err := agg.Parse(pipeline, pc); err != nil {
-		if e := errs.As(err); e != nil && (e.Code == errs.InvalidAggregationStage || e.Code == errs.Location40323 || e.Code == errs.InvalidBSON) {
-			return err // LiteParsedPipeline's errors come unwrapped
-		}
-		return wrap(err)
 	}
 	return nil
 }
