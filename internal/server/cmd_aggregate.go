@@ -91,8 +91,11 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			return nil, err
 		}
 		if isView {
-			if len(a.pipeline) > 0 && len(a.pipeline[0]) > 5 && a.pipeline[0].Index(0).Key() == "$changeStream" {
-				return nil, viewWriteErr(req.DB, coll)
+			if len(a.pipeline) > 0 && len(a.pipeline[0]) > 5 {
+				switch a.pipeline[0].Index(0).Key() {
+				case "$changeStream", "$collStats", "$indexStats":
+					return nil, viewWriteErr(req.DB, coll)
+				}
 			}
 			viewName, coll = coll, base
 			a.pipeline = append(vpipe, a.pipeline...)

@@ -378,6 +378,10 @@ func TestWritesRefused(t *testing.T) {
 	testenv.WantCode(t, "$out into a view", err, 166)
 	_, err = d.Collection("src").Aggregate(ctx, bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "evens"}}}}})
 	testenv.WantCode(t, "$merge into a view", err, 166)
+	for _, st := range []string{"$collStats", "$indexStats"} {
+		_, err = v.Aggregate(ctx, bson.A{bson.D{{Key: st, Value: bson.D{}}}})
+		testenv.WantCode(t, st+" on a view", err, 166)
+	}
 	_, err = v.Watch(ctx, mongo.Pipeline{})
 	testenv.WantCode(t, "change stream on a view", err, 166)
 	err = d.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: d.Name() + ".evens"}, {Key: "to", Value: d.Name() + ".x"}}).Err()
