@@ -347,6 +347,25 @@ func TestCreateErrors(t *testing.T) {
 	if ce.Message != "View depth limit exceeded; maximum depth is 20" {
 		t.Errorf("depth message %q", ce.Message)
 	}
+	// Lengthening the chain from below (the bottom view moved onto another
+	// view) counts the views above it too.
+	createView(t, d, "w", "src", bson.A{})
+	err = run(bson.D{{Key: "collMod", Value: "cb"}, {Key: "viewOn", Value: "w"}, {Key: "pipeline", Value: bson.A{}}})
+	testenv.WantCmdError(t, err, 165, "ViewDepthLimitExceeded")
+	// Reading the top of a chain of 20 resolves 20 views, which mongod's
+	// resolveView refuses (its loop stops at depth 20).
+	_, err = run2(d, bson.D{{Key: "find", Value: prev}})
+	ce = testenv.WantCmdError(t, err, 165, "ViewDepthLimitExceeded")
+	if ce.Message != "View depth too deep or view cycle detected; maximum depth is 20" {
+		t.Errorf("resolve depth message %q", ce.Message)
+	}
+	if _, err := run2(d, bson.D{{Key: "find", Value: "ct"}}); err != nil { // 19 views
+		t.Errorf("find on a chain of 19 views: %v", err)
+	}
+}
+
+func run2(d *mongo.Database, cmd bson.D) (bson.Raw, error) {
+	return d.RunCommand(context.Background(), cmd).Raw()
 }
 
 func TestWritesRefused(t *testing.T) {
