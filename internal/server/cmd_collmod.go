@@ -31,20 +31,12 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		hasFlags bool
 		valid    = bsoncore.NewDocumentBuilder()
 		hasValid bool
-		// viewOn and pipeline redefine a view; collOpt is the first
-		// option that only a collection has.
+		// viewOn and pipeline redefine a view.
 		viewOn      *string
 		pipeline    []bsoncore.Document
 		hasPipeline bool
-		collOpt     string
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
-		switch k {
-		case "index", "changeStreamPreAndPostImages", "validator", "validationLevel", "validationAction":
-			if collOpt == "" {
-				collOpt = k
-			}
-		}
 		switch k {
 		case "viewOn":
 			on, err := argString(req.Name, k, v)
@@ -130,8 +122,12 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		return nil, err
 	}
 	if view != nil {
-		if collOpt != "" {
-			return nil, errs.New(errs.InvalidOptions, "option not supported on a view: %s", collOpt)
+		// The options only a collection has, in the order mongod's
+		// parseCollModRequest checks them.
+		for _, k := range []string{"index", "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages"} {
+			if _, err := req.Cmd.LookupErr(k); err == nil {
+				return nil, errs.New(errs.InvalidOptions, "option not supported on a view: %s", k)
+			}
 		}
 		if viewOn != nil || hasPipeline {
 			return nil, s.modifyView(ctx, req.DB, coll, view, viewOn, pipeline, hasPipeline)
@@ -142,10 +138,10 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		if !s.eng.HasCollection(req.DB, coll) {
 			return nil, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", req.DB, coll)
 		}
-		if viewOn != nil {
-			return nil, errs.New(errs.InvalidOptions, "'viewOn' option only supported on a view")
+		if hasPipeline {
+			return nil, errs.New(errs.InvalidOptions, "option only supported on a view: pipeline")
 		}
-		return nil, errs.New(errs.InvalidOptions, "'pipeline' option only supported on a view")
+		return nil, errs.New(errs.InvalidOptions, "option only supported on a view: viewOn")
 	}
 	if hasValid {
 		if err := s.eng.SetValidation(req.DB, coll, valid.Build()); err != nil {

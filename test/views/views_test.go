@@ -456,6 +456,20 @@ func TestCollMod(t *testing.T) {
 	if ce.Message != "option not supported on a view: validator" {
 		t.Errorf("collMod validator on view: %q", ce.Message)
 	}
+	_, err = testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "v"}, {Key: "viewOn", Value: "src"},
+		{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}}, {Key: "validationLevel", Value: "off"}})
+	ce = testenv.WantCmdError(t, err, 72, "InvalidOptions")
+	if ce.Message != "option not supported on a view: validationLevel" {
+		t.Errorf("collMod of a view with collection options: %q", ce.Message)
+	}
 	_, err = testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "src"}, {Key: "viewOn", Value: "x"}, {Key: "pipeline", Value: bson.A{}}})
-	testenv.WantCmdError(t, err, 72, "InvalidOptions")
+	ce = testenv.WantCmdError(t, err, 72, "InvalidOptions")
+	if ce.Message != "option only supported on a view: pipeline" {
+		t.Errorf("collMod viewOn of a collection: %q", ce.Message)
+	}
+	_, err = testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "src"}, {Key: "viewOn", Value: "x"}})
+	ce = testenv.WantCmdError(t, err, 72, "InvalidOptions")
+	if ce.Message != "option only supported on a view: viewOn" {
+		t.Errorf("collMod viewOn of a collection: %q", ce.Message)
+	}
 }
