@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode"
@@ -125,4 +126,30 @@ func TestOplogAndChangeStream(t *testing.T) {
 	if want := []string{"i", "u", "d"}; !reflect.DeepEqual(ops, want) {
 		t.Errorf("oplog ops on system.views %v, want %v", ops, want)
 	}
+}
+
+// TestCreateViewInTransaction: as in mongod, a view cannot be created
+// inside a multi-document transaction (263), while reading one can.
+func TestCreateViewInTransaction(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	seed(t, d)
+	createView(t, d, "evens", "src", evens)
+	sess, err := d.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if err := sess.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	sctx := mongo.NewSessionContext(ctx, sess)
+	n, err := d.Collection("evens").CountDocuments(sctx, bson.D{})
+	if err != nil || n != 5 {
+		t.Errorf("count through a view in a transaction: %d %v", n, err)
+	}
+	err = d.RunCommand(sctx, bson.D{{Key: "create", Value: "v2"}, {Key: "viewOn", Value: "src"}, {Key: "pipeline", Value: bson.A{}}}).Err()
+	testenv.WantCode(t, "create a view in a transaction", err, 263)
+	_ = sess.AbortTransaction(ctx)
 }
