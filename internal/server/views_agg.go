@@ -14,7 +14,7 @@ import (
 )
 
 // viewCatalog is the aggregation catalog with views: a read of a view
-// from inside a pipeline ($lookup, $graphLookup, $unionWith) runs the
+// from inside a pipeline ($lookup, $unionWith) runs the
 // view's resolved pipeline followed by the read, and writes, $collStats
 // and $indexStats on a view fail as mongod's do. Other namespaces go to
 // next (the oplog-aware catalog).
