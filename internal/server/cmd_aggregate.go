@@ -129,10 +129,6 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		return explainPipeline(ctx, req, p, s.withViews(cat), vars)
 	}
 	sctx := cursor.NewSwitchContext(engine.WithBypassValidation(ctx, a.bypass))
-	it, err := p.Run(sctx, s.withViews(cat), vars) // local.oplog.rs reads the oplog (oplogcatalog.go), views resolve (views_agg.go)
-	if err != nil {
-		return nil, err
-	}
 	nsName := ns(req.DB, coll)
 	if viewName != "" {
 		nsName = ns(req.DB, viewName)
@@ -140,13 +136,17 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if coll == "" {
 		nsName = req.DB + ".$cmd.aggregate"
 	}
+	it, err := p.Run(sctx, s.withViews(cat), vars) // local.oplog.rs reads the oplog (oplogcatalog.go), views resolve (views_agg.go)
+	if err != nil {
+		return nil, viewTargetErr(err, p.Writes(), nsName)
+	}
 	if p.Writes() {
 		// $out and $merge run to completion before the reply.
 		for {
 			d, err := it.Next()
 			if err != nil {
 				it.Close()
-				return nil, err
+				return nil, viewTargetErr(err, true, nsName)
 			}
 			if d == nil {
 				break

@@ -368,3 +368,13 @@ func explainOnView(ctx context.Context, s *Server, req *Request, name string, in
 	}
 	return explainAggregate(ctx, s, req, cmd, verbosity)
 }
+
+// viewTargetErr is the error of a $out or $merge whose target is a view
+// as mongod reports it, from the executor of the aggregate on ns; other
+// errors are returned as they are.
+func viewTargetErr(err error, writes bool, ns string) error {
+	if e := errs.As(err); writes && e != nil && e.Code == errs.CommandNotSupportedOnView {
+		return errs.New(e.Code, "Executor error during aggregate command on namespace: %s :: caused by :: %s", ns, e.Msg)
+	}
+	return err
+}

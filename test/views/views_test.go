@@ -396,7 +396,10 @@ func TestWritesRefused(t *testing.T) {
 	_, err = d.Collection("src").Aggregate(ctx, bson.A{bson.D{{Key: "$out", Value: "evens"}}})
 	testenv.WantCode(t, "$out into a view", err, 166)
 	_, err = d.Collection("src").Aggregate(ctx, bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "evens"}}}}})
-	testenv.WantCode(t, "$merge into a view", err, 166)
+	ce := testenv.WantCmdError(t, err, 166, "CommandNotSupportedOnView")
+	if want := "Executor error during aggregate command on namespace: test.src :: caused by :: Namespace test.evens is a view, not a collection"; ce.Message != want {
+		t.Errorf("$merge into a view: %q, want %q", ce.Message, want)
+	}
 	for _, st := range []string{"$collStats", "$indexStats"} {
 		_, err = v.Aggregate(ctx, bson.A{bson.D{{Key: st, Value: bson.D{}}}})
 		testenv.WantCode(t, st+" on a view", err, 166)
@@ -421,7 +424,7 @@ func TestWritesRefused(t *testing.T) {
 		{bson.E{Key: "singleBatch", Value: true}, "Option singleBatch not supported in aggregation."},
 	} {
 		_, err = testenv.RunCmd(t, d, bson.D{{Key: "find", Value: "evens"}, tc.opt})
-		ce := testenv.WantCmdError(t, err, 168, "InvalidPipelineOperator")
+		ce = testenv.WantCmdError(t, err, 168, "InvalidPipelineOperator")
 		if ce.Message != tc.msg {
 			t.Errorf("find %s on a view: %q, want %q", tc.opt.Key, ce.Message, tc.msg)
 		}
