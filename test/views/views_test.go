@@ -407,7 +407,15 @@ func TestWritesRefused(t *testing.T) {
 	_, err = v.Watch(ctx, mongo.Pipeline{})
 	testenv.WantCode(t, "change stream on a view", err, 166)
 	err = d.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: d.Name() + ".evens"}, {Key: "to", Value: d.Name() + ".x"}}).Err()
-	testenv.WantCode(t, "renameCollection", err, 166)
+	ce = testenv.WantCmdError(t, err, 166, "")
+	if want := "cannot rename view: " + d.Name() + ".evens"; ce.Message != want {
+		t.Errorf("rename a view: %q, want %q", ce.Message, want)
+	}
+	err = d.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: d.Name() + ".src"}, {Key: "to", Value: d.Name() + ".evens"}, {Key: "dropTarget", Value: true}}).Err()
+	ce = testenv.WantCmdError(t, err, 48, "NamespaceExists")
+	if want := "a view already exists with that name: " + d.Name() + ".evens"; ce.Message != want {
+		t.Errorf("rename onto a view: %q, want %q", ce.Message, want)
+	}
 	// find options an aggregation cannot express, as mongod's conversion
 	// of a find on a view refuses them.
 	for _, tc := range []struct {
