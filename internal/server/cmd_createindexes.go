@@ -37,8 +37,10 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	if err != nil {
 		return nil, err
 	}
-	if err := s.refuseView(ctx, req.DB, coll); err != nil {
-		return nil, err // views.go
+	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return nil, errs.New(errs.CommandNotSupportedOnView, "Cannot create indexes on a view") // views.go
 	}
 	var specs []engine.IndexSpec
 	seenIndexes := false

@@ -18,8 +18,10 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if err != nil {
 		return nil, err
 	}
-	if err := s.refuseView(ctx, req.DB, coll); err != nil {
-		return nil, err // views.go
+	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return nil, errs.New(errs.CommandNotSupportedOnView, "Cannot drop indexes on view %s.%s", req.DB, coll) // views.go
 	}
 	var target bsoncore.Value
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
