@@ -180,7 +180,7 @@ func (s *Server) validateViewPipeline(db, name, viewOn string, pipeline []bsonco
 	}
 	for _, st := range names {
 		switch st {
-		case "$documents", "$currentOp", "$listLocalSessions", "$listSessions":
+		case "$documents", "$currentOp", "$listLocalSessions":
 			return wrap(errs.New(errs.InvalidNamespace, "'%s' cannot be used in a view definition", st))
 		}
 	}
