@@ -27,6 +27,7 @@ var indexSpecFields = map[string]bool{
 	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
 	"bits": true, "min": true, "max": true, "bucketSize": true, "wildcardProjection": true,
 	"prepareUnique": true, "clustered": true,
+	"coarsestIndexedLevel": true, "finestIndexedLevel": true,
 }
 
 // cmdCreateIndexes creates the indexes listed in "indexes". The reply has
@@ -84,7 +85,9 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 				return true, wrongType(req.Name, k, v, "uuid")
 			}
 			wantUUID = &v
-		case "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace":
+		case "isTimeseriesNamespace":
+			return true, refuseTimeseriesNS(req.Name, v)
+		case "commitQuorum", "ignoreUnknownIndexOptions":
 			// commitQuorum: a single node always meets it.
 		default:
 			return false, nil

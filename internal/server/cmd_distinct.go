@@ -59,6 +59,12 @@ func parseDistinct(req *Request) (distinctCmd, error) {
 		case "collation":
 			err = argCollation(req.Name, k, v)
 		case "hint":
+		case "mirrored", "sampleId":
+			// mirrored: the read is a secondary's cache warming copy;
+			// sampleId: query sampling for analyzeShardKey. Neither
+			// changes the result.
+		case "encryptionInformation":
+			err = errs.New(errs.NotImplemented, "distinct.encryptionInformation is not supported by Lode: it has no queryable encryption")
 		default:
 			return false, nil
 		}

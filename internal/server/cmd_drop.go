@@ -17,7 +17,12 @@ func cmdDrop(_ context.Context, s *Server, req *Request) (bsoncore.Document, err
 	if err != nil {
 		return nil, err
 	}
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		if k == "collectionUUID" {
+			return true, s.argCollectionUUID(req.Name, req.DB, coll, v)
+		}
+		return false, nil
+	}); err != nil {
 		return nil, err
 	}
 	err = s.eng.DropCollection(req.DB, coll)

@@ -106,7 +106,12 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 			err = errs.New(errs.NotImplemented, "findAndModify.encryptionInformation is not supported: Lode has no queryable encryption")
 		case "bypassDocumentValidation":
 			spec.BypassDocumentValidation, err = argBool(req.Name, k, v)
-		case "stmtId", "runtimeConstants":
+		case "runtimeConstants":
+			err = errs.New(errs.NotImplemented, "findAndModify.runtimeConstants is not supported by Lode: it is mongos's internal way to fix $$NOW and $$CLUSTER_TIME, which Lode computes itself")
+		case "stmtId", "sampleId", "$_allowShardKeyUpdatesWithoutFullShardKeyInQuery":
+			// stmtId: the statement's number for retryable writes;
+			// sampleId and the shard key flag: sharded-cluster options
+			// with no effect on a server that is no shard.
 		default:
 			return false, nil
 		}

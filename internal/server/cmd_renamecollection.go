@@ -21,6 +21,7 @@ func cmdRenameCollection(_ context.Context, s *Server, req *Request) (bsoncore.D
 	}
 	var to string
 	dropTarget := false
+	var wantUUID *bsoncore.Value
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
@@ -28,7 +29,16 @@ func cmdRenameCollection(_ context.Context, s *Server, req *Request) (bsoncore.D
 			to, err = argString(req.Name, k, v)
 		case "dropTarget":
 			dropTarget, err = argBool(req.Name, k, v)
-		case "stayTemp", "collectionUUID":
+		case "collectionUUID":
+			// The source's UUID; checked once the source is known.
+			if st, _, ok := v.BinaryOK(); !ok || st != 4 {
+				return true, wrongType(req.Name, k, v, "uuid")
+			}
+			wantUUID = &v
+		case "stayTemp":
+			// Lode has no temporary collections (create refuses temp:
+			// true), so there is no temp flag to keep or clear.
+			_, err = argBool(req.Name, k, v)
 		default:
 			return false, nil
 		}
@@ -44,6 +54,11 @@ func cmdRenameCollection(_ context.Context, s *Server, req *Request) (bsoncore.D
 	tdb, tcoll, ok := splitNS(to)
 	if !ok {
 		return nil, errs.New(errs.InvalidNamespace, "Invalid target namespace: %s", to)
+	}
+	if wantUUID != nil {
+		if err := s.checkCollectionUUID(fdb, fcoll, *wantUUID); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.eng.RenameCollection(fdb, fcoll, tdb, tcoll, dropTarget); err != nil {
 		return nil, err
