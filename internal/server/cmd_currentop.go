@@ -7,6 +7,7 @@ import (
 
 	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/query"
 )
 
@@ -27,7 +28,13 @@ func cmdCurrentOp(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			b, ok := v.BooleanOK()
 			all = ok && b
 			return true, nil
-		case "$ownOps", "$truncateOps", "idleConnections", "idleCursors", "idleSessions", "localOps", "backtrace", "allUsers":
+		case "$ownOps":
+			// Without authentication every operation is the caller's.
+			if s.cfg.Auth && expr.Truthy(v) {
+				return true, errs.New(errs.NotImplemented, "currentOp.$ownOps is not supported by Lode with authentication: it does not record which user runs an operation")
+			}
+			return true, nil
+		case "$truncateOps", "idleConnections", "idleCursors", "idleSessions", "localOps", "backtrace", "allUsers":
 			return true, nil
 		}
 		if genericArgs[k] {

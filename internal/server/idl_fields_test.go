@@ -214,3 +214,57 @@ func checkIDLReply(t *testing.T, c idlFieldCase, cmd bson.D, reply bsoncore.Docu
 		}
 	}
 }
+
+// Fields that were accepted and ignored and are now applied.
+func TestIDLFieldEffects(t *testing.T) {
+	s := newTestServer(t)
+	uuid := idlFieldSetup(t, s)
+
+	// listIndexes: includeIndexBuildInfo wraps each (ready) index as
+	// {spec}; with includeBuildUUIDs too it is InvalidOptions.
+	r := runCmd(t, s, bson.D{{Key: "listIndexes", Value: "c"}, {Key: "includeIndexBuildInfo", Value: true}})
+	wantCode(t, "listIndexes includeIndexBuildInfo", r, 0)
+	if name := r.Lookup("cursor", "firstBatch", "0", "spec", "name").StringValue(); name != "_id_" {
+		t.Fatalf("listIndexes includeIndexBuildInfo: %v", r)
+	}
+	r = runCmd(t, s, bson.D{{Key: "listIndexes", Value: "c"}, {Key: "includeBuildUUIDs", Value: true}})
+	if name := r.Lookup("cursor", "firstBatch", "0", "name").StringValue(); name != "_id_" {
+		t.Fatalf("listIndexes includeBuildUUIDs: %v", r)
+	}
+	wantCode(t, "listIndexes both", runCmd(t, s, bson.D{{Key: "listIndexes", Value: "c"}, {Key: "includeIndexBuildInfo", Value: true}, {Key: "includeBuildUUIDs", Value: true}}), 72)
+
+	// usersInfo: showCustomData, showAuthenticationRestrictions, filter.
+	wantCode(t, "createUser u2", runCmd(t, s, bson.D{{Key: "createUser", Value: "u2"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}},
+		{Key: "customData", Value: bson.D{{Key: "k", Value: 1}}}}), 0)
+	users := func(extra ...bson.E) []bsoncore.Value {
+		r := runCmd(t, s, append(bson.D{{Key: "usersInfo", Value: 1}}, extra...))
+		wantCode(t, "usersInfo", r, 0)
+		vals, _ := r.Lookup("users").Array().Values()
+		return vals
+	}
+	if u := users(bson.E{Key: "filter", Value: bson.D{{Key: "user", Value: "u2"}}}); len(u) != 1 || u[0].Document().Lookup("customData", "k").Int32() != 1 {
+		t.Fatalf("usersInfo filter: %v", u)
+	}
+	if u := users(bson.E{Key: "filter", Value: bson.D{{Key: "user", Value: "u2"}}}, bson.E{Key: "showCustomData", Value: false}); len(u) != 1 || u[0].Document().Lookup("customData").Type != 0 {
+		t.Fatalf("usersInfo showCustomData false: %v", u)
+	}
+	for _, u := range users(bson.E{Key: "showAuthenticationRestrictions", Value: true}) {
+		if u.Document().Lookup("authenticationRestrictions").Type != bsoncore.TypeArray {
+			t.Fatalf("usersInfo showAuthenticationRestrictions: %v", u)
+		}
+	}
+	wantCode(t, "usersInfo bad filter", runCmd(t, s, bson.D{{Key: "usersInfo", Value: 1}, {Key: "filter", Value: bson.D{{Key: "$bogus", Value: 1}}}}), 2)
+
+	// updateUser mechanisms without a password keeps a subset.
+	wantCode(t, "updateUser mechanisms", runCmd(t, s, bson.D{{Key: "updateUser", Value: "u2"}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-256"}}}), 0)
+	u := users(bson.E{Key: "filter", Value: bson.D{{Key: "user", Value: "u2"}}})
+	if m, _ := u[0].Document().Lookup("mechanisms").Array().Values(); len(m) != 1 || m[0].StringValue() != "SCRAM-SHA-256" {
+		t.Fatalf("updateUser mechanisms: %v", u)
+	}
+	wantCode(t, "updateUser mechanisms superset", runCmd(t, s, bson.D{{Key: "updateUser", Value: "u2"}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}), 2)
+
+	// renameCollection checks the source's collectionUUID.
+	wantCode(t, "rename with UUID", runCmdOn(t, s, "admin", bson.D{{Key: "renameCollection", Value: "t.c"}, {Key: "to", Value: "t.d"}, {Key: "collectionUUID", Value: uuid}}), 0)
+	wantCode(t, "rename moved UUID", runCmdOn(t, s, "admin", bson.D{{Key: "renameCollection", Value: "t.c"}, {Key: "to", Value: "t.e"}, {Key: "collectionUUID", Value: uuid}}), 361)
+	wantCode(t, "find renamed by UUID", runCmd(t, s, bson.D{{Key: "find", Value: "d"}, {Key: "collectionUUID", Value: uuid}}), 0)
+}
