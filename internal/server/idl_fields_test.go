@@ -268,3 +268,25 @@ func TestIDLFieldEffects(t *testing.T) {
 	wantCode(t, "rename moved UUID", runCmdOn(t, s, "admin", bson.D{{Key: "renameCollection", Value: "t.c"}, {Key: "to", Value: "t.e"}, {Key: "collectionUUID", Value: uuid}}), 361)
 	wantCode(t, "find renamed by UUID", runCmd(t, s, bson.D{{Key: "find", Value: "d"}, {Key: "collectionUUID", Value: uuid}}), 0)
 }
+
+// The Stable API arguments: apiStrict refuses commands outside API
+// Version 1 and the unstable fields of find and aggregate.
+func TestAPIStrict(t *testing.T) {
+	s := newTestServer(t)
+	idlFieldSetup(t, s)
+	v1 := bson.D{{Key: "apiVersion", Value: "1"}}
+	strict := append(v1, bson.E{Key: "apiStrict", Value: true})
+	with := func(cmd bson.D, extra bson.D) bson.D { return append(append(bson.D(nil), cmd...), extra...) }
+	find := bson.D{{Key: "find", Value: "c"}}
+	wantCode(t, "find v1", runCmd(t, s, with(find, v1)), 0)
+	wantCode(t, "find strict", runCmd(t, s, with(find, strict)), 0)
+	wantCode(t, "find deprecation errors", runCmd(t, s, with(find, append(strict, bson.E{Key: "apiDeprecationErrors", Value: true}))), 0)
+	wantCode(t, "find tailable strict", runCmd(t, s, with(find, append(strict, bson.E{Key: "noCursorTimeout", Value: true}))), 323)
+	wantCode(t, "find tailable not strict", runCmd(t, s, with(find, append(v1, bson.E{Key: "noCursorTimeout", Value: true}))), 0)
+	wantCode(t, "aggregate explain strict", runCmd(t, s, with(bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "explain", Value: true}}, strict)), 323)
+	wantCode(t, "dbStats strict", runCmd(t, s, with(bson.D{{Key: "dbStats", Value: 1}}, strict)), 323)
+	wantCode(t, "dbStats v1", runCmd(t, s, with(bson.D{{Key: "dbStats", Value: 1}}, v1)), 0)
+	wantCode(t, "findandmodify alias strict", runCmd(t, s, with(bson.D{{Key: "findandmodify", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}}, strict)), 0)
+	wantCode(t, "apiVersion type", runCmd(t, s, with(find, bson.D{{Key: "apiVersion", Value: 1}})), 14)
+	wantCode(t, "apiStrict type", runCmd(t, s, with(find, bson.D{{Key: "apiVersion", Value: "1"}, {Key: "apiStrict", Value: 1}})), 14)
+}
