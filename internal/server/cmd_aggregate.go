@@ -71,14 +71,14 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			}
 			err = s.checkCollectionUUID(req.DB, coll, v)
 		case "fromMongos", "needsMerge", "$_requestReshardingResumeToken",
-			"$_isClusterQueryWithoutShardKeyCmd", "$_requestResumeToken", "$_generateV2ResumeTokens":
+			"$_isClusterQueryWithoutShardKeyCmd", "$_generateV2ResumeTokens":
 			// Internal flags that change the shape of the reply for
 			// mongos, resharding or resumable scans; false is the default.
 			var on bool
 			if on, err = argBool(req.Name, k, v); err == nil && on {
 				err = errs.New(errs.NotImplemented, "aggregate.%s is not supported by Lode: it is an internal option of sharded clusters and resharding", k)
 			}
-		case "exchange", "$_passthroughToShard", "$_resumeAfter", "runtimeConstants":
+		case "exchange", "$_passthroughToShard", "runtimeConstants":
 			err = errs.New(errs.NotImplemented, "aggregate.%s is not supported by Lode: it is an internal option of mongos and sharded clusters", k)
 		case "encryptionInformation":
 			err = errs.New(errs.NotImplemented, "aggregate.encryptionInformation is not supported by Lode: it has no queryable encryption")

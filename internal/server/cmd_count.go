@@ -66,6 +66,8 @@ func parseCount(req *Request) (countCmd, error) {
 			err = argCollation(req.Name, k, v)
 		case "fields":
 			// Ignored, as mongod ignores it (the legacy shell sent it).
+		case "mirrored", "sampleId":
+			// Mirrored reads and query sampling: no effect on the count.
 		case "encryptionInformation":
 			err = errs.New(errs.NotImplemented, "count.encryptionInformation is not supported by Lode: it has no queryable encryption")
 		default:

@@ -116,24 +116,15 @@ func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
 				return true, wrongType(req.Name, k, v, "uuid")
 			}
 			f.collectionUUID = &v
-		case "ntoreturn":
-			if _, err = nonNegative(req.Name, k, v); err == nil {
-				err = errs.New(errs.NotImplemented, "find.ntoreturn is not supported by Lode: it is the legacy OP_QUERY batch limit; use batchSize, limit or singleBatch")
-			}
-		case "options":
-			var d bsoncore.Document
-			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {
-				err = errs.New(errs.NotImplemented, "find.options is not supported by Lode: it is a deprecated legacy field")
-			}
 		case "$_requestResumeToken":
 			var on bool
 			if on, err = argBool(req.Name, k, v); err == nil && on {
 				err = errs.New(errs.NotImplemented, "find.$_requestResumeToken is not supported by Lode: it has no record-id resume tokens")
 			}
-		case "$_resumeAfter":
+		case "$_resumeAfter", "$_startAt":
 			var d bsoncore.Document
 			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {
-				err = errs.New(errs.NotImplemented, "find.$_resumeAfter is not supported by Lode: it has no record-id resume tokens")
+				err = errs.New(errs.NotImplemented, "find.%s is not supported by Lode: it has no record-id resume tokens", k)
 			}
 		case "runtimeConstants":
 			err = errs.New(errs.NotImplemented, "find.runtimeConstants is not supported by Lode: it is mongos's internal way to fix $$NOW and $$CLUSTER_TIME, which Lode computes itself")
@@ -149,6 +140,10 @@ func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
 			} else {
 				_, err = argBool(req.Name, k, v)
 			}
+		case "mirrored", "sampleId":
+			// A mirrored read warms a secondary's cache; sampleId is
+			// query sampling for analyzeShardKey. Neither changes the
+			// result.
 		case "allowPartialResults", "oplogReplay", "isMaster":
 		default:
 			return false, nil

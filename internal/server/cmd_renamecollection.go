@@ -28,17 +28,22 @@ func cmdRenameCollection(_ context.Context, s *Server, req *Request) (bsoncore.D
 		case "to":
 			to, err = argString(req.Name, k, v)
 		case "dropTarget":
+			if _, _, ok := v.BinaryOK(); ok {
+				// The variant that drops the target only if it has this
+				// UUID (mongod's internal use).
+				return true, errs.New(errs.NotImplemented, "renameCollection.dropTarget with a UUID is not supported by Lode; use dropTarget: true")
+			}
 			dropTarget, err = argBool(req.Name, k, v)
+		case "stayTemp":
+			// Lode has no temporary collections (create refuses temp:
+			// true), so there is no temp flag to keep or clear.
+			_, err = argBool(req.Name, k, v)
 		case "collectionUUID":
 			// The source's UUID; checked once the source is known.
 			if st, _, ok := v.BinaryOK(); !ok || st != 4 {
 				return true, wrongType(req.Name, k, v, "uuid")
 			}
 			wantUUID = &v
-		case "stayTemp":
-			// Lode has no temporary collections (create refuses temp:
-			// true), so there is no temp flag to keep or clear.
-			_, err = argBool(req.Name, k, v)
 		default:
 			return false, nil
 		}
