@@ -286,6 +286,8 @@ func TestAPIStrict(t *testing.T) {
 	wantCode(t, "aggregate explain strict", runCmd(t, s, with(bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "explain", Value: true}}, strict)), 323)
 	wantCode(t, "dbStats strict", runCmd(t, s, with(bson.D{{Key: "dbStats", Value: 1}}, strict)), 323)
 	wantCode(t, "dbStats v1", runCmd(t, s, with(bson.D{{Key: "dbStats", Value: 1}}, v1)), 0)
+	wantCode(t, "distinct strict", runCmd(t, s, with(bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "a"}}, strict)), 323)
+	wantCode(t, "listDatabases strict", runCmdOn(t, s, "admin", with(bson.D{{Key: "listDatabases", Value: 1}}, strict)), 0)
 	wantCode(t, "findandmodify alias strict", runCmd(t, s, with(bson.D{{Key: "findandmodify", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}}, strict)), 0)
 	wantCode(t, "apiVersion type", runCmd(t, s, with(find, bson.D{{Key: "apiVersion", Value: 1}})), 14)
 	wantCode(t, "apiStrict type", runCmd(t, s, with(find, bson.D{{Key: "apiVersion", Value: "1"}, {Key: "apiStrict", Value: 1}})), 14)
