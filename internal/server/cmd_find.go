@@ -144,7 +144,7 @@ func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
 			// A mirrored read warms a secondary's cache; sampleId is
 			// query sampling for analyzeShardKey. Neither changes the
 			// result.
-		case "allowPartialResults", "oplogReplay", "isMaster":
+		case "allowPartialResults", "oplogReplay":
 		default:
 			return false, nil
 		}
