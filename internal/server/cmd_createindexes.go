@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -170,6 +171,9 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 			}
 			spec.Key = v.Document()
 			hasKey = true
+			if err := checkKeyFieldNames(spec.Key); err != nil {
+				return spec, err
+			}
 		case "name":
 			name, ok := v.StringValueOK()
 			if !ok {
@@ -232,4 +236,23 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 		}
 	}
 	return spec, nil
+}
+
+// checkKeyFieldNames refuses a key pattern path with a part starting with
+// '$': "$**" (a wildcard index, which Lode does not have) with
+// NotImplemented, any other as mongod does. Without this, the key would
+// index a field literally named "$**".
+func checkKeyFieldNames(key bsoncore.Document) error {
+	elems, _ := key.Elements()
+	for _, el := range elems {
+		for _, part := range strings.Split(el.Key(), ".") {
+			if part == "$**" {
+				return errs.New(errs.NotImplemented, "wildcard indexes ('%s') are not supported by Lode", el.Key())
+			}
+			if strings.HasPrefix(part, "$") {
+				return errs.New(errs.CannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
+			}
+		}
+	}
+	return nil
 }

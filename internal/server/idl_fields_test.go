@@ -231,6 +231,14 @@ func TestIDLFieldEffects(t *testing.T) {
 	if name := r.Lookup("cursor", "firstBatch", "0", "name").StringValue(); name != "_id_" {
 		t.Fatalf("listIndexes includeBuildUUIDs: %v", r)
 	}
+	// Key patterns: a wildcard key is refused, not indexed as a field
+	// named "$**"; other '$' names are mongod's CannotCreateIndex.
+	ci := func(key string) bsoncore.Document {
+		return runCmd(t, s, bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: key, Value: 1}}}, {Key: "name", Value: "k"}}}}})
+	}
+	wantCode(t, "wildcard", ci("$**"), 238)
+	wantCode(t, "path wildcard", ci("a.$**"), 238)
+	wantCode(t, "dollar field", ci("a.$b"), 67)
 	wantCode(t, "listIndexes both", runCmd(t, s, bson.D{{Key: "listIndexes", Value: "c"}, {Key: "includeIndexBuildInfo", Value: true}, {Key: "includeBuildUUIDs", Value: true}}), 72)
 
 	// usersInfo: showCustomData, showAuthenticationRestrictions, filter.
