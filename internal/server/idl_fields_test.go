@@ -71,6 +71,7 @@ var idlFieldBase = map[string]struct {
 	"fsync":               {"admin", bson.D{{Key: "fsync", Value: 1}}},
 	"killOp":              {"admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: 1}}},
 	"applyOps":            {"admin", bson.D{{Key: "applyOps", Value: bson.A{}}}},
+	"authenticate":        {"$external", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}}},
 }
 
 // idlFieldCase is one line of testdata/idl_fields.txt.
