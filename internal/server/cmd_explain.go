@@ -80,6 +80,11 @@ func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) 
 		if err != nil {
 			return spec, err
 		}
+		if f.collectionUUID != nil {
+			if err := s.checkCollectionUUID(req.DB, f.coll, *f.collectionUUID); err != nil {
+				return spec, err
+			}
+		}
 		spec.Kind, spec.Find = engine.ExplainFindOp, f.spec
 	case "count":
 		c, err := parseCount(sub)

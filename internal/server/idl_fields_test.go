@@ -276,6 +276,8 @@ func TestIDLFieldEffects(t *testing.T) {
 	wantCode(t, "rename with UUID", runCmdOn(t, s, "admin", bson.D{{Key: "renameCollection", Value: "t.c"}, {Key: "to", Value: "t.d"}, {Key: "collectionUUID", Value: uuid}}), 0)
 	wantCode(t, "rename moved UUID", runCmdOn(t, s, "admin", bson.D{{Key: "renameCollection", Value: "t.c"}, {Key: "to", Value: "t.e"}, {Key: "collectionUUID", Value: uuid}}), 361)
 	wantCode(t, "find renamed by UUID", runCmd(t, s, bson.D{{Key: "find", Value: "d"}, {Key: "collectionUUID", Value: uuid}}), 0)
+	wantCode(t, "explain find by UUID", runCmd(t, s, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "d"}, {Key: "collectionUUID", Value: uuid}}}}), 0)
+	wantCode(t, "explain find by old UUID", runCmd(t, s, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "e"}, {Key: "collectionUUID", Value: uuid}}}}), 361)
 }
 
 // The Stable API arguments: apiStrict refuses commands outside API
