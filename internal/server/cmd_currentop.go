@@ -14,8 +14,10 @@ import (
 func init() { register(cmdCurrentOp, "currentOp") }
 
 // cmdCurrentOp lists the running commands (with $all, idle connections
-// too) and idle transactions. Fields other than the options below are a
-// filter on the entries, as in MongoDB.
+// too) and idle transactions. Fields other than $all, $ownOps and
+// $truncateOps are a filter on the entries, as in MongoDB: the
+// $currentOp stage's options (idleCursors, localOps, ...) are no options
+// of the command, only field names to match.
 func cmdCurrentOp(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "currentOp may only be run against the admin database.")
@@ -34,7 +36,9 @@ func cmdCurrentOp(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 				return true, errs.New(errs.NotImplemented, "currentOp.$ownOps is not supported by Lode with authentication: it does not record which user runs an operation")
 			}
 			return true, nil
-		case "$truncateOps", "idleConnections", "idleCursors", "idleSessions", "localOps", "backtrace", "allUsers":
+		case "$truncateOps":
+			// Whether mongod shortens large command documents in its
+			// entries; Lode never shortens them.
 			return true, nil
 		}
 		if genericArgs[k] {

@@ -71,6 +71,7 @@ var idlFieldBase = map[string]struct {
 	"fsync":               {"admin", bson.D{{Key: "fsync", Value: 1}}},
 	"killOp":              {"admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: 1}}},
 	"applyOps":            {"admin", bson.D{{Key: "applyOps", Value: bson.A{}}}},
+	"currentOp":           {"admin", bson.D{{Key: "currentOp", Value: 1}}},
 	"authenticate":        {"$external", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}}},
 }
 
@@ -271,6 +272,17 @@ func TestIDLFieldEffects(t *testing.T) {
 		t.Fatalf("updateUser mechanisms: %v", u)
 	}
 	wantCode(t, "updateUser mechanisms superset", runCmd(t, s, bson.D{{Key: "updateUser", Value: "u2"}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}), 2)
+
+	// currentOp: a $currentOp stage option is a filter field in the
+	// command, as in mongod; the command itself is an active entry.
+	r = runCmdOn(t, s, "admin", bson.D{{Key: "currentOp", Value: 1}})
+	if n, _ := r.Lookup("inprog").Array().Values(); len(n) == 0 {
+		t.Fatalf("currentOp lists nothing: %v", r)
+	}
+	r = runCmdOn(t, s, "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "idleCursors", Value: true}})
+	if n, _ := r.Lookup("inprog").Array().Values(); len(n) != 0 {
+		t.Fatalf("currentOp idleCursors: true is a filter: %v", r)
+	}
 
 	// renameCollection checks the source's collectionUUID.
 	wantCode(t, "rename with UUID", runCmdOn(t, s, "admin", bson.D{{Key: "renameCollection", Value: "t.c"}, {Key: "to", Value: "t.d"}, {Key: "collectionUUID", Value: uuid}}), 0)
