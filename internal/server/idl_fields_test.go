@@ -241,6 +241,13 @@ func TestIDLFieldEffects(t *testing.T) {
 	wantCode(t, "wildcard", ci("$**"), 238)
 	wantCode(t, "path wildcard", ci("a.$**"), 238)
 	wantCode(t, "dollar field", ci("a.$b"), 67)
+	ciType := func(typ string) bsoncore.Document {
+		return runCmd(t, s, bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: typ}}}, {Key: "name", Value: "t"}}}}})
+	}
+	for _, typ := range []string{"text", "2d", "2dsphere", "hashed"} {
+		wantCode(t, "index type "+typ, ciType(typ), 238)
+	}
+	wantCode(t, "unknown index type", ciType("bogus"), 67)
 	wantCode(t, "listIndexes both", runCmd(t, s, bson.D{{Key: "listIndexes", Value: "c"}, {Key: "includeIndexBuildInfo", Value: true}, {Key: "includeBuildUUIDs", Value: true}}), 72)
 
 	// usersInfo: showCustomData, showAuthenticationRestrictions, filter.
