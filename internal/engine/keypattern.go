@@ -42,7 +42,12 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 			}
 			f.desc = n < 0
 		case v.Type == bsoncore.TypeString:
-			return nil, errs.New(errs.CannotCreateIndex, "Index type '%s' is not supported by Lode", v.StringValue())
+			switch v.StringValue() {
+			case "text", "2d", "2dsphere", "hashed":
+				// MongoDB's index types that Lode does not build.
+				return nil, errs.New(errs.NotImplemented, "Index type '%s' is not supported by Lode", v.StringValue())
+			}
+			return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
 		default:
 			return nil, errs.New(errs.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", bsonutil.TypeName(v.Type))
 		}

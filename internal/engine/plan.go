@@ -250,7 +250,8 @@ func (it *planIter) Next() (bsoncore.Document, error) {
 		case exec.Advanced:
 			doc := m.Doc
 			if it.returnKey {
-				doc = indexKeyDoc(doc, it.keyFields)
+				// The key alone: mongod adds no $recordId to it.
+				return indexKeyDoc(doc, it.keyFields), nil
 			}
 			if it.showRecordID {
 				return withRecordID(doc, m.RID), nil

@@ -356,4 +356,5 @@ const (
 	Location51003   Code = 51003
 	Location5626701 Code = 5626701
 	Location5626702 Code = 5626702
+	Location4886600 Code = 4886600
 )

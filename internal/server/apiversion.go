@@ -20,6 +20,9 @@ var apiV1Commands = map[string]bool{
 	"getMore": true, "hello": true, "insert": true, "killCursors": true,
 	"listCollections": true, "listDatabases": true, "listIndexes": true, "ping": true,
 	"refreshSessions": true, "saslStart": true, "saslContinue": true, "update": true,
+	// Other names of the same commands (isMaster is a command of its own
+	// in mongod, outside API Version 1).
+	"findandmodify": true, "deleteIndexes": true,
 	// mongod's test commands for the Stable API, in version 1.
 	"testVersion1And2": true, "testDeprecation": true, "testDeprecationInVersion2": true,
 	"testRemoval": true,
@@ -74,7 +77,7 @@ func checkAPIParams(req *Request) error {
 	}
 	if !hasVersion {
 		if hasStrict || hasDeprecE {
-			return errs.New(errs.APIVersionError, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
+			return errs.New(errs.Location4886600, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
 		}
 		return nil
 	}
@@ -86,6 +89,15 @@ func checkAPIParams(req *Request) error {
 	}
 	if deprecErrs && apiV1Deprecated[req.Name] {
 		return errs.New(errs.APIDeprecationError, "Provided apiDeprecationErrors:true, but the command %s is deprecated in API Version 1", req.Name)
+	}
+	if strict {
+		if unstable := apiUnstableFields[req.Name]; unstable != nil {
+			for _, el := range elems[1:] {
+				if unstable[el.Key()] {
+					return errs.New(errs.APIStrictError, "BSON field '%s.%s' is not allowed with apiStrict:true.", req.Name, el.Key())
+				}
+			}
+		}
 	}
 	if strict && req.Name == "aggregate" {
 		if v, err := req.Cmd.LookupErr("pipeline"); err == nil && v.Type == bsoncore.TypeArray {
@@ -137,4 +149,30 @@ func strictPipeline(p bsoncore.Array) error {
 		}
 	}
 	return nil
+}
+
+// apiUnstableFields are, for the commands Lode checks them on, the fields
+// their IDL marks unstable or internal, which mongod's parser refuses
+// with apiStrict: true.
+var apiUnstableFields = map[string]map[string]bool{
+	"find": setOf("min", "max", "returnKey", "showRecordId",
+		"$queryOptions", "tailable", "oplogReplay", "noCursorTimeout",
+		"awaitData", "term", "readOnce", "allowSpeculativeMajorityRead",
+		"$_requestResumeToken", "$_resumeAfter", "$_startAt",
+		"runtimeConstants", "collectionUUID", "encryptionInformation",
+		"mirrored", "sampleId"),
+	"aggregate": setOf("explain", "needsMerge", "fromMongos", "$queryOptions",
+		"$_requestReshardingResumeToken", "runtimeConstants",
+		"isMapReduceCommand", "collectionUUID", "$_passthroughToShard",
+		"encryptionInformation", "$_externalDataSources", "sampleId",
+		"stmtId", "$_isClusterQueryWithoutShardKeyCmd",
+		"$_generateV2ResumeTokens"),
+}
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }

@@ -22,6 +22,47 @@ var genericArgs = map[string]bool{
 	"$gleStats": true, "$oplogQueryData": true, "$replData": true,
 	"$queryOptions": true, "$configTime": true, "$topologyTime": true,
 	"$timeseriesBucketsCollection": true, "readPreference": true,
+	// The rest of mongod 7.0's generic arguments (generic_argument.idl).
+	// The sharding ones (shardVersion, databaseVersion, tracking_info)
+	// have no effect on a server that is no shard; those that would
+	// change the result are checked by refusedGenericArg.
+	"stmtId": true, "allowImplicitCollectionCreation": true,
+	"databaseVersion": true, "shardVersion": true, "tracking_info": true,
+	"coordinator": true, "maxTimeMSOpOnly": true, "txnRetryCounter": true,
+	"$tenant": true, "expectPrefix": true,
+}
+
+// refusedGenericArg returns NotImplemented for a generic argument whose
+// value asks for something Lode cannot do, and nil for one it honours or
+// that has no effect on a single, unsharded server.
+func refusedGenericArg(cmd, k string, v bsoncore.Value) error {
+	refuse := false
+	why := ""
+	switch k {
+	case "allowImplicitCollectionCreation":
+		// false asks the command to fail rather than create the
+		// collection; mongos sends it to shards.
+		refuse = v.Type != bsoncore.TypeBoolean || !v.Boolean()
+		why = "Lode always creates a missing collection on a write"
+	case "coordinator":
+		refuse = v.Type != bsoncore.TypeBoolean || v.Boolean()
+		why = "Lode has no cross-shard transaction coordinator"
+	case "maxTimeMSOpOnly":
+		refuse, why = true, "it is mongos's time limit for a shard's part of an operation; use maxTimeMS"
+	case "txnRetryCounter":
+		n, ok := asInt64(v)
+		refuse = !ok || n != 0
+		why = "Lode does not retry transactions started by mongos"
+	case "$tenant":
+		refuse, why = true, "Lode has no multitenancy"
+	case "expectPrefix":
+		refuse = v.Type != bsoncore.TypeBoolean || v.Boolean()
+		why = "Lode has no multitenancy"
+	}
+	if refuse {
+		return errs.New(errs.NotImplemented, "%s.%s is not supported by Lode: %s", cmd, k, why)
+	}
+	return nil
 }
 
 // eachArg calls fn for every field after the command name. fn returns
@@ -41,6 +82,9 @@ func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) 
 		}
 		if !known && !genericArgs[k] {
 			return errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", req.Name, k)
+		}
+		if !known {
+			return refusedGenericArg(req.Name, k, el.Value())
 		}
 		return nil
 	})
@@ -196,4 +240,24 @@ func argCollation(cmd, field string, v bsoncore.Value) error {
 		return nil
 	}
 	return errs.New(errs.NotImplemented, "collation %s is not supported: Lode compares strings by their binary value and accepts only {locale: \"simple\"}", d.String())
+}
+
+// argCollectionUUID checks a command's collectionUUID: a UUID that must
+// be db.coll's.
+func (s *Server) argCollectionUUID(cmd, db, coll string, v bsoncore.Value) error {
+	if st, _, ok := v.BinaryOK(); !ok || st != 4 {
+		return wrongType(cmd, "collectionUUID", v, "uuid")
+	}
+	return s.checkCollectionUUID(db, coll, v)
+}
+
+// refuseTimeseriesNS reads isTimeseriesNamespace, the flag with which
+// mongos addresses a time-series collection's buckets: false is the
+// default, true is refused, as Lode has no time-series collections.
+func refuseTimeseriesNS(cmd string, v bsoncore.Value) error {
+	on, err := argBool(cmd, "isTimeseriesNamespace", v)
+	if err == nil && on {
+		err = errs.New(errs.NotImplemented, "%s.isTimeseriesNamespace is not supported by Lode: it has no time-series collections", cmd)
+	}
+	return err
 }

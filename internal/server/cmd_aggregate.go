@@ -65,8 +65,29 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			err = argCollation(req.Name, k, v)
 		case "bypassDocumentValidation":
 			a.bypass, err = argBool(req.Name, k, v)
-		case "fromMongos", "needsMerge",
-			"isMapReduceCommand", "runtimeConstants", "exchange", "collectionUUID":
+		case "collectionUUID":
+			if _, _, ok := v.BinaryOK(); !ok {
+				return true, wrongType(req.Name, k, v, "uuid")
+			}
+			err = s.checkCollectionUUID(req.DB, coll, v)
+		case "fromMongos", "needsMerge", "$_requestReshardingResumeToken",
+			"$_isClusterQueryWithoutShardKeyCmd", "$_generateV2ResumeTokens":
+			// Internal flags that change the shape of the reply for
+			// mongos, resharding or resumable scans; false is the default.
+			var on bool
+			if on, err = argBool(req.Name, k, v); err == nil && on {
+				err = errs.New(errs.NotImplemented, "aggregate.%s is not supported by Lode: it is an internal option of sharded clusters and resharding", k)
+			}
+		case "exchange", "$_passthroughToShard", "runtimeConstants":
+			err = errs.New(errs.NotImplemented, "aggregate.%s is not supported by Lode: it is an internal option of mongos and sharded clusters", k)
+		case "encryptionInformation":
+			err = errs.New(errs.NotImplemented, "aggregate.encryptionInformation is not supported by Lode: it has no queryable encryption")
+		case "$_externalDataSources":
+			err = errs.New(errs.NotImplemented, "aggregate.$_externalDataSources is not supported by Lode: it reads no external data sources")
+		case "isMapReduceCommand", "sampleId", "stmtId":
+			// isMapReduceCommand only changes which errors mapReduce
+			// reports; sampleId and stmtId are for query sampling and
+			// writes without shard key in sharded clusters.
 		default:
 			return false, nil
 		}

@@ -108,9 +108,19 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			hasValid = true
 			return true, nil
 		case "dryRun":
-			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
-		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries":
-			return true, errs.New(errs.CommandNotSupported, "collMod %s is not supported by Lode", k)
+			// A unique conversion's check without the conversion; Lode
+			// only converts for real.
+			on, err := argBool(req.Name, k, v)
+			if err == nil && on {
+				err = errs.New(errs.NotImplemented, "collMod.dryRun is not supported by Lode: it has no dry run of a unique conversion")
+			}
+			return true, err
+		case "collectionUUID":
+			return true, s.argCollectionUUID(req.Name, req.DB, coll, v)
+		case "isTimeseriesNamespace":
+			return true, refuseTimeseriesNS(req.Name, v)
+		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries", "timeseriesBucketsMayHaveMixedSchemaData":
+			return true, errs.New(errs.NotImplemented, "collMod.%s is not supported by Lode: it cannot resize a capped collection and has no clustered or time-series collections", k)
 		}
 		return false, nil
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
 )
 
 func init() { register(cmdCount, "count") }
@@ -78,6 +80,11 @@ func parseCount(req *Request) (countCmd, error) {
 		case "collation":
 			err = argCollation(req.Name, k, v)
 		case "fields":
+			// Ignored, as mongod ignores it (the legacy shell sent it).
+		case "mirrored", "sampleId":
+			// Mirrored reads and query sampling: no effect on the count.
+		case "encryptionInformation":
+			err = errs.New(errs.NotImplemented, "count.encryptionInformation is not supported by Lode: it has no queryable encryption")
 		default:
 			return false, nil
 		}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -27,6 +28,7 @@ var indexSpecFields = map[string]bool{
 	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
 	"bits": true, "min": true, "max": true, "bucketSize": true, "wildcardProjection": true,
 	"prepareUnique": true, "clustered": true,
+	"coarsestIndexedLevel": true, "finestIndexedLevel": true,
 }
 
 // cmdCreateIndexes creates the indexes listed in "indexes". The reply has
@@ -89,7 +91,9 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 				return true, wrongType(req.Name, k, v, "uuid")
 			}
 			wantUUID = &v
-		case "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace":
+		case "isTimeseriesNamespace":
+			return true, refuseTimeseriesNS(req.Name, v)
+		case "commitQuorum", "ignoreUnknownIndexOptions":
 			// commitQuorum: a single node always meets it.
 		default:
 			return false, nil
@@ -172,6 +176,9 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 			}
 			spec.Key = v.Document()
 			hasKey = true
+			if err := checkKeyFieldNames(spec.Key); err != nil {
+				return spec, err
+			}
 		case "name":
 			name, ok := v.StringValueOK()
 			if !ok {
@@ -234,4 +241,23 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 		}
 	}
 	return spec, nil
+}
+
+// checkKeyFieldNames refuses a key pattern path with a part starting with
+// '$': "$**" (a wildcard index, which Lode does not have) with
+// NotImplemented, any other as mongod does. Without this, the key would
+// index a field literally named "$**".
+func checkKeyFieldNames(key bsoncore.Document) error {
+	elems, _ := key.Elements()
+	for _, el := range elems {
+		for _, part := range strings.Split(el.Key(), ".") {
+			if part == "$**" {
+				return errs.New(errs.NotImplemented, "wildcard indexes ('%s') are not supported by Lode", el.Key())
+			}
+			if strings.HasPrefix(part, "$") {
+				return errs.New(errs.CannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
+			}
+		}
+	}
+	return nil
 }

@@ -20,6 +20,8 @@ type userSpec struct {
 	hasRoles   bool
 	customData bsoncore.Document
 	mechanisms []string
+	// restrictions: an (empty) authenticationRestrictions was given.
+	restrictions bool
 }
 
 // parseUserSpec reads createUser/updateUser fields (mongod's IDL:
@@ -64,6 +66,7 @@ func parseUserSpec(req *Request) (userSpec, error) {
 		case "authenticationRestrictions":
 			if arr, ok := v.ArrayOK(); ok {
 				if vals, _ := arr.Values(); len(vals) == 0 {
+					u.restrictions = true
 					return true, nil
 				}
 			}

@@ -7,14 +7,17 @@ import (
 
 	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/query"
 )
 
 func init() { register(cmdCurrentOp, "currentOp") }
 
 // cmdCurrentOp lists the running commands (with $all, idle connections
-// too) and idle transactions. Fields other than the options below are a
-// filter on the entries, as in MongoDB.
+// too) and idle transactions. Fields other than $all, $ownOps and
+// $truncateOps are a filter on the entries, as in MongoDB: the
+// $currentOp stage's options (idleCursors, localOps, ...) are no options
+// of the command, only field names to match.
 func cmdCurrentOp(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "currentOp may only be run against the admin database.")
@@ -27,7 +30,15 @@ func cmdCurrentOp(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			b, ok := v.BooleanOK()
 			all = ok && b
 			return true, nil
-		case "$ownOps", "$truncateOps", "idleConnections", "idleCursors", "idleSessions", "localOps", "backtrace", "allUsers":
+		case "$ownOps":
+			// Without authentication every operation is the caller's.
+			if s.cfg.Auth && expr.Truthy(v) {
+				return true, errs.New(errs.NotImplemented, "currentOp.$ownOps is not supported by Lode with authentication: it does not record which user runs an operation")
+			}
+			return true, nil
+		case "$truncateOps":
+			// Whether mongod shortens large command documents in its
+			// entries; Lode never shortens them.
 			return true, nil
 		}
 		if genericArgs[k] {

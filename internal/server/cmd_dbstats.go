@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 )
 
 func init() { register(cmdDBStats, "dbStats", "dbstats") }
@@ -18,6 +21,11 @@ func cmdDBStats(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			scale, err = scaleArg(req, k, v)
 			return true, err
 		case "freeStorage":
+			// It adds the free space the storage engine could reuse,
+			// which Pebble does not report.
+			if expr.Truthy(v) {
+				return true, errs.New(errs.NotImplemented, "dbStats.freeStorage is not supported by Lode: its storage engine does not report reusable free space")
+			}
 			return true, nil
 		}
 		return false, nil

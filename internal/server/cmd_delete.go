@@ -44,7 +44,7 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 // concern); explain parses the delete it explains with it too, so both
 // reject the same arguments with the same errors.
 func parseDelete(req *Request) (writeBatch, []engine.DeleteSpec, error) {
-	b, err := parseWriteBatch(req, "deletes", batchFields{let: true, bypassEmptyTs: true})
+	b, err := parseWriteBatch(req, "deletes", batchFields{let: true, bypass: true, runtimeConstants: true, bypassEmptyTs: true})
 	if err != nil {
 		return b, nil, err
 	}

@@ -74,6 +74,16 @@ func parseDistinct(req *Request) (distinctCmd, error) {
 		case "collation":
 			err = argCollation(req.Name, k, v)
 		case "hint":
+			// Not a field of 7.0's distinct (7.1 added it); refused
+			// rather than ignored, as a hinted sparse or partial index
+			// would change the values.
+			err = errs.New(errs.NotImplemented, "distinct.hint is not supported by Lode: it follows MongoDB 7.0, whose distinct takes no hint")
+		case "mirrored", "sampleId":
+			// mirrored: the read is a secondary's cache warming copy;
+			// sampleId: query sampling for analyzeShardKey. Neither
+			// changes the result.
+		case "encryptionInformation":
+			err = errs.New(errs.NotImplemented, "distinct.encryptionInformation is not supported by Lode: it has no queryable encryption")
 		default:
 			return false, nil
 		}

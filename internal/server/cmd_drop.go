@@ -17,7 +17,12 @@ func cmdDrop(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	if err != nil {
 		return nil, err
 	}
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		if k == "collectionUUID" {
+			return true, s.argCollectionUUID(req.Name, req.DB, coll, v)
+		}
+		return false, nil
+	}); err != nil {
 		return nil, err
 	}
 	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {

@@ -28,6 +28,10 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 		switch k {
 		case "index":
 			target = v
+		case "collectionUUID":
+			return true, s.argCollectionUUID(req.Name, req.DB, coll, v)
+		case "isTimeseriesNamespace":
+			return true, refuseTimeseriesNS(req.Name, v)
 		default:
 			return false, nil
 		}

@@ -22,7 +22,9 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	var inner bsoncore.Document
 	verbosity := engine.VerbosityAllPlansExecution
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
-		return true, nil
+		// explain.idl's one field besides the explained command; the
+		// explained command's own fields are checked by its parser.
+		return k == "verbosity", nil
 	})
 	if err != nil {
 		return nil, err
@@ -82,6 +84,11 @@ func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) 
 		f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
 		if err != nil {
 			return spec, err
+		}
+		if f.collectionUUID != nil {
+			if err := s.checkCollectionUUID(req.DB, f.coll, *f.collectionUUID); err != nil {
+				return spec, err
+			}
 		}
 		spec.Kind, spec.Find = engine.ExplainFindOp, f.spec
 	case "count":

@@ -29,6 +29,11 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 		if err != nil {
 			return nil, err
 		}
+		if f.collectionUUID != nil { // a view has no UUID
+			if err := s.checkCollectionUUID(req.DB, f.coll, *f.collectionUUID); err != nil {
+				return nil, err
+			}
+		}
 		cmd, err := findAsAggregate(req, f)
 		if err != nil {
 			return nil, err
@@ -38,6 +43,11 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	f, err := parseFind(req, s.eng.Params().AllowDiskUseByDefault.Load())
 	if err != nil {
 		return nil, err
+	}
+	if f.collectionUUID != nil {
+		if err := s.checkCollectionUUID(req.DB, f.coll, *f.collectionUUID); err != nil {
+			return nil, err
+		}
 	}
 	spec, coll, batchSize, hasBatch := f.spec, f.coll, f.batchSize, f.hasBatch
 	sctx := cursor.NewSwitchContext(ctx)
@@ -70,6 +80,8 @@ type findCmd struct {
 	batchSize int64
 	// hasBatch is set when batchSize was given.
 	hasBatch, singleBatch, noTimeout bool
+	// collectionUUID, when set, must be the collection's UUID.
+	collectionUUID *bsoncore.Value
 }
 
 // parseFind reads a find command; explain parses the find it explains
@@ -125,7 +137,40 @@ func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
 			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {
 				err = errs.New(errs.NotImplemented, "%s is not supported by Lode; use a filter on the indexed fields instead", k)
 			}
-		case "allowPartialResults", "oplogReplay", "runtimeConstants", "isMaster":
+		case "collectionUUID":
+			if _, _, ok := v.BinaryOK(); !ok {
+				return true, wrongType(req.Name, k, v, "uuid")
+			}
+			f.collectionUUID = &v
+		case "$_requestResumeToken":
+			var on bool
+			if on, err = argBool(req.Name, k, v); err == nil && on {
+				err = errs.New(errs.NotImplemented, "find.$_requestResumeToken is not supported by Lode: it has no record-id resume tokens")
+			}
+		case "$_resumeAfter", "$_startAt":
+			var d bsoncore.Document
+			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {
+				err = errs.New(errs.NotImplemented, "find.%s is not supported by Lode: it has no record-id resume tokens", k)
+			}
+		case "runtimeConstants":
+			err = errs.New(errs.NotImplemented, "find.runtimeConstants is not supported by Lode: it is mongos's internal way to fix $$NOW and $$CLUSTER_TIME, which Lode computes itself")
+		case "encryptionInformation":
+			err = errs.New(errs.NotImplemented, "find.encryptionInformation is not supported by Lode: it has no queryable encryption")
+		case "term", "readOnce", "allowSpeculativeMajorityRead":
+			// term: a replication-internal field; readOnce: a storage
+			// caching hint; allowSpeculativeMajorityRead: for nodes
+			// without majority read concern. None changes the result on
+			// a single node; types are checked as mongod does.
+			if k == "term" {
+				_, err = argInt64(req.Name, k, v)
+			} else {
+				_, err = argBool(req.Name, k, v)
+			}
+		case "mirrored", "sampleId":
+			// A mirrored read warms a secondary's cache; sampleId is
+			// query sampling for analyzeShardKey. Neither changes the
+			// result.
+		case "allowPartialResults", "oplogReplay":
 		default:
 			return false, nil
 		}

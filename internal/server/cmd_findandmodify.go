@@ -109,7 +109,22 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 			err = errs.New(errs.NotImplemented, "findAndModify.encryptionInformation is not supported: Lode has no queryable encryption")
 		case "bypassDocumentValidation":
 			spec.BypassDocumentValidation, err = argBool(req.Name, k, v)
-		case "stmtId", "runtimeConstants":
+		case "batchSize", "singleBatch":
+			// In the IDL for the query-shaped parsing of mongos; the
+			// reply is one document whatever they say.
+			if k == "batchSize" {
+				_, err = argInt64(req.Name, k, v)
+			} else {
+				_, err = argBool(req.Name, k, v)
+			}
+		case "$_originalQuery", "$_originalCollation":
+			err = errs.New(errs.NotImplemented, "findAndModify.%s is not supported by Lode: it is an internal option of writes without shard key in sharded clusters", k)
+		case "runtimeConstants":
+			err = errs.New(errs.NotImplemented, "findAndModify.runtimeConstants is not supported by Lode: it is mongos's internal way to fix $$NOW and $$CLUSTER_TIME, which Lode computes itself")
+		case "stmtId", "sampleId", "$_allowShardKeyUpdatesWithoutFullShardKeyInQuery":
+			// stmtId: the statement's number for retryable writes;
+			// sampleId and the shard key flag: sharded-cluster options
+			// with no effect on a server that is no shard.
 		default:
 			return false, nil
 		}

@@ -39,7 +39,14 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 				maxAwait = time.Duration(ms) * time.Millisecond
 			}
 			return true, nil
-		case "term", "lastKnownCommittedOpTime", "includeQueryStatsMetrics":
+		case "includeQueryStatsMetrics":
+			// A field of later versions, asking for query-statistics
+			// metrics in the reply, which Lode does not keep.
+			var on bool
+			if on, err = argBool(req.Name, k, v); err == nil && on {
+				err = errs.New(errs.NotImplemented, "getMore.includeQueryStatsMetrics is not supported by Lode: it keeps no query statistics")
+			}
+		case "term", "lastKnownCommittedOpTime":
 		default:
 			return false, nil
 		}

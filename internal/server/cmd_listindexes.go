@@ -7,6 +7,7 @@ import (
 
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
 )
 
 func init() { register(cmdListIndexes, "listIndexes") }
@@ -24,12 +25,21 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	}
 	var batchSize int64
 	hasBatch := false
+	buildUUIDs, buildInfo := false, false
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
 		case "cursor":
 			batchSize, hasBatch, err = parseCursorOpt(req.Name, v)
-		case "includeBuildUUIDs", "includeIndexBuildInfo":
+		case "includeBuildUUIDs":
+			// It adds the build UUID of indexes being built; Lode's
+			// builds finish before createIndexes replies, so there are
+			// none and the listing is the same.
+			buildUUIDs, err = argBool(req.Name, k, v)
+		case "includeIndexBuildInfo":
+			buildInfo, err = argBool(req.Name, k, v)
+		case "isTimeseriesNamespace":
+			err = refuseTimeseriesNS(req.Name, v)
 		default:
 			return false, nil
 		}
@@ -37,6 +47,9 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	})
 	if err != nil {
 		return nil, err
+	}
+	if buildUUIDs && buildInfo {
+		return nil, errs.New(errs.InvalidOptions, "The 'includeBuildUUIDs' and 'includeIndexBuildInfo' options are mutually exclusive")
 	}
 	var ixs []engine.IndexInfo
 	if !s.oplogNS(req.DB, coll) { // the oplog has no index
@@ -46,7 +59,11 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	}
 	docs := make([]bsoncore.Document, 0, len(ixs))
 	for _, ix := range ixs {
-		docs = append(docs, ix.IndexSpec.Doc())
+		d := ix.IndexSpec.Doc()
+		if buildInfo { // every index is ready: {spec: ...} alone
+			d = bsoncore.NewDocumentBuilder().AppendDocument("spec", d).Build()
+		}
+		docs = append(docs, d)
 	}
 	c := cursor.New(ns(req.DB, coll), &sliceSource{docs: docs})
 	return s.firstBatch(ctx, c, batchSize, hasBatch, false)

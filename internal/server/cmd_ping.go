@@ -8,7 +8,8 @@ import (
 
 func init() { register(cmdPing, "ping") }
 
-// cmdPing answers {ok: 1}.
-func cmdPing(context.Context, *Server, *Request) (bsoncore.Document, error) {
-	return nil, nil
+// cmdPing answers {ok: 1}. Its IDL (generic.idl) is strict and has no
+// fields: anything but the generic arguments is unknown.
+func cmdPing(_ context.Context, _ *Server, req *Request) (bsoncore.Document, error) {
+	return nil, eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil })
 }

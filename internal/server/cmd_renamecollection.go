@@ -21,14 +21,29 @@ func cmdRenameCollection(ctx context.Context, s *Server, req *Request) (bsoncore
 	}
 	var to string
 	dropTarget := false
+	var wantUUID *bsoncore.Value
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
 		case "to":
 			to, err = argString(req.Name, k, v)
 		case "dropTarget":
+			if _, _, ok := v.BinaryOK(); ok {
+				// The variant that drops the target only if it has this
+				// UUID (mongod's internal use).
+				return true, errs.New(errs.NotImplemented, "renameCollection.dropTarget with a UUID is not supported by Lode; use dropTarget: true")
+			}
 			dropTarget, err = argBool(req.Name, k, v)
-		case "stayTemp", "collectionUUID":
+		case "stayTemp":
+			// Lode has no temporary collections (create refuses temp:
+			// true), so there is no temp flag to keep or clear.
+			_, err = argBool(req.Name, k, v)
+		case "collectionUUID":
+			// The source's UUID; checked once the source is known.
+			if st, _, ok := v.BinaryOK(); !ok || st != 4 {
+				return true, wrongType(req.Name, k, v, "uuid")
+			}
+			wantUUID = &v
 		default:
 			return false, nil
 		}
@@ -44,6 +59,11 @@ func cmdRenameCollection(ctx context.Context, s *Server, req *Request) (bsoncore
 	tdb, tcoll, ok := splitNS(to)
 	if !ok {
 		return nil, errs.New(errs.InvalidNamespace, "Invalid target namespace: %s", to)
+	}
+	if wantUUID != nil {
+		if err := s.checkCollectionUUID(fdb, fcoll, *wantUUID); err != nil {
+			return nil, err
+		}
 	}
 	if v, err := s.lookupView(ctx, fdb, fcoll); err != nil {
 		return nil, err

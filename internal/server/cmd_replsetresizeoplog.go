@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -36,10 +37,11 @@ func cmdReplSetResizeOplog(_ context.Context, s *Server, req *Request) (bsoncore
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
 		case "size":
-			f, ok := v.DoubleOK()
-			if !ok {
+			// safeDouble: any number.
+			if !bsonIsNumber(v.Type) {
 				return true, wrongType(req.Name, k, v, "double")
 			}
+			f := bsonutil.AsFloat64(v)
 			if !(f >= minOplogSizeMB) {
 				return true, errs.New(errs.Location51024, "BSON field '%s' value must be >= %d, actual value '%v'", k, minOplogSizeMB, f)
 			}
@@ -48,10 +50,10 @@ func cmdReplSetResizeOplog(_ context.Context, s *Server, req *Request) (bsoncore
 			}
 			size, hasSize = f, true
 		case "minRetentionHours":
-			f, ok := v.DoubleOK()
-			if !ok {
+			if !bsonIsNumber(v.Type) {
 				return true, wrongType(req.Name, k, v, "double")
 			}
+			f := bsonutil.AsFloat64(v)
 			if !(f >= 0) {
 				return true, errs.New(errs.Location51024, "BSON field '%s' value must be >= 0, actual value '%v'", k, f)
 			}
@@ -59,7 +61,7 @@ func cmdReplSetResizeOplog(_ context.Context, s *Server, req *Request) (bsoncore
 				return true, errs.New(errs.NotImplemented, "minRetentionHours is not supported by Lode: the oplog is trimmed by size only")
 			}
 		default:
-			return true, nil // mongod's parser is not strict
+			return false, nil // resize_oplog.idl is strict
 		}
 		return true, nil
 	})

@@ -97,7 +97,19 @@ func parseUpdateStatement(st, let bsoncore.Document, spec *engine.UpdateSpec) er
 			spec.Constants, err = argDoc(cmd, k, v)
 		case "collation":
 			err = argCollation(cmd, k, v)
-		case "upsertSupplied", "sampleId", "sort":
+		case "upsertSupplied":
+			// mongos's flag that c.new holds the document to upsert.
+			var on bool
+			if on, err = argBool(cmd, k, v); err == nil && on {
+				err = errs.New(errs.NotImplemented, "%s.upsertSupplied is not supported by Lode: it is an internal option of mongos", cmd)
+			}
+		case "sort":
+			// A MongoDB 8.0 field (7.0 does not know it): which document
+			// a single update picks. Refused rather than ignored.
+			err = errs.New(errs.NotImplemented, "%s.sort is not supported by Lode: it follows MongoDB 7.0, where an update statement has no sort", cmd)
+		case "sampleId", "$_allowShardKeyUpdatesWithoutFullShardKeyInQuery":
+			// Query sampling and shard key updates of sharded clusters:
+			// no effect on a server that is no shard.
 		default:
 			return false, nil
 		}

@@ -53,7 +53,7 @@ func cmdUpdateUser(ctx context.Context, s *Server, req *Request) (bsoncore.Docum
 	if err != nil {
 		return nil, err
 	}
-	if spec.pwd == nil && !spec.hasRoles && spec.customData == nil && spec.mechanisms == nil {
+	if spec.pwd == nil && !spec.hasRoles && spec.customData == nil && spec.mechanisms == nil && !spec.restrictions {
 		return nil, errs.New(errs.BadValue, "Must specify at least one field to update in updateUser")
 	}
 	u, err := s.users.User(ctx, spec.name, req.DB)
@@ -68,7 +68,20 @@ func cmdUpdateUser(ctx context.Context, s *Server, req *Request) (bsoncore.Docum
 			return nil, err
 		}
 	} else if spec.mechanisms != nil {
-		return nil, errs.New(errs.BadValue, "mechanisms field must be a subset of previously set mechanisms unless a new password is given")
+		// Without a new password the user keeps the credentials of the
+		// listed mechanisms only, which it must already have.
+		kept := make(map[string]auth.Credential, len(spec.mechanisms))
+		for _, m := range spec.mechanisms {
+			c, ok := u.Creds[m]
+			if !ok {
+				return nil, errs.New(errs.BadValue, "mechanisms field must be a subset of previously set mechanisms unless a new password is given")
+			}
+			kept[m] = c
+		}
+		if len(kept) == 0 {
+			return nil, errs.New(errs.BadValue, "mechanisms field must not be empty")
+		}
+		u.Creds = kept
 	}
 	if spec.hasRoles {
 		u.Roles = spec.roles

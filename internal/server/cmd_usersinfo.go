@@ -7,6 +7,7 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
 )
 
 func init() { register(cmdUsersInfo, "usersInfo") }
@@ -15,7 +16,9 @@ func init() { register(cmdUsersInfo, "usersInfo") }
 // {user, db} document or an array of them, or {forAllDBs: true}; with
 // showCredentials and showPrivileges as mongod.
 func cmdUsersInfo(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	var showCreds, showPrivs bool
+	var showCreds, showPrivs, showRestrict bool
+	showCustom := true
+	var filter *query.Filter
 	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch k {
@@ -23,7 +26,17 @@ func cmdUsersInfo(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			showCreds, err = argBool(req.Name, k, v)
 		case "showPrivileges":
 			showPrivs, err = argBool(req.Name, k, v)
-		case "showAuthenticationRestrictions", "showCustomData", "filter":
+		case "showAuthenticationRestrictions":
+			// Lode users have no restrictions: each shows an empty list.
+			showRestrict, err = argBool(req.Name, k, v)
+		case "showCustomData":
+			showCustom, err = argBool(req.Name, k, v)
+		case "filter":
+			// A query on the listed user documents.
+			var d bsoncore.Document
+			if d, err = argDoc(req.Name, k, v); err == nil {
+				filter, err = query.Parse(d)
+			}
 		default:
 			return false, nil
 		}
@@ -82,6 +95,10 @@ func cmdUsersInfo(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		if err != nil {
 			return nil, err
 		}
+		doc = userInfoOptions(doc, showCustom, showRestrict, showPrivs)
+		if filter != nil && !filter.Match(doc) {
+			continue
+		}
 		arr.AppendDocument(doc)
 	}
 	return bsoncore.NewDocumentBuilder().AppendArray("users", arr.Build()).Build(), nil
@@ -122,4 +139,29 @@ func (s *Server) userInfoDoc(ctx context.Context, u *auth.User, showCreds, showP
 	}
 	d, _ = bsoncore.AppendDocumentEnd(d, idx)
 	return d, nil
+}
+
+// userInfoOptions applies showCustomData (false drops customData) and
+// showAuthenticationRestrictions (the user's empty list, and with
+// showPrivileges the empty inherited one) to a usersInfo entry.
+func userInfoOptions(doc bsoncore.Document, showCustom, showRestrict, showPrivs bool) bsoncore.Document {
+	if showCustom && !showRestrict {
+		return doc
+	}
+	idx, d := bsoncore.AppendDocumentStart(nil)
+	elems, _ := doc.Elements()
+	for _, el := range elems {
+		if el.Key() == "customData" && !showCustom {
+			continue
+		}
+		d = append(d, el...)
+	}
+	if showRestrict {
+		d = appendEmptyArray(d, "authenticationRestrictions")
+		if showPrivs {
+			d = appendEmptyArray(d, "inheritedAuthenticationRestrictions")
+		}
+	}
+	d, _ = bsoncore.AppendDocumentEnd(d, idx)
+	return d
 }

@@ -26,8 +26,21 @@ func cmdValidate(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	}
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
-		case "full", "repair", "background", "metadata", "checkBSONConformance", "enforceFastCount":
+		case "full", "background", "enforceFastCount":
+			// Lode's validate always reads every record and index entry
+			// and counts exactly, so full and enforceFastCount ask for
+			// nothing more, and background changes only how mongod reads.
 			_, err := argBool(req.Name, k, v)
+			return true, err
+		case "repair", "metadata", "checkBSONConformance":
+			on, err := argBool(req.Name, k, v)
+			if err == nil && on {
+				err = errs.New(errs.NotImplemented, "validate.%s is not supported by Lode: %s", k, map[string]string{
+					"repair":               "it does not repair collections or indexes",
+					"metadata":             "it has no metadata-only validation",
+					"checkBSONConformance": "it does not check documents' BSON beyond what it needs to read them",
+				}[k])
+			}
 			return true, err
 		}
 		return false, nil

@@ -68,7 +68,9 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 				return true, nil
 			}
 			return true, errs.New(errs.NotImplemented, "%s.%s is not supported: Lode has no time-series collections or queryable encryption", req.Name, k)
-		case k == "stmtId", k == "stmtIds", k == "runtimeConstants" && accept.runtimeConstants:
+		case k == "runtimeConstants" && accept.runtimeConstants:
+			return true, errs.New(errs.NotImplemented, "%s.runtimeConstants is not supported by Lode: it is mongos's internal way to fix $$NOW and $$CLUSTER_TIME, which Lode computes itself", req.Name)
+		case k == "stmtId", k == "stmtIds":
 		default:
 			return false, nil
 		}

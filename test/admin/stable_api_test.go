@@ -18,7 +18,7 @@ import (
 // under strict; the test command testVersion2 is refused while
 // testVersion1And2 runs; testDeprecation is APIDeprecationError 324;
 // apiVersion "2" is APIVersionError 322; apiStrict without apiVersion is
-// 322.
+// mongod's assertion 4886600.
 func TestStableAPIStrict(t *testing.T) {
 	t.Parallel()
 	db, _ := testenv.Open(t, lode.WithTestCommands())
@@ -59,7 +59,7 @@ func TestStableAPIStrict(t *testing.T) {
 	err = plain.RunCommand(c, bson.D{{Key: "ping", Value: 1}, {Key: "apiVersion", Value: "2"}}).Err()
 	testenv.WantCmdError(t, err, 322, "APIVersionError")
 	err = plain.RunCommand(c, bson.D{{Key: "ping", Value: 1}, {Key: "apiStrict", Value: true}}).Err()
-	testenv.WantCmdError(t, err, 322, "APIVersionError")
+	testenv.WantCmdError(t, err, 4886600, "Location4886600")
 	err = plain.RunCommand(c, bson.D{{Key: "ping", Value: 1}, {Key: "apiVersion", Value: 1}}).Err()
 	testenv.WantCmdError(t, err, 14, "TypeMismatch")
 	// Without strict, a command outside API Version 1 runs.

@@ -446,8 +446,11 @@ func TestOplogResize(t *testing.T) {
 	}
 	_, err = testenv.RunCmd(t, admin, bson.D{{Key: "replSetResizeOplog", Value: 1}, {Key: "size", Value: 100.0}})
 	testenv.WantCode(t, "size below 990", err, 51024)
-	_, err = testenv.RunCmd(t, admin, bson.D{{Key: "replSetResizeOplog", Value: 1}, {Key: "size", Value: int32(2000)}})
-	testenv.WantCode(t, "size not a double", err, 14)
+	// size is a safeDouble in 7.0's IDL: any number.
+	res, err = testenv.RunCmd(t, admin, bson.D{{Key: "replSetResizeOplog", Value: 1}, {Key: "size", Value: int32(2000)}})
+	testenv.WantOK(t, res, err)
+	_, err = testenv.RunCmd(t, admin, bson.D{{Key: "replSetResizeOplog", Value: 1}, {Key: "size", Value: "2000"}})
+	testenv.WantCode(t, "size not a number", err, 14)
 	_, err = testenv.RunCmd(t, admin, bson.D{{Key: "replSetResizeOplog", Value: 1}, {Key: "minRetentionHours", Value: 2.0}})
 	testenv.WantCode(t, "minRetentionHours", err, 238)
 	_, err = testenv.RunCmd(t, db, bson.D{{Key: "replSetResizeOplog", Value: 1}, {Key: "size", Value: 1000.0}})

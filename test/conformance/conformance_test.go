@@ -268,6 +268,9 @@ func (k knownFailures) match(id string) (string, bool) {
 type row struct {
 	pass, fail, known, skip int
 	reasons                 map[string]int
+	// failures are the unnamed failures: test id and the runner's first
+	// line about it.
+	failures []string
 }
 
 // rate is the share of run tests that passed, named failures set aside.
@@ -299,6 +302,7 @@ func tabulate(results []*result, known knownFailures) report {
 				rw.reasons[why]++
 			} else {
 				rw.fail++
+				rw.failures = append(rw.failures, r.id()+": "+firstError(r.output.String()))
 			}
 		}
 	}
@@ -326,6 +330,12 @@ func (rep report) markdown() string {
 			g = "yes"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %.1f%% | %.1f%% |\n", d, g, ran, r.pass, r.fail, r.known, r.skip, 100*all, 100*r.rate())
+	}
+	b.WriteString("\nOther failures:\n\n")
+	for _, d := range dirs {
+		for _, f := range rep.rows[d].failures {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
 	}
 	b.WriteString("\nMissing features behind the named failures:\n\n")
 	for _, d := range dirs {
@@ -355,4 +365,21 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// firstError is the runner's first line that says why a test failed.
+func firstError(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.Contains(l, "unified_spec_runner.go") || strings.HasPrefix(l, "Messages:") || strings.HasPrefix(l, "Error:") {
+			if i := strings.Index(l, ": "); i >= 0 && strings.HasPrefix(l, "unified_spec_runner.go") {
+				l = l[i+2:]
+			}
+			if len(l) > 300 {
+				l = l[:300] + "..."
+			}
+			return l
+		}
+	}
+	return "(no message)"
 }
