@@ -231,6 +231,11 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 		return nil, noSuchTxn(a.txnNumber, "transaction not started")
 	}
 	ss.txUsed = time.Now()
+	if req.Name == "commitTransaction" || req.Name == "abortTransaction" {
+		if err := checkTxnEndFields(req); err != nil {
+			return nil, err
+		}
+	}
 	switch req.Name {
 	case "commitTransaction":
 		return s.commitTxn(ctx, req, ss)
@@ -382,4 +387,25 @@ func hasWriteErrors(body bsoncore.Document) bool {
 	}
 	_, err := body.LookupErr("writeErrors")
 	return err == nil
+}
+
+// checkTxnEndFields applies the IDL of commitTransaction and
+// abortTransaction (strict): recoveryToken is mongos's and has no effect
+// on a replica set member; commitTimestamp belongs to prepared
+// transactions, which Lode does not have.
+func checkTxnEndFields(req *Request) error {
+	return eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		switch k {
+		case "recoveryToken":
+			if v.Type != bsoncore.TypeEmbeddedDocument {
+				return true, wrongType(req.Name, k, v, "object")
+			}
+			return true, nil
+		case "commitTimestamp":
+			if req.Name == "commitTransaction" {
+				return true, errs.New(errs.NotImplemented, "commitTransaction.commitTimestamp is not supported by Lode: it has no prepared transactions")
+			}
+		}
+		return false, nil
+	})
 }

@@ -115,3 +115,22 @@ func TestSessionExpiry(t *testing.T) {
 		t.Fatalf("%d sessions after 31 idle minutes, want 0", n)
 	}
 }
+
+// TestTxnEndFields applies commitTransaction's and abortTransaction's
+// IDL (strict): an unknown field is 40415 and leaves the transaction
+// open, recoveryToken (mongos's) is accepted, commitTimestamp (prepared
+// transactions) is 238.
+func TestTxnEndFields(t *testing.T) {
+	s := testServer(t)
+	lsid := lsidDoc(7)
+	wantCode(t, "insert", run(s, txnInsert(lsid, 1, true)), 0)
+	with := func(doc bsoncore.Document, k string, v bsoncore.Value) bsoncore.Document {
+		return appendFields(doc, bsoncore.NewDocumentBuilder().AppendValue(k, v).Build())
+	}
+	i1 := bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, 1)}
+	wantCode(t, "commit with a bogus field", run(s, with(commit(lsid, 1), "bogus", i1)), 40415)
+	ts := bsoncore.Value{Type: bsoncore.TypeTimestamp, Data: bsoncore.AppendTimestamp(nil, 1, 1)}
+	wantCode(t, "commit with commitTimestamp", run(s, with(commit(lsid, 1), "commitTimestamp", ts)), 238)
+	tok := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: bsoncore.NewDocumentBuilder().Build()}
+	wantCode(t, "commit with recoveryToken", run(s, with(commit(lsid, 1), "recoveryToken", tok)), 0)
+}
