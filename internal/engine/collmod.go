@@ -20,31 +20,11 @@ type ExpireAfterChange struct {
 // A single-field non-TTL index becomes a TTL index, as in MongoDB 7.0.
 func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Document, secs int64) (ExpireAfterChange, error) {
 	var out ExpireAfterChange
-	if err := e.checkOpen(); err != nil {
-		return out, err
-	}
-	c, err := e.lockColl(db, coll, false)
+	c, pos, err := e.lockIndexForCollMod(db, coll, name, key)
 	if err != nil {
 		return out, err
 	}
-	if c == nil {
-		return out, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
-	}
 	defer c.state.mu.Unlock()
-	pos := -1
-	for i, ix := range c.indexes {
-		if (name != "" && ix.name == name) || (name == "" && keyEqual(ix.key, key)) {
-			pos = i
-			break
-		}
-	}
-	if pos < 0 {
-		what := name
-		if what == "" {
-			what = bsonutil.FormatDoc(key, msgStyle)
-		}
-		return out, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.ns())
-	}
 	old := c.indexes[pos]
 	if old.isID() {
 		return out, errs.New(errs.InvalidOptions, "the _id field does not support TTL indexes")
@@ -188,4 +168,32 @@ func (e *Engine) TouchCollMod(db, coll string) error {
 	}
 	defer c.state.mu.Unlock()
 	return e.commitLogged(e.db.NewBatch(), e.commandEntry(c.db, &c.uuid, cmdDoc("collMod", c.name))...)
+}
+
+// lockIndexForCollMod locks db.coll for a collMod of one of its indexes,
+// the one named name or (when name is empty) whose key pattern is key,
+// and returns the collection (its writer lock held) and the index's
+// position.
+func (e *Engine) lockIndexForCollMod(db, coll, name string, key bsoncore.Document) (*collection, int, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, 0, err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	if c == nil {
+		return nil, 0, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	for i, ix := range c.indexes {
+		if (name != "" && ix.name == name) || (name == "" && keyEqual(ix.key, key)) {
+			return c, i, nil
+		}
+	}
+	c.state.mu.Unlock()
+	what := name
+	if what == "" {
+		what = bsonutil.FormatDoc(key, msgStyle)
+	}
+	return nil, 0, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.ns())
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -38,31 +37,11 @@ type IndexFlagResult struct {
 // lists the _ids of each group in violations, as mongod does.
 func (e *Engine) ModifyIndexFlags(db, coll, name string, key bsoncore.Document, ch IndexFlagChange) (IndexFlagResult, error) {
 	var out IndexFlagResult
-	if err := e.checkOpen(); err != nil {
-		return out, err
-	}
-	c, err := e.lockColl(db, coll, false)
+	c, pos, err := e.lockIndexForCollMod(db, coll, name, key)
 	if err != nil {
 		return out, err
 	}
-	if c == nil {
-		return out, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
-	}
 	defer c.state.mu.Unlock()
-	pos := -1
-	for i, ix := range c.indexes {
-		if (name != "" && ix.name == name) || (name == "" && keyEqual(ix.key, key)) {
-			pos = i
-			break
-		}
-	}
-	if pos < 0 {
-		what := name
-		if what == "" {
-			what = bsonutil.FormatDoc(key, msgStyle)
-		}
-		return out, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.ns())
-	}
 	old := c.indexes[pos]
 	if old.isID() {
 		return out, errs.New(errs.BadValue, "can't modify the hidden, prepareUnique or unique option of the _id index")
