@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -44,16 +46,10 @@ func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Docum
 	ix := *old
 	ix.ttl = &secs
 	n.indexes[pos] = &ix
-	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
-		b.Close()
-		return out, err
-	}
 	o := cmdDoc("collMod", c.name, "index", cmdDoc("name", ix.name, "expireAfterSeconds", secs))
-	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
+	if err := e.commitCollMod(c, n, o); err != nil {
 		return out, err
 	}
-	e.publish(n)
 	return out, nil
 }
 
@@ -61,15 +57,9 @@ func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Docum
 // db.coll (collMod): while on, every update, replace and delete keeps the
 // document before and after it beside its oplog entry.
 func (e *Engine) SetChangeStreamImages(db, coll string, enabled bool) error {
-	if err := e.checkOpen(); err != nil {
-		return err
-	}
-	c, err := e.lockColl(db, coll, false)
+	c, err := e.lockCollForCollMod(db, coll)
 	if err != nil {
 		return err
-	}
-	if c == nil {
-		return errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
 	defer c.state.mu.Unlock()
 	n := c.copyMeta()
@@ -85,16 +75,10 @@ func (e *Engine) SetChangeStreamImages(db, coll string, enabled bool) error {
 	b.AppendDocument("changeStreamPreAndPostImages", setting)
 	n.options = b.Build()
 	n.images = enabled
-	batch := e.db.NewBatch()
-	if err := batch.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
-		batch.Close()
-		return err
-	}
 	o := cmdDoc("collMod", c.name, "changeStreamPreAndPostImages", setting)
-	if err := e.commitLogged(batch, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
+	if err := e.commitCollMod(c, n, o); err != nil {
 		return err
 	}
-	e.publish(n)
 	return nil
 }
 
@@ -102,15 +86,9 @@ func (e *Engine) SetChangeStreamImages(db, coll string, enabled bool) error {
 // validationAction of db.coll (collMod): fields holds the ones given,
 // which replace the stored ones. A validator of {} removes validation.
 func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error {
-	if err := e.checkOpen(); err != nil {
-		return err
-	}
-	c, err := e.lockColl(db, coll, false)
+	c, err := e.lockCollForCollMod(db, coll)
 	if err != nil {
 		return err
-	}
-	if c == nil {
-		return errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
 	defer c.state.mu.Unlock()
 	b := bsoncore.NewDocumentBuilder()
@@ -136,19 +114,13 @@ func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error 
 	n := c.copyMeta()
 	n.options = opts
 	n.validator = v
-	batch := e.db.NewBatch()
-	if err := batch.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
-		batch.Close()
-		return err
-	}
 	ob := bsoncore.NewDocumentBuilder().AppendString("collMod", c.name)
 	for _, el := range els {
 		ob.AppendValue(el.Key(), el.Value())
 	}
-	if err := e.commitLogged(batch, e.commandEntry(c.db, &c.uuid, ob.Build())...); err != nil {
+	if err := e.commitCollMod(c, n, ob.Build()); err != nil {
 		return err
 	}
-	e.publish(n)
 	return nil
 }
 
@@ -156,18 +128,43 @@ func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error 
 // that the collection exists and logs the command, which change streams
 // with showExpandedEvents report as a modify event.
 func (e *Engine) TouchCollMod(db, coll string) error {
-	if err := e.checkOpen(); err != nil {
-		return err
-	}
-	c, err := e.lockColl(db, coll, false)
+	c, err := e.lockCollForCollMod(db, coll)
 	if err != nil {
 		return err
 	}
-	if c == nil {
-		return errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
-	}
 	defer c.state.mu.Unlock()
 	return e.commitLogged(e.db.NewBatch(), e.commandEntry(c.db, &c.uuid, cmdDoc("collMod", c.name))...)
+}
+
+// lockCollForCollMod locks db.coll, which must exist, for a collMod; the
+// caller unlocks c.state.mu.
+func (e *Engine) lockCollForCollMod(db, coll string) (*collection, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	c, err := e.lockColl(db, coll, false)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	return c, nil
+}
+
+// commitCollMod writes n, the changed metadata of the locked c, with the
+// collMod oplog entry o in one batch, then publishes it.
+func (e *Engine) commitCollMod(c, n *collection, o bsoncore.Document) error {
+	b := e.db.NewBatch()
+	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+		b.Close()
+		return fmt.Errorf("collMod %s: %w", c.ns(), err)
+	}
+	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
+		return err
+	}
+	e.publish(n)
+	return nil
 }
 
 // lockIndexForCollMod locks db.coll for a collMod of one of its indexes,
@@ -175,15 +172,9 @@ func (e *Engine) TouchCollMod(db, coll string) error {
 // and returns the collection (its writer lock held) and the index's
 // position.
 func (e *Engine) lockIndexForCollMod(db, coll, name string, key bsoncore.Document) (*collection, int, error) {
-	if err := e.checkOpen(); err != nil {
-		return nil, 0, err
-	}
-	c, err := e.lockColl(db, coll, false)
+	c, err := e.lockCollForCollMod(db, coll)
 	if err != nil {
 		return nil, 0, err
-	}
-	if c == nil {
-		return nil, 0, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
 	for i, ix := range c.indexes {
 		if (name != "" && ix.name == name) || (name == "" && keyEqual(ix.key, key)) {

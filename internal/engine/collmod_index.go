@@ -87,16 +87,10 @@ func (e *Engine) ModifyIndexFlags(db, coll, name string, key bsoncore.Document, 
 	}
 	n := c.copyMeta()
 	n.indexes[pos] = &ix
-	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
-		b.Close()
-		return out, err
-	}
 	o := cmdDoc("collMod", c.name, "index", indexFlagsDoc(&ix, ch))
-	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
+	if err := e.commitCollMod(c, n, o); err != nil {
 		return out, err
 	}
-	e.publish(n)
 	return out, nil
 }
 
