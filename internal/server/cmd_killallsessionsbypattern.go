@@ -20,14 +20,9 @@ func init() { register(cmdKillAllSessionsByPattern, "killAllSessionsByPattern") 
 // (mongod's impersonation of the ops' users) are refused with
 // NotImplemented: Lode does not impersonate users.
 func cmdKillAllSessionsByPattern(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	v := req.Cmd.Index(0).Value()
-	arr, ok := v.ArrayOK()
-	if !ok {
-		return nil, wrongType(req.Name, req.Name, v, "array")
-	}
-	vals, err := arr.Values()
+	vals, err := firstArgArray(req)
 	if err != nil {
-		return nil, errs.New(errs.InvalidBSON, "invalid array: %v", err)
+		return nil, err
 	}
 	if err := ignoreArgs(req); err != nil {
 		return nil, err

@@ -24,14 +24,9 @@ type clientLsid struct {
 // than the caller's own is Unauthorized, as in mongod, unless the caller
 // holds killAnySession and mayImpersonate is set (killSessions).
 func (s *Server) sessionIDs(ctx context.Context, req *Request, mayImpersonate bool) ([]clientLsid, error) {
-	v := req.Cmd.Index(0).Value()
-	arr, ok := v.ArrayOK()
-	if !ok {
-		return nil, wrongType(req.Name, req.Name, v, "array")
-	}
-	vals, err := arr.Values()
+	vals, err := firstArgArray(req)
 	if err != nil {
-		return nil, errs.New(errs.InvalidBSON, "invalid array: %v", err)
+		return nil, err
 	}
 	own := s.sessionOwnerOf(ctx, req).uid
 	out := make([]clientLsid, 0, len(vals))
@@ -166,14 +161,9 @@ func uidMatcher(uids ...[32]byte) sessionMatcher {
 
 // sessionUsers reads an array of {user, db} documents (killAllSessions).
 func sessionUsers(req *Request) ([][32]byte, error) {
-	v := req.Cmd.Index(0).Value()
-	arr, ok := v.ArrayOK()
-	if !ok {
-		return nil, wrongType(req.Name, req.Name, v, "array")
-	}
-	vals, err := arr.Values()
+	vals, err := firstArgArray(req)
 	if err != nil {
-		return nil, errs.New(errs.InvalidBSON, "invalid array: %v", err)
+		return nil, err
 	}
 	var out [][32]byte
 	for _, x := range vals {
@@ -221,4 +211,19 @@ func parseUserName(field string, v bsoncore.Value) (agg.SessionUser, error) {
 		return u, errs.New(errs.Location40414, "BSON field '%s.db' is missing but a required field", field)
 	}
 	return u, nil
+}
+
+// firstArgArray returns the elements of the array a session command
+// takes as its command field.
+func firstArgArray(req *Request) ([]bsoncore.Value, error) {
+	v := req.Cmd.Index(0).Value()
+	arr, ok := v.ArrayOK()
+	if !ok {
+		return nil, wrongType(req.Name, req.Name, v, "array")
+	}
+	vals, err := arr.Values()
+	if err != nil {
+		return nil, errs.New(errs.InvalidBSON, "invalid array: %v", err)
+	}
+	return vals, nil
 }
