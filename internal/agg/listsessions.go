@@ -88,7 +88,7 @@ func ParseListSessionsSpec(stage string, v bsoncore.Value, current *SessionUser,
 			}
 			sp.Users = []SessionUser{}
 			for _, uv := range vals {
-				u, err := parseSessionUser(stage, uv)
+				u, err := ParseSessionUser(stage+".users", uv)
 				if err != nil {
 					return sp, err
 				}
@@ -117,15 +117,18 @@ func ParseListSessionsSpec(stage string, v bsoncore.Value, current *SessionUser,
 	return sp, nil
 }
 
-func parseSessionUser(stage string, v bsoncore.Value) (SessionUser, error) {
+// ParseSessionUser reads a {user, db} document at field (for errors:
+// "$listLocalSessions.users", "killAllSessions.0"), strictly as mongod's
+// IDL does: both fields required, strings, no others, no duplicates.
+func ParseSessionUser(field string, v bsoncore.Value) (SessionUser, error) {
 	var u SessionUser
 	d, ok := v.DocumentOK()
 	if !ok {
-		return u, errs.New(errs.TypeMismatch, "BSON field '%s.users' is the wrong type '%s', expected type 'object'", stage, bsonutil.TypeName(v.Type))
+		return u, errs.New(errs.TypeMismatch, "BSON field '%s' is the wrong type '%s', expected type 'object'", field, bsonutil.TypeName(v.Type))
 	}
 	els, err := d.Elements()
 	if err != nil {
-		return u, errs.New(errs.InvalidBSON, "%s: %v", stage, err)
+		return u, errs.New(errs.InvalidBSON, "%s: %v", field, err)
 	}
 	var hasUser, hasDB bool
 	for _, el := range els {
@@ -133,28 +136,28 @@ func parseSessionUser(stage string, v bsoncore.Value) (SessionUser, error) {
 		switch el.Key() {
 		case "user":
 			if hasUser {
-				return u, errs.New(errs.Location40413, "BSON field '%s.users.user' is a duplicate field", stage)
+				return u, errs.New(errs.Location40413, "BSON field '%s.user' is a duplicate field", field)
 			}
 			dst, hasUser = &u.User, true
 		case "db":
 			if hasDB {
-				return u, errs.New(errs.Location40413, "BSON field '%s.users.db' is a duplicate field", stage)
+				return u, errs.New(errs.Location40413, "BSON field '%s.db' is a duplicate field", field)
 			}
 			dst, hasDB = &u.DB, true
 		default:
-			return u, errs.New(errs.Location40415, "BSON field '%s.users.%s' is an unknown field.", stage, el.Key())
+			return u, errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", field, el.Key())
 		}
 		s, ok := el.Value().StringValueOK()
 		if !ok {
-			return u, errs.New(errs.TypeMismatch, "BSON field '%s.users.%s' is the wrong type '%s', expected type 'string'", stage, el.Key(), bsonutil.TypeName(el.Value().Type))
+			return u, errs.New(errs.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'string'", field, el.Key(), bsonutil.TypeName(el.Value().Type))
 		}
 		*dst = s
 	}
 	if !hasUser {
-		return u, errs.New(errs.Location40414, "BSON field '%s.users.user' is missing but a required field", stage)
+		return u, errs.New(errs.Location40414, "BSON field '%s.user' is missing but a required field", field)
 	}
 	if !hasDB {
-		return u, errs.New(errs.Location40414, "BSON field '%s.users.db' is missing but a required field", stage)
+		return u, errs.New(errs.Location40414, "BSON field '%s.db' is missing but a required field", field)
 	}
 	return u, nil
 }

@@ -167,50 +167,13 @@ func sessionUsers(req *Request) ([][32]byte, error) {
 	}
 	var out [][32]byte
 	for _, x := range vals {
-		u, err := parseUserName(req.Name, x)
+		u, err := agg.ParseSessionUser(req.Name, x)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, agg.SessionUID(u))
 	}
 	return out, nil
-}
-
-// parseUserName reads a {user, db} document with the IDL's errors.
-func parseUserName(field string, v bsoncore.Value) (agg.SessionUser, error) {
-	var u agg.SessionUser
-	d, ok := v.DocumentOK()
-	if !ok {
-		return u, errs.New(errs.TypeMismatch, "BSON field '%s' elements must be objects, found %s", field, bsonutil.TypeName(v.Type))
-	}
-	els, err := d.Elements()
-	if err != nil {
-		return u, errs.New(errs.InvalidBSON, "invalid document: %v", err)
-	}
-	var hasUser, hasDB bool
-	for _, el := range els {
-		var dst *string
-		switch el.Key() {
-		case "user":
-			dst, hasUser = &u.User, true
-		case "db":
-			dst, hasDB = &u.DB, true
-		default:
-			return u, errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", field, el.Key())
-		}
-		sv, ok := el.Value().StringValueOK()
-		if !ok {
-			return u, errs.New(errs.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'string'", field, el.Key(), bsonutil.TypeName(el.Value().Type))
-		}
-		*dst = sv
-	}
-	if !hasUser {
-		return u, errs.New(errs.Location40414, "BSON field '%s.user' is missing but a required field", field)
-	}
-	if !hasDB {
-		return u, errs.New(errs.Location40414, "BSON field '%s.db' is missing but a required field", field)
-	}
-	return u, nil
 }
 
 // firstArgArray returns the elements of the array a session command
