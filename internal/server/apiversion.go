@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -48,11 +50,7 @@ func checkAPIParams(req *Request) error {
 		strict, deprecErrs    bool
 		hasStrict, hasDeprecE bool
 	)
-	elems, err := req.Cmd.Elements()
-	if err != nil {
-		return nil // the handler reports a malformed document
-	}
-	for _, el := range elems {
+	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
 		v := el.Value()
 		switch el.Key() {
 		case "apiVersion":
@@ -74,6 +72,14 @@ func checkAPIParams(req *Request) error {
 			}
 			deprecErrs, hasDeprecE = b, true
 		}
+		return nil
+	})
+	if err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) {
+			return err
+		}
+		return nil // the handler reports a malformed document
 	}
 	if !hasVersion {
 		if hasStrict || hasDeprecE {
@@ -92,6 +98,7 @@ func checkAPIParams(req *Request) error {
 	}
 	if strict {
 		if unstable := apiUnstableFields[req.Name]; unstable != nil {
+			elems, _ := req.Cmd.Elements()
 			for _, el := range elems[1:] {
 				if unstable[el.Key()] {
 					return errs.New(errs.APIStrictError, "BSON field '%s.%s' is not allowed with apiStrict:true.", req.Name, el.Key())

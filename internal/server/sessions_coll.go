@@ -88,11 +88,15 @@ func (s *Server) sessionRefresh() time.Duration {
 
 // sessionOwnerOf returns who a command's sessions belong to: without
 // authentication, nobody (mongod's kNoAuthDigest uid).
+// anonymousUID is the uid of sessions without authentication:
+// SHA-256 of the empty user name.
+var anonymousUID = sha256.Sum256(nil)
+
 func (s *Server) sessionOwnerOf(ctx context.Context, req *Request) sessionOwner {
 	if u := s.currentUser(ctx, req); u != nil {
 		return sessionOwner{uid: agg.SessionUID(*u), user: u.User + "@" + u.DB}
 	}
-	return sessionOwner{uid: sha256.Sum256(nil)}
+	return sessionOwner{uid: anonymousUID}
 }
 
 // currentUser is the user authenticated on the request's connection when
