@@ -340,7 +340,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"a": {"$ne": {"$regularExpression": {"pattern": "x", "options": ""}}}}`, 2, "Can't have regex as arg to $ne."},
 		{`{"a": {"$bitsAllSet": "x"}}`, 2, `a takes an Array, a number, or a BinData but received: $bitsAllSet: "x"`},
 		{`{"a": {"$bitsAllSet": [-1]}}`, 2, "Failed to parse bit position. Expected a positive number in: 0: -1"},
-		{`{"$where": "1"}`, 2, "$where is not allowed in this context"},
+		{`{"$where": "1"}`, 238, "$where needs server-side JavaScript, which Lode does not run"},
 		{`{"a": {"$where": "1"}}`, 2, "$where cannot be applied to a field"},
 		{`{"a": {"$elemMatch": {"$expr": {"$eq": [1, 1]}}}}`, 2, "$expr can only be applied to the top-level document"},
 		{`{"a": {"$undefined": true}}`, 2, "cannot compare to undefined"},

@@ -172,7 +172,7 @@ func (p *parser) parsePathless(key string, v bsoncore.Value, level int) (Node, e
 		if level == levelSubDocument {
 			return nil, errs.New(errs.BadValue, "$where can only be applied to the top-level document")
 		}
-		return nil, errs.New(errs.BadValue, "$where is not allowed in this context")
+		return nil, errs.New(errs.NotImplemented, "$where needs server-side JavaScript, which Lode does not run")
 	case "$text":
 		if level == levelSubDocument {
 			return nil, errs.New(errs.BadValue, "$text can only be applied to the top-level document")
@@ -181,7 +181,7 @@ func (p *parser) parsePathless(key string, v bsoncore.Value, level int) (Node, e
 	case "$jsonSchema":
 		return newJSONSchemaNode(v)
 	case "$sampleRate":
-		return nil, errs.New(errs.NotImplemented, "$sampleRate is not supported by Lode")
+		return p.parseSampleRate(v, level)
 	case "$alwaysTrue", "$alwaysFalse":
 		n, ok := integral64(v)
 		if !ok || !isNumber(v) {

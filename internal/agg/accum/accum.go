@@ -1,7 +1,7 @@
 // Package accum implements MongoDB 7.0's $group accumulators ($sum, $avg,
 // $min, $max, $first, $last, $push, $addToSet, $count, $stdDevPop,
 // $stdDevSamp, $mergeObjects, $top, $bottom, $topN, $bottomN, $firstN,
-// $lastN, $maxN, $minN). A Factory is parsed once per accumulator field;
+// $lastN, $maxN, $minN, $median, $percentile). A Factory is parsed once per accumulator field;
 // it evaluates each document's input and creates one Accumulator per
 // group.
 package accum
@@ -42,6 +42,7 @@ type Factory struct {
 	n      expr.Expr
 	sortBy *expr.SortSpec
 	output expr.Expr
+	pct    *expr.PercentileSpec // $median, $percentile
 	// MaxBytes bounds what one $push or $addToSet accumulator holds: the
 	// instance's internalQueryMaxPushBytes or internalQueryMaxAddToSetBytes.
 	// Past it Add fails with ExceededMemoryLimit (146). 0 means
@@ -76,6 +77,8 @@ var ctors = map[string]ctor{
 	"$bottom":       func(f *Factory, _ int64) Accumulator { return &topAcc{f: f, n: 1, single: true, bottom: true} },
 	"$topN":         func(f *Factory, n int64) Accumulator { return &topAcc{f: f, n: n} },
 	"$bottomN":      func(f *Factory, n int64) Accumulator { return &topAcc{f: f, n: n, bottom: true} },
+	"$median":       func(f *Factory, _ int64) Accumulator { return newPercentileAcc(f) },
+	"$percentile":   func(f *Factory, _ int64) Accumulator { return newPercentileAcc(f) },
 }
 
 // Names returns the supported accumulator names, sorted.
@@ -93,6 +96,9 @@ func IsAccumulator(name string) bool { _, ok := ctors[name]; return ok }
 
 // New parses the argument of accumulator name (e.g. "$sum", 1).
 func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, error) {
+	if name == "$accumulator" {
+		return nil, expr.ErrJavaScript(name)
+	}
 	if _, ok := ctors[name]; !ok {
 		return nil, errs.New(errs.UnknownGroupAccumulator, "unknown group operator '%s'", name)
 	}
@@ -145,6 +151,13 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 		return nil, errs.New(errs.Location40237, "The %s accumulator is a unary operator", name)
 	}
 	var err error
+	if name == "$median" || name == "$percentile" {
+		if f.pct, err = expr.ParsePercentileSpec(name, args, pc, true); err != nil {
+			return nil, err
+		}
+		f.arg = f.pct.Input
+		return f, nil
+	}
 	if f.arg, err = expr.Parse(args, pc); err != nil {
 		return nil, err
 	}
