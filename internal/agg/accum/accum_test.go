@@ -121,6 +121,32 @@ var accCases = []accCase{
 	{"$minN", `{"input": "$x", "n": 2}`, []string{`{"x": null}`, `{"x": 3}`, `{"x": 1}`, `{"x": 2}`}, `[1, 2]`, 0},
 	{"$firstN", `{"input": "$x", "n": -1}`, []string{`{}`}, ``, 5787908},
 	{"$foo", `1`, nil, ``, 15952},
+	// The $percentile and $median pages' $group examples over testScores.
+	{"$percentile", `{"input": "$test01", "p": [0.95], "method": "approximate"}`, testScores, `[67.0]`, 0},
+	{"$percentile", `{"input": "$test01", "p": [0.5, 0.75, 0.9, 0.95], "method": "approximate"}`, testScores, `[62.0, 64.0, 67.0, 67.0]`, 0},
+	{"$percentile", `{"input": "$test02", "p": [0.5, 0.75, 0.9, 0.95], "method": "approximate"}`, testScores, `[81.0, 82.0, 83.0, 83.0]`, 0},
+	{"$percentile", `{"input": "$test03", "p": [0.5, 0.75, 0.9, 0.95], "method": "approximate"}`, testScores, `[78.0, 79.0, 80.0, 80.0]`, 0},
+	{"$percentile", `{"input": "$test03", "p": [0.9, 0.5, 0.75, 0.95], "method": "approximate"}`, testScores, `[80.0, 78.0, 79.0, 80.0]`, 0},
+	{"$median", `{"input": "$test01", "method": "approximate"}`, testScores, `62.0`, 0},
+	{"$median", `{"input": "$x", "method": "approximate"}`, []string{`{"x": "a"}`, `{}`, `{"x": null}`}, `null`, 0},
+	{"$percentile", `{"input": "$x", "p": [0.5, 1], "method": "approximate"}`, []string{`{"x": "a"}`}, `[null, null]`, 0},
+	{"$median", `{"input": "$x", "method": "approximate"}`, []string{`{"x": {"$numberDecimal": "1.5"}}`, `{"x": true}`, `{"x": {"$numberLong": "3"}}`, `{"x": {"$numberDouble": "NaN"}}`}, `1.5`, 0},
+	{"$percentile", `{"input": "$x", "p": [0, 0.5, 1], "method": "approximate"}`, []string{`{"x": {"$numberDouble": "Infinity"}}`, `{"x": 1}`, `{"x": {"$numberDouble": "-Infinity"}}`}, `[{"$numberDouble": "-Infinity"}, 1.0, {"$numberDouble": "Infinity"}]`, 0},
+	{"$median", `5`, nil, ``, 7436100},
+	{"$percentile", `5`, nil, ``, 7429703},
+	{"$median", `[1]`, nil, ``, 40237},
+	{"$median", `{"input": "$x", "method": "continuous"}`, nil, ``, 2},
+	{"$percentile", `{"input": "$x", "p": [2], "method": "approximate"}`, nil, ``, 7750303},
+	{"$accumulator", `{}`, nil, ``, 238},
+}
+
+// testScores is the collection of the $percentile and $median pages.
+var testScores = []string{
+	`{"studentId": "2345", "test01": 62, "test02": 81, "test03": 80}`,
+	`{"studentId": "2356", "test01": 60, "test02": 83, "test03": 79}`,
+	`{"studentId": "2358", "test01": 67, "test02": 82, "test03": 78}`,
+	`{"studentId": "2367", "test01": 64, "test02": 72, "test03": 77}`,
+	`{"studentId": "2369", "test01": 60, "test02": 53, "test03": 72}`,
 }
 
 func TestAccumulators(t *testing.T) {
