@@ -100,3 +100,28 @@ func TestPercentileExpr(t *testing.T) {
 		{expr: `{"$percentile": {"input": "$x", "p": "$ps", "method": "approximate"}}`, code: 7750300},
 	})
 }
+
+// TestFieldOperatorChecks covers the parse-time checks of $getField,
+// $setField and $unsetField on 'field' (mongod reports $unsetField's
+// under the $setField name).
+func TestFieldOperatorChecks(t *testing.T) {
+	runCases(t, []tc{
+		{expr: `{"$getField": "$price"}`, code: 5654600},
+		{expr: `{"$getField": {"field": "$price", "input": {}}}`, code: 5654600},
+		{expr: `{"$getField": {"field": {"$concat": ["a", "$b"]}}}`, code: 5654601},
+		{expr: `{"$getField": {"field": true}}`, code: 5654602},
+		{expr: `{"$getField": {"field": "a", "zz": 1}}`, code: 3041701},
+		{expr: `{"$getField": {"input": {}}}`, code: 3041702},
+		{expr: `{"$getField": {"field": "a", "input": 5}}`, want: ``},
+		{expr: `{"$getField": {"field": "a", "input": null}}`, want: `null`},
+		{expr: `{"$setField": {"field": "$a", "input": {}, "value": 1}}`, code: 4161108},
+		{expr: `{"$setField": {"field": {"$toUpper": "$b"}, "input": {}, "value": 1}}`, code: 4161106},
+		{expr: `{"$setField": {"field": true, "input": {}, "value": 1}}`, code: 4161107},
+		{expr: `{"$unsetField": {"field": 1, "input": {}}}`, code: 4161107},
+		{expr: `{"$setField": {"field": "a", "input": {}}}`, code: 4161102},
+		{expr: `{"$unsetField": {"field": "a", "input": {}, "value": 1}}`, code: 4161101},
+		{expr: `{"$setField": {"field": "a", "input": 1, "value": 1}}`, code: 4161105},
+		{expr: `{"$setField": {"field": {"$literal": "$a"}, "input": {}, "value": 1}}`, want: `{"$a": 1}`},
+		{expr: `{"$unsetField": {"field": "a", "input": null}}`, want: `null`},
+	})
+}

@@ -112,10 +112,17 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 }
 
 // parseFieldName parses the 'field' argument of $getField/$setField: a
-// constant string (or $literal); field paths are rejected.
+// constant string (or $literal); field paths are rejected. $unsetField
+// reports its errors as $setField, as mongod (which rewrites it into a
+// $setField) does; each operator family has its own codes.
 func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, error) {
+	codePath, codeConst, codeString := errs.Location5654600, errs.Location5654601, errs.Location5654602
+	if name != "$getField" {
+		name = "$setField"
+		codePath, codeConst, codeString = errs.Location4161108, errs.Location4161106, errs.Location4161107
+	}
 	if v.Type == bsoncore.TypeString && strings.HasPrefix(v.StringValue(), "$") {
-		return nil, errs.New(errs.Location5754301, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
+		return nil, errs.New(codePath, "A field path reference which is not allowed in this context. Did you mean {$literal: '%s'}?", v.StringValue())
 	}
 	e, err := parse(v, pc)
 	if err != nil {
@@ -123,10 +130,10 @@ func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, erro
 	}
 	c, ok := e.(constExpr)
 	if !ok {
-		return nil, errs.New(errs.Location4161106, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
+		return nil, errs.New(codeConst, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 	}
 	if c.v.Type != bsoncore.TypeString {
-		return nil, errs.New(errs.Location4161107, "%s requires 'field' to evaluate to type String, but got %s", name, bsonutil.TypeName(c.v.Type))
+		return nil, errs.New(codeString, "%s requires 'field' to evaluate to type String, but got %s", name, bsonutil.TypeName(c.v.Type))
 	}
 	return e, nil
 }
