@@ -127,6 +127,9 @@ func TestNewExpressionsWire(t *testing.T) {
 		{"$tsSecond $tsIncrement", "ts",
 			`[{"$project":{"s":{"$tsSecond":"$t"},"i":{"$tsIncrement":"$t"}}}]`,
 			`[{"_id":1,"s":{"$numberLong":"1622731060"},"i":{"$numberLong":"1"}},{"_id":2,"s":null,"i":null}]`},
+		{"$toHashedIndexKey", "ts",
+			`[{"$match":{"_id":1}},{"$project":{"_id":0,"hashedVal":{"$toHashedIndexKey":"string to hash"}}}]`,
+			`[{"hashedVal":{"$numberLong":"763543691661428748"}}]`},
 		{"$bsonSize $binarySize", "ts",
 			`[{"$match":{"_id":2}},{"$project":{"_id":0,"doc":{"$bsonSize":"$$ROOT"},"str":{"$binarySize":"héllo"},"bin":{"$binarySize":{"$literal":{"$binary":{"base64":"AAECAw==","subType":"00"}}}},"nul":{"$bsonSize":"$t"}}}]`,
 			`[{"doc":17,"str":6,"bin":4,"nul":null}]`},
@@ -156,7 +159,7 @@ func TestNewExpressionsWire(t *testing.T) {
 		{`{"$binarySize":1}`, 51276},
 		{`{"$tsSecond":1}`, 5687301},
 		{`{"$tsIncrement":"a"}`, 5687302},
-		{`{"$toHashedIndexKey":"$a"}`, 238},
+		{`{"$toHashedIndexKey":[1,2]}`, 16020},
 	} {
 		t.Run(tc.expr, func(t *testing.T) {
 			_, err := aggJS(t, db.Collection("ts"), `[{"$project":{"x":`+tc.expr+`}}]`)

@@ -5,14 +5,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// $function, which runs server-side JavaScript, and $toHashedIndexKey,
-// which needs mongod's hashed-index hash, are recognised and refused
+// $function, which runs server-side JavaScript, is recognised and refused
 // with NotImplemented rather than reported as unknown.
 
 func init() {
 	register(map[string]opParser{
-		"$function":         refuseJS,
-		"$toHashedIndexKey": refuseHashed,
+		"$function": refuseJS,
 	})
 }
 
@@ -25,8 +23,4 @@ func ErrJavaScript(name string) error {
 
 func refuseJS(name string, _ bsoncore.Value, _ *ParseContext) (Expr, error) {
 	return nil, ErrJavaScript(name)
-}
-
-func refuseHashed(name string, _ bsoncore.Value, _ *ParseContext) (Expr, error) {
-	return nil, errs.New(errs.NotImplemented, "%s is not supported by Lode: it needs the hash of hashed indexes, which Lode does not build", name)
 }

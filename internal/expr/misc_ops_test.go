@@ -56,9 +56,8 @@ func TestDataSizeAndTimestamps(t *testing.T) {
 		{expr: `{"$tsIncrement": "$missing"}`, want: `null`},
 		{expr: `{"$tsSecond": 1}`, code: 5687301},
 		{expr: `{"$tsIncrement": "a"}`, code: 5687302},
-		// JavaScript and hashing are refused as not implemented.
+		// JavaScript is refused as not implemented.
 		{expr: `{"$function": {"body": "function() { return 1 }", "args": [], "lang": "js"}}`, code: 238},
-		{expr: `{"$toHashedIndexKey": "$a"}`, code: 238},
 		{expr: `{"$accumulator": {}}`, code: 168},
 	})
 }
@@ -124,4 +123,36 @@ func TestFieldOperatorChecks(t *testing.T) {
 		{expr: `{"$setField": {"field": {"$literal": "$a"}, "input": {}, "value": 1}}`, want: `{"$a": 1}`},
 		{expr: `{"$unsetField": {"field": "a", "input": null}}`, want: `null`},
 	})
+}
+
+// TestToHashedIndexKey checks the $toHashedIndexKey page's example and
+// that numbers of every type with the same integral value hash alike, as
+// they do in a hashed index.
+func TestToHashedIndexKey(t *testing.T) {
+	runCases(t, []tc{
+		{expr: `{"$toHashedIndexKey": "$val"}`, doc: `{"val": "string to hash"}`, want: `{"$numberLong": "763543691661428748"}`},
+		{expr: `{"$toHashedIndexKey": [1, 2]}`, code: 16020},
+	})
+	same := [][]string{
+		{`1`, `{"$numberLong": "1"}`, `1.0`, `1.9`, `{"$numberDecimal": "1.0"}`},
+		{`{"$numberDouble": "NaN"}`, `0`, `-0.5`},
+		{`"a"`, `{"$symbol": "a"}`},
+	}
+	for _, group := range same {
+		var first int64
+		for i, js := range group {
+			h := HashedIndexKey(mustVal(t, js))
+			if i == 0 {
+				first = h
+			} else if h != first {
+				t.Errorf("%s hashes to %d, %s to %d", group[0], first, js, h)
+			}
+		}
+	}
+	if HashedIndexKey(mustVal(t, `null`)) == HashedIndexKey(mustVal(t, `2`)) {
+		t.Error("null and 2 hash alike")
+	}
+	if HashedIndexKey(mustVal(t, `{"a": 1}`)) == HashedIndexKey(mustVal(t, `{"b": 1}`)) {
+		t.Error("field names are not hashed")
+	}
 }
