@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
 )
 
 func TestTrigonometry(t *testing.T) {
@@ -86,3 +87,37 @@ func TestTrigDecimalDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestTrigDecimalExtremes runs every operator over extreme decimals: no
+// panic, and a decimal (or mongod's domain error) for each.
+func TestTrigDecimalExtremes(t *testing.T) {
+	ops := []string{"$sin", "$cos", "$tan", "$asin", "$acos", "$atan", "$sinh", "$cosh", "$tanh",
+		"$asinh", "$acosh", "$atanh", "$degreesToRadians", "$radiansToDegrees"}
+	vals := []string{"0", "-0", "1E-6000", "-1E-6000", "1E+6000", "-1E+6000", "9.999999999999999999999999999999999E+6144",
+		"1E-6176", "0.5", "-0.999999999999999999999999999999999", "1.000000000000000000000000000000001", "12345678901234567890.5", "Infinity", "-Infinity", "NaN"}
+	for _, op := range ops {
+		for _, v := range vals {
+			js := `{"` + op + `": {"$numberDecimal": "` + v + `"}}`
+			e, err := Parse(mustVal(t, js), NewParseContext())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Eval(mustDoc(t, ""), nil)
+			if err != nil {
+				if !errsIs(err, 50989) {
+					t.Errorf("%s: %v", js, err)
+				}
+				continue
+			}
+			if got.Type != 0x13 {
+				t.Errorf("%s: got type %v", js, got.Type)
+			}
+		}
+	}
+	e, _ := Parse(mustVal(t, `{"$atan2": [{"$numberDecimal": "-1E+6000"}, {"$numberDecimal": "1E-6000"}]}`), NewParseContext())
+	if got, err := e.Eval(mustDoc(t, ""), nil); err != nil || bsonutil.Decimal(got).String() != "-1.570796326794896619231321691639751" {
+		t.Errorf("$atan2 extreme: %v %v", got, err)
+	}
+}
+
+func errsIs(err error, code int) bool { return errs.Is(err, errs.Code(code)) }
