@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/lodedb/lode/internal/expr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // TestTDigestSmallIsExact: until centroids start absorbing one another,
@@ -88,4 +90,37 @@ func TestTDigestLarge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkPercentileAccumulator measures the $percentile accumulator's
+// cost per input (t-digest buffering and merging) on shuffled doubles.
+func BenchmarkPercentileAccumulator(b *testing.B) {
+	f, err := New("$percentile", valOfB(b, `{"input": "$x", "p": [0.5, 0.99], "method": "approximate"}`), expr.NewParseContext())
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	vals := make([]float64, 1<<16)
+	for i := range vals {
+		vals[i] = r.ExpFloat64()
+	}
+	a := newPercentileAcc(f)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := a.Add(expr.Double(vals[i&(len(vals)-1)])); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := a.Result(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func valOfB(b *testing.B, s string) bsoncore.Value {
+	var d bson.D
+	if err := bson.UnmarshalExtJSON([]byte(`{"v": `+s+`}`), false, &d); err != nil {
+		b.Fatal(err)
+	}
+	raw, _ := bson.Marshal(d)
+	return bsoncore.Document(raw).Lookup("v")
 }
