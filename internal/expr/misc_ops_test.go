@@ -1,6 +1,11 @@
 package expr
 
-import "testing"
+import (
+	"errors"
+	"testing"
+
+	"github.com/lodedb/lode/internal/errs"
+)
 
 // TestBitwise follows the $bitAnd, $bitOr, $bitXor and $bitNot pages: the
 // switches collection ({a: 0, b: 127}, {a: 2, b: 3}, {a: 3, b: 5}) and
@@ -154,5 +159,33 @@ func TestToHashedIndexKey(t *testing.T) {
 	}
 	if HashedIndexKey(mustVal(t, `{"a": 1}`)) == HashedIndexKey(mustVal(t, `{"b": 1}`)) {
 		t.Error("field names are not hashed")
+	}
+}
+
+// TestPercentileMessages pins mongod's messages for p and the spec.
+func TestPercentileMessages(t *testing.T) {
+	for js, want := range map[string]string{
+		`{"$median": 5}`: "specification must be an object; found $median: 5",
+		`{"$percentile": {"input": "$x", "p": [2], "method": "approximate"}}`:    "The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: 2",
+		`{"$percentile": {"input": "$x", "p": [-0.1], "method": "approximate"}}`: "The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: -0.1",
+		`{"$percentile": {"input": "$x", "p": ["a"], "method": "approximate"}}`:  `The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: "a"`,
+		`{"$median": {"input": "$x", "method": "discrete"}}`:                     "Currently only 'approximate' can be used as percentile 'method'.",
+		`{"$median": {"input": "$x"}}`:                                           "BSON field '$median.method' is missing but a required field",
+		`{"$median": {"input": "$x", "zz": 1}}`:                                  "BSON field '$median.zz' is an unknown field.",
+		`{"$acos": 2}`:                                                           "cannot apply $acos to 2, value must in [-1,1]",
+		`{"$sin": {"$numberDouble": "-Infinity"}}`:                               "cannot apply $sin to -inf, value must in (-inf,inf)",
+		`{"$acosh": 0.5}`:                      "cannot apply $acosh to 0.5, value must in [1,inf]",
+		`{"$asin": {"$numberDecimal": "1.5"}}`: "cannot apply $asin to 1.5, value must in [-1,1]",
+	} {
+		_, err := Parse(mustVal(t, js), NewParseContext())
+		if err == nil {
+			var e Expr
+			e, _ = Parse(mustVal(t, js), NewParseContext())
+			_, err = e.Eval(mustDoc(t, ""), nil)
+		}
+		var me *errs.Error
+		if !errors.As(err, &me) || me.Msg != want {
+			t.Errorf("%s: got %v, want %q", js, err, want)
+		}
 	}
 }

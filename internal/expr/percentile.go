@@ -131,7 +131,7 @@ func parsePercentiles(p bsoncore.Value, pc *ParseContext) ([]float64, error) {
 		}
 		f := asF(v)
 		if f < 0 || f > 1 {
-			return nil, errs.New(errs.Location7750303, "%s%s", msg, bsonutil.FormatValue(Double(f), bsonutil.Style{}))
+			return nil, errs.New(errs.Location7750303, "%s%s", msg, cppDouble(f))
 		}
 		ps = append(ps, f)
 	}
