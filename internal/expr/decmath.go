@@ -40,7 +40,7 @@ func decToBig(v bsoncore.Value, prec uint) (*big.Float, bool) {
 	}
 	x := bf(prec).SetInt(d.c)
 	if d.e != 0 {
-		p := bf(prec).SetInt(new(big.Int).Exp(bigTen, big.NewInt(int64(abs(d.e))), nil))
+		p := bf(prec).SetInt(new(big.Int).Exp(bigTen, big.NewInt(int64(expAbs(d.e))), nil))
 		if d.e > 0 {
 			x.Mul(x, p)
 		} else {
@@ -53,7 +53,7 @@ func decToBig(v bsoncore.Value, prec uint) (*big.Float, bool) {
 	return x, true
 }
 
-func abs(i int) int {
+func expAbs(i int) int {
 	if i < 0 {
 		return -i
 	}
@@ -66,7 +66,7 @@ func bigToDec(x *big.Float) bsoncore.Value {
 		return dec{inf: x.Sign()}.value()
 	}
 	if x.Sign() == 0 {
-		return Decimal(0)
+		return decSmallInt(0)
 	}
 	s := x.Text('e', 33)
 	d, err := bson.ParseDecimal128(s)
@@ -75,13 +75,13 @@ func bigToDec(x *big.Float) bsoncore.Value {
 		if strings.Contains(s, "e+") {
 			return dec{inf: x.Sign()}.value()
 		}
-		return Decimal(0)
+		return decSmallInt(0)
 	}
 	return DecimalValue(d)
 }
 
-// Decimal returns the decimal128 value of a small integer.
-func Decimal(i int64) bsoncore.Value {
+// decSmallInt returns the decimal128 value of a small integer.
+func decSmallInt(i int64) bsoncore.Value {
 	d, _ := bson.ParseDecimal128FromBigInt(big.NewInt(i), 0)
 	return DecimalValue(d)
 }

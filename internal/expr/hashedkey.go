@@ -118,7 +118,7 @@ func hashElem(h hash.Hash, name []byte, v bsoncore.Value, withName bool) {
 func hashNumber(v bsoncore.Value) int64 {
 	switch v.Type {
 	case bsoncore.TypeInt32, bsoncore.TypeInt64:
-		return asI64(v)
+		return hashInt64(v)
 	case bsoncore.TypeDouble:
 		f := v.Double()
 		switch {
@@ -154,7 +154,7 @@ func hashNumber(v bsoncore.Value) int64 {
 	return i.Int64()
 }
 
-func asI64(v bsoncore.Value) int64 {
+func hashInt64(v bsoncore.Value) int64 {
 	if v.Type == bsoncore.TypeInt32 {
 		return int64(v.Int32())
 	}

@@ -240,7 +240,7 @@ func (t *tdigest) mergeDigest(o *tdigest) {
 	}
 	for i < len(a) || j < len(b) {
 		c.start(next())
-		for (i < len(a) || j < len(b)) && c.fits(peek(a, b, i, j)) {
+		for (i < len(a) || j < len(b)) && c.fits(peekCentroid(a, b, i, j)) {
 			c.cur.addCentroid(next())
 		}
 		c.close()
@@ -248,8 +248,8 @@ func (t *tdigest) mergeDigest(o *tdigest) {
 	t.centroids = c.out
 }
 
-// peek is the centroid next() would return.
-func peek(a, b []centroid, i, j int) centroid {
+// peekCentroid is the centroid next() would return.
+func peekCentroid(a, b []centroid, i, j int) centroid {
 	if j < len(b) && (i >= len(a) || b[j].m < a[i].m) {
 		return b[j]
 	}
