@@ -282,6 +282,8 @@ func init() {
 		// The session stages (listsessions.go).
 		"$listLocalSessions": parseListLocalSessions,
 		"$listSessions":      parseListSessions,
+		// Issue 19's stages (redact.go, graphlookup.go, densify.go).
+		"$redact": parseRedact,
 	}
 }
 

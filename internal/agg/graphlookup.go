@@ -1,0 +1,388 @@
+package agg
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+	"github.com/lodedb/lode/internal/keystring"
+	"github.com/lodedb/lode/internal/query"
+)
+
+// graphLookupStage is $graphLookup: for each input document, a
+// breadth-first search of the foreign collection from the values of
+// startWith, following connectFromField to connectToField, whose results
+// (each foreign document once, by _id) become the array field as. Each
+// round is one query {$and: [restrictSearchWithMatch, {connectToField:
+// {$in: frontier}}]} through the catalog, so it uses an index on
+// connectToField when there is one and reads views through their
+// pipelines. A $unwind of the as field that follows is absorbed, as
+// mongod does (explain shows it as "unwinding").
+type graphLookupStage struct {
+	from, fromDB string
+	as           []string
+	asStr        string
+	connectFrom  []string
+	connectTo    string
+	startWith    expr.Expr
+	startRaw     bsoncore.Value
+	depthField   []string
+	depthStr     string
+	maxDepth     int64
+	hasMaxDepth  bool
+	restrict     bsoncore.Document
+	// unwind is an absorbed $unwind of the as field.
+	unwind *unwindStage
+}
+
+func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
+	// The checks mongod's LiteParsed form makes before the stage is parsed.
+	d, ok := v.DocumentOK()
+	if !ok {
+		return nil, errs.New(errs.FailedToParse, "the $graphLookup stage specification must be an object, but found %s", bsonutil.TypeName(v.Type))
+	}
+	fromV, err := d.LookupErr("from")
+	if err != nil {
+		return nil, errs.New(errs.FailedToParse, "missing 'from' option to $graphLookup stage specification: %s", bsonutil.FormatDoc(d, bsonutil.Style{}))
+	}
+	g := &graphLookupStage{fromDB: pc.DB}
+	switch fromV.Type {
+	case bsoncore.TypeString:
+		g.from = fromV.StringValue()
+		if g.from == "" || strings.HasPrefix(g.from, ".") || strings.HasSuffix(g.from, ".") || strings.ContainsRune(g.from, 0) || strings.Contains(g.from, "$") {
+			return nil, errs.New(errs.InvalidNamespace, "invalid $graphLookup namespace: %s.%s", pc.DB, g.from)
+		}
+	case bsoncore.TypeEmbeddedDocument:
+		db, _ := fromV.Document().Lookup("db").StringValueOK()
+		coll, _ := fromV.Document().Lookup("coll").StringValueOK()
+		return nil, errs.New(errs.FailedToParse, "$graphLookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", db, coll)
+	default:
+		return nil, errs.New(errs.FailedToParse, "$graphLookup 'from' field must be a string, but found %s", bsonutil.TypeName(fromV.Type))
+	}
+
+	var connectFrom, connectTo, as string
+	hasStart := false
+	elems, _ := d.Elements()
+	for _, el := range elems {
+		ev := el.Value()
+		name := el.Key()
+		switch name {
+		case "startWith":
+			e, err := expr.Parse(ev, pc.Expr)
+			if err != nil {
+				return nil, err
+			}
+			g.startWith, g.startRaw, hasStart = e, ev, true
+			continue
+		case "maxDepth":
+			if !bsonutil.IsNumber(ev.Type) {
+				return nil, errs.New(errs.Location40100, "maxDepth must be numeric, found type: %s", bsonutil.TypeName(ev.Type))
+			}
+			n := safeNumberLong(ev)
+			if n < 0 {
+				return nil, errs.New(errs.Location40101, "maxDepth requires a nonnegative argument, found: %d", n)
+			}
+			if bsonutil.CompareNumbers(expr.Int64(n), ev) != 0 {
+				return nil, errs.New(errs.Location40102, "maxDepth could not be represented as a long long: %d", n)
+			}
+			g.maxDepth, g.hasMaxDepth = n, true
+			continue
+		case "restrictSearchWithMatch":
+			rd, ok := ev.DocumentOK()
+			if !ok {
+				return nil, errs.New(errs.Location40185, "restrictSearchWithMatch must be an object, found %s", bsonutil.TypeName(ev.Type))
+			}
+			if _, err := query.Parse(rd); err != nil {
+				e := errs.As(err)
+				return nil, errs.New(e.Code, "Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: %s", e.Msg)
+			}
+			g.restrict = rd
+			continue
+		case "from", "as", "connectFromField", "depthField", "connectToField":
+			if ev.Type != bsoncore.TypeString && ev.Type != bsoncore.TypeEmbeddedDocument {
+				return nil, errs.New(errs.Location40103, "expected string as argument for %s, found: %s", name, bsonutil.TypeName(ev.Type))
+			}
+		}
+		s, _ := ev.StringValueOK()
+		switch name {
+		case "from":
+		case "as":
+			as = s
+		case "connectFromField":
+			connectFrom = s
+		case "connectToField":
+			connectTo = s
+		case "depthField":
+			parts, err := fieldPathArg(s)
+			if err != nil {
+				return nil, err
+			}
+			g.depthField, g.depthStr = parts, s
+		default:
+			return nil, errs.New(errs.Location40104, "Unknown argument to $graphLookup: %s", name)
+		}
+	}
+	if as == "" || !hasStart || connectFrom == "" || connectTo == "" {
+		return nil, errs.New(errs.Location40105, "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.")
+	}
+	if g.as, err = fieldPathArg(as); err != nil {
+		return nil, err
+	}
+	if g.connectFrom, err = fieldPathArg(connectFrom); err != nil {
+		return nil, err
+	}
+	if _, err = fieldPathArg(connectTo); err != nil {
+		return nil, err
+	}
+	g.asStr, g.connectTo = as, connectTo
+	return []stage{g}, nil
+}
+
+// fieldPathArg validates a field path given as a stage argument (mongod's
+// FieldPath constructor).
+func fieldPathArg(s string) ([]string, error) {
+	return expr.ParseFieldPath(s)
+}
+
+// safeNumberLong converts a number to int64 as mongod's safeNumberLong
+// does: NaN is 0 and out-of-range values saturate.
+func safeNumberLong(v bsoncore.Value) int64 {
+	switch v.Type {
+	case bsoncore.TypeInt32:
+		return int64(v.Int32())
+	case bsoncore.TypeInt64:
+		return v.Int64()
+	}
+	f := bsonutil.AsFloat64(v)
+	switch {
+	case f != f:
+		return 0
+	case f >= 9.223372036854775807e18:
+		return 1<<63 - 1
+	case f <= -9.223372036854775808e18:
+		return -1 << 63
+	}
+	return int64(f)
+}
+
+func (g *graphLookupStage) name() string { return "$graphLookup" }
+
+// spec renders the stage as mongod 7.0's explain does: the options in a
+// fixed order, maxDepth as a long, and an absorbed $unwind as unwinding.
+func (g *graphLookupStage) spec() bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder().
+		AppendString("from", g.from).
+		AppendString("as", g.asStr).
+		AppendString("connectToField", g.connectTo).
+		AppendString("connectFromField", strings.Join(g.connectFrom, ".")).
+		AppendValue("startWith", g.startRaw)
+	if g.depthField != nil {
+		b.AppendString("depthField", g.depthStr)
+	}
+	if g.hasMaxDepth {
+		b.AppendInt64("maxDepth", g.maxDepth)
+	}
+	if g.restrict != nil {
+		b.AppendDocument("restrictSearchWithMatch", g.restrict)
+	}
+	if g.unwind != nil {
+		ub := bsoncore.NewDocumentBuilder().AppendBoolean("preserveNullAndEmptyArrays", g.unwind.preserve)
+		if g.unwind.index != nil {
+			ub.AppendString("includeArrayIndex", strings.Join(g.unwind.index, "."))
+		}
+		b.AppendDocument("unwinding", ub.Build())
+	}
+	return bsoncore.NewDocumentBuilder().AppendDocument("$graphLookup", b.Build()).Build()
+}
+
+func (g *graphLookupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
+	it := mapIter(in, func(d bsoncore.Document) (bsoncore.Document, error) {
+		res, err := g.search(rc, d)
+		if err != nil {
+			return nil, err
+		}
+		ab := expr.NewArrayBuilder()
+		for _, r := range res {
+			ab.Append(docValue(r))
+		}
+		return setPath(d, g.as, ab.Value()), nil
+	})
+	if g.unwind != nil {
+		return g.unwind.open(rc, it)
+	}
+	return it, nil
+}
+
+// frontierSet holds distinct values (MongoDB's equality: 1 and 1.0 are
+// one value) in insertion order.
+type frontierSet struct {
+	seen  map[string]struct{}
+	vals  []bsoncore.Value
+	bytes int64
+}
+
+func newFrontier() *frontierSet { return &frontierSet{seen: map[string]struct{}{}} }
+
+func (f *frontierSet) add(v bsoncore.Value, skip map[string]struct{}) {
+	k := string(keystring.AppendValue(nil, v, false))
+	if _, ok := f.seen[k]; ok {
+		return
+	}
+	if _, ok := skip[k]; ok {
+		return
+	}
+	f.seen[k] = struct{}{}
+	f.vals = append(f.vals, v)
+	f.bytes += int64(len(v.Data)) + 16
+}
+
+// search runs the breadth-first search for one input document and returns
+// the documents found, in the order found.
+func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document) ([]bsoncore.Document, error) {
+	limit := rc.pc.params().GraphLookupMaxBytes.Load()
+	start, err := g.startWith.Eval(d, rc.vars)
+	if err != nil {
+		return nil, err
+	}
+	frontier := newFrontier()
+	if start.Type == bsoncore.TypeArray {
+		for _, v := range expr.ArrayValues(start) {
+			frontier.add(copyValue(v), nil)
+		}
+	} else if start.Type != 0 {
+		frontier.add(copyValue(start), nil)
+	}
+	// queried holds the values already searched for: searching again
+	// would only find documents already visited.
+	queried := map[string]struct{}{}
+	visited := map[string]struct{}{}
+	var found []bsoncore.Document
+	var visitedBytes int64
+	for depth := int64(0); len(frontier.vals) > 0 && (!g.hasMaxDepth || depth <= g.maxDepth); depth++ {
+		if err := rc.ctx.Err(); err != nil {
+			return nil, err
+		}
+		for k := range frontier.seen {
+			queried[k] = struct{}{}
+		}
+		it, err := rc.cat.Find(rc.ctx, g.fromDB, g.from, FindSpec{Filter: g.filter(frontier.vals)})
+		if err != nil {
+			return nil, err
+		}
+		next := newFrontier()
+		for {
+			doc, err := it.Next()
+			if err != nil {
+				it.Close()
+				return nil, err
+			}
+			if doc == nil {
+				break
+			}
+			id, ok := bsonutil.LookupField(doc, "_id")
+			if !ok {
+				it.Close()
+				return nil, errs.New(errs.Location40271, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", g.fromDB, g.from)
+			}
+			idKey := string(keystring.AppendValue(nil, id, false))
+			if _, ok := visited[idKey]; ok {
+				continue
+			}
+			visited[idKey] = struct{}{}
+			doc = append(bsoncore.Document(nil), doc...)
+			if g.depthField != nil {
+				doc = setPath(doc, g.depthField, expr.Int64(depth))
+			}
+			visitPath(doc, g.connectFrom, func(v bsoncore.Value) { next.add(v, queried) })
+			found = append(found, doc)
+			visitedBytes += int64(len(doc)) + int64(len(id.Data)) + 2*docOverhead
+			if visitedBytes+next.bytes >= limit {
+				it.Close()
+				return nil, errs.New(errs.Location40099, "$graphLookup reached maximum memory consumption")
+			}
+		}
+		if err := it.Close(); err != nil {
+			return nil, err
+		}
+		frontier = next
+	}
+	return found, nil
+}
+
+// filter builds one round's query, as mongod does: restrictSearchWithMatch
+// and connectToField in the frontier; when the frontier holds null or
+// undefined, documents lacking connectToField are excluded, and so are
+// those holding whichever of null and undefined the frontier lacks
+// (a $in of null alone would match all three).
+func (g *graphLookupStage) filter(frontier []bsoncore.Value) bsoncore.Document {
+	and := bsoncore.NewArrayBuilder()
+	if g.restrict != nil {
+		and.AppendDocument(g.restrict)
+	}
+	in := bsoncore.NewArrayBuilder()
+	matchNull, matchUndefined := false, false
+	for _, v := range frontier {
+		switch v.Type {
+		case bsoncore.TypeNull:
+			matchNull = true
+		case bsoncore.TypeUndefined:
+			matchUndefined = true
+		}
+		in.AppendValue(v)
+	}
+	cond := bsoncore.NewDocumentBuilder().AppendArray("$in", in.Build()).Build()
+	and.AppendDocument(bsoncore.NewDocumentBuilder().AppendDocument(g.connectTo, cond).Build())
+	if matchNull || matchUndefined {
+		exists := bsoncore.NewDocumentBuilder().AppendBoolean("$exists", true).Build()
+		and.AppendDocument(bsoncore.NewDocumentBuilder().AppendDocument(g.connectTo, exists).Build())
+		other := ""
+		if !matchUndefined {
+			other = "undefined"
+		} else if !matchNull {
+			other = "null"
+		}
+		if other != "" {
+			not := bsoncore.NewDocumentBuilder().AppendDocument("$not",
+				bsoncore.NewDocumentBuilder().AppendString("$type", other).Build()).Build()
+			and.AppendDocument(bsoncore.NewDocumentBuilder().AppendDocument(g.connectTo, not).Build())
+		}
+	}
+	return bsoncore.NewDocumentBuilder().AppendArray("$and", and.Build()).Build()
+}
+
+// visitPath calls fn with every value at path in d, as mongod's
+// visitAllValuesAtPath: arrays met on the way are walked through their
+// documents, and an array at the end yields each of its elements.
+func visitPath(d bsoncore.Document, path []string, fn func(bsoncore.Value)) {
+	v, ok := bsonutil.LookupField(d, path[0])
+	if !ok {
+		return
+	}
+	visitValue(v, path[1:], fn)
+}
+
+func visitValue(v bsoncore.Value, rest []string, fn func(bsoncore.Value)) {
+	if len(rest) == 0 {
+		if v.Type == bsoncore.TypeArray {
+			for _, x := range expr.ArrayValues(v) {
+				fn(copyValue(x))
+			}
+			return
+		}
+		fn(copyValue(v))
+		return
+	}
+	switch v.Type {
+	case bsoncore.TypeEmbeddedDocument:
+		visitPath(v.Document(), rest, fn)
+	case bsoncore.TypeArray:
+		for _, x := range expr.ArrayValues(v) {
+			if x.Type == bsoncore.TypeEmbeddedDocument {
+				visitPath(x.Document(), rest, fn)
+			}
+		}
+	}
+}
