@@ -283,7 +283,9 @@ func init() {
 		"$listLocalSessions": parseListLocalSessions,
 		"$listSessions":      parseListSessions,
 		// Issue 19's stages (redact.go, graphlookup.go, densify.go).
-		"$redact": parseRedact,
+		"$redact":      parseRedact,
+		"$graphLookup": parseGraphLookup,
+		"$densify":     parseDensify,
 	}
 }
 
