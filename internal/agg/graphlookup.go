@@ -52,7 +52,7 @@ func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	switch fromV.Type {
 	case bsoncore.TypeString:
 		g.from = fromV.StringValue()
-		if g.from == "" || strings.HasPrefix(g.from, ".") || strings.HasSuffix(g.from, ".") || strings.ContainsRune(g.from, 0) || strings.Contains(g.from, "$") {
+		if g.from == "" || strings.HasPrefix(g.from, ".") || strings.ContainsRune(g.from, 0) {
 			return nil, errs.New(errs.InvalidNamespace, "invalid $graphLookup namespace: %s.%s", pc.DB, g.from)
 		}
 	case bsoncore.TypeEmbeddedDocument:
