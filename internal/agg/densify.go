@@ -28,6 +28,7 @@ type densifySpec struct {
 	step       bsoncore.Value
 	stepInt    int64 // the step of a date range
 	unit       string
+	hasUnit    bool
 	bounds     int
 	lo, hi     densifyValue // explicit bounds
 }
@@ -67,6 +68,7 @@ func parseDensifySpec(v bsoncore.Value) (*densifySpec, error) {
 	}
 	sp := &densifySpec{}
 	var rangeDoc bsoncore.Document
+	var bounds bsoncore.Value
 	hasField := false
 	elems, _ := d.Elements()
 	for _, el := range elems {
@@ -94,6 +96,9 @@ func parseDensifySpec(v bsoncore.Value) (*densifySpec, error) {
 			if !ok {
 				return nil, idlTypeError("$densify.range", ev, "object")
 			}
+			if err := sp.parseRangeIDL(r, &bounds); err != nil {
+				return nil, err
+			}
 			rangeDoc = r
 		default:
 			return nil, errs.New(errs.Location40415, "BSON field '$densify.%s' is an unknown field.", el.Key())
@@ -105,7 +110,7 @@ func parseDensifySpec(v bsoncore.Value) (*densifySpec, error) {
 	if rangeDoc == nil {
 		return nil, errs.New(errs.Location40414, "BSON field '$densify.range' is missing but a required field")
 	}
-	if err := sp.parseRange(rangeDoc); err != nil {
+	if err := sp.parseRange(bounds); err != nil {
 		return nil, err
 	}
 	for _, p := range sp.partStrs {
@@ -132,25 +137,27 @@ func parseDensifySpec(v bsoncore.Value) (*densifySpec, error) {
 	return sp, nil
 }
 
-// parseRange parses {step, unit, bounds} with mongod's checks in its
-// order.
-func (sp *densifySpec) parseRange(r bsoncore.Document) error {
-	var bounds bsoncore.Value
-	hasStep, hasBounds, hasUnit := false, false, false
+// parseRangeIDL reads {step, unit, bounds} as mongod's IDL parser does:
+// unknown fields, types and required fields.
+func (sp *densifySpec) parseRangeIDL(r bsoncore.Document, bounds *bsoncore.Value) error {
+	hasStep, hasBounds := false, false
 	elems, _ := r.Elements()
 	for _, el := range elems {
 		ev := el.Value()
 		switch el.Key() {
 		case "step":
+			if !bsonutil.IsNumber(ev.Type) {
+				return errs.New(errs.TypeMismatch, "BSON field '$densify.range.step' is the wrong type '%s', expected types '[long, double, int, decimal']", bsonutil.TypeName(ev.Type))
+			}
 			sp.step, hasStep = ev, true
 		case "unit":
 			s, ok := ev.StringValueOK()
 			if !ok {
 				return idlTypeError("$densify.range.unit", ev, "string")
 			}
-			sp.unit, hasUnit = s, true
+			sp.unit, sp.hasUnit = s, true
 		case "bounds":
-			bounds, hasBounds = ev, true
+			*bounds, hasBounds = ev, true
 		default:
 			return errs.New(errs.Location40415, "BSON field '$densify.range.%s' is an unknown field.", el.Key())
 		}
@@ -161,6 +168,13 @@ func (sp *densifySpec) parseRange(r bsoncore.Document) error {
 	if !hasBounds {
 		return errs.New(errs.Location40414, "BSON field '$densify.range.bounds' is missing but a required field")
 	}
+	return nil
+}
+
+// parseRange checks the range as mongod's RangeStatement::parse does, in
+// its order.
+func (sp *densifySpec) parseRange(bounds bsoncore.Value) error {
+	hasUnit := sp.hasUnit
 	if !bsonutil.IsNumber(sp.step.Type) || bsonutil.Compare(sp.step, expr.Int32(0)) <= 0 {
 		return errs.New(errs.Location5733401, "The step parameter in a range statement must be a strictly positive numeric value")
 	}
