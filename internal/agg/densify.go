@@ -37,7 +37,7 @@ type densifySpec struct {
 // $sort on the partition fields (unless the bounds are "full") and the
 // field, then $_internalDensify.
 func parseDensify(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
-	sp, err := parseDensifySpec(v)
+	sp, err := parseDensifySpec("$densify", v)
 	if err != nil {
 		return nil, err
 	}
@@ -61,10 +61,21 @@ func parseDensify(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	return append(sortStages, &densifyStage{densifySpec: sp}), nil
 }
 
-func parseDensifySpec(v bsoncore.Value) (*densifySpec, error) {
+// parseInternalDensify parses $_internalDensify, which mongod 7.0 also
+// accepts from clients: the streaming half alone, its input assumed
+// sorted.
+func parseInternalDensify(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
+	sp, err := parseDensifySpec("$_internalDensify", v)
+	if err != nil {
+		return nil, err
+	}
+	return []stage{&densifyStage{densifySpec: sp}}, nil
+}
+
+func parseDensifySpec(name string, v bsoncore.Value) (*densifySpec, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return nil, errs.New(errs.FailedToParse, "The $densify stage specification must be an object, found %s", bsonutil.TypeName(v.Type))
+		return nil, errs.New(errs.FailedToParse, "The %s stage specification must be an object, found %s", name, bsonutil.TypeName(v.Type))
 	}
 	sp := &densifySpec{}
 	var rangeDoc bsoncore.Document
@@ -77,38 +88,38 @@ func parseDensifySpec(v bsoncore.Value) (*densifySpec, error) {
 		case "field":
 			s, ok := ev.StringValueOK()
 			if !ok {
-				return nil, idlTypeError("$densify.field", ev, "string")
+				return nil, idlTypeError(name+".field", ev, "string")
 			}
 			sp.fieldStr, hasField = s, true
 		case "partitionByFields":
 			if ev.Type != bsoncore.TypeArray {
-				return nil, idlTypeError("$densify.partitionByFields", ev, "array")
+				return nil, idlTypeError(name+".partitionByFields", ev, "array")
 			}
 			for i, x := range expr.ArrayValues(ev) {
 				s, ok := x.StringValueOK()
 				if !ok {
-					return nil, idlTypeError("$densify.partitionByFields."+itoaInt(i), x, "string")
+					return nil, idlTypeError(name+".partitionByFields."+itoaInt(i), x, "string")
 				}
 				sp.partStrs = append(sp.partStrs, s)
 			}
 		case "range":
 			r, ok := ev.DocumentOK()
 			if !ok {
-				return nil, idlTypeError("$densify.range", ev, "object")
+				return nil, idlTypeError(name+".range", ev, "object")
 			}
-			if err := sp.parseRangeIDL(r, &bounds); err != nil {
+			if err := sp.parseRangeIDL(name, r, &bounds); err != nil {
 				return nil, err
 			}
 			rangeDoc = r
 		default:
-			return nil, errs.New(errs.Location40415, "BSON field '$densify.%s' is an unknown field.", el.Key())
+			return nil, errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", name, el.Key())
 		}
 	}
 	if !hasField {
-		return nil, errs.New(errs.Location40414, "BSON field '$densify.field' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field '%s.field' is missing but a required field", name)
 	}
 	if rangeDoc == nil {
-		return nil, errs.New(errs.Location40414, "BSON field '$densify.range' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field '%s.range' is missing but a required field", name)
 	}
 	if err := sp.parseRange(bounds); err != nil {
 		return nil, err
@@ -139,7 +150,7 @@ func parseDensifySpec(v bsoncore.Value) (*densifySpec, error) {
 
 // parseRangeIDL reads {step, unit, bounds} as mongod's IDL parser does:
 // unknown fields, types and required fields.
-func (sp *densifySpec) parseRangeIDL(r bsoncore.Document, bounds *bsoncore.Value) error {
+func (sp *densifySpec) parseRangeIDL(name string, r bsoncore.Document, bounds *bsoncore.Value) error {
 	hasStep, hasBounds := false, false
 	elems, _ := r.Elements()
 	for _, el := range elems {
@@ -147,26 +158,26 @@ func (sp *densifySpec) parseRangeIDL(r bsoncore.Document, bounds *bsoncore.Value
 		switch el.Key() {
 		case "step":
 			if !bsonutil.IsNumber(ev.Type) {
-				return errs.New(errs.TypeMismatch, "BSON field '$densify.range.step' is the wrong type '%s', expected types '[long, double, int, decimal']", bsonutil.TypeName(ev.Type))
+				return errs.New(errs.TypeMismatch, "BSON field '%s.range.step' is the wrong type '%s', expected types '[long, double, int, decimal']", name, bsonutil.TypeName(ev.Type))
 			}
 			sp.step, hasStep = ev, true
 		case "unit":
 			s, ok := ev.StringValueOK()
 			if !ok {
-				return idlTypeError("$densify.range.unit", ev, "string")
+				return idlTypeError(name+".range.unit", ev, "string")
 			}
 			sp.unit, sp.hasUnit = s, true
 		case "bounds":
 			*bounds, hasBounds = ev, true
 		default:
-			return errs.New(errs.Location40415, "BSON field '$densify.range.%s' is an unknown field.", el.Key())
+			return errs.New(errs.Location40415, "BSON field '%s.range.%s' is an unknown field.", name, el.Key())
 		}
 	}
 	if !hasStep {
-		return errs.New(errs.Location40414, "BSON field '$densify.range.step' is missing but a required field")
+		return errs.New(errs.Location40414, "BSON field '%s.range.step' is missing but a required field", name)
 	}
 	if !hasBounds {
-		return errs.New(errs.Location40414, "BSON field '$densify.range.bounds' is missing but a required field")
+		return errs.New(errs.Location40414, "BSON field '%s.range.bounds' is missing but a required field", name)
 	}
 	return nil
 }

@@ -286,6 +286,8 @@ func init() {
 		"$redact":      parseRedact,
 		"$graphLookup": parseGraphLookup,
 		"$densify":     parseDensify,
+		// What $densify desugars to (explain shows it), as mongod accepts.
+		"$_internalDensify": parseInternalDensify,
 	}
 }
 
