@@ -199,7 +199,10 @@ func (g *graphLookupStage) spec() bsoncore.Document {
 }
 
 func (g *graphLookupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
-	it := mapIter(in, func(d bsoncore.Document) (bsoncore.Document, error) {
+	if g.unwind != nil {
+		return g.openUnwound(rc, in), nil
+	}
+	return mapIter(in, func(d bsoncore.Document) (bsoncore.Document, error) {
 		res, err := g.search(rc, d)
 		if err != nil {
 			return nil, err
@@ -208,12 +211,59 @@ func (g *graphLookupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 		for _, r := range res {
 			ab.Append(docValue(r))
 		}
-		return setPath(d, g.as, ab.Value()), nil
-	})
-	if g.unwind != nil {
-		return g.unwind.open(rc, it)
+		out := setPath(d, g.as, ab.Value())
+		if len(out) > maxBSONSize {
+			return nil, errs.New(errs.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and 16793600(16MB)", len(out), uint32(len(out)))
+		}
+		return out, nil
+	}), nil
+}
+
+// maxBSONSize is mongod's largest document held in memory (16 MB plus
+// 16 KB, BSONObjMaxInternalSize).
+const maxBSONSize = 16*1024*1024 + 16*1024
+
+// openUnwound runs the stage with its absorbed $unwind, as mongod does:
+// one output per document found, without building the array, the index
+// in includeArrayIndex, and with preserveNullAndEmptyArrays the input
+// without the as field (index null) when nothing is found.
+func (g *graphLookupStage) openUnwound(rc *runCtx, in Iterator) Iterator {
+	u := g.unwind
+	var cur bsoncore.Document
+	var res []bsoncore.Document
+	var i int
+	return &funcIter{
+		next: func() (bsoncore.Document, error) {
+			for {
+				if i < len(res) {
+					r := res[i]
+					res[i] = nil
+					i++
+					out := setPath(cur, g.as, docValue(r))
+					if u.index != nil {
+						out = setPath(out, u.index, expr.Int64(int64(i-1)))
+					}
+					return out, nil
+				}
+				d, err := in.Next()
+				if err != nil || d == nil {
+					return nil, err
+				}
+				if res, err = g.search(rc, d); err != nil {
+					return nil, err
+				}
+				cur, i = d, 0
+				if len(res) == 0 && u.preserve {
+					out := setPath(d, g.as, bsoncore.Value{})
+					if u.index != nil {
+						out = setPath(out, u.index, expr.Null)
+					}
+					return out, nil
+				}
+			}
+		},
+		close: in.Close,
 	}
-	return it, nil
 }
 
 // frontierSet holds distinct values (MongoDB's equality: 1 and 1.0 are

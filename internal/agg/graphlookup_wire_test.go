@@ -246,6 +246,24 @@ func TestGraphLookupMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantJS(t, got, `[{"_id":0,"n":200}]`)
+	// 20 documents of 900 KB: their array makes a document over 16 MB
+	// (BSONObjectTooLarge, 10334), but an absorbed $unwind never builds it.
+	huge := strings.Repeat("y", 900*1024)
+	docs = docs[:0]
+	for i := 0; i < 20; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "g", Value: 1}, {Key: "pad", Value: huge}})
+	}
+	if _, err := db.Collection("huge").InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	hugeLookup := `{"$graphLookup":{"from":"huge","startWith":"$g","connectFromField":"g","connectToField":"g","as":"all"}}`
+	_, err = aggJS(t, db.Collection("huge"), `[{"$limit":1},`+hugeLookup+`,{"$project":{"n":{"$size":"$all"}}}]`)
+	wantServerCode(t, err, 10334)
+	got, err = aggJS(t, db.Collection("huge"), `[{"$limit":1},`+hugeLookup+`,{"$unwind":"$all"},{"$group":{"_id":null,"n":{"$sum":1}}}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJS(t, got, `[{"_id":null,"n":20}]`)
 	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalDocumentSourceGraphLookupMaxMemoryBytes", Value: 100000}}).Err(); err != nil {
 		t.Fatal(err)
 	}
