@@ -125,10 +125,13 @@ func parseDensifySpec(name string, v bsoncore.Value) (*densifySpec, error) {
 		return nil, err
 	}
 	for _, p := range sp.partStrs {
-		if strings.HasPrefix(p, sp.fieldStr) {
+		// Later mongod versions refuse a partition field and a field that
+		// overlap; 7.0 accepts them and overwrites the partition values.
+		// Lode refuses them when one is the other or a path prefix of it.
+		if p == sp.fieldStr || strings.HasPrefix(p, sp.fieldStr+".") {
 			return nil, errs.New(errs.Location8993000, "partitionByFields '%s' cannot include field '%s' that is being densified.", p, sp.fieldStr)
 		}
-		if strings.HasPrefix(sp.fieldStr, p) {
+		if strings.HasPrefix(sp.fieldStr, p+".") {
 			return nil, errs.New(errs.Location9554500, "field '%s' that is being densified cannot include partitionByFields '%s'.", sp.fieldStr, p)
 		}
 		parts, err := expr.ParseFieldPath(p)
