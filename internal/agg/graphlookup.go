@@ -22,18 +22,19 @@ import (
 // pipelines. A $unwind of the as field that follows is absorbed, as
 // mongod does (explain shows it as "unwinding").
 type graphLookupStage struct {
-	from, fromDB string
-	as           []string
-	asStr        string
-	connectFrom  []string
-	connectTo    string
-	startWith    expr.Expr
-	startRaw     bsoncore.Value
-	depthField   []string
-	depthStr     string
-	maxDepth     int64
-	hasMaxDepth  bool
-	restrict     bsoncore.Document
+	from, fromDB   string
+	as             []string
+	asStr          string
+	connectFrom    []string
+	connectTo      string
+	connectToParts []string
+	startWith      expr.Expr
+	startRaw       bsoncore.Value
+	depthField     []string
+	depthStr       string
+	maxDepth       int64
+	hasMaxDepth    bool
+	restrict       bsoncore.Document
 	// unwind is an absorbed $unwind of the as field.
 	unwind *unwindStage
 }
@@ -134,7 +135,7 @@ func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if g.connectFrom, err = fieldPathArg(connectFrom); err != nil {
 		return nil, err
 	}
-	if _, err = fieldPathArg(connectTo); err != nil {
+	if g.connectToParts, err = fieldPathArg(connectTo); err != nil {
 		return nil, err
 	}
 	g.asStr, g.connectTo = as, connectTo
@@ -199,11 +200,12 @@ func (g *graphLookupStage) spec() bsoncore.Document {
 }
 
 func (g *graphLookupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
+	cache := newGraphCache()
 	if g.unwind != nil {
-		return g.openUnwound(rc, in), nil
+		return g.openUnwound(rc, in, cache), nil
 	}
 	return mapIter(in, func(d bsoncore.Document) (bsoncore.Document, error) {
-		res, err := g.search(rc, d)
+		res, err := g.search(rc, d, cache)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +229,7 @@ const maxBSONSize = 16*1024*1024 + 16*1024
 // one output per document found, without building the array, the index
 // in includeArrayIndex, and with preserveNullAndEmptyArrays the input
 // without the as field (index null) when nothing is found.
-func (g *graphLookupStage) openUnwound(rc *runCtx, in Iterator) Iterator {
+func (g *graphLookupStage) openUnwound(rc *runCtx, in Iterator, cache *graphCache) Iterator {
 	u := g.unwind
 	var cur bsoncore.Document
 	var res []bsoncore.Document
@@ -249,7 +251,7 @@ func (g *graphLookupStage) openUnwound(rc *runCtx, in Iterator) Iterator {
 				if err != nil || d == nil {
 					return nil, err
 				}
-				if res, err = g.search(rc, d); err != nil {
+				if res, err = g.search(rc, d, cache); err != nil {
 					return nil, err
 				}
 				cur, i = d, 0
@@ -271,6 +273,7 @@ func (g *graphLookupStage) openUnwound(rc *runCtx, in Iterator) Iterator {
 type frontierSet struct {
 	seen  map[string]struct{}
 	vals  []bsoncore.Value
+	keys  []string // the keystrings of vals
 	bytes int64
 }
 
@@ -286,12 +289,16 @@ func (f *frontierSet) add(v bsoncore.Value, skip map[string]struct{}) {
 	}
 	f.seen[k] = struct{}{}
 	f.vals = append(f.vals, v)
+	f.keys = append(f.keys, k)
 	f.bytes += int64(len(v.Data)) + 16
 }
 
 // search runs the breadth-first search for one input document and returns
-// the documents found, in the order found.
-func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document) ([]bsoncore.Document, error) {
+// the documents found, in the order found. cache holds, across the input
+// documents, the foreign documents found for values already searched
+// for, as mongod's $graphLookup keeps them: a value in it is not searched
+// again.
+func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphCache) ([]bsoncore.Document, error) {
 	limit := rc.pc.params().GraphLookupMaxBytes.Load()
 	start, err := g.startWith.Eval(d, rc.vars)
 	if err != nil {
@@ -315,34 +322,19 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document) ([]bsoncore.D
 		if err := rc.ctx.Err(); err != nil {
 			return nil, err
 		}
-		for k := range frontier.seen {
-			queried[k] = struct{}{}
-		}
-		it, err := rc.cat.Find(rc.ctx, g.fromDB, g.from, FindSpec{Filter: g.filter(frontier.vals)})
-		if err != nil {
-			return nil, err
-		}
 		next := newFrontier()
-		for {
-			doc, err := it.Next()
-			if err != nil {
-				it.Close()
-				return nil, err
-			}
-			if doc == nil {
-				break
-			}
+		// visit adds a document found in this round unless it was
+		// visited already.
+		visit := func(doc bsoncore.Document) error {
 			id, ok := bsonutil.LookupField(doc, "_id")
 			if !ok {
-				it.Close()
-				return nil, errs.New(errs.Location40271, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", g.fromDB, g.from)
+				return errs.New(errs.Location40271, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", g.fromDB, g.from)
 			}
 			idKey := string(keystring.AppendValue(nil, id, false))
 			if _, ok := visited[idKey]; ok {
-				continue
+				return nil
 			}
 			visited[idKey] = struct{}{}
-			doc = append(bsoncore.Document(nil), doc...)
 			if g.depthField != nil {
 				doc = setPath(doc, g.depthField, expr.Int64(depth))
 			}
@@ -350,16 +342,72 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document) ([]bsoncore.D
 			found = append(found, doc)
 			visitedBytes += int64(len(doc)) + int64(len(id.Data)) + 2*docOverhead
 			if visitedBytes+next.bytes >= limit {
-				it.Close()
-				return nil, errs.New(errs.Location40099, "$graphLookup reached maximum memory consumption")
+				return errs.New(errs.Location40099, "$graphLookup reached maximum memory consumption")
+			}
+			return nil
+		}
+		var search []bsoncore.Value
+		pending := map[string][]bsoncore.Document{}
+		for i, v := range frontier.vals {
+			k := frontier.keys[i]
+			queried[k] = struct{}{}
+			if docs, ok := cache.m[k]; ok {
+				for _, doc := range docs {
+					if err := visit(doc); err != nil {
+						return nil, err
+					}
+				}
+				continue
+			}
+			search = append(search, v)
+			// A regular expression or an array in $in matches documents
+			// that do not hold the value itself: not cached.
+			if v.Type != bsoncore.TypeRegex && v.Type != bsoncore.TypeArray {
+				pending[k] = nil
 			}
 		}
-		if err := it.Close(); err != nil {
-			return nil, err
+		if len(search) > 0 {
+			it, err := rc.cat.Find(rc.ctx, g.fromDB, g.from, FindSpec{Filter: g.filter(search)})
+			if err != nil {
+				return nil, err
+			}
+			for {
+				doc, err := it.Next()
+				if err == nil && doc != nil {
+					doc = append(bsoncore.Document(nil), doc...)
+					g.toCache(doc, pending)
+					err = visit(doc)
+				}
+				if err != nil {
+					it.Close()
+					return nil, err
+				}
+				if doc == nil {
+					break
+				}
+			}
+			if err := it.Close(); err != nil {
+				return nil, err
+			}
+			cache.put(pending, limit-visitedBytes-next.bytes)
 		}
 		frontier = next
 	}
 	return found, nil
+}
+
+// toCache files doc under each value searched for that its connectToField
+// holds (a document found for one value may hold others that were not
+// searched for, and is not filed under those).
+func (g *graphLookupStage) toCache(doc bsoncore.Document, pending map[string][]bsoncore.Document) {
+	visitPath(doc, g.connectToParts, func(v bsoncore.Value) {
+		k := string(keystring.AppendValue(nil, v, false))
+		docs, ok := pending[k]
+		if !ok || (len(docs) > 0 && &docs[len(docs)-1][0] == &doc[0]) {
+			return
+		}
+		pending[k] = append(docs, doc)
+	})
 }
 
 // filter builds one round's query, as mongod does: restrictSearchWithMatch

@@ -36,6 +36,7 @@ func TestGraphLookupDocsExamples(t *testing.T) {
 		{"_id":5,"name":"Angelo Ward","friends":["Terry Hawkins","Shirley Soto","Joseph Dennis"],"hobbies":["travel","ceramics","golf"]},
 		{"_id":6,"name":"Shirley Soto","friends":["Angelo Ward","Tanya Jordan","Carole Hale"],"hobbies":["frisbee","set theory"]}]`)
 	insertJS(t, db.Collection("nulls"), `[{"_id":1,"k":null,"to":"a"},{"_id":2,"to":"b"},{"_id":3,"k":"x","to":null},{"_id":4,"k":"y","sub":[{"to":"x"},{"to":"z"}]}]`)
+	insertJS(t, db.Collection("regex"), `[{"_id":1,"re":{"$regularExpression":{"pattern":"^ab","options":""}}},{"_id":2,"re":{"$regularExpression":{"pattern":"^ab","options":""}}},{"_id":3,"name":"abc"},{"_id":4,"name":"abd"}]`)
 	if err := db.CreateView(context.Background(), "golfers", "people", ejson(t, `[{"$match":{"hobbies":"golf"}}]`)); err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +85,9 @@ func TestGraphLookupDocsExamples(t *testing.T) {
 			`[{"_id":1,"d":[{"_id":1}]}]`},
 		{"connectFromField through an array of documents", "nulls", `[{"$match":{"_id":4}},{"$graphLookup":{"from":"nulls","startWith":"y","connectFromField":"sub.to","connectToField":"k","as":"d","depthField":"depth"}},{"$project":{"d._id":1,"d.depth":1}}]`,
 			`[{"_id":4,"d":[{"_id":4,"depth":{"$numberLong":"0"}},{"_id":3,"depth":{"$numberLong":"1"}}]}]`},
+		{"a regular expression in the frontier matches by pattern, every time", "regex",
+			`[{"$graphLookup":{"from":"regex","startWith":"$re","connectFromField":"none","connectToField":"name","as":"m"}},{"$project":{"m":{"$sortArray":{"input":"$m._id","sortBy":1}}}}]`,
+			`[{"_id":1,"m":[3,4]},{"_id":2,"m":[3,4]},{"_id":3,"m":[]},{"_id":4,"m":[]}]`},
 		{"an absorbed $unwind", "employees", `[{"$match":{"_id":5}},` + employees + `,{"$unwind":"$reportingHierarchy"},{"$sort":{"reportingHierarchy._id":1}},{"$project":{"r":"$reportingHierarchy._id"}}]`,
 			`[{"_id":5,"r":1},{"_id":5,"r":2},{"_id":5,"r":3}]`},
 		{"an absorbed $unwind preserving empty arrays", "employees", `[{"$match":{"_id":1}},` + employees + `,{"$unwind":{"path":"$reportingHierarchy","preserveNullAndEmptyArrays":true,"includeArrayIndex":"i"}}]`,
