@@ -9,7 +9,6 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/keystring"
-	"github.com/lodedb/lode/internal/query"
 )
 
 // graphLookupStage is $graphLookup: for each input document, a
@@ -35,6 +34,11 @@ type graphLookupStage struct {
 	maxDepth       int64
 	hasMaxDepth    bool
 	restrict       bsoncore.Document
+	// restrictRaw is restrictSearchWithMatch as given, for explain.
+	restrictRaw bsoncore.Document
+	// residual, when set, checks each document the query returns: the
+	// $expr clauses of restrictSearchWithMatch that use variables.
+	residual *matchStage
 	// unwind is an absorbed $unwind of the as field.
 	unwind *unwindStage
 }
@@ -96,11 +100,17 @@ func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			if !ok {
 				return nil, errs.New(errs.Location40185, "restrictSearchWithMatch must be an object, found %s", bsonutil.TypeName(ev.Type))
 			}
-			if _, err := query.Parse(rd); err != nil {
+			m, err := parseMatch(ev, pc)
+			if err != nil {
 				e := errs.As(err)
 				return nil, errs.New(e.Code, "Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: %s", e.Msg)
 			}
-			g.restrict = rd
+			g.restrict, g.restrictRaw = rd, rd
+			if ms := m[0].(*matchStage); !ms.pushable() {
+				// $expr clauses using variables: the query gets the
+				// rest, and each document found is checked here.
+				g.restrict, g.residual = ms.filterDoc, ms
+			}
 			continue
 		case "from", "as", "connectFromField", "depthField", "connectToField":
 			if ev.Type != bsoncore.TypeString && ev.Type != bsoncore.TypeEmbeddedDocument {
@@ -186,8 +196,8 @@ func (g *graphLookupStage) spec() bsoncore.Document {
 	if g.hasMaxDepth {
 		b.AppendInt64("maxDepth", g.maxDepth)
 	}
-	if g.restrict != nil {
-		b.AppendDocument("restrictSearchWithMatch", g.restrict)
+	if g.restrictRaw != nil {
+		b.AppendDocument("restrictSearchWithMatch", g.restrictRaw)
 	}
 	if g.unwind != nil {
 		ub := bsoncore.NewDocumentBuilder().AppendBoolean("preserveNullAndEmptyArrays", g.unwind.preserve)
@@ -373,6 +383,12 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 			}
 			for {
 				doc, err := it.Next()
+				if err == nil && doc != nil && g.residual != nil {
+					var ok bool
+					if ok, err = g.residual.matches(doc, rc); err == nil && !ok {
+						continue
+					}
+				}
 				if err == nil && doc != nil {
 					doc = append(bsoncore.Document(nil), doc...)
 					g.toCache(doc, pending)
@@ -417,7 +433,7 @@ func (g *graphLookupStage) toCache(doc bsoncore.Document, pending map[string][]b
 // (a $in of null alone would match all three).
 func (g *graphLookupStage) filter(frontier []bsoncore.Value) bsoncore.Document {
 	and := bsoncore.NewArrayBuilder()
-	if g.restrict != nil {
+	if len(g.restrict) > 5 {
 		and.AppendDocument(g.restrict)
 	}
 	in := bsoncore.NewArrayBuilder()

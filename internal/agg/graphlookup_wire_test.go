@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // sortAs sorts the array field f of each result by _id, for comparing
@@ -276,4 +277,33 @@ func TestGraphLookupMemoryLimit(t *testing.T) {
 	if !strings.Contains(err.Error(), "$graphLookup reached maximum memory consumption") {
 		t.Fatalf("40099 message: %v", err)
 	}
+}
+
+// TestGraphLookupRestrictWithVariables: restrictSearchWithMatch may use
+// the command's let variables and those of an enclosing $lookup in $expr,
+// as mongod copies the variables into its searches.
+func TestGraphLookupRestrictWithVariables(t *testing.T) {
+	db := openDB(t, "graphVars")
+	insertJS(t, db.Collection("people"), `[
+		{"_id":1,"name":"Tanya Jordan","friends":["Shirley Soto","Terry Hawkins","Carole Hale"],"hobbies":["tennis","unicycling","golf"]},
+		{"_id":2,"name":"Carole Hale","friends":["Joseph Dennis","Tanya Jordan","Terry Hawkins"],"hobbies":["archery","golf","woodworking"]},
+		{"_id":3,"name":"Terry Hawkins","friends":["Tanya Jordan","Carole Hale","Angelo Ward"],"hobbies":["knitting","frisbee"]},
+		{"_id":4,"name":"Joseph Dennis","friends":["Angelo Ward","Carole Hale"],"hobbies":["tennis","golf","topiary"]},
+		{"_id":5,"name":"Angelo Ward","friends":["Terry Hawkins","Shirley Soto","Joseph Dennis"],"hobbies":["travel","ceramics","golf"]},
+		{"_id":6,"name":"Shirley Soto","friends":["Angelo Ward","Tanya Jordan","Carole Hale"],"hobbies":["frisbee","set theory"]}]`)
+	insertJS(t, db.Collection("hobbies"), `[{"_id":"golf"},{"_id":"frisbee"}]`)
+	graph := `{"$graphLookup":{"from":"people","startWith":"$friends","connectFromField":"friends","connectToField":"name","as":"g",
+		"restrictSearchWithMatch":{"$expr":{"$in":["$$hobby","$hobbies"]}}}}`
+	got, err := aggJS(t, db.Collection("people"), `[{"$match":{"_id":1}},`+graph+`,{"$project":{"g":{"$sortArray":{"input":"$g.name","sortBy":1}}}}]`,
+		options.Aggregate().SetLet(bson.D{{Key: "hobby", Value: "golf"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJS(t, got, `[{"_id":1,"g":["Angelo Ward","Carole Hale","Joseph Dennis","Tanya Jordan"]}]`)
+	got, err = aggJS(t, db.Collection("hobbies"), `[{"$sort":{"_id":1}},{"$lookup":{"from":"people","let":{"hobby":"$_id"},"pipeline":[{"$match":{"_id":1}},`+graph+`,
+		{"$project":{"_id":0,"g":{"$sortArray":{"input":"$g.name","sortBy":1}}}}],"as":"r"}}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJS(t, got, `[{"_id":"frisbee","r":[{"g":["Shirley Soto","Terry Hawkins"]}]},{"_id":"golf","r":[{"g":["Angelo Ward","Carole Hale","Joseph Dennis","Tanya Jordan"]}]}]`)
 }
