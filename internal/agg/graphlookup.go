@@ -9,6 +9,7 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/keystring"
+	"github.com/lodedb/lode/internal/membudget"
 )
 
 // graphLookupStage is $graphLookup: for each input document, a
@@ -328,6 +329,10 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 	visited := map[string]struct{}{}
 	var found []bsoncore.Document
 	var visitedBytes int64
+	// The search's share of the instance's memory budget: it cannot
+	// spill, so a refusal fails it as its own limit does.
+	res := membudget.For(rc.pc.budget())
+	defer res.Release()
 	for depth := int64(0); len(frontier.vals) > 0 && (!g.hasMaxDepth || depth <= g.maxDepth); depth++ {
 		if err := rc.ctx.Err(); err != nil {
 			return nil, err
@@ -351,8 +356,13 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 			visitPath(doc, g.connectFrom, func(v bsoncore.Value) { next.add(v, queried) })
 			found = append(found, doc)
 			visitedBytes += int64(len(doc)) + int64(len(id.Data)) + 2*docOverhead
-			if visitedBytes+next.bytes >= limit {
+			mem := visitedBytes + next.bytes
+			if mem >= limit {
 				return errs.New(errs.Location40099, "$graphLookup reached maximum memory consumption")
+			}
+			if mem > membudget.Floor && !res.Grow(mem) {
+				b := res.Budget()
+				return errs.New(errs.Location40099, "$graphLookup reached maximum memory consumption: the server's memory budget is exhausted (%d bytes in use of %d)", b.Used(), b.Limit())
 			}
 			return nil
 		}

@@ -236,7 +236,7 @@ func TestGraphLookupIndexAndExplain(t *testing.T) {
 // $graphLookup, allowDiskUse or not).
 func TestGraphLookupMemoryLimit(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openInstance(t, "graphMem")
+	db, ps := openInstance(t, "graphMem")
 	pad := strings.Repeat("x", 1000)
 	var docs []any
 	for i := 0; i < 200; i++ {
@@ -269,6 +269,14 @@ func TestGraphLookupMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantJS(t, got, `[{"_id":null,"n":20}]`)
+	// The instance's memory budget bounds the search too (it cannot spill).
+	ps.Budget.SetLimit(4 << 20)
+	_, err = aggJS(t, db.Collection("huge"), `[{"$limit":1},`+hugeLookup+`,{"$unwind":"$all"},{"$count":"n"}]`)
+	wantServerCode(t, err, 40099)
+	if !strings.Contains(err.Error(), "memory budget") {
+		t.Fatalf("budget refusal: %v", err)
+	}
+	ps.Budget.SetLimit(0)
 	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalDocumentSourceGraphLookupMaxMemoryBytes", Value: 100000}}).Err(); err != nil {
 		t.Fatal(err)
 	}
