@@ -382,7 +382,8 @@ func stageExplain(spec bsoncore.Document, st *stageStats, inBytes int64, exec bo
 			AppendBoolean("usedDisk", sp.runs > 0).
 			AppendInt64("spills", sp.runs).
 			AppendInt64("spilledDataStorageSize", sp.bytes)
-	case "$lookup":
+	case "$lookup", "$graphLookup":
+		// $graphLookup's figures are Lode's: mongod 7.0 reports none.
 		ab := bsoncore.NewArrayBuilder()
 		for _, ix := range st.indexes {
 			ab.AppendString(ix)

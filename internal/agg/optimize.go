@@ -2,6 +2,7 @@ package agg
 
 import (
 	"math"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -28,6 +29,12 @@ func coalesce(in []stage) []stage {
 					if l.n < prev.n {
 						prev.n = l.n
 					}
+					continue
+				}
+			case *graphLookupStage:
+				// mongod absorbs a $unwind of the as field.
+				if u, ok := s.(*unwindStage); ok && prev.unwind == nil && strings.Join(u.path, ".") == prev.asStr {
+					prev.unwind = u
 					continue
 				}
 			case *skipStage:

@@ -282,6 +282,12 @@ func init() {
 		// The session stages (listsessions.go).
 		"$listLocalSessions": parseListLocalSessions,
 		"$listSessions":      parseListSessions,
+		// Issue 19's stages (redact.go, graphlookup.go, densify.go).
+		"$redact":      parseRedact,
+		"$graphLookup": parseGraphLookup,
+		"$densify":     parseDensify,
+		// What $densify desugars to (explain shows it), as mongod accepts.
+		"$_internalDensify": parseInternalDensify,
 	}
 }
 

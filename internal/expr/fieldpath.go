@@ -114,7 +114,10 @@ func parseFieldPath(s string, pc *ParseContext) (Expr, error) {
 		f.kind = varNow
 	case "CLUSTER_TIME":
 		f.kind = varClusterTime
-	case "DESCEND", "PRUNE", "KEEP", "SEARCH_META", "USER_ROLES":
+	case "SEARCH_META", "USER_ROLES":
+		// $$DESCEND, $$PRUNE and $$KEEP exist only inside $redact, which
+		// defines them in its own scope (agg/redact.go); elsewhere they are
+		// undefined, as in mongod.
 		f.kind = varOther
 	default:
 		return nil, errs.New(errs.Location17276, "Use of undefined variable: %s", name)

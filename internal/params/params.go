@@ -35,6 +35,14 @@ const (
 	DefaultMaxAddToSetBytes = 100 << 20
 	// DefaultSnapshotHistorySeconds is minSnapshotHistoryWindowInSeconds.
 	DefaultSnapshotHistorySeconds = 300
+	// DefaultGraphLookupMaxBytes is
+	// internalDocumentSourceGraphLookupMaxMemoryBytes (100 MB).
+	DefaultGraphLookupMaxBytes = 100 << 20
+	// DefaultDensifyMaxBytes is internalDocumentSourceDensifyMaxMemoryBytes
+	// (100 MB).
+	DefaultDensifyMaxBytes = 100 << 20
+	// DefaultDensifyMaxDocs is internalQueryMaxAllowedDensifyDocs.
+	DefaultDensifyMaxDocs = 500000
 )
 
 // Set is one instance's parameters, memory budget and counters. Create it
@@ -62,6 +70,16 @@ type Set struct {
 	// outside a transaction) stays readable at its atClusterTime after
 	// its last use.
 	SnapshotHistorySeconds atomic.Int64
+	// GraphLookupMaxBytes is internalDocumentSourceGraphLookupMaxMemoryBytes:
+	// what one $graphLookup search may hold (its visited documents and
+	// frontier) before it fails with 40099; it does not spill.
+	GraphLookupMaxBytes atomic.Int64
+	// DensifyMaxBytes is internalDocumentSourceDensifyMaxMemoryBytes: what
+	// $densify's table of partitions may hold (past it: 6007200).
+	DensifyMaxBytes atomic.Int64
+	// DensifyMaxDocs is internalQueryMaxAllowedDensifyDocs: how many
+	// documents one $densify may generate (past it: 5897900).
+	DensifyMaxDocs atomic.Int64
 
 	// Budget bounds the sum of the instance's large transient structures
 	// (requests, blocking sorts, $group tables); never nil.
@@ -96,6 +114,9 @@ func New(budget *membudget.Budget) *Set {
 	s.MaxAddToSetBytes.Store(DefaultMaxAddToSetBytes)
 	s.AllowDiskUseByDefault.Store(true)
 	s.SnapshotHistorySeconds.Store(DefaultSnapshotHistorySeconds)
+	s.GraphLookupMaxBytes.Store(DefaultGraphLookupMaxBytes)
+	s.DensifyMaxBytes.Store(DefaultDensifyMaxBytes)
+	s.DensifyMaxDocs.Store(DefaultDensifyMaxDocs)
 	return s
 }
 

@@ -169,6 +169,9 @@ func (s *Server) paramTable() *params {
 		p.add("internalQueryMaxAddToSetBytes", atomicIntParam(&ep.MaxAddToSetBytes, 1))
 		p.add("allowDiskUseByDefault", boolParam(&ep.AllowDiskUseByDefault))
 		p.add("minSnapshotHistoryWindowInSeconds", atomicIntParam(&ep.SnapshotHistorySeconds, 0))
+		p.add("internalDocumentSourceGraphLookupMaxMemoryBytes", atomicIntParam(&ep.GraphLookupMaxBytes, 1))
+		p.add("internalDocumentSourceDensifyMaxMemoryBytes", atomicIntParam(&ep.DensifyMaxBytes, 1))
+		p.add("internalQueryMaxAllowedDensifyDocs", atomicIntParam(&ep.DensifyMaxDocs, 1))
 		p.add("storageEngine", constParam(stringValue("lode")))
 		// The users and roles schema (mongod 3.0+'s SCRAM schema, 5);
 		// mongodump --dumpDbUsersAndRoles reads it.
