@@ -77,6 +77,14 @@ func (pc *ParseContext) groupMemLimit() int64 {
 	return pc.params().GroupMaxBytes.Load()
 }
 
+// windowMemLimit is the limit of $setWindowFields.
+func (pc *ParseContext) windowMemLimit() int64 {
+	if pc.MemoryLimit > 0 {
+		return pc.MemoryLimit
+	}
+	return pc.params().WindowMaxBytes.Load()
+}
+
 // budget is the memory budget blocking stages draw on (nil: none).
 func (pc *ParseContext) budget() *membudget.Budget { return pc.params().Budget }
 
@@ -282,6 +290,10 @@ func init() {
 		// The session stages (listsessions.go).
 		"$listLocalSessions": parseListLocalSessions,
 		"$listSessions":      parseListSessions,
+		// Window functions (setwindowfields.go, windowstage.go, fill.go).
+		"$setWindowFields":          parseSetWindowFields,
+		"$_internalSetWindowFields": parseInternalSetWindowFields,
+		"$fill":                     parseFill,
 	}
 }
 

@@ -1,0 +1,197 @@
+package window
+
+import (
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// calcArgs parses the {input, unit} argument of $derivative and
+// $integral, and checks the sortBy they need.
+func calcArgs(s *Spec, arg bsoncore.Value, pc *ParseContext) (expr.Expr, int64, error) {
+	if pc.SortBy == nil {
+		return nil, 0, errs.New(errs.FailedToParse, "%s requires a sortBy", s.Name)
+	}
+	if len(pc.SortBy.Fields) != 1 {
+		return nil, 0, errs.New(errs.FailedToParse, "%s requires a non-compound sortBy", s.Name)
+	}
+	if arg.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, 0, errs.New(errs.FailedToParse, "%s expects an object, but got a %s: %s", s.Name, bsonutil.TypeName(arg.Type), bsonutil.FormatValue(arg, bsonutil.Style{}))
+	}
+	var in expr.Expr
+	var unitMs int64
+	elems, _ := arg.Document().Elements()
+	for _, el := range elems {
+		switch el.Key() {
+		case "input":
+			e, err := expr.Parse(el.Value(), pc.Expr)
+			if err != nil {
+				return nil, 0, err
+			}
+			in = e
+		case "unit":
+			v := el.Value()
+			if v.Type != bsoncore.TypeString {
+				return nil, 0, errs.New(errs.FailedToParse, "unit' must be a string, but got %s", bsonutil.TypeName(v.Type))
+			}
+			u := v.StringValue()
+			if !expr.ValidTimeUnit(u) {
+				return nil, 0, errs.New(errs.FailedToParse, "unknown time unit value: %s", u)
+			}
+			ms, ok := expr.UnitMillis(u)
+			if !ok {
+				return nil, 0, errs.New(errs.Location5490710, "unit must be 'week' or smaller")
+			}
+			unitMs = ms
+		default:
+			return nil, 0, errs.New(errs.FailedToParse, "%s got unexpected argument: %s", s.Name, el.Key())
+		}
+	}
+	if in == nil {
+		return nil, 0, errs.New(errs.FailedToParse, "%s requires an 'input' expression", s.Name)
+	}
+	return in, unitMs, nil
+}
+
+func parseDerivative(s *Spec, arg bsoncore.Value, hasWin bool, win bsoncore.Value, pc *ParseContext) error {
+	in, unit, err := calcArgs(s, arg, pc)
+	if err != nil {
+		return err
+	}
+	if !hasWin {
+		return errs.New(errs.FailedToParse, "$derivative requires explicit window bounds")
+	}
+	if s.Bounds, err = parseBounds(win, pc.SortBy); err != nil {
+		return err
+	}
+	sortBy := pc.SortBy
+	s.fresh = func(vars *expr.Vars) (Func, error) {
+		return &calcFunc{in: in, unit: unit, vars: vars, sortBy: sortBy, derivative: true}, nil
+	}
+	return nil
+}
+
+func parseIntegral(s *Spec, arg bsoncore.Value, hasWin bool, win bsoncore.Value, pc *ParseContext) error {
+	in, unit, err := calcArgs(s, arg, pc)
+	if err != nil {
+		return err
+	}
+	if s.Bounds, err = windowOf(hasWin, win, pc); err != nil {
+		return err
+	}
+	sortBy := pc.SortBy
+	s.fresh = func(vars *expr.Vars) (Func, error) {
+		return &calcFunc{in: in, unit: unit, vars: vars, sortBy: sortBy}, nil
+	}
+	return nil
+}
+
+// calcFunc is $derivative (the slope between the window's first and last
+// points) and $integral (the trapezoidal area under the window's points,
+// kept as a running sum so that a sliding window costs O(1) per
+// document). x is the sortBy value: a number, or a date in milliseconds
+// divided by the unit.
+type calcFunc struct {
+	in         expr.Expr
+	unit       int64
+	vars       *expr.Vars
+	sortBy     *SortInfo
+	derivative bool
+	xs, ys     []float64
+	head       int
+	area, comp float64
+}
+
+func (c *calcFunc) point(doc bsoncore.Document) (float64, float64, error) {
+	name := "$integral"
+	if c.derivative {
+		name = "$derivative"
+	}
+	xv := c.sortBy.Value(doc)
+	var x float64
+	switch {
+	case c.unit > 0:
+		if xv.Type != bsoncore.TypeDateTime {
+			if c.derivative {
+				return 0, 0, errs.New(errs.Location5624900, "$derivative with unit expects the sortBy field to be a Date")
+			}
+			return 0, 0, errs.New(errs.Location5423901, "$integral with unit expects the sortBy field to be a Date")
+		}
+		x = float64(xv.DateTime()) / float64(c.unit)
+	case xv.Type == bsoncore.TypeDateTime:
+		if c.derivative {
+			return 0, 0, errs.New(errs.Location5624901, "$derivative where the sortBy is a Date requires an 'unit'")
+		}
+		return 0, 0, errs.New(errs.Location5423902, "$integral where the sortBy is a Date requires an 'unit'")
+	case bsonutil.IsNumber(xv.Type):
+		x = bsonutil.AsFloat64(xv)
+	default:
+		return 0, 0, errs.New(errs.TypeMismatch, "%s requires the sortBy field to be numeric, but found %s", name, bsonutil.TypeName(xv.Type))
+	}
+	yv, err := c.in.Eval(doc, c.vars)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !bsonutil.IsNumber(yv.Type) {
+		return 0, 0, errs.New(errs.TypeMismatch, "%s requires its input to be numeric, but found %s", name, bsonutil.TypeName(yv.Type))
+	}
+	return x, bsonutil.AsFloat64(yv), nil
+}
+
+func (c *calcFunc) add(a float64) {
+	y := a - c.comp
+	t := c.area + y
+	c.comp = (t - c.area) - y
+	c.area = t
+}
+
+func (c *calcFunc) Add(doc bsoncore.Document) error {
+	x, y, err := c.point(doc)
+	if err != nil {
+		return err
+	}
+	if n := len(c.xs); n > c.head && !c.derivative {
+		c.add((x - c.xs[n-1]) * (y + c.ys[n-1]) / 2)
+	}
+	c.xs, c.ys = append(c.xs, x), append(c.ys, y)
+	return nil
+}
+
+func (c *calcFunc) Remove() error {
+	if len(c.xs)-c.head >= 2 && !c.derivative {
+		h := c.head
+		c.add(-(c.xs[h+1] - c.xs[h]) * (c.ys[h+1] + c.ys[h]) / 2)
+	}
+	c.head++
+	if c.head > 1024 && c.head*2 > len(c.xs) {
+		n := copy(c.xs, c.xs[c.head:])
+		copy(c.ys, c.ys[c.head:])
+		c.xs, c.ys, c.head = c.xs[:n], c.ys[:n], 0
+	}
+	if c.head == len(c.xs) {
+		c.area, c.comp = 0, 0
+	}
+	return nil
+}
+
+func (c *calcFunc) Result(int64) (bsoncore.Value, error) {
+	n := len(c.xs) - c.head
+	if c.derivative {
+		if n < 2 {
+			return expr.Null, nil
+		}
+		f, l := c.head, len(c.xs)-1
+		dx := c.xs[l] - c.xs[f]
+		if dx == 0 {
+			return expr.Null, nil
+		}
+		return expr.Double((c.ys[l] - c.ys[f]) / dx), nil
+	}
+	if n == 0 {
+		return expr.Null, nil
+	}
+	return expr.Double(c.area), nil
+}
+
+func (c *calcFunc) MemUsage() int64 { return 64 + int64(cap(c.xs)+cap(c.ys))*8 }
