@@ -2,7 +2,6 @@ package agg
 
 import (
 	"math"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/membudget"
-	"github.com/lodedb/lode/internal/query"
 )
 
 // windowStage is $_internalSetWindowFields: it reads documents sorted by
@@ -113,15 +111,15 @@ type windowRun struct {
 	buf partBuf
 	// pending is the first document of the next partition, read while
 	// looking for the end of the current one.
-	pending          bsoncore.Document
-	pendKey, curKey  bsoncore.Value
-	started          bool
-	done, eof        bool
-	i, read          int64
-	outs             []*outState
-	limit            int64
-	res              membudget.Reservation
-	peak             int64
+	pending         bsoncore.Document
+	pendKey, curKey bsoncore.Value
+	started         bool
+	done, eof       bool
+	i, read         int64
+	outs            []*outState
+	limit           int64
+	res             membudget.Reservation
+	peak            int64
 }
 
 func (w *windowStage) open(rc *runCtx, in Iterator) (Iterator, error) {
@@ -494,6 +492,3 @@ func integralValue(v bsoncore.Value) (int64, bool) {
 	f := bsonutil.AsFloat64(v)
 	return int64(f), f == math.Trunc(f)
 }
-
-var _ = strings.Split
-var _ = query.ParseSort
