@@ -91,7 +91,7 @@ func parseIntegral(s *Spec, arg bsoncore.Value, hasWin bool, win bsoncore.Value,
 // points) and $integral (the trapezoidal area under the window's points,
 // kept as a running sum so that a sliding window costs O(1) per
 // document). x is the sortBy value: a number, or a date in milliseconds
-// divided by the unit.
+// whose differences are divided by the unit.
 type calcFunc struct {
 	in         expr.Expr
 	unit       int64
@@ -118,7 +118,7 @@ func (c *calcFunc) point(doc bsoncore.Document) (float64, float64, error) {
 			}
 			return 0, 0, errs.New(errs.Location5423901, "$integral with unit expects the sortBy field to be a Date")
 		}
-		x = float64(xv.DateTime()) / float64(c.unit)
+		x = float64(xv.DateTime())
 	case xv.Type == bsoncore.TypeDateTime:
 		if c.derivative {
 			return 0, 0, errs.New(errs.Location5624901, "$derivative where the sortBy is a Date requires an 'unit'")
@@ -139,6 +139,15 @@ func (c *calcFunc) point(doc bsoncore.Document) (float64, float64, error) {
 	return x, bsonutil.AsFloat64(yv), nil
 }
 
+// dx is the distance from a to b in units (dates are held in
+// milliseconds, so the subtraction is exact before the division).
+func (c *calcFunc) dx(a, b float64) float64 {
+	if c.unit > 0 {
+		return (b - a) / float64(c.unit)
+	}
+	return b - a
+}
+
 func (c *calcFunc) add(a float64) {
 	y := a - c.comp
 	t := c.area + y
@@ -152,7 +161,7 @@ func (c *calcFunc) Add(doc bsoncore.Document) error {
 		return err
 	}
 	if n := len(c.xs); n > c.head && !c.derivative {
-		c.add((x - c.xs[n-1]) * (y + c.ys[n-1]) / 2)
+		c.add(c.dx(c.xs[n-1], x) * (y + c.ys[n-1]) / 2)
 	}
 	c.xs, c.ys = append(c.xs, x), append(c.ys, y)
 	return nil
@@ -161,7 +170,7 @@ func (c *calcFunc) Add(doc bsoncore.Document) error {
 func (c *calcFunc) Remove() error {
 	if len(c.xs)-c.head >= 2 && !c.derivative {
 		h := c.head
-		c.add(-(c.xs[h+1] - c.xs[h]) * (c.ys[h+1] + c.ys[h]) / 2)
+		c.add(-c.dx(c.xs[h], c.xs[h+1]) * (c.ys[h+1] + c.ys[h]) / 2)
 	}
 	c.head++
 	if c.head > 1024 && c.head*2 > len(c.xs) {
@@ -182,7 +191,7 @@ func (c *calcFunc) Result(int64) (bsoncore.Value, error) {
 			return expr.Null, nil
 		}
 		f, l := c.head, len(c.xs)-1
-		dx := c.xs[l] - c.xs[f]
+		dx := c.dx(c.xs[f], c.xs[l])
 		if dx == 0 {
 			return expr.Null, nil
 		}
