@@ -9,14 +9,20 @@ import (
 
 // partBuf holds the documents of the current partition that the window
 // stage still needs, by position in the partition. Past the memory limit
-// (with allowDiskUse) it moves the documents it holds to an unlinked
+// (with allowDiskUse) it moves every document it holds to an unlinked
 // temporary file and reads them back by offset when they are needed, so
-// only an index of 12 bytes per spilled document stays in memory.
+// a spilled position costs 8 bytes of memory. Spilled positions are
+// always a prefix of the held ones: a spill writes everything held.
 type partBuf struct {
-	ents  []bufEnt
-	head  int   // index in ents of position base
-	base  int64 // partition position of ents[head]
-	mem   int64 // bytes of the documents held in memory
+	base int64 // partition position of the first held document
+	// offs are the file offsets of the spilled positions, from shead on;
+	// the last one ends at fsize.
+	offs  []int64
+	shead int
+	// docs are the in-memory positions after the spilled ones, from mhead.
+	docs  []bsoncore.Document
+	mhead int
+	mem   int64 // bytes of memory held
 	dir   string
 	f     *os.File
 	fsize int64
@@ -24,31 +30,31 @@ type partBuf struct {
 	spilled, spills, spillBytes int64
 }
 
-type bufEnt struct {
-	doc bsoncore.Document // nil when spilled
-	off int64
-	n   int32
-}
+// docOverheadWin is what an in-memory position costs beyond its document.
+const docOverheadWin = 24
 
-// bufEntOverhead approximates what one held position costs beyond its
-// document.
-const bufEntOverhead = 40
+func (b *partBuf) nSpilled() int64 { return int64(len(b.offs) - b.shead) }
 
-func (b *partBuf) len() int64 { return b.base + int64(len(b.ents)-b.head) }
+func (b *partBuf) len() int64 { return b.base + b.nSpilled() + int64(len(b.docs)-b.mhead) }
 
 func (b *partBuf) push(d bsoncore.Document) {
-	b.ents = append(b.ents, bufEnt{doc: d, n: int32(len(d))})
-	b.mem += int64(len(d)) + bufEntOverhead
+	b.docs = append(b.docs, d)
+	b.mem += int64(len(d)) + docOverheadWin
 }
 
 // get returns the document at partition position i (base <= i < len).
 func (b *partBuf) get(i int64) (bsoncore.Document, error) {
-	e := &b.ents[b.head+int(i-b.base)]
-	if e.doc != nil {
-		return e.doc, nil
+	k := i - b.base
+	if k >= b.nSpilled() {
+		return b.docs[b.mhead+int(k-b.nSpilled())], nil
 	}
-	d := make([]byte, e.n)
-	if _, err := b.f.ReadAt(d, e.off); err != nil {
+	j := b.shead + int(k)
+	end := b.fsize
+	if j+1 < len(b.offs) {
+		end = b.offs[j+1]
+	}
+	d := make([]byte, end-b.offs[j])
+	if _, err := b.f.ReadAt(d, b.offs[j]); err != nil {
 		return nil, fmt.Errorf("agg: read window spill file: %w", err)
 	}
 	return d, nil
@@ -56,27 +62,32 @@ func (b *partBuf) get(i int64) (bsoncore.Document, error) {
 
 // dropBefore forgets the positions before i.
 func (b *partBuf) dropBefore(i int64) {
-	for b.base < i && b.head < len(b.ents) {
-		e := &b.ents[b.head]
-		if e.doc != nil {
-			b.mem -= int64(len(e.doc))
-		}
-		b.mem -= bufEntOverhead
-		*e = bufEnt{}
-		b.head++
+	for b.base < i && b.nSpilled() > 0 {
+		b.shead++
+		b.base++
+		b.mem -= 8
+	}
+	for b.base < i && b.mhead < len(b.docs) {
+		b.mem -= int64(len(b.docs[b.mhead])) + docOverheadWin
+		b.docs[b.mhead] = nil
+		b.mhead++
 		b.base++
 	}
-	if b.head > 1024 && b.head*2 > len(b.ents) {
-		n := copy(b.ents, b.ents[b.head:])
-		clear(b.ents[n:])
-		b.ents, b.head = b.ents[:n], 0
+	if b.mhead > 1024 && b.mhead*2 > len(b.docs) {
+		n := copy(b.docs, b.docs[b.mhead:])
+		clear(b.docs[n:])
+		b.docs, b.mhead = b.docs[:n], 0
+	}
+	if b.shead > 1024 && b.shead*2 > len(b.offs) {
+		n := copy(b.offs, b.offs[b.shead:])
+		b.offs, b.shead = b.offs[:n], 0
 	}
 }
 
 // reset empties the buffer for a new partition starting at position 0.
 func (b *partBuf) reset() {
-	b.dropBefore(b.len())
-	b.ents, b.head, b.base, b.mem = b.ents[:0], 0, 0, 0
+	clear(b.docs)
+	b.docs, b.mhead, b.offs, b.shead, b.base, b.mem = b.docs[:0], 0, b.offs[:0], 0, 0, 0
 	if b.f != nil {
 		b.f.Truncate(0)
 		b.fsize = 0
@@ -85,6 +96,9 @@ func (b *partBuf) reset() {
 
 // spill writes every document held in memory to the spill file.
 func (b *partBuf) spill() error {
+	if b.mhead == len(b.docs) {
+		return nil
+	}
 	if b.f == nil {
 		if b.dir != "" {
 			if err := os.MkdirAll(b.dir, 0o700); err != nil {
@@ -100,21 +114,15 @@ func (b *partBuf) spill() error {
 	}
 	var buf []byte
 	start := b.fsize
-	for i := b.head; i < len(b.ents); i++ {
-		e := &b.ents[i]
-		if e.doc == nil {
-			continue
-		}
-		e.off = b.fsize
-		b.fsize += int64(len(e.doc))
-		buf = append(buf, e.doc...)
-		b.mem -= int64(len(e.doc))
-		e.doc = nil
+	for _, d := range b.docs[b.mhead:] {
+		b.offs = append(b.offs, b.fsize)
+		b.fsize += int64(len(d))
+		buf = append(buf, d...)
+		b.mem += 8 - int64(len(d)) - docOverheadWin
 		b.spilled++
 	}
-	if len(buf) == 0 {
-		return nil
-	}
+	clear(b.docs)
+	b.docs, b.mhead = b.docs[:0], 0
 	if _, err := b.f.WriteAt(buf, start); err != nil {
 		return fmt.Errorf("agg: write window spill file: %w", err)
 	}

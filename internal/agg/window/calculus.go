@@ -80,9 +80,9 @@ func parseIntegral(s *Spec, arg bsoncore.Value, hasWin bool, win bsoncore.Value,
 	if s.Bounds, err = windowOf(hasWin, win, pc); err != nil {
 		return err
 	}
-	sortBy := pc.SortBy
+	sortBy, lowUnb := pc.SortBy, s.Bounds.LoUnb
 	s.fresh = func(vars *expr.Vars) (Func, error) {
-		return &calcFunc{in: in, unit: unit, vars: vars, sortBy: sortBy}, nil
+		return &calcFunc{in: in, unit: unit, vars: vars, sortBy: sortBy, lowUnb: lowUnb}, nil
 	}
 	return nil
 }
@@ -98,6 +98,7 @@ type calcFunc struct {
 	vars       *expr.Vars
 	sortBy     *SortInfo
 	derivative bool
+	lowUnb     bool
 	xs, ys     []float64
 	head       int
 	area, comp float64
@@ -164,6 +165,13 @@ func (c *calcFunc) Add(doc bsoncore.Document) error {
 		c.add(c.dx(c.xs[n-1], x) * (y + c.ys[n-1]) / 2)
 	}
 	c.xs, c.ys = append(c.xs, x), append(c.ys, y)
+	if c.lowUnb && !c.derivative && len(c.xs)-c.head > 1 {
+		// Nothing leaves the window: the area needs only the last point.
+		c.head = len(c.xs) - 1
+		if c.head > 1024 {
+			c.xs, c.ys, c.head = append(c.xs[:0], x), append(c.ys[:0], y), 0
+		}
+	}
 	return nil
 }
 

@@ -41,6 +41,10 @@ func (m *minMaxFunc) Add(doc bsoncore.Document) error {
 		m.candsMem -= valueOverhead + int64(len(m.cands[len(m.cands)-1].v.Data))
 		m.cands = m.cands[:len(m.cands)-1]
 	}
+	if !m.keep && len(m.cands) > m.head {
+		// Nothing leaves the window: only the best value matters.
+		return nil
+	}
 	c := bsoncore.Value{Type: v.Type, Data: append([]byte(nil), v.Data...)}
 	m.cands = append(m.cands, cand{seq: seq, v: c})
 	m.candsMem += valueOverhead + int64(len(c.Data))
@@ -84,6 +88,13 @@ func (f *firstLastFunc) Add(doc bsoncore.Document) error {
 	}
 	if v.Type == 0 {
 		v = expr.Null
+	}
+	if !f.keep && f.q.len() > 0 {
+		// Nothing leaves the window: keep only the first or the last.
+		if f.first {
+			return nil
+		}
+		f.q.pop()
 	}
 	f.q.push(v)
 	return nil

@@ -13,6 +13,16 @@ type inputFunc struct {
 	f    *accum.Factory
 	vars *expr.Vars
 	q    queue
+	// keep is false when the window's lower bound is unbounded: nothing
+	// ever leaves, so the values need not be kept for removal.
+	keep bool
+}
+
+// remember queues v for its removal when values leave the window.
+func (in *inputFunc) remember(v bsoncore.Value) {
+	if in.keep {
+		in.q.push(v)
+	}
 }
 
 func (in *inputFunc) input(doc bsoncore.Document) (bsoncore.Value, error) {
@@ -22,7 +32,7 @@ func (in *inputFunc) input(doc bsoncore.Document) (bsoncore.Value, error) {
 // removable returns the constructor of name's state over window b.
 func removable(name string, f *accum.Factory, b Bounds) func(vars *expr.Vars) (Func, error) {
 	return func(vars *expr.Vars) (Func, error) {
-		in := inputFunc{f: f, vars: vars}
+		in := inputFunc{f: f, vars: vars, keep: !b.LoUnb}
 		switch name {
 		case "$sum", "$count":
 			return &sumFunc{inputFunc: in}, nil

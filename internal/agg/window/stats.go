@@ -30,7 +30,7 @@ func (s *stdDevFunc) Add(doc bsoncore.Document) error {
 	if err != nil {
 		return err
 	}
-	s.q.push(v)
+	s.remember(v)
 	if !bsonutil.IsNumber(v.Type) {
 		return nil
 	}
@@ -113,7 +113,9 @@ func (s *setFunc) Add(doc bsoncore.Document) error {
 			}
 		}
 	}
-	s.keys = append(s.keys, k)
+	if s.keep {
+		s.keys = append(s.keys, k)
+	}
 	return nil
 }
 
@@ -150,6 +152,7 @@ type covFunc struct {
 	x, y      expr.Expr
 	vars      *expr.Vars
 	samp      bool
+	keep      bool
 	xs, ys    []float64
 	ok        []bool
 	n         int64
@@ -178,8 +181,10 @@ func parseCovariance(s *Spec, arg bsoncore.Value, hasWin bool, win bsoncore.Valu
 	if s.Bounds, err = windowOf(hasWin, win, pc); err != nil {
 		return err
 	}
-	samp := s.Name == "$covarianceSamp"
-	s.fresh = func(vars *expr.Vars) (Func, error) { return &covFunc{x: x, y: y, vars: vars, samp: samp}, nil }
+	samp, keep := s.Name == "$covarianceSamp", !s.Bounds.LoUnb
+	s.fresh = func(vars *expr.Vars) (Func, error) {
+		return &covFunc{x: x, y: y, vars: vars, samp: samp, keep: keep}, nil
+	}
 	return nil
 }
 
@@ -202,7 +207,9 @@ func (c *covFunc) Add(doc bsoncore.Document) error {
 		c.my += (y - c.my) / float64(c.n)
 		c.c += dx * (y - c.my)
 	}
-	c.xs, c.ys, c.ok = append(c.xs, x), append(c.ys, y), append(c.ok, ok)
+	if c.keep {
+		c.xs, c.ys, c.ok = append(c.xs, x), append(c.ys, y), append(c.ok, ok)
+	}
 	return nil
 }
 

@@ -30,7 +30,7 @@ func (s *sumFunc) Add(doc bsoncore.Document) error {
 	if err != nil {
 		return err
 	}
-	s.q.push(v)
+	s.remember(v)
 	s.apply(v, 1)
 	return nil
 }
