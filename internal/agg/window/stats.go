@@ -59,6 +59,10 @@ func (s *stdDevFunc) Remove() error {
 	}
 	s.mean = old
 	s.n--
+	if s.n == 1 {
+		// One value has no deviation; drop the rounding left over.
+		s.m2 = 0
+	}
 	return nil
 }
 
