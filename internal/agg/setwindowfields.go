@@ -146,7 +146,8 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	}
 	out = append(out, w)
 	if complexPart != nil {
-		un, err := parseUnset(expr.String(partitionTmpField), pc)
+		// mongod's $unset of the key explains as this $project.
+		un, err := parseProject(docValue(bsoncore.NewDocumentBuilder().AppendBoolean(partitionTmpField, false).AppendBoolean("_id", true).Build()), pc)
 		if err != nil {
 			return nil, err
 		}
