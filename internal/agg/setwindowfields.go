@@ -66,7 +66,7 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		if _, nat := sortBy.Natural(); nat {
 			return nil, errs.New(errs.Location17312, "$natural is not allowed in $sort")
 		}
-		w.sortBy = &window.SortInfo{Sort: sortBy, Raw: sortRaw.Document()}
+		w.sortBy = window.NewSortInfo(sortBy, sortRaw.Document())
 	}
 	wpc := &window.ParseContext{Expr: pc.Expr, SortBy: w.sortBy,
 		MaxPushBytes: pc.params().MaxPushBytes.Load(), MaxAddToSetBytes: pc.params().MaxAddToSetBytes.Load()}

@@ -395,30 +395,11 @@ func (r *windowRun) rangeWindow(o *outState, cur bsoncore.Document) (int64, int6
 		}
 		return expr.Date(ms), nil
 	}
-	var lo, hi bsoncore.Value
-	var err error
-	if !b.LoUnb {
-		if lo, err = offset(b.LoV); err != nil {
-			return 0, 0, err
+	hasType := func(v bsoncore.Value) bool {
+		if b.Unit != "" {
+			return v.Type == bsoncore.TypeDateTime
 		}
-	}
-	if !b.HiUnb {
-		if hi, err = offset(b.HiV); err != nil {
-			return 0, 0, err
-		}
-	}
-	desc := r.w.sortBy.Fields[0].Desc
-	// Documents before the window sort before its near bound, documents
-	// after it past its far bound (for a descending sortBy, the larger
-	// values come first).
-	nearUnb, farUnb := b.LoUnb, b.HiUnb
-	near, far := lo, hi
-	if desc {
-		nearUnb, farUnb, near, far = b.HiUnb, b.LoUnb, hi, lo
-	}
-	sign := 1
-	if desc {
-		sign = -1
+		return bsonutil.IsNumber(v.Type)
 	}
 	value := func(j int64) (bsoncore.Value, error) {
 		d, err := r.buf.get(j)
@@ -427,61 +408,66 @@ func (r *windowRun) rangeWindow(o *outState, cur bsoncore.Document) (int64, int6
 		}
 		return r.w.sortBy.Value(d), nil
 	}
-	if !nearUnb {
+	// scan advances *p while ok holds for the document there, reading
+	// ahead as needed.
+	scan := func(p *int64, ok func(v bsoncore.Value) bool) error {
 		for {
-			if err := r.ensure(o.rs + 1); err != nil {
-				return 0, 0, err
+			if err := r.ensure(*p + 1); err != nil {
+				return err
 			}
-			if o.rs >= r.buf.len() {
-				break
+			if *p >= r.buf.len() {
+				return nil
 			}
-			v, err := value(o.rs)
+			v, err := value(*p)
 			if err != nil {
-				return 0, 0, err
+				return err
 			}
-			if !rangeComparable(v) || bsonutil.Compare(v, near)*sign < 0 {
-				o.rs++
-				continue
+			if !ok(v) {
+				return nil
 			}
-			break
+			(*p)++
 		}
 	}
-	if farUnb {
-		if err := r.ensure(math.MaxInt64); err != nil {
+	// The lower end: "current" is the current document itself; otherwise
+	// the first document at or past the threshold (mongod's PartitionIterator
+	// compares in MongoDB's value order, so nulls, which sort first, are
+	// skipped, and "unbounded" starts at the first value of the window's
+	// type).
+	switch {
+	case b.LoCurrent():
+		o.rs = max(o.rs, r.i)
+	case b.LoUnb:
+		if err := scan(&o.rs, func(v bsoncore.Value) bool { return !hasType(v) }); err != nil {
 			return 0, 0, err
 		}
-		o.re = r.buf.len()
-	} else {
-		o.re = max(o.re, o.rs)
-		for {
-			if err := r.ensure(o.re + 1); err != nil {
-				return 0, 0, err
-			}
-			if o.re >= r.buf.len() {
-				break
-			}
-			v, err := value(o.re)
-			if err != nil {
-				return 0, 0, err
-			}
-			if rangeComparable(v) && bsonutil.Compare(v, far)*sign > 0 {
-				break
-			}
-			if !rangeComparable(v) && desc {
-				// Nulls and missing values sort last when descending.
-				break
-			}
-			o.re++
+	default:
+		lo, err := offset(b.LoV)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := scan(&o.rs, func(v bsoncore.Value) bool { return bsonutil.Compare(v, lo) < 0 }); err != nil {
+			return 0, 0, err
+		}
+	}
+	o.re = max(o.re, o.rs)
+	switch {
+	case b.HiCurrent():
+		o.re = max(o.re, r.i+1)
+	case b.HiUnb:
+		if err := scan(&o.re, hasType); err != nil {
+			return 0, 0, err
+		}
+	default:
+		hi, err := offset(b.HiV)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := scan(&o.re, func(v bsoncore.Value) bool { return bsonutil.Compare(hi, v) >= 0 }); err != nil {
+			return 0, 0, err
 		}
 	}
 	s, e := max(o.rs, o.ws), max(o.re, o.rs, o.we)
 	return s, e, nil
-}
-
-// rangeComparable reports whether a sortBy value takes part in range
-// windows: numbers and dates (null, missing and others never do).
-func rangeComparable(v bsoncore.Value) bool {
-	return bsonutil.IsNumber(v.Type) || v.Type == bsoncore.TypeDateTime
 }
 
 func integralValue(v bsoncore.Value) (int64, bool) {

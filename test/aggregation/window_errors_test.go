@@ -63,6 +63,7 @@ func TestWindowErrors(t *testing.T) {
 		{"range over dates without unit", `[{"$setWindowFields": {"sortBy": {"d": 1}, "output": {"x": {"$sum": "$a", "window": {"range": [-1, 0]}}}}}]`, 5429413, "Invalid range: For windows that involve date or time ranges, a unit must be provided."},
 		{"range with unit over numbers", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"x": {"$sum": "$a", "window": {"range": [-1, 0], "unit": "day"}}}}}]`, 5429513, "Invalid range: Expected the sortBy field to be a Date, but it was int"},
 		{"range over strings", `[{"$setWindowFields": {"sortBy": {"s": 1}, "output": {"x": {"$sum": "$a", "window": {"range": [-1, 0]}}}}}]`, 5429414, "Invalid range: Expected the sortBy field to be a number, but it was string"},
+		{"range over a descending sortBy (refused)", `[{"$setWindowFields": {"sortBy": {"a": -1}, "output": {"x": {"$sum": "$a", "window": {"range": [-1, 0]}}}}}]`, 238, "descending sortBy"},
 		{"no output", `[{"$setWindowFields": {"sortBy": {"a": 1}}}]`, 40414, ""},
 		{"unknown stage field", `[{"$setWindowFields": {"foo": 1, "output": {}}}]`, 40415, ""},
 		{"$fill empty output", `[{"$fill": {"output": {}}}]`, 6050203, "The output field in '$fill' must contain an object with at least one element"},

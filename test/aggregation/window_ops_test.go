@@ -167,12 +167,15 @@ func TestWindowRankFamily(t *testing.T) {
 			  {"_id": 3, "mx": [20, 20], "mn": [10, 20], "fn": [10, 20], "ln": [20, 20], "tn": [2, 3], "b": 1},
 			  {"_id": 4, "mx": [30, 20], "mn": [20, 20], "fn": [20, 20], "ln": [20, 30], "tn": [4, 2], "b": 1},
 			  {"_id": 5, "mx": [5], "mn": [5], "fn": [5], "ln": [5], "tn": [5], "b": 5}]`},
-		{"$sum over documents [-1, 1] and range [-10, 0]", `[{"$setWindowFields": {"partitionBy": "$g", "sortBy": {"s": 1},
+		{"$sum over documents [-1, 1] and range [-10, current]", `[{"$setWindowFields": {"partitionBy": "$g", "sortBy": {"s": 1},
 			"output": {"c": {"$sum": "$s", "window": {"documents": [-1, 1]}}, "r": {"$sum": "$s", "window": {"range": [-10, "current"]}}}}},
 			{"$project": {"c": 1, "r": 1}}, {"$sort": {"_id": 1}}]`,
-			`[{"_id": 1, "c": 30, "r": 10}, {"_id": 2, "c": 50, "r": 50}, {"_id": 3, "c": 70, "r": 50}, {"_id": 4, "c": 50, "r": 70}, {"_id": 5, "c": 5, "r": 5}]`},
-		{"range window over a descending sortBy", `[{"$setWindowFields": {"partitionBy": "$g", "sortBy": {"s": -1},
-			"output": {"r": {"$sum": "$s", "window": {"range": [-10, "current"]}}}}}, {"$project": {"r": 1}}, {"$sort": {"_id": 1}}]`,
+			`[{"_id": 1, "c": 30, "r": 10}, {"_id": 2, "c": 50, "r": 30}, {"_id": 3, "c": 70, "r": 50}, {"_id": 4, "c": 50, "r": 70}, {"_id": 5, "c": 5, "r": 5}]`},
+		// In a range window "current" is the current document's position:
+		// _id 2 does not see its tie _id 3, which comes after it; a
+		// numeric 0 includes ties.
+		{"range [-10, 0] includes ties", `[{"$setWindowFields": {"partitionBy": "$g", "sortBy": {"s": 1},
+			"output": {"r": {"$sum": "$s", "window": {"range": [-10, 0]}}}}}, {"$project": {"r": 1}}, {"$sort": {"_id": 1}}]`,
 			`[{"_id": 1, "r": 10}, {"_id": 2, "r": 50}, {"_id": 3, "r": 50}, {"_id": 4, "r": 70}, {"_id": 5, "r": 5}]`},
 	})
 }

@@ -26,6 +26,14 @@ var Unbounded = Bounds{LoUnb: true, HiUnb: true}
 // toCurrent is the [unbounded, current] window of the rank family.
 var toCurrent = Bounds{LoUnb: true}
 
+// LoCurrent and HiCurrent report a "current" bound: in a range window it
+// is the current document's position, not its value (ties after it are
+// outside a window whose upper bound is "current").
+func (b Bounds) LoCurrent() bool { return b.loCur }
+
+// HiCurrent: see LoCurrent.
+func (b Bounds) HiCurrent() bool { return b.hiCur }
+
 // IsUnbounded reports whether the window is the whole partition.
 func (b Bounds) IsUnbounded() bool { return b.LoUnb && b.HiUnb }
 
@@ -115,6 +123,12 @@ func parseBounds(v bsoncore.Value, sortBy *SortInfo) (Bounds, error) {
 	}
 	if sortBy == nil || len(sortBy.Fields) != 1 {
 		return Bounds{}, errs.New(errs.Location5339902, "Range-based bounds require sortBy a single field")
+	}
+	if sortBy.Fields[0].Desc {
+		// mongod 7.0 scans range windows as if ascending; later versions
+		// refuse a descending sortBy (8947401). Refused rather than
+		// reproduced.
+		return Bounds{}, errs.New(errs.NotImplemented, "range-based window bounds over a descending sortBy are not supported")
 	}
 	return b, nil
 }

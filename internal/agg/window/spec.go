@@ -15,13 +15,20 @@ type SortInfo struct {
 	*query.Sort
 	// Raw is the sortBy document as given.
 	Raw bsoncore.Document
+	// first is the first sortBy field's path, split.
+	first []string
+}
+
+// NewSortInfo wraps a parsed sortBy and its document.
+func NewSortInfo(s *query.Sort, raw bsoncore.Document) *SortInfo {
+	return &SortInfo{Sort: s, Raw: raw, first: strings.Split(s.Fields[0].Path, ".")}
 }
 
 // Value returns the value a range window or a function of the sortBy
 // value ($derivative, $integral, $linearFill) reads from doc: the single
 // sortBy field, through embedded documents only; missing when absent.
 func (s *SortInfo) Value(doc bsoncore.Document) bsoncore.Value {
-	return expr.GetPath(doc, strings.Split(s.Fields[0].Path, "."))
+	return expr.GetPath(doc, s.first)
 }
 
 // Func is the state of one window function over one partition.
