@@ -67,7 +67,7 @@ func parseDerivative(s *Spec, arg bsoncore.Value, hasWin bool, win bsoncore.Valu
 	}
 	sortBy := pc.SortBy
 	s.fresh = func(vars *expr.Vars) (Func, error) {
-		return &calcFunc{in: in, unit: unit, vars: vars, sortBy: sortBy, derivative: true}, nil
+		return &derivFunc{in: in, unit: unit, vars: vars, sortBy: sortBy}, nil
 	}
 	return nil
 }
@@ -87,17 +87,15 @@ func parseIntegral(s *Spec, arg bsoncore.Value, hasWin bool, win bsoncore.Value,
 	return nil
 }
 
-// calcFunc is $derivative (the slope between the window's first and last
-// points) and $integral (the trapezoidal area under the window's points,
+// calcFunc is $integral: the trapezoidal area under the window's points,
 // kept as a running sum so that a sliding window costs O(1) per
-// document). x is the sortBy value: a number, or a date in milliseconds
+// document. x is the sortBy value: a number, or a date in milliseconds
 // whose differences are divided by the unit.
 type calcFunc struct {
 	in         expr.Expr
 	unit       int64
 	vars       *expr.Vars
 	sortBy     *SortInfo
-	derivative bool
 	lowUnb     bool
 	xs, ys     []float64
 	head       int
@@ -105,37 +103,23 @@ type calcFunc struct {
 }
 
 func (c *calcFunc) point(doc bsoncore.Document) (float64, float64, error) {
-	name := "$integral"
-	if c.derivative {
-		name = "$derivative"
-	}
 	xv := c.sortBy.Value(doc)
-	var x float64
-	switch {
-	case c.unit > 0:
-		if xv.Type != bsoncore.TypeDateTime {
-			if c.derivative {
-				return 0, 0, errs.New(errs.Location5624900, "$derivative with unit expects the sortBy field to be a Date")
-			}
-			return 0, 0, errs.New(errs.Location5423901, "$integral with unit expects the sortBy field to be a Date")
-		}
-		x = float64(xv.DateTime())
-	case xv.Type == bsoncore.TypeDateTime:
-		if c.derivative {
-			return 0, 0, errs.New(errs.Location5624901, "$derivative where the sortBy is a Date requires an 'unit'")
-		}
-		return 0, 0, errs.New(errs.Location5423902, "$integral where the sortBy is a Date requires an 'unit'")
-	case bsonutil.IsNumber(xv.Type):
-		x = bsonutil.AsFloat64(xv)
-	default:
-		return 0, 0, errs.New(errs.TypeMismatch, "%s requires the sortBy field to be numeric, but found %s", name, bsonutil.TypeName(xv.Type))
-	}
 	yv, err := c.in.Eval(doc, c.vars)
 	if err != nil {
 		return 0, 0, err
 	}
-	if !bsonutil.IsNumber(yv.Type) {
-		return 0, 0, errs.New(errs.TypeMismatch, "%s requires its input to be numeric, but found %s", name, bsonutil.TypeName(yv.Type))
+	if !bsonutil.IsNumber(yv.Type) || !(bsonutil.IsNumber(xv.Type) || xv.Type == bsoncore.TypeDateTime) {
+		return 0, 0, errs.New(errs.Location5423900, "The input value of $integral window function must be a vector of 2 value, the first value must be numeric or date type and the second must be numeric.")
+	}
+	if c.unit > 0 && xv.Type != bsoncore.TypeDateTime {
+		return 0, 0, errs.New(errs.Location5423901, "$integral with 'unit' expects the sortBy field to be a Date")
+	}
+	if c.unit == 0 && xv.Type == bsoncore.TypeDateTime {
+		return 0, 0, errs.New(errs.Location5423902, "$integral (with no 'unit') expects the sortBy field to be numeric")
+	}
+	x := bsonutil.AsFloat64(xv)
+	if xv.Type == bsoncore.TypeDateTime {
+		x = float64(xv.DateTime())
 	}
 	return x, bsonutil.AsFloat64(yv), nil
 }
@@ -161,11 +145,11 @@ func (c *calcFunc) Add(doc bsoncore.Document) error {
 	if err != nil {
 		return err
 	}
-	if n := len(c.xs); n > c.head && !c.derivative {
+	if n := len(c.xs); n > c.head {
 		c.add(c.dx(c.xs[n-1], x) * (y + c.ys[n-1]) / 2)
 	}
 	c.xs, c.ys = append(c.xs, x), append(c.ys, y)
-	if c.lowUnb && !c.derivative && len(c.xs)-c.head > 1 {
+	if c.lowUnb && len(c.xs)-c.head > 1 {
 		// Nothing leaves the window: the area needs only the last point.
 		c.head = len(c.xs) - 1
 		if c.head > 1024 {
@@ -176,7 +160,7 @@ func (c *calcFunc) Add(doc bsoncore.Document) error {
 }
 
 func (c *calcFunc) Remove() error {
-	if len(c.xs)-c.head >= 2 && !c.derivative {
+	if len(c.xs)-c.head >= 2 {
 		h := c.head
 		c.add(-c.dx(c.xs[h], c.xs[h+1]) * (c.ys[h+1] + c.ys[h]) / 2)
 	}
@@ -193,22 +177,89 @@ func (c *calcFunc) Remove() error {
 }
 
 func (c *calcFunc) Result(int64) (bsoncore.Value, error) {
-	n := len(c.xs) - c.head
-	if c.derivative {
-		if n < 2 {
-			return expr.Null, nil
-		}
-		f, l := c.head, len(c.xs)-1
-		dx := c.dx(c.xs[f], c.xs[l])
-		if dx == 0 {
-			return expr.Null, nil
-		}
-		return expr.Double((c.ys[l] - c.ys[f]) / dx), nil
-	}
-	if n == 0 {
+	if len(c.xs) == c.head {
 		return expr.Null, nil
 	}
 	return expr.Double(c.area), nil
 }
 
 func (c *calcFunc) MemUsage() int64 { return 64 + int64(cap(c.xs)+cap(c.ys))*8 }
+
+// derivFunc is $derivative: (y_last - y_first) / (x_last - x_first) over
+// the window's end points, per unit; as in mongod only the two end points
+// are checked (5624900-5624903) and a zero run gives null.
+type derivFunc struct {
+	in     expr.Expr
+	unit   int64
+	vars   *expr.Vars
+	sortBy *SortInfo
+	xs, ys queue
+}
+
+func (d *derivFunc) Add(doc bsoncore.Document) error {
+	y, err := d.in.Eval(doc, d.vars)
+	if err != nil {
+		return err
+	}
+	d.xs.push(d.sortBy.Value(doc))
+	d.ys.push(y)
+	return nil
+}
+
+func (d *derivFunc) Remove() error {
+	d.xs.pop()
+	d.ys.pop()
+	return nil
+}
+
+func (d *derivFunc) Result(int64) (bsoncore.Value, error) {
+	if d.xs.len() == 0 {
+		return expr.Null, nil
+	}
+	lx, rx := d.xs.front(), d.xs.back()
+	if d.unit > 0 {
+		if lx.Type != bsoncore.TypeDateTime || rx.Type != bsoncore.TypeDateTime {
+			return bsoncore.Value{}, errs.New(errs.Location5624900, "$derivative with 'unit' expects the sortBy field to be a Date")
+		}
+	} else {
+		if lx.Type == bsoncore.TypeDateTime || rx.Type == bsoncore.TypeDateTime {
+			return bsoncore.Value{}, errs.New(errs.Location5624901, "$derivative where the sortBy is a Date requires an 'unit'")
+		}
+		if !bsonutil.IsNumber(lx.Type) || !bsonutil.IsNumber(rx.Type) {
+			return bsoncore.Value{}, errs.New(errs.Location5624902, "$derivative (with no 'unit') expects the sortBy field to be numeric")
+		}
+	}
+	ly, ry := d.ys.front(), d.ys.back()
+	if expr.IsNullish(ly) || expr.IsNullish(ry) {
+		return bsoncore.Value{}, errs.New(errs.Location5624903, "$derivative input must not be null or missing")
+	}
+	if !bsonutil.IsNumber(ly.Type) || !bsonutil.IsNumber(ry.Type) {
+		return bsoncore.Value{}, errs.New(errs.Location16556, "cant $subtract a %s from a %s", bsonutil.TypeName(ly.Type), bsonutil.TypeName(ry.Type))
+	}
+	// rise / run, the run in milliseconds for dates, then scaled by the
+	// unit's milliseconds, as mongod computes it.
+	var run float64
+	if d.unit > 0 {
+		run = float64(rx.DateTime() - lx.DateTime())
+	} else {
+		run = bsonutil.AsFloat64(rx) - bsonutil.AsFloat64(lx)
+	}
+	if run == 0 {
+		return expr.Null, nil
+	}
+	rise := expr.NumSub(ry, ly)
+	if rise.Type == bsoncore.TypeDecimal128 {
+		r := expr.NumDiv(rise, expr.Double(run))
+		if d.unit > 0 {
+			r = expr.NumMul(r, expr.Int64(d.unit))
+		}
+		return r, nil
+	}
+	r := bsonutil.AsFloat64(rise) / run
+	if d.unit > 0 {
+		r *= float64(d.unit)
+	}
+	return expr.Double(r), nil
+}
+
+func (d *derivFunc) MemUsage() int64 { return d.xs.memUsage() + d.ys.memUsage() }
