@@ -145,6 +145,8 @@ type runCtx struct {
 	// spill, when set, counts the spills of the stage being explained
 	// (explainstats.go).
 	spill *spillStats
+	// winMem, when set, receives a window stage's memory figures.
+	winMem *windowMem
 }
 
 // Parse parses and optimizes a pipeline.

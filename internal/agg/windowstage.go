@@ -93,6 +93,14 @@ func (w *windowStage) spec() bsoncore.Document {
 	return bsoncore.NewDocumentBuilder().AppendDocument("$_internalSetWindowFields", b.Build()).Build()
 }
 
+// windowMem are the memory figures explain reports for the stage, as
+// mongod 7.0: each function's high-water mark and the stage's.
+type windowMem struct {
+	fields []string
+	funcs  []int64
+	total  int64
+}
+
 // outState is one output field's function and the part of the partition
 // it has seen: positions [ws, we) are in its window; rs and re are a
 // range window's search positions.
@@ -101,6 +109,8 @@ type outState struct {
 	f      window.Func
 	ws, we int64
 	rs, re int64
+	// peak is the most the function held.
+	peak int64
 }
 
 // windowRun is one execution of the stage.
@@ -130,6 +140,9 @@ func (w *windowStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 		r.outs[i] = &outState{spec: s}
 	}
 	w.vals = make([]bsoncore.Value, len(w.specs))
+	if m := rc.winMem; m != nil {
+		m.fields, m.funcs = w.fields, make([]int64, len(w.specs))
+	}
 	return &funcIter{next: r.next, close: r.close}, nil
 }
 
@@ -264,11 +277,19 @@ func (r *windowRun) mem() int64 {
 	m := r.buf.mem
 	for _, o := range r.outs {
 		if o.f != nil {
-			m += o.f.MemUsage()
+			fm := o.f.MemUsage()
+			o.peak = max(o.peak, fm)
+			m += fm
 		}
 	}
 	if m > r.peak {
 		r.peak = m
+	}
+	if wm := r.rc.winMem; wm != nil {
+		wm.total = r.peak
+		for i, o := range r.outs {
+			wm.funcs[i] = o.peak
+		}
 	}
 	return m
 }

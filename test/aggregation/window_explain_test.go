@@ -68,6 +68,19 @@ func TestWindowExplainAndTransactions(t *testing.T) {
 		}
 	}
 
+	// executionStats: mongod 7.0's memory figures of the stage.
+	res := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: "cakeSales"}, {Key: "pipeline", Value: extJSON(t, `[{"$setWindowFields": {"sortBy": {"_id": 1},
+		"output": {"s": {"$sum": "$quantity", "window": {"documents": [-1, 0]}}, "p": {"$push": "$type"}}}}]`)}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	vals, _ := res.Lookup("stages").Array().Values()
+	ws := vals[len(vals)-1].Document()
+	if ws.Lookup("nReturned").AsInt64() != 6 || ws.Lookup("maxTotalMemoryUsageBytes").AsInt64() <= 0 ||
+		ws.Lookup("maxFunctionMemoryUsageBytes", "p").AsInt64() <= ws.Lookup("maxFunctionMemoryUsageBytes", "s").AsInt64() {
+		t.Errorf("window stage execution figures: %v", ws)
+	}
+	if used, ok := ws.Lookup("usedDisk").BooleanOK(); !ok || used {
+		t.Errorf("usedDisk: %v", ws)
+	}
+
 	// In a transaction.
 	sess, err := d.Client().StartSession()
 	if err != nil {

@@ -234,6 +234,9 @@ func (b Bounds) Render() bsoncore.Document {
 		case rng:
 			return v
 		}
+		if n == int64(int32(n)) {
+			return expr.Int32(int32(n))
+		}
 		return expr.Int64(n)
 	}
 	key := "documents"
