@@ -84,7 +84,7 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		node.set(leaf, &pchild{kind: pExpr, e: &windowSlot{vals: &w.vals, i: i}})
+		node.set(leaf, &pchild{kind: pExpr, e: &windowSlot{i: i}})
 		w.fields = append(w.fields, el.Key())
 		w.specs = append(w.specs, spec)
 	}
@@ -157,7 +157,8 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 }
 
 // windowSlot is the expression an output field's $addFields node reads:
-// the value the window function computed for the current document.
+// the value the window function computed for the current document. Each
+// run builds its own tree of slots over its own values.
 type windowSlot struct {
 	vals *[]bsoncore.Value
 	i    int
@@ -165,4 +166,14 @@ type windowSlot struct {
 
 func (s *windowSlot) Eval(bsoncore.Document, *expr.Vars) (bsoncore.Value, error) {
 	return (*s.vals)[s.i], nil
+}
+
+// outputTree builds the $addFields tree of the output fields over vals.
+func (w *windowStage) outputTree(vals *[]bsoncore.Value) *pnode {
+	tree := newPnode()
+	for i, f := range w.fields {
+		node, leaf, _ := tree.at("$setWindowFields", f) // checked at parse
+		node.set(leaf, &pchild{kind: pExpr, e: &windowSlot{vals: vals, i: i}})
+	}
+	return tree
 }

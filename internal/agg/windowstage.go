@@ -24,10 +24,9 @@ type windowStage struct {
 	sortBy  *window.SortInfo
 	fields  []string
 	specs   []*window.Spec
-	tree    *pnode
-	// vals are the values of the document being output, read by the
-	// tree's windowSlot expressions.
-	vals []bsoncore.Value
+	// tree checks the output paths at parse time; each run builds its own
+	// (outputTree) over its values.
+	tree *pnode
 }
 
 // parseInternalSetWindowFields parses $_internalSetWindowFields, which
@@ -127,9 +126,13 @@ type windowRun struct {
 	done, eof       bool
 	i, read         int64
 	outs            []*outState
-	limit           int64
-	res             membudget.Reservation
-	peak            int64
+	// vals are the values of the document being output, read by tree's
+	// windowSlot expressions.
+	vals  []bsoncore.Value
+	tree  *pnode
+	limit int64
+	res   membudget.Reservation
+	peak  int64
 }
 
 func (w *windowStage) open(rc *runCtx, in Iterator) (Iterator, error) {
@@ -139,7 +142,8 @@ func (w *windowStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	for i, s := range w.specs {
 		r.outs[i] = &outState{spec: s}
 	}
-	w.vals = make([]bsoncore.Value, len(w.specs))
+	r.vals = make([]bsoncore.Value, len(w.specs))
+	r.tree = w.outputTree(&r.vals)
 	if m := rc.winMem; m != nil {
 		m.fields, m.funcs = w.fields, make([]int64, len(w.specs))
 	}
@@ -337,9 +341,9 @@ func (r *windowRun) next() (bsoncore.Document, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.w.vals[k] = v
+		r.vals[k] = v
 	}
-	out, err := r.w.tree.setFields(cur, cur, r.rc.vars)
+	out, err := r.tree.setFields(cur, cur, r.rc.vars)
 	if err != nil {
 		return nil, err
 	}
