@@ -124,4 +124,22 @@ func TestWindowMemoryLimit(t *testing.T) {
 	}
 	// Sum of even numbers below 20000 and of odd ones.
 	wantDocs(t, res, `[{"_id": 0, "t": 99990000}, {"_id": 1, "t": 100000000}]`)
+
+	// A window reaching 3,000 documents ahead holds them all: past the
+	// limit they spill, and the window functions read them back from disk.
+	ahead := extJSON(t, `[{"$setWindowFields": {"partitionBy": "$k", "sortBy": {"_id": 1}, "output": {"t": {"$sum": "$v", "window": {"documents": [0, 3000]}}}}},
+		{"$match": {"_id": {"$in": [0, 1, 19000]}}}, {"$project": {"t": 1}}]`)
+	_, err = coll.Aggregate(testenv.Ctx(t), ahead, options.Aggregate().SetAllowDiskUse(false))
+	testenv.WantCmdError(t, err, 5414201, "")
+	cur, err = coll.Aggregate(testenv.Ctx(t), ahead, options.Aggregate().SetAllowDiskUse(true))
+	if err != nil {
+		t.Fatalf("allowDiskUse: %v", err)
+	}
+	res = nil
+	if err := cur.All(testenv.Ctx(t), &res); err != nil {
+		t.Fatal(err)
+	}
+	// k=0 from _id 0: 0+2+...+6000 = 9003000; k=1 from 1: 1+3+...+6001 =
+	// 9006001; _id 19000: 19000+19002+...+19998 (500 terms) = 9749500.
+	wantDocs(t, res, `[{"_id": 0, "t": 9003000}, {"_id": 19000, "t": 9749500}, {"_id": 1, "t": 9006001}]`)
 }

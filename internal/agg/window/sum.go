@@ -23,6 +23,29 @@ type sumFunc struct {
 	nan, posInf, negInf int64
 	dec                 bsoncore.Value
 	n32, n64, nf, nd    int64
+	// nums are the window's numbers (other values as type 0), 17 bytes
+	// each, for removal.
+	nums  []numEnt
+	nhead int
+}
+
+// numEnt is one number of the window in its BSON encoding.
+type numEnt struct {
+	t    bsoncore.Type
+	data [16]byte
+}
+
+func (e *numEnt) value() bsoncore.Value {
+	n := 0
+	switch e.t {
+	case bsoncore.TypeInt32:
+		n = 4
+	case bsoncore.TypeInt64, bsoncore.TypeDouble:
+		n = 8
+	case bsoncore.TypeDecimal128:
+		n = 16
+	}
+	return bsoncore.Value{Type: e.t, Data: e.data[:n]}
 }
 
 func (s *sumFunc) Add(doc bsoncore.Document) error {
@@ -30,13 +53,26 @@ func (s *sumFunc) Add(doc bsoncore.Document) error {
 	if err != nil {
 		return err
 	}
-	s.remember(v)
+	if s.keep {
+		var e numEnt
+		if bsonutil.IsNumber(v.Type) {
+			e.t = v.Type
+			copy(e.data[:], v.Data)
+		}
+		s.nums = append(s.nums, e)
+	}
 	s.apply(v, 1)
 	return nil
 }
 
 func (s *sumFunc) Remove() error {
-	s.apply(s.q.pop(), -1)
+	e := s.nums[s.nhead]
+	s.nhead++
+	if s.nhead > 1024 && s.nhead*2 > len(s.nums) {
+		n := copy(s.nums, s.nums[s.nhead:])
+		s.nums, s.nhead = s.nums[:n], 0
+	}
+	s.apply(e.value(), -1)
 	return nil
 }
 
@@ -140,4 +176,4 @@ func (s *sumFunc) Result(int64) (bsoncore.Value, error) {
 	return expr.Double(s.double() / float64(n)), nil
 }
 
-func (s *sumFunc) MemUsage() int64 { return 128 + s.q.memUsage() }
+func (s *sumFunc) MemUsage() int64 { return 128 + int64(cap(s.nums))*17 }
