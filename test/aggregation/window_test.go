@@ -102,6 +102,17 @@ func TestSetWindowFieldsCakeSales(t *testing.T) {
 			"output": {"stats.total": {"$sum": "$quantity"}}}}, {"$project": {"stats": 1}}]`,
 			`[{"_id": 4, "stats": {"total": 427}}, {"_id": 0, "stats": {"total": 427}}, {"_id": 2, "stats": {"total": 427}},
 			  {"_id": 5, "stats": {"total": 378}}, {"_id": 3, "stats": {"total": 378}}, {"_id": 1, "stats": {"total": 378}}]`},
+		{"in $facet", `[{"$facet": {"w": [{"$setWindowFields": {"partitionBy": "$state", "sortBy": {"orderDate": 1},
+			"output": {"c": {"$sum": "$quantity", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"c": 1}}]}}]`,
+			`[{"w": [{"_id": 4, "c": 162}, {"_id": 0, "c": 282}, {"_id": 2, "c": 427}, {"_id": 5, "c": 134}, {"_id": 3, "c": 238}, {"_id": 1, "c": 378}]}]`},
+		{"in a $lookup sub-pipeline", `[{"$match": {"_id": 0}}, {"$lookup": {"from": "cakeSales", "let": {"s": "$state"}, "pipeline": [
+			{"$match": {"$expr": {"$eq": ["$state", "$$s"]}}},
+			{"$setWindowFields": {"sortBy": {"orderDate": 1}, "output": {"n": {"$documentNumber": {}}}}}, {"$project": {"n": 1}}], "as": "l"}},
+			{"$project": {"l": 1}}]`,
+			`[{"_id": 0, "l": [{"_id": 4, "n": 1}, {"_id": 0, "n": 2}, {"_id": 2, "n": 3}]}]`},
+		{"$_internalSetWindowFields over sorted input", `[{"$sort": {"state": 1, "orderDate": 1}}, {"$_internalSetWindowFields": {"partitionBy": "$state", "sortBy": {"orderDate": 1},
+			"output": {"c": {"$sum": "$quantity", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"c": 1}}]`,
+			`[{"_id": 4, "c": 162}, {"_id": 0, "c": 282}, {"_id": 2, "c": 427}, {"_id": 5, "c": 134}, {"_id": 3, "c": 238}, {"_id": 1, "c": 378}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := aggregateJSON(t, coll, tc.pipeline)
