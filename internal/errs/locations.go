@@ -376,6 +376,7 @@ const (
 	Location6050202 Code = 6050202
 	Location6050203 Code = 6050203
 	Location6050204 Code = 6050204
+	Location6050106 Code = 6050106
 	Location5423900 Code = 5423900
 	Location5624903 Code = 5624903
 	Location5624902 Code = 5624902

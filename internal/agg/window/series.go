@@ -173,6 +173,9 @@ type linearFillFunc struct {
 	xs         []float64
 	ys         []bsoncore.Value
 	prev, next []int
+	// last is the previous sortBy value: mongod refuses repeats and a
+	// mix of numbers and dates.
+	last bsoncore.Value
 }
 
 func (l *linearFillFunc) Add(doc bsoncore.Document) error {
@@ -183,7 +186,20 @@ func (l *linearFillFunc) Add(doc bsoncore.Document) error {
 	if !expr.IsNullish(v) && !bsonutil.IsNumber(v.Type) {
 		return errs.New(errs.TypeMismatch, "Value to be filled must be numeric or nullish, but found %s", bsonutil.TypeName(v.Type))
 	}
-	x, err := sortNumber(l.sortBy.Value(doc), "$linearFill")
+	xv := l.sortBy.Value(doc)
+	if !bsonutil.IsNumber(xv.Type) && xv.Type != bsoncore.TypeDateTime {
+		return errs.New(errs.TypeMismatch, "Value of the sortBy field must be numeric or a date, but found %s", bsonutil.TypeName(xv.Type))
+	}
+	if l.last.Type != 0 {
+		if bsonutil.Compare(xv, l.last) == 0 {
+			return errs.New(errs.Location6050106, "There can be no repeated values in the sort field in the same partition")
+		}
+		if (xv.Type == bsoncore.TypeDateTime) != (l.last.Type == bsoncore.TypeDateTime) {
+			return errs.New(errs.TypeMismatch, "Conflicting sort value types, previously received type %s, but found %s", bsonutil.TypeName(l.last.Type), bsonutil.TypeName(xv.Type))
+		}
+	}
+	l.last = bsoncore.Value{Type: xv.Type, Data: append(l.last.Data[:0], xv.Data...)}
+	x, err := sortNumber(xv, "$linearFill")
 	if err != nil {
 		return err
 	}
