@@ -323,6 +323,12 @@ func (r *windowRun) next() (bsoncore.Document, error) {
 		if err != nil {
 			return nil, err
 		}
+		if o.spec.Bounds.LoUnb {
+			// Functions over an unbounded lower bound keep nothing to
+			// remove (a range window only skips leading values of another
+			// type, and the first of those already failed).
+			s = o.ws
+		}
 		for ; o.we < e; o.we++ {
 			d, err := r.buf.get(o.we)
 			if err != nil {
