@@ -73,12 +73,12 @@ func (b *partBuf) dropBefore(i int64) {
 		b.mhead++
 		b.base++
 	}
-	if b.mhead > 1024 && b.mhead*2 > len(b.docs) {
+	if b.mhead > 64 && b.mhead*2 > len(b.docs) {
 		n := copy(b.docs, b.docs[b.mhead:])
 		clear(b.docs[n:])
 		b.docs, b.mhead = b.docs[:n], 0
 	}
-	if b.shead > 1024 && b.shead*2 > len(b.offs) {
+	if b.shead > 64 && b.shead*2 > len(b.offs) {
 		n := copy(b.offs, b.offs[b.shead:])
 		b.offs, b.shead = b.offs[:n], 0
 	}

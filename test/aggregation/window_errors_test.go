@@ -109,6 +109,21 @@ func TestWindowMemoryLimit(t *testing.T) {
 	// k=0: _id 30 averages 10..30 step 2 = 20; k=1: _id 19999 averages 19979..19999 = 19989.
 	wantDocs(t, got, `[{"_id": 0, "m": 0}, {"_id": 30, "m": 20}, {"_id": 1, "m": 1}, {"_id": 19999, "m": 19989}]`)
 
+	// The stage's own high-water mark (explain's maxTotalMemoryUsageBytes)
+	// is that of an 11-document window, not of the 10,000-document
+	// partitions.
+	res0 := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: "wmem"}, {Key: "pipeline", Value: extJSON(t, sliding)}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	var peak int64 = -1
+	stages, _ := res0.Lookup("stages").Array().Values()
+	for _, st := range stages {
+		if v, err := st.Document().LookupErr("maxTotalMemoryUsageBytes"); err == nil {
+			peak = v.AsInt64()
+		}
+	}
+	if peak <= 0 || peak > 16<<10 {
+		t.Fatalf("sliding window held %d bytes at most, want (0, 16 KiB]", peak)
+	}
+
 	whole := `[{"$setWindowFields": {"partitionBy": "$k", "sortBy": {"_id": 1}, "output": {"t": {"$sum": "$v"}}}},
 		{"$match": {"_id": {"$in": [0, 1]}}}, {"$project": {"t": 1}}]`
 	p := extJSON(t, whole)

@@ -165,7 +165,7 @@ func (c *calcFunc) Remove() error {
 		c.add(-c.dx(c.xs[h], c.xs[h+1]) * (c.ys[h+1] + c.ys[h]) / 2)
 	}
 	c.head++
-	if c.head > 1024 && c.head*2 > len(c.xs) {
+	if c.head > 64 && c.head*2 > len(c.xs) {
 		n := copy(c.xs, c.xs[c.head:])
 		copy(c.ys, c.ys[c.head:])
 		c.xs, c.ys, c.head = c.xs[:n], c.ys[:n], 0

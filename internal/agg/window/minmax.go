@@ -56,7 +56,7 @@ func (m *minMaxFunc) Remove() error {
 		m.candsMem -= valueOverhead + int64(len(m.cands[m.head].v.Data))
 		m.cands[m.head] = cand{}
 		m.head++
-		if m.head > 1024 && m.head*2 > len(m.cands) {
+		if m.head > 64 && m.head*2 > len(m.cands) {
 			n := copy(m.cands, m.cands[m.head:])
 			m.cands, m.head = m.cands[:n], 0
 		}

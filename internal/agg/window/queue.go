@@ -23,7 +23,7 @@ func (q *queue) pop() bsoncore.Value {
 	q.vals[q.head] = bsoncore.Value{}
 	q.head++
 	q.mem -= valueOverhead + int64(len(v.Data))
-	if q.head > 1024 && q.head*2 > len(q.vals) {
+	if q.head > 64 && q.head*2 > len(q.vals) {
 		n := copy(q.vals, q.vals[q.head:])
 		clear(q.vals[n:])
 		q.vals, q.head = q.vals[:n], 0

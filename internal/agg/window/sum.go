@@ -68,7 +68,7 @@ func (s *sumFunc) Add(doc bsoncore.Document) error {
 func (s *sumFunc) Remove() error {
 	e := s.nums[s.nhead]
 	s.nhead++
-	if s.nhead > 1024 && s.nhead*2 > len(s.nums) {
+	if s.nhead > 64 && s.nhead*2 > len(s.nums) {
 		n := copy(s.nums, s.nums[s.nhead:])
 		s.nums, s.nhead = s.nums[:n], 0
 	}
