@@ -154,11 +154,6 @@ func (r *windowRun) close() error {
 	r.buf.close()
 	r.res.Release()
 	r.rc.pc.params().NotePeakWindowMem(r.peak)
-	if r.rc.spill != nil {
-		r.rc.spill.runs += r.buf.spills
-		r.rc.spill.records += r.buf.spilled
-		r.rc.spill.bytes += r.buf.spillBytes
-	}
 	return r.in.Close()
 }
 
@@ -263,8 +258,17 @@ func (r *windowRun) checkMem() error {
 		return nil
 	}
 	if r.rc.pc.AllowDiskUse {
+		n, b := r.buf.spilled, r.buf.spillBytes
 		if err := r.buf.spill(); err != nil {
 			return err
+		}
+		if sp := r.rc.spill; sp != nil && r.buf.spilled > n {
+			sp.runs++
+			sp.records += r.buf.spilled - n
+			sp.bytes += r.buf.spillBytes - b
+		}
+		if c := r.rc.pc.params(); r.buf.spilled > n {
+			c.Stats.SpilledRuns.Add(1)
 		}
 		mem = r.mem()
 	}

@@ -142,6 +142,17 @@ func TestWindowMemoryLimit(t *testing.T) {
 	}
 	// Sum of even numbers below 20000 and of odd ones.
 	wantDocs(t, res, `[{"_id": 0, "t": 99990000}, {"_id": 1, "t": 100000000}]`)
+	res1 := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: "wmem"}, {Key: "pipeline", Value: p}, {Key: "allowDiskUse", Value: true}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	used := false
+	stages, _ = res1.Lookup("stages").Array().Values()
+	for _, st := range stages {
+		if v, err := st.Document().LookupErr("$_internalSetWindowFields"); err == nil && v.Type != 0 {
+			used = st.Document().Lookup("usedDisk").Boolean()
+		}
+	}
+	if !used {
+		t.Fatalf("explain does not report usedDisk: %v", res1)
+	}
 
 	// A window reaching 3,000 documents ahead holds them all: past the
 	// limit they spill, and the window functions read them back from disk.
