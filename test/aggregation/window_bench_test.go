@@ -33,7 +33,9 @@ import (
 // would fail with 5414201. It logs the load and query times, the Go
 // heap's in-use high-water mark while the query ran (server and client
 // share the process; it includes garbage not yet collected) and the
-// high-water mark of the live heap that each GC marked.
+// high-water mark of the live heap that each GC marked, then explains
+// the pipeline at executionStats and logs the stage's own high-water mark
+// (maxTotalMemoryUsageBytes: its buffered documents and window states).
 func TestWindowMovingAverage(t *testing.T) {
 	n := testenv.Size(20000, 1000000)
 	if s := os.Getenv("LODE_WINDOW_DOCS"); s != "" {
@@ -125,6 +127,20 @@ func TestWindowMovingAverage(t *testing.T) {
 	if got != n {
 		t.Fatalf("got %d documents, want %d", got, n)
 	}
+	// The stage's own high-water mark, from explain (a second run).
+	res := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: "series"}, {Key: "pipeline", Value: pipeline},
+		{Key: "allowDiskUse", Value: false}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	var stageMem int64
+	stages, _ := res.Lookup("stages").Array().Values()
+	for _, st := range stages {
+		if v, err := st.Document().LookupErr("maxTotalMemoryUsageBytes"); err == nil {
+			stageMem = v.AsInt64()
+		}
+	}
+	if stageMem <= 0 || stageMem > 8<<20 {
+		t.Fatalf("explain's maxTotalMemoryUsageBytes %d, want (0, 8 MB]", stageMem)
+	}
+	t.Logf("$_internalSetWindowFields held at most %d bytes (explain's maxTotalMemoryUsageBytes)", stageMem)
 	t.Logf("7-day moving average over %d documents (%d partitions): %v, %.0f docs/s; Go heap in use: %.1f MB before, %.1f MB peak; live heap (marked at each GC) peak %.1f MB; %d results checked",
 		n, keys, elapsed, float64(n)/elapsed.Seconds(), float64(before.HeapInuse)/(1<<20), float64(peak.Load())/(1<<20), float64(peakLive.Load())/(1<<20), checked)
 }
