@@ -31,6 +31,7 @@ func TestWindowErrors(t *testing.T) {
 		{"range window needs sortBy", `[{"$setWindowFields": {"output": {"x": {"$sum": "$a", "window": {"range": [-1, 1]}}}}}]`, 5339902, "Range-based bounds require sortBy a single field"},
 		{"range window needs one sortBy field", `[{"$setWindowFields": {"sortBy": {"a": 1, "_id": 1}, "output": {"x": {"$sum": "$a", "window": {"range": [-1, 1]}}}}}]`, 5339902, ""},
 		{"lower bound above upper", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"x": {"$sum": "$a", "window": {"documents": [2, 1]}}}}}]`, 5339900, "Lower bound must not exceed upper bound: [2, 1]"},
+		{"window not an object", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"x": {"$first": "$a", "window": [0, 1]}}}}]`, 9, "'window' field must be an object"},
 		{"bad bound string", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"x": {"$sum": "$a", "window": {"documents": ["foo", 1]}}}}}]`, 9, "Window bounds must be 'unbounded', 'current', or a number."},
 		{"fractional documents bound", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"x": {"$sum": "$a", "window": {"documents": [-1.5, 1]}}}}}]`, 9, "Numeric document-based bounds must be an integer"},
 		{"documents and range", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"x": {"$sum": "$a", "window": {"documents": [-1, 1], "range": [-1, 1]}}}}}]`, 9, ""},

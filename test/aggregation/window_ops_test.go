@@ -179,3 +179,25 @@ func TestWindowRankFamily(t *testing.T) {
 			`[{"_id": 1, "r": 10}, {"_id": 2, "r": 50}, {"_id": 3, "r": 50}, {"_id": 4, "r": 70}, {"_id": 5, "r": 5}]`},
 	})
 }
+
+// TestWindowEmptyWindows checks the values over an empty window or over a
+// missing field (mongod's jstests empty_window.js and first.js): $sum is
+// 0, $avg, $min, $max, $stdDevPop and $first are null.
+func TestWindowEmptyWindows(t *testing.T) {
+	t.Parallel()
+	runWindowCases(t, "empty", `[{"_id": 1, "x": 1, "y": 5}, {"_id": 2, "x": 2, "y": 4}]`, []windowCase{
+		{"missing field", `[{"$setWindowFields": {"sortBy": {"x": 1}, "output": {
+			"sd": {"$stdDevPop": "$no", "window": {"documents": ["unbounded", "current"]}},
+			"s": {"$sum": "$no", "window": {"documents": ["unbounded", "current"]}},
+			"a": {"$avg": "$no", "window": {"documents": ["unbounded", "current"]}},
+			"mn": {"$min": "$no", "window": {"documents": ["unbounded", "current"]}},
+			"mx": {"$max": "$no", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"sd": 1, "s": 1, "a": 1, "mn": 1, "mx": 1}}]`,
+			`[{"_id": 1, "sd": null, "s": 0, "a": null, "mn": null, "mx": null}, {"_id": 2, "sd": null, "s": 0, "a": null, "mn": null, "mx": null}]`},
+		{"no document in the window", `[{"$setWindowFields": {"sortBy": {"x": 1}, "partitionBy": "$x", "output": {
+			"f": {"$first": "$y", "window": {"documents": [-1, -1]}},
+			"s": {"$sum": "$y", "window": {"documents": ["unbounded", -1]}},
+			"a": {"$avg": "$y", "window": {"documents": ["unbounded", -1]}},
+			"p": {"$push": "$y", "window": {"documents": ["unbounded", -1]}}}}}, {"$project": {"f": 1, "s": 1, "a": 1, "p": 1}}]`,
+			`[{"_id": 1, "f": null, "s": 0, "a": null, "p": []}, {"_id": 2, "f": null, "s": 0, "a": null, "p": []}]`},
+	})
+}
