@@ -156,11 +156,10 @@ func special(v bsoncore.Value) (unb, cur bool, err error) {
 
 // constBound evaluates a bound that must be a constant expression.
 func constBound(v bsoncore.Value) (bsoncore.Value, error) {
-	e, err := expr.Parse(v, expr.NewParseContext())
+	c, ok, err := constant(v, expr.NewParseContext())
 	if err != nil {
 		return bsoncore.Value{}, err
 	}
-	c, ok := expr.IsConst(e)
 	if !ok {
 		return bsoncore.Value{}, errs.New(errs.FailedToParse, "Window bounds expression must be a constant.")
 	}

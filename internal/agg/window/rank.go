@@ -91,11 +91,10 @@ func parseShift(s *Spec, arg bsoncore.Value, hasWin bool, _ bsoncore.Value, pc *
 			}
 			by, hasBy = i, true
 		case "default":
-			e, err := expr.Parse(el.Value(), pc.Expr)
+			c, ok, err := constant(el.Value(), pc.Expr)
 			if err != nil {
 				return err
 			}
-			c, ok := expr.IsConst(e)
 			if !ok {
 				return errs.New(errs.FailedToParse, "'$shift:default' expression must yield a constant value.")
 			}
@@ -131,17 +130,17 @@ func (s *shiftFunc) Add(doc bsoncore.Document) error {
 	if err != nil {
 		return err
 	}
-	if v.Type == 0 {
-		v = expr.Null
-	}
 	s.q.push(v)
 	return nil
 }
 
 func (s *shiftFunc) Remove() error { s.q.pop(); return nil }
 
+// Result is the shifted document's value; outside the partition, or
+// when the output is missing there, the default (as mongod's jstests
+// shift.js shows).
 func (s *shiftFunc) Result(int64) (bsoncore.Value, error) {
-	if s.q.len() == 0 {
+	if s.q.len() == 0 || s.q.front().Type == 0 {
 		return s.def, nil
 	}
 	return s.q.front(), nil
