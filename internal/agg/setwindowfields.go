@@ -98,10 +98,15 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c, ok := expr.IsConst(e); ok {
+		c, isConst, err := window.Constant(partRaw, pc.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if isConst {
 			if c.Type == bsoncore.TypeArray {
 				return nil, errs.New(errs.TypeMismatch, "An expression used to partition cannot evaluate to value of type array")
 			}
+			// A constant is one partition, as mongod folds it.
 		} else if p, ok := expr.AsFieldPath(e); ok && partRaw.Type == bsoncore.TypeString && !strings.HasPrefix(partRaw.StringValue(), "$$") {
 			partPath = p
 		} else {

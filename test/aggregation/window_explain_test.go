@@ -68,6 +68,12 @@ func TestWindowExplainAndTransactions(t *testing.T) {
 		}
 	}
 
+	// A constant partitionBy is no partitioning (jstests partition.js).
+	st = stagesOf(`[{"$match": {"price": {"$gt": 0}}}, {"$setWindowFields": {"partitionBy": {"$add": [1, 2]}, "output": {}}}]`)
+	if got := st[len(st)-1].String(); len(st) != 2 || got != `{"$_internalSetWindowFields": {"output": {}}}` {
+		t.Errorf("constant partitionBy explains as %v", st)
+	}
+
 	// executionStats: mongod 7.0's memory figures of the stage.
 	res := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: "cakeSales"}, {Key: "pipeline", Value: extJSON(t, `[{"$setWindowFields": {"sortBy": {"_id": 1},
 		"output": {"s": {"$sum": "$quantity", "window": {"documents": [-1, 0]}}, "p": {"$push": "$type"}}}}]`)}, {Key: "cursor", Value: bson.D{}}}, "executionStats")

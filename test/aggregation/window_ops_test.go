@@ -201,3 +201,21 @@ func TestWindowEmptyWindows(t *testing.T) {
 			`[{"_id": 1, "f": null, "s": 0, "a": null, "p": []}, {"_id": 2, "f": null, "s": 0, "a": null, "p": []}]`},
 	})
 }
+
+// TestWindowPartitions follows mongod's jstests partition.js: null and
+// missing keys are one partition, an object key keeps its missing fields
+// apart from null ones, and a constant partitionBy (even a folded
+// expression) is no partitioning.
+func TestWindowPartitions(t *testing.T) {
+	t.Parallel()
+	runWindowCases(t, "parts", `[{"_id": 1, "int_field": 0}, {"_id": 2, "int_field": null, "other_field": null}, {"_id": 3, "other_field": 0},
+		{"_id": 4, "int_field": null}, {"_id": 5, "other_field": null}, {"_id": 6, "int_field": null, "other_field": null}]`, []windowCase{
+		{"null and missing", `[{"$setWindowFields": {"partitionBy": "$int_field", "output": {"count": {"$sum": 1}}}}, {"$project": {"count": 1}}, {"$sort": {"_id": 1}}]`,
+			`[{"_id": 1, "count": 1}, {"_id": 2, "count": 5}, {"_id": 3, "count": 5}, {"_id": 4, "count": 5}, {"_id": 5, "count": 5}, {"_id": 6, "count": 5}]`},
+		{"compound key", `[{"$setWindowFields": {"partitionBy": {"int_field": "$int_field", "other_field": "$other_field"}, "output": {"count": {"$sum": 1}}}},
+			{"$project": {"count": 1}}, {"$sort": {"_id": 1}}]`,
+			`[{"_id": 1, "count": 1}, {"_id": 2, "count": 2}, {"_id": 3, "count": 1}, {"_id": 4, "count": 1}, {"_id": 5, "count": 1}, {"_id": 6, "count": 2}]`},
+		{"constant expression", `[{"$setWindowFields": {"partitionBy": {"$add": [1, 2]}, "output": {"count": {"$sum": 1}}}}, {"$project": {"count": 1}}, {"$sort": {"_id": 1}}]`,
+			`[{"_id": 1, "count": 6}, {"_id": 2, "count": 6}, {"_id": 3, "count": 6}, {"_id": 4, "count": 6}, {"_id": 5, "count": 6}, {"_id": 6, "count": 6}]`},
+	})
+}

@@ -8,6 +8,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
+// Constant is constant for other packages ($setWindowFields' partitionBy,
+// which is no partitioning when constant).
+func Constant(v bsoncore.Value, pc *expr.ParseContext) (bsoncore.Value, bool, error) {
+	return constant(v, pc)
+}
+
 // constant evaluates an expression that mongod's optimizer would fold to
 // a constant ($shift's default, window bounds): one that names no field
 // or variable ("$..." strings outside $literal) and calls no
