@@ -219,3 +219,19 @@ func TestWindowPartitions(t *testing.T) {
 			`[{"_id": 1, "count": 6}, {"_id": 2, "count": 6}, {"_id": 3, "count": 6}, {"_id": 4, "count": 6}, {"_id": 5, "count": 6}, {"_id": 6, "count": 6}]`},
 	})
 }
+
+// TestWindowLocfValues follows mongod's jstests locf.js: strings carry
+// forward too, a missing or null value before any other stays null, and
+// the output field is appended where it is new.
+func TestWindowLocfValues(t *testing.T) {
+	t.Parallel()
+	runWindowCases(t, "locf", `[{"_id": 0, "val": null}, {"_id": 1, "val": 0}, {"_id": 2, "val": 2}, {"_id": 3, "val": null},
+		{"_id": 4}, {"_id": 5, "val": "str"}, {"_id": 6, "val": null}, {"_id": 7, "rand": "rand"}]`, []windowCase{
+		{"in place", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"val": {"$locf": "$val"}}}}]`,
+			`[{"_id": 0, "val": null}, {"_id": 1, "val": 0}, {"_id": 2, "val": 2}, {"_id": 3, "val": 2}, {"_id": 4, "val": 2},
+			  {"_id": 5, "val": "str"}, {"_id": 6, "val": "str"}, {"_id": 7, "rand": "rand", "val": "str"}]`},
+		{"to a new field", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"newVal": {"$locf": "$val"}}}}]`,
+			`[{"_id": 0, "val": null, "newVal": null}, {"_id": 1, "val": 0, "newVal": 0}, {"_id": 2, "val": 2, "newVal": 2}, {"_id": 3, "val": null, "newVal": 2},
+			  {"_id": 4, "newVal": 2}, {"_id": 5, "val": "str", "newVal": "str"}, {"_id": 6, "val": null, "newVal": "str"}, {"_id": 7, "rand": "rand", "newVal": "str"}]`},
+	})
+}
