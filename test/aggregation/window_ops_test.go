@@ -235,3 +235,18 @@ func TestWindowLocfValues(t *testing.T) {
 			  {"_id": 4, "newVal": 2}, {"_id": 5, "val": "str", "newVal": "str"}, {"_id": 6, "val": null, "newVal": "str"}, {"_id": 7, "rand": "rand", "newVal": "str"}]`},
 	})
 }
+
+// TestWindowLinearFillValues follows mongod's jstests linear_fill.js.
+func TestWindowLinearFillValues(t *testing.T) {
+	t.Parallel()
+	runWindowCases(t, "lf", `[{"_id": 0.5, "val": 0}, {"_id": 1, "val": null}, {"_id": 4.384, "val": null}, {"_id": 9, "val": null}, {"_id": 10.09283, "val": 11.28374}]`, []windowCase{
+		{"fractional", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"val": {"$linearFill": "$val"}}}}]`,
+			`[{"_id": 0.5, "val": 0}, {"_id": 1, "val": 0.5881340542884634}, {"_id": 4.384, "val": 4.5686253337127845}, {"_id": 9, "val": 9.998278922903879}, {"_id": 10.09283, "val": 11.28374}]`},
+	})
+	runWindowCases(t, "lf2", `[{"_id": 0, "val": null}, {"_id": 1, "val": null}, {"_id": 4, "val": null}, {"_id": 9, "val": null}, {"_id": 10, "val": 10},
+		{"_id": 11, "val": null}, {"_id": 12, "val": null}, {"_id": 13, "val": 13}]`, []windowCase{
+		{"leading nulls stay null", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"val": {"$linearFill": "$val"}}}}]`,
+			`[{"_id": 0, "val": null}, {"_id": 1, "val": null}, {"_id": 4, "val": null}, {"_id": 9, "val": null}, {"_id": 10, "val": 10},
+			  {"_id": 11, "val": 11}, {"_id": 12, "val": 12}, {"_id": 13, "val": 13}]`},
+	})
+}
