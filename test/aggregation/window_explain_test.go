@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
 
 	"github.com/lodedb/lode/test/testenv"
 )
@@ -14,7 +16,8 @@ import (
 // sortBy, pushed into the query when it can be, then $_internalSetWindowFields with each output's window; a
 // computed partitionBy adds $set and $unset of
 // __internal_setWindowFields_partition_key), and that the stage runs in
-// a transaction (allowed since MongoDB 5.3).
+// a transaction and under readConcern "snapshot" (both allowed since
+// MongoDB 5.3).
 func TestWindowExplainAndTransactions(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -86,6 +89,19 @@ func TestWindowExplainAndTransactions(t *testing.T) {
 	if used, ok := ws.Lookup("usedDisk").BooleanOK(); !ok || used {
 		t.Errorf("usedDisk: %v", ws)
 	}
+
+	// With readConcern "snapshot" outside a transaction.
+	snap := d.Collection("cakeSales", options.Collection().SetReadConcern(readconcern.Snapshot()))
+	cur, err := snap.Aggregate(testenv.Ctx(t), extJSON(t, `[{"$setWindowFields": {"partitionBy": "$state", "sortBy": {"orderDate": 1},
+		"output": {"c": {"$sum": "$quantity", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"c": 1}}]`))
+	if err != nil {
+		t.Fatalf("snapshot read: %v", err)
+	}
+	var snapGot []bson.D
+	if err := cur.All(testenv.Ctx(t), &snapGot); err != nil {
+		t.Fatal(err)
+	}
+	wantDocs(t, snapGot, `[{"_id": 4, "c": 162}, {"_id": 0, "c": 282}, {"_id": 2, "c": 427}, {"_id": 5, "c": 134}, {"_id": 3, "c": 238}, {"_id": 1, "c": 378}]`)
 
 	// In a transaction.
 	sess, err := d.Client().StartSession()
