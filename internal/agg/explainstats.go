@@ -80,6 +80,8 @@ type stageStats struct {
 	// $lookup: the figures of its queries.
 	keys, docs, collScans int64
 	indexes               []string
+	// window: $_internalSetWindowFields' memory figures (windowstage.go).
+	window windowMem
 }
 
 // tracer gathers the figures of an explained run: those of the $cursor
@@ -158,6 +160,7 @@ func (t *tracedStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	// into its figures.
 	rc2 := *rc
 	rc2.spill = &st.spill
+	rc2.winMem = &st.window
 	out, err := t.stage.open(&rc2, in)
 	if err != nil {
 		return nil, err
@@ -382,6 +385,14 @@ func stageExplain(spec bsoncore.Document, st *stageStats, inBytes int64, exec bo
 			AppendBoolean("usedDisk", sp.runs > 0).
 			AppendInt64("spills", sp.runs).
 			AppendInt64("spilledDataStorageSize", sp.bytes)
+	case "$_internalSetWindowFields":
+		fb := bsoncore.NewDocumentBuilder()
+		for i, f := range st.window.fields {
+			fb.AppendInt64(f, st.window.funcs[i])
+		}
+		b.AppendDocument("maxFunctionMemoryUsageBytes", fb.Build()).
+			AppendInt64("maxTotalMemoryUsageBytes", st.window.total).
+			AppendBoolean("usedDisk", sp.runs > 0)
 	case "$lookup", "$graphLookup":
 		// $graphLookup's figures are Lode's: mongod 7.0 reports none.
 		ab := bsoncore.NewArrayBuilder()

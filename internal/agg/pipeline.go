@@ -77,6 +77,14 @@ func (pc *ParseContext) groupMemLimit() int64 {
 	return pc.params().GroupMaxBytes.Load()
 }
 
+// windowMemLimit is the limit of $setWindowFields.
+func (pc *ParseContext) windowMemLimit() int64 {
+	if pc.MemoryLimit > 0 {
+		return pc.MemoryLimit
+	}
+	return pc.params().WindowMaxBytes.Load()
+}
+
 // budget is the memory budget blocking stages draw on (nil: none).
 func (pc *ParseContext) budget() *membudget.Budget { return pc.params().Budget }
 
@@ -137,6 +145,8 @@ type runCtx struct {
 	// spill, when set, counts the spills of the stage being explained
 	// (explainstats.go).
 	spill *spillStats
+	// winMem, when set, receives a window stage's memory figures.
+	winMem *windowMem
 }
 
 // Parse parses and optimizes a pipeline.
@@ -288,6 +298,10 @@ func init() {
 		"$densify":     parseDensify,
 		// What $densify desugars to (explain shows it), as mongod accepts.
 		"$_internalDensify": parseInternalDensify,
+		// Window functions (setwindowfields.go, windowstage.go, fill.go).
+		"$setWindowFields":          parseSetWindowFields,
+		"$_internalSetWindowFields": parseInternalSetWindowFields,
+		"$fill":                     parseFill,
 	}
 }
 

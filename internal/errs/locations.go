@@ -357,4 +357,31 @@ const (
 	Location5626701 Code = 5626701
 	Location5626702 Code = 5626702
 	Location4886600 Code = 4886600
+	// $setWindowFields and $fill (internal/agg/window, setwindowfields.go, fill.go).
+	Location5339900 Code = 5339900
+	Location5339901 Code = 5339901
+	Location5339902 Code = 5339902
+	Location5371601 Code = 5371601
+	Location5371602 Code = 5371602
+	Location5371603 Code = 5371603
+	Location605001  Code = 605001
+	Location5490710 Code = 5490710
+	Location6307900 Code = 6307900
+	Location5414201 Code = 5414201
+	Location5429413 Code = 5429413
+	Location5429414 Code = 5429414
+	Location5429513 Code = 5429513
+	Location6050200 Code = 6050200
+	Location6050201 Code = 6050201
+	Location6050202 Code = 6050202
+	Location6050203 Code = 6050203
+	Location6050204 Code = 6050204
+	Location6050106 Code = 6050106
+	Location5423900 Code = 5423900
+	Location5624903 Code = 5624903
+	Location5624902 Code = 5624902
+	Location5423902 Code = 5423902
+	Location5423901 Code = 5423901
+	Location5624901 Code = 5624901
+	Location5624900 Code = 5624900
 )

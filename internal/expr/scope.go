@@ -1,7 +1,5 @@
 package expr
 
-import "time"
-
 // PushScope opens a variable scope: names defined with DefineScoped until
 // the matching PopScope are visible only to expressions parsed meanwhile.
 // A stage that binds variables for its own expression only ($redact's
@@ -16,13 +14,3 @@ func (pc *ParseContext) PopScope() { pc.pop() }
 // name, so a stage may define system-style names (upper-case first
 // letter) that mongod scopes to it.
 func (pc *ParseContext) DefineScoped(name string) int { return pc.defineScoped(name) }
-
-// ValidTimeUnit reports whether u is one of MongoDB's time units (year,
-// quarter, month, week, day, hour, minute, second, millisecond).
-func ValidTimeUnit(u string) bool { return validUnit(u) }
-
-// AddDateUnits adds amount units to a date (milliseconds since the epoch)
-// as $dateAdd does in UTC: calendar units clamp the day of the month.
-func AddDateUnits(ms int64, unit string, amount int64) (int64, error) {
-	return addUnits(ms, unit, amount, time.UTC)
-}

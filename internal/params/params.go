@@ -29,6 +29,9 @@ const (
 	DefaultMaxBlockingSortBytes = 100 << 20
 	// DefaultGroupMaxBytes is internalDocumentSourceGroupMaxMemoryBytes.
 	DefaultGroupMaxBytes = 100 << 20
+	// DefaultWindowMaxBytes is
+	// internalDocumentSourceSetWindowFieldsMaxMemoryBytes.
+	DefaultWindowMaxBytes = 100 << 20
 	// DefaultMaxPushBytes is internalQueryMaxPushBytes.
 	DefaultMaxPushBytes = 100 << 20
 	// DefaultMaxAddToSetBytes is internalQueryMaxAddToSetBytes.
@@ -58,6 +61,10 @@ type Set struct {
 	// GroupMaxBytes is internalDocumentSourceGroupMaxMemoryBytes, the same
 	// bound for $group and $bucket.
 	GroupMaxBytes atomic.Int64
+	// WindowMaxBytes is internalDocumentSourceSetWindowFieldsMaxMemoryBytes:
+	// what $setWindowFields may hold (its partition buffer and window
+	// states) before it spills the buffer or fails with 5414201.
+	WindowMaxBytes atomic.Int64
 	// MaxPushBytes and MaxAddToSetBytes are internalQueryMaxPushBytes and
 	// internalQueryMaxAddToSetBytes: what one $push or $addToSet
 	// accumulator may hold (past it: ExceededMemoryLimit, 146).
@@ -98,6 +105,8 @@ type Stats struct {
 	ParallelGroups atomic.Int64
 	// PeakGroupMem is the largest $group table seen, in bytes.
 	PeakGroupMem atomic.Int64
+	// PeakWindowMem is the most a $setWindowFields stage held, in bytes.
+	PeakWindowMem atomic.Int64
 }
 
 // New returns a Set with MongoDB's defaults drawing on budget; a nil
@@ -110,6 +119,7 @@ func New(budget *membudget.Budget) *Set {
 	s.MaxScansToExplode.Store(DefaultMaxScansToExplode)
 	s.MaxBlockingSortBytes.Store(DefaultMaxBlockingSortBytes)
 	s.GroupMaxBytes.Store(DefaultGroupMaxBytes)
+	s.WindowMaxBytes.Store(DefaultWindowMaxBytes)
 	s.MaxPushBytes.Store(DefaultMaxPushBytes)
 	s.MaxAddToSetBytes.Store(DefaultMaxAddToSetBytes)
 	s.AllowDiskUseByDefault.Store(true)
@@ -125,6 +135,16 @@ func (s *Set) NotePeakGroupMem(mem int64) {
 	for {
 		p := s.Stats.PeakGroupMem.Load()
 		if mem <= p || s.Stats.PeakGroupMem.CompareAndSwap(p, mem) {
+			return
+		}
+	}
+}
+
+// NotePeakWindowMem raises Stats.PeakWindowMem to mem if it is larger.
+func (s *Set) NotePeakWindowMem(mem int64) {
+	for {
+		p := s.Stats.PeakWindowMem.Load()
+		if mem <= p || s.Stats.PeakWindowMem.CompareAndSwap(p, mem) {
 			return
 		}
 	}

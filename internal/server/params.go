@@ -165,6 +165,7 @@ func (s *Server) paramTable() *params {
 		p.add("ttlMonitorSleepSecs", intParam(int64(s.eng.TTLMonitorSleep()/time.Second), 1, s.setTTLSleep))
 		p.add("internalQueryMaxBlockingSortMemoryUsageBytes", atomicIntParam(&ep.MaxBlockingSortBytes, 1))
 		p.add("internalDocumentSourceGroupMaxMemoryBytes", atomicIntParam(&ep.GroupMaxBytes, 1))
+		p.add("internalDocumentSourceSetWindowFieldsMaxMemoryBytes", atomicIntParam(&ep.WindowMaxBytes, 1))
 		p.add("internalQueryMaxPushBytes", atomicIntParam(&ep.MaxPushBytes, 1))
 		p.add("internalQueryMaxAddToSetBytes", atomicIntParam(&ep.MaxAddToSetBytes, 1))
 		p.add("allowDiskUseByDefault", boolParam(&ep.AllowDiskUseByDefault))
