@@ -51,6 +51,15 @@ func TestPercentileDocsExamples(t *testing.T) {
 		{"$median in $bucketAuto", "testScores",
 			`[{"$bucketAuto":{"groupBy":"$_id","buckets":1,"output":{"m":{"$median":{"input":"$test01","method":"approximate"}}}}}]`,
 			`[{"_id":{"min":1,"max":5},"m":62.0}]`},
+		// The $median page's $setWindowFields example: a range window of
+		// ±3 over test01 (ties broken by _id to fix the output order).
+		{"$median in $setWindowFields", "testScores",
+			`[{"$setWindowFields":{"sortBy":{"test01":1},"output":{"test01_median":{"$median":{"input":"$test01","method":"approximate"},"window":{"range":[-3,3]}}}}},{"$sort":{"test01":1,"_id":1}},{"$project":{"_id":0,"studentId":1,"test01_median":1}}]`,
+			`[{"studentId":"2356","test01_median":60.0},{"studentId":"2369","test01_median":60.0},{"studentId":"2345","test01_median":60.0},{"studentId":"2367","test01_median":64.0},{"studentId":"2358","test01_median":64.0}]`},
+		// A documents window: each student and the next one.
+		{"$percentile in $setWindowFields", "testScores",
+			`[{"$setWindowFields":{"sortBy":{"_id":1},"output":{"p":{"$percentile":{"input":"$test02","p":[0,1],"method":"approximate"},"window":{"documents":["current",1]}}}}},{"$project":{"_id":1,"p":1}}]`,
+			`[{"_id":1,"p":[81.0,83.0]},{"_id":2,"p":[82.0,83.0]},{"_id":3,"p":[72.0,82.0]},{"_id":4,"p":[53.0,72.0]},{"_id":5,"p":[53.0,53.0]}]`},
 		{"non-numeric inputs ignored", "mixed",
 			`[{"$group":{"_id":"$g","m":{"$median":{"input":"$v","method":"approximate"}},"p":{"$percentile":{"input":"$v","p":[0,1],"method":"approximate"}}}},{"$sort":{"_id":1}}]`,
 			`[{"_id":"a","m":null,"p":[null,null]},{"_id":"b","m":2.5,"p":[1.0,4.0]}]`},
