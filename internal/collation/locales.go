@@ -35,13 +35,13 @@ var locales = map[string]string{
 	"zh_Hant@collation=pinyin":  "zh-Hant-u-co-pinyin",
 	"zh@collation=big5han":      "", "zh@collation=gb2312han": "",
 	"zh@collation=unihan": "", "zh@collation=zhuyin": "",
-	"ln@collation=phonetic":   "ln-u-co-phonetic",
-	"fi_FI@collation=search":  "", "sv@collation=search": "",
-	"ko@collation=search":     "", "es@collation=search": "",
-	"ca@collation=search":     "", "es@collation=traditional": "",
+	"ln@collation=phonetic":  "ln-u-co-phonetic",
+	"fi_FI@collation=search": "", "sv@collation=search": "",
+	"ko@collation=search": "", "es@collation=search": "",
+	"ca@collation=search": "", "es@collation=traditional": "",
 	"si@collation=dictionary": "", "kn@collation=traditional": "",
 	"bn@collation=traditional": "", "vi@collation=traditional": "",
-	"ar@collation=compat":      "",
+	"ar@collation=compat": "",
 }
 
 // defaultBackwards lists the locales whose ICU tailoring turns on
