@@ -36,17 +36,17 @@ func TestOrderings(t *testing.T) {
 		in   []string
 		want []string // sorted order
 	}{
-		{"french backwards (fr_CA default)", bson.D{{"locale", "fr_CA"}},
+		{"french backwards (fr_CA default)", bson.D{{Key: "locale", Value: "fr_CA"}},
 			[]string{"côté", "coté", "côte", "cote"}, []string{"cote", "côte", "coté", "côté"}},
-		{"french backwards explicit", bson.D{{"locale", "fr"}, {"backwards", true}},
+		{"french backwards explicit", bson.D{{Key: "locale", Value: "fr"}, {Key: "backwards", Value: true}},
 			[]string{"côté", "coté", "côte", "cote"}, []string{"cote", "côte", "coté", "côté"}},
-		{"french no backwards", bson.D{{"locale", "fr"}},
+		{"french no backwards", bson.D{{Key: "locale", Value: "fr"}},
 			[]string{"côté", "coté", "côte", "cote"}, []string{"cote", "coté", "côte", "côté"}},
-		{"numericOrdering", bson.D{{"locale", "en"}, {"numericOrdering", true}},
+		{"numericOrdering", bson.D{{Key: "locale", Value: "en"}, {Key: "numericOrdering", Value: true}},
 			[]string{"10", "2", "1"}, []string{"1", "2", "10"}},
-		{"no numericOrdering", bson.D{{"locale", "en"}},
+		{"no numericOrdering", bson.D{{Key: "locale", Value: "en"}},
 			[]string{"10", "2", "1"}, []string{"1", "10", "2"}},
-		{"tertiary lowercase first", bson.D{{"locale", "en"}},
+		{"tertiary lowercase first", bson.D{{Key: "locale", Value: "en"}},
 			[]string{"B", "b", "A", "a"}, []string{"a", "A", "b", "B"}},
 	}
 	for _, c := range cases {
@@ -67,16 +67,16 @@ func TestEqualities(t *testing.T) {
 		a, b  string
 		equal bool
 	}{
-		{bson.D{{"locale", "en"}, {"strength", 1}}, "role", "Rôle", true},
-		{bson.D{{"locale", "en"}, {"strength", 2}}, "role", "Role", true},
-		{bson.D{{"locale", "en"}, {"strength", 2}}, "role", "rôle", false},
-		{bson.D{{"locale", "en"}, {"strength", 3}}, "role", "Role", false},
-		{bson.D{{"locale", "en"}, {"alternate", "shifted"}}, "a-b", "ab", true},
-		{bson.D{{"locale", "en"}, {"alternate", "shifted"}}, "a b", "ab", true},
-		{bson.D{{"locale", "en"}}, "a-b", "ab", false},
-		{bson.D{{"locale", "en"}, {"alternate", "shifted"}, {"strength", 4}}, "a-b", "ab", false},
-		{bson.D{{"locale", "en"}, {"strength", 4}}, "a", "a", true},
-		{bson.D{{"locale", "en"}, {"strength", 5}}, "\u00e5", "a\u030a", true},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}}, "role", "Rôle", true},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}, "role", "Role", true},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}, "role", "rôle", false},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 3}}, "role", "Role", false},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "shifted"}}, "a-b", "ab", true},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "shifted"}}, "a b", "ab", true},
+		{bson.D{{Key: "locale", Value: "en"}}, "a-b", "ab", false},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "shifted"}, {Key: "strength", Value: 4}}, "a-b", "ab", false},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 4}}, "a", "a", true},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 5}}, "\u00e5", "a\u030a", true},
 	}
 	for _, c := range cases {
 		col := mustCollator(t, c.coll)
@@ -91,27 +91,27 @@ func TestParseErrors(t *testing.T) {
 		d    bson.D
 		code errs.Code
 	}{
-		{bson.D{{"strength", 2}}, errs.Location40414},
-		{bson.D{{"locale", 1}}, errs.TypeMismatch},
-		{bson.D{{"locale", "simple"}, {"strength", 1}}, errs.FailedToParse},
-		{bson.D{{"locale", ""}}, errs.BadValue},
-		{bson.D{{"locale", "xx_YY"}}, errs.BadValue},
-		{bson.D{{"locale", "en"}, {"strength", 6}}, errs.FailedToParse},
-		{bson.D{{"locale", "en"}, {"strength", "1"}}, errs.TypeMismatch},
-		{bson.D{{"locale", "en"}, {"strength", 1.5}}, errs.BadValue},
-		{bson.D{{"locale", "en"}, {"caseFirst", "x"}}, errs.FailedToParse},
-		{bson.D{{"locale", "en"}, {"alternate", "x"}}, errs.FailedToParse},
-		{bson.D{{"locale", "en"}, {"maxVariable", "x"}}, errs.FailedToParse},
-		{bson.D{{"locale", "en"}, {"caseLevel", 1}}, errs.TypeMismatch},
-		{bson.D{{"locale", "en"}, {"foo", 1}}, errs.FailedToParse},
-		{bson.D{{"locale", "en"}, {"version", "1.0"}}, errs.IncompatibleCollationVersion},
-		{bson.D{{"locale", "en"}, {"strength", 1}, {"backwards", true}}, errs.BadValue},
-		{bson.D{{"locale", "en"}, {"strength", 2}, {"caseFirst", "upper"}}, errs.BadValue},
+		{bson.D{{Key: "strength", Value: 2}}, errs.Location40414},
+		{bson.D{{Key: "locale", Value: 1}}, errs.TypeMismatch},
+		{bson.D{{Key: "locale", Value: "simple"}, {Key: "strength", Value: 1}}, errs.FailedToParse},
+		{bson.D{{Key: "locale", Value: ""}}, errs.BadValue},
+		{bson.D{{Key: "locale", Value: "xx_YY"}}, errs.BadValue},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 6}}, errs.FailedToParse},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: "1"}}, errs.TypeMismatch},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1.5}}, errs.BadValue},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "x"}}, errs.FailedToParse},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "x"}}, errs.FailedToParse},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "maxVariable", Value: "x"}}, errs.FailedToParse},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseLevel", Value: 1}}, errs.TypeMismatch},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "foo", Value: 1}}, errs.FailedToParse},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "version", Value: "1.0"}}, errs.IncompatibleCollationVersion},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}, {Key: "backwards", Value: true}}, errs.BadValue},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}, {Key: "caseFirst", Value: "upper"}}, errs.BadValue},
 		// What x/text cannot honour is refused, not approximated.
-		{bson.D{{"locale", "en"}, {"caseFirst", "upper"}}, errs.NotImplemented},
-		{bson.D{{"locale", "en"}, {"strength", 1}, {"caseLevel", true}}, errs.NotImplemented},
-		{bson.D{{"locale", "en"}, {"alternate", "shifted"}, {"maxVariable", "space"}}, errs.NotImplemented},
-		{bson.D{{"locale", "da"}}, errs.NotImplemented},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}, errs.NotImplemented},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}, {Key: "caseLevel", Value: true}}, errs.NotImplemented},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "shifted"}, {Key: "maxVariable", Value: "space"}}, errs.NotImplemented},
+		{bson.D{{Key: "locale", Value: "da"}}, errs.NotImplemented},
 	}
 	for _, c := range cases {
 		_, err := Parse(doc(t, c.d))
@@ -122,29 +122,29 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestNormalisedSpec(t *testing.T) {
-	s, err := Parse(doc(t, bson.D{{"locale", "fr_CA"}, {"strength", 2}}))
+	s, err := Parse(doc(t, bson.D{{Key: "locale", Value: "fr_CA"}, {Key: "strength", Value: 2}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := doc(t, bson.D{{"locale", "fr_CA"}, {"caseLevel", false}, {"caseFirst", "off"}, {"strength", int32(2)},
-		{"numericOrdering", false}, {"alternate", "non-ignorable"}, {"maxVariable", "punct"},
-		{"normalization", false}, {"backwards", true}, {"version", "57.1"}})
+	want := doc(t, bson.D{{Key: "locale", Value: "fr_CA"}, {Key: "caseLevel", Value: false}, {Key: "caseFirst", Value: "off"}, {Key: "strength", Value: int32(2)},
+		{Key: "numericOrdering", Value: false}, {Key: "alternate", Value: "non-ignorable"}, {Key: "maxVariable", Value: "punct"},
+		{Key: "normalization", Value: false}, {Key: "backwards", Value: true}, {Key: "version", Value: "57.1"}})
 	if got := s.Document(); string(got) != string(want) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
-	if s, err := Parse(doc(t, bson.D{{"locale", "simple"}})); s != nil || err != nil {
+	if s, err := Parse(doc(t, bson.D{{Key: "locale", Value: "simple"}})); s != nil || err != nil {
 		t.Fatalf("simple: %v %v", s, err)
 	}
 }
 
 func TestTransformNested(t *testing.T) {
-	col := mustCollator(t, bson.D{{"locale", "en"}, {"strength", 2}})
-	a := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc(t, bson.D{{"x", bson.A{"ABC", 1}}})}
-	b := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc(t, bson.D{{"x", bson.A{"abc", 1}}})}
+	col := mustCollator(t, bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}})
+	a := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc(t, bson.D{{Key: "x", Value: bson.A{"ABC", 1}}})}
+	b := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc(t, bson.D{{Key: "x", Value: bson.A{"abc", 1}}})}
 	if col.Compare(a, b) != 0 {
 		t.Fatal("nested strings should compare equal at strength 2")
 	}
-	n := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc(t, bson.D{{"x", 1}})}
+	n := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc(t, bson.D{{Key: "x", Value: 1}})}
 	if got := col.Transform(n); string(got.Data) != string(n.Data) {
 		t.Fatal("a value without strings must be unchanged")
 	}

@@ -96,7 +96,11 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		spec.Verbosity = VerbosityAllPlansExecution
 	}
 	fs := spec.Find
-	filter, f, err := parseFilter(fs.Filter, fs.Let)
+	collator, err := e.statementCollator(db, coll, fs.Collation)
+	if err != nil {
+		return nil, err
+	}
+	filter, f, err := parseFilter(fs.Filter, fs.Let, collator)
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +277,7 @@ func fillFindReq(q *planReq, fs FindSpec, spec ExplainSpec) error {
 		if err != nil {
 			return err
 		}
+		s = s.Collated(q.filter.Collator())
 		if dir, ok := s.Natural(); ok {
 			if dir < 0 {
 				q.naturalDir = -1

@@ -29,6 +29,10 @@ type Index struct {
 	// MultikeyPaths lists the dotted path prefixes where arrays were met.
 	Multikey      bool
 	MultikeyPaths []string
+	// Collation is the index's normalised collation spec, nil when
+	// simple. The engine offers the planner only indexes whose collation
+	// suits the query, with bounds in the index's key space.
+	Collation bsoncore.Document
 }
 
 // Directions returns the descending flags of the fields, for keystring

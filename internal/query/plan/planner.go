@@ -237,8 +237,10 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	s.BlockingSort = p.Sort != nil && !sa.provides
 	// A covered distinct reads its values from the keys, so the index must
 	// hold the distinct field.
-	s.Covered = p.Covered && b.exact && core == scan && (p.DistinctKey == "" || ix.FieldIndex(p.DistinctKey) >= 0)
-	s.CoveredProjection = len(p.ProjFields) > 0 && b.exact && core == scan && !s.BlockingSort &&
+	// An index with a collation holds sort keys, not strings: it cannot
+	// supply field values (mongod fetches too).
+	s.Covered = p.Covered && b.exact && core == scan && (p.DistinctKey == "" || (ix.FieldIndex(p.DistinctKey) >= 0 && ix.Collation == nil))
+	s.CoveredProjection = len(p.ProjFields) > 0 && b.exact && core == scan && !s.BlockingSort && ix.Collation == nil &&
 		coversFields(ix, b.fields, p.ProjFields)
 	if s.Covered && p.DistinctKey != "" && !sa.provides {
 		if pos, ok := distinctScannable(ix, b.fields, p.DistinctKey); ok {
