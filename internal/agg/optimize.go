@@ -53,7 +53,7 @@ func (p *Pipeline) pushdown() {
 	if pc.Coll == "" || (len(p.stages) > 0 && isSource(p.stages[0])) {
 		return
 	}
-	spec := &FindSpec{Hint: pc.Hint, AllowDiskUse: pc.AllowDiskUse}
+	spec := &FindSpec{Hint: pc.Hint, AllowDiskUse: pc.AllowDiskUse, Collation: pc.Collation}
 	p.push = spec
 	st := p.stages
 	i := 0

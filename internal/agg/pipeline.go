@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"github.com/lodedb/lode/internal/collation"
 	"os"
 	"time"
 
@@ -47,6 +48,12 @@ type ParseContext struct {
 	// Unauthorized there, as in mongod).
 	SessionUser *SessionUser
 	AuthOn      bool
+	// Collation is the aggregate command's collation document (nil: the
+	// collection's default), passed on to the pushed-down query, and
+	// Collator the collation in effect ($match and $sort compare strings
+	// under it; nil: simple).
+	Collation bsoncore.Document
+	Collator  *collation.Collator
 
 	// nesting is set while parsing sub-pipelines.
 	inLookup, inFacet, inUnion bool

@@ -125,3 +125,10 @@ func isSimpleDoc(d bsoncore.Document) bool {
 	s, _ := d.Lookup("locale").StringValueOK()
 	return s == "simple"
 }
+
+// StatementCollator resolves a command's collation document against
+// db.coll's default collation: nil raw means the collection's default,
+// and {locale: "simple"} the simple collation (a nil collator).
+func (e *Engine) StatementCollator(db, coll string, raw bsoncore.Document) (*collation.Collator, error) {
+	return e.statementCollator(db, coll, raw)
+}

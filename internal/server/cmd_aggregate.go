@@ -31,6 +31,7 @@ type aggregateArgs struct {
 	allowDiskUse bool
 	let          bsoncore.Document
 	hint         bsoncore.Value
+	collation    bsoncore.Document
 }
 
 // cmdAggregate runs an aggregation pipeline on a collection, or at
@@ -62,7 +63,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			}
 			a.hint = v
 		case "collation":
-			err = argCollation(req.Name, k, v)
+			a.collation, err = argCollationDoc(req.Name, k, v)
 		case "bypassDocumentValidation":
 			a.bypass, err = argBool(req.Name, k, v)
 		case "collectionUUID":
@@ -130,7 +131,15 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		}
 	}
 	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir(),
-		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth}
+		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth, Collation: a.collation}
+	if pc.Collator, err = s.eng.StatementCollator(req.DB, coll, a.collation); err != nil {
+		return nil, err
+	}
+	if pc.Collator != nil {
+		if err := agg.CheckCollated(a.pipeline); err != nil {
+			return nil, err
+		}
+	}
 	p, err := agg.Parse(a.pipeline, pc)
 	if err != nil {
 		return nil, err
