@@ -102,7 +102,9 @@ func (p *Pipeline) pushdown() {
 		}
 	}
 	p.stages = st[i:]
-	if !done && len(p.stages) > 0 {
+	if !done && len(p.stages) > 0 && pc.Collation == nil {
+		// (The catalog's count applies the collection's default
+		// collation: not when the pipeline gives another.)
 		p.countOnly = newCountPlan(p.stages[0])
 		if p.countOnly != nil {
 			p.stages = p.stages[1:]

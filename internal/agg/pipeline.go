@@ -99,6 +99,12 @@ func (pc *ParseContext) sub(db, coll string) *ParseContext {
 	c := *pc
 	c.DB, c.Coll = db, coll
 	c.Hint = bsoncore.Value{}
+	// A sub-pipeline reads under the pipeline's collation, not under
+	// the default collation of the collection it reads.
+	c.Collation = simpleCollation
+	if c.Collator != nil {
+		c.Collation = c.Collator.Spec().Document()
+	}
 	return &c
 }
 
@@ -358,3 +364,6 @@ func (p *Pipeline) runOnInput(rc *runCtx, in Iterator) (Iterator, error) {
 }
 
 func isSource(s stage) bool { _, ok := s.(sourceStage); return ok }
+
+// simpleCollation is {locale: "simple"}.
+var simpleCollation = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()

@@ -181,18 +181,21 @@ func (x *explainRun) render(version bool) bsoncore.Document {
 		AppendInt32("plannerVersion", 1).
 		AppendString("namespace", x.ns).
 		AppendBoolean("indexFilterSet", false).
-		AppendDocument("parsedQuery", x.filter.Serialize()).
-		AppendBoolean("maxIndexedOrSolutionsReached", false).
+		AppendDocument("parsedQuery", x.filter.Serialize())
+	if cd := collationDoc(x.filter.Collator()); cd != nil {
+		// The query's collation, as mongod's queryPlanner shows it.
+		qp.AppendDocument("collation", cd)
+	}
+	qp.AppendBoolean("maxIndexedOrSolutionsReached", false).
 		AppendBoolean("maxIndexedAndSolutionsReached", false).
 		AppendBoolean("maxScansToExplodeReached", bp.sol != nil && bp.sol.HitScanLimit).
 		AppendDocument("winningPlan", winning).
-		AppendArray("rejectedPlans", rejected.Build()).
-		Build()
+		AppendArray("rejectedPlans", rejected.Build())
 	out := bsoncore.NewDocumentBuilder()
 	if version {
 		out.AppendString("explainVersion", "1")
 	}
-	out.AppendDocument("queryPlanner", qp)
+	out.AppendDocument("queryPlanner", qp.Build())
 	if x.verbose() {
 		nReturned := x.nReturned
 		tot := exec.Sum(bp.root)

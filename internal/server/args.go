@@ -246,6 +246,9 @@ func argCollationDoc(cmd, field string, v bsoncore.Value) (bsoncore.Document, er
 	return d, nil
 }
 
+// simpleCollationDoc is {locale: "simple"}.
+var simpleCollationDoc = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()
+
 // isSimpleCollation reports whether a validated collation document is
 // {locale: "simple"}.
 func isSimpleCollation(d bsoncore.Document) bool {

@@ -121,6 +121,12 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			}
 			viewName, coll = coll, base
 			a.pipeline = append(vpipe, a.pipeline...)
+			// A view's operations use the view's collation (Lode's views
+			// have the simple one), not the collection's default.
+			if a.collation != nil && !isSimpleCollation(a.collation) {
+				return nil, errs.New(errs.OptionNotSupportedOnView, "Cannot override a view's default collation")
+			}
+			a.collation = simpleCollationDoc
 		}
 	}
 	epc := expr.NewParseContext()
@@ -138,6 +144,15 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if pc.Collator != nil {
 		if err := agg.CheckCollated(a.pipeline); err != nil {
 			return nil, err
+		}
+	}
+	// The pushed-down query carries the collation only when it is not
+	// the collection's default (which the engine applies by itself).
+	pc.Collation = nil
+	if def, _ := s.eng.StatementCollator(req.DB, coll, nil); def != pc.Collator {
+		pc.Collation = simpleCollationDoc
+		if pc.Collator != nil {
+			pc.Collation = pc.Collator.Spec().Document()
 		}
 	}
 	p, err := agg.Parse(a.pipeline, pc)
