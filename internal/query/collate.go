@@ -26,7 +26,12 @@ func ParseCollated(filter bsoncore.Document, epc *expr.ParseContext, vars *expr.
 }
 
 // Collator is the filter's collation (nil: simple).
-func (f *Filter) Collator() *collation.Collator { return f.coll }
+func (f *Filter) Collator() *collation.Collator {
+	if f == nil {
+		return nil
+	}
+	return f.coll
+}
 
 // collateNode switches the comparisons under n to coll.
 func collateNode(n Node, coll *collation.Collator) error {

@@ -36,7 +36,12 @@ func (s *Sort) Collated(coll *collation.Collator) *Sort {
 }
 
 // Collator is the sort's collation (nil: simple).
-func (s *Sort) Collator() *collation.Collator { return s.coll }
+func (s *Sort) Collator() *collation.Collator {
+	if s == nil {
+		return nil
+	}
+	return s.coll
+}
 
 // SortKey is the sort key of one document: one value per sort field.
 type SortKey []bsoncore.Value
