@@ -52,25 +52,6 @@ func collationDoc(coll *collation.Collator) bsoncore.Document {
 	return coll.Spec().Document()
 }
 
-// collationMatters reports whether q's result can depend on string order:
-// only then must an index share the query's collation to be used (mongod
-// also uses such an index when the predicates on its fields hold no
-// strings; Lode applies the rule to the whole filter).
-func collationMatters(q *planReq) bool {
-	return q.sort != nil || q.distinctKey != "" || (q.filter != nil && q.filter.ComparesStrings())
-}
-
-// hintNames reports whether hint (a name or a key pattern) designates ix.
-func hintNames(hint bsoncore.Value, ix *index) bool {
-	if s, ok := hint.StringValueOK(); ok {
-		return s == ix.name
-	}
-	if d, ok := hint.DocumentOK(); ok {
-		return keyEqual(d, ix.key)
-	}
-	return false
-}
-
 // statementCollator resolves a statement's collation against db.coll's
 // default (see queryCollator).
 func (e *Engine) statementCollator(db, coll string, raw bsoncore.Document) (*collation.Collator, error) {

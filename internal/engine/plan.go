@@ -19,17 +19,13 @@ func planIndexes(c *collection, q *planReq) ([]*plan.Index, error) {
 		if ix.hidden {
 			continue // hidden from the planner, hints included (mongod 4.4+)
 		}
-		if ix.coll != q.filter.Collator() && collationMatters(q) {
-			// Its keys are not in the query's string order.
-			if hintNames(q.hint, ix) {
-				return nil, errs.New(errs.NotImplemented, "hint of index %s, whose collation differs from the query's, is not supported by Lode for a query that compares strings or sorts", ix.name)
-			}
-			continue
-		}
+
 		pi := &plan.Index{
 			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique || ix.isID(),
 			Sparse: ix.sparse, Partial: ix.partialFilter, Multikey: ix.multikey,
 			MultikeyPaths: ix.multikeyPaths, Collation: ix.collation,
+			// Its keys are not in the query's string order.
+			CollationMismatch: ix.coll != q.filter.Collator(),
 		}
 		for _, f := range ix.fields {
 			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})

@@ -90,6 +90,9 @@ func collateAll(ns []Node, coll *collation.Collator) error {
 // differs from the query's can bound only filters that do not.
 func (f *Filter) ComparesStrings() bool { return comparesStrings(f.root) }
 
+// NodeComparesStrings is ComparesStrings for one node of a filter.
+func NodeComparesStrings(n Node) bool { return comparesStrings(n) }
+
 func comparesStrings(n Node) bool {
 	switch t := n.(type) {
 	case *CompareNode:

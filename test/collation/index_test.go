@@ -210,3 +210,39 @@ func TestCollectionDefault(t *testing.T) {
 }
 
 func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
+
+// TestMismatchedIndexRule: an index whose collation differs from the
+// query's bounds the predicates that compare no strings, and none that
+// do (mongod's rule); a hint of it still answers correctly.
+func TestMismatchedIndexRule(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	c := d.Collection("mixed")
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "v", Value: 1}},
+		Options: options.Index().SetCollation(coll(enStrength2))}); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, c,
+		bson.D{{Key: "_id", Value: int32(1)}, {Key: "v", Value: int32(5)}},
+		bson.D{{Key: "_id", Value: int32(2)}, {Key: "v", Value: "a"}},
+		bson.D{{Key: "_id", Value: int32(3)}, {Key: "v", Value: "A"}})
+	plan := func(filter bson.D) bson.Raw {
+		res := testenv.Explain(t, d, bson.D{{Key: "find", Value: "mixed"}, {Key: "filter", Value: filter}}, "queryPlanner")
+		return testenv.WinningPlan(res)
+	}
+	if testenv.FindStage(plan(bson.D{{Key: "v", Value: bson.D{{Key: "$gte", Value: 5}}}}), "IXSCAN") == nil {
+		t.Fatal("a numeric predicate should use the index whatever its collation")
+	}
+	if testenv.FindStage(plan(bson.D{{Key: "v", Value: "a"}}), "IXSCAN") != nil {
+		t.Fatal("a string predicate under the simple collation must not use the en index")
+	}
+	got := ids(t, c, bson.D{{Key: "v", Value: "a"}}, options.Find().SetHint("v_1"))
+	if !equalIDs(got, []int32{2}) {
+		t.Fatalf("hinted: %v", got)
+	}
+	got = ids(t, c, bson.D{}, options.Find().SetSort(bson.D{{Key: "v", Value: 1}, {Key: "_id", Value: 1}}))
+	if !equalIDs(got, []int32{1, 3, 2}) {
+		t.Fatalf("binary sort must not come from the en index: %v", got)
+	}
+}

@@ -33,6 +33,10 @@ type Index struct {
 	// simple. The engine offers the planner only indexes whose collation
 	// suits the query, with bounds in the index's key space.
 	Collation bsoncore.Document
+	// CollationMismatch is set when the index's collation is not the
+	// query's: then it bounds no predicate that compares strings, and
+	// provides no sort and no distinct scan (mongod's rule).
+	CollationMismatch bool
 }
 
 // Directions returns the descending flags of the fields, for keystring

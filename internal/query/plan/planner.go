@@ -203,13 +203,18 @@ func impliesPartial(preds []pred, partial *query.Filter) bool {
 // indexSolution builds the plan that scans ix, or nil when ix does not
 // help (no predicate on its first field and no sort it provides).
 func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, hinted bool) *Solution {
+	sortBy := p.Sort
+	if ix.CollationMismatch {
+		preds = stringFree(preds)
+		sortBy = nil
+	}
 	b := indexBounds(ix, preds, conjuncts, leafOnly)
 	if !hinted && !usable(ix, preds, b) {
 		return nil
 	}
-	sa := analyzeSort(ix, b.fields, p.Sort)
+	sa := analyzeSort(ix, b.fields, sortBy)
 	leading := !b.fields[0].OIL.IsFull()
-	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && !ix.Multikey
+	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && !ix.Multikey && !ix.CollationMismatch
 	if !hinted && !leading && !sa.provides && !distinct {
 		return nil
 	}
