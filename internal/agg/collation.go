@@ -6,12 +6,13 @@ import (
 )
 
 // collatedStages are the stages that honour a non-simple collation:
-// $match and $sort compare strings under it, and the others compare no
-// strings (their expressions are checked by comparesInExpr).
+// $match, $sort and $group's keys compare strings under it, and the
+// others compare no strings (expressions and accumulators are checked by
+// comparesInExpr).
 var collatedStages = map[string]bool{
 	"$match": true, "$sort": true, "$limit": true, "$skip": true, "$count": true,
 	"$project": true, "$addFields": true, "$set": true, "$unset": true,
-	"$replaceRoot": true, "$replaceWith": true, "$unwind": true,
+	"$replaceRoot": true, "$replaceWith": true, "$unwind": true, "$group": true,
 }
 
 // comparingOps are the expression operators whose result depends on how
@@ -35,10 +36,7 @@ func CheckCollated(stages []bsoncore.Document) error {
 			continue
 		}
 		name := elems[0].Key()
-		if name == "$group" && !constantGroupKey(elems[0].Value()) {
-			return errs.New(errs.NotImplemented, "$group by a key that may hold strings under a non-simple collation is not supported by Lode")
-		}
-		if !collatedStages[name] && name != "$group" {
+		if !collatedStages[name] {
 			return errs.New(errs.NotImplemented, "%s under a non-simple collation is not supported by Lode: it would compare strings by their binary value", name)
 		}
 		if name == "$match" {
@@ -93,24 +91,6 @@ func matchHasExpr(v bsoncore.Value) bool {
 		if e.Key() == "$expr" || matchHasExpr(e.Value()) {
 			return true
 		}
-	}
-	return false
-}
-
-// constantGroupKey reports whether a $group's _id is a constant with no
-// string (null, a number: count's {_id: 1}), so no key compares strings.
-func constantGroupKey(v bsoncore.Value) bool {
-	d, ok := v.DocumentOK()
-	if !ok {
-		return false
-	}
-	id, err := d.LookupErr("_id")
-	if err != nil {
-		return false
-	}
-	switch id.Type {
-	case bsoncore.TypeNull, bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeDecimal128, bsoncore.TypeBoolean:
-		return true
 	}
 	return false
 }

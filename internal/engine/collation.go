@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -36,6 +37,9 @@ func queryCollator(c *collection, raw bsoncore.Document) (*collation.Collator, e
 			return c.coll, nil
 		}
 		return nil, nil
+	}
+	if bytes.Equal(raw, simpleDoc) {
+		return nil, nil // what pipelines pass their sub-queries: no parse
 	}
 	s, err := collation.Parse(raw)
 	if err != nil {
@@ -113,3 +117,6 @@ func isSimpleDoc(d bsoncore.Document) bool {
 func (e *Engine) StatementCollator(db, coll string, raw bsoncore.Document) (*collation.Collator, error) {
 	return e.statementCollator(db, coll, raw)
 }
+
+// simpleDoc is {locale: "simple"}.
+var simpleDoc = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()

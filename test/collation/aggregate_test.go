@@ -56,8 +56,24 @@ func TestAggregateCollation(t *testing.T) {
 			t.Errorf("%s: got %v %v, want %v", tc.name, got, err, tc.want)
 		}
 	}
+	// $group keys compare under the collation: b and B are one group,
+	// whose _id is the first value met.
+	cur, err := c.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$s"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}}, options.Aggregate().SetCollation(coll(enStrength2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []bson.Raw
+	if err := cur.All(ctx, &groups); err != nil || len(groups) != 3 {
+		t.Fatalf("groups: %v %v", groups, err)
+	}
+	if g := groups[1]; g.Lookup("_id").StringValue() != "b" || g.Lookup("n").Int32() != 2 {
+		t.Fatalf("group of b and B: %v", g)
+	}
 	// Binary order without a collation: uppercase first.
-	cur, err := c.Aggregate(ctx, mongo.Pipeline{sortS})
+	cur, err = c.Aggregate(ctx, mongo.Pipeline{sortS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +82,6 @@ func TestAggregateCollation(t *testing.T) {
 		t.Fatalf("simple sort: %v %v", docs, err)
 	}
 	for _, pipe := range []mongo.Pipeline{
-		{{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$s"}}}}},
 		{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "m", Value: bson.D{{Key: "$max", Value: "$s"}}}}}}},
 		{{{Key: "$project", Value: bson.D{{Key: "e", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}},
 		{{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}},
