@@ -1,12 +1,16 @@
 package collation
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
 )
 
 func doc(t *testing.T, d bson.D) bsoncore.Document {
@@ -147,5 +151,42 @@ func TestTransformNested(t *testing.T) {
 	n := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc(t, bson.D{{Key: "x", Value: 1}})}
 	if got := col.Transform(n); string(got.Data) != string(n.Data) {
 		t.Fatal("a value without strings must be unchanged")
+	}
+}
+
+// TestKeyOrderMatchesCollator: the escaped, NUL-free keys order strings as
+// x/text's own comparison does, for random strings mixing case, accents,
+// digits, punctuation and control bytes.
+func TestKeyOrderMatchesCollator(t *testing.T) {
+	col := mustCollator(t, bson.D{{Key: "locale", Value: "en"}})
+	ref := collate.New(language.English)
+	alphabet := []rune("aAbBéÉeE01 -_.\x00\x01\x02zZ\u030a")
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		n := rng.IntN(6)
+		r := make([]rune, n)
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(r)
+	}
+	sign := func(x int) int {
+		switch {
+		case x < 0:
+			return -1
+		case x > 0:
+			return 1
+		}
+		return 0
+	}
+	for i := 0; i < 5000; i++ {
+		a, b := word(), word()
+		want := sign(ref.CompareString(a, b))
+		if got := sign(col.CompareStrings([]byte(a), []byte(b))); got != want {
+			t.Fatalf("%q vs %q: keys say %d, x/text %d", a, b, got, want)
+		}
+		if k := col.Key(nil, []byte(a)); bytes.IndexByte(k, 0) >= 0 {
+			t.Fatalf("key of %q holds a NUL", a)
+		}
 	}
 }

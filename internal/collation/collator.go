@@ -164,9 +164,10 @@ func (c *Collator) Transform(v bsoncore.Value) bsoncore.Value {
 		return v
 	}
 	switch v.Type {
-	case bsoncore.TypeString:
-		s, _ := v.StringValueOK()
-		return bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, string(c.Key(nil, []byte(s))))}
+	case bsoncore.TypeString, bsoncore.TypeSymbol:
+		// A symbol compares as the string it holds.
+		s := v.Data[4 : len(v.Data)-1]
+		return bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, string(c.Key(nil, s)))}
 	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
 		if !hasString(v.Data) {
 			return v
@@ -197,7 +198,7 @@ func hasString(d []byte) bool {
 	for _, e := range elems {
 		v := e.Value()
 		switch v.Type {
-		case bsoncore.TypeString:
+		case bsoncore.TypeString, bsoncore.TypeSymbol:
 			return true
 		case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
 			if hasString(v.Data) {
@@ -212,7 +213,7 @@ func hasString(d []byte) bool {
 // comparison a collation changes.
 func HasString(v bsoncore.Value) bool {
 	switch v.Type {
-	case bsoncore.TypeString:
+	case bsoncore.TypeString, bsoncore.TypeSymbol:
 		return true
 	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
 		return hasString(v.Data)
