@@ -246,3 +246,34 @@ func TestMismatchedIndexRule(t *testing.T) {
 		t.Fatalf("binary sort must not come from the en index: %v", got)
 	}
 }
+
+// TestExplainWrites: explain of update, delete, count and distinct with a
+// collation plans on the collated index and reports the query's
+// collation.
+func TestExplainWrites(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	c := d.Collection("ew")
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: 1}},
+		Options: options.Index().SetCollation(coll(enStrength2))}); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, c, bson.D{{Key: "_id", Value: int32(1)}, {Key: "s", Value: "a"}}, bson.D{{Key: "_id", Value: int32(2)}, {Key: "s", Value: "A"}})
+	q := bson.D{{Key: "s", Value: "a"}}
+	for _, cmd := range []bson.D{
+		{{Key: "update", Value: "ew"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: q}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "multi", Value: true}, {Key: "collation", Value: enStrength2}}}}},
+		{{Key: "delete", Value: "ew"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: q}, {Key: "limit", Value: 0}, {Key: "collation", Value: enStrength2}}}}},
+		{{Key: "count", Value: "ew"}, {Key: "query", Value: q}, {Key: "collation", Value: enStrength2}},
+		{{Key: "distinct", Value: "ew"}, {Key: "key", Value: "s"}, {Key: "query", Value: q}, {Key: "collation", Value: enStrength2}},
+		{{Key: "findAndModify", Value: "ew"}, {Key: "query", Value: q}, {Key: "remove", Value: true}, {Key: "collation", Value: enStrength2}},
+	} {
+		res := testenv.Explain(t, d, cmd, "executionStats")
+		if testenv.FindStage(testenv.WinningPlan(res), "IXSCAN") == nil && testenv.FindStage(testenv.WinningPlan(res), "COUNT_SCAN") == nil {
+			t.Errorf("%s: no index scan: %v", cmd[0].Key, testenv.WinningPlan(res))
+		}
+		if s := res.Lookup("queryPlanner", "collation", "strength"); s.Type == 0 || s.Int32() != 2 {
+			t.Errorf("%s: queryPlanner.collation %v", cmd[0].Key, res.Lookup("queryPlanner"))
+		}
+	}
+}
