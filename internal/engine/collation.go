@@ -62,27 +62,16 @@ func (e *Engine) statementCollator(db, coll string, raw bsoncore.Document) (*col
 	return queryCollator(e.cat.Load().lookup(db, coll), raw)
 }
 
-// refuseCollatedUpdate refuses, under a non-simple collation, the parts of
-// an update that would compare strings without it: update operators that
-// compare ($addToSet, $pull, $pullAll, $min, $max), arrayFilters and
-// pipeline updates. Lode runs them with the simple collation only.
+// refuseCollatedUpdate refuses pipeline updates under a non-simple
+// collation: their expressions compare strings by their binary value.
+// (Update operators and arrayFilters take the collation:
+// update.ParseCollated.)
 func refuseCollatedUpdate(a updateArgs) error {
 	if a.coll == nil {
 		return nil
 	}
-	if len(a.arrayFilters) > 0 {
-		return errs.New(errs.NotImplemented, "arrayFilters under a non-simple collation are not supported by Lode")
-	}
-	d, ok := a.upd.DocumentOK()
-	if !ok {
+	if _, ok := a.upd.DocumentOK(); !ok {
 		return errs.New(errs.NotImplemented, "pipeline updates under a non-simple collation are not supported by Lode")
-	}
-	elems, _ := d.Elements()
-	for _, el := range elems {
-		switch el.Key() {
-		case "$addToSet", "$pull", "$pullAll", "$min", "$max":
-			return errs.New(errs.NotImplemented, "%s under a non-simple collation is not supported by Lode: it would compare strings by their binary value", el.Key())
-		}
 	}
 	return nil
 }

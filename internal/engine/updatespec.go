@@ -86,7 +86,7 @@ func parseUpdate(a updateArgs) (*parsedUpdate, error) {
 	if a.constants != nil {
 		return nil, errs.New(errs.Location51198, "Constant values may only be specified for pipeline updates")
 	}
-	u, err := update.Parse(a.upd.Document(), a.arrayFilters)
+	u, err := update.ParseCollated(a.upd.Document(), a.arrayFilters, a.coll)
 	if err != nil {
 		return nil, err
 	}

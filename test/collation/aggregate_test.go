@@ -123,8 +123,37 @@ func TestWritesAndErrors(t *testing.T) {
 	if err := c.FindOne(ctx, bson.D{{Key: "n", Value: 9}}).Decode(&up); err != nil || up.Lookup("s").StringValue() != "Zed" {
 		t.Fatalf("upserted %v %v", up, err)
 	}
-	_, err = c.UpdateOne(ctx, bson.D{}, bson.D{{Key: "$addToSet", Value: bson.D{{Key: "a", Value: "x"}}}}, options.UpdateOne().SetCollation(ci))
-	testenv.WantCode(t, "$addToSet under a collation", err, 238)
+	// Update operators that compare take the collation too.
+	insert(t, c, bson.D{{Key: "_id", Value: int32(20)}, {Key: "arr", Value: bson.A{"x", "Y"}}, {Key: "m", Value: "b"}})
+	byID := bson.D{{Key: "_id", Value: int32(20)}}
+	for _, u := range []bson.D{
+		{{Key: "$addToSet", Value: bson.D{{Key: "arr", Value: "X"}}}},                                                              // already there: x
+		{{Key: "$max", Value: bson.D{{Key: "m", Value: "B"}}}},                                                                     // equal: unchanged
+		{{Key: "$pull", Value: bson.D{{Key: "arr", Value: "y"}}}},                                                                  // removes Y
+		{{Key: "$push", Value: bson.D{{Key: "arr", Value: bson.D{{Key: "$each", Value: bson.A{"W"}}, {Key: "$sort", Value: 1}}}}}}, // w < x
+	} {
+		if _, err := c.UpdateOne(ctx, byID, u, options.UpdateOne().SetCollation(ci)); err != nil {
+			t.Fatalf("%v: %v", u, err)
+		}
+	}
+	_, err = c.UpdateOne(ctx, byID, bson.D{{Key: "$set", Value: bson.D{{Key: "arr.$[e]", Value: "z"}}}},
+		options.UpdateOne().SetCollation(ci).SetArrayFilters([]any{bson.D{{Key: "e", Value: "X"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u20 bson.Raw
+	if err := c.FindOne(ctx, byID).Decode(&u20); err != nil {
+		t.Fatal(err)
+	}
+	arr, _ := u20.Lookup("arr").Array().Values()
+	if len(arr) != 2 || arr[0].StringValue() != "W" || arr[1].StringValue() != "z" || u20.Lookup("m").StringValue() != "b" {
+		t.Fatalf("operators under the collation: %v", u20)
+	}
+	if _, err := c.DeleteOne(ctx, byID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.UpdateOne(ctx, bson.D{}, mongo.Pipeline{{{Key: "$set", Value: bson.D{{Key: "q", Value: 1}}}}}, options.UpdateOne().SetCollation(ci))
+	testenv.WantCode(t, "pipeline update under a collation", err, 238)
 	dr, err := c.DeleteMany(ctx, bson.D{{Key: "s", Value: "X"}}, options.DeleteMany().SetCollation(ci))
 	if err != nil || dr.DeletedCount != 2 {
 		t.Fatalf("delete: %v %v", dr, err)
