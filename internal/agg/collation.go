@@ -13,6 +13,7 @@ var collatedStages = map[string]bool{
 	"$match": true, "$sort": true, "$limit": true, "$skip": true, "$count": true,
 	"$project": true, "$addFields": true, "$set": true, "$unset": true,
 	"$replaceRoot": true, "$replaceWith": true, "$unwind": true, "$group": true,
+	"$sortByCount": true, "$sample": true,
 }
 
 // comparingOps are the expression operators whose result depends on how

@@ -72,6 +72,28 @@ func TestAggregateCollation(t *testing.T) {
 	if g := groups[1]; g.Lookup("_id").StringValue() != "b" || g.Lookup("n").Int32() != 2 {
 		t.Fatalf("group of b and B: %v", g)
 	}
+	// $sortByCount groups under the collation: b and B count together.
+	cur, err = c.Aggregate(ctx, mongo.Pipeline{{{Key: "$sortByCount", Value: "$s"}}}, options.Aggregate().SetCollation(coll(enStrength2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts []bson.Raw
+	if err := cur.All(ctx, &counts); err != nil || len(counts) != 3 || counts[0].Lookup("count").Int32() != 2 {
+		t.Fatalf("$sortByCount: %v %v", counts, err)
+	}
+	// explain of the aggregate: the pushed-down $match plans under the
+	// collation.
+	res := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: "agg"}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$match", Value: bson.D{{Key: "s", Value: "B"}}}}, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$s"}}}}}},
+		{Key: "cursor", Value: bson.D{}}, {Key: "collation", Value: enStrength2}}, "executionStats")
+	stages, err := res.LookupErr("stages")
+	if err != nil {
+		t.Fatalf("aggregate explain: %v", res)
+	}
+	first, _ := stages.Array().Values()
+	if n := first[0].Document().Lookup("$cursor", "executionStats", "nReturned"); n.Type == 0 || n.AsInt64() != 2 {
+		t.Fatalf("aggregate explain $cursor: %v", first[0])
+	}
 	// Binary order without a collation: uppercase first.
 	cur, err = c.Aggregate(ctx, mongo.Pipeline{sortS})
 	if err != nil {
