@@ -37,6 +37,15 @@ func CheckCollated(stages []bsoncore.Document) error {
 			continue
 		}
 		name := elems[0].Key()
+		if name == "$lookup" {
+			// Its foreignField equality runs as a query under the
+			// pipeline's collation; a sub-pipeline must pass the same
+			// checks.
+			if err := checkCollatedLookup(elems[0].Value()); err != nil {
+				return err
+			}
+			continue
+		}
 		if !collatedStages[name] {
 			return errs.New(errs.NotImplemented, "%s under a non-simple collation is not supported by Lode: it would compare strings by their binary value", name)
 		}
@@ -94,4 +103,34 @@ func matchHasExpr(v bsoncore.Value) bool {
 		}
 	}
 	return false
+}
+
+// checkCollatedLookup applies CheckCollated to a $lookup's sub-pipeline
+// and refuses comparing operators in its let.
+func checkCollatedLookup(v bsoncore.Value) error {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return nil // the stage's parser reports it
+	}
+	if let, err := d.LookupErr("let"); err == nil {
+		if op := comparesInExpr(let); op != "" {
+			return errs.New(errs.NotImplemented, "the expression operator %s under a non-simple collation is not supported by Lode: it would compare strings by their binary value", op)
+		}
+	}
+	pv, err := d.LookupErr("pipeline")
+	if err != nil {
+		return nil
+	}
+	arr, ok := pv.ArrayOK()
+	if !ok {
+		return nil
+	}
+	vals, _ := arr.Values()
+	stages := make([]bsoncore.Document, 0, len(vals))
+	for _, x := range vals {
+		if sd, ok := x.DocumentOK(); ok {
+			stages = append(stages, sd)
+		}
+	}
+	return CheckCollated(stages)
 }

@@ -94,6 +94,22 @@ func TestAggregateCollation(t *testing.T) {
 	if n := first[0].Document().Lookup("$cursor", "executionStats", "nReturned"); n.Type == 0 || n.AsInt64() != 2 {
 		t.Fatalf("aggregate explain $cursor: %v", first[0])
 	}
+	// $lookup's localField/foreignField equality uses the collation.
+	insert(t, d.Collection("names"), bson.D{{Key: "_id", Value: int32(1)}, {Key: "k", Value: "B"}, {Key: "label", Value: "bee"}})
+	cur, err = c.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "_id", Value: int32(1)}}}},
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "names"}, {Key: "localField", Value: "s"}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: "j"}}}}},
+		options.Aggregate().SetCollation(coll(enStrength2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []bson.Raw
+	if err := cur.All(ctx, &joined); err != nil || len(joined) != 1 {
+		t.Fatalf("$lookup: %v %v", joined, err)
+	}
+	if j, _ := joined[0].Lookup("j").Array().Values(); len(j) != 1 {
+		t.Fatalf("$lookup under the collation should join b to B: %v", joined[0])
+	}
 	// Binary order without a collation: uppercase first.
 	cur, err = c.Aggregate(ctx, mongo.Pipeline{sortS})
 	if err != nil {
@@ -107,7 +123,8 @@ func TestAggregateCollation(t *testing.T) {
 		{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "m", Value: bson.D{{Key: "$max", Value: "$s"}}}}}}},
 		{{{Key: "$project", Value: bson.D{{Key: "e", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}},
 		{{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}},
-		{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "localField", Value: "s"}, {Key: "foreignField", Value: "s"}, {Key: "as", Value: "j"}}}}},
+		{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "as", Value: "j"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}}}}}}},
 	} {
 		_, err := run(pipe, enStrength2)
 		testenv.WantCode(t, "refused stage", err, 238)
