@@ -16,6 +16,9 @@ type FindSpec struct {
 	Limit        int64
 	Hint         bsoncore.Value
 	AllowDiskUse bool
+	// Collation is the query's collation document (nil: the
+	// collection's default).
+	Collation bsoncore.Document
 }
 
 // Iterator streams documents. Next returns (nil, nil) at the end; Close is

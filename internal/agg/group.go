@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"github.com/lodedb/lode/internal/collation"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -35,6 +36,9 @@ type groupStage struct {
 	// key is hashed from its fields' encodings (groupkey.go).
 	idNames []string
 	idExprs []expr.Expr
+	// coll, when not nil, is the pipeline's collation: keys whose
+	// strings are equal under it are one group (groupkey.go).
+	coll *collation.Collator
 }
 
 func parseGroup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -50,7 +54,7 @@ func newGroup(v bsoncore.Value, pc *ParseContext) (*groupStage, error) {
 	if !ok {
 		return nil, errs.New(errs.Location15947, "a group's fields must be specified in an object")
 	}
-	g := &groupStage{raw: v, stageName: "$group"}
+	g := &groupStage{raw: v, stageName: "$group", coll: pc.Collator}
 	elems, err := d.Elements()
 	if err != nil {
 		return nil, errs.New(errs.InvalidBSON, "invalid $group: %v", err)

@@ -44,6 +44,9 @@ func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
 			return nil, err
 		}
 		k.key = key
+		if g.coll != nil {
+			key = g.coll.Transform(key)
+		}
 		k.ks = keystring.AppendValue(k.ks[:0], key, false)
 		return k.ks, nil
 	}
@@ -54,6 +57,11 @@ func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
 			return nil, err
 		}
 		k.vals = append(k.vals, v)
+		if g.coll != nil {
+			// Under a collation the key holds sort keys (the group's _id
+			// is the first value met).
+			v = g.coll.Transform(v)
+		}
 		switch v.Type {
 		case 0:
 			k.ks = append(k.ks, 0)

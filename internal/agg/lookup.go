@@ -178,7 +178,7 @@ func (l *lookupStage) withFilter(extra bsoncore.Document) (*Pipeline, error) {
 		p.push = &spec
 		return &p, nil
 	}
-	m, err := parseMatch(docValue(extra), &ParseContext{Expr: expr.NewParseContext()})
+	m, err := parseMatch(docValue(extra), &ParseContext{Expr: expr.NewParseContext(), Collator: p.pc.Collator})
 	if err != nil {
 		return nil, err
 	}

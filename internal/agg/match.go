@@ -55,7 +55,7 @@ func parseMatch(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			filterDoc, m.exprs, m.logic = plain, exprs, logic
 		}
 	}
-	f, err := query.Parse(filterDoc)
+	f, err := query.ParseCollated(filterDoc, nil, nil, pc.Collator)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func (p *Pipeline) pushdown() {
 	if pc.Coll == "" || (len(p.stages) > 0 && isSource(p.stages[0])) {
 		return
 	}
-	spec := &FindSpec{Hint: pc.Hint, AllowDiskUse: pc.AllowDiskUse}
+	spec := &FindSpec{Hint: pc.Hint, AllowDiskUse: pc.AllowDiskUse, Collation: pc.Collation}
 	p.push = spec
 	st := p.stages
 	i := 0
@@ -109,7 +109,9 @@ func (p *Pipeline) pushdown() {
 		}
 	}
 	p.stages = st[i:]
-	if !done && len(p.stages) > 0 {
+	if !done && len(p.stages) > 0 && pc.Collation == nil {
+		// (The catalog's count applies the collection's default
+		// collation: not when the pipeline gives another.)
 		p.countOnly = newCountPlan(p.stages[0])
 		if p.countOnly != nil {
 			p.stages = p.stages[1:]

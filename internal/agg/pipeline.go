@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"github.com/lodedb/lode/internal/collation"
 	"os"
 	"time"
 
@@ -47,6 +48,12 @@ type ParseContext struct {
 	// Unauthorized there, as in mongod).
 	SessionUser *SessionUser
 	AuthOn      bool
+	// Collation is the aggregate command's collation document (nil: the
+	// collection's default), passed on to the pushed-down query, and
+	// Collator the collation in effect ($match and $sort compare strings
+	// under it; nil: simple).
+	Collation bsoncore.Document
+	Collator  *collation.Collator
 
 	// nesting is set while parsing sub-pipelines.
 	inLookup, inFacet, inUnion bool
@@ -100,6 +107,12 @@ func (pc *ParseContext) sub(db, coll string) *ParseContext {
 	c := *pc
 	c.DB, c.Coll = db, coll
 	c.Hint = bsoncore.Value{}
+	// A sub-pipeline reads under the pipeline's collation, not under
+	// the default collation of the collection it reads.
+	c.Collation = simpleCollation
+	if c.Collator != nil {
+		c.Collation = c.Collator.Spec().Document()
+	}
 	return &c
 }
 
@@ -371,3 +384,6 @@ func (p *Pipeline) runOnInput(rc *runCtx, in Iterator) (Iterator, error) {
 }
 
 func isSource(s stage) bool { _, ok := s.(sourceStage); return ok }
+
+// simpleCollation is {locale: "simple"}.
+var simpleCollation = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()

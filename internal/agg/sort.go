@@ -21,7 +21,7 @@ type sortStage struct {
 	limit int64 // 0 = none
 }
 
-func parseSort(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
+func parseSort(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
 		return nil, errs.New(errs.Location15973, "the $sort key specification must be an object")
@@ -36,6 +36,7 @@ func parseSort(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	if _, nat := s.Natural(); nat {
 		return nil, errs.New(errs.Location17312, "$natural is not allowed in $sort")
 	}
+	s = s.Collated(pc.Collator)
 	return []stage{&sortStage{raw: d, sort: s}}, nil
 }
 

@@ -73,6 +73,8 @@ type UpdateSpec struct {
 	// Let is the command's let (variables for $expr and pipelines);
 	// Constants the statement's c (pipeline updates only). Nil: none.
 	Let, Constants bsoncore.Document
+	// Collation is the statement's collation; nil: the collection's.
+	Collation bsoncore.Document
 }
 
 // Upserted reports the _id of a document an upsert inserted.
@@ -96,6 +98,8 @@ type DeleteSpec struct {
 	Hint   bsoncore.Value
 	// Let is the command's let (variables for $expr). Nil: none.
 	Let bsoncore.Document
+	// Collation is the statement's collation; nil: the collection's.
+	Collation bsoncore.Document
 }
 
 // DeleteResult is the outcome of a delete batch.
@@ -124,6 +128,9 @@ type FindSpec struct {
 	// ReturnKey returns each result's key in the index the plan scanned
 	// ({} for a collection scan) instead of the document.
 	ReturnKey bool
+	// Collation is the query's collation document; nil means the
+	// collection's default ({locale: "simple"} overrides it).
+	Collation bsoncore.Document
 }
 
 // FindAndModifySpec describes a findAndModify command.
@@ -142,6 +149,8 @@ type FindAndModifySpec struct {
 	Let bsoncore.Document
 	// BypassDocumentValidation skips the collection's validator.
 	BypassDocumentValidation bool
+	// Collation is the command's collation; nil: the collection's.
+	Collation bsoncore.Document
 }
 
 // LastErrorObject is findAndModify's lastErrorObject.

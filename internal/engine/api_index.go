@@ -18,6 +18,11 @@ type IndexSpec struct {
 	// PrepareUnique refuses new duplicate keys (collMod can then make
 	// the index unique).
 	PrepareUnique bool
+	// Collation is the index's collation: its normalised spec (as
+	// collation.Spec.Document renders it), nil for the simple one. On
+	// CreateIndex, nil means the collection's default collation and
+	// {locale: "simple"} the simple collation.
+	Collation bsoncore.Document
 }
 
 // IndexInfo describes an existing index.
@@ -62,6 +67,9 @@ func (spec IndexSpec) Doc() bsoncore.Document {
 	}
 	if spec.PrepareUnique {
 		b.AppendBoolean("prepareUnique", true)
+	}
+	if spec.Collation != nil && !isSimpleDoc(spec.Collation) {
+		b.AppendDocument("collation", spec.Collation)
 	}
 	return b.Build()
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/rand"
 	"fmt"
+	"github.com/lodedb/lode/internal/collation"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -88,6 +89,26 @@ type collection struct {
 	images bool
 	// validator: the document validation of options (validator.go).
 	validator *docValidator
+	// coll is the default collation of options (nil: simple).
+	coll *collation.Collator
+}
+
+// collatorOf reads a collection's default collation from its options,
+// where create stored the normalised spec.
+func collatorOf(options bsoncore.Document) *collation.Collator {
+	v, err := options.LookupErr("collation")
+	if err != nil {
+		return nil
+	}
+	d, ok := v.DocumentOK()
+	if !ok {
+		return nil
+	}
+	s, err := collation.Parse(d)
+	if err != nil {
+		return nil
+	}
+	return collation.New(s)
 }
 
 // imagesEnabled reads changeStreamPreAndPostImages.enabled from a
@@ -179,6 +200,10 @@ type index struct {
 	// prepareUnique: new duplicate keys are refused, so that collMod can
 	// convert the index to unique once existing duplicates are resolved.
 	prepareUnique bool
+	// collation is the normalised collation spec (nil: simple) and coll
+	// its collator: string keys are stored as coll's sort keys.
+	collation bsoncore.Document
+	coll      *collation.Collator
 }
 
 func (ix *index) isID() bool { return ix.name == "_id_" }
@@ -228,6 +253,9 @@ func encodeCollection(c *collection) []byte {
 		if ix.ttl != nil {
 			bb = bsoncore.AppendInt64Element(bb, "expireAfterSeconds", *ix.ttl)
 		}
+		if ix.collation != nil {
+			bb = bsoncore.AppendDocumentElement(bb, "collation", ix.collation)
+		}
 		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.multikey)
 		if ix.keyFormat != 0 {
 			bb = bsoncore.AppendInt32Element(bb, "keyFormat", int32(ix.keyFormat))
@@ -260,6 +288,7 @@ func decodeCollection(raw []byte) (*collection, error) {
 		c.options = append(bsoncore.Document(nil), v.Document()...)
 		c.images = imagesEnabled(c.options)
 		c.validator = validatorOf(c.options)
+		c.coll = collatorOf(c.options)
 	}
 	c.capped = d.Lookup("capped").Boolean()
 	c.size = d.Lookup("size").Int64()
@@ -284,6 +313,9 @@ func decodeCollection(raw []byte) (*collection, error) {
 		}
 		if pv, err := id.LookupErr("partialFilterExpression"); err == nil {
 			spec.PartialFilterExpression = append(bsoncore.Document(nil), pv.Document()...)
+		}
+		if cv, err := id.LookupErr("collation"); err == nil {
+			spec.Collation = append(bsoncore.Document(nil), cv.Document()...)
 		}
 		if tv, err := id.LookupErr("expireAfterSeconds"); err == nil {
 			t := tv.Int64()
@@ -320,6 +352,16 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 		unique: spec.Unique, sparse: spec.Sparse, partial: spec.PartialFilterExpression,
 		ttl: spec.ExpireAfterSeconds, keyFormat: keyFormatCurrent,
 		hidden: spec.Hidden, prepareUnique: spec.PrepareUnique,
+	}
+	if spec.Collation != nil {
+		s, err := collation.Parse(spec.Collation)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			ix.coll = collation.New(s)
+			ix.collation = s.Document()
+		}
 	}
 	if spec.PartialFilterExpression != nil {
 		f, err := query.Parse(spec.PartialFilterExpression)

@@ -18,13 +18,23 @@ import (
 // index keys answer the filter the count reads no documents (COUNT_SCAN,
 // or COUNT over IXSCAN).
 func (e *Engine) Count(ctx context.Context, db, coll string, filter bsoncore.Document, skip, limit int64, hint bsoncore.Value) (int64, error) {
+	return e.CountCollated(ctx, db, coll, filter, skip, limit, hint, nil)
+}
+
+// CountCollated is Count under a collation document (nil: the
+// collection's default).
+func (e *Engine) CountCollated(ctx context.Context, db, coll string, filter bsoncore.Document, skip, limit int64, hint bsoncore.Value, collationDoc bsoncore.Document) (int64, error) {
 	if err := e.checkOpen(); err != nil {
 		return 0, err
 	}
 	if filter == nil {
 		filter = emptyDoc
 	}
-	f, err := query.Parse(filter)
+	collator, err := e.statementCollator(db, coll, collationDoc)
+	if err != nil {
+		return 0, err
+	}
+	_, f, err := parseFilter(filter, nil, collator)
 	if err != nil {
 		return 0, err
 	}
@@ -70,13 +80,24 @@ func countReq(filter bsoncore.Document, f *query.Filter, skip, limit int64, hint
 // index on key answers the filter, the values come from the index keys
 // without reading documents.
 func (e *Engine) Distinct(ctx context.Context, db, coll, key string, filter bsoncore.Document) ([]bsoncore.Value, error) {
+	return e.DistinctCollated(ctx, db, coll, key, filter, nil)
+}
+
+// DistinctCollated is Distinct under a collation document (nil: the
+// collection's default): strings equal under it are one value (the first
+// met), and values come in its order.
+func (e *Engine) DistinctCollated(ctx context.Context, db, coll, key string, filter, collationDoc bsoncore.Document) ([]bsoncore.Value, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
 	if filter == nil {
 		filter = emptyDoc
 	}
-	f, err := query.Parse(filter)
+	collator, err := e.statementCollator(db, coll, collationDoc)
+	if err != nil {
+		return nil, err
+	}
+	_, f, err := parseFilter(filter, nil, collator)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +115,9 @@ func (e *Engine) Distinct(ctx context.Context, db, coll, key string, filter bson
 	vals, err := distinctValues(ctx, r, c, bp, key)
 	if err != nil {
 		return nil, err
+	}
+	if collator != nil {
+		return distinctCollated(vals, collator), nil
 	}
 	sort.SliceStable(vals, func(i, j int) bool { return bsonutil.Compare(vals[i], vals[j]) < 0 })
 	out := vals[:0]

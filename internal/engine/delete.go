@@ -34,7 +34,11 @@ func (e *Engine) Delete(ctx context.Context, db, coll string, specs []DeleteSpec
 }
 
 func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteSpec) (int, uint64, error) {
-	filter, f, err := parseFilter(s.Filter, s.Let)
+	collator, err := e.statementCollator(db, coll, s.Collation)
+	if err != nil {
+		return 0, 0, err
+	}
+	filter, f, err := parseFilter(s.Filter, s.Let, collator)
 	if err != nil {
 		return 0, 0, err
 	}

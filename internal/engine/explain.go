@@ -96,7 +96,11 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		spec.Verbosity = VerbosityAllPlansExecution
 	}
 	fs := spec.Find
-	filter, f, err := parseFilter(fs.Filter, fs.Let)
+	collator, err := e.statementCollator(db, coll, fs.Collation)
+	if err != nil {
+		return nil, err
+	}
+	filter, f, err := parseFilter(fs.Filter, fs.Let, collator)
 	if err != nil {
 		return nil, err
 	}
@@ -177,18 +181,21 @@ func (x *explainRun) render(version bool) bsoncore.Document {
 		AppendInt32("plannerVersion", 1).
 		AppendString("namespace", x.ns).
 		AppendBoolean("indexFilterSet", false).
-		AppendDocument("parsedQuery", x.filter.Serialize()).
-		AppendBoolean("maxIndexedOrSolutionsReached", false).
+		AppendDocument("parsedQuery", x.filter.Serialize())
+	if cd := collationDoc(x.filter.Collator()); cd != nil {
+		// The query's collation, as mongod's queryPlanner shows it.
+		qp.AppendDocument("collation", cd)
+	}
+	qp.AppendBoolean("maxIndexedOrSolutionsReached", false).
 		AppendBoolean("maxIndexedAndSolutionsReached", false).
 		AppendBoolean("maxScansToExplodeReached", bp.sol != nil && bp.sol.HitScanLimit).
 		AppendDocument("winningPlan", winning).
-		AppendArray("rejectedPlans", rejected.Build()).
-		Build()
+		AppendArray("rejectedPlans", rejected.Build())
 	out := bsoncore.NewDocumentBuilder()
 	if version {
 		out.AppendString("explainVersion", "1")
 	}
-	out.AppendDocument("queryPlanner", qp)
+	out.AppendDocument("queryPlanner", qp.Build())
 	if x.verbose() {
 		nReturned := x.nReturned
 		tot := exec.Sum(bp.root)
@@ -273,6 +280,7 @@ func fillFindReq(q *planReq, fs FindSpec, spec ExplainSpec) error {
 		if err != nil {
 			return err
 		}
+		s = s.Collated(q.filter.Collator())
 		if dir, ok := s.Natural(); ok {
 			if dir < 0 {
 				q.naturalDir = -1

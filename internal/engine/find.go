@@ -16,7 +16,11 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	filter, f, err := parseFilter(spec.Filter, spec.Let)
+	collator, err := e.statementCollator(db, coll, spec.Collation)
+	if err != nil {
+		return nil, err
+	}
+	filter, f, err := parseFilter(spec.Filter, spec.Let, collator)
 	if err != nil {
 		return nil, err
 	}
@@ -27,6 +31,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		if err != nil {
 			return nil, err
 		}
+		s = s.Collated(collator)
 		if dir, ok := s.Natural(); ok {
 			reverse = dir < 0
 		} else if !s.Empty() {

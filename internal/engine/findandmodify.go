@@ -37,12 +37,17 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	if filter == nil {
 		filter = emptyDoc
 	}
+	collator, err := e.statementCollator(db, coll, spec.Collation)
+	if err != nil {
+		return res, err
+	}
 	var sortBy *query.Sort
 	if len(spec.Sort) > 5 {
 		s, err := query.ParseSort(spec.Sort)
 		if err != nil {
 			return res, err
 		}
+		s = s.Collated(collator)
 		if !s.Empty() {
 			sortBy = s
 		}
@@ -59,14 +64,14 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	var f *query.Filter
 	if spec.Remove {
 		var err error
-		if _, f, err = parseFilter(filter, spec.Let); err != nil {
+		if _, f, err = parseFilter(filter, spec.Let, collator); err != nil {
 			return res, err
 		}
 	} else {
 		var err error
 		p, err = parseUpdate(updateArgs{
 			filter: filter, upd: spec.Update, arrayFilters: spec.ArrayFilters, upsert: spec.Upsert,
-			hint: spec.Hint, let: spec.Let,
+			hint: spec.Hint, let: spec.Let, coll: collator,
 		})
 		if err != nil {
 			return res, err

@@ -76,6 +76,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if owner := c.state.txnOwner; owner != nil && owner != tx {
 		return false, checkTxnWrite(tx, c)
 	}
+	if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
+		return false, err
+	}
 	if err := indexConflict(c.indexes, spec); err != nil || indexExists(c.indexes, spec) {
 		return false, err
 	}
@@ -295,7 +298,8 @@ const (
 func compareIndex(ix *index, spec IndexSpec) int {
 	if !keyEqual(ix.key, spec.Key) || ix.unique != spec.Unique || ix.sparse != spec.Sparse ||
 		(ix.partial == nil) != (spec.PartialFilterExpression == nil) ||
-		!bsonEqualDoc(ix.partial, spec.PartialFilterExpression) {
+		!bsonEqualDoc(ix.partial, spec.PartialFilterExpression) ||
+		!bsonEqualDoc(ix.collation, spec.Collation) {
 		return indexDifferent
 	}
 	if !ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
@@ -347,7 +351,7 @@ func indexExists(indexes []*index, spec IndexSpec) bool {
 func (ix *index) spec() IndexSpec {
 	return IndexSpec{Name: ix.name, Key: ix.key, Unique: ix.unique, Sparse: ix.sparse,
 		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl,
-		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique}
+		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique, Collation: ix.collation}
 }
 
 func specString(s IndexSpec) string {
@@ -363,6 +367,9 @@ func specString(s IndexSpec) string {
 	}
 	if s.ExpireAfterSeconds != nil {
 		b.AppendInt64("expireAfterSeconds", *s.ExpireAfterSeconds)
+	}
+	if s.Collation != nil {
+		b.AppendDocument("collation", s.Collation)
 	}
 	return bsonutil.FormatDoc(b.Build(), msgStyle)
 }

@@ -264,6 +264,9 @@ func (g *keyGen) emit(notFound int) {
 	start, tstart := len(g.buf), len(g.tbuf)
 	for i := range fields {
 		v := g.fixed[i]
+		if g.ix.coll != nil {
+			v = g.ix.coll.Transform(v)
+		}
 		g.buf = keystring.AppendValue(g.buf, v, fields[i].desc)
 		g.tbuf = keystring.AppendTypeBits(g.tbuf, v)
 	}

@@ -232,8 +232,13 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 		c.options = append(bsoncore.Document(nil), opts.Raw...)
 		c.images = imagesEnabled(c.options)
 		c.validator = validatorOf(c.options)
+		c.coll = collatorOf(c.options)
 	}
-	idIx, err := newIndex(e.allocID(), IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true})
+	idSpec := IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true}
+	if c.coll != nil {
+		idSpec.Collation = c.coll.Spec().Document()
+	}
+	idIx, err := newIndex(e.allocID(), idSpec)
 	if err != nil {
 		return nil, false, err
 	}

@@ -54,7 +54,12 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 	if filter == nil {
 		filter = emptyDoc
 	}
-	f, err := query.Parse(filter)
+	collator, err := queryCollator(c, spec.Collation)
+	if err != nil {
+		return nil, err
+	}
+	parse := func() (*query.Filter, error) { return query.ParseCollated(filter, nil, nil, collator) }
+	f, err := parse()
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +85,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 		pf := f
 		if i > 0 {
 			// Each goroutine gets its own parsed filter.
-			if pf, err = query.Parse(filter); err != nil {
+			if pf, err = parse(); err != nil {
 				for _, p := range parts {
 					p.Close()
 				}

@@ -13,23 +13,26 @@ import (
 )
 
 // planIndexes describes c's indexes for the planner.
-func planIndexes(c *collection) []*plan.Index {
+func planIndexes(c *collection, q *planReq) ([]*plan.Index, error) {
 	out := make([]*plan.Index, 0, len(c.indexes))
 	for _, ix := range c.indexes {
 		if ix.hidden {
 			continue // hidden from the planner, hints included (mongod 4.4+)
 		}
+
 		pi := &plan.Index{
 			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique || ix.isID(),
 			Sparse: ix.sparse, Partial: ix.partialFilter, Multikey: ix.multikey,
-			MultikeyPaths: ix.multikeyPaths,
+			MultikeyPaths: ix.multikeyPaths, Collation: ix.collation,
+			// Its keys are not in the query's string order.
+			CollationMismatch: ix.coll != q.filter.Collator(),
 		}
 		for _, f := range ix.fields {
 			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
 		}
 		out = append(out, pi)
 	}
-	return out
+	return out, nil
 }
 
 // planReq is a query to plan.
@@ -88,9 +91,13 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 		// Explain prints stage filters in mongod's parsed form.
 		env.FilterDoc = q.filter.Serialize()
 	}
+	pix, err := planIndexes(c, &q)
+	if err != nil {
+		return nil, err
+	}
 	sols, err := plan.Plan(plan.Params{
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
-		NaturalDir: q.naturalDir, Indexes: planIndexes(c), Hint: q.hint,
+		NaturalDir: q.naturalDir, Indexes: pix, Hint: q.hint,
 		MaxScansToExplode: int(e.params.MaxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
 		ProjFields: projFields(q.opts),
 	})

@@ -49,9 +49,13 @@ func (e *Engine) Update(ctx context.Context, db, coll string, specs []UpdateSpec
 }
 
 func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateSpec) (stmtResult, uint64, error) {
+	collator, err := e.statementCollator(db, coll, s.Collation)
+	if err != nil {
+		return stmtResult{}, 0, err
+	}
 	p, err := parseUpdate(updateArgs{
 		filter: s.Filter, upd: s.Update, arrayFilters: s.ArrayFilters, multi: s.Multi, upsert: s.Upsert,
-		hint: s.Hint, let: s.Let, constants: s.Constants,
+		hint: s.Hint, let: s.Let, constants: s.Constants, coll: collator,
 	})
 	if err != nil {
 		return stmtResult{}, 0, err

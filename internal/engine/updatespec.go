@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/lodedb/lode/internal/collation"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -24,6 +25,8 @@ type updateArgs struct {
 	hint         bsoncore.Value
 	// let is the command's let document; constants the statement's c.
 	let, constants bsoncore.Document
+	// coll is the statement's collation (nil: simple).
+	coll *collation.Collator
 }
 
 // parsedUpdate is an update statement ready to run.
@@ -55,8 +58,11 @@ func parseUpdate(a updateArgs) (*parsedUpdate, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := query.ParseWithVars(filter, epc, vars)
+	f, err := query.ParseCollated(filter, epc, vars, a.coll)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseCollatedUpdate(a); err != nil {
 		return nil, err
 	}
 	p := &parsedUpdate{filterDoc: filter, filter: f, multi: a.multi, upsert: a.upsert, hint: a.hint, vars: vars}
@@ -80,7 +86,7 @@ func parseUpdate(a updateArgs) (*parsedUpdate, error) {
 	if a.constants != nil {
 		return nil, errs.New(errs.Location51198, "Constant values may only be specified for pipeline updates")
 	}
-	u, err := update.Parse(a.upd.Document(), a.arrayFilters)
+	u, err := update.ParseCollated(a.upd.Document(), a.arrayFilters, a.coll)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +117,7 @@ func pipelineStages(v bsoncore.Value) ([]bsoncore.Document, error) {
 // parseFilter parses a statement's filter (nil: the empty filter) with the
 // command's let variables bound as of now; it returns the filter document
 // it parsed with the filter.
-func parseFilter(filter, let bsoncore.Document) (bsoncore.Document, *query.Filter, error) {
+func parseFilter(filter, let bsoncore.Document, coll *collation.Collator) (bsoncore.Document, *query.Filter, error) {
 	if filter == nil {
 		filter = emptyDoc
 	}
@@ -119,7 +125,7 @@ func parseFilter(filter, let bsoncore.Document) (bsoncore.Document, *query.Filte
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := query.ParseWithVars(filter, epc, vars)
+	f, err := query.ParseCollated(filter, epc, vars, coll)
 	return filter, f, err
 }
 

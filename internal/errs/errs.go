@@ -134,6 +134,7 @@ const (
 	OptionNotSupportedOnView                 Code = 167
 	CommandNotSupportedOnView                Code = 166
 	ViewDepthLimitExceeded                   Code = 165
+	IncompatibleCollationVersion             Code = 161
 	InvalidViewDefinition                    Code = 182
 	AmbiguousIndexKeyPattern                 Code = 181
 	IncompleteTransactionHistory             Code = 217
@@ -236,6 +237,7 @@ var names = map[Code]string{
 	ExceededMemoryLimit:                      "ExceededMemoryLimit",
 	ReadConcernMajorityNotEnabled:            "ReadConcernMajorityNotEnabled",
 	ViewDepthLimitExceeded:                   "ViewDepthLimitExceeded",
+	IncompatibleCollationVersion:             "IncompatibleCollationVersion",
 	CommandNotSupportedOnView:                "CommandNotSupportedOnView",
 	OptionNotSupportedOnView:                 "OptionNotSupportedOnView",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",

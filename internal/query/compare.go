@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"encoding/binary"
+	"github.com/lodedb/lode/internal/collation"
 	"math"
 	"slices"
 	"sort"
@@ -15,8 +16,12 @@ import (
 // equality {a: 5} is a CompareNode with OpEQ.
 type CompareNode struct {
 	pathed
-	Op    Op
+	Op Op
+	// Value is the operand; under a collation, its sort key form
+	// (collation.Collator.Transform), and Orig the operand as given.
 	Value bsoncore.Value
+	Orig  bsoncore.Value
+	coll  *collation.Collator
 }
 
 // InNode is {Path: {$in: [...]}}: it matches when the path yields a value
@@ -28,6 +33,10 @@ type InNode struct {
 	Values  []bsoncore.Value
 	Regexes []*RegexNode
 	HasNull bool
+	// Orig, under a collation, holds the operands as given while Values
+	// holds their sort keys.
+	Orig []bsoncore.Value
+	coll *collation.Collator
 }
 
 func (n *CompareNode) match(doc []byte, pos *int) bool {
@@ -35,6 +44,9 @@ func (n *CompareNode) match(doc []byte, pos *int) bool {
 }
 
 func (n *CompareNode) matchValue(v bsoncore.Value, _ *int) bool {
+	if n.coll != nil {
+		v = n.coll.Transform(v)
+	}
 	return compareMatches(n.Op, v, n.Value)
 }
 
@@ -112,6 +124,9 @@ func (n *InNode) match(doc []byte, pos *int) bool {
 func (n *InNode) matchValue(v bsoncore.Value, _ *int) bool {
 	if n.HasNull && (v.Type == 0 || v.Type == bsoncore.TypeNull || v.Type == bsoncore.TypeUndefined) {
 		return true
+	}
+	if n.coll != nil {
+		v = n.coll.Transform(v)
 	}
 	vals := n.Values
 	i := sort.Search(len(vals), func(i int) bool { return bsonutil.Compare(vals[i], v) >= 0 })

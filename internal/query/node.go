@@ -105,7 +105,11 @@ func (n *AndNode) match(doc []byte, pos *int) bool {
 				lastName, last = cn.parts[0], lookupField(doc, cn.parts[0])
 			}
 			if last.Type != 0 && last.Type != bsoncore.TypeArray {
-				if !compareMatches(cn.Op, last, cn.Value) {
+				lv := last
+				if cn.coll != nil {
+					lv = cn.coll.Transform(last)
+				}
+				if !compareMatches(cn.Op, lv, cn.Value) {
 					if pos != nil {
 						*pos = -1
 					}

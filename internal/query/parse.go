@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/lodedb/lode/internal/collation"
 	"strings"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -12,6 +13,7 @@ import (
 // Filter is a parsed find filter, ready to match documents.
 type Filter struct {
 	root Node
+	coll *collation.Collator
 }
 
 // Root returns the root of the match tree. A filter with several top-level

@@ -16,6 +16,10 @@ type RegexNode struct {
 	Pattern string
 	Options string
 	re      *regexp.Regexp
+	// collated is set under a non-simple collation: regexes ignore the
+	// collation, but an index under it holds sort keys, so the literal
+	// prefix bounds nothing there.
+	collated bool
 }
 
 // Prefix returns the literal prefix the pattern requires at the start of
@@ -23,7 +27,7 @@ type RegexNode struct {
 // option, and whether the pattern is such an anchored prefix. The planner
 // turns it into an index range.
 func (n *RegexNode) Prefix() (string, bool) {
-	if strings.ContainsAny(n.Options, "ix") {
+	if n.collated || strings.ContainsAny(n.Options, "ix") {
 		return "", false
 	}
 	p := n.Pattern

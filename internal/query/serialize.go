@@ -346,7 +346,17 @@ func (n *CompareNode) serialize(b *bsoncore.DocumentBuilder, includePath bool) {
 	serializePath(n, b, includePath)
 }
 
-func (n *CompareNode) appendRHS(b *bsoncore.DocumentBuilder) { b.AppendValue(n.Op.String(), n.Value) }
+func (n *CompareNode) appendRHS(b *bsoncore.DocumentBuilder) {
+	b.AppendValue(n.Op.String(), n.operand())
+}
+
+// operand is the comparison's operand as the user gave it.
+func (n *CompareNode) operand() bsoncore.Value {
+	if n.coll != nil {
+		return n.Orig
+	}
+	return n.Value
+}
 
 func (n *InNode) kind() matchType { return mtIn }
 
@@ -357,7 +367,11 @@ func (n *InNode) serialize(b *bsoncore.DocumentBuilder, includePath bool) {
 // appendRHS appends $in: the values in order, then the regexes.
 func (n *InNode) appendRHS(b *bsoncore.DocumentBuilder) {
 	ab := bsoncore.NewArrayBuilder()
-	for _, v := range n.Values {
+	vals := n.Values
+	if n.coll != nil {
+		vals = n.Orig
+	}
+	for _, v := range vals {
 		ab.AppendValue(v)
 	}
 	for _, r := range n.Regexes {

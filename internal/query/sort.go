@@ -2,6 +2,7 @@ package query
 
 import (
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -20,6 +21,26 @@ type Sort struct {
 	// Fields are the sort keys in order. It is empty for {$natural: ±1}.
 	Fields  []SortField
 	natural int
+	coll    *collation.Collator
+}
+
+// Collated returns a copy of s that orders strings under coll (nil: the
+// simple collation): its keys (Key) hold sort keys in place of strings.
+func (s *Sort) Collated(coll *collation.Collator) *Sort {
+	if s == nil || coll == nil {
+		return s
+	}
+	c := *s
+	c.coll = coll
+	return &c
+}
+
+// Collator is the sort's collation (nil: simple).
+func (s *Sort) Collator() *collation.Collator {
+	if s == nil {
+		return nil
+	}
+	return s.coll
 }
 
 // SortKey is the sort key of one document: one value per sort field.
@@ -97,12 +118,16 @@ var (
 
 // sortCollector gathers the extreme value a path yields.
 type sortCollector struct {
+	coll  *collation.Collator
 	desc  bool
 	best  bsoncore.Value
 	found bool
 }
 
 func (c *sortCollector) offer(v bsoncore.Value) {
+	if c.coll != nil {
+		v = c.coll.Transform(v)
+	}
 	if !c.found {
 		c.best, c.found = v, true
 		return
@@ -145,7 +170,7 @@ func (s *Sort) Key(doc bsoncore.Document) SortKey {
 	key := make(SortKey, len(s.Fields))
 	for i := range s.Fields {
 		f := &s.Fields[i]
-		c := sortCollector{desc: f.Desc}
+		c := sortCollector{desc: f.Desc, coll: s.coll}
 		walkPath(doc, f.parts, false, &c, nil, -1)
 		if !c.found {
 			c.best = nullValue

@@ -57,11 +57,15 @@ func collectEqualities(n Node, out *[]seedEq) {
 		}
 	case *CompareNode:
 		if t.Op == OpEQ && !strings.HasPrefix(t.Path, "$") {
-			*out = append(*out, seedEq{t.Path, t.Value})
+			*out = append(*out, seedEq{t.Path, t.operand()})
 		}
 	case *InNode:
 		if len(t.Values) == 1 && len(t.Regexes) == 0 {
-			*out = append(*out, seedEq{t.Path, t.Values[0]})
+			v := t.Values[0]
+			if t.coll != nil {
+				v = t.Orig[0]
+			}
+			*out = append(*out, seedEq{t.Path, v})
 		}
 	case *OrNode:
 		if len(t.Children) == 1 {

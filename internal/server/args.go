@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/lodedb/lode/internal/collation"
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -218,28 +219,41 @@ func argHint(v bsoncore.Value) (bsoncore.Value, error) {
 	return v, nil
 }
 
-// argCollation accepts only the simple collation ({locale: "simple"}),
-// which is Lode's binary string comparison. Any other collation would need
-// ICU comparison rules Lode does not implement, so it is NotImplemented
-// rather than silently compared as binary.
+// argCollation validates a command's collation document as mongod does
+// (package collation) and returns it as given; the engine resolves it
+// against the collection's default.
 func argCollation(cmd, field string, v bsoncore.Value) error {
+	_, err := argCollationDoc(cmd, field, v)
+	return err
+}
+
+// argCollationDoc is argCollation returning the validated document.
+func argCollationDoc(cmd, field string, v bsoncore.Value) (bsoncore.Document, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
-		return wrongType(cmd, field, v, "object")
+		return nil, wrongType(cmd, field, v, "object")
 	}
 	loc, err := d.LookupErr("locale")
 	if err != nil {
-		return errs.New(errs.Location40414, "BSON field 'locale' is missing but a required field")
+		return nil, errs.New(errs.Location40414, "BSON field 'locale' is missing but a required field")
 	}
-	s, ok := loc.StringValueOK()
-	if !ok {
-		return wrongType("collation", "locale", loc, "string")
+	if _, ok := loc.StringValueOK(); !ok {
+		return nil, wrongType("collation", "locale", loc, "string")
 	}
-	elems, _ := d.Elements()
-	if s == "simple" && len(elems) == 1 {
-		return nil
+	if _, err := collation.Parse(d); err != nil {
+		return nil, err
 	}
-	return errs.New(errs.NotImplemented, "collation %s is not supported: Lode compares strings by their binary value and accepts only {locale: \"simple\"}", d.String())
+	return d, nil
+}
+
+// simpleCollationDoc is {locale: "simple"}.
+var simpleCollationDoc = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()
+
+// isSimpleCollation reports whether a validated collation document is
+// {locale: "simple"}.
+func isSimpleCollation(d bsoncore.Document) bool {
+	s, _ := d.Lookup("locale").StringValueOK()
+	return s == "simple"
 }
 
 // argCollectionUUID checks a command's collectionUUID: a UUID that must

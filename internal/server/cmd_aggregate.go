@@ -31,6 +31,7 @@ type aggregateArgs struct {
 	allowDiskUse bool
 	let          bsoncore.Document
 	hint         bsoncore.Value
+	collation    bsoncore.Document
 }
 
 // cmdAggregate runs an aggregation pipeline on a collection, or at
@@ -62,7 +63,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			}
 			a.hint = v
 		case "collation":
-			err = argCollation(req.Name, k, v)
+			a.collation, err = argCollationDoc(req.Name, k, v)
 		case "bypassDocumentValidation":
 			a.bypass, err = argBool(req.Name, k, v)
 		case "collectionUUID":
@@ -120,6 +121,12 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 			}
 			viewName, coll = coll, base
 			a.pipeline = append(vpipe, a.pipeline...)
+			// A view's operations use the view's collation (Lode's views
+			// have the simple one), not the collection's default.
+			if a.collation != nil && !isSimpleCollation(a.collation) {
+				return nil, errs.New(errs.OptionNotSupportedOnView, "Cannot override a view's default collation")
+			}
+			a.collation = simpleCollationDoc
 		}
 	}
 	epc := expr.NewParseContext()
@@ -130,7 +137,24 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		}
 	}
 	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir(),
-		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth}
+		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth, Collation: a.collation}
+	if pc.Collator, err = s.eng.StatementCollator(req.DB, coll, a.collation); err != nil {
+		return nil, err
+	}
+	if pc.Collator != nil {
+		if err := agg.CheckCollated(a.pipeline); err != nil {
+			return nil, err
+		}
+	}
+	// The pushed-down query carries the collation only when it is not
+	// the collection's default (which the engine applies by itself).
+	pc.Collation = nil
+	if def, _ := s.eng.StatementCollator(req.DB, coll, nil); def != pc.Collator {
+		pc.Collation = simpleCollationDoc
+		if pc.Collator != nil {
+			pc.Collation = pc.Collator.Spec().Document()
+		}
+	}
 	p, err := agg.Parse(a.pipeline, pc)
 	if err != nil {
 		return nil, err

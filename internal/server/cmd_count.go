@@ -35,7 +35,7 @@ func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, 
 	if s.oplogNS(req.DB, c.coll) {
 		n, err = s.countOplog(ctx, c.filter, c.skip, c.limit) // oplogscan.go
 	} else {
-		n, err = s.eng.Count(ctx, req.DB, c.coll, c.filter, c.skip, c.limit, c.hint)
+		n, err = s.eng.CountCollated(ctx, req.DB, c.coll, c.filter, c.skip, c.limit, c.hint, c.collation)
 	}
 	if err != nil {
 		return nil, err
@@ -51,6 +51,7 @@ type countCmd struct {
 	filter      bsoncore.Document
 	skip, limit int64 // limit is positive (a negative one counts as its absolute value), 0 for none
 	hint        bsoncore.Value
+	collation   bsoncore.Document
 }
 
 // parseCount reads a count command; explain parses the count it explains
@@ -78,7 +79,7 @@ func parseCount(req *Request) (countCmd, error) {
 		case "hint":
 			c.hint = v
 		case "collation":
-			err = argCollation(req.Name, k, v)
+			c.collation, err = argCollationDoc(req.Name, k, v)
 		case "fields":
 			// Ignored, as mongod ignores it (the legacy shell sent it).
 		case "mirrored", "sampleId":

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/lodedb/lode/internal/collation"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -24,6 +25,7 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		viewOn                 string
 		pipeline               []bsoncore.Document
 		hasViewOn, hasPipeline bool
+		viewCollation          bool
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -35,7 +37,17 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		case "max":
 			opts.Max, err = argInt64(req.Name, k, v)
 		case "collation":
-			err = argCollation(req.Name, k, v)
+			// Stored as mongod stores it: the normalised spec, or
+			// nothing for the simple collation.
+			var d bsoncore.Document
+			if d, err = argCollationDoc(req.Name, k, v); err != nil {
+				return true, err
+			}
+			if sp, _ := collation.Parse(d); sp != nil {
+				viewCollation = true
+				raw.AppendDocument(k, sp.Document())
+			}
+			return true, nil
 		case "autoIndexId", "validator", "validationLevel", "validationAction",
 			"storageEngine", "indexOptionDefaults", "flags",
 			"clusteredIndex", "expireAfterSeconds":
@@ -78,6 +90,9 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		}
 		if _, err := req.Cmd.LookupErr("idIndex"); err == nil {
 			return nil, errs.New(errs.InvalidOptions, "'idIndex' is not allowed with 'viewOn': %s", req.Cmd.Lookup("idIndex").Document().String())
+		}
+		if viewCollation {
+			return nil, errs.New(errs.NotImplemented, "a view with a non-simple default collation is not supported by Lode")
 		}
 		return nil, s.createView(ctx, req.DB, coll, viewOn, pipeline)
 	}

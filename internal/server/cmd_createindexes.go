@@ -194,9 +194,11 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 				return spec, errs.New(errs.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%s", d.String(), v.String())
 			}
 		case "collation":
-			if err := argCollation("createIndexes.indexes", k, v); err != nil {
+			d, err := argCollationDoc("createIndexes.indexes", k, v)
+			if err != nil {
 				return spec, err
 			}
+			spec.Collation = d
 		case "hidden":
 			spec.Hidden = expr.Truthy(v)
 		case "prepareUnique":

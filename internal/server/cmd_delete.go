@@ -71,7 +71,7 @@ func parseDeleteStatement(st, let bsoncore.Document, spec *engine.DeleteSpec) er
 		case "hint":
 			spec.Hint, err = argHint(v)
 		case "collation":
-			err = argCollation(cmd, k, v)
+			spec.Collation, err = argCollationDoc(cmd, k, v)
 		case "sampleId":
 		default:
 			return false, nil

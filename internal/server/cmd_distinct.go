@@ -34,7 +34,7 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	if s.oplogNS(req.DB, d.coll) {
 		return nil, errs.New(errs.NotImplemented, "distinct on %s.%s is not supported by Lode; use aggregate with $match and $group", req.DB, d.coll)
 	}
-	vals, err := s.eng.Distinct(ctx, req.DB, d.coll, d.key, d.filter)
+	vals, err := s.eng.DistinctCollated(ctx, req.DB, d.coll, d.key, d.filter, d.collation)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +49,7 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 type distinctCmd struct {
 	coll, key string
 	filter    bsoncore.Document
+	collation bsoncore.Document
 }
 
 // parseDistinct reads a distinct command; explain parses the distinct it
@@ -72,7 +73,7 @@ func parseDistinct(req *Request) (distinctCmd, error) {
 				d.filter, err = argDoc(req.Name, k, v)
 			}
 		case "collation":
-			err = argCollation(req.Name, k, v)
+			d.collation, err = argCollationDoc(req.Name, k, v)
 		case "hint":
 			// Not a field of 7.0's distinct (7.1 added it); refused
 			// rather than ignored, as a hinted sparse or partial index

@@ -97,13 +97,14 @@ func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) 
 			return spec, err
 		}
 		spec.Kind = engine.ExplainCountOp
-		spec.Find = engine.FindSpec{Filter: c.filter, Skip: c.skip, Limit: c.limit, Hint: c.hint}
+		spec.Find = engine.FindSpec{Filter: c.filter, Skip: c.skip, Limit: c.limit, Hint: c.hint, Collation: c.collation}
 	case "distinct":
 		d, err := parseDistinct(sub)
 		if err != nil {
 			return spec, err
 		}
 		spec.Kind, spec.Key, spec.Find.Filter = engine.ExplainDistinctOp, d.key, d.filter
+		spec.Find.Collation = d.collation
 	case "update":
 		_, specs, err := parseUpdate(sub)
 		if err != nil {
@@ -111,7 +112,7 @@ func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) 
 		}
 		st := specs[0]
 		spec.Kind, spec.Multi = engine.ExplainUpdateOp, st.Multi
-		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let}
+		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let, Collation: st.Collation}
 	case "delete":
 		_, specs, err := parseDelete(sub)
 		if err != nil {
@@ -119,7 +120,7 @@ func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) 
 		}
 		st := specs[0]
 		spec.Kind, spec.Multi = engine.ExplainDeleteOp, st.Limit == 0
-		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let}
+		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let, Collation: st.Collation}
 	case "findAndModify", "findandmodify":
 		_, f, err := parseFindAndModify(sub)
 		if err != nil {
@@ -129,7 +130,7 @@ func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) 
 		if f.Remove {
 			spec.Kind = engine.ExplainDeleteOp
 		}
-		spec.Find = engine.FindSpec{Filter: f.Query, Sort: f.Sort, Hint: f.Hint, Let: f.Let}
+		spec.Find = engine.FindSpec{Filter: f.Query, Sort: f.Sort, Hint: f.Hint, Let: f.Let, Collation: f.Collation}
 	default:
 		return spec, errs.New(errs.CommandNotFound, "Explain failed due to unknown command: %s", name)
 	}

@@ -127,7 +127,7 @@ func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
 		case "let":
 			spec.Let, err = argDoc(req.Name, k, v)
 		case "collation":
-			err = argCollation(req.Name, k, v)
+			spec.Collation, err = argCollationDoc(req.Name, k, v)
 		case "showRecordId":
 			spec.ShowRecordID, err = argBool(req.Name, k, v)
 		case "returnKey":

@@ -102,7 +102,7 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 		case "let":
 			spec.Let, err = argDoc(req.Name, k, v)
 		case "collation":
-			err = argCollation(req.Name, k, v)
+			spec.Collation, err = argCollationDoc(req.Name, k, v)
 		case "bypassEmptyTsReplacement":
 			_, err = argBool(req.Name, k, v)
 		case "encryptionInformation":

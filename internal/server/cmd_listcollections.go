@@ -77,10 +77,15 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 					AppendBoolean("readOnly", false).
 					AppendBinary("uuid", bson.TypeBinaryUUID, c.UUID[:]).Build())
 			if !engine.IsOplogNS(req.DB, c.Name) { // the oplog has no _id index
-				b.AppendDocument("idIndex", bsoncore.NewDocumentBuilder().
+				idb := bsoncore.NewDocumentBuilder().
 					AppendInt32("v", 2).
 					AppendDocument("key", bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()).
-					AppendString("name", "_id_").Build())
+					AppendString("name", "_id_")
+				if cv, err := opts.LookupErr("collation"); err == nil {
+					// The _id index takes the collection's collation.
+					idb.AppendValue("collation", cv)
+				}
+				b.AppendDocument("idIndex", idb.Build())
 			}
 		}
 		doc := b.Build()

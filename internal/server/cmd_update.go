@@ -96,7 +96,7 @@ func parseUpdateStatement(st, let bsoncore.Document, spec *engine.UpdateSpec) er
 		case "c":
 			spec.Constants, err = argDoc(cmd, k, v)
 		case "collation":
-			err = argCollation(cmd, k, v)
+			spec.Collation, err = argCollationDoc(cmd, k, v)
 		case "upsertSupplied":
 			// mongos's flag that c.new holds the document to upsert.
 			var on bool

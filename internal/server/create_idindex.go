@@ -51,8 +51,12 @@ func checkIDIndexSpec(v bsoncore.Value) error {
 			// Accepted by mongod for older dumps; the collection is the
 			// command's.
 		case "collation":
-			if err := argCollation("create", "idIndex.collation", val); err != nil {
+			d, err := argCollationDoc("create", "idIndex.collation", val)
+			if err != nil {
 				return err
+			}
+			if !isSimpleCollation(d) {
+				return errs.New(errs.NotImplemented, "an idIndex with a non-simple collation is not supported by Lode: give the collection's collation with create's collation option")
 			}
 		default:
 			return errs.New(errs.InvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", k, spec.String())

@@ -258,7 +258,7 @@ func findAsAggregate(req *Request, f findCmd) (bsoncore.Document, error) {
 	if spec.Hint.Type != 0 {
 		b.AppendValue("hint", spec.Hint)
 	}
-	copyFields(b, req.Cmd, "maxTimeMS", "comment", "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "$db")
+	copyFields(b, req.Cmd, "collation", "maxTimeMS", "comment", "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "$db")
 	return b.Build(), nil
 }
 
@@ -275,7 +275,7 @@ func countAsAggregate(req *Request, c countCmd) bsoncore.Document {
 		AppendString("aggregate", c.coll).
 		AppendArray("pipeline", ab.Build()).
 		AppendDocument("cursor", bsoncore.NewDocumentBuilder().Build())
-	copyFields(b, req.Cmd, "maxTimeMS", "comment", "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "$db")
+	copyFields(b, req.Cmd, "collation", "maxTimeMS", "comment", "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "$db")
 	return b.Build()
 }
 
@@ -303,7 +303,7 @@ func distinctAsAggregate(req *Request, d distinctCmd) bsoncore.Document {
 		AppendString("aggregate", d.coll).
 		AppendArray("pipeline", ab.Build()).
 		AppendDocument("cursor", bsoncore.NewDocumentBuilder().Build())
-	copyFields(b, req.Cmd, "maxTimeMS", "comment", "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "$db")
+	copyFields(b, req.Cmd, "collation", "maxTimeMS", "comment", "readConcern", "lsid", "txnNumber", "autocommit", "startTransaction", "$db")
 	return b.Build()
 }
 

@@ -1,6 +1,7 @@
 package update
 
 import (
+	"github.com/lodedb/lode/internal/collation"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -22,7 +23,7 @@ func matchWrapped(m Matcher, name string, v bsoncore.Value) bool {
 
 // parseArrayFilters checks each filter's single top-level identifier and
 // compiles it.
-func parseArrayFilters(filters []bsoncore.Document) (map[string]Matcher, error) {
+func parseArrayFilters(filters []bsoncore.Document, coll *collation.Collator) (map[string]Matcher, error) {
 	out := map[string]Matcher{}
 	for _, f := range filters {
 		id, err := filterIdentifier(f)
@@ -33,7 +34,7 @@ func parseArrayFilters(filters []bsoncore.Document) (map[string]Matcher, error) 
 			return nil, errs.New(errs.FailedToParse,
 				"Found multiple array filters with the same top-level field name %s", id)
 		}
-		m, err := compileFilter(f)
+		m, err := compileFilterColl(f, coll)
 		if err != nil {
 			return nil, err
 		}

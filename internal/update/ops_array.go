@@ -1,6 +1,7 @@
 package update
 
 import (
+	"github.com/lodedb/lode/internal/collation"
 	"math"
 	"sort"
 	"strings"
@@ -48,6 +49,7 @@ type sortKey struct {
 type pushSort struct {
 	dir     int       // whole-value sort when pattern is nil
 	pattern []sortKey // sort embedded documents by these fields
+	coll    *collation.Collator
 }
 
 type pushOp struct {
@@ -172,10 +174,10 @@ func lookupPath(v bsoncore.Value, path []string) bsoncore.Value {
 
 func (s *pushSort) less(x, y bsoncore.Value) bool {
 	if s.pattern == nil {
-		return s.dir*bsonutil.Compare(x, y) < 0
+		return s.dir*s.coll.Compare(x, y) < 0
 	}
 	for _, k := range s.pattern {
-		if c := bsonutil.Compare(lookupPath(x, k.path), lookupPath(y, k.path)); c != 0 {
+		if c := s.coll.Compare(lookupPath(x, k.path), lookupPath(y, k.path)); c != 0 {
 			return k.dir*c < 0
 		}
 	}
@@ -228,7 +230,10 @@ func (o *pushOp) apply(a *applier, l *loc) (bool, error) {
 
 // $addToSet
 
-type addToSetOp struct{ vals []bsoncore.Value }
+type addToSetOp struct {
+	vals []bsoncore.Value
+	coll *collation.Collator
+}
 
 func parseAddToSet(_ string, v bsoncore.Value) (leafOp, error) {
 	vals := []bsoncore.Value{v}
@@ -284,7 +289,7 @@ func (o *addToSetOp) apply(a *applier, l *loc) (bool, error) {
 	for _, v := range o.vals {
 		present := false
 		for _, k := range l.node.kids {
-			if bsonutil.Compare(k.value(), v) == 0 {
+			if o.coll.Compare(k.value(), v) == 0 {
 				present = true
 				break
 			}
@@ -340,6 +345,8 @@ func (o *popOp) apply(a *applier, l *loc) (bool, error) {
 type pullOp struct {
 	name  string
 	match func(v bsoncore.Value) bool
+	// raw is the operand, kept to rebuild match under a collation.
+	raw bsoncore.Value
 }
 
 // pullWrapName is the field name a $pull condition and the element are
@@ -347,11 +354,16 @@ type pullOp struct {
 const pullWrapName = "pullElement"
 
 func parsePull(_ string, v bsoncore.Value) (leafOp, error) {
-	op := &pullOp{name: "$pull"}
+	return newPull(v, nil)
+}
+
+// newPull builds $pull's matcher under a collation (nil: simple).
+func newPull(v bsoncore.Value, coll *collation.Collator) (*pullOp, error) {
+	op := &pullOp{name: "$pull", raw: v}
 	d, isDoc := v.DocumentOK()
 	switch {
 	case isDoc && !startsWithQueryOperator(d):
-		m, err := compileFilter(d)
+		m, err := compileFilterColl(d, coll)
 		if err != nil {
 			return nil, err
 		}
@@ -361,13 +373,13 @@ func parsePull(_ string, v bsoncore.Value) (leafOp, error) {
 		}
 	case isDoc || v.Type == bsoncore.TypeRegex:
 		f := bsoncore.BuildDocument(nil, bsoncore.AppendValueElement(nil, pullWrapName, v))
-		m, err := compileFilter(f)
+		m, err := compileFilterColl(f, coll)
 		if err != nil {
 			return nil, err
 		}
 		op.match = func(e bsoncore.Value) bool { return matchWrapped(m, pullWrapName, e) }
 	default:
-		op.match = func(e bsoncore.Value) bool { return bsonutil.Compare(e, v) == 0 }
+		op.match = func(e bsoncore.Value) bool { return coll.Compare(e, v) == 0 }
 	}
 	return op, nil
 }
@@ -396,7 +408,7 @@ func parsePullAll(_ string, v bsoncore.Value) (leafOp, error) {
 		return nil, errs.New(errs.BadValue, "$pullAll requires an array argument but was given a %s", bsonutil.TypeName(v.Type))
 	}
 	vals := arrayValues(v)
-	return &pullOp{name: "$pullAll", match: func(e bsoncore.Value) bool { return containsValue(vals, e) }}, nil
+	return &pullOp{name: "$pullAll", raw: v, match: func(e bsoncore.Value) bool { return containsValue(vals, e) }}, nil
 }
 
 func (o *pullOp) apply(a *applier, l *loc) (bool, error) {

@@ -2,6 +2,7 @@ package update
 
 import (
 	"bytes"
+	"github.com/lodedb/lode/internal/collation"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -127,8 +128,9 @@ func (o *arithOp) apply(a *applier, l *loc) (bool, error) {
 // $min and $max
 
 type compareOp struct {
-	v   bsoncore.Value
-	max bool
+	v    bsoncore.Value
+	max  bool
+	coll *collation.Collator
 }
 
 func parseMin(_ string, v bsoncore.Value) (leafOp, error) { return &compareOp{v: v}, nil }
@@ -137,7 +139,7 @@ func parseMax(_ string, v bsoncore.Value) (leafOp, error) { return &compareOp{v:
 
 func (o *compareOp) apply(a *applier, l *loc) (bool, error) {
 	if l.node != nil {
-		c := bsonutil.Compare(o.v, l.node.value())
+		c := o.coll.Compare(o.v, l.node.value())
 		if c == 0 || (o.max && c < 0) || (!o.max && c > 0) {
 			return false, nil
 		}

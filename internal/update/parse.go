@@ -2,6 +2,7 @@ package update
 
 import (
 	"fmt"
+	"github.com/lodedb/lode/internal/collation"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -41,6 +42,13 @@ func init() {
 // a query condition on one identifier used as $[<identifier>]. Errors are
 // *errs.Error with mongod's codes and messages.
 func Parse(spec bsoncore.Document, arrayFilters []bsoncore.Document) (*Update, error) {
+	return ParseCollated(spec, arrayFilters, nil)
+}
+
+// ParseCollated is Parse under a collation (nil: simple): $min, $max,
+// $addToSet, $pull, $pullAll, $push's $sort and the arrayFilters compare
+// strings under it, as mongod applies an update's collation.
+func ParseCollated(spec bsoncore.Document, arrayFilters []bsoncore.Document, coll *collation.Collator) (*Update, error) {
 	elems, err := spec.Elements()
 	if err != nil || !wellFormed(spec, 0) {
 		return nil, errs.New(errs.InvalidBSON, "invalid BSON in update document")
@@ -56,7 +64,7 @@ func Parse(spec bsoncore.Document, arrayFilters []bsoncore.Document) (*Update, e
 		}
 		return &Update{replacement: spec}, nil
 	}
-	filters, err := parseArrayFilters(arrayFilters)
+	filters, err := parseArrayFilters(arrayFilters, coll)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +101,11 @@ func Parse(spec bsoncore.Document, arrayFilters []bsoncore.Document) (*Update, e
 			leaf, err := p(f.Key(), f.Value())
 			if err != nil {
 				return nil, err
+			}
+			if cl, ok := leaf.(collatedOp); ok && coll != nil {
+				if err := cl.collate(coll); err != nil {
+					return nil, err
+				}
 			}
 			if err := u.root.insert(parts, leaf, f.Key()); err != nil {
 				return nil, err

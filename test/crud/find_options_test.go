@@ -87,8 +87,8 @@ func TestFindLetAndShowRecordID(t *testing.T) {
 
 // TestUnsupportedQueryOptionsRefused checks that options Lode cannot honour
 // are refused with NotImplemented (238) instead of being ignored: non-simple
-// collations on every command that takes one, returnKey, min and max. The
-// simple collation is accepted.
+// a collation option Lode cannot honour (caseFirst) on every command that
+// takes one, returnKey, min and max. The simple collation is accepted.
 func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -106,8 +106,8 @@ func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 		t.Fatalf("simple collation on find: %v", err)
 	}
 
-	en := &options.Collation{Locale: "en", Strength: 2}
-	enDoc := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}
+	en := &options.Collation{Locale: "en", CaseFirst: "upper"}
+	enDoc := bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}
 	check := func(name string, err error) {
 		t.Helper()
 		code, msg := testenv.ErrCode(t, err)
@@ -146,7 +146,7 @@ func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 }
 
 // TestCollationOnCreateRefused checks that a collection or index default
-// collation other than the simple one is refused (238), not ignored.
+// collation Lode cannot honour (caseFirst) is refused (238), not ignored.
 func TestCollationOnCreateRefused(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -154,12 +154,12 @@ func TestCollationOnCreateRefused(t *testing.T) {
 	if err := d.CreateCollection(c, "simple", options.CreateCollection().SetCollation(&options.Collation{Locale: "simple"})); err != nil {
 		t.Fatalf("create with the simple collation: %v", err)
 	}
-	err := d.CreateCollection(c, "fr", options.CreateCollection().SetCollation(&options.Collation{Locale: "fr"}))
+	err := d.CreateCollection(c, "fr", options.CreateCollection().SetCollation(&options.Collation{Locale: "fr", CaseFirst: "lower"}))
 	if ce := testenv.CmdErr(t, err); ce.Code != 238 {
 		t.Fatalf("create with collation fr: %d %q, want 238", ce.Code, ce.Message)
 	}
 	_, err = d.Collection("simple").Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: 1}},
-		Options: options.Index().SetCollation(&options.Collation{Locale: "en", Strength: 1})})
+		Options: options.Index().SetCollation(&options.Collation{Locale: "en", CaseFirst: "upper"})})
 	if ce := testenv.CmdErr(t, err); ce.Code != 238 {
 		t.Fatalf("createIndexes with collation en: %d %q, want 238", ce.Code, ce.Message)
 	}

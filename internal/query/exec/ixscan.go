@@ -217,8 +217,11 @@ func (s *IxScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 // COUNT_SCAN.
 func appendIndexInfo(b *bsoncore.DocumentBuilder, ix *plan.Index) {
 	b.AppendDocument("keyPattern", ix.KeyPattern).
-		AppendString("indexName", ix.Name).
-		AppendBoolean("isMultiKey", ix.Multikey).
+		AppendString("indexName", ix.Name)
+	if ix.Collation != nil {
+		b.AppendDocument("collation", ix.Collation)
+	}
+	b.AppendBoolean("isMultiKey", ix.Multikey).
 		AppendDocument("multiKeyPaths", ix.MultikeyPathsDoc()).
 		AppendBoolean("isUnique", ix.Unique).
 		AppendBoolean("isSparse", ix.Sparse).

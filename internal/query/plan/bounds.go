@@ -37,6 +37,9 @@ type boundsResult struct {
 // conjuncts is the number of top-level conjuncts of the filter (used to
 // decide exactness).
 func indexBounds(ix *Index, preds []pred, conjuncts int, fullyPredicated bool) boundsResult {
+	if ix.CollationMismatch {
+		preds = stringFree(preds)
+	}
 	res := boundsResult{fields: make([]FieldBounds, len(ix.Fields))}
 	ctxOf := make([]query.Node, len(ix.Fields)) // the $elemMatch each field's bounds came from
 	bound := make([]bool, len(ix.Fields))

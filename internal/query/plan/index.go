@@ -29,6 +29,14 @@ type Index struct {
 	// MultikeyPaths lists the dotted path prefixes where arrays were met.
 	Multikey      bool
 	MultikeyPaths []string
+	// Collation is the index's normalised collation spec, nil when
+	// simple. The engine offers the planner only indexes whose collation
+	// suits the query, with bounds in the index's key space.
+	Collation bsoncore.Document
+	// CollationMismatch is set when the index's collation is not the
+	// query's: then it bounds no predicate that compares strings, and
+	// provides no sort and no distinct scan (mongod's rule).
+	CollationMismatch bool
 }
 
 // Directions returns the descending flags of the fields, for keystring

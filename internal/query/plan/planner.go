@@ -203,13 +203,18 @@ func impliesPartial(preds []pred, partial *query.Filter) bool {
 // indexSolution builds the plan that scans ix, or nil when ix does not
 // help (no predicate on its first field and no sort it provides).
 func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, hinted bool) *Solution {
+	sortBy := p.Sort
+	if ix.CollationMismatch {
+		preds = stringFree(preds)
+		sortBy = nil
+	}
 	b := indexBounds(ix, preds, conjuncts, leafOnly)
 	if !hinted && !usable(ix, preds, b) {
 		return nil
 	}
-	sa := analyzeSort(ix, b.fields, p.Sort)
+	sa := analyzeSort(ix, b.fields, sortBy)
 	leading := !b.fields[0].OIL.IsFull()
-	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && !ix.Multikey
+	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && !ix.Multikey && !ix.CollationMismatch
 	if !hinted && !leading && !sa.provides && !distinct {
 		return nil
 	}
@@ -237,8 +242,10 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	s.BlockingSort = p.Sort != nil && !sa.provides
 	// A covered distinct reads its values from the keys, so the index must
 	// hold the distinct field.
-	s.Covered = p.Covered && b.exact && core == scan && (p.DistinctKey == "" || ix.FieldIndex(p.DistinctKey) >= 0)
-	s.CoveredProjection = len(p.ProjFields) > 0 && b.exact && core == scan && !s.BlockingSort &&
+	// An index with a collation holds sort keys, not strings: it cannot
+	// supply field values (mongod fetches too).
+	s.Covered = p.Covered && b.exact && core == scan && (p.DistinctKey == "" || (ix.FieldIndex(p.DistinctKey) >= 0 && ix.Collation == nil))
+	s.CoveredProjection = len(p.ProjFields) > 0 && b.exact && core == scan && !s.BlockingSort && ix.Collation == nil &&
 		coversFields(ix, b.fields, p.ProjFields)
 	if s.Covered && p.DistinctKey != "" && !sa.provides {
 		if pos, ok := distinctScannable(ix, b.fields, p.DistinctKey); ok {

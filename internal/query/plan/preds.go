@@ -23,6 +23,21 @@ type pred struct {
 	top bool
 	// node is the leaf predicate (nil for $elemMatch values).
 	node query.Node
+	// strs is set when the predicate's outcome depends on how strings
+	// compare: an index whose collation differs from the query's cannot
+	// bound it.
+	strs bool
+}
+
+// stringFree drops the predicates that compare strings.
+func stringFree(preds []pred) []pred {
+	out := make([]pred, 0, len(preds))
+	for _, p := range preds {
+		if !p.strs {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // collectPreds gathers the predicates of n that can produce bounds.
@@ -44,14 +59,16 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 		}
 		oil := FullOIL()
 		any := false
+		strs := false
 		for _, c := range t.Preds {
+			strs = strs || query.NodeComparesStrings(c)
 			if o, _, ok := predOIL(c); ok {
 				oil = intersect(oil, o)
 				any = true
 			}
 		}
 		if any {
-			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: t, ctxPath: join(prefix, p)})
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: t, ctxPath: join(prefix, p), strs: strs})
 		}
 	case *query.AllNode:
 		if len(t.Nodes) == 0 {
@@ -66,7 +83,8 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 			return
 		}
 		if oil, exact, ok := predOIL(n); ok {
-			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top, node: n})
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top, node: n,
+				strs: query.NodeComparesStrings(n)})
 		}
 	}
 }

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"bytes"
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+	"sort"
+
+	"github.com/lodedb/lode/internal/collation"
+)
+
+// resolveIndexCollation turns a createIndexes collation into what the
+// index stores: nil (absent) inherits the collection's default,
+// {locale: "simple"} is the simple collation (nil), and any other spec
+// its normalised form.
+func resolveIndexCollation(c *collection, raw bsoncore.Document) (bsoncore.Document, error) {
+	if raw == nil {
+		if c.coll != nil {
+			return c.coll.Spec().Document(), nil
+		}
+		return nil, nil
+	}
+	s, err := collation.Parse(raw)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return s.Document(), nil
+}
+
+// queryCollator is the collation a statement runs under: its own when it
+// gives one ({locale: "simple"} included), else the collection's default
+// (c may be nil: a missing collection has none).
+func queryCollator(c *collection, raw bsoncore.Document) (*collation.Collator, error) {
+	if raw == nil {
+		if c != nil {
+			return c.coll, nil
+		}
+		return nil, nil
+	}
+	if bytes.Equal(raw, simpleDoc) {
+		return nil, nil // what pipelines pass their sub-queries: no parse
+	}
+	s, err := collation.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	return collation.New(s), nil
+}
+
+// collationDoc renders a collator's spec for explain (nil when simple).
+func collationDoc(coll *collation.Collator) bsoncore.Document {
+	if coll == nil {
+		return nil
+	}
+	return coll.Spec().Document()
+}
+
+// statementCollator resolves a statement's collation against db.coll's
+// default (see queryCollator).
+func (e *Engine) statementCollator(db, coll string, raw bsoncore.Document) (*collation.Collator, error) {
+	return queryCollator(e.cat.Load().lookup(db, coll), raw)
+}
+
+// refuseCollatedUpdate refuses pipeline updates under a non-simple
+// collation: their expressions compare strings by their binary value.
+// (Update operators and arrayFilters take the collation:
+// update.ParseCollated.)
+func refuseCollatedUpdate(a updateArgs) error {
+	if a.coll == nil {
+		return nil
+	}
+	if _, ok := a.upd.DocumentOK(); !ok {
+		return errs.New(errs.NotImplemented, "pipeline updates under a non-simple collation are not supported by Lode")
+	}
+	return nil
+}
+
+// distinctCollated sorts and deduplicates distinct values under coll,
+// keeping the first value met of each class of equal ones.
+func distinctCollated(vals []bsoncore.Value, coll *collation.Collator) []bsoncore.Value {
+	keys := make([]bsoncore.Value, len(vals))
+	idx := make([]int, len(vals))
+	for i, v := range vals {
+		keys[i], idx[i] = coll.Transform(v), i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return bsonutil.Compare(keys[idx[a]], keys[idx[b]]) < 0 })
+	out := make([]bsoncore.Value, 0, len(vals))
+	for n, i := range idx {
+		if n == 0 || bsonutil.Compare(keys[i], keys[idx[n-1]]) != 0 {
+			out = append(out, vals[i])
+		}
+	}
+	return out
+}
+
+// isSimpleDoc reports whether a collation document is {locale: "simple"}.
+func isSimpleDoc(d bsoncore.Document) bool {
+	s, _ := d.Lookup("locale").StringValueOK()
+	return s == "simple"
+}
+
+// StatementCollator resolves a command's collation document against
+// db.coll's default collation: nil raw means the collection's default,
+// and {locale: "simple"} the simple collation (a nil collator).
+func (e *Engine) StatementCollator(db, coll string, raw bsoncore.Document) (*collation.Collator, error) {
+	return e.statementCollator(db, coll, raw)
+}
+
+// simpleDoc is {locale: "simple"}.
+var simpleDoc = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()

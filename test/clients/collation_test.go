@@ -1,0 +1,27 @@
+package clients
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCollationPymongo: collations through pymongo 3.11
+// (collation_pymongo.py).
+func TestCollationPymongo(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	out := runPython(t, s, "collation_pymongo.py")
+	if !strings.Contains(out, "collation ok") {
+		t.Fatalf("collation_pymongo.py did not finish:\n%s", out)
+	}
+}
+
+// TestCollationMongosh: collations through mongosh (collation_mongosh.js).
+func TestCollationMongosh(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	out := runMongosh(t, s, "collation_mongosh.js")
+	if !strings.Contains(out, "collation OK") {
+		t.Fatalf("collation_mongosh.js did not finish:\n%s", out)
+	}
+}
