@@ -18,6 +18,13 @@ type IndexSpec struct {
 	// PrepareUnique refuses new duplicate keys (collMod can then make
 	// the index unique).
 	PrepareUnique bool
+	// Weights, DefaultLanguage, LanguageOverride and TextIndexVersion are
+	// a text index's options, in stored form (textindex.go); a zero
+	// TextIndexVersion means the index is not a text index.
+	Weights          bsoncore.Document
+	DefaultLanguage  string
+	LanguageOverride string
+	TextIndexVersion int32
 }
 
 // IndexInfo describes an existing index.
@@ -56,6 +63,12 @@ func (spec IndexSpec) Doc() bsoncore.Document {
 		} else {
 			b.AppendInt64("expireAfterSeconds", n)
 		}
+	}
+	if spec.TextIndexVersion != 0 {
+		b.AppendDocument("weights", spec.Weights).
+			AppendString("default_language", spec.DefaultLanguage).
+			AppendString("language_override", spec.LanguageOverride).
+			AppendInt32("textIndexVersion", spec.TextIndexVersion)
 	}
 	if spec.Hidden {
 		b.AppendBoolean("hidden", true)

@@ -179,6 +179,10 @@ type index struct {
 	// prepareUnique: new duplicate keys are refused, so that collMod can
 	// convert the index to unique once existing duplicates are resolved.
 	prepareUnique bool
+	// text is set for a text index (textindex.go).
+	text *textIndex
+	// textSpec holds the text options as stored.
+	textSpec IndexSpec
 }
 
 func (ix *index) isID() bool { return ix.name == "_id_" }
@@ -227,6 +231,13 @@ func encodeCollection(c *collection) []byte {
 		}
 		if ix.ttl != nil {
 			bb = bsoncore.AppendInt64Element(bb, "expireAfterSeconds", *ix.ttl)
+		}
+		if ix.text != nil {
+			ts := ix.textSpec
+			bb = bsoncore.AppendDocumentElement(bb, "weights", ts.Weights)
+			bb = bsoncore.AppendStringElement(bb, "default_language", ts.DefaultLanguage)
+			bb = bsoncore.AppendStringElement(bb, "language_override", ts.LanguageOverride)
+			bb = bsoncore.AppendInt32Element(bb, "textIndexVersion", ts.TextIndexVersion)
 		}
 		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.multikey)
 		if ix.keyFormat != 0 {
@@ -285,6 +296,12 @@ func decodeCollection(raw []byte) (*collection, error) {
 		if pv, err := id.LookupErr("partialFilterExpression"); err == nil {
 			spec.PartialFilterExpression = append(bsoncore.Document(nil), pv.Document()...)
 		}
+		if wv, err := id.LookupErr("weights"); err == nil {
+			spec.Weights = append(bsoncore.Document(nil), wv.Document()...)
+			spec.DefaultLanguage = id.Lookup("default_language").StringValue()
+			spec.LanguageOverride = id.Lookup("language_override").StringValue()
+			spec.TextIndexVersion = id.Lookup("textIndexVersion").Int32()
+		}
 		if tv, err := id.LookupErr("expireAfterSeconds"); err == nil {
 			t := tv.Int64()
 			spec.ExpireAfterSeconds = &t
@@ -320,6 +337,11 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 		unique: spec.Unique, sparse: spec.Sparse, partial: spec.PartialFilterExpression,
 		ttl: spec.ExpireAfterSeconds, keyFormat: keyFormatCurrent,
 		hidden: spec.Hidden, prepareUnique: spec.PrepareUnique,
+	}
+	if spec.TextIndexVersion != 0 {
+		ix.text = newTextIndex(spec, fields)
+		ix.textSpec = IndexSpec{Weights: spec.Weights, DefaultLanguage: spec.DefaultLanguage,
+			LanguageOverride: spec.LanguageOverride, TextIndexVersion: spec.TextIndexVersion}
 	}
 	if spec.PartialFilterExpression != nil {
 		f, err := query.Parse(spec.PartialFilterExpression)

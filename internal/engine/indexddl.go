@@ -61,6 +61,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if spec.PartialFilterExpression != nil {
 		spec.PartialFilterExpression = append(bsoncore.Document(nil), spec.PartialFilterExpression...)
 	}
+	if err := normalizeTextSpec(&spec); err != nil {
+		return false, err
+	}
 	if _, err := parseKeyPattern(spec.Key); err != nil {
 		return false, err
 	}
@@ -75,6 +78,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	defer c.state.mu.Unlock()
 	if owner := c.state.txnOwner; owner != nil && owner != tx {
 		return false, checkTxnWrite(tx, c)
+	}
+	if err := textIndexConflict(c.indexes, spec); err != nil {
+		return false, err
 	}
 	if err := indexConflict(c.indexes, spec); err != nil || indexExists(c.indexes, spec) {
 		return false, err
@@ -347,7 +353,9 @@ func indexExists(indexes []*index, spec IndexSpec) bool {
 func (ix *index) spec() IndexSpec {
 	return IndexSpec{Name: ix.name, Key: ix.key, Unique: ix.unique, Sparse: ix.sparse,
 		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl,
-		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique}
+		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique,
+		Weights: ix.textSpec.Weights, DefaultLanguage: ix.textSpec.DefaultLanguage,
+		LanguageOverride: ix.textSpec.LanguageOverride, TextIndexVersion: ix.textSpec.TextIndexVersion}
 }
 
 func specString(s IndexSpec) string {

@@ -29,6 +29,8 @@ type Index struct {
 	// MultikeyPaths lists the dotted path prefixes where arrays were met.
 	Multikey      bool
 	MultikeyPaths []string
+	// Text is set for a text index, which only $text uses (text.go).
+	Text *TextIndex
 }
 
 // Directions returns the descending flags of the fields, for keystring
