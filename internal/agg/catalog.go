@@ -16,6 +16,9 @@ type FindSpec struct {
 	Limit        int64
 	Hint         bsoncore.Value
 	AllowDiskUse bool
+	// TextScore asks for each document's text score in the hidden field
+	// query.HiddenTextScore (text.go).
+	TextScore bool
 }
 
 // Iterator streams documents. Next returns (nil, nil) at the end; Close is

@@ -124,6 +124,9 @@ type FindSpec struct {
 	// ReturnKey returns each result's key in the index the plan scanned
 	// ({} for a collection scan) instead of the document.
 	ReturnKey bool
+	// TextScoreField, when set, adds each document's text score under
+	// that name after the projection (aggregate's $meta: "textScore").
+	TextScoreField string
 }
 
 // FindAndModifySpec describes a findAndModify command.

@@ -39,6 +39,9 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 			return nil, err
 		}
 	}
+	if spec.TextScoreField != "" {
+		proj = proj.WithScoreField(spec.TextScoreField)
+	}
 	limit := spec.Limit
 	if limit < 0 {
 		limit = -limit

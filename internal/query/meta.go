@@ -105,3 +105,22 @@ func (p *Projection) ApplyScore(doc bsoncore.Document, pos int, score float64) (
 	b, _ = bsoncore.AppendDocumentEnd(b, idx)
 	return b, nil
 }
+
+// HiddenTextScore is the top-level field that carries a document's text
+// score through an aggregation pipeline (a '$' name, which no $project or
+// $addFields path can produce). A {$meta: "textScore"} sort key reads it
+// when the score is not given (KeyScore).
+const HiddenTextScore = "$textScore"
+
+// WithScoreField returns p with the text score added under name, after
+// the projected fields; a nil p keeps whole documents.
+func (p *Projection) WithScoreField(name string) *Projection {
+	if p == nil {
+		p = &Projection{empty: true}
+	} else {
+		c := *p
+		p = &c
+	}
+	p.metas = append(append([]string(nil), p.metas...), name)
+	return p
+}

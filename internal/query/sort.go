@@ -156,6 +156,13 @@ func (s *Sort) Key(doc bsoncore.Document) SortKey {
 	key := make(SortKey, len(s.Fields))
 	for i := range s.Fields {
 		f := &s.Fields[i]
+		if f.Meta != "" {
+			key[i] = nullValue
+			if v, err := doc.LookupErr(HiddenTextScore); err == nil {
+				key[i] = v
+			}
+			continue
+		}
 		c := sortCollector{desc: f.Desc}
 		walkPath(doc, f.parts, false, &c, nil, -1)
 		if !c.found {
