@@ -15,4 +15,6 @@ const (
 	Location31138 Code = 31138
 	// Location17308: a $meta projection with an unknown argument.
 	Location17308 Code = 17308
+	// Location17307: a $meta projection whose argument is not a string.
+	Location17307 Code = 17307
 )

@@ -65,8 +65,10 @@ func (p *Projection) addMeta(key string, arg bsoncore.Value) error {
 	case ok && (s == "indexKey" || s == "recordId" || s == "randVal" || s == "searchScore" || s == "searchHighlights" ||
 		s == "sortKey" || s == "geoNearDistance" || s == "geoNearPoint" || s == "searchScoreDetails" || s == "vectorSearchScore"):
 		return errs.New(errs.NotImplemented, "$meta projection of %q is not supported by Lode", s)
+	case !ok:
+		return errs.New(errs.Location17307, "$meta only supports String arguments")
 	default:
-		return errs.New(errs.Location17308, "Unsupported argument to $meta: %s", bsonutil.FormatValue(arg, msgStyle))
+		return errs.New(errs.Location17308, "Unsupported argument to $meta: %s", s)
 	}
 	if strings.Contains(key, ".") {
 		return errs.New(errs.NotImplemented, "$meta projection into a dotted path (%s) is not supported by Lode", key)

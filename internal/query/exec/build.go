@@ -159,7 +159,7 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		for _, c := range n.Children {
 			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
 		}
-		return NewTextOr(kids, n.Text, env.Reader, env.CollID, env.Filter, env.Timing), nil
+		return NewTextOr(kids, n.Text, env.Reader, env.CollID, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageOr:
 		var kids []Stage
 		for _, c := range n.Children {

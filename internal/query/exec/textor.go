@@ -30,13 +30,72 @@ type TextOr struct {
 	m      Member
 
 	docsExamined int64
+	// filterDoc is the filter without $text, as explain shows it.
+	filterDoc bsoncore.Document
+}
+
+// filterShown is the filter explain prints: the predicates beside $text.
+func (t *TextOr) filterShown() bsoncore.Document { return t.filterDoc }
+
+// withoutText removes the $text clause from a filter document (top level
+// or inside a top-level $and), nil when nothing else remains.
+func withoutText(d bsoncore.Document) bsoncore.Document {
+	if len(d) <= 5 {
+		return nil
+	}
+	elems, _ := d.Elements()
+	b := bsoncore.NewDocumentBuilder()
+	n := 0
+	for _, e := range elems {
+		switch e.Key() {
+		case "$text":
+			continue
+		case "$and":
+			vals, _ := e.Value().Array().Values()
+			var kept []bsoncore.Value
+			for _, v := range vals {
+				if doc, ok := v.DocumentOK(); ok {
+					if _, err := doc.LookupErr("$text"); err == nil {
+						continue
+					}
+				}
+				kept = append(kept, v)
+			}
+			if len(kept) == 1 {
+				if doc, ok := kept[0].DocumentOK(); ok {
+					inner, _ := doc.Elements()
+					for _, ie := range inner {
+						b.AppendValue(ie.Key(), ie.Value())
+						n++
+					}
+					continue
+				}
+			}
+			if len(kept) > 0 {
+				ab := bsoncore.NewArrayBuilder()
+				for _, v := range kept {
+					ab.AppendValue(v)
+				}
+				b.AppendArray("$and", ab.Build())
+				n++
+			}
+			continue
+		}
+		b.AppendValue(e.Key(), e.Value())
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return b.Build()
 }
 
 // NewTextOr returns a TEXT_OR over the term scans.
-func NewTextOr(children []Stage, tp *plan.TextPlan, r storage.Reader, collID uint64, filter *query.Filter, timing bool) *TextOr {
+func NewTextOr(children []Stage, tp *plan.TextPlan, r storage.Reader, collID uint64, filter *query.Filter, filterDoc bsoncore.Document, timing bool) *TextOr {
 	t := &TextOr{tp: tp, dirs: tp.Index.Directions(), filter: filter, scores: map[uint64]float64{},
 		reader: NewFetch(nil, r, collID, nil, nil, false)}
 	t.reader.children = nil
+	t.filterDoc = withoutText(filterDoc)
 	t.children = children
 	t.timing = timing
 	return t
