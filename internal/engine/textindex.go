@@ -257,7 +257,7 @@ func textPlanIndex(c *collection) *plan.Index {
 		pi := &plan.Index{
 			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Sparse: ix.sparse, Partial: ix.partialFilter,
 			Multikey: true,
-			Text: &plan.TextIndex{Spec: ix.text.spec, NPrefix: ix.text.nPrefix, Version: ix.textSpec.TextIndexVersion},
+			Text:     &plan.TextIndex{Spec: ix.text.spec, NPrefix: ix.text.nPrefix, Version: ix.textSpec.TextIndexVersion},
 		}
 		for _, f := range ix.fields {
 			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
