@@ -40,7 +40,10 @@ func TestQueryErrors(t *testing.T) {
 			_, err := c.Find(ctx, bson.D{{Key: "a", Value: bson.D{{Key: "$elemMatch", Value: textFilter("a")}}}})
 			return err
 		}, 2, "BadValue", "$text can only be applied to the top-level document"},
-		{"$search not a string", func() error { _, err := c.Find(ctx, bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: 1}}}}); return err }, 14, "TypeMismatch", "$search requires a string value"},
+		{"$search not a string", func() error {
+			_, err := c.Find(ctx, bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: 1}}}})
+			return err
+		}, 14, "TypeMismatch", "$search requires a string value"},
 		{"extra field", func() error {
 			_, err := c.Find(ctx, bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "a"}, {Key: "x", Value: 1}}}})
 			return err
