@@ -196,4 +196,3 @@ func (g *sentenceGen) paragraph(sentences int) string {
 	}
 	return strings.Join(parts, " ")
 }
-
