@@ -188,6 +188,9 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	}
 	pl := &Pipeline{pc: pc, stages: fuseGroups(coalesce(stages), pc)}
 	pl.pushdown()
+	if err := checkTextPushed(pl); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 

@@ -164,3 +164,18 @@ func stripTextScore(in Iterator) Iterator {
 		return b, nil
 	})
 }
+
+// checkTextPushed refuses a pipeline whose $text $match was not pushed
+// down to the engine as its query (a sub-pipeline over documents in
+// memory, such as $facet's): only the text plan evaluates $text.
+func checkTextPushed(p *Pipeline) error {
+	for _, s := range p.stages {
+		if m, ok := s.(*matchStage); ok && isTextMatch(m.raw) {
+			if p.push == nil || p.pc.Coll == "" {
+				return errs.New(errs.Location17313, "$match with $text is only allowed as the first pipeline stage")
+			}
+			return errs.New(errs.NotImplemented, "$match with $text that is not the pipeline's query is not supported by Lode")
+		}
+	}
+	return nil
+}

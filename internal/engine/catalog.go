@@ -348,6 +348,9 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := query.RefuseText(f); err != nil {
+			return nil, err
+		}
 		ix.partialFilter = f
 	}
 	return ix, nil

@@ -131,3 +131,38 @@ func HasText(filter bsoncore.Document) bool {
 	_, err := filter.LookupErr("$text")
 	return err == nil
 }
+
+// RefuseText fails with mongod's BadValue "$text is not allowed in this
+// context" when the filter has a $text: filters matched document by
+// document (validators, partial indexes, arrayFilters, change streams,
+// tailable cursors) cannot evaluate it.
+func RefuseText(f *Filter) error {
+	if f == nil {
+		return nil
+	}
+	found := false
+	var walk func(n Node)
+	walk = func(n Node) {
+		switch t := n.(type) {
+		case *TextNode:
+			found = true
+		case *AndNode:
+			for _, c := range t.Children {
+				walk(c)
+			}
+		case *OrNode:
+			for _, c := range t.Children {
+				walk(c)
+			}
+		case *NorNode:
+			for _, c := range t.Children {
+				walk(c)
+			}
+		}
+	}
+	walk(f.root)
+	if found {
+		return errs.New(errs.BadValue, "$text is not allowed in this context")
+	}
+	return nil
+}

@@ -13,5 +13,8 @@ func compileFilter(f bsoncore.Document) (Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := query.RefuseText(m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }

@@ -64,6 +64,15 @@ func TestQueryErrors(t *testing.T) {
 			_, err := c.Find(ctx, textFilter("a"), options.Find().SetProjection(bson.D{{Key: "s", Value: bson.D{{Key: "$meta", Value: "bogus"}}}}))
 			return err
 		}, 17308, "Location17308", "Unsupported argument to $meta: bogus"},
+		{"validator with $text", func() error {
+			_, err := testenv.RunCmd(t, c.Database(), bson.D{{Key: "create", Value: "v"}, {Key: "validator", Value: textFilter("a")}})
+			return err
+		}, 2, "BadValue", "$text is not allowed in this context"},
+		{"partial index with $text", func() error {
+			_, err := testenv.RunCmd(t, c.Database(), bson.D{{Key: "createIndexes", Value: "articles"}, {Key: "indexes", Value: bson.A{bson.D{
+				{Key: "key", Value: bson.D{{Key: "views", Value: 1}}}, {Key: "name", Value: "p"}, {Key: "partialFilterExpression", Value: textFilter("a")}}}}})
+			return err
+		}, 2, "BadValue", "$text is not allowed in this context"},
 		{"$text in $or is refused", func() error {
 			_, err := c.Find(ctx, bson.D{{Key: "$or", Value: bson.A{textFilter("a"), bson.D{{Key: "_id", Value: 1}}}}})
 			return err
