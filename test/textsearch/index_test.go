@@ -272,3 +272,24 @@ func TestLanguageOverride(t *testing.T) {
 		t.Fatalf("the (none keeps stop words): %s, want 3", got)
 	}
 }
+
+// TestPartialTextIndex: a partial text index holds only the documents of
+// its filter, and answers only $text queries that imply it.
+func TestPartialTextIndex(t *testing.T) {
+	_, db := testenv.Open(t)
+	c := db.Collection("p")
+	ctx := testenv.Ctx(t)
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: "text"}},
+		Options: options.Index().SetPartialFilterExpression(bson.D{{Key: "live", Value: true}})}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "red fox"}, {Key: "live", Value: true}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "s", Value: "red fox"}, {Key: "live", Value: false}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := idsString(ids(t, c, append(bson.D{{Key: "live", Value: true}}, textFilter("fox")...), nil, false)); got != "1" {
+		t.Fatalf("live fox: %s, want 1", got)
+	}
+	_, err := c.Find(ctx, textFilter("fox"))
+	testenv.WantCmdError(t, err, 27, "IndexNotFound")
+}

@@ -46,6 +46,15 @@ func (t *TextPlan) PrefixDoc() bsoncore.Document {
 // fields of a compound text index need an equality predicate each.
 func textSolution(p Params, tn *query.TextNode) (*Solution, error) {
 	ix := p.TextIndex
+	if ix != nil && ix.Partial != nil {
+		// A partial text index answers only queries that imply its
+		// filter, as any partial index.
+		var preds []pred
+		collectPreds(p.Filter.Root(), "", nil, "", true, &preds, scopeOfIndex(ix))
+		if !impliesPartial(preds, ix.Partial) {
+			ix = nil
+		}
+	}
 	if ix == nil {
 		return nil, errs.New(errs.IndexNotFound, "text index required for $text query")
 	}
