@@ -73,6 +73,14 @@ func TestQueryErrors(t *testing.T) {
 				{Key: "key", Value: bson.D{{Key: "views", Value: 1}}}, {Key: "name", Value: "p"}, {Key: "partialFilterExpression", Value: textFilter("a")}}}}})
 			return err
 		}, 2, "BadValue", "$text is not allowed in this context"},
+		{"hint of another index is refused", func() error {
+			_, err := c.Find(ctx, textFilter("a"), options.Find().SetHint("_id_"))
+			return err
+		}, 238, "NotImplemented", ""},
+		{"returnKey is refused", func() error {
+			_, err := c.Find(ctx, textFilter("a"), options.Find().SetReturnKey(true))
+			return err
+		}, 238, "NotImplemented", ""},
 		{"$text in $or is refused", func() error {
 			_, err := c.Find(ctx, bson.D{{Key: "$or", Value: bson.A{textFilter("a"), bson.D{{Key: "_id", Value: 1}}}}})
 			return err

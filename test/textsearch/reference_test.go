@@ -70,6 +70,10 @@ func TestReferenceScores(t *testing.T) {
 	if len(top) != 2 || top[0]["_id"] != int32(1) || top[0]["score"] != 1.0 || top[1]["score"] != 0.75 {
 		t.Fatalf("top 2 coffee: %v, want _id 1 (score 1) then a 0.75", top)
 	}
+	// A hint naming the text index is accepted.
+	if got := ids(t, c, textFilter("cake"), options.Find().SetHint("subject_text"), false); idsString(got) != "3" {
+		t.Fatalf("hinted: %v", got)
+	}
 	// The sort alone (MongoDB 4.4+), without the projection.
 	got := ids(t, c, textFilter("coffee"), options.Find().SetSort(sortScore), true)
 	if len(got) != 3 || got[0] != 1 {

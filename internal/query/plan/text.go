@@ -58,6 +58,9 @@ func textSolution(p Params, tn *query.TextNode) (*Solution, error) {
 	if ix == nil {
 		return nil, errs.New(errs.IndexNotFound, "text index required for $text query")
 	}
+	if p.Hint.Type != 0 && !hintsText(p.Hint, ix) {
+		return nil, errs.New(errs.NotImplemented, "a hint other than the text index with $text is not supported by Lode")
+	}
 	lang := ix.Text.Spec.DefaultLanguage
 	if tn.Language != "" {
 		l, ok := text.LookupLanguage(tn.Language)
@@ -112,4 +115,16 @@ func equalityOn(root query.Node, path string) (bsoncore.Value, bool) {
 		return c.Value, true
 	}
 	return bsoncore.Value{}, false
+}
+
+// hintsText reports whether a hint names the text index (by name or by
+// its stored key pattern).
+func hintsText(h bsoncore.Value, ix *Index) bool {
+	switch h.Type {
+	case bsoncore.TypeString:
+		return h.StringValue() == ix.Name
+	case bsoncore.TypeEmbeddedDocument:
+		return sameKey(ix.KeyPattern, h.Document())
+	}
+	return false
 }
