@@ -17,4 +17,11 @@ const (
 	Location17308 Code = 17308
 	// Location17307: a $meta projection whose argument is not a string.
 	Location17307 Code = 17307
+	// NoQueryExecutionPlans: no plan can answer the query ($text under
+	// $or beside a branch without an index).
+	NoQueryExecutionPlans Code = 291
 )
+
+func init() {
+	names[NoQueryExecutionPlans] = "NoQueryExecutionPlans"
+}

@@ -166,3 +166,6 @@ func RefuseText(f *Filter) error {
 	}
 	return nil
 }
+
+// NewFilter wraps a match tree node as a Filter (a branch planned alone).
+func NewFilter(n Node) *Filter { return &Filter{root: n} }

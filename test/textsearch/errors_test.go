@@ -81,6 +81,10 @@ func TestQueryErrors(t *testing.T) {
 			_, err := c.Find(ctx, textFilter("a"), options.Find().SetReturnKey(true))
 			return err
 		}, 238, "NotImplemented", ""},
+		{"$text in $or beside an unindexed branch", func() error {
+			_, err := c.Find(ctx, bson.D{{Key: "$or", Value: bson.A{textFilter("a"), bson.D{{Key: "views", Value: 1}}}}})
+			return err
+		}, 291, "NoQueryExecutionPlans", "error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well."},
 		{"$text in $or is refused", func() error {
 			_, err := c.Find(ctx, bson.D{{Key: "$or", Value: bson.A{textFilter("a"), bson.D{{Key: "_id", Value: 1}}}}})
 			return err

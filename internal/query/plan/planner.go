@@ -17,7 +17,7 @@ func Plan(p Params) ([]*Solution, error) {
 	root := p.Filter.Root()
 	tn, err := query.TextOf(p.Filter)
 	if err != nil {
-		return nil, err
+		return nil, textUnderOrError(p, err)
 	}
 	if tn != nil {
 		s, err := textSolution(p, tn)

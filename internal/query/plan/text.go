@@ -128,3 +128,27 @@ func hintsText(h bsoncore.Value, ix *Index) bool {
 	}
 	return false
 }
+
+// textUnderOrError turns TextOf's refusal of a $text directly under a
+// top-level $or into mongod's NoQueryExecutionPlans when another branch
+// has no index (mongod cannot plan it either); when every branch has
+// one, the query is valid in mongod and Lode's refusal (238) stands.
+func textUnderOrError(p Params, err error) error {
+	or, ok := p.Filter.Root().(*query.OrNode)
+	if !ok || !errs.Is(err, errs.NotImplemented) {
+		return err
+	}
+	for _, c := range or.Children {
+		if _, isText := c.(*query.TextNode); isText {
+			continue
+		}
+		q := p
+		q.Filter = query.NewFilter(c)
+		q.TextIndex, q.Hint, q.Sort, q.SortDoc = nil, bsoncore.Value{}, nil, nil
+		sols, perr := Plan(q)
+		if perr != nil || len(sols) == 0 || sols[0].Root.Stage == StageCollScan {
+			return errs.New(errs.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well.")
+		}
+	}
+	return err
+}
