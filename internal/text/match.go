@@ -18,13 +18,40 @@ func (q *Query) Matches(spec *Spec, doc bsoncore.Document) bool {
 	if len(q.NegatedTerms) > 0 && q.hasTerm(spec, doc, q.NegatedTerms) {
 		return false
 	}
-	for _, p := range q.Phrases {
-		if !q.hasPhrase(spec, doc, p) {
-			return false
-		}
+	if len(q.Phrases) == 0 && len(q.NegatedPhrases) == 0 {
+		return true
 	}
-	for _, p := range q.NegatedPhrases {
-		if q.hasPhrase(spec, doc, p) {
+	q.foldOnce.Do(func() {
+		for _, p := range q.Phrases {
+			q.foldedPhrases = append(q.foldedPhrases, Fold(p, q.Language, q.CaseSensitive, q.DiacriticSensitive))
+		}
+		for _, p := range q.NegatedPhrases {
+			q.foldedNegPhrases = append(q.foldedNegPhrases, Fold(p, q.Language, q.CaseSensitive, q.DiacriticSensitive))
+		}
+	})
+	found := make([]bool, len(q.foldedPhrases))
+	negated := false
+	_ = spec.Strings(doc, func(s string, _ float64, lang *Language) {
+		if negated {
+			return
+		}
+		f := Fold(s, lang, q.CaseSensitive, q.DiacriticSensitive)
+		for i, p := range q.foldedPhrases {
+			if !found[i] && strings.Contains(f, p) {
+				found[i] = true
+			}
+		}
+		for _, p := range q.foldedNegPhrases {
+			if strings.Contains(f, p) {
+				negated = true
+			}
+		}
+	})
+	if negated {
+		return false
+	}
+	for _, ok := range found {
+		if !ok {
 			return false
 		}
 	}
@@ -49,22 +76,6 @@ func (q *Query) hasTerm(spec *Spec, doc bsoncore.Document, terms []string) bool 
 				found = true
 			}
 		})
-	})
-	return found
-}
-
-// hasPhrase reports whether an indexed string of doc contains phrase,
-// compared with the query's case and diacritic sensitivity.
-func (q *Query) hasPhrase(spec *Spec, doc bsoncore.Document, phrase string) bool {
-	found := false
-	_ = spec.Strings(doc, func(s string, _ float64, lang *Language) {
-		if found {
-			return
-		}
-		p := Fold(phrase, q.Language, q.CaseSensitive, q.DiacriticSensitive)
-		if strings.Contains(Fold(s, lang, q.CaseSensitive, q.DiacriticSensitive), p) {
-			found = true
-		}
 	})
 	return found
 }

@@ -3,6 +3,7 @@ package text
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Query is a parsed $text search: mongod's FTSQuery.
@@ -19,6 +20,10 @@ type Query struct {
 	// BoundsTerms are the positive terms as the index stores them (folded),
 	// sorted: one index scan each.
 	BoundsTerms []string
+
+	// The phrases folded as the query compares them, computed once.
+	foldOnce                        sync.Once
+	foldedPhrases, foldedNegPhrases []string
 }
 
 // ParseQuery parses a $search string as mongod does: words are terms,

@@ -30,6 +30,9 @@ type TextOr struct {
 	m      Member
 
 	docsExamined int64
+	// skip[i] is the length of the key bytes before the score in the
+	// entries of child i.
+	skip []int
 	// filterDoc is the filter without $text, as explain shows it.
 	filterDoc bsoncore.Document
 }
@@ -96,6 +99,17 @@ func NewTextOr(children []Stage, tp *plan.TextPlan, r storage.Reader, collID uin
 		reader: NewFetch(nil, r, collID, nil, nil, false)}
 	t.reader.children = nil
 	t.filterDoc = withoutText(filterDoc)
+	// Every entry of the scan of term i starts with the same bytes (the
+	// prefix values and the term): the score is decoded right after them.
+	np := tp.Index.Text.NPrefix
+	for _, term := range tp.Query.BoundsTerms {
+		var b []byte
+		for j, v := range tp.Prefix {
+			b = keystring.AppendValue(b, v, t.dirs[j])
+		}
+		b = keystring.AppendValue(b, bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, term)}, t.dirs[np])
+		t.skip = append(t.skip, len(b))
+	}
 	t.children = children
 	t.timing = timing
 	return t
@@ -130,11 +144,10 @@ func (t *TextOr) work() (State, *Member, error) {
 		case EOF:
 			t.cur++
 		case Advanced:
-			vals, err := keystring.Decode(m.Key, t.dirs, m.TypeBits)
+			score, err := t.score(m.Key)
 			if err != nil {
-				return EOF, nil, fmt.Errorf("text index entry: %w", err)
+				return EOF, nil, err
 			}
-			score, _ := vals[t.tp.Index.Text.NPrefix+1].DoubleOK()
 			if _, ok := t.scores[m.RID]; !ok {
 				t.rids = append(t.rids, m.RID)
 			}
@@ -161,6 +174,27 @@ func (t *TextOr) work() (State, *Member, error) {
 	}
 	t.m = Member{RID: rid, Doc: d, Pos: -1, Score: t.scores[rid]}
 	return Advanced, &t.m, nil
+}
+
+// score decodes the score of an entry of the current child's scan.
+func (t *TextOr) score(key []byte) (float64, error) {
+	off := t.skip[t.cur]
+	if off > len(key) {
+		return 0, fmt.Errorf("text index entry: key shorter than its term")
+	}
+	// The score is a double; without its type bits an integral one
+	// decodes as an integer of the same value.
+	vals, _, err := keystring.DecodePrefix(key[off:], t.dirs[t.tp.Index.Text.NPrefix+1:t.tp.Index.Text.NPrefix+2], nil)
+	if err != nil {
+		return 0, fmt.Errorf("text index entry: %w", err)
+	}
+	f, ok := vals[0].AsFloat64OK()
+	if !ok {
+		if i, ok := vals[0].AsInt64OK(); ok {
+			f = float64(i)
+		}
+	}
+	return f, nil
 }
 
 // Close implements Stage.
