@@ -38,7 +38,7 @@ func prepareText(pipeline []bsoncore.Document, pc *ParseContext) ([]bsoncore.Doc
 			text = true
 			continue
 		}
-		if name != "$match" && name != "$sort" && hasMetaTextScore(v) {
+		if !ownsMeta(name) && hasMetaTextScore(v) {
 			uses = true
 		}
 	}
@@ -53,13 +53,25 @@ func prepareText(pipeline []bsoncore.Document, pc *ParseContext) ([]bsoncore.Doc
 	for i, d := range pipeline {
 		e, _ := d.IndexErr(0)
 		name := e.Key()
-		if name == "$match" || name == "$sort" || !hasMetaTextScore(e.Value()) {
+		if ownsMeta(name) || !hasMetaTextScore(e.Value()) {
 			out[i] = d
 			continue
 		}
 		out[i] = bsoncore.NewDocumentBuilder().AppendValue(name, rewriteMeta(e.Value())).Build()
 	}
 	return out, nil
+}
+
+// ownsMeta reports whether a stage's {$meta: "textScore"} is not one
+// for this pipeline to rewrite: $match and $sort take it as is, and the
+// sub-pipelines of $lookup, $unionWith and $facet are prepared on their
+// own.
+func ownsMeta(stage string) bool {
+	switch stage {
+	case "$match", "$sort", "$lookup", "$unionWith", "$facet":
+		return true
+	}
+	return false
 }
 
 // isTextMatch reports whether a $match filter has $text at its top level

@@ -93,3 +93,25 @@ func TestAggregateErrors(t *testing.T) {
 	_, err = aggregate(t, c, bson.A{bson.D{{Key: "$sort", Value: bson.D{{Key: "score", Value: metaScore()}}}}})
 	testenv.WantCmdError(t, err, 40218, "Location40218")
 }
+
+// TestLookupSubPipeline: a $lookup sub-pipeline whose first $match has
+// $text searches the foreign collection, with its scores.
+func TestLookupSubPipeline(t *testing.T) {
+	c := articles(t)
+	got, err := aggregate(t, c.Database().Collection("other"), bson.A{bson.D{{Key: "$documents", Value: bson.A{bson.D{{Key: "q", Value: 1}}}}},
+		bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "articles"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$match", Value: textFilter("coffee")}},
+			bson.D{{Key: "$project", Value: bson.D{{Key: "s", Value: metaScore()}}}},
+			bson.D{{Key: "$sort", Value: bson.D{{Key: "s", Value: -1}, {Key: "_id", Value: 1}}}}}}, {Key: "as", Value: "hits"}}}}})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("lookup: %v %v", got, err)
+	}
+	hits := got[0]["hits"].(bson.A)
+	if len(hits) != 3 {
+		t.Fatalf("hits %v, want 3", hits)
+	}
+	first := hits[0].(bson.M)
+	if first["_id"] != int32(1) || first["s"] != 1.0 || len(first) != 2 {
+		t.Fatalf("first hit %v, want {_id: 1, s: 1}", first)
+	}
+}
