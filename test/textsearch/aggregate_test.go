@@ -110,7 +110,10 @@ func TestLookupSubPipeline(t *testing.T) {
 	if len(hits) != 3 {
 		t.Fatalf("hits %v, want 3", hits)
 	}
-	first := hits[0].(bson.M)
+	first := bson.M{}
+	for _, e := range hits[0].(bson.D) {
+		first[e.Key] = e.Value
+	}
 	if first["_id"] != int32(1) || first["s"] != 1.0 || len(first) != 2 {
 		t.Fatalf("first hit %v, want {_id: 1, s: 1}", first)
 	}
