@@ -218,9 +218,12 @@ func (s *IxScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 func appendIndexInfo(b *bsoncore.DocumentBuilder, ix *plan.Index) {
 	b.AppendDocument("keyPattern", ix.KeyPattern).
 		AppendString("indexName", ix.Name).
-		AppendBoolean("isMultiKey", ix.Multikey).
-		AppendDocument("multiKeyPaths", ix.MultikeyPathsDoc()).
-		AppendBoolean("isUnique", ix.Unique).
+		AppendBoolean("isMultiKey", ix.Multikey)
+	if ix.Text == nil {
+		// Text indexes track no path-level multikeyness (mongod prints none).
+		b.AppendDocument("multiKeyPaths", ix.MultikeyPathsDoc())
+	}
+	b.AppendBoolean("isUnique", ix.Unique).
 		AppendBoolean("isSparse", ix.Sparse).
 		AppendBoolean("isPartial", ix.Partial != nil).
 		AppendInt32("indexVersion", 2)
