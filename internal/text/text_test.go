@@ -61,6 +61,9 @@ func TestStopWords(t *testing.T) {
 		{"portuguese", "o carro e o gato", []string{"carro", "gato"}},
 		{"italian", "il cane e il gatto", []string{"cane", "gatto"}},
 		{"none", "the cat and the hat", []string{"the", "cat", "and", "the", "hat"}},
+		{"dutch", "de kat en de hond", []string{"kat", "hond"}},
+		{"russian", "кошка и собака", []string{"кошка", "собака"}},
+		{"swedish", "katten och hunden", []string{"katten", "hunden"}},
 	}
 	for _, c := range cases {
 		l := lang(t, c.lang)
