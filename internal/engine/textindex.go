@@ -68,11 +68,11 @@ func normalizeTextSpec(spec *IndexSpec) error {
 		for _, e := range elems {
 			v := e.Value()
 			if !bsonutil.IsNumber(v.Type) {
-				return errs.New(errs.CannotCreateIndex, "weight for text index needs numeric type")
+				return errs.New(errs.Location17283, "weight for text index needs numeric type")
 			}
 			w := bsonutil.AsFloat64(v)
 			if w <= 0 || w >= textWeightMax {
-				return errs.New(errs.CannotCreateIndex, "text index weights must be in the exclusive interval (0,%d) but found: %s", textWeightMax, v.String())
+				return errs.New(errs.Location16674, "score for word too high")
 			}
 			weights[e.Key()] = w
 		}
@@ -84,7 +84,7 @@ func normalizeTextSpec(spec *IndexSpec) error {
 		k, v := e.Key(), e.Value()
 		if s, ok := v.StringValueOK(); ok && s == "text" {
 			if state == 2 {
-				return errs.New(errs.CannotCreateIndex, "text fields in a text index key pattern must be adjacent: %s", bsonutil.FormatDoc(spec.Key, msgStyle))
+				return errs.New(errs.Location17389, "'text' fields in index must all be adjacent")
 			}
 			if state == 0 {
 				kb.AppendString("_fts", "text").AppendInt32("_ftsx", 1)
@@ -103,6 +103,12 @@ func normalizeTextSpec(spec *IndexSpec) error {
 		if !bsonutil.IsNumber(v.Type) {
 			return errs.New(errs.NotImplemented, "a text index with a '%s' field is not supported by Lode", v.StringValue())
 		}
+		if n := bsonutil.AsFloat64(v); n != 1 && n != -1 {
+			return errs.New(errs.Location17273, "expected value 1 or -1 for non-text key in compound index")
+		}
+		if k == "_fts" {
+			return errs.New(errs.Location17289, "text index with reserved fields _fts/_ftsx not allowed")
+		}
 		if state == 1 {
 			state = 2
 		}
@@ -114,8 +120,15 @@ func normalizeTextSpec(spec *IndexSpec) error {
 	}
 	names := make([]string, 0, len(weights))
 	for k := range weights {
-		if strings.HasPrefix(k, "$") && k != "$**" {
-			return errs.New(errs.CannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
+		if k != "$**" {
+			for _, part := range strings.Split(k, ".") {
+				switch {
+				case part == "":
+					return errs.New(errs.Location17291, "weight cannot have empty path component")
+				case strings.HasPrefix(part, "$"):
+					return errs.New(errs.Location17292, "weight cannot have path component with $ prefix")
+				}
+			}
 		}
 		names = append(names, k)
 	}
@@ -133,7 +146,7 @@ func normalizeTextSpec(spec *IndexSpec) error {
 		spec.DefaultLanguage = textDefaultLanguage
 	}
 	if _, ok := text.LookupLanguage(spec.DefaultLanguage); !ok {
-		return errs.New(errs.BadValue, "unsupported language: \"%s\" for text index version %d", spec.DefaultLanguage, textIndexVersion)
+		return errs.New(errs.Location17264, "default_language is not valid")
 	}
 	if spec.LanguageOverride == "" {
 		spec.LanguageOverride = textLanguageOverride
@@ -145,7 +158,7 @@ func normalizeTextSpec(spec *IndexSpec) error {
 	case 1, 2:
 		return errs.New(errs.NotImplemented, "textIndexVersion %d is not supported by Lode: only version 3 indexes are built", spec.TextIndexVersion)
 	default:
-		return errs.New(errs.CannotCreateIndex, "Currently only textIndexVersion 1 or 2 or 3 is supported, not %d", spec.TextIndexVersion)
+		return errs.New(errs.Location16730, "bad textIndexVersion: %d", spec.TextIndexVersion)
 	}
 	if spec.Unique {
 		return errs.New(errs.NotImplemented, "unique text indexes are not supported by Lode")

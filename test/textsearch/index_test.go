@@ -1,6 +1,7 @@
 package textsearch_test
 
 import (
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -292,4 +293,40 @@ func TestPartialTextIndex(t *testing.T) {
 	}
 	_, err := c.Find(ctx, textFilter("fox"))
 	testenv.WantCmdError(t, err, 27, "IndexNotFound")
+}
+
+// TestIndexSpecErrors: mongod's FTSSpec checks of a text index spec.
+func TestIndexSpecErrors(t *testing.T) {
+	_, db := testenv.Open(t)
+	create := func(spec bson.D) error {
+		_, err := testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "e"}, {Key: "indexes", Value: bson.A{append(bson.D{{Key: "name", Value: "t"}}, spec...)}}})
+		return err
+	}
+	key := func(k bson.D) bson.E { return bson.E{Key: "key", Value: k} }
+	text := bson.D{{Key: "a", Value: "text"}}
+	cases := []struct {
+		name string
+		spec bson.D
+		code int32
+		msg  string
+	}{
+		{"text fields apart", bson.D{key(bson.D{{Key: "a", Value: "text"}, {Key: "b", Value: 1}, {Key: "c", Value: "text"}})}, 17389, "'text' fields in index must all be adjacent"},
+		{"weight not a number", bson.D{key(text), {Key: "weights", Value: bson.D{{Key: "a", Value: "x"}}}}, 17283, "weight for text index needs numeric type"},
+		{"weight too high", bson.D{key(text), {Key: "weights", Value: bson.D{{Key: "a", Value: 100000}}}}, 16674, "score for word too high"},
+		{"weights not an object", bson.D{key(text), {Key: "weights", Value: 1}}, 17284, "text index option 'weights' must be an object"},
+		{"weight path with $", bson.D{key(text), {Key: "weights", Value: bson.D{{Key: "b.$c", Value: 1}}}}, 17292, "weight cannot have path component with $ prefix"},
+		{"default_language not a string", bson.D{key(text), {Key: "default_language", Value: 1}}, 17263, "default_language needs a string type"},
+		{"unknown default_language", bson.D{key(text), {Key: "default_language", Value: "klingon"}}, 17264, "default_language is not valid"},
+		{"language_override with a dot", bson.D{key(text), {Key: "language_override", Value: "a.b"}}, 17136, "language_override is not valid"},
+		{"textIndexVersion not a number", bson.D{key(text), {Key: "textIndexVersion", Value: "3"}}, 17293, "text index option 'textIndexVersion' must be a number"},
+		{"compound key not 1 or -1", bson.D{key(bson.D{{Key: "a", Value: 2}, {Key: "b", Value: "text"}})}, 17273, "expected value 1 or -1 for non-text key in compound index"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ce := testenv.WantCmdError(t, create(c.spec), c.code, fmt.Sprintf("Location%d", c.code))
+			if ce.Message != c.msg {
+				t.Fatalf("errmsg %q, want %q", ce.Message, c.msg)
+			}
+		})
+	}
 }
