@@ -85,6 +85,10 @@ func TestQueryErrors(t *testing.T) {
 			_, err := c.Find(ctx, bson.D{{Key: "$or", Value: bson.A{textFilter("a"), bson.D{{Key: "views", Value: 1}}}}})
 			return err
 		}, 291, "NoQueryExecutionPlans", "error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well."},
+		{"textScore in findAndModify fields is refused", func() error {
+			return c.FindOneAndUpdate(ctx, textFilter("coffee"), bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}},
+				options.FindOneAndUpdate().SetProjection(scoreProj)).Err()
+		}, 238, "NotImplemented", ""},
 		{"$text in $or is refused", func() error {
 			_, err := c.Find(ctx, bson.D{{Key: "$or", Value: bson.A{textFilter("a"), bson.D{{Key: "_id", Value: 1}}}}})
 			return err
