@@ -19,6 +19,9 @@ type FindSpec struct {
 	// Collation is the query's collation document (nil: the
 	// collection's default).
 	Collation bsoncore.Document
+	// TextScore asks for each document's text score in the hidden field
+	// query.HiddenTextScore (text.go).
+	TextScore bool
 }
 
 // Iterator streams documents. Next returns (nil, nil) at the end; Close is

@@ -72,6 +72,7 @@ func (p *Pipeline) pushdown() {
 	if i < len(st) {
 		if m, ok := st[i].(*matchStage); ok {
 			spec.Filter = m.filterDoc
+			spec.TextScore = pc.textScore
 			if m.pushable() {
 				take()
 			} else {

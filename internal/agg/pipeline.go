@@ -57,6 +57,9 @@ type ParseContext struct {
 
 	// nesting is set while parsing sub-pipelines.
 	inLookup, inFacet, inUnion bool
+	// textScore is set when the first $match has $text: documents carry
+	// their score in a hidden field (text.go).
+	textScore bool
 }
 
 // params returns the instance's parameters; Parse sets them, and a
@@ -173,6 +176,10 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	if pc.Params == nil {
 		pc.Params = params.New(nil)
 	}
+	pipeline, err := prepareText(pipeline, pc)
+	if err != nil {
+		return nil, err
+	}
 	names := make([]string, 0, len(pipeline))
 	for _, d := range pipeline {
 		name, _, _, err := stageSpec(d)
@@ -204,6 +211,9 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	}
 	pl := &Pipeline{pc: pc, stages: fuseGroups(coalesce(stages), pc)}
 	pl.pushdown()
+	if err := checkTextPushed(pl); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 
@@ -357,6 +367,9 @@ func (p *Pipeline) run(rc *runCtx) (Iterator, error) {
 		in = &sliceIter{}
 	}
 	for _, s := range stages {
+		if p.pc.textScore && (s.name() == "$out" || s.name() == "$merge" || s.name() == "$facet") {
+			in = stripTextScore(in)
+		}
 		out, err := s.open(rc, in)
 		if err != nil {
 			if in != nil {
@@ -365,6 +378,9 @@ func (p *Pipeline) run(rc *runCtx) (Iterator, error) {
 			return nil, err
 		}
 		in = out
+	}
+	if p.pc.textScore {
+		in = stripTextScore(in)
 	}
 	return in, nil
 }

@@ -131,6 +131,9 @@ type FindSpec struct {
 	// Collation is the query's collation document; nil means the
 	// collection's default ({locale: "simple"} overrides it).
 	Collation bsoncore.Document
+	// TextScoreField, when set, adds each document's text score under
+	// that name after the projection (aggregate's $meta: "textScore").
+	TextScoreField string
 }
 
 // FindAndModifySpec describes a findAndModify command.

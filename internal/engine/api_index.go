@@ -23,6 +23,13 @@ type IndexSpec struct {
 	// CreateIndex, nil means the collection's default collation and
 	// {locale: "simple"} the simple collation.
 	Collation bsoncore.Document
+	// Weights, DefaultLanguage, LanguageOverride and TextIndexVersion are
+	// a text index's options, in stored form (textindex.go); a zero
+	// TextIndexVersion means the index is not a text index.
+	Weights          bsoncore.Document
+	DefaultLanguage  string
+	LanguageOverride string
+	TextIndexVersion int32
 }
 
 // IndexInfo describes an existing index.
@@ -61,6 +68,12 @@ func (spec IndexSpec) Doc() bsoncore.Document {
 		} else {
 			b.AppendInt64("expireAfterSeconds", n)
 		}
+	}
+	if spec.TextIndexVersion != 0 {
+		b.AppendDocument("weights", spec.Weights).
+			AppendString("default_language", spec.DefaultLanguage).
+			AppendString("language_override", spec.LanguageOverride).
+			AppendInt32("textIndexVersion", spec.TextIndexVersion)
 	}
 	if spec.Hidden {
 		b.AppendBoolean("hidden", true)

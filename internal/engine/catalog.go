@@ -204,6 +204,10 @@ type index struct {
 	// its collator: string keys are stored as coll's sort keys.
 	collation bsoncore.Document
 	coll      *collation.Collator
+	// text is set for a text index (textindex.go).
+	text *textIndex
+	// textSpec holds the text options as stored.
+	textSpec IndexSpec
 }
 
 func (ix *index) isID() bool { return ix.name == "_id_" }
@@ -255,6 +259,13 @@ func encodeCollection(c *collection) []byte {
 		}
 		if ix.collation != nil {
 			bb = bsoncore.AppendDocumentElement(bb, "collation", ix.collation)
+		}
+		if ix.text != nil {
+			ts := ix.textSpec
+			bb = bsoncore.AppendDocumentElement(bb, "weights", ts.Weights)
+			bb = bsoncore.AppendStringElement(bb, "default_language", ts.DefaultLanguage)
+			bb = bsoncore.AppendStringElement(bb, "language_override", ts.LanguageOverride)
+			bb = bsoncore.AppendInt32Element(bb, "textIndexVersion", ts.TextIndexVersion)
 		}
 		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.multikey)
 		if ix.keyFormat != 0 {
@@ -317,6 +328,12 @@ func decodeCollection(raw []byte) (*collection, error) {
 		if cv, err := id.LookupErr("collation"); err == nil {
 			spec.Collation = append(bsoncore.Document(nil), cv.Document()...)
 		}
+		if wv, err := id.LookupErr("weights"); err == nil {
+			spec.Weights = append(bsoncore.Document(nil), wv.Document()...)
+			spec.DefaultLanguage = id.Lookup("default_language").StringValue()
+			spec.LanguageOverride = id.Lookup("language_override").StringValue()
+			spec.TextIndexVersion = id.Lookup("textIndexVersion").Int32()
+		}
 		if tv, err := id.LookupErr("expireAfterSeconds"); err == nil {
 			t := tv.Int64()
 			spec.ExpireAfterSeconds = &t
@@ -363,9 +380,17 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 			ix.collation = s.Document()
 		}
 	}
+	if spec.TextIndexVersion != 0 {
+		ix.text = newTextIndex(spec, fields)
+		ix.textSpec = IndexSpec{Weights: spec.Weights, DefaultLanguage: spec.DefaultLanguage,
+			LanguageOverride: spec.LanguageOverride, TextIndexVersion: spec.TextIndexVersion}
+	}
 	if spec.PartialFilterExpression != nil {
 		f, err := query.Parse(spec.PartialFilterExpression)
 		if err != nil {
+			return nil, err
+		}
+		if err := query.RefuseText(f); err != nil {
 			return nil, err
 		}
 		ix.partialFilter = f

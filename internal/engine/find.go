@@ -44,6 +44,9 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 			return nil, err
 		}
 	}
+	if spec.TextScoreField != "" {
+		proj = proj.WithScoreField(spec.TextScoreField)
+	}
 	limit := spec.Limit
 	if limit < 0 {
 		limit = -limit
@@ -76,6 +79,11 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return nil, err
 	}
 	it := &planIter{ctx: ctx, release: release, bp: bp, showRecordID: spec.ShowRecordID}
+	if spec.ReturnKey && bp.sol.Index != nil && bp.sol.Index.Text != nil {
+		bp.close()
+		release()
+		return nil, errs.New(errs.NotImplemented, "returnKey with $text is not supported by Lode")
+	}
 	if spec.ReturnKey {
 		if it.keyFields, err = returnKeyFields(bp.sol); err != nil {
 			bp.close()

@@ -58,6 +58,9 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 		if err != nil {
 			return res, err
 		}
+		if p.HasMeta() {
+			return res, errs.New(errs.NotImplemented, "{$meta: \"textScore\"} in findAndModify's fields is not supported by Lode")
+		}
 		proj = p
 	}
 	var p *parsedUpdate

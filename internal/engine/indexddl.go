@@ -61,6 +61,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if spec.PartialFilterExpression != nil {
 		spec.PartialFilterExpression = append(bsoncore.Document(nil), spec.PartialFilterExpression...)
 	}
+	if err := normalizeTextSpec(&spec); err != nil {
+		return false, err
+	}
 	if _, err := parseKeyPattern(spec.Key); err != nil {
 		return false, err
 	}
@@ -77,6 +80,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 		return false, checkTxnWrite(tx, c)
 	}
 	if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
+		return false, err
+	}
+	if err := textIndexConflict(c.indexes, spec); err != nil {
 		return false, err
 	}
 	if err := indexConflict(c.indexes, spec); err != nil || indexExists(c.indexes, spec) {
@@ -351,7 +357,9 @@ func indexExists(indexes []*index, spec IndexSpec) bool {
 func (ix *index) spec() IndexSpec {
 	return IndexSpec{Name: ix.name, Key: ix.key, Unique: ix.unique, Sparse: ix.sparse,
 		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl,
-		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique, Collation: ix.collation}
+		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique, Collation: ix.collation,
+		Weights: ix.textSpec.Weights, DefaultLanguage: ix.textSpec.DefaultLanguage,
+		LanguageOverride: ix.textSpec.LanguageOverride, TextIndexVersion: ix.textSpec.TextIndexVersion}
 }
 
 func specString(s IndexSpec) string {

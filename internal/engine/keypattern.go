@@ -18,6 +18,8 @@ type keyField struct {
 	// without building a string.
 	prefixEnd []int
 	desc      bool
+	// text marks _fts, the term field of a text index.
+	text bool
 }
 
 // parseKeyPattern validates a key pattern and splits its fields.
@@ -43,11 +45,18 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 			f.desc = n < 0
 		case v.Type == bsoncore.TypeString:
 			switch v.StringValue() {
-			case "text", "2d", "2dsphere", "hashed":
+			case "text":
+				if name != "_fts" {
+					return nil, errs.New(errs.CannotCreateIndex, "text index key pattern not in stored form: %s", name)
+				}
+				f.text = true
+			case "2d", "2dsphere", "hashed":
 				// MongoDB's index types that Lode does not build.
 				return nil, errs.New(errs.NotImplemented, "Index type '%s' is not supported by Lode", v.StringValue())
 			}
-			return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
+			if !f.text {
+				return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
+			}
 		default:
 			return nil, errs.New(errs.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", bsonutil.TypeName(v.Type))
 		}

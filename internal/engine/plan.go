@@ -19,7 +19,9 @@ func planIndexes(c *collection, q *planReq) ([]*plan.Index, error) {
 		if ix.hidden {
 			continue // hidden from the planner, hints included (mongod 4.4+)
 		}
-
+		if ix.text != nil {
+			continue // used only by $text (textIndexFor)
+		}
 		pi := &plan.Index{
 			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique || ix.isID(),
 			Sparse: ix.sparse, Partial: ix.partialFilter, Multikey: ix.multikey,
@@ -86,6 +88,9 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 	if q.opts.SortOpts.Budget == nil {
 		q.opts.SortOpts.Budget = e.params.Budget
 	}
+	if err := checkTextMeta(q); err != nil {
+		return nil, err
+	}
 	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
 		// Explain prints stage filters in mongod's parsed form.
@@ -97,7 +102,7 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 	}
 	sols, err := plan.Plan(plan.Params{
 		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
-		NaturalDir: q.naturalDir, Indexes: pix, Hint: q.hint,
+		NaturalDir: q.naturalDir, Indexes: pix, Hint: q.hint, TextIndex: textPlanIndex(c),
 		MaxScansToExplode: int(e.params.MaxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
 		ProjFields: projFields(q.opts),
 	})

@@ -79,6 +79,9 @@ func parseValidator(cmd string, options bsoncore.Document) (*docValidator, error
 	if err != nil {
 		return nil, err
 	}
+	if err := query.RefuseText(f); err != nil {
+		return nil, err
+	}
 	v.filter = f
 	return v, nil
 }

@@ -179,7 +179,7 @@ func (p *parser) parsePathless(key string, v bsoncore.Value, level int) (Node, e
 		if level == levelSubDocument {
 			return nil, errs.New(errs.BadValue, "$text can only be applied to the top-level document")
 		}
-		return nil, errs.New(errs.NotImplemented, "$text is not supported by Lode")
+		return parseText(v)
 	case "$jsonSchema":
 		return newJSONSchemaNode(v)
 	case "$sampleRate":

@@ -18,6 +18,8 @@ type Projection struct {
 	slices     []sliceSpec
 	elemMatch  []elemMatchSpec
 	empty      bool
+	// metas are the fields set to {$meta: "textScore"} (projection_meta.go).
+	metas []string
 }
 
 type projKind int
@@ -118,7 +120,9 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 				p.elemMatch = append(p.elemMatch, elemMatchSpec{field: key, node: n})
 				hasElemMatch = true
 			case "$meta":
-				return nil, errs.New(errs.NotImplemented, "$meta projection is not supported by Lode")
+				if err := p.addMeta(key, arg); err != nil {
+					return nil, err
+				}
 			default:
 				if typ == 2 {
 					return nil, errs.New(errs.Location31252, "Cannot use expression other than $meta in exclusion projection")

@@ -41,6 +41,7 @@ const (
 	mtAlwaysFalse
 	mtAlwaysTrue
 	mtJSONSchema
+	mtText
 )
 
 // Serialize returns the filter in the normal form mongod prints as

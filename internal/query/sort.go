@@ -12,7 +12,10 @@ type SortField struct {
 	// Path is the dotted field path.
 	Path string
 	// Desc is set for a descending (-1) key.
-	Desc  bool
+	Desc bool
+	// Meta is "textScore" for a {$meta: "textScore"} key (sorted by the
+	// text score, descending), empty for a path.
+	Meta  string
 	parts []string
 }
 
@@ -62,7 +65,15 @@ func ParseSort(spec bsoncore.Document) (*Sort, error) {
 		key, v := e.Key(), e.Value()
 		if v.Type == bsoncore.TypeEmbeddedDocument {
 			if k, _, ok := firstKey(v); ok && k == "$meta" {
-				return nil, errs.New(errs.NotImplemented, "$meta sort by %s is not supported by Lode", bsonutil.FormatValue(v, msgStyle))
+				f, err := parseMetaSort(key, v)
+				if err != nil {
+					return nil, err
+				}
+				if !seen[key] {
+					seen[key] = true
+					s.Fields = append(s.Fields, f)
+				}
+				continue
 			}
 			return nil, errs.New(errs.Location15974, "Illegal key in $sort specification: %s", bsonutil.FormatElem(key, v, msgStyle))
 		}
@@ -170,6 +181,13 @@ func (s *Sort) Key(doc bsoncore.Document) SortKey {
 	key := make(SortKey, len(s.Fields))
 	for i := range s.Fields {
 		f := &s.Fields[i]
+		if f.Meta != "" {
+			key[i] = nullValue
+			if v, err := doc.LookupErr(HiddenTextScore); err == nil {
+				key[i] = v
+			}
+			continue
+		}
 		c := sortCollector{desc: f.Desc, coll: s.coll}
 		walkPath(doc, f.parts, false, &c, nil, -1)
 		if !c.found {

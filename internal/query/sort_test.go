@@ -112,9 +112,12 @@ func TestSortParse(t *testing.T) {
 		_, err := ParseSort(doc(t, c.spec))
 		checkErr(t, c.spec, err, c.code, c.msg)
 	}
-	if _, err := ParseSort(doc(t, `{"score": {"$meta": "textScore"}}`)); err == nil {
-		t.Error("$meta sort accepted")
+	sp, err := ParseSort(doc(t, `{"score": {"$meta": "textScore"}}`))
+	if err != nil || !sp.HasMeta() || !sp.Fields[0].Desc {
+		t.Errorf("textScore sort: %v %v, want a descending meta key", sp, err)
 	}
+	_, err = ParseSort(doc(t, `{"score": {"$meta": "bogus"}}`))
+	checkErr(t, "bogus $meta sort", err, 31138, `Illegal $meta sort: score: {"$meta": "bogus"}`)
 }
 
 func TestUpsertSeed(t *testing.T) {

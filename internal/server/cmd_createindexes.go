@@ -207,6 +207,10 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 			if expr.Truthy(v) {
 				return spec, errs.New(errs.NotImplemented, "index option %s: %s is not supported by Lode. Index spec: %s", k, v.String(), d.String())
 			}
+		case "weights", "default_language", "language_override", "textIndexVersion":
+			if err := parseTextIndexOption(&spec, k, v); err != nil {
+				return spec, err
+			}
 		case "unique":
 			spec.Unique = expr.Truthy(v)
 		case "sparse":
@@ -253,6 +257,9 @@ func checkKeyFieldNames(key bsoncore.Document) error {
 	elems, _ := key.Elements()
 	for _, el := range elems {
 		for _, part := range strings.Split(el.Key(), ".") {
+			if part == "$**" && el.Key() == "$**" && el.Value().Type == bsoncore.TypeString && el.Value().StringValue() == "text" {
+				continue // a wildcard text index
+			}
 			if part == "$**" {
 				return errs.New(errs.NotImplemented, "wildcard indexes ('%s') are not supported by Lode", el.Key())
 			}

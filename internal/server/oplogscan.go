@@ -73,6 +73,9 @@ func (s *Server) parseOplogQuery(spec engine.FindSpec) (*oplogQuery, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tn, _ := query.TextOf(f); tn != nil {
+		return nil, errs.New(errs.IndexNotFound, "text index required for $text query") // the oplog has no text index
+	}
 	q := &oplogQuery{filter: f, skip: spec.Skip, limit: spec.Limit, tailable: spec.Tailable,
 		showRecordID: spec.ShowRecordID, hi: math.MaxUint64,
 		maxSortBytes: s.eng.Params().MaxBlockingSortBytes.Load()}

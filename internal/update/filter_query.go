@@ -19,5 +19,8 @@ func compileFilterColl(f bsoncore.Document, coll *collation.Collator) (Matcher, 
 	if err != nil {
 		return nil, err
 	}
+	if err := query.RefuseText(m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }

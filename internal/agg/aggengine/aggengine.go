@@ -12,6 +12,7 @@ import (
 	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
 )
 
 // Catalog implements agg.Catalog on an engine.
@@ -74,7 +75,17 @@ func findSpec(s agg.FindSpec) engine.FindSpec {
 		Filter: s.Filter, Sort: s.Sort, Projection: s.Projection,
 		Skip: s.Skip, Limit: s.Limit, Hint: s.Hint, AllowDiskUse: s.AllowDiskUse,
 		Collation: s.Collation,
+		TextScoreField: textScoreField(s),
 	}
+}
+
+// textScoreField names the field that carries the text score through a
+// pipeline whose first $match has $text (query.HiddenTextScore).
+func textScoreField(s agg.FindSpec) string {
+	if s.TextScore {
+		return query.HiddenTextScore
+	}
+	return ""
 }
 
 // Find implements agg.Catalog.

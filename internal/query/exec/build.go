@@ -148,6 +148,18 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
 		}
 		return NewAndSorted(kids, env.Timing), nil
+	case plan.StageTextMatch:
+		child, err := buildNode(n.Children[0], env)
+		if err != nil {
+			return nil, err
+		}
+		return NewTextMatch(child, n.Text, env.Timing), nil
+	case plan.StageTextOr:
+		var kids []Stage
+		for _, c := range n.Children {
+			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
+		}
+		return NewTextOr(kids, n.Text, env.Reader, env.CollID, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageOr:
 		var kids []Stage
 		for _, c := range n.Children {

@@ -48,6 +48,8 @@ func shownFilter(s Stage) bsoncore.Document {
 		if t.filter != nil {
 			return t.filterDoc
 		}
+	case *TextOr:
+		return t.filterShown()
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ func (f *Fetch) work() (State, *Member, error) {
 		return st, nil, err
 	}
 	if in.Doc != nil {
-		f.m = Member{RID: in.RID, Doc: in.Doc, Pos: in.Pos}
+		f.m = Member{RID: in.RID, Doc: in.Doc, Pos: in.Pos, Score: in.Score}
 	} else {
 		doc, found, err := f.get(in.RID)
 		if err != nil {

@@ -221,9 +221,12 @@ func appendIndexInfo(b *bsoncore.DocumentBuilder, ix *plan.Index) {
 	if ix.Collation != nil {
 		b.AppendDocument("collation", ix.Collation)
 	}
-	b.AppendBoolean("isMultiKey", ix.Multikey).
-		AppendDocument("multiKeyPaths", ix.MultikeyPathsDoc()).
-		AppendBoolean("isUnique", ix.Unique).
+	b.AppendBoolean("isMultiKey", ix.Multikey)
+	if ix.Text == nil {
+		// Text indexes track no path-level multikeyness (mongod prints none).
+		b.AppendDocument("multiKeyPaths", ix.MultikeyPathsDoc())
+	}
+	b.AppendBoolean("isUnique", ix.Unique).
 		AppendBoolean("isSparse", ix.Sparse).
 		AppendBoolean("isPartial", ix.Partial != nil).
 		AppendInt32("indexVersion", 2)

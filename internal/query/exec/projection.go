@@ -51,9 +51,9 @@ func (p *Projection) Work() (State, *Member, error) {
 	st, in, err := p.children[0].Work()
 	if err == nil && st == Advanced {
 		var d bsoncore.Document
-		d, err = p.proj.Apply(in.Doc, in.Pos)
+		d, err = p.proj.ApplyScore(in.Doc, in.Pos, in.Score)
 		if err == nil {
-			p.m = Member{RID: in.RID, Doc: d, Pos: in.Pos}
+			p.m = Member{RID: in.RID, Doc: d, Pos: in.Pos, Score: in.Score}
 			in = &p.m
 		}
 	}

@@ -97,7 +97,7 @@ func (s *Sort) work() (State, *Member, error) {
 		}
 		switch st {
 		case Advanced:
-			e := sortEntry{key: s.spec.Key(in.Doc), m: Member{RID: in.RID, Doc: in.Doc, Pos: in.Pos}}
+			e := sortEntry{key: s.spec.KeyScore(in.Doc, in.Score), m: Member{RID: in.RID, Doc: in.Doc, Pos: in.Pos, Score: in.Score}}
 			size := int64(len(in.Doc)) + 32
 			s.totalDataSize += size
 			s.buf = append(s.buf, e)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -27,10 +28,11 @@ func writeRun(dir string, entries []sortEntry) (*spillRun, error) {
 	}
 	_ = os.Remove(f.Name()) // unlinked: the data goes away with the handle
 	w := bufio.NewWriterSize(f, 1<<20)
-	var hdr [16]byte
+	var hdr [24]byte
 	for _, e := range entries {
 		binary.LittleEndian.PutUint64(hdr[:8], e.m.RID)
 		binary.LittleEndian.PutUint64(hdr[8:], uint64(int64(e.m.Pos)))
+		binary.LittleEndian.PutUint64(hdr[16:], math.Float64bits(e.m.Score))
 		if _, err := w.Write(hdr[:]); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("sort spill: %w", err)
@@ -53,25 +55,26 @@ func writeRun(dir string, entries []sortEntry) (*spillRun, error) {
 
 // read returns the run's next entry; ok is false at its end.
 func (r *spillRun) read(spec *query.Sort) (sortEntry, bool, error) {
-	var hdr [20]byte
+	var hdr [28]byte
 	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
 		if err == io.EOF {
 			return sortEntry{}, false, nil
 		}
 		return sortEntry{}, false, fmt.Errorf("sort spill read: %w", err)
 	}
-	n := int(binary.LittleEndian.Uint32(hdr[16:]))
+	n := int(binary.LittleEndian.Uint32(hdr[24:]))
 	if n < 5 {
 		return sortEntry{}, false, fmt.Errorf("sort spill read: bad document length %d", n)
 	}
 	doc := make([]byte, n)
-	copy(doc, hdr[16:])
+	copy(doc, hdr[24:])
 	if _, err := io.ReadFull(r.r, doc[4:]); err != nil {
 		return sortEntry{}, false, fmt.Errorf("sort spill read: %w", err)
 	}
 	d := bsoncore.Document(doc)
-	m := Member{RID: binary.LittleEndian.Uint64(hdr[:8]), Pos: int(int64(binary.LittleEndian.Uint64(hdr[8:16]))), Doc: d}
-	return sortEntry{key: spec.Key(d), m: m}, true, nil
+	m := Member{RID: binary.LittleEndian.Uint64(hdr[:8]), Pos: int(int64(binary.LittleEndian.Uint64(hdr[8:16]))), Doc: d,
+		Score: math.Float64frombits(binary.LittleEndian.Uint64(hdr[16:24]))}
+	return sortEntry{key: spec.KeyScore(d, m.Score), m: m}, true, nil
 }
 
 func (r *spillRun) close() { r.f.Close() }

@@ -33,6 +33,8 @@ type Member struct {
 	Doc bsoncore.Document
 	// Pos is the positional match offset ($ projection), -1 if none.
 	Pos int
+	// Score is the text score ($text plans: TEXT_OR sets it).
+	Score float64
 }
 
 // CommonStats are the figures every stage reports in executionStats.

@@ -37,6 +37,8 @@ type Index struct {
 	// query's: then it bounds no predicate that compares strings, and
 	// provides no sort and no distinct scan (mongod's rule).
 	CollationMismatch bool
+	// Text is set for a text index, which only $text uses (text.go).
+	Text *TextIndex
 }
 
 // Directions returns the descending flags of the fields, for keystring

@@ -15,6 +15,17 @@ import (
 // one solution. With no usable index the only solution is a COLLSCAN.
 func Plan(p Params) ([]*Solution, error) {
 	root := p.Filter.Root()
+	tn, err := query.TextOf(p.Filter)
+	if err != nil {
+		return nil, textUnderOrError(p, err)
+	}
+	if tn != nil {
+		s, err := textSolution(p, tn)
+		if err != nil {
+			return nil, err
+		}
+		return []*Solution{s}, nil
+	}
 	if b, ok := root.(*query.BoolNode); ok && !b.Value {
 		return []*Solution{{Root: &Node{Stage: StageEOF}}}, nil
 	}

@@ -54,6 +54,8 @@ type Node struct {
 	// Dedup is set when the scans can return a record more than once
 	// (multikey indexes, OR).
 	Dedup bool
+	// Text is TEXT_MATCH's and TEXT_OR's query (text.go).
+	Text *TextPlan
 }
 
 // Solution is one candidate plan for a query: a tree without SORT, SKIP,
@@ -102,4 +104,7 @@ type Params struct {
 	// ProjFields are the fields a find's projection needs when it is
 	// coverable (see CoverableProjection); nil otherwise.
 	ProjFields []string
+	// TextIndex is the collection's text index (nil when it has none);
+	// it is not among Indexes, as only $text uses it.
+	TextIndex *Index
 }
