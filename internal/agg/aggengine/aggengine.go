@@ -74,7 +74,7 @@ func findSpec(s agg.FindSpec) engine.FindSpec {
 	return engine.FindSpec{
 		Filter: s.Filter, Sort: s.Sort, Projection: s.Projection,
 		Skip: s.Skip, Limit: s.Limit, Hint: s.Hint, AllowDiskUse: s.AllowDiskUse,
-		Collation: s.Collation,
+		Collation:      s.Collation,
 		TextScoreField: textScoreField(s),
 	}
 }
