@@ -60,7 +60,11 @@ func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arr
 	if ix.partialFilter != nil && !ix.partialFilter.Match(doc) {
 		return nil, nil, true, nil
 	}
-	if err := g.generate(ix, doc); err != nil {
+	if ix.hasGeo() {
+		if err := g.generateGeo(ix, doc); err != nil {
+			return nil, nil, false, err
+		}
+	} else if err := g.generate(ix, doc); err != nil {
 		return nil, nil, false, err
 	}
 	if len(g.offs) == 0 {

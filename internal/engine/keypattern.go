@@ -18,6 +18,8 @@ type keyField struct {
 	// without building a string.
 	prefixEnd []int
 	desc      bool
+	// geo is "2dsphere" for a geo field (geokeys.go).
+	geo string
 }
 
 // parseKeyPattern validates a key pattern and splits its fields.
@@ -43,11 +45,15 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 			f.desc = n < 0
 		case v.Type == bsoncore.TypeString:
 			switch v.StringValue() {
-			case "text", "2d", "2dsphere", "hashed":
+			case "2dsphere":
+				f.geo = "2dsphere" // geokeys.go
+			case "text", "2d", "hashed":
 				// MongoDB's index types that Lode does not build.
 				return nil, errs.New(errs.NotImplemented, "Index type '%s' is not supported by Lode", v.StringValue())
 			}
-			return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
+			if f.geo == "" {
+				return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
+			}
 		default:
 			return nil, errs.New(errs.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", bsonutil.TypeName(v.Type))
 		}
@@ -62,6 +68,9 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 			}
 		}
 		fields = append(fields, f)
+	}
+	if err := checkGeoPattern(fields); err != nil {
+		return nil, err
 	}
 	return fields, nil
 }

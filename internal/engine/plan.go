@@ -25,7 +25,7 @@ func planIndexes(c *collection) []*plan.Index {
 			MultikeyPaths: ix.multikeyPaths,
 		}
 		for _, f := range ix.fields {
-			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
+			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc, Geo: f.geo})
 		}
 		out = append(out, pi)
 	}

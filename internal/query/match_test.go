@@ -344,7 +344,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"a": {"$where": "1"}}`, 2, "$where cannot be applied to a field"},
 		{`{"a": {"$elemMatch": {"$expr": {"$eq": [1, 1]}}}}`, 2, "$expr can only be applied to the top-level document"},
 		{`{"a": {"$undefined": true}}`, 2, "cannot compare to undefined"},
-		{`{"a": {"$near": [0, 0]}}`, 238, "$near is not supported by Lode"},
+		{`{"a": {"$near": [0, 0], "$maxDistance": -1}}`, 16896, "$maxDistance must be non-negative"},
 		{`{"$text": {"$search": "x"}}`, 238, "$text is not supported by Lode"},
 		{`{"a": {"$regex": "("}}`, 51091, "Regular expression is invalid: missing closing ): `(`"},
 	}

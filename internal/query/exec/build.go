@@ -148,6 +148,8 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
 		}
 		return NewAndSorted(kids, env.Timing), nil
+	case plan.StageGeoNear2DSphere:
+		return NewGeoNear(n, env), nil
 	case plan.StageOr:
 		var kids []Stage
 		for _, c := range n.Children {

@@ -23,6 +23,9 @@ type pred struct {
 	top bool
 	// node is the leaf predicate (nil for $elemMatch values).
 	node query.Node
+	// geo is set for the cell bounds of $geoWithin/$geoIntersects, which
+	// bound only 2dsphere fields (geo.go).
+	geo bool
 }
 
 // collectPreds gathers the predicates of n that can produce bounds.
@@ -67,6 +70,9 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 		}
 		if oil, exact, ok := predOIL(n); ok {
 			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top, node: n})
+		}
+		if oil, ok := geoOIL(n); ok {
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: ctx, ctxPath: ctxPath, top: top, node: n, geo: true})
 		}
 	}
 }

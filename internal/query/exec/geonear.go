@@ -1,0 +1,170 @@
+package exec
+
+import (
+	"math"
+	"sort"
+
+	"github.com/golang/geo/s1"
+	"github.com/golang/geo/s2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/geo"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/plan"
+)
+
+// GeoNear is GEO_NEAR_2DSPHERE: it returns the documents of a $near or
+// $nearSphere in increasing distance without sorting the collection, as
+// mongod's GeoNear2DSphere stage does. It searches growing annuli around
+// the query point: for each, one IXSCAN over the cells that cover the
+// annulus (minus those inside the previous one) under a FETCH that
+// applies the filter; the documents whose distance falls in the annulus
+// are sorted and returned before the next annulus is searched. An annulus
+// that yields few documents doubles the width of the next.
+type GeoNear struct {
+	base
+	env  Env
+	node *plan.Node
+	near *query.NearNode
+	gi   int // position of the geo field in the index
+	// inner and outer bound the current annulus (radians); minR, maxR the
+	// query's bounds.
+	inner, outer, width, minR, maxR float64
+	started, done                   bool
+	cur                             Stage
+	buf                             []nearResult
+	next                            int
+	seen                            map[uint64]bool
+	m                               Member
+}
+
+type nearResult struct {
+	rid  uint64
+	doc  bsoncore.Document
+	dist float64
+}
+
+// initialWidth is the first annulus's width: about 100 m.
+const initialWidth = 100.0 / geo.EarthRadiusMeters
+
+// NewGeoNear returns a GEO_NEAR_2DSPHERE over n.Index for n.Near.
+func NewGeoNear(n *plan.Node, env Env) *GeoNear {
+	s := &GeoNear{env: env, node: n, near: n.Near, seen: map[uint64]bool{}}
+	s.timing = env.Timing
+	for i, f := range n.Index.Fields {
+		if f.Geo != "" {
+			s.gi = i
+		}
+	}
+	s.minR, s.maxR = n.Near.MinRadians(), math.Min(n.Near.MaxRadians(), math.Pi)
+	s.inner, s.width = s.minR, initialWidth
+	return s
+}
+
+// Name implements Stage.
+func (s *GeoNear) Name() string { return plan.StageGeoNear2DSphere }
+
+// Work implements Stage.
+func (s *GeoNear) Work() (State, *Member, error) {
+	start := s.now()
+	st, m, err := s.work()
+	s.record(st, start)
+	return st, m, err
+}
+
+func (s *GeoNear) work() (State, *Member, error) {
+	if s.cur == nil && s.next < len(s.buf) {
+		r := s.buf[s.next]
+		s.next++
+		s.m = Member{RID: r.rid, Doc: r.doc, Pos: -1}
+		return Advanced, &s.m, nil
+	}
+	if s.done {
+		return EOF, nil, nil
+	}
+	if s.cur == nil {
+		if s.started && s.inner >= s.maxR {
+			s.done = true
+			return EOF, nil, nil
+		}
+		s.startAnnulus()
+	}
+	st, m, err := s.cur.Work()
+	if err != nil {
+		return EOF, nil, err
+	}
+	switch st {
+	case Advanced:
+		d := DocDistance(s.near.Center, m.Doc, s.near.Path)
+		last := s.outer >= s.maxR
+		if d >= s.inner && (d < s.outer || (last && d <= s.outer)) && d >= s.minR && !s.seen[m.RID] {
+			s.seen[m.RID] = true
+			s.buf = append(s.buf, nearResult{rid: m.RID, doc: append(bsoncore.Document(nil), m.Doc...), dist: d})
+		}
+		return NeedTime, nil, nil
+	case EOF:
+		s.cur.Close()
+		s.cur = nil
+		found := len(s.buf)
+		sort.SliceStable(s.buf, func(i, j int) bool { return s.buf[i].dist < s.buf[j].dist })
+		s.inner = s.outer
+		if found < 16 {
+			s.width *= 2
+		}
+		if s.inner >= s.maxR {
+			s.done = len(s.buf) == 0
+		}
+		return NeedTime, nil, nil
+	}
+	return st, nil, nil
+}
+
+// startAnnulus opens the scan of the next annulus [inner, outer).
+func (s *GeoNear) startAnnulus() {
+	s.started = true
+	s.buf, s.next = s.buf[:0], 0
+	// Results of earlier annuli were all returned; only the ones of this
+	// annulus are kept from now on.
+	s.outer = math.Min(s.inner+s.width, s.maxR)
+	outerCap := s2.CapFromCenterAngle(s.near.Center, s1.Angle(s.outer))
+	if s.outer >= math.Pi {
+		outerCap = s2.FullCap()
+	}
+	innerCap := s2.CapFromCenterAngle(s.near.Center, s1.Angle(s.inner))
+	ranges := geo.AnnulusRanges(outerCap, innerCap, s.inner <= 0)
+	bounds := append([]plan.FieldBounds(nil), s.node.Bounds...)
+	bounds[s.gi].OIL = plan.RangesOIL(ranges)
+	scan := NewIxScan(s.env.Reader, s.node.Index, bounds, 1, true, s.env.Timing)
+	fetch := NewFetch(scan, s.env.Reader, s.env.CollID, s.env.Filter, s.env.FilterDoc, s.env.Timing)
+	s.cur = fetch
+	s.children = append(s.children, fetch)
+}
+
+// Close implements Stage.
+func (s *GeoNear) Close() {
+	s.closeChildren()
+	s.cur = nil
+}
+
+func (s *GeoNear) explain(b *bsoncore.DocumentBuilder, execStats bool) {
+	b.AppendDocument("keyPattern", s.node.Index.KeyPattern).
+		AppendString("indexName", s.node.Index.Name).
+		AppendInt32("indexVersion", 2)
+	if execStats {
+		b.AppendDocument("searchIntervals", s.intervalsDoc())
+	}
+}
+
+func (s *GeoNear) intervalsDoc() bsoncore.Document {
+	return bsoncore.NewDocumentBuilder().
+		AppendDouble("minDistance", s.near.MinDistance).
+		AppendDouble("maxDistance", s.near.MaxDistance).
+		AppendInt32("annuli", int32(len(s.children))).Build()
+}
+
+// DocDistance returns the angle between center and the nearest geometry
+// of doc at path (+Inf when there is none).
+func DocDistance(center s2.Point, doc bsoncore.Document, path string) float64 {
+	d, _ := query.NearestGeometry(center, doc, path)
+	return d
+}
