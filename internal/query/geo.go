@@ -166,12 +166,16 @@ func parseNear(name string, sub bsoncore.Document) (Node, error) {
 				return nil, errs.New(errs.BadValue, "near must be first in: %s", showDoc(sub))
 			}
 			if geo.IsLegacyPoint(v) {
-				p, err := geo.ParseFlatPoint(v, false)
-				if err != nil {
+				// As mongod, a value that is not a valid legacy point
+				// is then read as the GeoJSON form.
+				if p, err := geo.ParseFlatPoint(v, false); err == nil {
+					n.Flat, n.Legacy, hasPoint = p, true, true
+					continue
+				}
+				if v.Type == bsoncore.TypeArray {
+					_, err := geo.ParseFlatPoint(v, false)
 					return nil, err
 				}
-				n.Flat, n.Legacy, hasPoint = p, true, true
-				continue
 			}
 			if t, err := v.Document().LookupErr("type"); err == nil && t.Type == bsoncore.TypeString {
 				// A GeoJSON point given directly ({$nearSphere: {type:
