@@ -243,3 +243,9 @@ func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 		return out, nil
 	}), nil
 }
+
+// errGeoNearInMatch is mongod's refusal of $near and $nearSphere in a
+// $match (and so in countDocuments), verbatim (its "operationfor" too).
+func errGeoNearInMatch() error {
+	return errs.New(errs.Location5626500, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details.")
+}

@@ -179,6 +179,8 @@ func TestGeoNearStageErrors(t *testing.T) {
 		{"limit", coll, mongo.Pipeline{gn(bson.E{Key: "limit", Value: 1})}, 50858, "$geoNear no longer supports the 'limit' parameter. Use a $limit stage instead."},
 		{"negative-multiplier", coll, mongo.Pipeline{gn(bson.E{Key: "distanceMultiplier", Value: -1})}, 2, "distanceMultiplier must be nonnegative"},
 		{"key-empty", coll, mongo.Pipeline{gn(bson.E{Key: "key", Value: ""})}, 2, "$geoNear parameter 'key' cannot be the empty string"},
+		{"near-in-match", indexedColl(t, db), mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "geo", Value: bson.D{{Key: "$near", Value: bson.D{{Key: "$geometry", Value: point(0, 0)}}}}}}}}}, 5626500,
+			"$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead."},
 		{"includeLocs-number", coll, mongo.Pipeline{gn(bson.E{Key: "includeLocs", Value: 1})}, 16607, "$geoNear requires that 'includeLocs' option is a String"},
 	}
 	for _, c := range cases {
@@ -191,5 +193,27 @@ func TestGeoNearStageErrors(t *testing.T) {
 		if code != c.code || msg != c.msg && !strings.Contains(msg, c.msg) {
 			t.Errorf("%s: got %d %q, want %d %q", c.name, code, msg, c.code, c.msg)
 		}
+	}
+}
+
+func indexedColl(t *testing.T, db *mongo.Database) *mongo.Collection {
+	c := db.Collection("withindex")
+	testenv.CreateIndex(t, c, bson.D{{Key: "geo", Value: "2dsphere"}})
+	return c
+}
+
+// countDocuments runs an aggregate $match, where $near is refused.
+func TestCountDocumentsNear(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	c := indexedColl(t, db)
+	insert(t, c, bson.D{{Key: "geo", Value: point(0, 0)}})
+	_, err := c.CountDocuments(testenv.Ctx(t), bson.D{{Key: "geo", Value: bson.D{{Key: "$near", Value: bson.D{{Key: "$geometry", Value: point(0, 0)}}}}}})
+	if code, _ := errInfo(err); code != 5626500 {
+		t.Fatalf("countDocuments with $near: %v, want 5626500", err)
+	}
+	n, err := c.CountDocuments(testenv.Ctx(t), bson.D{{Key: "geo", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$centerSphere", Value: bson.A{bson.A{0, 0}, 0.1}}}}}}})
+	if err != nil || n != 1 {
+		t.Fatalf("countDocuments with $geoWithin: %d %v", n, err)
 	}
 }
