@@ -156,8 +156,8 @@ func (s *geoNearStage) name() string            { return "$geoNear" }
 func (s *geoNearStage) spec() bsoncore.Document { return specDoc("$geoNear", s.raw) }
 func (s *geoNearStage) source()                 {}
 
-// nearField returns the key, or the field of the collection's only
-// 2dsphere index (mongod looks for a 2d index first; Lode has none).
+// nearField returns the key, or the field of the collection's only 2d
+// index, else of its only 2dsphere index, as mongod chooses.
 func (s *geoNearStage) nearField(rc *runCtx) (string, error) {
 	if s.key != "" {
 		return s.key, nil
@@ -166,22 +166,29 @@ func (s *geoNearStage) nearField(rc *runCtx) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var fields []string
-	for _, ix := range ixs {
-		elems, _ := ix.Key.Elements()
-		for _, e := range elems {
-			if v := e.Value(); v.Type == bsoncore.TypeString && v.StringValue() == "2dsphere" {
-				fields = append(fields, e.Key())
+	byType := func(typ string) []string {
+		var fields []string
+		for _, ix := range ixs {
+			elems, _ := ix.Key.Elements()
+			for _, e := range elems {
+				if v := e.Value(); v.Type == bsoncore.TypeString && v.StringValue() == typ {
+					fields = append(fields, e.Key())
+				}
 			}
 		}
+		return fields
 	}
-	switch len(fields) {
-	case 0:
-		return "", errs.New(errs.IndexNotFound, "$geoNear requires a 2d or 2dsphere index, but none were found")
-	case 1:
-		return fields[0], nil
+	for _, typ := range []string{"2d", "2dsphere"} {
+		fields := byType(typ)
+		switch len(fields) {
+		case 0:
+			continue
+		case 1:
+			return fields[0], nil
+		}
+		return "", errs.New(errs.IndexNotFound, "There is more than one %s index on %s.%s; unsure which to use for $geoNear", typ, s.db, s.coll)
 	}
-	return "", errs.New(errs.IndexNotFound, "There is more than one 2dsphere index on %s.%s; unsure which to use for $geoNear", s.db, s.coll)
+	return "", errs.New(errs.IndexNotFound, "$geoNear requires a 2d or 2dsphere index, but none were found")
 }
 
 // nearQuery is mongod's asNearQuery: the query's conditions and the near
@@ -220,19 +227,25 @@ func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 		return nil, err
 	}
 	near := query.FindNear(f.Root())
-	if near == nil || !near.Spherical {
-		return nil, errs.New(errs.NotImplemented, "$geoNear with a legacy point and spherical: false needs a 2d index, which Lode does not support; use spherical: true or a GeoJSON point")
+	if near == nil {
+		return nil, errs.New(errs.InternalError, "$geoNear: no near predicate in %s", bsonutil.FormatDoc(filter, bsonutil.Style{}))
 	}
 	scale := s.multiplier
-	if !near.Radians {
+	if near.Spherical && !near.Radians {
 		scale *= geo.EarthRadiusMeters
+	}
+	nearest := func(doc bsoncore.Document) (float64, bsoncore.Value) {
+		if !near.Spherical {
+			return query.NearestFlat(near.Flat, doc, field)
+		}
+		return query.NearestGeometry(near.Center, doc, field)
 	}
 	in, err := rc.cat.Find(rc.ctx, s.db, s.coll, FindSpec{Filter: filter, Hint: s.hint})
 	if err != nil {
 		return nil, err
 	}
 	return mapIter(in, func(doc bsoncore.Document) (bsoncore.Document, error) {
-		d, loc := query.NearestGeometry(near.Center, doc, field)
+		d, loc := nearest(doc)
 		if math.IsInf(d, 0) {
 			return doc, nil
 		}

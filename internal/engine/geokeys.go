@@ -40,6 +40,16 @@ func checkGeoPattern(fields []keyField) error {
 			n++
 		}
 	}
+	for i, f := range fields {
+		if f.geo == "2d" {
+			if n > 1 {
+				return errs.New(errs.Code(13022), "can't have 2 geo field")
+			}
+			if i != 0 {
+				return errs.New(errs.Code(13023), "2d has to be first in index")
+			}
+		}
+	}
 	if n > 1 {
 		return errs.New(errs.NotImplemented, "2dsphere indexes with more than one geo field are not supported by Lode")
 	}
@@ -62,7 +72,11 @@ func (g *keyGen) generateGeo(ix *index, doc bsoncore.Document) error {
 			}
 			continue
 		}
-		vals, err := geoKeyValues(doc, f.path)
+		keyValues := geoKeyValues
+		if f.geo == "2d" {
+			keyValues = hash2DKeyValues
+		}
+		vals, err := keyValues(doc, f.path)
 		if err != nil {
 			return err
 		}
@@ -176,6 +190,49 @@ func geoKeyValues(doc bsoncore.Document, path string) ([]bsoncore.Value, error) 
 				}
 				return
 			}
+		}
+		add(v)
+	})
+	return out, ferr
+}
+
+// hash2DKeyValues returns the geohash keys of the legacy coordinate pairs
+// at path (a pair, or an array of pairs), for a 2d index. Other values
+// fail with 13026, points outside [min, max) with 13027.
+func hash2DKeyValues(doc bsoncore.Document, path string) ([]bsoncore.Value, error) {
+	var out []bsoncore.Value
+	var ferr error
+	add := func(v bsoncore.Value) {
+		if ferr != nil {
+			return
+		}
+		if !geo.IsLegacyPoint(v) {
+			ferr = errs.New(errs.Code(13026), "geo values must be 'legacy coordinate pairs' for 2d indexes")
+			return
+		}
+		p, err := geo.ParseFlatPoint(v, true)
+		if err != nil {
+			ferr = errs.New(errs.Code(13026), "geo values must be 'legacy coordinate pairs' for 2d indexes")
+			return
+		}
+		if !geo.InRange2D(p) {
+			ferr = errs.New(errs.Code(13027), "point not in interval of [ %v, %v )", geo.Hash2DMin, geo.Hash2DMax)
+			return
+		}
+		out = append(out, geo.HashValue(geo.Hash2D(p)))
+	}
+	query.EachPathValue(doc, path, func(v bsoncore.Value) {
+		if v.Type == bsoncore.TypeArray {
+			vals, _ := bsoncore.Document(v.Data).Values()
+			if len(vals) > 0 && (vals[0].Type == bsoncore.TypeArray || vals[0].Type == bsoncore.TypeEmbeddedDocument) {
+				for _, e := range vals {
+					add(e)
+				}
+				return
+			}
+		}
+		if v.Type == bsoncore.TypeNull || v.Type == bsoncore.TypeUndefined {
+			return
 		}
 		add(v)
 	})

@@ -45,9 +45,9 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 			f.desc = n < 0
 		case v.Type == bsoncore.TypeString:
 			switch v.StringValue() {
-			case "2dsphere":
-				f.geo = "2dsphere" // geokeys.go
-			case "text", "2d", "hashed":
+			case "2dsphere", "2d":
+				f.geo = v.StringValue() // geokeys.go
+			case "text", "hashed":
 				// MongoDB's index types that Lode does not build.
 				return nil, errs.New(errs.NotImplemented, "Index type '%s' is not supported by Lode", v.StringValue())
 			}

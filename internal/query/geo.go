@@ -316,3 +316,32 @@ func NearestGeometry(center s2.Point, doc bsoncore.Document, path string) (float
 	})
 	return best, loc
 }
+
+// NearestFlat returns the planar distance from c to, and the value of,
+// the nearest legacy coordinate pair of doc at path (a 2d $near).
+func NearestFlat(c geo.FlatPoint, doc bsoncore.Document, path string) (float64, bsoncore.Value) {
+	best, loc := math.Inf(1), bsoncore.Value{}
+	EachPathValue(doc, path, func(v bsoncore.Value) {
+		try := func(v bsoncore.Value) bool {
+			if !geo.IsLegacyPoint(v) {
+				return false
+			}
+			p, err := geo.ParseFlatPoint(v, true)
+			if err != nil {
+				return false
+			}
+			if d := math.Hypot(p.X-c.X, p.Y-c.Y); d < best {
+				best, loc = d, v
+			}
+			return true
+		}
+		if try(v) || v.Type != bsoncore.TypeArray {
+			return
+		}
+		vals, _ := bsoncore.Document(v.Data).Values()
+		for _, e := range vals {
+			try(e)
+		}
+	})
+	return best, loc
+}

@@ -121,9 +121,9 @@ func TestGeoQueryErrors(t *testing.T) {
 	}
 }
 
-// Index DDL: 2d is refused (not built by Lode), 2dsphere options other
-// than version 3 at the default levels are refused, the default name is
-// mongod's.
+// Index DDL: 2d indexes with mongod's default bits/min/max, 2dsphere
+// version 3 at the default levels; other values are refused with 238,
+// invalid ones with mongod's codes; the default name is mongod's.
 func TestGeoIndexDDL(t *testing.T) {
 	t.Parallel()
 	_, db := testenv.Open(t)
@@ -138,7 +138,13 @@ func TestGeoIndexDDL(t *testing.T) {
 		spec bson.D
 		code int32
 	}{
-		{"2d", bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2d"}}}, {Key: "name", Value: "p_2d"}}, 238},
+		{"2d", bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2d"}}}, {Key: "name", Value: "p_2d"}}, 0},
+		{"2d-bits-out-of-range", bson.D{{Key: "key", Value: bson.D{{Key: "q", Value: "2d"}}}, {Key: "name", Value: "q"}, {Key: "bits", Value: 40}}, 13028},
+		{"2d-bits", bson.D{{Key: "key", Value: bson.D{{Key: "q", Value: "2d"}}}, {Key: "name", Value: "q"}, {Key: "bits", Value: 20}}, 238},
+		{"2d-min", bson.D{{Key: "key", Value: bson.D{{Key: "q", Value: "2d"}}}, {Key: "name", Value: "q"}, {Key: "min", Value: -90}}, 238},
+		{"2d-defaults", bson.D{{Key: "key", Value: bson.D{{Key: "q", Value: "2d"}}}, {Key: "name", Value: "q"}, {Key: "bits", Value: 26}, {Key: "min", Value: -180}, {Key: "max", Value: 180}}, 0},
+		{"2d-not-first", bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}, {Key: "r", Value: "2d"}}}, {Key: "name", Value: "r"}}, 13023},
+		{"2d-two-geo", bson.D{{Key: "key", Value: bson.D{{Key: "r", Value: "2d"}, {Key: "s", Value: "2dsphere"}}}, {Key: "name", Value: "r"}}, 13022},
 		{"version-2", bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2dsphere"}}}, {Key: "name", Value: "p"}, {Key: "2dsphereIndexVersion", Value: 2}}, 238},
 		{"finest-level", bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2dsphere"}}}, {Key: "name", Value: "p"}, {Key: "finestIndexedLevel", Value: 20}}, 238},
 		{"version-3", bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2dsphere"}}}, {Key: "name", Value: "p"}, {Key: "2dsphereIndexVersion", Value: 3}}, 0},

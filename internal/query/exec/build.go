@@ -148,7 +148,7 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
 		}
 		return NewAndSorted(kids, env.Timing), nil
-	case plan.StageGeoNear2DSphere:
+	case plan.StageGeoNear2DSphere, plan.StageGeoNear2D:
 		return NewGeoNear(n, env), nil
 	case plan.StageOr:
 		var kids []Stage

@@ -36,6 +36,9 @@ type GeoNear struct {
 	next                            int
 	seen                            map[uint64]bool
 	m                               Member
+	// is2D is set for GEO_NEAR_2D: geohash ranges of the annulus's
+	// bounding box, and planar distances unless the query is spherical.
+	is2D bool
 }
 
 type nearResult struct {
@@ -58,11 +61,20 @@ func NewGeoNear(n *plan.Node, env Env) *GeoNear {
 	}
 	s.minR, s.maxR = n.Near.MinRadians(), math.Min(n.Near.MaxRadians(), math.Pi)
 	s.inner, s.width = s.minR, initialWidth
+	if n.Stage == plan.StageGeoNear2D {
+		s.is2D = true
+		if !n.Near.Spherical {
+			// Planar units; the farthest two points of the index's
+			// square are 360·√2 apart.
+			s.minR, s.maxR = n.Near.MinDistance, math.Min(n.Near.MaxDistance, (geo.Hash2DMax-geo.Hash2DMin)*math.Sqrt2)
+			s.inner, s.width = s.minR, (geo.Hash2DMax-geo.Hash2DMin)/(1<<geo.Hash2DBits)*16
+		}
+	}
 	return s
 }
 
 // Name implements Stage.
-func (s *GeoNear) Name() string { return plan.StageGeoNear2DSphere }
+func (s *GeoNear) Name() string { return s.node.Stage }
 
 // Work implements Stage.
 func (s *GeoNear) Work() (State, *Member, error) {
@@ -95,7 +107,7 @@ func (s *GeoNear) work() (State, *Member, error) {
 	}
 	switch st {
 	case Advanced:
-		d := DocDistance(s.near.Center, m.Doc, s.near.Path)
+		d := s.distance(m.Doc)
 		last := s.outer >= s.maxR
 		if d >= s.inner && (d < s.outer || (last && d <= s.outer)) && d >= s.minR && !s.seen[m.RID] {
 			s.seen[m.RID] = true
@@ -126,6 +138,10 @@ func (s *GeoNear) startAnnulus() {
 	// Results of earlier annuli were all returned; only the ones of this
 	// annulus are kept from now on.
 	s.outer = math.Min(s.inner+s.width, s.maxR)
+	if s.is2D {
+		s.startAnnulus2D()
+		return
+	}
 	outerCap := s2.CapFromCenterAngle(s.near.Center, s1.Angle(s.outer))
 	if s.outer >= math.Pi {
 		outerCap = s2.FullCap()
@@ -134,10 +150,39 @@ func (s *GeoNear) startAnnulus() {
 	ranges := geo.AnnulusRanges(outerCap, innerCap, s.inner <= 0)
 	bounds := append([]plan.FieldBounds(nil), s.node.Bounds...)
 	bounds[s.gi].OIL = plan.RangesOIL(ranges)
+	s.open(bounds)
+}
+
+// startAnnulus2D scans the geohash cells of the bounding box of the
+// outer circle (planar, or on the sphere for $nearSphere).
+func (s *GeoNear) startAnnulus2D() {
+	c := s.near.Flat
+	var x0, y0, x1, y1 float64
+	if s.near.Spherical {
+		x0, y0, x1, y1 = geo.SphereBox(c, s.outer)
+	} else {
+		x0, y0, x1, y1 = c.X-s.outer, c.Y-s.outer, c.X+s.outer, c.Y+s.outer
+	}
+	bounds := append([]plan.FieldBounds(nil), s.node.Bounds...)
+	bounds[s.gi].OIL = plan.HashRangesOIL(geo.BoxRanges(x0, y0, x1, y1))
+	s.open(bounds)
+}
+
+func (s *GeoNear) open(bounds []plan.FieldBounds) {
 	scan := NewIxScan(s.env.Reader, s.node.Index, bounds, 1, true, s.env.Timing)
 	fetch := NewFetch(scan, s.env.Reader, s.env.CollID, s.env.Filter, s.env.FilterDoc, s.env.Timing)
 	s.cur = fetch
 	s.children = append(s.children, fetch)
+}
+
+// distance is a document's distance to the query point in the stage's
+// units (radians, or planar units for a flat 2d $near).
+func (s *GeoNear) distance(doc bsoncore.Document) float64 {
+	if s.is2D && !s.near.Spherical {
+		d, _ := query.NearestFlat(s.near.Flat, doc, s.near.Path)
+		return d
+	}
+	return DocDistance(s.near.Center, doc, s.near.Path)
 }
 
 // Close implements Stage.
@@ -148,8 +193,10 @@ func (s *GeoNear) Close() {
 
 func (s *GeoNear) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 	b.AppendDocument("keyPattern", s.node.Index.KeyPattern).
-		AppendString("indexName", s.node.Index.Name).
-		AppendInt32("indexVersion", 2)
+		AppendString("indexName", s.node.Index.Name)
+	if !s.is2D {
+		b.AppendInt32("indexVersion", 2)
+	}
 	if execStats {
 		b.AppendDocument("searchIntervals", s.intervalsDoc())
 	}

@@ -84,23 +84,59 @@ func nearSolutions(p Params, near *query.NearNode) ([]*Solution, error) {
 		}
 		hinted = ix
 	}
-	if !near.Spherical {
-		return nil, errNoGeoIndex()
+	// A GeoJSON point needs a 2dsphere index; a legacy pair takes a 2d
+	// index, or a 2dsphere one for $nearSphere.
+	want := []string{"2dsphere"}
+	if near.Legacy {
+		want = []string{"2d"}
+		if near.Spherical {
+			want = []string{"2dsphere", "2d"}
+		}
 	}
-	for _, ix := range p.Indexes {
-		if hinted != nil && ix != hinted {
-			continue
+	for _, typ := range want {
+		for _, ix := range p.Indexes {
+			if hinted != nil && ix != hinted {
+				continue
+			}
+			gi := ix.geoField()
+			if gi < 0 || ix.Fields[gi].Path != near.Path || ix.Fields[gi].Geo != typ {
+				continue
+			}
+			bounds := make([]FieldBounds, len(ix.Fields))
+			for i, f := range ix.Fields {
+				bounds[i] = FieldBounds{Path: f.Path, Desc: f.Desc, OIL: FullOIL()}
+			}
+			stage := StageGeoNear2DSphere
+			if typ == "2d" {
+				stage = StageGeoNear2D
+			}
+			gn := &Node{Stage: stage, Index: ix, Bounds: bounds, Near: near, Dedup: true}
+			return []*Solution{{Root: gn, Index: ix, BlockingSort: p.Sort != nil}}, nil
 		}
-		gi := ix.geoField()
-		if gi < 0 || ix.Fields[gi].Path != near.Path || ix.Fields[gi].Geo != "2dsphere" {
-			continue
-		}
-		bounds := make([]FieldBounds, len(ix.Fields))
-		for i, f := range ix.Fields {
-			bounds[i] = FieldBounds{Path: f.Path, Desc: f.Desc, OIL: FullOIL()}
-		}
-		gn := &Node{Stage: StageGeoNear2DSphere, Index: ix, Bounds: bounds, Near: near, Dedup: true}
-		return []*Solution{{Root: gn, Index: ix, BlockingSort: p.Sort != nil}}, nil
 	}
 	return nil, errNoGeoIndex()
+}
+
+// geo2DOIL returns the 2d bounds of a $geoWithin with a flat shape (or
+// $centerSphere): the geohash ranges covering its bounding box.
+func geo2DOIL(n query.Node) (OIL, bool) {
+	g, ok := n.(*query.GeoNode)
+	if !ok || g.Within == nil {
+		return nil, false
+	}
+	x0, y0, x1, y1, ok := g.Within.FlatBounds()
+	if !ok {
+		return nil, false
+	}
+	return HashRangesOIL(geo.BoxRanges(x0, y0, x1, y1)), true
+}
+
+// HashRangesOIL converts geohash ranges into an interval list of
+// BinData(128) keys.
+func HashRangesOIL(rs []geo.HashRange) OIL {
+	oil := make(OIL, 0, len(rs))
+	for _, r := range rs {
+		oil = append(oil, Interval{Lo: geo.HashValue(r.Lo), Hi: geo.HashValue(r.Hi), LoInc: true, HiInc: true})
+	}
+	return oil
 }

@@ -23,9 +23,9 @@ type pred struct {
 	top bool
 	// node is the leaf predicate (nil for $elemMatch values).
 	node query.Node
-	// geo is set for the cell bounds of $geoWithin/$geoIntersects, which
-	// bound only 2dsphere fields (geo.go).
-	geo bool
+	// geo is the index type ("2dsphere", "2d") whose fields the bounds of
+	// a $geoWithin/$geoIntersects are for (geo.go); empty otherwise.
+	geo string
 }
 
 // collectPreds gathers the predicates of n that can produce bounds.
@@ -72,7 +72,10 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top, node: n})
 		}
 		if oil, ok := geoOIL(n); ok {
-			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: ctx, ctxPath: ctxPath, top: top, node: n, geo: true})
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: ctx, ctxPath: ctxPath, top: top, node: n, geo: "2dsphere"})
+		}
+		if oil, ok := geo2DOIL(n); ok {
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: ctx, ctxPath: ctxPath, top: top, node: n, geo: "2d"})
 		}
 	}
 }

@@ -20,6 +20,8 @@ const (
 	// StageGeoNear2DSphere answers $near/$nearSphere over a 2dsphere
 	// index in growing annuli (geo.go, exec/geonear.go).
 	StageGeoNear2DSphere = "GEO_NEAR_2DSPHERE"
+	// StageGeoNear2D answers $near/$nearSphere over a 2d index.
+	StageGeoNear2D = "GEO_NEAR_2D"
 )
 
 // Node is one node of a query solution.
