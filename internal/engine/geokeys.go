@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -153,8 +155,14 @@ func geoKeyValues(doc bsoncore.Document, path string) ([]bsoncore.Value, error) 
 	var out []bsoncore.Value
 	var ferr error
 	seen := map[int64]bool{}
+	name := path[strings.LastIndexByte(path, '.')+1:]
 	add := func(v bsoncore.Value) {
 		if ferr != nil {
+			return
+		}
+		if v.Type != bsoncore.TypeArray && v.Type != bsoncore.TypeEmbeddedDocument {
+			// mongod quotes the element with its name.
+			ferr = errs.New(errs.Location16755, "Can't extract geo keys: %s  geo element must be an array or object: %s", bsonutil.FormatDoc(doc, bsonutil.Style{}), bsonutil.FormatElem(name, v, bsonutil.Style{}))
 			return
 		}
 		g, err := geo.ParseStored(v)

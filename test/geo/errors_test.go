@@ -49,7 +49,7 @@ func TestGeoIndexKeyErrors(t *testing.T) {
 		{"linestring-one-vertex", line([2]float64{1, 1}), "GeoJSON LineString must have at least 2 vertices"},
 		{"hole-outside-shell", polygon(square, [][2]float64{{20, 20}, {21, 20}, {21, 21}, {20, 21}, {20, 20}}), "Secondary loops not contained by first exterior loop - secondary loops must be holes"},
 		{"legacy-out-of-range", bson.A{500, 500}, "longitude/latitude is out of bounds"},
-		{"string", "x", "geo element must be an array or object"},
+		{"string", "x", `geo element must be an array or object: geo: "x"`},
 	}
 	for _, c := range cases {
 		_, err := coll.InsertOne(testenv.Ctx(t), bson.D{{Key: "geo", Value: c.geo}})

@@ -34,11 +34,18 @@ type GeoNear struct {
 	cur                             Stage
 	buf                             []nearResult
 	next                            int
-	seen                            map[uint64]bool
-	m                               Member
+	// intervals are the annuli searched, for explain's searchIntervals.
+	intervals []nearInterval
+	m         Member
 	// is2D is set for GEO_NEAR_2D: geohash ranges of the annulus's
 	// bounding box, and planar distances unless the query is spherical.
 	is2D bool
+}
+
+type nearInterval struct {
+	min, max      float64
+	inclusive     bool
+	buffered, ret int64
 }
 
 type nearResult struct {
@@ -52,7 +59,7 @@ const initialWidth = 100.0 / geo.EarthRadiusMeters
 
 // NewGeoNear returns a GEO_NEAR_2DSPHERE over n.Index for n.Near.
 func NewGeoNear(n *plan.Node, env Env) *GeoNear {
-	s := &GeoNear{env: env, node: n, near: n.Near, seen: map[uint64]bool{}}
+	s := &GeoNear{env: env, node: n, near: n.Near}
 	s.timing = env.Timing
 	for i, f := range n.Index.Fields {
 		if f.Geo != "" {
@@ -88,6 +95,7 @@ func (s *GeoNear) work() (State, *Member, error) {
 	if s.cur == nil && s.next < len(s.buf) {
 		r := s.buf[s.next]
 		s.next++
+		s.intervals[len(s.intervals)-1].ret++
 		s.m = Member{RID: r.rid, Doc: r.doc, Pos: -1}
 		return Advanced, &s.m, nil
 	}
@@ -109,8 +117,10 @@ func (s *GeoNear) work() (State, *Member, error) {
 	case Advanced:
 		d := s.distance(m.Doc)
 		last := s.outer >= s.maxR
-		if d >= s.inner && (d < s.outer || (last && d <= s.outer)) && d >= s.minR && !s.seen[m.RID] {
-			s.seen[m.RID] = true
+		// A document's distance puts it in exactly one annulus, so none
+		// is returned twice (the scan dedups within an annulus).
+		if d >= s.inner && (d < s.outer || (last && d <= s.outer)) && d >= s.minR {
+			s.intervals[len(s.intervals)-1].buffered++
 			s.buf = append(s.buf, nearResult{rid: m.RID, doc: append(bsoncore.Document(nil), m.Doc...), dist: d})
 		}
 		return NeedTime, nil, nil
@@ -138,6 +148,7 @@ func (s *GeoNear) startAnnulus() {
 	// Results of earlier annuli were all returned; only the ones of this
 	// annulus are kept from now on.
 	s.outer = math.Min(s.inner+s.width, s.maxR)
+	s.intervals = append(s.intervals, nearInterval{min: s.inner, max: s.outer, inclusive: s.outer >= s.maxR})
 	if s.is2D {
 		s.startAnnulus2D()
 		return
@@ -198,15 +209,27 @@ func (s *GeoNear) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 		b.AppendInt32("indexVersion", 2)
 	}
 	if execStats {
-		b.AppendDocument("searchIntervals", s.intervalsDoc())
+		b.AppendArray("searchIntervals", s.intervalsDoc())
 	}
 }
 
-func (s *GeoNear) intervalsDoc() bsoncore.Document {
-	return bsoncore.NewDocumentBuilder().
-		AppendDouble("minDistance", s.near.MinDistance).
-		AppendDouble("maxDistance", s.near.MaxDistance).
-		AppendInt32("annuli", int32(len(s.children))).Build()
+// intervalsDoc renders the annuli searched as mongod's searchIntervals,
+// in the query's distance units.
+func (s *GeoNear) intervalsDoc() bsoncore.Array {
+	unit := 1.0
+	if s.near.Spherical && !s.near.Radians {
+		unit = geo.EarthRadiusMeters
+	}
+	ab := bsoncore.NewArrayBuilder()
+	for _, iv := range s.intervals {
+		ab.AppendDocument(bsoncore.NewDocumentBuilder().
+			AppendDouble("minDistance", iv.min*unit).
+			AppendDouble("maxDistance", iv.max*unit).
+			AppendBoolean("maxInclusive", iv.inclusive).
+			AppendInt64("nBuffered", iv.buffered).
+			AppendInt64("nReturned", iv.ret).Build())
+	}
+	return ab.Build()
 }
 
 // DocDistance returns the angle between center and the nearest geometry

@@ -1,0 +1,46 @@
+package geo_test
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// Explain of $near at executionStats: GEO_NEAR_2DSPHERE over FETCH >
+// IXSCAN per annulus searched, its searchIntervals (in meters for a
+// GeoJSON point) accounting for every document returned.
+func TestNearExplain(t *testing.T) {
+	t.Parallel()
+	coll := places(t)
+	filter := bson.D{{Key: "location", Value: bson.D{{Key: "$near", Value: bson.D{{Key: "$geometry", Value: point(-73.9667, 40.78)}, {Key: "$maxDistance", Value: 10000}}}}}}
+	r := testenv.Explain(t, coll.Database(), bson.D{{Key: "find", Value: "places"}, {Key: "filter", Value: filter}}, "executionStats")
+	wp := testenv.WinningPlan(r)
+	if wp.Lookup("stage").StringValue() != "GEO_NEAR_2DSPHERE" || wp.Lookup("indexName").StringValue() != "location_2dsphere" {
+		t.Fatalf("winning plan %v", wp)
+	}
+	es := r.Lookup("executionStats", "executionStages").Document()
+	ivs, _ := es.Lookup("searchIntervals").Array().Values()
+	kids, _ := es.Lookup("inputStages").Array().Values()
+	if len(ivs) == 0 || len(ivs) != len(kids) {
+		t.Fatalf("%d searchIntervals, %d inputStages", len(ivs), len(kids))
+	}
+	var returned int64
+	prevMax := 0.0
+	for i, iv := range ivs {
+		d := iv.Document()
+		if min := d.Lookup("minDistance").Double(); min != prevMax {
+			t.Fatalf("interval %d starts at %v, previous ended at %v", i, min, prevMax)
+		}
+		prevMax = d.Lookup("maxDistance").Double()
+		returned += d.Lookup("nReturned").AsInt64()
+		k := kids[i].Document()
+		if k.Lookup("stage").StringValue() != "FETCH" || k.Lookup("inputStage", "stage").StringValue() != "IXSCAN" {
+			t.Fatalf("annulus %d: %v", i, k)
+		}
+	}
+	if prevMax != 10000 || returned != 3 || r.Lookup("executionStats", "nReturned").AsInt64() != 3 {
+		t.Fatalf("intervals end at %v, return %d (nReturned %v)", prevMax, returned, r.Lookup("executionStats", "nReturned"))
+	}
+}
