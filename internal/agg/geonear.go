@@ -104,8 +104,12 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			return nil, errs.New(errs.TypeMismatch, "query must be an object")
 		}
 		s.query = q.Document()
-		if _, err := query.Parse(s.query); err != nil {
+		qf, err := query.Parse(s.query)
+		if err != nil {
 			return nil, err
+		}
+		if qf.HasNear() {
+			return nil, errs.New(errs.BadValue, "$geoNear, $near, and $nearSphere are not allowed in this context")
 		}
 	}
 	if sp, err := d.LookupErr("spherical"); err == nil {

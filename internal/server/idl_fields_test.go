@@ -244,7 +244,7 @@ func TestIDLFieldEffects(t *testing.T) {
 	ciType := func(typ string) bsoncore.Document {
 		return runCmd(t, s, bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: typ}}}, {Key: "name", Value: "t"}}}}})
 	}
-	for _, typ := range []string{"text", "2d", "hashed"} {
+	for _, typ := range []string{"text", "hashed"} {
 		wantCode(t, "index type "+typ, ciType(typ), 238)
 	}
 	wantCode(t, "unknown index type", ciType("bogus"), 67)
