@@ -44,3 +44,36 @@ func TestNearExplain(t *testing.T) {
 		t.Fatalf("intervals end at %v, return %d (nReturned %v)", prevMax, returned, r.Lookup("executionStats", "nReturned"))
 	}
 }
+
+// A compound 2dsphere index bounds its other fields in every annulus's
+// scan: $near with category "Parks" over {location: "2dsphere",
+// category: 1} fetches only parks (of 200 places, 20 parks).
+func TestNearCompoundBounds(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("places")
+	testenv.CreateIndex(t, coll, bson.D{{Key: "location", Value: "2dsphere"}, {Key: "category", Value: 1}})
+	var docs []any
+	for i := 0; i < 200; i++ {
+		cat := "Stadiums"
+		if i%10 == 0 {
+			cat = "Parks"
+		}
+		docs = append(docs, bson.D{{Key: "name", Value: i}, {Key: "location", Value: point(-74+float64(i%20)*0.01, 40.7+float64(i/20)*0.01)}, {Key: "category", Value: cat}})
+	}
+	insert(t, coll, docs...)
+	filter := bson.D{{Key: "location", Value: bson.D{{Key: "$near", Value: bson.D{{Key: "$geometry", Value: point(-73.9, 40.75)}}}}}, {Key: "category", Value: "Parks"}}
+	r := testenv.Explain(t, db, bson.D{{Key: "find", Value: "places"}, {Key: "filter", Value: filter}}, "executionStats")
+	if n := r.Lookup("executionStats", "nReturned").AsInt64(); n != 20 {
+		t.Fatalf("nReturned %d, want 20", n)
+	}
+	// Each annulus's scan is bounded to category "Parks"; a park beyond
+	// an annulus is fetched again by the next one, never a stadium.
+	ixb := r.Lookup("executionStats", "executionStages", "inputStages", "0", "inputStage", "indexBounds", "category")
+	if vals, _ := ixb.Array().Values(); len(vals) != 1 || vals[0].StringValue() != `["Parks", "Parks"]` {
+		t.Fatalf("category bounds %v", ixb)
+	}
+	if d := r.Lookup("executionStats", "totalDocsExamined").AsInt64(); d > 40 {
+		t.Fatalf("docsExamined %d, want at most 40 (parks only, some twice)", d)
+	}
+}

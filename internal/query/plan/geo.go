@@ -102,10 +102,14 @@ func nearSolutions(p Params, near *query.NearNode) ([]*Solution, error) {
 			if gi < 0 || ix.Fields[gi].Path != near.Path || ix.Fields[gi].Geo != typ {
 				continue
 			}
-			bounds := make([]FieldBounds, len(ix.Fields))
-			for i, f := range ix.Fields {
-				bounds[i] = FieldBounds{Path: f.Path, Desc: f.Desc, OIL: FullOIL()}
-			}
+			// The other fields of a compound index take the filter's
+			// bounds (the geo field's stay full: each annulus sets them).
+			var preds []pred
+			root := p.Filter.Root()
+			collectPreds(root, "", nil, "", true, &preds, scopeOfIndex(ix))
+			conjuncts, leafOnly := countConjuncts(root)
+			bounds := indexBounds(ix, preds, conjuncts, leafOnly).fields
+			bounds[gi].OIL = FullOIL()
 			stage := StageGeoNear2DSphere
 			if typ == "2d" {
 				stage = StageGeoNear2D
