@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"context"
 	"math"
 	"strings"
 
@@ -265,4 +266,20 @@ func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 // $match (and so in countDocuments), verbatim (its "operationfor" too).
 func errGeoNearInMatch() error {
 	return errs.New(errs.Location5626500, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details.")
+}
+
+// explainSpec renders the stage in explain as mongod does, as
+// $geoNearCursor holding the plan of its query (GEO_NEAR_2DSPHERE or
+// GEO_NEAR_2D); without a planner it is the stage's spec.
+func (s *geoNearStage) explainSpec(ctx context.Context, cat Catalog) bsoncore.Document {
+	field, err := s.nearField(&runCtx{ctx: ctx, cat: cat})
+	if err != nil {
+		return s.spec()
+	}
+	qp, err := cat.ExplainFind(ctx, s.db, s.coll, FindSpec{Filter: s.nearQuery(field), Hint: s.hint})
+	if err != nil || qp == nil {
+		return s.spec()
+	}
+	cursor := bsoncore.NewDocumentBuilder().AppendDocument("queryPlanner", qp).Build()
+	return bsoncore.NewDocumentBuilder().AppendDocument("$geoNearCursor", cursor).Build()
 }

@@ -77,3 +77,22 @@ func TestNearCompoundBounds(t *testing.T) {
 		t.Fatalf("docsExamined %d, want at most 40 (parks only, some twice)", d)
 	}
 }
+
+// An aggregate starting with $geoNear explains its first stage as
+// mongod's $geoNearCursor with the GEO_NEAR_2DSPHERE plan.
+func TestGeoNearAggregateExplain(t *testing.T) {
+	t.Parallel()
+	coll := places(t)
+	for _, v := range []string{"queryPlanner", "executionStats"} {
+		r := testenv.Explain(t, coll.Database(), bson.D{{Key: "aggregate", Value: "places"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$geoNear", Value: bson.D{{Key: "near", Value: point(-73.9667, 40.78)}, {Key: "distanceField", Value: "d"}}}},
+			bson.D{{Key: "$limit", Value: 2}}}}, {Key: "cursor", Value: bson.D{}}}, v)
+		st := r.Lookup("stages", "0", "$geoNearCursor", "queryPlanner", "winningPlan", "stage")
+		if st.Type == 0 || st.StringValue() != "GEO_NEAR_2DSPHERE" {
+			t.Fatalf("%s: first stage %v", v, r.Lookup("stages", "0"))
+		}
+		if v == "executionStats" && r.Lookup("stages", "1", "nReturned").AsInt64() != 2 {
+			t.Fatalf("$limit nReturned %v", r.Lookup("stages", "1"))
+		}
+	}
+}
