@@ -420,6 +420,9 @@ func parsePolygon(v bsoncore.Value) (*s2.Polygon, error) {
 		if err := loop.Validate(); err != nil {
 			return nil, badValue("Loop is not valid: %s %v", show(rv), err)
 		}
+		if msg := loopSelfCheck(pts); msg != "" {
+			return nil, badValue("Loop is not valid: %s %s", show(rv), msg)
+		}
 		loop.Normalize()
 		if len(loops) > 0 && !loops[0].Contains(loop) {
 			return nil, badValue("Secondary loops not contained by first exterior loop - secondary loops must be holes: %s first loop: %s", show(rv), show(rings[0]))
@@ -440,4 +443,29 @@ func parsePolygon(v bsoncore.Value) (*s2.Polygon, error) {
 		}
 	}
 	return s2.PolygonFromLoops(loops), nil
+}
+
+// loopSelfCheck finds what S2's loop validation reports and the Go port
+// does not check: a repeated vertex, or two non-adjacent edges that cross.
+func loopSelfCheck(pts []s2.Point) string {
+	n := len(pts)
+	seen := make(map[s2.Point]int, n)
+	for i, p := range pts {
+		if j, ok := seen[p]; ok {
+			return fmt.Sprintf("Duplicate vertices at offsets %d and %d", j, i)
+		}
+		seen[p] = i
+	}
+	for i := 0; i < n; i++ {
+		c := s2.NewEdgeCrosser(pts[i], pts[(i+1)%n])
+		for j := i + 2; j < n; j++ {
+			if i == 0 && j == n-1 {
+				continue // adjacent through the closing edge
+			}
+			if c.CrossingSign(pts[j], pts[(j+1)%n]) == s2.Cross {
+				return fmt.Sprintf("Edges %d and %d cross", i, j)
+			}
+		}
+	}
+	return ""
 }

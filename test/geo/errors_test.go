@@ -48,6 +48,8 @@ func TestGeoIndexKeyErrors(t *testing.T) {
 		{"point-missing-coords", bson.D{{Key: "type", Value: "Point"}}, "Point must be an array or object"},
 		{"linestring-one-vertex", line([2]float64{1, 1}), "GeoJSON LineString must have at least 2 vertices"},
 		{"hole-outside-shell", polygon(square, [][2]float64{{20, 20}, {21, 20}, {21, 21}, {20, 21}, {20, 20}}), "Secondary loops not contained by first exterior loop - secondary loops must be holes"},
+		{"self-crossing", polygon([][2]float64{{0, 0}, {2, 2}, {2, 0}, {0, 2}, {0, 0}}), "Loop is not valid: [ [ 0.0, 0.0 ], [ 2.0, 2.0 ], [ 2.0, 0.0 ], [ 0.0, 2.0 ], [ 0.0, 0.0 ] ] Edges 0 and 2 cross"},
+		{"duplicate-vertex", polygon([][2]float64{{0, 0}, {2, 0}, {1, 1}, {2, 2}, {0, 2}, {1, 1}, {0, 0}}), "Duplicate vertices"},
 		{"legacy-out-of-range", bson.A{500, 500}, "longitude/latitude is out of bounds"},
 		{"string", "x", `geo element must be an array or object: geo: "x"`},
 	}
