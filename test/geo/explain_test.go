@@ -96,3 +96,25 @@ func TestGeoNearAggregateExplain(t *testing.T) {
 		}
 	}
 }
+
+// A compound 2dsphere index whose geo field comes second serves a
+// $geoWithin on the geo field alone (the first field unbounded).
+func TestGeoWithinNonLeadingGeoField(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("c")
+	testenv.CreateIndex(t, coll, bson.D{{Key: "category", Value: 1}, {Key: "location", Value: "2dsphere"}})
+	insert(t, coll,
+		bson.D{{Key: "name", Value: "in"}, {Key: "category", Value: "a"}, {Key: "location", Value: point(1, 1)}},
+		bson.D{{Key: "name", Value: "out"}, {Key: "category", Value: "b"}, {Key: "location", Value: point(20, 20)}},
+		bson.D{{Key: "name", Value: "none"}, {Key: "category", Value: "a"}})
+	f := bson.D{{Key: "location", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$geometry", Value: polygon(square)}}}}}}
+	if got := names(t, coll, f); !equal(got, []string{"in"}) {
+		t.Fatalf("got %v", got)
+	}
+	r := testenv.Explain(t, db, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: f}}, "queryPlanner")
+	ix := testenv.FindStage(testenv.WinningPlan(r), "IXSCAN")
+	if ix == nil || ix.Lookup("indexName").StringValue() != "category_1_location_2dsphere" {
+		t.Fatalf("plan %v", testenv.WinningPlan(r))
+	}
+}

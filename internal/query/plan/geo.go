@@ -144,3 +144,13 @@ func HashRangesOIL(rs []geo.HashRange) OIL {
 	}
 	return oil
 }
+
+// geoLeads reports whether a 2dsphere index's geo field is bounded: such
+// an index serves a geo predicate even when the geo field is not its
+// first (mongod's 2dsphere indexes of version 2 and later are keyed by
+// their geo field whatever its position; the fields before it then take
+// [MinKey, MaxKey]).
+func geoLeads(ix *Index, b boundsResult) bool {
+	i := ix.geoField()
+	return i > 0 && ix.Fields[i].Geo == "2dsphere" && !b.fields[i].OIL.IsFull()
+}

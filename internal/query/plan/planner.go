@@ -214,7 +214,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 		return nil
 	}
 	sa := analyzeSort(ix, b.fields, p.Sort)
-	leading := !b.fields[0].OIL.IsFull()
+	leading := !b.fields[0].OIL.IsFull() || geoLeads(ix, b) // geo.go
 	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && !ix.Multikey
 	if !hinted && !leading && !sa.provides && !distinct {
 		return nil
