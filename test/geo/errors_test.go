@@ -225,3 +225,29 @@ func TestCountDocumentsNear(t *testing.T) {
 		t.Fatalf("countDocuments with $geoWithin: %d %v", n, err)
 	}
 }
+
+// $geoNear's key chooses among several geo indexes.
+func TestGeoNearKey(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("two")
+	testenv.CreateIndex(t, coll, bson.D{{Key: "a", Value: "2dsphere"}})
+	testenv.CreateIndex(t, coll, bson.D{{Key: "b", Value: "2dsphere"}})
+	insert(t, coll,
+		bson.D{{Key: "name", Value: "x"}, {Key: "a", Value: point(0, 0)}, {Key: "b", Value: point(10, 0)}},
+		bson.D{{Key: "name", Value: "y"}, {Key: "a", Value: point(10, 0)}, {Key: "b", Value: point(0, 0)}})
+	for key, want := range map[string][]string{"a": {"x", "y"}, "b": {"y", "x"}} {
+		cur, err := coll.Aggregate(testenv.Ctx(t), mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{
+			{Key: "near", Value: point(0, 0)}, {Key: "distanceField", Value: "d"}, {Key: "key", Value: key}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(testenv.Ctx(t), &docs); err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) != 2 || docs[0].Lookup("name").StringValue() != want[0] || docs[1].Lookup("name").StringValue() != want[1] || docs[0].Lookup("d").Double() != 0 {
+			t.Errorf("key %s: %v", key, docs)
+		}
+	}
+}

@@ -50,6 +50,8 @@ var (
 			polygon([][2]float64{{50, 50}, {51, 50}, {51, 51}, {50, 51}, {50, 50}})[1].Value,
 			polygon([][2]float64{{60, 60}, {61, 60}, {61, 61}, {60, 61}, {60, 60}})[1].Value,
 		}}}}},
+		{{Key: "name", Value: "multiline"}, {Key: "geo", Value: bson.D{{Key: "type", Value: "MultiLineString"}, {Key: "coordinates", Value: bson.A{
+			bson.A{bson.A{30, -5}, bson.A{30, 5}}, bson.A{bson.A{8, 8.5}, bson.A{9, 8.5}}}}}}},
 		{{Key: "name", Value: "no_geo"}},
 	}
 )
@@ -88,7 +90,12 @@ func TestGeoOperatorsShapes(t *testing.T) {
 		{"within-polygon-no-hole", within(polygon(square)),
 			[]string{"p_inside", "p_hole", "line_in", "poly_in", "poly_around_hole", "collection", "legacy"}, true},
 		{"intersects-polygon-with-hole", intersects(polygon(square, hole)),
-			[]string{"p_inside", "line_cross", "line_in", "poly_in", "poly_around_hole", "multipoint", "collection", "legacy"}, true},
+			[]string{"p_inside", "line_cross", "line_in", "poly_in", "poly_around_hole", "multipoint", "collection", "legacy", "multiline"}, true},
+		{"intersects-geometrycollection", intersects(bson.D{{Key: "type", Value: "GeometryCollection"}, {Key: "geometries", Value: bson.A{point(1.5, 1.5), point(50.5, 50.5)}}}),
+			[]string{"poly_in", "multipolygon"}, true},
+		{"intersects-multilinestring", intersects(bson.D{{Key: "type", Value: "MultiLineString"}, {Key: "coordinates", Value: bson.A{
+			bson.A{bson.A{29, 0}, bson.A{31, 0}}, bson.A{bson.A{-1, 1.5}, bson.A{0.5, 1.5}}}}}),
+			[]string{"multiline"}, true},
 		{"within-antimeridian", within(polygon(antimer)), []string{"p_antimer_east", "p_antimer_west"}, true},
 		{"intersects-antimeridian-line", intersects(line([2]float64{179, -0.5}, [2]float64{-179, 0.5})), []string{}, true},
 		{"within-multipolygon", within(bson.D{{Key: "type", Value: "MultiPolygon"}, {Key: "coordinates", Value: bson.A{
