@@ -36,6 +36,9 @@ func TestNearExplain(t *testing.T) {
 		prevMax = d.Lookup("maxDistance").Double()
 		returned += d.Lookup("nReturned").AsInt64()
 		k := kids[i].Document()
+		if k.Lookup("filter").Type != 0 {
+			t.Fatalf("annulus %d: FETCH filter %v (only $near in the query)", i, k.Lookup("filter"))
+		}
 		if k.Lookup("stage").StringValue() != "FETCH" || k.Lookup("inputStage", "stage").StringValue() != "IXSCAN" {
 			t.Fatalf("annulus %d: %v", i, k)
 		}
@@ -72,6 +75,9 @@ func TestNearCompoundBounds(t *testing.T) {
 	ixb := r.Lookup("executionStats", "executionStages", "inputStages", "0", "inputStage", "indexBounds", "category")
 	if vals, _ := ixb.Array().Values(); len(vals) != 1 || vals[0].StringValue() != `["Parks", "Parks"]` {
 		t.Fatalf("category bounds %v", ixb)
+	}
+	if f := r.Lookup("executionStats", "executionStages", "inputStages", "0", "filter"); f.String() != `{"category": {"$eq": "Parks"}}` {
+		t.Fatalf("annulus FETCH filter %v, want the query without $near", f)
 	}
 	if d := r.Lookup("executionStats", "totalDocsExamined").AsInt64(); d > 40 {
 		t.Fatalf("docsExamined %d, want at most 40 (parks only, some twice)", d)

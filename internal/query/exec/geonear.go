@@ -37,6 +37,10 @@ type GeoNear struct {
 	// intervals are the annuli searched, for explain's searchIntervals.
 	intervals []nearInterval
 	m         Member
+	// filter and filterDoc are what each annulus's FETCH applies: the
+	// query without its near predicate.
+	filter    *query.Filter
+	filterDoc bsoncore.Document
 	// is2D is set for GEO_NEAR_2D: geohash ranges of the annulus's
 	// bounding box, and planar distances unless the query is spherical.
 	is2D bool
@@ -61,6 +65,13 @@ const initialWidth = 100.0 / geo.EarthRadiusMeters
 func NewGeoNear(n *plan.Node, env Env) *GeoNear {
 	s := &GeoNear{env: env, node: n, near: n.Near}
 	s.timing = env.Timing
+	s.filter, s.filterDoc = env.Filter, env.FilterDoc
+	if len(n.Dropped) > 0 {
+		s.filter, s.filterDoc = n.Residual, nil
+		if s.filter != nil {
+			s.filterDoc = s.filter.Serialize()
+		}
+	}
 	for i, f := range n.Index.Fields {
 		if f.Geo != "" {
 			s.gi = i
@@ -181,7 +192,7 @@ func (s *GeoNear) startAnnulus2D() {
 
 func (s *GeoNear) open(bounds []plan.FieldBounds) {
 	scan := NewIxScan(s.env.Reader, s.node.Index, bounds, 1, true, s.env.Timing)
-	fetch := NewFetch(scan, s.env.Reader, s.env.CollID, s.env.Filter, s.env.FilterDoc, s.env.Timing)
+	fetch := NewFetch(scan, s.env.Reader, s.env.CollID, s.filter, s.filterDoc, s.env.Timing)
 	s.cur = fetch
 	s.children = append(s.children, fetch)
 }

@@ -114,7 +114,9 @@ func nearSolutions(p Params, near *query.NearNode) ([]*Solution, error) {
 			if typ == "2d" {
 				stage = StageGeoNear2D
 			}
-			gn := &Node{Stage: stage, Index: ix, Bounds: bounds, Near: near, Dedup: true}
+			// The annuli's FETCH applies the rest of the filter.
+			gn := &Node{Stage: stage, Index: ix, Bounds: bounds, Near: near, Dedup: true, Dropped: []query.Node{near}}
+			gn.Residual = p.Filter.Without(gn.Dropped)
 			return []*Solution{{Root: gn, Index: ix, BlockingSort: p.Sort != nil}}, nil
 		}
 	}
