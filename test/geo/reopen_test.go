@@ -50,6 +50,11 @@ func TestGeoIndexesSurviveReopen(t *testing.T) {
 			t.Errorf("%v after reopen: %v, want [c b]", f, got)
 		}
 	}
+	// validate checks every index entry against the documents' keys.
+	v, err := testenv.RunCmd(t, coll.Database(), bson.D{{Key: "validate", Value: "c"}, {Key: "full", Value: true}})
+	if err != nil || !v.Lookup("valid").Boolean() {
+		t.Fatalf("validate after geo updates: %v %v", v, err)
+	}
 	var ixs []bson.M
 	cur, err := coll.Indexes().List(ctx)
 	if err == nil {
