@@ -456,15 +456,22 @@ func loopSelfCheck(pts []s2.Point) string {
 		}
 		seen[p] = i
 	}
+	// Edge crossings through a shape index, so a loop of many vertices
+	// is checked in about n log n rather than n².
+	loop := s2.LoopFromPoints(pts)
+	idx := s2.NewShapeIndex()
+	idx.Add(loop)
+	q := s2.NewCrossingEdgeQuery(idx)
 	for i := 0; i < n; i++ {
-		c := s2.NewEdgeCrosser(pts[i], pts[(i+1)%n])
-		for j := i + 2; j < n; j++ {
-			if i == 0 && j == n-1 {
-				continue // adjacent through the closing edge
+		for _, j := range q.Crossings(pts[i], pts[(i+1)%n], loop, s2.CrossingTypeInterior) {
+			if j == i || j == (i+1)%n || (j+1)%n == i {
+				continue // adjacent edges share a vertex
 			}
-			if c.CrossingSign(pts[j], pts[(j+1)%n]) == s2.Cross {
-				return fmt.Sprintf("Edges %d and %d cross", i, j)
+			a, b := i, j
+			if a > b {
+				a, b = b, a
 			}
+			return fmt.Sprintf("Edges %d and %d cross", a, b)
 		}
 	}
 	return ""
