@@ -172,6 +172,15 @@ func parseNear(name string, sub bsoncore.Document) (Node, error) {
 					n.Flat, n.Legacy, hasPoint = p, true, true
 					continue
 				}
+				// mongod's parsePointWithMaxDistance: [x, y, maxDistance].
+				if vals, _ := bsoncore.Document(v.Data).Values(); len(vals) == 3 && isNumber(vals[0]) && isNumber(vals[1]) && isNumber(vals[2]) {
+					n.Flat, n.Legacy, hasPoint = geo.FlatPoint{X: bsonutilFloat(vals[0]), Y: bsonutilFloat(vals[1])}, true, true
+					n.MaxDistance = bsonutilFloat(vals[2])
+					if !(n.MaxDistance >= 0) {
+						return nil, errs.New(errs.Code(18522), "max distance must be non-negative")
+					}
+					continue
+				}
 				if v.Type == bsoncore.TypeArray {
 					_, err := geo.ParseFlatPoint(v, false)
 					return nil, err

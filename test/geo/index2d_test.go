@@ -80,6 +80,10 @@ func TestIndex2D(t *testing.T) {
 	if !sameRanking(got, want, ds) {
 		t.Errorf("$near 2d: got %v, want %v", got, want)
 	}
+	// The three-element legacy form [x, y, maxDistance].
+	if got3 := names(t, indexed, bson.D{{Key: "loc", Value: bson.D{{Key: "$near", Value: bson.A{c[0], c[1], 1.6}}}}}); !sameRanking(got3, want, ds) {
+		t.Errorf("$near [x, y, max]: got %v, want %v", got3, want)
+	}
 	sphere := func(p [2]float64) float64 { return haversine(c[0], c[1], p[0], p[1]) }
 	got = names(t, indexed, bson.D{{Key: "loc", Value: bson.D{{Key: "$nearSphere", Value: bson.A{c[0], c[1]}}, {Key: "$maxDistance", Value: 0.02}}}})
 	want, ds = rank(pts, sphere, 0.02)
