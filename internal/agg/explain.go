@@ -108,7 +108,11 @@ func (p *Pipeline) ExplainWith(ctx context.Context, cat Catalog, o ExplainOption
 	}
 	for _, s := range p.stages {
 		st := &tr.stages[i]
-		ab.AppendDocument(stageExplain(s.spec(), st, prevBytes, exec))
+		spec := s.spec()
+		if g, ok := s.(*geoNearStage); ok {
+			spec = g.explainSpec(ctx, cat) // geonear.go
+		}
+		ab.AppendDocument(stageExplain(spec, st, prevBytes, exec))
 		prevBytes = st.bytes
 		i++
 	}

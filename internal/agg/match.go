@@ -59,6 +59,9 @@ func parseMatch(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.HasNear() {
+		return nil, errGeoNearInMatch() // geonear.go
+	}
 	m.filterDoc, m.filter = filterDoc, f
 	return []stage{m}, nil
 }

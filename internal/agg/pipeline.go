@@ -256,6 +256,13 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 		if pc.inFacet {
 			return errs.New(errs.Location40600, "%s is not allowed to be used within a $facet stage", name)
 		}
+	case "$geoNear":
+		if i != 0 {
+			return errs.New(errs.Location40602, "%s is only valid as the first stage in a pipeline", name)
+		}
+		if pc.inFacet {
+			return errs.New(errs.Location40600, "%s is not allowed to be used within a $facet stage", name)
+		}
 	case "$facet":
 		if pc.inFacet {
 			return errs.New(errs.Location40600, "$facet is not allowed to be used within a $facet stage")
@@ -300,6 +307,7 @@ func init() {
 		"$bucket":       parseBucket,
 		"$bucketAuto":   parseBucketAuto,
 		"$sample":       parseSample,
+		"$geoNear":      parseGeoNear, // geonear.go
 		"$documents":    parseDocuments,
 		"$unionWith":    parseUnionWith,
 		"$out":          parseOut,

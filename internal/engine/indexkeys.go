@@ -64,6 +64,10 @@ func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arr
 		if err := g.textKeys(ix, doc); err != nil {
 			return nil, nil, false, err
 		}
+	} else if ix.hasGeo() {
+		if err := g.generateGeo(ix, doc); err != nil {
+			return nil, nil, false, err
+		}
 	} else if err := g.generate(ix, doc); err != nil {
 		return nil, nil, false, err
 	}

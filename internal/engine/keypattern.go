@@ -20,6 +20,8 @@ type keyField struct {
 	desc      bool
 	// text marks _fts, the term field of a text index.
 	text bool
+	// geo is "2dsphere" for a geo field (geokeys.go).
+	geo string
 }
 
 // parseKeyPattern validates a key pattern and splits its fields.
@@ -50,11 +52,13 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 					return nil, errs.New(errs.CannotCreateIndex, "text index key pattern not in stored form: %s", name)
 				}
 				f.text = true
-			case "2d", "2dsphere", "hashed":
-				// MongoDB's index types that Lode does not build.
+			case "2dsphere", "2d":
+				f.geo = v.StringValue() // geokeys.go
+			case "hashed":
+				// MongoDB's index type that Lode does not build.
 				return nil, errs.New(errs.NotImplemented, "Index type '%s' is not supported by Lode", v.StringValue())
 			}
-			if !f.text {
+			if !f.text && f.geo == "" {
 				return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
 			}
 		default:
@@ -71,6 +75,9 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 			}
 		}
 		fields = append(fields, f)
+	}
+	if err := checkGeoPattern(fields); err != nil {
+		return nil, err
 	}
 	return fields, nil
 }

@@ -30,7 +30,7 @@ func planIndexes(c *collection, q *planReq) ([]*plan.Index, error) {
 			CollationMismatch: ix.coll != q.filter.Collator(),
 		}
 		for _, f := range ix.fields {
-			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
+			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc, Geo: f.geo})
 		}
 		out = append(out, pi)
 	}

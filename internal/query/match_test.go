@@ -344,11 +344,11 @@ func TestParseErrors(t *testing.T) {
 		{`{"a": {"$where": "1"}}`, 2, "$where cannot be applied to a field"},
 		{`{"a": {"$elemMatch": {"$expr": {"$eq": [1, 1]}}}}`, 2, "$expr can only be applied to the top-level document"},
 		{`{"a": {"$undefined": true}}`, 2, "cannot compare to undefined"},
-		{`{"a": {"$near": [0, 0]}}`, 238, "$near is not supported by Lode"},
 		{`{"$text": "x"}`, 2, "$text expects an object"},
 		{`{"$text": {"$search": 1}}`, 14, "$search requires a string value"},
 		{`{"$text": {"$search": "x", "$caseSensitive": 1}}`, 14, "$caseSensitive requires a boolean value"},
 		{`{"$text": {"$search": "x", "other": 1}}`, 2, "extra fields in $text"},
+		{`{"a": {"$near": [0, 0], "$maxDistance": -1}}`, 16896, "$maxDistance must be non-negative"},
 		{`{"a": {"$regex": "("}}`, 51091, "Regular expression is invalid: missing closing ): `(`"},
 	}
 	for _, c := range cases {

@@ -35,7 +35,15 @@ func (p *parser) parseSub(name string, sub bsoncore.Document, out *[]Node, level
 	if len(elems) > 0 {
 		switch elems[0].Key() {
 		case "$near", "$nearSphere", "$geoNear":
-			return errs.New(errs.NotImplemented, "%s is not supported by Lode", elems[0].Key())
+			if level == levelSubDocument || p.depth != 1 {
+				return errs.New(errs.BadValue, "$geoNear, $near, and $nearSphere are not allowed in this context")
+			}
+			n, err := parseNear(name, sub)
+			if err != nil {
+				return err
+			}
+			*out = append(*out, n)
+			return nil
 		}
 	}
 	for _, e := range elems {
@@ -119,6 +127,10 @@ func (p *parser) parseSubField(context bsoncore.Document, name, op string, e bso
 		return p.parseAll(name, e)
 	case "$bitsAllSet", "$bitsAnySet", "$bitsAllClear", "$bitsAnyClear":
 		return parseBits(name, op, e)
+	case "$geoWithin", "$within", "$geoIntersects":
+		return parseGeo(name, op, e, context)
+	case "$near", "$nearSphere", "$geoNear", "$minDistance", "$maxDistance":
+		return nil, errs.New(errs.BadValue, "near must be first in: %s", showDoc(context))
 	}
 	return nil, errs.New(errs.NotImplemented, "%s is not supported by Lode", op)
 }

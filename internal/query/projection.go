@@ -476,6 +476,10 @@ func NodePath(n Node) (string, bool) {
 		return t.Path, true
 	case *ModNode:
 		return t.Path, true
+	case *GeoNode:
+		return t.Path, true
+	case *NearNode:
+		return t.Path, true
 	case *BitsNode:
 		return t.Path, true
 	case *RegexNode:

@@ -238,6 +238,9 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 	if len(spec.Key) <= 5 {
 		return spec, errs.New(errs.CannotCreateIndex, "Error in specification %s :: caused by :: Index keys cannot be an empty object.", d.String())
 	}
+	if err := checkGeoIndexSpec(d); err != nil {
+		return spec, err
+	}
 	if spec.Name == "" {
 		spec.Name = engine.DefaultIndexName(spec.Key)
 	}

@@ -244,7 +244,7 @@ func TestIDLFieldEffects(t *testing.T) {
 	ciType := func(typ string) bsoncore.Document {
 		return runCmd(t, s, bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: typ}}}, {Key: "name", Value: "t"}}}}})
 	}
-	for _, typ := range []string{"2d", "2dsphere", "hashed"} {
+	for _, typ := range []string{"hashed"} {
 		wantCode(t, "index type "+typ, ciType(typ), 238)
 	}
 	wantCode(t, "index type text", ciType("text"), 0)

@@ -160,6 +160,8 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
 		}
 		return NewTextOr(kids, n.Text, env.Reader, env.CollID, env.Filter, env.FilterDoc, env.Timing), nil
+	case plan.StageGeoNear2DSphere, plan.StageGeoNear2D:
+		return NewGeoNear(n, env), nil
 	case plan.StageOr:
 		var kids []Stage
 		for _, c := range n.Children {

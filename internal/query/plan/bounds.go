@@ -49,7 +49,7 @@ func indexBounds(ix *Index, preds []pred, conjuncts int, fullyPredicated bool) b
 		mk := ix.multikeyPrefixes(f.Path)
 		var cands []pred
 		for _, p := range preds {
-			if p.path == f.Path && compoundable(ix, i, mk, p, bound, ctxOf) {
+			if p.path == f.Path && p.geo == f.Geo && compoundable(ix, i, mk, p, bound, ctxOf) {
 				cands = append(cands, p)
 			}
 		}

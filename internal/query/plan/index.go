@@ -12,6 +12,8 @@ import (
 type Field struct {
 	Path string
 	Desc bool
+	// Geo is the index type of a geo field ("2dsphere"), empty otherwise.
+	Geo string
 }
 
 // Index describes an index to the planner. The engine fills it from its

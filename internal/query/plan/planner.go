@@ -29,6 +29,9 @@ func Plan(p Params) ([]*Solution, error) {
 	if b, ok := root.(*query.BoolNode); ok && !b.Value {
 		return []*Solution{{Root: &Node{Stage: StageEOF}}}, nil
 	}
+	if near := query.FindNear(root); near != nil {
+		return nearSolutions(p, near)
+	}
 	var preds []pred
 	collectPreds(root, "", nil, "", true, &preds, scopeOf(p.Indexes))
 	conjuncts, leafOnly := countConjuncts(root)
@@ -151,6 +154,9 @@ func sameKey(a, b bsoncore.Document) bool {
 // needs a predicate that excludes missing fields, a partial index needs a
 // filter that implies its partialFilterExpression.
 func usable(ix *Index, preds []pred, b boundsResult) bool {
+	if !geoUsable(ix, b) {
+		return false
+	}
 	if ix.Sparse {
 		ok := false
 		for _, f := range b.fields {
@@ -224,7 +230,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 		return nil
 	}
 	sa := analyzeSort(ix, b.fields, sortBy)
-	leading := !b.fields[0].OIL.IsFull()
+	leading := !b.fields[0].OIL.IsFull() || geoLeads(ix, b) // geo.go
 	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && !ix.Multikey && !ix.CollationMismatch
 	if !hinted && !leading && !sa.provides && !distinct {
 		return nil

@@ -27,6 +27,9 @@ type pred struct {
 	// compare: an index whose collation differs from the query's cannot
 	// bound it.
 	strs bool
+	// geo is the index type ("2dsphere", "2d") whose fields the bounds of
+	// a $geoWithin/$geoIntersects are for (geo.go); empty otherwise.
+	geo string
 }
 
 // stringFree drops the predicates that compare strings.
@@ -85,6 +88,12 @@ func collectPreds(n query.Node, prefix string, ctx query.Node, ctxPath string, t
 		if oil, exact, ok := predOIL(n); ok {
 			*out = append(*out, pred{path: join(prefix, p), oil: oil, exact: exact && top, ctx: ctx, ctxPath: ctxPath, top: top, node: n,
 				strs: query.NodeComparesStrings(n)})
+		}
+		if oil, ok := geoOIL(n); ok {
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: ctx, ctxPath: ctxPath, top: top, node: n, geo: "2dsphere"})
+		}
+		if oil, ok := geo2DOIL(n); ok {
+			*out = append(*out, pred{path: join(prefix, p), oil: oil, ctx: ctx, ctxPath: ctxPath, top: top, node: n, geo: "2d"})
 		}
 	}
 }

@@ -17,6 +17,11 @@ const (
 	StageSortMerge    = "SORT_MERGE"
 	StageOr           = "OR"
 	StageEOF          = "EOF"
+	// StageGeoNear2DSphere answers $near/$nearSphere over a 2dsphere
+	// index in growing annuli (geo.go, exec/geonear.go).
+	StageGeoNear2DSphere = "GEO_NEAR_2DSPHERE"
+	// StageGeoNear2D answers $near/$nearSphere over a 2d index.
+	StageGeoNear2D = "GEO_NEAR_2D"
 )
 
 // Node is one node of a query solution.
@@ -49,6 +54,9 @@ type Node struct {
 	// (the planner does not render filters).
 	ResidualDoc bsoncore.Document
 
+	// Near is GEO_NEAR_2DSPHERE's predicate; Bounds then hold the
+	// bounds of the index's other fields (the geo field's are full).
+	Near *query.NearNode
 	// SORT_MERGE's order.
 	Sort *query.Sort
 	// Dedup is set when the scans can return a record more than once
