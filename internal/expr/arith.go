@@ -193,25 +193,7 @@ func parseMod(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 
 // unaryNum builds a one-argument numeric operator.
 func unaryNum(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opParser {
-	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-		es, err := parseN(name, args, pc, 1, 1)
-		if err != nil {
-			return nil, err
-		}
-		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-			v, err := es[0].Eval(doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			if IsNullish(v) {
-				return Null, nil
-			}
-			if !isNum(v) {
-				return Missing, errs.New(errs.Location28765, "%s only supports numeric types, not %s", name, bsonutil.TypeName(v.Type))
-			}
-			return f(name, v)
-		}), nil
-	}
+	return unaryNullable(numericOnly(f))
 }
 
 func absOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {

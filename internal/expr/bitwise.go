@@ -16,7 +16,7 @@ func init() {
 		"$bitAnd": bitFold(-1, func(a, b int64) int64 { return a & b }),
 		"$bitOr":  bitFold(0, func(a, b int64) int64 { return a | b }),
 		"$bitXor": bitFold(0, func(a, b int64) int64 { return a ^ b }),
-		"$bitNot": parseBitNot,
+		"$bitNot": unaryNullable(bitNot),
 	})
 }
 
@@ -50,26 +50,14 @@ func bitFold(identity int64, f func(a, b int64) int64) opParser {
 	}
 }
 
-func parseBitNot(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-	es, err := parseN(name, args, pc, 1, 1)
-	if err != nil {
-		return nil, err
+func bitNot(name string, v bsoncore.Value) (bsoncore.Value, error) {
+	switch {
+	case v.Type == bsoncore.TypeInt32:
+		return Int32(^v.Int32()), nil
+	case v.Type == bsoncore.TypeInt64:
+		return Int64(^v.Int64()), nil
+	case isNum(v):
+		return Missing, errs.New(errs.TypeMismatch, "%s only supports int and long, not: %s.", name, bsonutil.TypeName(v.Type))
 	}
-	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		v, err := es[0].Eval(doc, vars)
-		if err != nil {
-			return Missing, err
-		}
-		switch {
-		case IsNullish(v):
-			return Null, nil
-		case v.Type == bsoncore.TypeInt32:
-			return Int32(^v.Int32()), nil
-		case v.Type == bsoncore.TypeInt64:
-			return Int64(^v.Int64()), nil
-		case isNum(v):
-			return Missing, errs.New(errs.TypeMismatch, "%s only supports int and long, not: %s.", name, bsonutil.TypeName(v.Type))
-		}
-		return Missing, errs.New(errs.Location28765, "%s only supports numeric types, not %s", name, bsonutil.TypeName(v.Type))
-	}), nil
+	return Missing, errs.New(errs.Location28765, "%s only supports numeric types, not %s", name, bsonutil.TypeName(v.Type))
 }

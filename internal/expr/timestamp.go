@@ -17,25 +17,12 @@ func init() {
 }
 
 func tsPart(code errs.Code, part func(t, i uint32) int64) opParser {
-	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-		es, err := parseN(name, args, pc, 1, 1)
-		if err != nil {
-			return nil, err
+	return unaryNullable(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
+		if v.Type != bsoncore.TypeTimestamp {
+			// mongod's message starts with a space.
+			return Missing, errs.New(code, " Argument to %s must be a timestamp, but is %s", name, bsonutil.TypeName(v.Type))
 		}
-		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-			v, err := es[0].Eval(doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			if IsNullish(v) {
-				return Null, nil
-			}
-			if v.Type != bsoncore.TypeTimestamp {
-				// mongod's message starts with a space.
-				return Missing, errs.New(code, " Argument to %s must be a timestamp, but is %s", name, bsonutil.TypeName(v.Type))
-			}
-			t, i := v.Timestamp()
-			return Int64(part(t, i)), nil
-		}), nil
-	}
+		t, i := v.Timestamp()
+		return Int64(part(t, i)), nil
+	})
 }

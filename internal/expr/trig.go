@@ -87,27 +87,7 @@ var decPiOver180, dec180OverPi = func() (dec, dec) {
 	return toDec(bigToDec(a)), toDec(bigToDec(b))
 }()
 
-func trigOp(fn trigFunc) opParser {
-	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-		es, err := parseN(name, args, pc, 1, 1)
-		if err != nil {
-			return nil, err
-		}
-		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-			v, err := es[0].Eval(doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			if IsNullish(v) {
-				return Null, nil
-			}
-			if !isNum(v) {
-				return Missing, errs.New(errs.Location28765, "%s only supports numeric types, not %s", name, bsonutil.TypeName(v.Type))
-			}
-			return fn.apply(name, v)
-		}), nil
-	}
-}
+func trigOp(fn trigFunc) opParser { return unaryNum(fn.apply) }
 
 func (fn trigFunc) apply(name string, v bsoncore.Value) (bsoncore.Value, error) {
 	x := asF(v)
