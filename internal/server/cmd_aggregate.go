@@ -131,18 +131,14 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	}
 	epc := expr.NewParseContext()
 	vars := expr.NewVars(time.Now())
-	if a.let != nil {
-		if err := bindLet(a.let, epc, vars); err != nil {
-			return nil, err
-		}
-	}
 	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir(),
 		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth, Collation: a.collation}
 	if pc.Collator, err = s.eng.StatementCollator(req.DB, coll, a.collation); err != nil {
 		return nil, err
 	}
-	if pc.Collator != nil {
-		if err := agg.CheckCollated(a.pipeline); err != nil {
+	epc.Collator = pc.Collator // let's expressions compare under it too
+	if a.let != nil {
+		if err := bindLet(a.let, epc, vars); err != nil {
 			return nil, err
 		}
 	}
