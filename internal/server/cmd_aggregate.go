@@ -119,14 +119,13 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 					return nil, viewWriteErr(req.DB, coll)
 				}
 			}
+			// A view's operations use the view's collation, not the
+			// collection's default (views_collation.go).
+			if a.collation, err = s.viewCollation(ctx, req.DB, coll, a.collation); err != nil {
+				return nil, err
+			}
 			viewName, coll = coll, base
 			a.pipeline = append(vpipe, a.pipeline...)
-			// A view's operations use the view's collation (Lode's views
-			// have the simple one), not the collection's default.
-			if a.collation != nil && !isSimpleCollation(a.collation) {
-				return nil, errs.New(errs.OptionNotSupportedOnView, "Cannot override a view's default collation")
-			}
-			a.collation = simpleCollationDoc
 		}
 	}
 	epc := expr.NewParseContext()

@@ -25,7 +25,7 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		viewOn                 string
 		pipeline               []bsoncore.Document
 		hasViewOn, hasPipeline bool
-		viewCollation          bool
+		viewCollation          bsoncore.Document // normalised; nil: simple
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -44,8 +44,8 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 				return true, err
 			}
 			if sp, _ := collation.Parse(d); sp != nil {
-				viewCollation = true
-				raw.AppendDocument(k, sp.Document())
+				viewCollation = sp.Document()
+				raw.AppendDocument(k, viewCollation)
 			}
 			return true, nil
 		case "autoIndexId", "validator", "validationLevel", "validationAction",
@@ -91,10 +91,7 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		if _, err := req.Cmd.LookupErr("idIndex"); err == nil {
 			return nil, errs.New(errs.InvalidOptions, "'idIndex' is not allowed with 'viewOn': %s", req.Cmd.Lookup("idIndex").Document().String())
 		}
-		if viewCollation {
-			return nil, errs.New(errs.NotImplemented, "a view with a non-simple default collation is not supported by Lode")
-		}
-		return nil, s.createView(ctx, req.DB, coll, viewOn, pipeline)
+		return nil, s.createView(ctx, req.DB, coll, viewOn, pipeline, viewCollation)
 	}
 	if err := refuseUnhonouredCreateOptions(req); err != nil {
 		return nil, err
