@@ -25,7 +25,7 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		viewOn                 string
 		pipeline               []bsoncore.Document
 		hasViewOn, hasPipeline bool
-		createColl          bsoncore.Document // normalised; nil: simple
+		createColl             bsoncore.Document // normalised; nil: simple
 		idIndexColl            bsoncore.Document
 		hasIDIndex             bool
 	)
