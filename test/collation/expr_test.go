@@ -200,3 +200,39 @@ func TestExprFilterUnderCollation(t *testing.T) {
 		t.Errorf("delete $expr under the collation: %v %v, want 2", r, err)
 	}
 }
+
+// TestMergeUnderCollation: $merge searches its target under the
+// pipeline's collation, and the unique index behind 'on' must have that
+// collation (mongod's supportsUniqueKey), else 51183.
+func TestMergeUnderCollation(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	src := d.Collection("msrc")
+	insert(t, src, bson.D{{Key: "_id", Value: int32(1)}, {Key: "k", Value: "a"}, {Key: "v", Value: int32(1)}})
+	tgt := d.Collection("mtgt")
+	insert(t, tgt, bson.D{{Key: "_id", Value: int32(9)}, {Key: "k", Value: "A"}, {Key: "v", Value: int32(0)}})
+	if _, err := tgt.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}},
+		Options: options.Index().SetUnique(true).SetCollation(coll(enStrength2))}); err != nil {
+		t.Fatal(err)
+	}
+	merge := mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}, {Key: "v", Value: 1}}}},
+		{{Key: "$merge", Value: bson.D{{Key: "into", Value: "mtgt"}, {Key: "on", Value: "k"}, {Key: "whenMatched", Value: "merge"}}}}}
+	// Without the collation the collated index cannot back 'on'.
+	_, err := src.Aggregate(ctx, merge)
+	testenv.WantCode(t, "$merge on a collated index from a simple pipeline", err, 51183)
+	if _, err := src.Aggregate(ctx, merge, options.Aggregate().SetCollation(coll(enStrength2))); err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	cur, err := tgt.Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || docs[0].Lookup("_id").Int32() != 9 || docs[0].Lookup("v").Int32() != 1 {
+		t.Errorf("$merge under the collation should update the A document: %v", docs)
+	}
+}
