@@ -236,3 +236,28 @@ func TestMergeUnderCollation(t *testing.T) {
 		t.Errorf("$merge under the collation should update the A document: %v", docs)
 	}
 }
+
+// TestChangeStreamUnderCollation: a change stream's $match runs under the
+// stream's collation, as mongod applies it to the stream's stages.
+func TestChangeStreamUnderCollation(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	c := d.Collection("cs")
+	insert(t, c, bson.D{{Key: "_id", Value: int32(0)}})
+	cs, err := c.Watch(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "fullDocument.s", Value: "x"}}}}},
+		options.ChangeStream().SetCollation(*coll(enStrength2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	insert(t, c,
+		bson.D{{Key: "_id", Value: int32(1)}, {Key: "s", Value: "y"}},
+		bson.D{{Key: "_id", Value: int32(2)}, {Key: "s", Value: "X"}})
+	if !cs.Next(ctx) {
+		t.Fatalf("no event: %v", cs.Err())
+	}
+	if id := cs.Current.Lookup("fullDocument", "_id").Int32(); id != 2 {
+		t.Errorf("the stream's $match under the collation passed _id %d, want 2 (s: \"X\")", id)
+	}
+}
