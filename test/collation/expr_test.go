@@ -261,3 +261,24 @@ func TestChangeStreamUnderCollation(t *testing.T) {
 		t.Errorf("the stream's $match under the collation passed _id %d, want 2 (s: \"X\")", id)
 	}
 }
+
+// TestValidatorUnderCollation: a validator matches under the collection's
+// default collation (mongod parses it with the collection's collator).
+func TestValidatorUnderCollation(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	err := d.CreateCollection(ctx, "valid", options.CreateCollection().SetCollation(coll(enStrength2)).
+		SetValidator(bson.D{{Key: "s", Value: "abc"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.Collection("valid")
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "s", Value: "ABC"}}); err != nil {
+		t.Errorf("ABC equals abc under the collection's collation: %v", err)
+	}
+	_, err = c.InsertOne(ctx, bson.D{{Key: "s", Value: "abd"}})
+	if we, ok := err.(mongo.WriteException); !ok || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 121 {
+		t.Errorf("abd should fail validation (121): %v", err)
+	}
+}
