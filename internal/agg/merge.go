@@ -168,13 +168,17 @@ func (m *mergeStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 // the target (which must exist): otherwise a document could match several
 // targets. Failing that it returns 51183.
 func (m *mergeStage) checkOn(rc *runCtx) error {
-	if len(m.on) == 1 && m.on[0] == "_id" && (m.collator == nil || !m.onGiven) {
-		return nil
+	idOnly := len(m.on) == 1 && m.on[0] == "_id"
+	if idOnly && !m.onGiven {
+		return nil // the default 'on' is not checked
 	}
 	fail := errs.New(errs.Location51183, "Cannot find index to verify that join fields will be unique")
 	ix, err := rc.cat.Indexes(rc.ctx, m.db, m.coll)
 	if err != nil {
 		if errs.Is(err, errs.NamespaceNotFound) {
+			if idOnly {
+				return nil // a new target's _id index will back it
+			}
 			return fail
 		}
 		return fmt.Errorf("$merge: indexes of %s.%s: %w", m.db, m.coll, err)

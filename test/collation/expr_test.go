@@ -282,3 +282,29 @@ func TestValidatorUnderCollation(t *testing.T) {
 		t.Errorf("abd should fail validation (121): %v", err)
 	}
 }
+
+// TestMergeOnIDCollation: an explicit on: "_id" needs the target's _id
+// index (the collection's default collation) to have the pipeline's
+// collation; the default 'on' is not checked.
+func TestMergeOnIDCollation(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	insert(t, d.Collection("isrc"), bson.D{{Key: "_id", Value: "a"}, {Key: "v", Value: int32(1)}})
+	if err := d.CreateCollection(ctx, "itgt", options.CreateCollection().SetCollation(coll(enStrength2))); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, d.Collection("itgt"), bson.D{{Key: "_id", Value: "A"}, {Key: "v", Value: int32(0)}})
+	onID := mongo.Pipeline{{{Key: "$merge", Value: bson.D{{Key: "into", Value: "itgt"}, {Key: "on", Value: "_id"}}}}}
+	_, err := d.Collection("isrc").Aggregate(ctx, onID, options.Aggregate().SetCollation(&options.Collation{Locale: "simple"}))
+	testenv.WantCode(t, "on _id with another collation than the target's _id index", err, 51183)
+	if _, err := d.Collection("isrc").Aggregate(ctx, onID, options.Aggregate().SetCollation(coll(enStrength2))); err != nil {
+		t.Fatalf("on _id under the target's collation: %v", err)
+	}
+	if n, err := d.Collection("itgt").CountDocuments(ctx, bson.D{{Key: "v", Value: int32(1)}}); err != nil || n != 1 {
+		t.Errorf("merged under the collation into _id A: %d %v", n, err)
+	}
+	if n, _ := d.Collection("itgt").CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Errorf("target holds %d documents, want 1 (a matched A)", n)
+	}
+}
