@@ -30,7 +30,10 @@ func cmpOp(pred func(int) bool) opParser {
 		if err != nil {
 			return nil, err
 		}
-		coll := pc.Collator
+		cmp := compareVals // the simple collation's direct path
+		if coll := pc.Collator; coll != nil {
+			cmp = coll.Compare
+		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			a, err := es[0].Eval(doc, vars)
 			if err != nil {
@@ -40,7 +43,7 @@ func cmpOp(pred func(int) bool) opParser {
 			if err != nil {
 				return Missing, err
 			}
-			return Bool(pred(CompareWith(coll, a, b))), nil
+			return Bool(pred(cmp(a, b))), nil
 		}), nil
 	}
 }
