@@ -126,12 +126,18 @@ func TestStagesUnderCollation(t *testing.T) {
 	insert(t, dn,
 		bson.D{{Key: "_id", Value: int32(1)}, {Key: "p", Value: "x"}, {Key: "v", Value: int32(1)}},
 		bson.D{{Key: "_id", Value: int32(2)}, {Key: "p", Value: "X"}, {Key: "v", Value: int32(3)}})
+	fc := d.Collection("fillc")
+	insert(t, fc,
+		bson.D{{Key: "_id", Value: int32(1)}, {Key: "p", Value: "x"}, {Key: "v", Value: int32(1)}},
+		bson.D{{Key: "_id", Value: int32(2)}, {Key: "p", Value: "X"}, {Key: "v", Value: nil}})
 	cases := []struct {
 		name string
 		coll *mongo.Collection
 		pipe string
 		want []string
 	}{
+		{"$fill partitions", fc, `[{"$fill": {"partitionByFields": ["p"], "sortBy": {"_id": 1}, "output": {"v": {"method": "locf"}}}}, {"$sort": {"_id": 1}}]`,
+			[]string{`{"_id": 1, "p": "x", "v": 1}`, `{"_id": 2, "p": "X", "v": 1}`}},
 		{"$min/$max/$addToSet accumulators", c, `[{"$sort": {"_id": 1}}, {"$group": {"_id": null, "mx": {"$max": "$s"}, "mn": {"$min": "$s"}, "set": {"$addToSet": "$s"}}}, {"$project": {"_id": 0, "mx": 1, "mn": 1, "n": {"$size": "$set"}}}]`,
 			[]string{`{"mx": "C", "mn": "a", "n": 3}`}},
 		{"$top accumulator", c, `[{"$group": {"_id": null, "top": {"$top": {"sortBy": {"s": -1}, "output": "$_id"}}}}]`,
