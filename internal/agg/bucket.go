@@ -78,14 +78,14 @@ func parseBucket(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		if bsonutil.TypeOrder(a.Type) != bsonutil.TypeOrder(b.Type) {
 			return nil, errs.New(errs.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", bsonutil.TypeName(a.Type), bsonutil.TypeName(b.Type))
 		}
-		if bsonutil.Compare(a, b) >= 0 {
+		if expr.CompareWith(pc.Collator, a, b) >= 0 {
 			return nil, errs.New(errs.Location40194, "The 'boundaries' option to $bucket must be sorted in ascending order, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, a.String(), b.String())
 		}
 	}
 	bs.boundaries = vals
 	if bs.def.Type != 0 {
 		lo, hi := vals[0], vals[len(vals)-1]
-		if bsonutil.TypeOrder(bs.def.Type) == bsonutil.TypeOrder(lo.Type) && bsonutil.Compare(bs.def, lo) >= 0 && bsonutil.Compare(bs.def, hi) < 0 {
+		if bsonutil.TypeOrder(bs.def.Type) == bsonutil.TypeOrder(lo.Type) && expr.CompareWith(pc.Collator, bs.def, lo) >= 0 && expr.CompareWith(pc.Collator, bs.def, hi) < 0 {
 			return nil, errs.New(errs.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
 		}
 	}
@@ -120,8 +120,8 @@ func (b *bucketStage) bucketKey(d bsoncore.Document, vars *expr.Vars) (bsoncore.
 		v = expr.Null
 	}
 	bs := b.boundaries
-	if bsonutil.TypeOrder(v.Type) == bsonutil.TypeOrder(bs[0].Type) && bsonutil.Compare(v, bs[0]) >= 0 && bsonutil.Compare(v, bs[len(bs)-1]) < 0 {
-		i := sort.Search(len(bs), func(i int) bool { return bsonutil.Compare(bs[i], v) > 0 })
+	if bsonutil.TypeOrder(v.Type) == bsonutil.TypeOrder(bs[0].Type) && expr.CompareWith(b.coll, v, bs[0]) >= 0 && expr.CompareWith(b.coll, v, bs[len(bs)-1]) < 0 {
+		i := sort.Search(len(bs), func(i int) bool { return expr.CompareWith(b.coll, bs[i], v) > 0 })
 		return bs[i-1], nil
 	}
 	if b.def.Type == 0 {

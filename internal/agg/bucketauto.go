@@ -112,7 +112,10 @@ func (b *bucketAutoStage) sortInput(rc *runCtx, in Iterator, sp *spiller) (*merg
 		if expr.IsMissing(k) {
 			k = expr.Null
 		}
-		ks = keystring.AppendValue(ks[:0], k, false)
+		// Under a collation, values sort (and equal ones share a
+		// bucket) by their strings' sort keys; the bounds stay the
+		// values met.
+		ks = keystring.AppendValue(ks[:0], b.out.coll.Transform(k), false)
 		rec := binary.AppendUvarint(nil, uint64(len(ks)))
 		rec = append(rec, ks...)
 		rec = append(rec, bsoncore.NewDocumentBuilder().AppendValue("k", k).AppendDocument("d", d).Build()...)

@@ -58,18 +58,18 @@ func parseDensify(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(sortStages, &densifyStage{densifySpec: sp}), nil
+	return append(sortStages, &densifyStage{densifySpec: sp, coll: pc.Collator}), nil
 }
 
 // parseInternalDensify parses $_internalDensify, which mongod 7.0 also
 // accepts from clients: the streaming half alone, its input assumed
 // sorted.
-func parseInternalDensify(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
+func parseInternalDensify(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	sp, err := parseDensifySpec("$_internalDensify", v)
 	if err != nil {
 		return nil, err
 	}
-	return []stage{&densifyStage{densifySpec: sp}}, nil
+	return []stage{&densifyStage{densifySpec: sp, coll: pc.Collator}}, nil
 }
 
 func parseDensifySpec(name string, v bsoncore.Value) (*densifySpec, error) {

@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/keystring"
@@ -29,6 +30,10 @@ import (
 // fields and the field only.
 type densifyStage struct {
 	*densifySpec
+	// coll, when not nil, is the pipeline's collation: partition values
+	// equal under it are one partition (the first value met is the one
+	// generated documents carry).
+	coll *collation.Collator
 }
 
 func (s *densifyStage) name() string { return "$_internalDensify" }
@@ -131,7 +136,7 @@ func (r *densifyRun) partition(d bsoncore.Document) (*densifyPart, error) {
 			key = append(key, 0)
 			continue
 		}
-		key = keystring.AppendValue(append(key, 1), v, false)
+		key = keystring.AppendValue(append(key, 1), r.s.coll.Transform(v), false)
 		include = setPath(include, p, v)
 	}
 	if p, ok := r.parts[string(key)]; ok {

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/keystring"
@@ -22,6 +23,10 @@ import (
 // pipelines. A $unwind of the as field that follows is absorbed, as
 // mongod does (explain shows it as "unwinding").
 type graphLookupStage struct {
+	// coll and collation are the pipeline's collation (nil: simple):
+	// connectFromField values, _ids and the $in queries compare under it.
+	coll           *collation.Collator
+	collation      bsoncore.Document
 	from, fromDB   string
 	as             []string
 	asStr          string
@@ -54,7 +59,12 @@ func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if err != nil {
 		return nil, errs.New(errs.FailedToParse, "missing 'from' option to $graphLookup stage specification: %s", bsonutil.FormatDoc(d, bsonutil.Style{}))
 	}
-	g := &graphLookupStage{fromDB: pc.DB}
+	g := &graphLookupStage{fromDB: pc.DB, coll: pc.Collator}
+	if pc.Collator != nil {
+		// The queries run under the pipeline's collation, not the
+		// foreign collection's default.
+		g.collation = pc.Collator.Spec().Document()
+	}
 	switch fromV.Type {
 	case bsoncore.TypeString:
 		g.from = fromV.StringValue()
@@ -282,16 +292,19 @@ func (g *graphLookupStage) openUnwound(rc *runCtx, in Iterator, cache *graphCach
 // frontierSet holds distinct values (MongoDB's equality: 1 and 1.0 are
 // one value) in insertion order.
 type frontierSet struct {
+	coll  *collation.Collator // values equal under it are one
 	seen  map[string]struct{}
 	vals  []bsoncore.Value
 	keys  []string // the keystrings of vals
 	bytes int64
 }
 
-func newFrontier() *frontierSet { return &frontierSet{seen: map[string]struct{}{}} }
+func newFrontier(c *collation.Collator) *frontierSet {
+	return &frontierSet{coll: c, seen: map[string]struct{}{}}
+}
 
 func (f *frontierSet) add(v bsoncore.Value, skip map[string]struct{}) {
-	k := string(keystring.AppendValue(nil, v, false))
+	k := string(keystring.AppendValue(nil, f.coll.Transform(v), false))
 	if _, ok := f.seen[k]; ok {
 		return
 	}
@@ -315,7 +328,7 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 	if err != nil {
 		return nil, err
 	}
-	frontier := newFrontier()
+	frontier := newFrontier(g.coll)
 	if start.Type == bsoncore.TypeArray {
 		for _, v := range expr.ArrayValues(start) {
 			frontier.add(copyValue(v), nil)
@@ -337,7 +350,7 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 		if err := rc.ctx.Err(); err != nil {
 			return nil, err
 		}
-		next := newFrontier()
+		next := newFrontier(g.coll)
 		// visit adds a document found in this round unless it was
 		// visited already.
 		visit := func(doc bsoncore.Document) error {
@@ -345,7 +358,7 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 			if !ok {
 				return errs.New(errs.Location40271, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", g.fromDB, g.from)
 			}
-			idKey := string(keystring.AppendValue(nil, id, false))
+			idKey := string(keystring.AppendValue(nil, g.coll.Transform(id), false))
 			if _, ok := visited[idKey]; ok {
 				return nil
 			}
@@ -387,7 +400,7 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 			}
 		}
 		if len(search) > 0 {
-			it, err := rc.cat.Find(rc.ctx, g.fromDB, g.from, FindSpec{Filter: g.filter(search)})
+			it, err := rc.cat.Find(rc.ctx, g.fromDB, g.from, FindSpec{Filter: g.filter(search), Collation: g.collation})
 			if err != nil {
 				return nil, err
 			}
@@ -427,7 +440,7 @@ func (g *graphLookupStage) search(rc *runCtx, d bsoncore.Document, cache *graphC
 // searched for, and is not filed under those).
 func (g *graphLookupStage) toCache(doc bsoncore.Document, pending map[string][]bsoncore.Document) {
 	visitPath(doc, g.connectToParts, func(v bsoncore.Value) {
-		k := string(keystring.AppendValue(nil, v, false))
+		k := string(keystring.AppendValue(nil, g.coll.Transform(v), false))
 		docs, ok := pending[k]
 		if !ok || (len(docs) > 0 && &docs[len(docs)-1][0] == &doc[0]) {
 			return

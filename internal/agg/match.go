@@ -143,7 +143,7 @@ func parseLogic(op string, v bsoncore.Value, pc *ParseContext) (*logicNode, erro
 		if err != nil {
 			return nil, err
 		}
-		f, err := query.Parse(plain)
+		f, err := query.ParseCollated(plain, nil, nil, pc.Collator)
 		if err != nil {
 			return nil, err
 		}

@@ -1,12 +1,14 @@
 package agg
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
@@ -22,6 +24,13 @@ type mergeStage struct {
 	// evaluated against each source document.
 	pipe *UpdatePipeline
 	lets []mergeLet
+	// collator and collDoc are the pipeline's collation (nil: simple): the
+	// target is searched under it, and the unique index backing 'on' must
+	// have the same collation, as mongod's supportsUniqueKey requires.
+	// onGiven is set when 'on' was given explicitly.
+	collator *collation.Collator
+	collDoc  bsoncore.Document
+	onGiven  bool
 }
 
 // mergeLet is one of $merge's let variables: its slot in the pipeline's
@@ -32,7 +41,10 @@ type mergeLet struct {
 }
 
 func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
-	m := &mergeStage{raw: v, on: []string{"_id"}, whenMatched: "merge", whenNotMatched: "insert"}
+	m := &mergeStage{raw: v, on: []string{"_id"}, whenMatched: "merge", whenNotMatched: "insert", collator: pc.Collator}
+	if pc.Collator != nil {
+		m.collDoc = pc.Collator.Spec().Document()
+	}
 	var into, pipeline bsoncore.Value
 	var let bsoncore.Document
 	switch v.Type {
@@ -46,7 +58,7 @@ func parseMerge(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			case "into":
 				into = ev
 			case "on":
-				m.on = nil
+				m.on, m.onGiven = nil, true
 				switch ev.Type {
 				case bsoncore.TypeString:
 					m.on = []string{ev.StringValue()}
@@ -156,13 +168,17 @@ func (m *mergeStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 // the target (which must exist): otherwise a document could match several
 // targets. Failing that it returns 51183.
 func (m *mergeStage) checkOn(rc *runCtx) error {
-	if len(m.on) == 1 && m.on[0] == "_id" {
-		return nil
+	idOnly := len(m.on) == 1 && m.on[0] == "_id"
+	if idOnly && !m.onGiven {
+		return nil // the default 'on' is not checked
 	}
 	fail := errs.New(errs.Location51183, "Cannot find index to verify that join fields will be unique")
 	ix, err := rc.cat.Indexes(rc.ctx, m.db, m.coll)
 	if err != nil {
 		if errs.Is(err, errs.NamespaceNotFound) {
+			if idOnly {
+				return nil // a new target's _id index will back it
+			}
 			return fail
 		}
 		return fmt.Errorf("$merge: indexes of %s.%s: %w", m.db, m.coll, err)
@@ -173,7 +189,7 @@ func (m *mergeStage) checkOn(rc *runCtx) error {
 	}
 	for _, i := range ix {
 		unique := i.Name == "_id_" || i.Spec.Lookup("unique").Type == bsoncore.TypeBoolean && i.Spec.Lookup("unique").Boolean()
-		if !unique || i.Spec.Lookup("partialFilterExpression").Type != 0 {
+		if !unique || i.Spec.Lookup("partialFilterExpression").Type != 0 || !m.sameCollation(i.Spec) {
 			continue
 		}
 		els, _ := i.Key.Elements()
@@ -191,6 +207,16 @@ func (m *mergeStage) checkOn(rc *runCtx) error {
 	return fail
 }
 
+// sameCollation reports whether an index's collation is the pipeline's
+// (both simple, or the same normalised spec).
+func (m *mergeStage) sameCollation(spec bsoncore.Document) bool {
+	ic, ok := spec.Lookup("collation").DocumentOK()
+	if m.collator == nil {
+		return !ok
+	}
+	return ok && bytes.Equal(ic, m.collDoc)
+}
+
 // one merges a single document.
 func (m *mergeStage) one(rc *runCtx, d bsoncore.Document) error {
 	fb := bsoncore.NewDocumentBuilder()
@@ -206,7 +232,7 @@ func (m *mergeStage) one(rc *runCtx, d bsoncore.Document) error {
 		fb.AppendValue(f, v)
 	}
 	filter := fb.Build()
-	it, err := rc.cat.Find(rc.ctx, m.db, m.coll, FindSpec{Filter: filter, Limit: 1})
+	it, err := rc.cat.Find(rc.ctx, m.db, m.coll, FindSpec{Filter: filter, Limit: 1, Collation: m.collDoc})
 	if err != nil {
 		return err
 	}

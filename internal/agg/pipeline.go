@@ -173,6 +173,11 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	if pc.Expr == nil {
 		pc.Expr = expr.NewParseContext()
 	}
+	if pc.Collator != nil {
+		// Expressions and accumulators compare under the pipeline's
+		// collation (mongod's ExpressionContext collator).
+		pc.Expr.Collator = pc.Collator
+	}
 	if pc.Params == nil {
 		pc.Params = params.New(nil)
 	}

@@ -54,7 +54,7 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if outRaw.Type == 0 {
 		return nil, errs.New(errs.Location40414, "BSON field '$setWindowFields.output' is missing but a required field")
 	}
-	w := &windowStage{raw: v}
+	w := &windowStage{raw: v, coll: pc.Collator}
 	var sortBy *query.Sort
 	if sortRaw.Type != 0 {
 		if isEmptyDoc(sortRaw) {
@@ -147,7 +147,7 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &sortStage{raw: sd, sort: s})
+		out = append(out, &sortStage{raw: sd, sort: s.Collated(pc.Collator)})
 	}
 	out = append(out, w)
 	if complexPart != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lodedb/lode/internal/agg/window"
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/membudget"
@@ -27,6 +28,9 @@ type windowStage struct {
 	// tree checks the output paths at parse time; each run builds its own
 	// (outputTree) over its values.
 	tree *pnode
+	// coll, when not nil, is the pipeline's collation: partition keys
+	// equal under it are one partition.
+	coll *collation.Collator
 }
 
 // parseInternalSetWindowFields parses $_internalSetWindowFields, which
@@ -230,7 +234,7 @@ func (r *windowRun) readMore() (bool, error) {
 		r.eof, r.done = true, true
 		return false, nil
 	}
-	if bsonutil.Compare(k, r.curKey) != 0 {
+	if expr.CompareWith(r.w.coll, k, r.curKey) != 0 {
 		r.pending, r.pendKey, r.done = d, k, true
 		return false, nil
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"github.com/lodedb/lode/internal/bsonutil"
-	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 	"sort"
 
@@ -60,20 +59,6 @@ func collationDoc(coll *collation.Collator) bsoncore.Document {
 // default (see queryCollator).
 func (e *Engine) statementCollator(db, coll string, raw bsoncore.Document) (*collation.Collator, error) {
 	return queryCollator(e.cat.Load().lookup(db, coll), raw)
-}
-
-// refuseCollatedUpdate refuses pipeline updates under a non-simple
-// collation: their expressions compare strings by their binary value.
-// (Update operators and arrayFilters take the collation:
-// update.ParseCollated.)
-func refuseCollatedUpdate(a updateArgs) error {
-	if a.coll == nil {
-		return nil
-	}
-	if _, ok := a.upd.DocumentOK(); !ok {
-		return errs.New(errs.NotImplemented, "pipeline updates under a non-simple collation are not supported by Lode")
-	}
-	return nil
 }
 
 // distinctCollated sorts and deduplicates distinct values under coll,

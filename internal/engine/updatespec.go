@@ -62,9 +62,6 @@ func parseUpdate(a updateArgs) (*parsedUpdate, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseCollatedUpdate(a); err != nil {
-		return nil, err
-	}
 	p := &parsedUpdate{filterDoc: filter, filter: f, multi: a.multi, upsert: a.upsert, hint: a.hint, vars: vars}
 	switch a.upd.Type {
 	case bsoncore.TypeArray:
@@ -75,6 +72,9 @@ func parseUpdate(a updateArgs) (*parsedUpdate, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The pipeline's expressions compare strings under the
+		// statement's collation, as in mongod.
+		epc.Collator = a.coll
 		if p.pipe, err = agg.ParseUpdatePipeline(stages, epc); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
 )
@@ -75,7 +76,17 @@ func parseValidator(cmd string, options bsoncore.Document) (*docValidator, error
 	if len(raw) <= 5 {
 		return nil, nil
 	}
-	f, err := query.Parse(raw)
+	// The validator matches under the collection's default collation, as
+	// mongod parses it with the collection's collator.
+	var coll *collation.Collator
+	if cd, ok := options.Lookup("collation").DocumentOK(); ok {
+		sp, err := collation.Parse(cd)
+		if err != nil {
+			return nil, err
+		}
+		coll = collation.New(sp)
+	}
+	f, err := query.ParseCollated(raw, nil, nil, coll)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package expr
 import (
 	"math"
 
-	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -23,6 +23,7 @@ func accExpr(kind string) opParser {
 		if err != nil {
 			return nil, err
 		}
+		coll := pc.Collator
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			vs, err := evalAll(es, doc, vars)
 			if err != nil {
@@ -31,12 +32,12 @@ func accExpr(kind string) opParser {
 			if len(vs) == 1 && vs[0].Type == bsoncore.TypeArray {
 				vs = values(vs[0])
 			}
-			return foldValues(kind, vs), nil
+			return foldValues(coll, kind, vs), nil
 		}), nil
 	}
 }
 
-func foldValues(kind string, vs []bsoncore.Value) bsoncore.Value {
+func foldValues(coll *collation.Collator, kind string, vs []bsoncore.Value) bsoncore.Value {
 	switch kind {
 	case "min", "max":
 		var best bsoncore.Value
@@ -44,7 +45,7 @@ func foldValues(kind string, vs []bsoncore.Value) bsoncore.Value {
 			if IsNullish(v) {
 				continue
 			}
-			c := bsonutil.Compare(v, best)
+			c := CompareWith(coll, v, best)
 			if best.Type == 0 || (kind == "min" && c < 0) || (kind == "max" && c > 0) {
 				best = v
 			}

@@ -378,13 +378,14 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 }
 
 func parseIn(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	coll := pc.Collator
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if b.Type != bsoncore.TypeArray {
 			return Missing, errs.New(errs.Location40081, "$in requires an array as a second argument, found: %s", bsonutil.TypeName(b.Type))
 		}
 		found := false
 		forEach(b.Data, func(_ []byte, x bsoncore.Value) bool {
-			found = compareVals(a, x) == 0
+			found = CompareWith(coll, a, x) == 0
 			return !found
 		})
 		return Bool(found), nil
@@ -510,6 +511,7 @@ func parseIndexOfArray(name string, args bsoncore.Value, pc *ParseContext) (Expr
 	if err != nil {
 		return nil, err
 	}
+	coll := pc.Collator
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		vs, err := evalAll(es, doc, vars)
 		if err != nil {
@@ -538,7 +540,7 @@ func parseIndexOfArray(name string, args bsoncore.Value, pc *ParseContext) (Expr
 			}
 		}
 		for i := start; i < end; i++ {
-			if compareVals(arr[i], vs[1]) == 0 {
+			if CompareWith(coll, arr[i], vs[1]) == 0 {
 				return Int32(int32(i)), nil
 			}
 		}

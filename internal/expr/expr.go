@@ -10,6 +10,9 @@ package expr
 import (
 	"time"
 
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -107,6 +110,11 @@ type ParseContext struct {
 	// inline rewrites current-document field paths (inline.go).
 	inline       Inliner
 	inlineFailed bool
+	// Collator is the collation the comparing operators ($eq.. $cmp, $in,
+	// $indexOfArray, the set operators, $min/$max, $minN/$maxN,
+	// $sortArray) and the accumulators built from this context compare
+	// strings under; nil is the simple (binary) collation.
+	Collator *collation.Collator
 }
 
 // NewParseContext returns an empty parse context.
@@ -147,4 +155,14 @@ func (pc *ParseContext) defineScoped(name string) int {
 	pc.nslots++
 	pc.scopes[len(pc.scopes)-1][name] = slot
 	return slot
+}
+
+// CompareWith compares two values in MongoDB's order under c: binary
+// (bsonutil.Compare) when c is nil, so the simple collation keeps its
+// direct path.
+func CompareWith(c *collation.Collator, a, b bsoncore.Value) int {
+	if c == nil {
+		return bsonutil.Compare(a, b)
+	}
+	return c.Compare(a, b)
 }

@@ -36,6 +36,7 @@ func parseNOp(kind string) opParser {
 		if err != nil {
 			return nil, err
 		}
+		coll := pc.Collator
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			nv, err := nE.Eval(doc, vars)
 			if err != nil {
@@ -72,7 +73,7 @@ func parseNOp(kind string) opParser {
 				if kind == "maxN" {
 					dir = -1
 				}
-				sort.SliceStable(kept, func(i, j int) bool { return bsonutil.Compare(kept[i], kept[j])*dir < 0 })
+				sort.SliceStable(kept, func(i, j int) bool { return CompareWith(coll, kept[i], kept[j])*dir < 0 })
 				vs = kept[:min(int64(len(kept)), n)]
 			}
 			return Array(vs...), nil

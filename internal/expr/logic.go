@@ -30,6 +30,10 @@ func cmpOp(pred func(int) bool) opParser {
 		if err != nil {
 			return nil, err
 		}
+		cmp := compareVals // the simple collation's direct path
+		if coll := pc.Collator; coll != nil {
+			cmp = coll.Compare
+		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			a, err := es[0].Eval(doc, vars)
 			if err != nil {
@@ -39,7 +43,7 @@ func cmpOp(pred func(int) bool) opParser {
 			if err != nil {
 				return Missing, err
 			}
-			return Bool(pred(compareVals(a, b))), nil
+			return Bool(pred(cmp(a, b))), nil
 		}), nil
 	}
 }
@@ -49,12 +53,13 @@ func parseCmp(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	if err != nil {
 		return nil, err
 	}
+	coll := pc.Collator
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		vs, err := evalAll(es, doc, vars)
 		if err != nil {
 			return Missing, err
 		}
-		return Int32(int32(compareVals(vs[0], vs[1]))), nil
+		return Int32(int32(CompareWith(coll, vs[0], vs[1]))), nil
 	}), nil
 }
 

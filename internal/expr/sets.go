@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -18,24 +19,27 @@ func init() {
 }
 
 // uniq returns the distinct values of vs sorted in BSON order.
-func uniq(vs []bsoncore.Value) []bsoncore.Value {
-	sort.SliceStable(vs, func(i, j int) bool { return bsonutil.Compare(vs[i], vs[j]) < 0 })
+// Under a collation, values equal under it are one (the first met is
+// kept).
+func uniq(c *collation.Collator, vs []bsoncore.Value) []bsoncore.Value {
+	sort.SliceStable(vs, func(i, j int) bool { return CompareWith(c, vs[i], vs[j]) < 0 })
 	out := vs[:0]
 	for i, v := range vs {
-		if i == 0 || bsonutil.Compare(v, out[len(out)-1]) != 0 {
+		if i == 0 || CompareWith(c, v, out[len(out)-1]) != 0 {
 			out = append(out, v)
 		}
 	}
 	return out
 }
 
-func contains(set []bsoncore.Value, v bsoncore.Value) bool {
-	i := sort.Search(len(set), func(i int) bool { return bsonutil.Compare(set[i], v) >= 0 })
-	return i < len(set) && bsonutil.Compare(set[i], v) == 0
+func contains(c *collation.Collator, set []bsoncore.Value, v bsoncore.Value) bool {
+	i := sort.Search(len(set), func(i int) bool { return CompareWith(c, set[i], v) >= 0 })
+	return i < len(set) && CompareWith(c, set[i], v) == 0
 }
 
 func parseSetNary(union bool) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+		coll := pc.Collator
 		es, err := parseArgs(args, pc)
 		if err != nil {
 			return nil, err
@@ -59,14 +63,14 @@ func parseSetNary(union bool) opParser {
 					}
 					return Missing, errs.New(code, "All operands of %s must be arrays. One argument is of type: %s", name, bsonutil.TypeName(v.Type))
 				}
-				s := uniq(values(v))
+				s := uniq(coll, values(v))
 				switch {
 				case union || i == 0:
-					acc = uniq(append(acc, s...))
+					acc = uniq(coll, append(acc, s...))
 				default:
 					kept := []bsoncore.Value{}
 					for _, x := range acc {
-						if contains(s, x) {
+						if contains(coll, s, x) {
 							kept = append(kept, x)
 						}
 					}
@@ -81,7 +85,7 @@ func parseSetNary(union bool) opParser {
 	}
 }
 
-func setArgs(name string, code errs.Code, vs ...bsoncore.Value) ([][]bsoncore.Value, bool, error) {
+func setArgs(coll *collation.Collator, name string, code errs.Code, vs ...bsoncore.Value) ([][]bsoncore.Value, bool, error) {
 	var out [][]bsoncore.Value
 	for i, v := range vs {
 		if IsNullish(v) {
@@ -90,23 +94,24 @@ func setArgs(name string, code errs.Code, vs ...bsoncore.Value) ([][]bsoncore.Va
 		if v.Type != bsoncore.TypeArray {
 			return nil, false, errs.New(code, "both operands of %s must be arrays. %s argument is of type: %s", name, []string{"First", "Second"}[min(i, 1)], bsonutil.TypeName(v.Type))
 		}
-		out = append(out, uniq(values(v)))
+		out = append(out, uniq(coll, values(v)))
 	}
 	return out, false, nil
 }
 
 func parseSetDifference(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	coll := pc.Collator
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
-		sets, null, err := setArgs(name, errs.Location17048, a, b)
+		sets, null, err := setArgs(coll, name, errs.Location17048, a, b)
 		if err != nil || null {
 			return Null, err
 		}
 		var out []bsoncore.Value
 		for _, x := range values(a) {
-			if !contains(sets[1], x) {
+			if !contains(coll, sets[1], x) {
 				dup := false
 				for _, y := range out {
-					dup = dup || bsonutil.Compare(x, y) == 0
+					dup = dup || CompareWith(coll, x, y) == 0
 				}
 				if !dup {
 					out = append(out, x)
@@ -118,6 +123,7 @@ func parseSetDifference(name string, args bsoncore.Value, pc *ParseContext) (Exp
 }
 
 func parseSetIsSubset(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	coll := pc.Collator
 	return binaryAny(name, args, pc, func(a, b bsoncore.Value) (bsoncore.Value, error) {
 		if a.Type != bsoncore.TypeArray {
 			return Missing, errs.New(errs.Location17046, "both operands of $setIsSubset must be arrays. First argument is of type: %s", bsonutil.TypeName(a.Type))
@@ -125,9 +131,9 @@ func parseSetIsSubset(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 		if b.Type != bsoncore.TypeArray {
 			return Missing, errs.New(errs.Location17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", bsonutil.TypeName(b.Type))
 		}
-		sb := uniq(values(b))
+		sb := uniq(coll, values(b))
 		for _, x := range values(a) {
-			if !contains(sb, x) {
+			if !contains(coll, sb, x) {
 				return valFalse, nil
 			}
 		}
@@ -136,6 +142,7 @@ func parseSetIsSubset(name string, args bsoncore.Value, pc *ParseContext) (Expr,
 }
 
 func parseSetEquals(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
+	coll := pc.Collator
 	es, err := parseArgs(args, pc)
 	if err != nil {
 		return nil, err
@@ -153,7 +160,7 @@ func parseSetEquals(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 			if v.Type != bsoncore.TypeArray {
 				return Missing, errs.New(errs.Location17044, "All operands of $setEquals must be arrays. One argument is of type: %s", bsonutil.TypeName(v.Type))
 			}
-			s := uniq(values(v))
+			s := uniq(coll, values(v))
 			if i == 0 {
 				first = s
 				continue
@@ -162,7 +169,7 @@ func parseSetEquals(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 				return valFalse, nil
 			}
 			for j := range s {
-				if bsonutil.Compare(s[j], first[j]) != 0 {
+				if CompareWith(coll, s[j], first[j]) != 0 {
 					return valFalse, nil
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -13,6 +14,8 @@ func init() { register(map[string]opParser{"$sortArray": parseSortArray}) }
 // SortSpec orders values as $sortArray / $top / $bottom sortBy does:
 // either whole values (Whole, with Dir) or by document fields.
 type SortSpec struct {
+	// Coll, when not nil, is the collation strings compare under.
+	Coll   *collation.Collator
 	Whole  bool
 	Dir    int
 	Fields [][]string
@@ -58,7 +61,7 @@ func ParseSortSpec(v bsoncore.Value) (*SortSpec, error) {
 
 // sortKeyOf extracts a document sort key as $sort does: arrays give their
 // min (ascending) or max (descending) element.
-func sortKeyOf(v bsoncore.Value, path []string, dir int) bsoncore.Value {
+func sortKeyOf(c *collation.Collator, v bsoncore.Value, path []string, dir int) bsoncore.Value {
 	if v.Type != bsoncore.TypeEmbeddedDocument {
 		return Null
 	}
@@ -69,7 +72,7 @@ func sortKeyOf(v bsoncore.Value, path []string, dir int) bsoncore.Value {
 	if x.Type == bsoncore.TypeArray {
 		var best bsoncore.Value
 		forEach(x.Data, func(_ []byte, e bsoncore.Value) bool {
-			if best.Type == 0 || bsonutil.Compare(e, best)*dir < 0 {
+			if best.Type == 0 || CompareWith(c, e, best)*dir < 0 {
 				best = e
 			}
 			return true
@@ -85,15 +88,15 @@ func sortKeyOf(v bsoncore.Value, path []string, dir int) bsoncore.Value {
 // Compare orders a and b by the spec.
 func (s *SortSpec) Compare(a, b bsoncore.Value) int {
 	if s.Whole {
-		return compareVals(a, b) * s.Dir
+		return CompareWith(s.Coll, a, b) * s.Dir
 	}
 	for i, p := range s.Fields {
-		ka, kb := sortKeyOf(a, p, s.Dirs[i]), sortKeyOf(b, p, s.Dirs[i])
+		ka, kb := sortKeyOf(s.Coll, a, p, s.Dirs[i]), sortKeyOf(s.Coll, b, p, s.Dirs[i])
 		var c int
 		if ka.Type == 0 || kb.Type == 0 {
 			c = cmpMissing(ka, kb)
 		} else {
-			c = bsonutil.Compare(ka, kb)
+			c = CompareWith(s.Coll, ka, kb)
 		}
 		if c != 0 {
 			return c * s.Dirs[i]
@@ -136,6 +139,7 @@ func parseSortArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 	if err != nil {
 		return nil, err
 	}
+	spec.Coll = pc.Collator
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		in, err := input.Eval(doc, vars)
 		if err != nil {
@@ -156,7 +160,7 @@ func parseSortArray(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 // Key returns the i-th sort key of v (a document) as $sort extracts it;
 // the result is missing for an empty array (sorting before null).
 func (s *SortSpec) Key(v bsoncore.Value, i int) bsoncore.Value {
-	return sortKeyOf(v, s.Fields[i], s.Dirs[i])
+	return sortKeyOf(s.Coll, v, s.Fields[i], s.Dirs[i])
 }
 
 // CompareKeys orders two key lists extracted with Key.
@@ -166,7 +170,7 @@ func (s *SortSpec) CompareKeys(a, b []bsoncore.Value) int {
 		if a[i].Type == 0 || b[i].Type == 0 {
 			c = cmpMissing(a[i], b[i])
 		} else {
-			c = bsonutil.Compare(a[i], b[i])
+			c = CompareWith(s.Coll, a[i], b[i])
 		}
 		if c != 0 {
 			return c * s.Dirs[i]

@@ -13,7 +13,18 @@ import (
 // (ParseWithVars). Comparison operands are held as sort keys (their
 // original values stay for explain and upserts), so the planner's bounds
 // on an index with the same collation are in its key space.
+//
+// $expr's expressions are parsed with coll as their collator, as mongod's
+// ExpressionContext carries the query's collator.
 func ParseCollated(filter bsoncore.Document, epc *expr.ParseContext, vars *expr.Vars, coll *collation.Collator) (*Filter, error) {
+	if coll != nil {
+		if epc == nil {
+			epc = expr.NewParseContext()
+		}
+		prev := epc.Collator
+		epc.Collator = coll
+		defer func() { epc.Collator = prev }()
+	}
 	f, err := ParseWithVars(filter, epc, vars)
 	if err != nil || coll == nil {
 		return f, err
@@ -68,7 +79,7 @@ func collateNode(n Node, coll *collation.Collator) error {
 	case *AllNode:
 		return collateAll(t.Nodes, coll)
 	case *ExprNode:
-		return errs.New(errs.NotImplemented, "$expr under a non-simple collation is not supported by Lode: aggregation expressions compare strings by their binary value")
+		// Parsed under coll by ParseCollated.
 	case *JSONSchemaNode:
 		return errs.New(errs.NotImplemented, "$jsonSchema under a non-simple collation is not supported by Lode")
 	}

@@ -119,30 +119,25 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 					return nil, viewWriteErr(req.DB, coll)
 				}
 			}
+			// A view's operations use the view's collation, not the
+			// collection's default (views_collation.go).
+			if a.collation, err = s.viewCollation(ctx, req.DB, coll, a.collation); err != nil {
+				return nil, err
+			}
 			viewName, coll = coll, base
 			a.pipeline = append(vpipe, a.pipeline...)
-			// A view's operations use the view's collation (Lode's views
-			// have the simple one), not the collection's default.
-			if a.collation != nil && !isSimpleCollation(a.collation) {
-				return nil, errs.New(errs.OptionNotSupportedOnView, "Cannot override a view's default collation")
-			}
-			a.collation = simpleCollationDoc
 		}
 	}
 	epc := expr.NewParseContext()
 	vars := expr.NewVars(time.Now())
-	if a.let != nil {
-		if err := bindLet(a.let, epc, vars); err != nil {
-			return nil, err
-		}
-	}
 	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir(),
 		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth, Collation: a.collation}
 	if pc.Collator, err = s.eng.StatementCollator(req.DB, coll, a.collation); err != nil {
 		return nil, err
 	}
-	if pc.Collator != nil {
-		if err := agg.CheckCollated(a.pipeline); err != nil {
+	epc.Collator = pc.Collator // let's expressions compare under it too
+	if a.let != nil {
+		if err := bindLet(a.let, epc, vars); err != nil {
 			return nil, err
 		}
 	}

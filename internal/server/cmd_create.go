@@ -25,7 +25,9 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		viewOn                 string
 		pipeline               []bsoncore.Document
 		hasViewOn, hasPipeline bool
-		viewCollation          bool
+		createColl             bsoncore.Document // normalised; nil: simple
+		idIndexColl            bsoncore.Document
+		hasIDIndex             bool
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -44,8 +46,8 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 				return true, err
 			}
 			if sp, _ := collation.Parse(d); sp != nil {
-				viewCollation = true
-				raw.AppendDocument(k, sp.Document())
+				createColl = sp.Document()
+				raw.AppendDocument(k, createColl)
 			}
 			return true, nil
 		case "autoIndexId", "validator", "validationLevel", "validationAction",
@@ -55,9 +57,12 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 			// Refused when true (create_options.go); false is the default.
 			return true, nil
 		case "idIndex":
-			// Validated only: Lode's _id index is the default one, and
-			// listCollections shows it as idIndex.
-			return true, checkIDIndexSpec(v)
+			// Validated only: Lode's _id index is the default one (with
+			// the collection's collation), and listCollections shows it
+			// as idIndex.
+			hasIDIndex = true
+			idIndexColl, err = checkIDIndexSpec(v)
+			return true, err
 		case "changeStreamPreAndPostImages":
 			_, err = parseImagesOption(req.Name, v)
 		case "viewOn":
@@ -91,13 +96,15 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		if _, err := req.Cmd.LookupErr("idIndex"); err == nil {
 			return nil, errs.New(errs.InvalidOptions, "'idIndex' is not allowed with 'viewOn': %s", req.Cmd.Lookup("idIndex").Document().String())
 		}
-		if viewCollation {
-			return nil, errs.New(errs.NotImplemented, "a view with a non-simple default collation is not supported by Lode")
-		}
-		return nil, s.createView(ctx, req.DB, coll, viewOn, pipeline)
+		return nil, s.createView(ctx, req.DB, coll, viewOn, pipeline, createColl)
 	}
 	if err := refuseUnhonouredCreateOptions(req); err != nil {
 		return nil, err
+	}
+	if hasIDIndex {
+		if err := checkIDIndexCollation(idIndexColl, createColl); err != nil {
+			return nil, err
+		}
 	}
 	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
 		return nil, err

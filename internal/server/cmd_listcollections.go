@@ -106,7 +106,7 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 			AppendString("name", v.name).
 			AppendString("type", "view")
 		if !nameOnly {
-			opts := viewDoc(req.DB, v.name, v.viewOn, v.pipeline)
+			opts := viewDoc(req.DB, v.name, v.viewOn, v.pipeline, v.collation)
 			elems, _ := opts.Elements()
 			ob := bsoncore.NewDocumentBuilder()
 			for _, el := range elems[1:] { // without _id

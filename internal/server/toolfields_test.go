@@ -117,7 +117,12 @@ func TestCreateIdIndexAndOptions(t *testing.T) {
 	wantCode(t, "idIndex name", create("c", bson.E{Key: "idIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "x"}}}), 2)
 	wantCode(t, "idIndex unique", create("c", bson.E{Key: "idIndex", Value: idx(bson.E{Key: "unique", Value: true})}), 197)
 	wantCode(t, "idIndex v1", create("c", bson.E{Key: "idIndex", Value: bson.D{{Key: "v", Value: 1}, {Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}}), 238)
-	wantCode(t, "idIndex collation", create("c", bson.E{Key: "idIndex", Value: idx(bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}})}), 238)
+	// The idIndex's collation must be the collection's (mongod's BadValue).
+	fr := bson.D{{Key: "locale", Value: "fr"}}
+	wantCode(t, "idIndex collation on a simple collection", create("c", bson.E{Key: "idIndex", Value: idx(bson.E{Key: "collation", Value: fr})}), 2)
+	wantCode(t, "idIndex without the collection's collation", create("c", bson.E{Key: "idIndex", Value: idx()}, bson.E{Key: "collation", Value: fr}), 2)
+	wantCode(t, "idIndex with another collation", create("c", bson.E{Key: "idIndex", Value: idx(bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "en"}}})}, bson.E{Key: "collation", Value: fr}), 2)
+	wantCode(t, "idIndex with the collection's collation", create("idfr", bson.E{Key: "idIndex", Value: idx(bson.E{Key: "collation", Value: fr})}, bson.E{Key: "collation", Value: fr}), 0)
 	wantCode(t, "idIndex type", create("c", bson.E{Key: "idIndex", Value: 1}), 14)
 	wantCode(t, "autoIndexId false", create("c", bson.E{Key: "autoIndexId", Value: false}), 238)
 	wantCode(t, "autoIndexId true", create("d", bson.E{Key: "autoIndexId", Value: true}), 0)

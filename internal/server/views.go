@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"sort"
 	"strings"
@@ -31,6 +32,9 @@ const (
 type viewDef struct {
 	name, viewOn string
 	pipeline     []bsoncore.Document
+	// collation is the view's default collation, the normalised spec
+	// document; nil for the simple one.
+	collation bsoncore.Document
 }
 
 // parseViewDoc reads a system.views document of db.
@@ -41,6 +45,7 @@ func parseViewDoc(db string, d bsoncore.Document) (viewDef, bool) {
 	}
 	v := viewDef{name: id[len(db)+1:]}
 	v.viewOn, _ = d.Lookup("viewOn").StringValueOK()
+	v.collation, _ = d.Lookup("collation").DocumentOK()
 	if arr, ok := d.Lookup("pipeline").ArrayOK(); ok {
 		vals, _ := arr.Values()
 		for _, x := range vals {
@@ -336,15 +341,32 @@ func (s *Server) checkViewGraph(ctx context.Context, db, name, viewOn string, pi
 }
 
 // viewDoc is the system.views document of db.name.
-func viewDoc(db, name, viewOn string, pipeline []bsoncore.Document) bsoncore.Document {
+func viewDoc(db, name, viewOn string, pipeline []bsoncore.Document, collation bsoncore.Document) bsoncore.Document {
 	ab := bsoncore.NewArrayBuilder()
 	for _, d := range pipeline {
 		ab.AppendDocument(d)
 	}
-	return bsoncore.NewDocumentBuilder().
+	b := bsoncore.NewDocumentBuilder().
 		AppendString("_id", db+"."+name).
 		AppendString("viewOn", viewOn).
-		AppendArray("pipeline", ab.Build()).Build()
+		AppendArray("pipeline", ab.Build())
+	if collation != nil {
+		b.AppendDocument("collation", collation)
+	}
+	return b.Build()
+}
+
+// checkViewOnCollation refuses, as mongod does (OptionNotSupportedOnView),
+// a view defined on a view whose default collation is not its own.
+func (s *Server) checkViewOnCollation(ctx context.Context, db, name, viewOn string, collation bsoncore.Document) error {
+	under, err := s.lookupView(ctx, db, viewOn)
+	if err != nil || under == nil {
+		return err
+	}
+	if !bytes.Equal(under.collation, collation) {
+		return errs.New(errs.OptionNotSupportedOnView, "View %s.%s has a different default collation than the view %s.%s it is defined on", db, name, db, viewOn)
+	}
+	return nil
 }
 
 // pipelineString renders a pipeline as mongod's messages show a BSON array.
@@ -357,7 +379,7 @@ func pipelineString(pipeline []bsoncore.Document) string {
 }
 
 // createView creates db.name on viewOn, as mongod's create with viewOn.
-func (s *Server) createView(ctx context.Context, db, name, viewOn string, pipeline []bsoncore.Document) error {
+func (s *Server) createView(ctx context.Context, db, name, viewOn string, pipeline []bsoncore.Document, collation bsoncore.Document) error {
 	if engine.TxnFrom(ctx) != nil {
 		return errs.New(errs.OperationNotSupportedInTransaction, "Cannot create a view in a multi-document transaction.")
 	}
@@ -391,10 +413,13 @@ func (s *Server) createView(ctx context.Context, db, name, viewOn string, pipeli
 	if err := s.checkViewGraph(ctx, db, name, viewOn, pipeline); err != nil {
 		return err
 	}
+	if err := s.checkViewOnCollation(ctx, db, name, viewOn, collation); err != nil {
+		return err
+	}
 	if err := s.eng.CreateCollectionCtx(ctx, db, systemViews, engine.CreateOptions{}); err != nil && !errs.Is(err, errs.NamespaceExists) {
 		return err
 	}
-	res, err := s.eng.Insert(ctx, db, systemViews, []bsoncore.Document{viewDoc(db, name, viewOn, pipeline)}, engine.WriteOptions{Ordered: true})
+	res, err := s.eng.Insert(ctx, db, systemViews, []bsoncore.Document{viewDoc(db, name, viewOn, pipeline, collation)}, engine.WriteOptions{Ordered: true})
 	if err != nil {
 		return err
 	}
@@ -425,8 +450,11 @@ func (s *Server) modifyView(ctx context.Context, db, name string, old *viewDef, 
 	if err := s.checkViewGraph(ctx, db, name, on, pipe); err != nil {
 		return err
 	}
+	if err := s.checkViewOnCollation(ctx, db, name, on, old.collation); err != nil {
+		return err
+	}
 	filter := bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+name).Build()
-	doc := viewDoc(db, name, on, pipe)
+	doc := viewDoc(db, name, on, pipe, old.collation)
 	res, err := s.eng.Update(ctx, db, systemViews, []engine.UpdateSpec{{Filter: filter,
 		Update: bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}}}, engine.WriteOptions{Ordered: true})
 	if err != nil {

@@ -36,8 +36,21 @@ func (c viewCatalog) viewRead(ctx context.Context, db, view string, spec agg.Fin
 		return nil, false, err
 	}
 	pipe = append(pipe, findStages(spec.Filter, spec.Sort, spec.Projection, spec.Skip, spec.Limit)...)
+	// The read runs under the view's collation, which must be the
+	// pipeline's (none given: simple).
+	given := spec.Collation
+	if given == nil {
+		given = simpleCollationDoc
+	}
+	vc, err := c.s.viewCollation(ctx, db, view, given)
+	if err != nil {
+		return nil, true, err
+	}
 	pc := &agg.ParseContext{Expr: expr.NewParseContext(), DB: db, Coll: base, AllowDiskUse: spec.AllowDiskUse,
-		TempDir: c.s.eng.TempDir(), Params: c.s.eng.Params()}
+		TempDir: c.s.eng.TempDir(), Params: c.s.eng.Params(), Collation: vc}
+	if pc.Collator, err = c.s.eng.StatementCollator(db, base, vc); err != nil {
+		return nil, true, err
+	}
 	p, err := agg.Parse(pipe, pc)
 	if err != nil {
 		return nil, true, err

@@ -36,6 +36,12 @@ assert words.count_documents({"w": "b"}, collation=ci) == 2
 assert sorted(words.distinct("w", {"w": {"$in": ["A", "B"]}}, collation=ci)) == ["a", "b"]
 order = [d["w"] for d in words.find({}, sort=[("w", 1), ("_id", 1)], collation=Collation("en", numericOrdering=True))]
 assert order == ["2", "10", "a", "b", "B"], order
+# Aggregation expressions and accumulators compare under the collation.
+r = list(words.aggregate([{"$match": {"_id": {"$lt": 3}}}, {"$sort": {"_id": 1}},
+                          {"$project": {"_id": 0, "e": {"$eq": ["$w", "B"]}}}], collation=ci))
+assert [d["e"] for d in r] == [True, True, False], r
+r = list(words.aggregate([{"$group": {"_id": None, "s": {"$addToSet": "$w"}}}], collation=ci))
+assert len(r[0]["s"]) == 4, r
 try:
     words.find_one({}, collation=Collation("en", caseFirst="upper"))
     raise AssertionError("caseFirst should be refused")

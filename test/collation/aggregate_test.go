@@ -11,8 +11,7 @@ import (
 )
 
 // TestAggregateCollation: the aggregate command's collation applies to
-// $match and $sort (pushed down or not); stages Lode cannot collate are
-// refused with NotImplemented.
+// $match and $sort (pushed down or not), $group and $lookup.
 func TestAggregateCollation(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -119,16 +118,6 @@ func TestAggregateCollation(t *testing.T) {
 	if err := cur.All(ctx, &docs); err != nil || docs[0].Lookup("_id").Int32() != 2 {
 		t.Fatalf("simple sort: %v %v", docs, err)
 	}
-	for _, pipe := range []mongo.Pipeline{
-		{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "m", Value: bson.D{{Key: "$max", Value: "$s"}}}}}}},
-		{{{Key: "$project", Value: bson.D{{Key: "e", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}},
-		{{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}},
-		{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "as", Value: "j"}, {Key: "pipeline", Value: bson.A{
-			bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "b"}}}}}}}}}}}}},
-	} {
-		_, err := run(pipe, enStrength2)
-		testenv.WantCode(t, "refused stage", err, 238)
-	}
 }
 
 // TestWritesAndErrors: findAndModify, update and delete with a collation,
@@ -191,8 +180,14 @@ func TestWritesAndErrors(t *testing.T) {
 	if _, err := c.DeleteOne(ctx, byID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.UpdateOne(ctx, bson.D{}, mongo.Pipeline{{{Key: "$set", Value: bson.D{{Key: "q", Value: 1}}}}}, options.UpdateOne().SetCollation(ci))
-	testenv.WantCode(t, "pipeline update under a collation", err, 238)
+	// A pipeline update's expressions compare under the collation.
+	ur, err = c.UpdateMany(ctx, bson.D{{Key: "s", Value: "x"}}, mongo.Pipeline{{{Key: "$set", Value: bson.D{{Key: "q", Value: bson.D{{Key: "$eq", Value: bson.A{"$s", "X"}}}}}}}}, options.UpdateMany().SetCollation(ci))
+	if err != nil || ur.ModifiedCount != 2 {
+		t.Fatalf("pipeline update: %v %v", ur, err)
+	}
+	if n, err := c.CountDocuments(ctx, bson.D{{Key: "q", Value: true}}); err != nil || n != 2 {
+		t.Fatalf("pipeline update under the collation set q on %d documents (%v), want 2", n, err)
+	}
 	dr, err := c.DeleteMany(ctx, bson.D{{Key: "s", Value: "X"}}, options.DeleteMany().SetCollation(ci))
 	if err != nil || dr.DeletedCount != 2 {
 		t.Fatalf("delete: %v %v", dr, err)
@@ -229,9 +224,9 @@ func TestWritesAndErrors(t *testing.T) {
 }
 
 // TestViewsUseTheirCollation: a view's operations use the view's
-// collation (simple, in Lode), not the default of the collection under
-// it, and a command on a view may not give another one (mongod's
-// OptionNotSupportedOnView).
+// collation (simple unless create gave one), not the default of the
+// collection under it, and a command on a view may not give another one
+// (mongod's OptionNotSupportedOnView; jstests/core/views/views_collation.js).
 func TestViewsUseTheirCollation(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -253,4 +248,70 @@ func TestViewsUseTheirCollation(t *testing.T) {
 	}
 	_, err := d.Collection("v").Find(ctx, bson.D{}, options.Find().SetCollation(coll(enStrength2)))
 	testenv.WantCode(t, "find on a view with another collation", err, 167)
+	// A view with a case-insensitive default collation (the jstest's
+	// case_insensitive_view: {locale: "en", strength: 1}).
+	insert(t, d.Collection("cs"),
+		bson.D{{Key: "_id", Value: int32(1)}, {Key: "f", Value: "case"}},
+		bson.D{{Key: "_id", Value: int32(2)}, {Key: "f", Value: "Case"}},
+		bson.D{{Key: "_id", Value: int32(3)}, {Key: "f", Value: "CASE"}})
+	en1 := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}}
+	if err := d.CreateView(ctx, "ci", "cs", mongo.Pipeline{}, options.CreateView().SetCollation(coll(en1))); err != nil {
+		t.Fatal(err)
+	}
+	ci := d.Collection("ci")
+	if n, err := ci.CountDocuments(ctx, bson.D{{Key: "f", Value: "case"}}); err != nil || n != 3 {
+		t.Errorf("count on the view: %d %v, want 3", n, err)
+	}
+	if n, err := d.Collection("cs").CountDocuments(ctx, bson.D{{Key: "f", Value: "case"}}); err != nil || n != 1 {
+		t.Errorf("count on the collection: %d %v, want 1", n, err)
+	}
+	if got := ids(t, ci, bson.D{{Key: "f", Value: "case"}}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})); !equalIDs(got, []int32{1, 2, 3}) {
+		t.Errorf("find on the view: %v, want [1 2 3]", got)
+	}
+	var vals []string
+	if err := ci.Distinct(ctx, "f", bson.D{}).Decode(&vals); err != nil || len(vals) != 1 {
+		t.Errorf("distinct on the view: %v %v, want one value", vals, err)
+	}
+	// Expressions in the view's pipeline compare under it too.
+	if err := d.CreateView(ctx, "ci2", "cs", mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$f", "CaSe"}}}}}}}}, options.CreateView().SetCollation(coll(en1))); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := d.Collection("ci2").CountDocuments(ctx, bson.D{}); err != nil || n != 3 {
+		t.Errorf("count on the $expr view: %d %v, want 3", n, err)
+	}
+	// The same collation may be repeated; another, or simple, is 167.
+	if _, err := ci.Find(ctx, bson.D{}, options.Find().SetCollation(coll(en1))); err != nil {
+		t.Errorf("find with the view's own collation: %v", err)
+	}
+	_, err = ci.Find(ctx, bson.D{}, options.Find().SetCollation(&options.Collation{Locale: "simple"}))
+	testenv.WantCode(t, "simple on a collated view", err, 167)
+	_, err = ci.Aggregate(ctx, mongo.Pipeline{}, options.Aggregate().SetCollation(coll(enStrength2)))
+	testenv.WantCode(t, "another collation on a collated view", err, 167)
+	// listCollections shows the view's collation.
+	specs, err := d.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "ci"}})
+	if err != nil || len(specs) != 1 || specs[0].Options.Lookup("collation", "locale").StringValue() != "en" {
+		t.Errorf("listCollections of the view: %v %v", specs, err)
+	}
+	// A view on a view must have its collation.
+	err = d.CreateView(ctx, "ci3", "ci", mongo.Pipeline{})
+	testenv.WantCode(t, "simple view on a collated view", err, 167)
+	err = d.CreateView(ctx, "ci3", "ci", mongo.Pipeline{}, options.CreateView().SetCollation(coll(enStrength2)))
+	testenv.WantCode(t, "view on a view with another collation", err, 167)
+	if err := d.CreateView(ctx, "ci3", "ci", mongo.Pipeline{}, options.CreateView().SetCollation(coll(en1))); err != nil {
+		t.Errorf("view on a view with the same collation: %v", err)
+	}
+	// A pipeline reads a view only under the view's collation.
+	_, err = d.Collection("cs").Aggregate(ctx, mongo.Pipeline{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "ci"}, {Key: "localField", Value: "f"}, {Key: "foreignField", Value: "f"}, {Key: "as", Value: "j"}}}}})
+	testenv.WantCode(t, "$lookup into a collated view from a simple pipeline", err, 167)
+	cur, err := d.Collection("cs").Aggregate(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "_id", Value: int32(1)}}}}, {{Key: "$lookup", Value: bson.D{{Key: "from", Value: "ci"}, {Key: "localField", Value: "f"}, {Key: "foreignField", Value: "f"}, {Key: "as", Value: "j"}}}}}, options.Aggregate().SetCollation(coll(en1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []bson.Raw
+	if err := cur.All(ctx, &joined); err != nil || len(joined) != 1 {
+		t.Fatalf("$lookup into the view: %v %v", joined, err)
+	}
+	if j, _ := joined[0].Lookup("j").Array().Values(); len(j) != 3 {
+		t.Errorf("$lookup into the view under its collation joined %d documents, want 3", len(j))
+	}
 }

@@ -301,7 +301,6 @@ func TestCreateErrors(t *testing.T) {
 		{bson.D{{Key: "create", Value: "x"}, {Key: "viewOn", Value: "src"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "y"}}}}}, 167,
 			"Invalid pipeline for view " + d.Name() + ".x :: caused by :: The aggregation stage $out in location 0 of the pipeline cannot be used in the view definition of " + d.Name() + ".x because it writes to disk"},
 		{bson.D{{Key: "create", Value: "x"}, {Key: "viewOn", Value: "src"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$nope", Value: 1}}}}}, 40324, "Unrecognized pipeline stage name: '$nope'"},
-		{bson.D{{Key: "create", Value: "x"}, {Key: "viewOn", Value: "src"}, {Key: "pipeline", Value: bson.A{}}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}}, 238, ""},
 		{bson.D{{Key: "create", Value: "src"}, {Key: "viewOn", Value: "v1"}, {Key: "pipeline", Value: bson.A{}}}, 48, ""},
 		{bson.D{{Key: "create", Value: "v1"}}, 48, ""},
 		{bson.D{{Key: "create", Value: "v1"}, {Key: "viewOn", Value: "other"}}, 48,

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -48,7 +49,15 @@ type Factory struct {
 	// Past it Add fails with ExceededMemoryLimit (146). 0 means
 	// DefaultMaxBytes; other accumulators ignore it.
 	MaxBytes int64
+	// coll, when not nil, is the collation $min, $max, $minN, $maxN,
+	// $addToSet and $top/$bottom's sortBy compare strings under (the
+	// parse context's Collator).
+	coll *collation.Collator
 }
+
+// Collator is the collation the accumulator compares strings under (nil:
+// simple).
+func (f *Factory) Collator() *collation.Collator { return f.coll }
 
 // DefaultMaxBytes is MongoDB's default internalQueryMaxPushBytes and
 // internalQueryMaxAddToSetBytes (100 MB).
@@ -60,19 +69,19 @@ var ctors = map[string]ctor{
 	"$sum":          func(*Factory, int64) Accumulator { return &sumAcc{} },
 	"$count":        func(*Factory, int64) Accumulator { return &sumAcc{} },
 	"$avg":          func(*Factory, int64) Accumulator { return &sumAcc{avg: true} },
-	"$min":          func(*Factory, int64) Accumulator { return &minMaxAcc{dir: -1} },
-	"$max":          func(*Factory, int64) Accumulator { return &minMaxAcc{dir: 1} },
+	"$min":          func(f *Factory, _ int64) Accumulator { return &minMaxAcc{dir: -1, coll: f.coll} },
+	"$max":          func(f *Factory, _ int64) Accumulator { return &minMaxAcc{dir: 1, coll: f.coll} },
 	"$first":        func(*Factory, int64) Accumulator { return &firstLastAcc{first: true} },
 	"$last":         func(*Factory, int64) Accumulator { return &firstLastAcc{} },
 	"$push":         func(f *Factory, _ int64) Accumulator { return &pushAcc{limit: f.MaxBytes} },
-	"$addToSet":     func(f *Factory, _ int64) Accumulator { return &pushAcc{set: true, limit: f.MaxBytes} },
+	"$addToSet":     func(f *Factory, _ int64) Accumulator { return &pushAcc{set: true, limit: f.MaxBytes, coll: f.coll} },
 	"$stdDevPop":    func(*Factory, int64) Accumulator { return &stdDevAcc{} },
 	"$stdDevSamp":   func(*Factory, int64) Accumulator { return &stdDevAcc{samp: true} },
 	"$mergeObjects": func(*Factory, int64) Accumulator { return &mergeAcc{vals: map[string]bsoncore.Value{}} },
 	"$firstN":       func(_ *Factory, n int64) Accumulator { return &firstNAcc{n: n} },
 	"$lastN":        func(_ *Factory, n int64) Accumulator { return &lastNAcc{n: n} },
-	"$maxN":         func(_ *Factory, n int64) Accumulator { return &extremeNAcc{n: n, dir: -1} },
-	"$minN":         func(_ *Factory, n int64) Accumulator { return &extremeNAcc{n: n, dir: 1} },
+	"$maxN":         func(f *Factory, n int64) Accumulator { return &extremeNAcc{n: n, dir: -1, coll: f.coll} },
+	"$minN":         func(f *Factory, n int64) Accumulator { return &extremeNAcc{n: n, dir: 1, coll: f.coll} },
 	"$top":          func(f *Factory, _ int64) Accumulator { return &topAcc{f: f, n: 1, single: true} },
 	"$bottom":       func(f *Factory, _ int64) Accumulator { return &topAcc{f: f, n: 1, single: true, bottom: true} },
 	"$topN":         func(f *Factory, n int64) Accumulator { return &topAcc{f: f, n: n} },
@@ -102,7 +111,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 	if _, ok := ctors[name]; !ok {
 		return nil, errs.New(errs.UnknownGroupAccumulator, "unknown group operator '%s'", name)
 	}
-	f := &Factory{Name: name}
+	f := &Factory{Name: name, coll: pc.Collator}
 	switch name {
 	case "$count":
 		if args.Type != bsoncore.TypeEmbeddedDocument || len(args.Data) != 5 {
@@ -137,6 +146,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 		if f.sortBy, err = expr.ParseSortSpec(raw["sortBy"]); err != nil {
 			return nil, err
 		}
+		f.sortBy.Coll = pc.Collator
 		if f.output, err = expr.Parse(raw["output"], pc); err != nil {
 			return nil, err
 		}

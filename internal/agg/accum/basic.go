@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -112,15 +113,16 @@ func (a *sumAcc) MemUsage() int { return 96 }
 // minMaxAcc implements $min (dir -1) and $max (dir 1); null and missing
 // are ignored.
 type minMaxAcc struct {
-	dir int
-	v   bsoncore.Value
+	dir  int
+	v    bsoncore.Value
+	coll *collation.Collator
 }
 
 func (a *minMaxAcc) Add(v bsoncore.Value) error {
 	if expr.IsNullish(v) {
 		return nil
 	}
-	if a.v.Type == 0 || bsonutil.Compare(v, a.v)*a.dir > 0 {
+	if a.v.Type == 0 || expr.CompareWith(a.coll, v, a.v)*a.dir > 0 {
 		a.v = copyVal(v)
 	}
 	return nil
@@ -169,6 +171,7 @@ type pushAcc struct {
 	vals  []bsoncore.Value
 	mem   int
 	limit int64 // Factory.MaxBytes
+	coll  *collation.Collator
 }
 
 func (a *pushAcc) Add(v bsoncore.Value) error {
@@ -177,7 +180,7 @@ func (a *pushAcc) Add(v bsoncore.Value) error {
 	}
 	if a.set {
 		for _, x := range a.vals {
-			if bsonutil.Compare(x, v) == 0 {
+			if expr.CompareWith(a.coll, x, v) == 0 {
 				return nil
 			}
 		}

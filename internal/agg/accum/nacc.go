@@ -3,7 +3,7 @@ package accum
 import (
 	"sort"
 
-	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -67,13 +67,14 @@ type extremeNAcc struct {
 	dir  int
 	vals []bsoncore.Value
 	mem  int
+	coll *collation.Collator
 }
 
 func (a *extremeNAcc) Add(v bsoncore.Value) error {
 	if expr.IsNullish(v) {
 		return nil
 	}
-	less := func(x, y bsoncore.Value) bool { return bsonutil.Compare(x, y)*a.dir < 0 }
+	less := func(x, y bsoncore.Value) bool { return expr.CompareWith(a.coll, x, y)*a.dir < 0 }
 	if int64(len(a.vals)) >= a.n && !less(v, a.vals[len(a.vals)-1]) {
 		return nil
 	}
@@ -107,7 +108,7 @@ type topAcc struct {
 // before reports whether item x ranks before y (top = first in sort order).
 func (a *topAcc) before(x, y []bsoncore.Value) bool {
 	for i, d := range a.f.sortBy.Dirs {
-		c := bsonutil.Compare(x[i], y[i]) * d
+		c := expr.CompareWith(a.f.coll, x[i], y[i]) * d
 		if c != 0 {
 			if a.bottom {
 				return c > 0

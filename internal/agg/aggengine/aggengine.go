@@ -229,6 +229,10 @@ func (c *Catalog) Indexes(_ context.Context, db, coll string) ([]agg.IndexInfo, 
 		if i.ExpireAfterSeconds != nil {
 			b.AppendInt64("expireAfterSeconds", *i.ExpireAfterSeconds)
 		}
+		if i.Collation != nil {
+			// Last, as mongod's listIndexes shows it.
+			b.AppendDocument("collation", i.Collation)
+		}
 		out = append(out, agg.IndexInfo{Name: i.Name, Key: i.Key, Spec: b.Build()})
 	}
 	return out, nil

@@ -1,7 +1,6 @@
 package window
 
 import (
-	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -37,7 +36,7 @@ func (m *minMaxFunc) Add(doc bsoncore.Document) error {
 	}
 	// Drop candidates the new value beats: they leave the window first
 	// and can never be the answer again.
-	for len(m.cands) > m.head && bsonutil.Compare(m.cands[len(m.cands)-1].v, v)*m.dir <= 0 {
+	for len(m.cands) > m.head && expr.CompareWith(m.f.Collator(), m.cands[len(m.cands)-1].v, v)*m.dir <= 0 {
 		m.candsMem -= valueOverhead + int64(len(m.cands[len(m.cands)-1].v.Data))
 		m.cands = m.cands[:len(m.cands)-1]
 	}

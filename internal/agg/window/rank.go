@@ -2,6 +2,7 @@ package window
 
 import (
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -22,7 +23,8 @@ func parseRank(s *Spec, arg bsoncore.Value, hasWin bool, _ bsoncore.Value, pc *P
 	}
 	s.noWindow, s.Bounds = true, toCurrent
 	sortBy, name := pc.SortBy, s.Name
-	s.fresh = func(*expr.Vars) (Func, error) { return &rankFunc{name: name, sortBy: sortBy}, nil }
+	coll := pc.Expr.Collator
+	s.fresh = func(*expr.Vars) (Func, error) { return &rankFunc{name: name, sortBy: sortBy, coll: coll}, nil }
 	return nil
 }
 
@@ -33,12 +35,13 @@ type rankFunc struct {
 	sortBy         *SortInfo
 	n, rank, dense int64
 	prev           bsoncore.Value
+	coll           *collation.Collator // ties are equal under it
 }
 
 func (r *rankFunc) Add(doc bsoncore.Document) error {
 	k := r.sortBy.Key(doc)[0]
 	r.n++
-	if r.n == 1 || bsonutil.Compare(k, r.prev) != 0 {
+	if r.n == 1 || expr.CompareWith(r.coll, k, r.prev) != 0 {
 		r.rank = r.n
 		r.dense++
 		r.prev = bsoncore.Value{Type: k.Type, Data: append([]byte(nil), k.Data...)}

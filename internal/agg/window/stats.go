@@ -105,7 +105,9 @@ func (s *setFunc) Add(doc bsoncore.Document) error {
 	}
 	var k []byte
 	if v.Type != 0 {
-		k = keystring.AppendValue(nil, v, false)
+		// Under a collation, values equal under it are one (the first
+		// met is kept).
+		k = keystring.AppendValue(nil, s.f.Collator().Transform(v), false)
 		if e := s.counts[string(k)]; e != nil {
 			e.n++
 		} else {
@@ -143,7 +145,7 @@ func (s *setFunc) Result(int64) (bsoncore.Value, error) {
 	for _, e := range s.counts {
 		out = append(out, e.v)
 	}
-	sort.Slice(out, func(i, j int) bool { return bsonutil.Compare(out[i], out[j]) < 0 })
+	sort.Slice(out, func(i, j int) bool { return expr.CompareWith(s.f.Collator(), out[i], out[j]) < 0 })
 	return expr.Array(out...), nil
 }
 
