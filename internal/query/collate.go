@@ -2,7 +2,6 @@ package query
 
 import (
 	"github.com/lodedb/lode/internal/collation"
-	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -81,7 +80,9 @@ func collateNode(n Node, coll *collation.Collator) error {
 	case *ExprNode:
 		// Parsed under coll by ParseCollated.
 	case *JSONSchemaNode:
-		return errs.New(errs.NotImplemented, "$jsonSchema under a non-simple collation is not supported by Lode")
+		// Left binary: mongod's $jsonSchema ignores the collation (its
+		// enum is an $_internalSchemaEq, whose comparator has no
+		// collator; its other keywords compare no strings).
 	}
 	return nil
 }

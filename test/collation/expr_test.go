@@ -289,6 +289,47 @@ func TestValidatorUnderCollation(t *testing.T) {
 	}
 }
 
+// TestJSONSchemaIgnoresCollation: $jsonSchema's enum compares strings
+// binary even under a collation, as mongod's $_internalSchemaEq (which
+// $jsonSchema's enum becomes) has no collator; the rest of the filter
+// still uses the collation.
+func TestJSONSchemaIgnoresCollation(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	err := d.CreateCollection(ctx, "schema", options.CreateCollection().SetCollation(coll(enStrength2)).
+		SetValidator(bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "properties", Value: bson.D{
+			{Key: "s", Value: bson.D{{Key: "enum", Value: bson.A{"abc"}}}}}}}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.Collection("schema")
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "abc"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.InsertOne(ctx, bson.D{{Key: "s", Value: "ABC"}})
+	if we, ok := err.(mongo.WriteException); !ok || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 121 {
+		t.Errorf("ABC is not in the enum [abc] (binary comparison), want 121: %v", err)
+	}
+	// In a find under the collation: the enum stays binary, the $eq beside
+	// it is case-insensitive.
+	for _, tc := range []struct {
+		filter bson.D
+		want   int64
+	}{
+		{bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "properties", Value: bson.D{{Key: "s", Value: bson.D{{Key: "enum", Value: bson.A{"ABC"}}}}}}}}}, 0},
+		{bson.D{{Key: "s", Value: "ABC"}}, 1},
+	} {
+		n, err := c.CountDocuments(ctx, tc.filter, options.Count().SetCollation(coll(enStrength2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != tc.want {
+			t.Errorf("%v: %d documents, want %d", tc.filter, n, tc.want)
+		}
+	}
+}
+
 // TestMergeOnIDCollation: an explicit on: "_id" needs the target's _id
 // index (the collection's default collation) to have the pipeline's
 // collation; the default 'on' is not checked.
