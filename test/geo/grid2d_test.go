@@ -326,3 +326,35 @@ func TestGrid2DInvalidOptions(t *testing.T) {
 		t.Errorf("{bits: 1, min: -1, max: 1}: %v", err)
 	}
 }
+
+// Building a 2d index over existing documents keys them on the index's
+// grid: a point outside [min, max] fails the build with 13027, and one
+// inside the custom range but outside mongod's default one is indexed.
+func TestGrid2DBuildOverData(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("c")
+	insert(t, coll,
+		bson.D{{Key: "_id", Value: 1}, {Key: "name", Value: "in"}, {Key: "loc", Value: bson.A{400, -400}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "name", Value: "edge"}, {Key: "loc", Value: bson.A{500, 500}}})
+	create := func(min, max int32) error {
+		spec := bson.D{{Key: "key", Value: bson.D{{Key: "loc", Value: "2d"}}}, {Key: "name", Value: "loc_2d"},
+			{Key: "min", Value: min}, {Key: "max", Value: max}}
+		_, err := testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{spec}}})
+		return err
+	}
+	if code, msg := errInfo(create(-450, 450)); code != 13027 || !strings.HasPrefix(msg, "point not in interval of [ -450, 450 ]") {
+		t.Errorf("build over an out-of-range point: %d %q, want 13027", code, msg)
+	}
+	if err := create(-500, 500); err != nil {
+		t.Fatalf("build over in-range points: %v", err)
+	}
+	got := sorted(names(t, coll, bson.D{{Key: "loc", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$box", Value: bson.A{bson.A{300, -500}, bson.A{500, 500}}}}}}}}))
+	if !equal(got, []string{"edge", "in"}) {
+		t.Errorf("$box over the built index: %v, want [edge in]", got)
+	}
+	got = names(t, coll, bson.D{{Key: "loc", Value: bson.D{{Key: "$near", Value: bson.A{450, 450}}}}})
+	if !equal(got, []string{"edge", "in"}) {
+		t.Errorf("$near over the built index: %v, want [edge in]", got)
+	}
+}
