@@ -358,3 +358,25 @@ func TestGrid2DBuildOverData(t *testing.T) {
 		t.Errorf("$near over the built index: %v, want [edge in]", got)
 	}
 }
+
+// The options are part of the index's identity beyond its key: the same
+// specification again is a no-op, other options under the same key an
+// equivalent index with different options (IndexOptionsConflict, 85).
+func TestGrid2DSameKeyOtherOptions(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	create := func(bits int32) (bson.Raw, error) {
+		spec := bson.D{{Key: "key", Value: bson.D{{Key: "loc", Value: "2d"}}}, {Key: "name", Value: "loc_2d"}, {Key: "bits", Value: bits}}
+		return testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{spec}}})
+	}
+	if _, err := create(20); err != nil {
+		t.Fatal(err)
+	}
+	r, err := create(20)
+	if err != nil || r.Lookup("note").StringValue() != "all indexes already exist" {
+		t.Errorf("same options again: %v %v", r, err)
+	}
+	if code, _ := errInfo(func() error { _, err := create(21); return err }()); code != 85 {
+		t.Errorf("other bits under the same name: %d, want 85", code)
+	}
+}
