@@ -30,6 +30,9 @@ type IndexSpec struct {
 	DefaultLanguage  string
 	LanguageOverride string
 	TextIndexVersion int32
+	// Geo2D holds a 2d index's bits, min and max as given (geo2d.go);
+	// nil for mongod's defaults or another index type.
+	Geo2D bsoncore.Document
 }
 
 // IndexInfo describes an existing index.
@@ -74,6 +77,12 @@ func (spec IndexSpec) Doc() bsoncore.Document {
 			AppendString("default_language", spec.DefaultLanguage).
 			AppendString("language_override", spec.LanguageOverride).
 			AppendInt32("textIndexVersion", spec.TextIndexVersion)
+	}
+	if spec.Geo2D != nil {
+		elems, _ := spec.Geo2D.Elements()
+		for _, e := range elems {
+			b.AppendValue(e.Key(), e.Value()) // as given, as mongod shows them
+		}
 	}
 	if spec.Hidden {
 		b.AppendBoolean("hidden", true)

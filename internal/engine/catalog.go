@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/geo"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -208,6 +209,10 @@ type index struct {
 	text *textIndex
 	// textSpec holds the text options as stored.
 	textSpec IndexSpec
+	// geo2D holds a 2d index's bits, min and max as given (nil: none),
+	// and grid2D the grid they make (nil unless the index is 2d).
+	geo2D  bsoncore.Document
+	grid2D *geo.Grid2D
 }
 
 func (ix *index) isID() bool { return ix.name == "_id_" }
@@ -266,6 +271,9 @@ func encodeCollection(c *collection) []byte {
 			bb = bsoncore.AppendStringElement(bb, "default_language", ts.DefaultLanguage)
 			bb = bsoncore.AppendStringElement(bb, "language_override", ts.LanguageOverride)
 			bb = bsoncore.AppendInt32Element(bb, "textIndexVersion", ts.TextIndexVersion)
+		}
+		if ix.geo2D != nil {
+			bb = bsoncore.AppendDocumentElement(bb, "geo2d", ix.geo2D)
 		}
 		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.multikey)
 		if ix.keyFormat != 0 {
@@ -334,6 +342,9 @@ func decodeCollection(raw []byte) (*collection, error) {
 			spec.LanguageOverride = id.Lookup("language_override").StringValue()
 			spec.TextIndexVersion = id.Lookup("textIndexVersion").Int32()
 		}
+		if gv, err := id.LookupErr("geo2d"); err == nil {
+			spec.Geo2D = append(bsoncore.Document(nil), gv.Document()...)
+		}
 		if tv, err := id.LookupErr("expireAfterSeconds"); err == nil {
 			t := tv.Int64()
 			spec.ExpireAfterSeconds = &t
@@ -384,6 +395,9 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 		ix.text = newTextIndex(spec, fields)
 		ix.textSpec = IndexSpec{Weights: spec.Weights, DefaultLanguage: spec.DefaultLanguage,
 			LanguageOverride: spec.LanguageOverride, TextIndexVersion: spec.TextIndexVersion}
+	}
+	if err := ix.setGrid2D(spec.Geo2D); err != nil {
+		return nil, err
 	}
 	if spec.PartialFilterExpression != nil {
 		f, err := query.Parse(spec.PartialFilterExpression)

@@ -74,11 +74,13 @@ func (g *keyGen) generateGeo(ix *index, doc bsoncore.Document) error {
 			}
 			continue
 		}
-		keyValues := geoKeyValues
+		var vals []bsoncore.Value
+		var err error
 		if f.geo == "2d" {
-			keyValues = hash2DKeyValues
+			vals, err = hash2DKeyValues(doc, f.path, ix.grid2D)
+		} else {
+			vals, err = geoKeyValues(doc, f.path)
 		}
-		vals, err := keyValues(doc, f.path)
 		if err != nil {
 			return err
 		}
@@ -205,9 +207,13 @@ func geoKeyValues(doc bsoncore.Document, path string) ([]bsoncore.Value, error) 
 }
 
 // hash2DKeyValues returns the geohash keys of the legacy coordinate pairs
-// at path (a pair, or an array of pairs), for a 2d index. Other values
-// fail with 13026, points outside [min, max) with 13027.
-func hash2DKeyValues(doc bsoncore.Document, path string) ([]bsoncore.Value, error) {
+// at path (a pair, or an array of pairs), for a 2d index over grid.
+// Other values fail with 13026, points outside [min, max] with 13027
+// (mongod's message, quoting the bounds and the document).
+func hash2DKeyValues(doc bsoncore.Document, path string, grid *geo.Grid2D) ([]bsoncore.Value, error) {
+	if grid == nil {
+		grid = geo.DefaultGrid2D
+	}
 	var out []bsoncore.Value
 	var ferr error
 	add := func(v bsoncore.Value) {
@@ -223,11 +229,12 @@ func hash2DKeyValues(doc bsoncore.Document, path string) ([]bsoncore.Value, erro
 			ferr = errs.New(errs.Code(13026), "geo values must be 'legacy coordinate pairs' for 2d indexes")
 			return
 		}
-		if !geo.InRange2D(p) {
-			ferr = errs.New(errs.Code(13027), "point not in interval of [ %v, %v )", geo.Hash2DMin, geo.Hash2DMax)
+		if !grid.InRange(p) {
+			ferr = errs.New(errs.Code(13027), "point not in interval of [ %s, %s ] :: caused by :: %s",
+				geo.FormatNumber2D(grid.Min), geo.FormatNumber2D(grid.Max), bsonutil.FormatDoc(doc, bsonutil.Style{}))
 			return
 		}
-		out = append(out, geo.HashValue(geo.Hash2D(p)))
+		out = append(out, geo.HashValue(grid.Hash(p)))
 	}
 	query.EachPathValue(doc, path, func(v bsoncore.Value) {
 		if v.Type == bsoncore.TypeArray {

@@ -308,7 +308,7 @@ func compareIndex(ix *index, spec IndexSpec) int {
 		!bsonEqualDoc(ix.collation, spec.Collation) {
 		return indexDifferent
 	}
-	if !ttlEqual(ix.ttl, spec.ExpireAfterSeconds) {
+	if !ttlEqual(ix.ttl, spec.ExpireAfterSeconds) || !grid2DEqual(ix, spec) {
 		return indexEquivalent
 	}
 	return indexIdentical
@@ -359,7 +359,8 @@ func (ix *index) spec() IndexSpec {
 		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl,
 		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique, Collation: ix.collation,
 		Weights: ix.textSpec.Weights, DefaultLanguage: ix.textSpec.DefaultLanguage,
-		LanguageOverride: ix.textSpec.LanguageOverride, TextIndexVersion: ix.textSpec.TextIndexVersion}
+		LanguageOverride: ix.textSpec.LanguageOverride, TextIndexVersion: ix.textSpec.TextIndexVersion,
+		Geo2D: ix.geo2D}
 }
 
 func specString(s IndexSpec) string {

@@ -28,6 +28,7 @@ func planIndexes(c *collection, q *planReq) ([]*plan.Index, error) {
 			MultikeyPaths: ix.multikeyPaths, Collation: ix.collation,
 			// Its keys are not in the query's string order.
 			CollationMismatch: ix.coll != q.filter.Collator(),
+			Grid2D:            ix.grid2D,
 		}
 		for _, f := range ix.fields {
 			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc, Geo: f.geo})

@@ -51,7 +51,7 @@ func FuzzParse(f *testing.F) {
 			if r.Spherical() {
 				QueryRanges(r.RegionOfWithin())
 			} else if x0, y0, x1, y1, ok := r.FlatBounds(); ok {
-				BoxRanges(x0, y0, x1, y1)
+				DefaultGrid2D.BoxRanges(x0, y0, x1, y1)
 			}
 		}
 		if g, err := ParseIntersects(v); err == nil {

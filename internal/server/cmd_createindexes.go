@@ -241,6 +241,7 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 	if err := checkGeoIndexSpec(d); err != nil {
 		return spec, err
 	}
+	spec.Geo2D = geo2DOptions(d)
 	if spec.Name == "" {
 		spec.Name = engine.DefaultIndexName(spec.Key)
 	}

@@ -52,22 +52,26 @@ func checkGeoIndexSpec(d bsoncore.Document) error {
 	return check("finestIndexedLevel", int64(geo.FinestIndexedLevel))
 }
 
-// check2DIndexSpec: 2d indexes are built with mongod's defaults (26 bits
-// over [-180, 180)); other bits, min or max are refused.
+// check2DIndexSpec checks a 2d index's bits, min and max as mongod does
+// (geo.ParseGrid2D: InvalidOptions with mongod's messages); the engine
+// keeps them as given (IndexSpec.Geo2D) and builds the index's grid.
 func check2DIndexSpec(d bsoncore.Document) error {
-	if v, err := d.LookupErr("bits"); err == nil {
-		if bsonutil.IsNumber(v.Type) {
-			if b := bsonutil.AsFloat64(v); b < 1 || b > 32 {
-				return errs.New(errs.Code(13028), "bits in geo index must be between 1 and 32")
-			}
-		}
-		if !bsonutil.IsNumber(v.Type) || bsonutil.AsFloat64(v) != geo.Hash2DBits {
-			return errs.New(errs.NotImplemented, "2d index option bits: %s is not supported by Lode (only %d)", bsonutil.FormatValue(v, bsonutil.Style{}), geo.Hash2DBits)
-		}
+	_, err := geo.ParseGrid2D(d)
+	return err
+}
+
+// geo2DOptions returns the bits, min and max of a 2d index specification
+// as given, for the engine to keep; nil for other indexes (which ignore
+// them, as mongod's do) or when none is given.
+func geo2DOptions(d bsoncore.Document) bsoncore.Document {
+	key, err := d.LookupErr("key")
+	if err != nil || key.Type != bsoncore.TypeEmbeddedDocument {
+		return nil
 	}
-	for name, want := range map[string]float64{"min": geo.Hash2DMin, "max": geo.Hash2DMax} {
-		if v, err := d.LookupErr(name); err == nil && (!bsonutil.IsNumber(v.Type) || bsonutil.AsFloat64(v) != want) {
-			return errs.New(errs.NotImplemented, "2d index option %s: %s is not supported by Lode (only %v)", name, bsonutil.FormatValue(v, bsonutil.Style{}), want)
+	vals, _ := key.Document().Values()
+	for _, v := range vals {
+		if v.Type == bsoncore.TypeString && v.StringValue() == "2d" {
+			return geo.Grid2DSpec(d)
 		}
 	}
 	return nil

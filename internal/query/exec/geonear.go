@@ -83,9 +83,11 @@ func NewGeoNear(n *plan.Node, env Env) *GeoNear {
 		s.is2D = true
 		if !n.Near.Spherical {
 			// Planar units; the farthest two points of the index's
-			// square are 360·√2 apart.
-			s.minR, s.maxR = n.Near.MinDistance, math.Min(n.Near.MaxDistance, (geo.Hash2DMax-geo.Hash2DMin)*math.Sqrt2)
-			s.inner, s.width = s.minR, (geo.Hash2DMax-geo.Hash2DMin)/(1<<geo.Hash2DBits)*16
+			// square are (max - min)·√2 apart; the first annulus is 16
+			// cells wide.
+			g := n.Index.Grid()
+			s.minR, s.maxR = n.Near.MinDistance, math.Min(n.Near.MaxDistance, (g.Max-g.Min)*math.Sqrt2)
+			s.inner, s.width = s.minR, g.CellSize()*16
 		}
 	}
 	return s
@@ -186,7 +188,7 @@ func (s *GeoNear) startAnnulus2D() {
 		x0, y0, x1, y1 = c.X-s.outer, c.Y-s.outer, c.X+s.outer, c.Y+s.outer
 	}
 	bounds := append([]plan.FieldBounds(nil), s.node.Bounds...)
-	bounds[s.gi].OIL = plan.HashRangesOIL(geo.BoxRanges(x0, y0, x1, y1))
+	bounds[s.gi].OIL = plan.HashRangesOIL(s.node.Index.Grid().BoxRanges(x0, y0, x1, y1))
 	s.open(bounds)
 }
 

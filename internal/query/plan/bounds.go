@@ -40,6 +40,7 @@ func indexBounds(ix *Index, preds []pred, conjuncts int, fullyPredicated bool) b
 	if ix.CollationMismatch {
 		preds = stringFree(preds)
 	}
+	preds = regrid2D(ix, preds)
 	res := boundsResult{fields: make([]FieldBounds, len(ix.Fields))}
 	ctxOf := make([]query.Node, len(ix.Fields)) // the $elemMatch each field's bounds came from
 	bound := make([]bool, len(ix.Fields))

@@ -124,17 +124,43 @@ func nearSolutions(p Params, near *query.NearNode) ([]*Solution, error) {
 }
 
 // geo2DOIL returns the 2d bounds of a $geoWithin with a flat shape (or
-// $centerSphere): the geohash ranges covering its bounding box.
+// $centerSphere) over mongod's default grid: the geohash ranges covering
+// its bounding box. indexBounds recomputes them for an index with another
+// grid (regrid2D).
 func geo2DOIL(n query.Node) (OIL, bool) {
-	g, ok := n.(*query.GeoNode)
-	if !ok || g.Within == nil {
+	return geo2DOILOn(n, geo.DefaultGrid2D)
+}
+
+// regrid2D returns preds with the 2d bounds computed over ix's grid, when
+// it is not the default one.
+func regrid2D(ix *Index, preds []pred) []pred {
+	g := ix.Grid()
+	if g.IsDefault() {
+		return preds
+	}
+	out := make([]pred, len(preds))
+	copy(out, preds)
+	for i := range out {
+		if out[i].geo == "2d" {
+			if oil, ok := geo2DOILOn(out[i].node, g); ok {
+				out[i].oil = oil
+			}
+		}
+	}
+	return out
+}
+
+// geo2DOILOn is geo2DOIL over grid g.
+func geo2DOILOn(n query.Node, g *geo.Grid2D) (OIL, bool) {
+	gn, ok := n.(*query.GeoNode)
+	if !ok || gn.Within == nil {
 		return nil, false
 	}
-	x0, y0, x1, y1, ok := g.Within.FlatBounds()
+	x0, y0, x1, y1, ok := gn.Within.FlatBounds()
 	if !ok {
 		return nil, false
 	}
-	return HashRangesOIL(geo.BoxRanges(x0, y0, x1, y1)), true
+	return HashRangesOIL(g.BoxRanges(x0, y0, x1, y1)), true
 }
 
 // HashRangesOIL converts geohash ranges into an interval list of

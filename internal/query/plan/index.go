@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/geo"
 	"github.com/lodedb/lode/internal/query"
 )
 
@@ -41,6 +42,17 @@ type Index struct {
 	CollationMismatch bool
 	// Text is set for a text index, which only $text uses (text.go).
 	Text *TextIndex
+	// Grid2D is a 2d index's geohash grid (its bits, min and max); nil
+	// for other indexes.
+	Grid2D *geo.Grid2D
+}
+
+// Grid returns the 2d grid of ix: its own, or mongod's default.
+func (ix *Index) Grid() *geo.Grid2D {
+	if ix.Grid2D != nil {
+		return ix.Grid2D
+	}
+	return geo.DefaultGrid2D
 }
 
 // Directions returns the descending flags of the fields, for keystring
