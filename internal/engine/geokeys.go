@@ -45,10 +45,10 @@ func checkGeoPattern(fields []keyField) error {
 	for i, f := range fields {
 		if f.geo == "2d" {
 			if n > 1 {
-				return errs.New(errs.Code(13022), "can't have 2 geo field")
+				return errs.New(errs.Code(16800), "can't have 2 geo fields")
 			}
 			if i != 0 {
-				return errs.New(errs.Code(13023), "2d has to be first in index")
+				return errs.New(errs.Code(16801), "2d has to be first in index")
 			}
 		}
 	}
