@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -50,6 +51,9 @@ func (s *Sort) KeyScore(doc bsoncore.Document, score float64) SortKey {
 	key := s.Key(doc)
 	for i, f := range s.Fields {
 		if f.Meta != "" {
+			if math.IsNaN(score) {
+				score = 0 // mongod sorts a document without a score as 0
+			}
 			key[i] = bsoncore.Value{Type: bsoncore.TypeDouble, Data: bsoncore.AppendDouble(nil, score)}
 		}
 	}
@@ -102,6 +106,9 @@ func (p *Projection) ApplyScore(doc bsoncore.Document, pos int, score float64) (
 		}
 	}
 	for _, m := range p.metas {
+		if math.IsNaN(score) {
+			break // no score: the field is missing, as in mongod
+		}
 		b = bsoncore.AppendDoubleElement(b, m, score)
 	}
 	b, _ = bsoncore.AppendDocumentEnd(b, idx)

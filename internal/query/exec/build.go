@@ -125,6 +125,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 				// The residual: the bounds guarantee the rest.
 				f, doc = n.Residual, n.ResidualDoc
 			}
+			if n.BranchFilter != nil {
+				f, doc = n.BranchFilter, n.BranchFilterDoc
+			}
 		}
 		fetch := NewFetch(child, env.Reader, env.CollID, f, doc, env.Timing)
 		fetch.SetBatch(env.FetchBatch, env.fetchWant)
@@ -159,6 +162,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		for _, c := range n.Children {
 			kids = append(kids, NewIxScan(env.Reader, c.Index, c.Bounds, c.Direction, false, env.Timing))
 		}
+		if n.BranchFilter != nil {
+			return NewTextOr(kids, n.Text, env.Reader, env.CollID, n.BranchFilter, n.BranchFilterDoc, env.Timing), nil
+		}
 		return NewTextOr(kids, n.Text, env.Reader, env.CollID, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageGeoNear2DSphere, plan.StageGeoNear2D:
 		return NewGeoNear(n, env), nil
@@ -171,7 +177,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			}
 			kids = append(kids, k)
 		}
-		return NewOr(kids, env.Timing), nil
+		o := NewOr(kids, env.Timing)
+		o.scored = n.Scored
+		return o, nil
 	}
 	return nil, fmt.Errorf("exec: unknown plan stage %q", n.Stage)
 }

@@ -68,6 +68,7 @@ type fetchSlot struct {
 	doc   bsoncore.Document // the child's document, or the one read; nil: not found
 	pos   int
 	given bool // the child supplied doc (no read, not examined here)
+	score float64
 }
 
 // NewFetch returns a FETCH over child; filter may be nil.
@@ -164,7 +165,7 @@ func (f *Fetch) workBatched() (State, *Member, error) {
 			return NeedTime, nil, nil
 		}
 	}
-	f.m = Member{RID: s.rid, Doc: s.doc, Pos: s.pos}
+	f.m = Member{RID: s.rid, Doc: s.doc, Pos: s.pos, Score: s.score}
 	return f.match()
 }
 
@@ -194,7 +195,7 @@ func (f *Fetch) refill() {
 			continue
 		}
 		adv++
-		s := fetchSlot{st: Advanced, rid: in.RID, pos: -1}
+		s := fetchSlot{st: Advanced, rid: in.RID, pos: -1, score: in.Score}
 		if in.Doc != nil {
 			// Documents are stable (Member), index keys are not: keep
 			// only the document.

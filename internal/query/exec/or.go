@@ -1,6 +1,10 @@
 package exec
 
-import "go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/query"
+)
 
 // Or is OR: it returns the results of each input in turn, dropping records
 // already returned.
@@ -10,6 +14,9 @@ type Or struct {
 	seen        map[uint64]struct{}
 	dupsTested  int64
 	dupsDropped int64
+	// scored, when set, marks the children that give a text score; the
+	// others' members get NoScore.
+	scored []bool
 }
 
 // NewOr returns an OR over children.
@@ -55,6 +62,9 @@ func (o *Or) work() (State, *Member, error) {
 		return NeedTime, nil, nil
 	}
 	o.seen[m.RID] = struct{}{}
+	if o.scored != nil && !o.scored[o.cur] {
+		m.Score = query.NoScore
+	}
 	return Advanced, m, nil
 }
 

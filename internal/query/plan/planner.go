@@ -17,6 +17,9 @@ func Plan(p Params) ([]*Solution, error) {
 	root := p.Filter.Root()
 	tn, err := query.TextOf(p.Filter)
 	if err != nil {
+		if i, tn := query.TextOrBranch(p.Filter); tn != nil && errs.Is(err, errs.NotImplemented) {
+			return textOrSolution(p, i, tn)
+		}
 		return nil, textUnderOrError(p, err)
 	}
 	if tn != nil {

@@ -64,6 +64,13 @@ type Node struct {
 	Dedup bool
 	// Text is TEXT_MATCH's and TEXT_OR's query (text.go).
 	Text *TextPlan
+	// BranchFilter, when set, is the filter a FETCH or TEXT_OR applies
+	// instead of the query's: its branch of a $text $or (textor.go).
+	BranchFilter    *query.Filter
+	BranchFilterDoc bsoncore.Document
+	// Scored marks, for an OR over a $text $or, which children give a
+	// text score (the others' documents have none).
+	Scored []bool
 }
 
 // Solution is one candidate plan for a query: a tree without SORT, SKIP,

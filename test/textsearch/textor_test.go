@@ -1,0 +1,147 @@
+package textsearch_test
+
+import (
+	"math"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestTextInsideOr: a $text that is a branch of a top-level $or, every
+// other branch answered by an index, returns the union of the branches,
+// each document once. The expected ids come from the articles: "coffee"
+// is in the subject of 1, 2 and 7 (the $text reference page's first
+// example); the other branch selects by _id or by the indexed author.
+func TestTextInsideOr(t *testing.T) {
+	c := articles(t)
+	ctx := testenv.Ctx(t)
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "author", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	or := func(branches ...any) bson.D { return bson.D{{Key: "$or", Value: bson.A(branches)}} }
+	cases := []struct {
+		name   string
+		filter bson.D
+		want   string
+	}{
+		{"text or _id", or(textFilter("coffee"), bson.D{{Key: "_id", Value: 3}}), "1 2 3 7"},
+		{"_id branch first", or(bson.D{{Key: "_id", Value: 3}}, textFilter("coffee")), "1 2 3 7"},
+		{"overlap counted once", or(textFilter("coffee"), bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{1, 3}}}}}), "1 2 3 7"},
+		{"indexed author", or(textFilter("coffee"), bson.D{{Key: "author", Value: "abc"}}), "1 2 3 5 7"},
+		{"range on an index", or(textFilter("baking"), bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 7}}}}), "3 4 7 8"},
+		{"three branches", or(bson.D{{Key: "author", Value: "jkl"}}, textFilter("leche"), bson.D{{Key: "_id", Value: 1}}), "1 5 6 8"},
+		{"negated term", or(textFilter(`coffee -shopping`), bson.D{{Key: "_id", Value: 4}}), "1 4 7"},
+		{"branch with another predicate", or(textFilter("coffee"), bson.D{{Key: "author", Value: "xyz"}, {Key: "views", Value: 100}}), "1 2 4 7"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := idsString(ids(t, c, tc.filter, nil, false)); got != tc.want {
+				t.Fatalf("ids %s, want %s", got, tc.want)
+			}
+			n, err := c.CountDocuments(ctx, tc.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(len(ids(t, c, tc.filter, nil, false))); n != want {
+				t.Fatalf("count %d, want %d", n, want)
+			}
+		})
+	}
+}
+
+// TestTextInsideOrScore: documents from the $text branch carry their
+// score; a document only the other branch returns has none, so a
+// {$meta: "textScore"} projection leaves the field out (mongod's
+// ExpressionMeta gives missing without a score) and a textScore sort
+// takes it as 0 (mongod's WorkingSetMember text score), so it comes last.
+func TestTextInsideOrScore(t *testing.T) {
+	c := articles(t)
+	ctx := testenv.Ctx(t)
+	filter := bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{1, 3}}}}}, textFilter("coffee")}}}
+	cur, err := c.Find(ctx, filter, options.Find().SetProjection(scoreProj).
+		SetSort(bson.D{{Key: "score", Value: bson.D{{Key: "$meta", Value: "textScore"}}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 4 {
+		t.Fatalf("%d documents, want 4: %v", len(docs), docs)
+	}
+	for i, d := range docs {
+		id := d.Lookup("_id").Int32()
+		sc, has := d.Lookup("score").DoubleOK()
+		if id == 3 {
+			if has || i != 3 {
+				t.Fatalf("_id 3 (no text match) at %d with score %v, want last without a score", i, d)
+			}
+			continue
+		}
+		if !has || sc <= 0 || math.IsNaN(sc) {
+			t.Fatalf("_id %d has score %v, want a positive text score", id, d.Lookup("score"))
+		}
+		if i > 0 {
+			if prev, ok := docs[i-1].Lookup("score").DoubleOK(); ok && prev < sc {
+				t.Fatalf("scores not descending: %v", docs)
+			}
+		}
+	}
+	// _id 1 ("coffee", the whole subject) outranks 2 and 7.
+	if docs[0].Lookup("_id").Int32() != 1 {
+		t.Fatalf("first %v, want _id 1", docs[0])
+	}
+}
+
+// TestTextInsideOrUnindexed: a branch no index answers is mongod's 291.
+func TestTextInsideOrUnindexed(t *testing.T) {
+	c := articles(t)
+	ctx := testenv.Ctx(t)
+	for _, f := range []bson.D{
+		{{Key: "$or", Value: bson.A{textFilter("coffee"), bson.D{{Key: "views", Value: 5}}}}},
+		{{Key: "$or", Value: bson.A{textFilter("coffee"), bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "author", Value: "abc"}}}}},
+	} {
+		_, err := c.Find(ctx, f)
+		ce := testenv.WantCmdError(t, err, 291, "NoQueryExecutionPlans")
+		if want := "error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well."; ce.Message != want {
+			t.Fatalf("errmsg %q, want %q", ce.Message, want)
+		}
+	}
+}
+
+// TestTextInsideOrExplain: mongod plans {$or: [{_id: 1}, {$text}]} as
+// FETCH > OR > [TEXT, IXSCAN {_id: 1}] (its planner test
+// TextInsideOrBasic), the text node being TEXT_MATCH > TEXT_OR > IXSCAN.
+func TestTextInsideOrExplain(t *testing.T) {
+	c := articles(t)
+	res := testenv.Explain(t, c.Database(), bson.D{{Key: "find", Value: "articles"},
+		{Key: "filter", Value: bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "_id", Value: 1}}, textFilter("coffee")}}}}}, "executionStats")
+	wp := testenv.WinningPlan(res)
+	if s := wp.Lookup("stage").StringValue(); s != "FETCH" {
+		t.Fatalf("root %s, want FETCH: %s", s, wp)
+	}
+	or := wp.Lookup("inputStage")
+	if or.Document().Lookup("stage").StringValue() != "OR" {
+		t.Fatalf("under FETCH %s, want OR", or)
+	}
+	kids, _ := or.Document().Lookup("inputStages").Array().Values()
+	if len(kids) != 2 {
+		t.Fatalf("OR has %d inputs, want 2", len(kids))
+	}
+	if got := testenv.Stages(kids[0].Document()); len(got) != 3 || got[0] != "TEXT_MATCH" || got[1] != "TEXT_OR" || got[2] != "IXSCAN" {
+		t.Fatalf("first OR input %v, want TEXT_MATCH, TEXT_OR, IXSCAN", got)
+	}
+	ix := kids[1].Document()
+	if ix.Lookup("stage").StringValue() != "IXSCAN" || ix.Lookup("keyPattern").Document().String() != `{"_id": {"$numberInt":"1"}}` {
+		t.Fatalf("second OR input %s, want IXSCAN {_id: 1}", ix)
+	}
+	// coffee: 1, 2, 7; _id 1 again, dropped by the OR.
+	if n := res.Lookup("executionStats", "nReturned").Int32(); n != 3 {
+		t.Fatalf("nReturned %d, want 3", n)
+	}
+}
