@@ -110,7 +110,7 @@ func (e *Engine) findTailable(ctx context.Context, c *collection, spec FindSpec,
 	if !c.capped {
 		return nil, errs.New(errs.BadValue, "error processing query: ns=%s tailable cursor requested on non capped collection", c.ns())
 	}
-	if _, tn := query.TextOrBranch(f); tn != nil {
+	if _, _, tn := query.TextOrBranch(f); tn != nil {
 		return nil, errs.New(errs.NotImplemented, "$text on a tailable cursor is not supported by Lode")
 	}
 	if tn, _ := query.TextOf(f); tn != nil {

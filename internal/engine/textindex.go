@@ -289,7 +289,7 @@ func checkTextMeta(q planReq) error {
 	if tn, err := query.TextOf(q.filter); err == nil && tn != nil {
 		return nil
 	}
-	if _, tn := query.TextOrBranch(q.filter); tn != nil {
+	if _, _, tn := query.TextOrBranch(q.filter); tn != nil {
 		return nil
 	}
 	return errs.New(errs.Location40218, "query requires text score metadata, but it is not available")

@@ -2,30 +2,37 @@ package query
 
 import "math"
 
-// TextOrBranch finds a $text that is a branch of a top-level $or: the
-// branch is the $text itself or a $and holding it directly. It returns
-// the branch's position and the $text, or -1 and nil.
-func TextOrBranch(f *Filter) (int, *TextNode) {
+// TextOrBranch finds a $text that is a branch of an $or at the top level
+// of the filter (its root, or a conjunct of a root $and): the branch is
+// the $text itself or a $and holding it directly. It returns the $or,
+// the branch's position and the $text, or nil, -1 and nil.
+func TextOrBranch(f *Filter) (*OrNode, int, *TextNode) {
 	if f == nil {
-		return -1, nil
+		return nil, -1, nil
 	}
-	or, ok := f.root.(*OrNode)
-	if !ok {
-		return -1, nil
+	ors := []Node{f.root}
+	if a, ok := f.root.(*AndNode); ok {
+		ors = a.Children
 	}
-	for i, c := range or.Children {
-		switch t := c.(type) {
-		case *TextNode:
-			return i, t
-		case *AndNode:
-			for _, k := range t.Children {
-				if tn, ok := k.(*TextNode); ok {
-					return i, tn
+	for _, n := range ors {
+		or, ok := n.(*OrNode)
+		if !ok {
+			continue
+		}
+		for i, c := range or.Children {
+			switch t := c.(type) {
+			case *TextNode:
+				return or, i, t
+			case *AndNode:
+				for _, k := range t.Children {
+					if tn, ok := k.(*TextNode); ok {
+						return or, i, tn
+					}
 				}
 			}
 		}
 	}
-	return -1, nil
+	return nil, -1, nil
 }
 
 // Branch returns a filter matching like the node n of f's tree, with f's

@@ -73,7 +73,7 @@ func (s *Server) parseOplogQuery(spec engine.FindSpec) (*oplogQuery, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, tn := query.TextOrBranch(f); tn != nil {
+	if _, _, tn := query.TextOrBranch(f); tn != nil {
 		return nil, errs.New(errs.IndexNotFound, "text index required for $text query") // the oplog has no text index
 	}
 	if tn, _ := query.TextOf(f); tn != nil {

@@ -35,6 +35,10 @@ func TestTextInsideOr(t *testing.T) {
 		{"range on an index", or(textFilter("baking"), bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 7}}}}), "3 4 7 8"},
 		{"three branches", or(bson.D{{Key: "author", Value: "jkl"}}, textFilter("leche"), bson.D{{Key: "_id", Value: 1}}), "1 5 6 8"},
 		{"negated term", or(textFilter(`coffee -shopping`), bson.D{{Key: "_id", Value: 4}}), "1 4 7"},
+		// A conjunct beside the $or applies to every branch: author
+		// xyz is 1, 4 and 8.
+		{"$or beside a conjunct", append(bson.D{{Key: "author", Value: "xyz"}}, or(bson.D{{Key: "_id", Value: 4}}, textFilter("coffee"))...), "1 4"},
+		{"$or inside $and", bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "views", Value: bson.D{{Key: "$lt", Value: 60}}}}, or(textFilter("coffee"), bson.D{{Key: "_id", Value: 8}})}}}, "1 2 7 8"},
 		{"branch with another predicate", or(textFilter("coffee"), bson.D{{Key: "author", Value: "xyz"}, {Key: "views", Value: 100}}), "1 2 4 7"},
 	}
 	for _, tc := range cases {
@@ -111,7 +115,9 @@ func TestTextInsideOrUnindexed(t *testing.T) {
 		if want := "error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well."; ce.Message != want {
 			t.Fatalf("errmsg %q, want %q", ce.Message, want)
 		}
-	}
+	} // Under a root $and mongod words it otherwise; the code is the same.
+	_, err := c.Find(ctx, bson.D{{Key: "author", Value: "abc"}, {Key: "$or", Value: bson.A{textFilter("coffee"), bson.D{{Key: "views", Value: 5}}}}})
+	testenv.WantCmdError(t, err, 291, "NoQueryExecutionPlans")
 }
 
 // TestTextInsideOrExplain: mongod plans {$or: [{_id: 1}, {$text}]} as
@@ -143,5 +149,25 @@ func TestTextInsideOrExplain(t *testing.T) {
 	// coffee: 1, 2, 7; _id 1 again, dropped by the OR.
 	if n := res.Lookup("executionStats", "nReturned").Int32(); n != 3 {
 		t.Fatalf("nReturned %d, want 3", n)
+	}
+}
+
+// TestTextInsideOrBesideConjunct: mongod's planner test TextInsideOrBasic
+// plans {a: 0, $or: [{_id: 1}, {$text}]} as FETCH {filter: {a: 0}} over
+// OR [TEXT, IXSCAN {_id: 1}].
+func TestTextInsideOrBesideConjunct(t *testing.T) {
+	c := articles(t)
+	filter := bson.D{{Key: "author", Value: "efg"}, {Key: "$or", Value: bson.A{bson.D{{Key: "_id", Value: 1}}, textFilter("coffee")}}}
+	res := testenv.Explain(t, c.Database(), bson.D{{Key: "find", Value: "articles"}, {Key: "filter", Value: filter}}, "executionStats")
+	wp := testenv.WinningPlan(res)
+	if wp.Lookup("stage").StringValue() != "FETCH" || wp.Lookup("inputStage", "stage").StringValue() != "OR" {
+		t.Fatalf("plan %s, want FETCH over OR", wp)
+	}
+	if f := wp.Lookup("filter").Document().String(); f != `{"author": {"$eq": "efg"}}` {
+		t.Fatalf("FETCH filter %s, want {author: {$eq: \"efg\"}}", f)
+	}
+	// coffee: 1 (xyz), 2 (efg), 7 (efg).
+	if got := idsString(ids(t, c, filter, nil, false)); got != "2 7" {
+		t.Fatalf("ids %s, want 2 7", got)
 	}
 }

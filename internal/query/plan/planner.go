@@ -17,8 +17,8 @@ func Plan(p Params) ([]*Solution, error) {
 	root := p.Filter.Root()
 	tn, err := query.TextOf(p.Filter)
 	if err != nil {
-		if i, tn := query.TextOrBranch(p.Filter); tn != nil && errs.Is(err, errs.NotImplemented) {
-			return textOrSolution(p, i, tn)
+		if or, i, tn := query.TextOrBranch(p.Filter); tn != nil && errs.Is(err, errs.NotImplemented) {
+			return textOrSolution(p, or, i, tn)
 		}
 		return nil, textUnderOrError(p, err)
 	}

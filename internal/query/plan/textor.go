@@ -7,25 +7,21 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
-// textOrSolution plans a top-level $or with a $text branch as mongod 7.0
-// does: an OR (dropping records already returned) over the text branch's
-// TEXT_MATCH > TEXT_OR > IXSCANs and, for each other branch, a scan of
-// an index (under a FETCH applying the branch when the bounds are not
-// exact), all under a FETCH. A branch no index
-// answers is NoQueryExecutionPlans (291). The text branch comes first,
-// so a document both branches match carries its text score.
-func textOrSolution(p Params, textAt int, tn *query.TextNode) ([]*Solution, error) {
-	or := p.Filter.Root().(*query.OrNode)
-	branchDocs := orBranchDocs(p.FilterDoc)
-	branchDoc := func(i int) bsoncore.Document {
-		if i < len(branchDocs) {
-			return branchDocs[i]
-		}
-		return nil
+// textOrSolution plans an $or with a $text branch (the filter or one of
+// its top-level conjuncts) as mongod 7.0 does: an OR (dropping records
+// already returned) over the text branch's TEXT_MATCH > TEXT_OR > IXSCANs
+// and, for each other branch, a scan of an index (under a FETCH applying
+// the branch when the bounds are not exact), all under a FETCH applying
+// the conjuncts beside the $or. A branch no index answers is
+// NoQueryExecutionPlans (291). The text branch comes first, so a
+// document both branches match carries its text score.
+func textOrSolution(p Params, or *query.OrNode, textAt int, tn *query.TextNode) ([]*Solution, error) {
+	if p.Hint.Type != 0 {
+		return nil, errs.New(errs.NotImplemented, "a hint with $text inside $or is not supported by Lode")
 	}
 	tp := p
 	tp.Filter = p.Filter.Branch(or.Children[textAt])
-	tp.FilterDoc = branchDoc(textAt)
+	tp.FilterDoc = tp.Filter.Serialize()
 	ts, err := textSolution(tp, tn)
 	if err != nil {
 		return nil, err
@@ -37,16 +33,25 @@ func textOrSolution(p Params, textAt int, tn *query.TextNode) ([]*Solution, erro
 		if i == textAt {
 			continue
 		}
-		branch := branchPlan(p, p.Filter.Branch(c), branchDoc(i))
+		bf := p.Filter.Branch(c)
+		branch := branchPlan(p, bf, bf.Serialize())
 		if branch == nil {
+			if p.Filter.Root() != or {
+				// mongod words its error for a root $or only.
+				return nil, errs.New(errs.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: No query solutions")
+			}
 			return nil, errs.New(errs.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well.")
 		}
 		node.Children = append(node.Children, branch)
 		node.Scored = append(node.Scored, false)
 	}
-	// The FETCH reads the documents of the index scans' records; the
-	// text branch's are already read.
+	// The FETCH reads the documents of the index scans' records (the
+	// text branch's are already read) and applies the conjuncts beside
+	// the $or.
 	root := &Node{Stage: StageFetch, Children: []*Node{node}}
+	if rest := p.Filter.Without([]query.Node{or}); rest != nil {
+		root.Filter, root.BranchFilter, root.BranchFilterDoc = true, rest, rest.Serialize()
+	}
 	return []*Solution{{Root: root, BlockingSort: p.Sort != nil && !p.Sort.Empty(), Index: ts.Index}}, nil
 }
 
@@ -84,23 +89,4 @@ func branchPlan(p Params, f *query.Filter, doc bsoncore.Document) *Node {
 		return scan
 	}
 	return &Node{Stage: StageFetch, Filter: true, Children: []*Node{scan}, BranchFilter: f, BranchFilterDoc: doc}
-}
-
-// orBranchDocs returns the documents of a filter's top-level $or array.
-func orBranchDocs(filter bsoncore.Document) []bsoncore.Document {
-	v, err := filter.LookupErr("$or")
-	if err != nil {
-		return nil
-	}
-	arr, ok := v.ArrayOK()
-	if !ok {
-		return nil
-	}
-	vals, _ := arr.Values()
-	var out []bsoncore.Document
-	for _, x := range vals {
-		d, _ := x.DocumentOK()
-		out = append(out, d)
-	}
-	return out
 }
