@@ -171,3 +171,64 @@ func TestTextInsideOrBesideConjunct(t *testing.T) {
 		t.Fatalf("ids %s, want 2 7", got)
 	}
 }
+
+// TestTextInsideOrAggregate: the same $or as a pipeline's first $match;
+// {$meta: "textScore"} is missing for the document without a score (as
+// mongod's ExpressionMeta gives it) and sorts it last.
+func TestTextInsideOrAggregate(t *testing.T) {
+	c := articles(t)
+	ctx := testenv.Ctx(t)
+	meta := bson.D{{Key: "$meta", Value: "textScore"}}
+	cur, err := c.Aggregate(ctx, bson.A{
+		bson.D{{Key: "$match", Value: bson.D{{Key: "$or", Value: bson.A{textFilter("coffee"), bson.D{{Key: "_id", Value: 3}}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "s", Value: meta}}}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "s", Value: meta}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 4 || docs[0].Lookup("_id").Int32() != 1 || docs[3].Lookup("_id").Int32() != 3 {
+		t.Fatalf("docs %v, want 4 with _id 1 first and 3 last", docs)
+	}
+	if _, err := docs[3].LookupErr("s"); err == nil {
+		t.Fatalf("_id 3 has a score: %v", docs[3])
+	}
+	for _, d := range docs[:3] {
+		if s, ok := d.Lookup("s").DoubleOK(); !ok || s <= 0 {
+			t.Fatalf("%v: want a positive score", d)
+		}
+	}
+}
+
+// TestTextInsideOrCompound: with a compound text index the $text branch
+// needs its own equality on the prefix field; one beside the $or does
+// not count (the planner error users of mongod report for it).
+func TestTextInsideOrCompound(t *testing.T) {
+	_, db := testenv.Open(t)
+	c := db.Collection("posts")
+	ctx := testenv.Ctx(t)
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "user", Value: 1}, {Key: "body", Value: "text"}}}); err != nil {
+		t.Fatal(err)
+	}
+	docs := []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "user", Value: "u1"}, {Key: "body", Value: "red apples"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "user", Value: "u2"}, {Key: "body", Value: "red cherries"}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "user", Value: "u1"}, {Key: "body", Value: "green pears"}},
+		bson.D{{Key: "_id", Value: 4}, {Key: "user", Value: "u2"}, {Key: "body", Value: "yellow lemons"}},
+	}
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	red := append(bson.D{{Key: "user", Value: "u1"}}, textFilter("red")...)
+	ok := bson.D{{Key: "$or", Value: bson.A{red, bson.D{{Key: "_id", Value: 4}}}}}
+	if got := idsString(ids(t, c, ok, nil, false)); got != "1 4" {
+		t.Fatalf("ids %s, want 1 4", got)
+	}
+	noPrefix := bson.D{{Key: "user", Value: "u1"}, {Key: "$or", Value: bson.A{textFilter("red"), bson.D{{Key: "_id", Value: 4}}}}}
+	_, err := c.Find(ctx, noPrefix)
+	testenv.WantCmdError(t, err, 2, "BadValue")
+}
