@@ -1,6 +1,7 @@
 """Text search through pymongo 3.11: a weighted text index created with
 create_index([...TEXT]), $text with a phrase and a negation, textScore in
-the projection and sort, and an aggregate whose first $match is $text."""
+the projection and sort, an aggregate whose first $match is $text, and
+$text as a branch of $or."""
 import sys
 
 from pymongo import MongoClient, TEXT
@@ -39,5 +40,16 @@ try:
     raise AssertionError("second text index accepted")
 except OperationFailure as e:
     assert e.code == 67, e
+# $text as a branch of $or beside an indexed _id branch: the union, and
+# no score for the document only the _id branch returns.
+docs = list(blog.find({"$or": [{"$text": {"$search": "coffee"}}, {"_id": 3}]}, {"score": {"$meta": "textScore"}})
+            .sort([("score", {"$meta": "textScore"})]))
+assert [d["_id"] for d in docs] == [1, 3], docs
+assert docs[0]["score"] > 0 and "score" not in docs[1], docs
+try:
+    list(blog.find({"$or": [{"$text": {"$search": "coffee"}}, {"keywords": "poll"}]}))
+    raise AssertionError("$text beside an unindexed $or branch accepted")
+except OperationFailure as e:
+    assert e.code == 291, e
 client.drop_database("text_py")
 print("text ok")
