@@ -232,3 +232,24 @@ func TestTextInsideOrCompound(t *testing.T) {
 	_, err := c.Find(ctx, noPrefix)
 	testenv.WantCmdError(t, err, 2, "BadValue")
 }
+
+// TestTextInsideOrWrites: update and delete select the same union.
+func TestTextInsideOrWrites(t *testing.T) {
+	c := articles(t)
+	ctx := testenv.Ctx(t)
+	filter := bson.D{{Key: "$or", Value: bson.A{textFilter("coffee"), bson.D{{Key: "_id", Value: 3}}}}}
+	up, err := c.UpdateMany(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "hit", Value: true}}}})
+	if err != nil || up.ModifiedCount != 4 {
+		t.Fatalf("updateMany: %v %v, want 4 modified", up, err)
+	}
+	if got := idsString(ids(t, c, bson.D{{Key: "hit", Value: true}}, nil, false)); got != "1 2 3 7" {
+		t.Fatalf("updated %s, want 1 2 3 7", got)
+	}
+	del, err := c.DeleteMany(ctx, filter)
+	if err != nil || del.DeletedCount != 4 {
+		t.Fatalf("deleteMany: %v %v, want 4 deleted", del, err)
+	}
+	if got := idsString(ids(t, c, bson.D{}, nil, false)); got != "4 5 6 8" {
+		t.Fatalf("left %s, want 4 5 6 8", got)
+	}
+}
