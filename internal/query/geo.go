@@ -303,47 +303,43 @@ func EachPathValue(doc bsoncore.Document, path string, fn func(v bsoncore.Value)
 // geometry of doc at path: a GeoJSON object, a legacy pair, or an array
 // of either.
 func NearestGeometry(center s2.Point, doc bsoncore.Document, path string) (float64, bsoncore.Value) {
-	best, loc := math.Inf(1), bsoncore.Value{}
-	EachPathValue(doc, path, func(v bsoncore.Value) {
-		try := func(v bsoncore.Value) bool {
-			g, err := geo.ParseStored(v)
-			if err != nil || g.OffSphere {
-				return false
-			}
-			if d := float64(geo.Distance(center, g)); d < best {
-				best, loc = d, v
-			}
-			return true
+	return nearestValue(doc, path, func(v bsoncore.Value) (float64, bool) {
+		g, err := geo.ParseStored(v)
+		if err != nil || g.OffSphere {
+			return 0, false
 		}
-		if try(v) || v.Type != bsoncore.TypeArray {
-			return
-		}
-		vals, _ := bsoncore.Document(v.Data).Values()
-		for _, e := range vals {
-			try(e)
-		}
+		return float64(geo.Distance(center, g)), true
 	})
-	return best, loc
 }
 
 // NearestFlat returns the planar distance from c to, and the value of,
 // the nearest legacy coordinate pair of doc at path (a 2d $near).
 func NearestFlat(c geo.FlatPoint, doc bsoncore.Document, path string) (float64, bsoncore.Value) {
-	best, loc := math.Inf(1), bsoncore.Value{}
-	EachPathValue(doc, path, func(v bsoncore.Value) {
-		try := func(v bsoncore.Value) bool {
-			if !geo.IsLegacyPoint(v) {
-				return false
-			}
-			p, err := geo.ParseFlatPoint(v, true)
-			if err != nil {
-				return false
-			}
-			if d := math.Hypot(p.X-c.X, p.Y-c.Y); d < best {
-				best, loc = d, v
-			}
-			return true
+	return nearestValue(doc, path, func(v bsoncore.Value) (float64, bool) {
+		if !geo.IsLegacyPoint(v) {
+			return 0, false
 		}
+		p, err := geo.ParseFlatPoint(v, true)
+		if err != nil {
+			return 0, false
+		}
+		return math.Hypot(p.X-c.X, p.Y-c.Y), true
+	})
+}
+
+// nearestValue returns the smallest dist over the values of doc at path,
+// and the value it was found at. An array that is not itself a location
+// has its elements tried instead.
+func nearestValue(doc bsoncore.Document, path string, dist func(bsoncore.Value) (float64, bool)) (float64, bsoncore.Value) {
+	best, loc := math.Inf(1), bsoncore.Value{}
+	try := func(v bsoncore.Value) bool {
+		d, ok := dist(v)
+		if ok && d < best {
+			best, loc = d, v
+		}
+		return ok
+	}
+	EachPathValue(doc, path, func(v bsoncore.Value) {
 		if try(v) || v.Type != bsoncore.TypeArray {
 			return
 		}
