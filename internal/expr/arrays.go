@@ -18,23 +18,6 @@ func init() {
 	})
 }
 
-// unary parses a one-argument operator evaluating f on the value.
-func unary(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opParser {
-	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-		es, err := parseN(name, args, pc, 1, 1)
-		if err != nil {
-			return nil, err
-		}
-		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-			v, err := es[0].Eval(doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			return f(name, v)
-		}), nil
-	}
-}
-
 var parseSize = unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
 	if v.Type != bsoncore.TypeArray {
 		return Missing, errs.New(errs.Location17124, "The argument to $size must be an array. Type of argument was: %s", bsonutil.TypeName(v.Type))

@@ -44,51 +44,19 @@ func numToString(v bsoncore.Value) string {
 	return ""
 }
 
-func parseType(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-	es, err := parseN(name, args, pc, 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		v, err := es[0].Eval(doc, vars)
-		if err != nil {
-			return Missing, err
-		}
+var (
+	parseType = unary(func(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 		return String(bsonutil.TypeName(v.Type)), nil
-	}), nil
-}
-
-func parseIsNumber(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-	es, err := parseN(name, args, pc, 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		v, err := es[0].Eval(doc, vars)
-		if err != nil {
-			return Missing, err
-		}
+	})
+	parseIsNumber = unary(func(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 		return Bool(isNum(v)), nil
-	}), nil
-}
+	})
+)
 
 func toOp(target string) opParser {
-	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-		es, err := parseN(name, args, pc, 1, 1)
-		if err != nil {
-			return nil, err
-		}
-		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-			v, err := es[0].Eval(doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			if IsNullish(v) {
-				return Null, nil
-			}
-			return Convert(v, target)
-		}), nil
-	}
+	return unaryNullable(func(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+		return Convert(v, target)
+	})
 }
 
 // targetName resolves a $convert 'to' value (name or numeric alias).

@@ -22,19 +22,9 @@ func init() {
 	register(map[string]opParser{"$toHashedIndexKey": parseToHashedIndexKey})
 }
 
-func parseToHashedIndexKey(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-	es, err := parseN(name, args, pc, 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		v, err := es[0].Eval(doc, vars)
-		if err != nil {
-			return Missing, err
-		}
-		return Int64(HashedIndexKey(v)), nil
-	}), nil
-}
+var parseToHashedIndexKey = unary(func(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	return Int64(HashedIndexKey(v)), nil
+})
 
 // HashedIndexKey returns the hashed-index hash of v (missing allowed).
 func HashedIndexKey(v bsoncore.Value) int64 {

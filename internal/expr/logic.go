@@ -84,19 +84,9 @@ func parseAndOr(and bool) opParser {
 	}
 }
 
-func parseNot(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
-	es, err := parseN(name, args, pc, 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		v, err := es[0].Eval(doc, vars)
-		if err != nil {
-			return Missing, err
-		}
-		return Bool(!Truthy(v)), nil
-	}), nil
-}
+var parseNot = unary(func(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	return Bool(!Truthy(v)), nil
+})
 
 func parseCond(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	var c, t, f Expr

@@ -6,11 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// unaryNullable builds a one-argument operator that gives null for a null,
-// undefined or missing argument and applies f to any other value. Most of
-// the operators that take one value ($abs, $sin, $bsonSize, $tsSecond,
-// $bitNot...) share this shape.
-func unaryNullable(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opParser {
+// unary builds a one-argument operator that applies f to its argument's
+// value, whatever its type.
+func unary(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		es, err := parseN(name, args, pc, 1, 1)
 		if err != nil {
@@ -22,12 +20,22 @@ func unaryNullable(f func(name string, v bsoncore.Value) (bsoncore.Value, error)
 			if err != nil {
 				return Missing, err
 			}
-			if IsNullish(v) {
-				return Null, nil
-			}
 			return f(name, v)
 		}), nil
 	}
+}
+
+// unaryNullable builds a one-argument operator that gives null for a null,
+// undefined or missing argument and applies f to any other value. Most of
+// the operators that take one value ($abs, $sin, $bsonSize, $tsSecond,
+// $bitNot, $toInt...) share this shape.
+func unaryNullable(f func(name string, v bsoncore.Value) (bsoncore.Value, error)) opParser {
+	return unary(func(name string, v bsoncore.Value) (bsoncore.Value, error) {
+		if IsNullish(v) {
+			return Null, nil
+		}
+		return f(name, v)
+	})
 }
 
 // numericOnly wraps f so that a value that is not a number fails with
