@@ -111,11 +111,13 @@ func TestParseErrors(t *testing.T) {
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "version", Value: "1.0"}}, errs.IncompatibleCollationVersion},
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}, {Key: "backwards", Value: true}}, errs.BadValue},
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}, {Key: "caseFirst", Value: "upper"}}, errs.BadValue},
+		// caseFirst needs the tertiary level or the case level, also
+		// when it is the locale's default (da's is "upper").
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}, {Key: "caseFirst", Value: "lower"}}, errs.BadValue},
+		{bson.D{{Key: "locale", Value: "da"}, {Key: "strength", Value: 2}}, errs.BadValue},
 		// What x/text cannot honour is refused, not approximated.
-		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}, errs.NotImplemented},
-		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}, {Key: "caseLevel", Value: true}}, errs.NotImplemented},
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "shifted"}, {Key: "maxVariable", Value: "space"}}, errs.NotImplemented},
-		{bson.D{{Key: "locale", Value: "da"}}, errs.NotImplemented},
+		{bson.D{{Key: "locale", Value: "chr"}}, errs.NotImplemented},
 	}
 	for _, c := range cases {
 		_, err := Parse(doc(t, c.d))

@@ -16,12 +16,17 @@ import (
 type Collator struct {
 	spec Spec
 	tag  language.Tag
-	pool sync.Pool
+	// cased is set when Lode builds the case part of the key itself
+	// (caseFirst "upper"/"lower", caseLevel below strength 3; see
+	// casekey.go); the x/text collator then has no case level.
+	cased *caseKeyer
+	pool  sync.Pool
 }
 
 type worker struct {
 	c   *collate.Collator
 	buf collate.Buffer
+	raw []byte // the unescaped key under construction (cased keys)
 }
 
 var cache sync.Map // Spec -> *Collator
@@ -36,17 +41,33 @@ func New(s *Spec) *Collator {
 		return c.(*Collator)
 	}
 	c := &Collator{spec: *s, tag: s.tag()}
+	if s.ownsCase() {
+		c.cased = newCaseKeyer(s)
+	}
 	c.pool.New = func() any { return &worker{c: collate.New(c.tag)} }
 	got, _ := cache.LoadOrStore(*s, c)
 	return got.(*Collator)
 }
 
+// ownsCase reports whether Lode computes the case part of the spec's
+// keys itself, because x/text has no caseFirst and its case level also
+// weighs accents and other tertiary differences.
+func (s *Spec) ownsCase() bool {
+	return s.CaseFirst != "off" || (s.CaseLevel && s.Strength < 3)
+}
+
 // tag builds the BCP 47 tag carrying the options as -u- extension keys
 // (ks strength, kc caseLevel, kn numeric, ka alternate, kb backwards).
+// caseLevel is left to casekey.go when the spec owns its case.
 func (s *Spec) tag() language.Tag {
-	base := locales[s.Locale]
+	return tagFor(s.Locale, s.Strength, s.CaseLevel && !s.ownsCase(), s.NumericOrdering, s.Alternate == "shifted", s.Backwards)
+}
+
+// tagFor builds the tag of locale with the given options.
+func tagFor(locale string, strength int, caseLevel, numeric, shifted, backwards bool) language.Tag {
+	base := locales[locale]
 	ext := []string{}
-	switch s.Strength {
+	switch strength {
 	case 1:
 		ext = append(ext, "ks-level1")
 	case 2:
@@ -55,16 +76,16 @@ func (s *Spec) tag() language.Tag {
 		// Level 5 is level 4 plus the identical level Key appends.
 		ext = append(ext, "ks-level4")
 	}
-	if s.CaseLevel {
+	if caseLevel {
 		ext = append(ext, "kc-true")
 	}
-	if s.NumericOrdering {
+	if numeric {
 		ext = append(ext, "kn-true")
 	}
-	if s.Alternate == "shifted" {
+	if shifted {
 		ext = append(ext, "ka-shifted")
 	}
-	if s.Backwards {
+	if backwards {
 		ext = append(ext, "kb-true")
 	}
 	t := language.MustParse(base)
@@ -105,6 +126,10 @@ func (c *Collator) Spec() *Spec { s := c.spec; return &s }
 func (c *Collator) Key(dst, s []byte) []byte {
 	w := c.pool.Get().(*worker)
 	k := w.c.Key(&w.buf, s)
+	if c.cased != nil {
+		w.raw = c.cased.build(w.raw[:0], k, s, c.spec.Strength)
+		k = w.raw
+	}
 	dst = escape(dst, k)
 	if c.spec.Strength == 5 {
 		// ICU's identical level: the NFD code points.

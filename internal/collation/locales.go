@@ -3,14 +3,14 @@ package collation
 // locales maps each locale mongod 7.0 accepts (its documented list of
 // ICU locales) to the BCP 47 tag Lode gives golang.org/x/text/collate.
 // An empty tag means the locale is valid in mongod but Lode cannot
-// collate it faithfully: its CLDR tailoring is not in x/text (or x/text
-// ignores a default it sets, such as caseFirst "upper"), so it is
-// refused with NotImplemented.
+// collate it faithfully: its CLDR tailoring is not in x/text, or x/text
+// ignores a setting the tailoring makes that Lode does not apply itself,
+// so it is refused with NotImplemented.
 var locales = map[string]string{
 	"af": "af", "sq": "sq", "am": "am", "ar": "ar", "hy": "hy", "as": "as",
 	"az": "az", "bn": "bn", "be": "be", "bs": "bs", "bs_Cyrl": "bs-Cyrl",
 	"bg": "bg", "my": "my", "ca": "ca", "chr": "", "zh": "zh",
-	"zh_Hant": "zh-Hant", "hr": "hr", "cs": "cs", "da": "", "nl": "nl",
+	"zh_Hant": "zh-Hant", "hr": "hr", "cs": "cs", "da": "da", "nl": "nl",
 	"dz": "dz", "en": "en", "en_US": "en-US", "en_US_POSIX": "en-US-u-va-posix",
 	"eo": "eo", "et": "et", "ee": "ee", "fo": "fo", "fil": "fil",
 	"fi_FI": "fi", "fr": "fr", "fr_CA": "fr-CA", "gl": "gl", "ka": "ka",
@@ -19,7 +19,7 @@ var locales = map[string]string{
 	"smn": "", "id": "id", "ga": "ga", "it": "it", "ja": "ja", "kl": "kl",
 	"kn": "kn", "kk": "kk", "km": "km", "kok": "kok", "ko": "ko", "ky": "",
 	"lkt": "", "lo": "", "lv": "lv", "ln": "ln", "lt": "lt", "dsb": "",
-	"lb": "lb", "mk": "mk", "ms": "ms", "ml": "ml", "mt": "", "mr": "mr",
+	"lb": "lb", "mk": "mk", "ms": "ms", "ml": "ml", "mt": "mt", "mr": "mr",
 	"mn": "", "ne": "", "se": "se", "nb": "nb", "nn": "nn", "or": "or",
 	"om": "om", "ps": "ps", "fa": "fa", "fa_AF": "fa-AF", "pl": "pl",
 	"pt": "pt", "pa": "pa", "ro": "ro", "ru": "ru", "sr": "sr",
@@ -47,3 +47,18 @@ var locales = map[string]string{
 // defaultBackwards lists the locales whose ICU tailoring turns on
 // backwards secondary ordering (French accents) by default.
 var defaultBackwards = map[string]bool{"fr_CA": true}
+
+// upperFirstLocales lists the locales whose CLDR tailoring sets
+// [caseFirst upper] (Danish and Maltese): their default caseFirst is
+// "upper", as mongod reports it. x/text's tailorings of them ignore the
+// setting, which Lode applies itself (casekey.go).
+var upperFirstLocales = map[string]bool{"da": true, "mt": true}
+
+// defaultCaseFirst is the caseFirst a locale's collation has when the
+// collation document does not give one.
+func defaultCaseFirst(locale string) string {
+	if upperFirstLocales[locale] {
+		return "upper"
+	}
+	return "off"
+}

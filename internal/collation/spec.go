@@ -85,7 +85,7 @@ func Parse(doc bsoncore.Document) (*Spec, error) {
 	if !known {
 		return nil, errs.New(errs.BadValue, "Field 'locale' is invalid in: %s", render(doc))
 	}
-	s := &Spec{Locale: locale, CaseFirst: "off", Strength: 3, Alternate: "non-ignorable",
+	s := &Spec{Locale: locale, CaseFirst: defaultCaseFirst(locale), Strength: 3, Alternate: "non-ignorable",
 		MaxVariable: "punct", Backwards: defaultBackwards[locale], Version: Version}
 	parsed := 1
 	for _, f := range []struct {
@@ -145,15 +145,12 @@ func Parse(doc bsoncore.Document) (*Spec, error) {
 	return s, nil
 }
 
-// supported refuses, with NotImplemented, what x/text would not honour.
+// supported refuses, with NotImplemented, what Lode cannot honour on
+// x/text. caseFirst and caseLevel are honoured (casekey.go).
 func (s *Spec) supported(tag string) error {
 	switch {
 	case tag == "":
 		return errs.New(errs.NotImplemented, "collation locale %q is not supported by Lode: golang.org/x/text has no faithful collation for it", s.Locale)
-	case s.CaseFirst != "off":
-		return errs.New(errs.NotImplemented, "collation caseFirst %q is not supported by Lode: golang.org/x/text does not implement caseFirst", s.CaseFirst)
-	case s.CaseLevel && s.Strength < 3:
-		return errs.New(errs.NotImplemented, "collation caseLevel true with strength %d is not supported by Lode: golang.org/x/text's case level also compares accents", s.Strength)
 	case s.MaxVariable == "space" && s.Alternate == "shifted":
 		return errs.New(errs.NotImplemented, "collation maxVariable \"space\" with alternate \"shifted\" is not supported by Lode: golang.org/x/text always shifts punctuation and spaces")
 	}
