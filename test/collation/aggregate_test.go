@@ -216,7 +216,8 @@ func TestWritesAndErrors(t *testing.T) {
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "bogus", Value: 1}}, 9},
 		{bson.D{{Key: "locale", Value: "simple"}, {Key: "strength", Value: 1}}, 9},
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "version", Value: "1"}}, 161},
-		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}, 238},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "shifted"}, {Key: "maxVariable", Value: "space"}}, 238},
+		{bson.D{{Key: "locale", Value: "th"}}, 238},
 	} {
 		_, err := testenv.RunCmd(t, d, bson.D{{Key: "find", Value: "w"}, {Key: "collation", Value: tc.coll}})
 		testenv.WantCode(t, "find with collation", err, tc.code)
