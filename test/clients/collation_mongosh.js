@@ -21,4 +21,10 @@ d.names.insertMany([{ n: "côte" }, { n: "Côte" }, { n: "cote" }]);
 check(d.names.countDocuments({ n: "COTE" }) === 1, "accents count at strength 2");
 check(d.names.countDocuments({ n: "CÔTE" }) === 2, "case ignored at strength 2");
 check(d.getCollectionInfos({ name: "names" })[0].options.collation.locale === "fr_CA", "getCollectionInfos");
+// A collection whose default collation sorts uppercase first.
+d.createCollection("upper", { collation: { locale: "en", caseFirst: "upper" } });
+d.upper.insertMany([{ w: "b" }, { w: "a" }, { w: "B" }, { w: "A" }]);
+const ws = d.upper.find({}, { _id: 0, w: 1 }).sort({ w: 1 }).toArray().map((x) => x.w).join(",");
+check(ws === "A,a,B,b", "caseFirst upper sort: " + ws);
+check(d.getCollectionInfos({ name: "upper" })[0].options.collation.caseFirst === "upper", "caseFirst in getCollectionInfos");
 print("collation OK");

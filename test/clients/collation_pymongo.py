@@ -1,7 +1,7 @@
 """Collations through pymongo 3.11: a collection default collation
 ({locale: "fr_CA", strength: 2}), a case-insensitive index, find/count/
-distinct/sort with a collation, and the full spec list_indexes and
-list_collections report."""
+distinct/sort with a collation, the full spec list_indexes and
+list_collections report, caseFirst and caseLevel."""
 import sys
 
 from pymongo import MongoClient, ASCENDING
@@ -42,9 +42,23 @@ r = list(words.aggregate([{"$match": {"_id": {"$lt": 3}}}, {"$sort": {"_id": 1}}
 assert [d["e"] for d in r] == [True, True, False], r
 r = list(words.aggregate([{"$group": {"_id": None, "s": {"$addToSet": "$w"}}}], collation=ci))
 assert len(r[0]["s"]) == 4, r
+# caseFirst "upper" (ICU: "China" < "china" < "Denmark" < "denmark") and
+# strength 1 with the case level (ICU: role = rôle < Role).
+db.drop_collection("cases")
+cases = db.cases
+cases.insert_many([{"_id": i, "w": w} for i, w in enumerate(["denmark", "China", "Denmark", "china"])])
+order = [d["w"] for d in cases.find({}, sort=[("w", 1)], collation=Collation("en", caseFirst="upper"))]
+assert order == ["China", "china", "Denmark", "denmark"], order
+order = [d["w"] for d in cases.find({}, sort=[("w", 1)], collation=Collation("en", caseFirst="lower"))]
+assert order == ["china", "China", "denmark", "Denmark"], order
+cases.insert_many([{"_id": 10, "w": "role"}, {"_id": 11, "w": "rôle"}, {"_id": 12, "w": "Role"}])
+case1 = Collation("en", strength=1, caseLevel=True)
+assert sorted(d["_id"] for d in cases.find({"w": "role"}, collation=case1)) == [10, 11]
+assert [d["_id"] for d in cases.find({"w": "Role"}, collation=case1)] == [12]
+# What Lode cannot honour stays refused.
 try:
-    words.find_one({}, collation=Collation("en", caseFirst="upper"))
-    raise AssertionError("caseFirst should be refused")
+    words.find_one({}, collation=Collation("en", alternate="shifted", maxVariable="space"))
+    raise AssertionError("maxVariable space should be refused")
 except OperationFailure as e:
     assert e.code == 238, e
 print("collation ok")
