@@ -86,9 +86,10 @@ func TestFindLetAndShowRecordID(t *testing.T) {
 }
 
 // TestUnsupportedQueryOptionsRefused checks that options Lode cannot honour
-// are refused with NotImplemented (238) instead of being ignored: non-simple
-// a collation option Lode cannot honour (caseFirst) on every command that
-// takes one, returnKey, min and max. The simple collation is accepted.
+// are refused with NotImplemented (238) instead of being ignored: a
+// collation option Lode cannot honour (maxVariable "space" with alternate
+// "shifted") on every command that takes one, min and max. The simple
+// collation is accepted.
 func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -106,8 +107,8 @@ func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 		t.Fatalf("simple collation on find: %v", err)
 	}
 
-	en := &options.Collation{Locale: "en", CaseFirst: "upper"}
-	enDoc := bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}
+	en := &options.Collation{Locale: "en", Alternate: "shifted", MaxVariable: "space"}
+	enDoc := bson.D{{Key: "locale", Value: "en"}, {Key: "alternate", Value: "shifted"}, {Key: "maxVariable", Value: "space"}}
 	check := func(name string, err error) {
 		t.Helper()
 		code, msg := testenv.ErrCode(t, err)
@@ -146,7 +147,8 @@ func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 }
 
 // TestCollationOnCreateRefused checks that a collection or index default
-// collation Lode cannot honour (caseFirst) is refused (238), not ignored.
+// collation Lode cannot honour (maxVariable "space" with alternate
+// "shifted", a locale x/text does not tailor) is refused (238), not ignored.
 func TestCollationOnCreateRefused(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -154,12 +156,12 @@ func TestCollationOnCreateRefused(t *testing.T) {
 	if err := d.CreateCollection(c, "simple", options.CreateCollection().SetCollation(&options.Collation{Locale: "simple"})); err != nil {
 		t.Fatalf("create with the simple collation: %v", err)
 	}
-	err := d.CreateCollection(c, "fr", options.CreateCollection().SetCollation(&options.Collation{Locale: "fr", CaseFirst: "lower"}))
+	err := d.CreateCollection(c, "fr", options.CreateCollection().SetCollation(&options.Collation{Locale: "th"}))
 	if ce := testenv.CmdErr(t, err); ce.Code != 238 {
-		t.Fatalf("create with collation fr: %d %q, want 238", ce.Code, ce.Message)
+		t.Fatalf("create with collation th: %d %q, want 238", ce.Code, ce.Message)
 	}
 	_, err = d.Collection("simple").Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: 1}},
-		Options: options.Index().SetCollation(&options.Collation{Locale: "en", CaseFirst: "upper"})})
+		Options: options.Index().SetCollation(&options.Collation{Locale: "en", Alternate: "shifted", MaxVariable: "space"})})
 	if ce := testenv.CmdErr(t, err); ce.Code != 238 {
 		t.Fatalf("createIndexes with collation en: %d %q, want 238", ce.Code, ce.Message)
 	}
