@@ -2,6 +2,7 @@ package collation
 
 import (
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,9 +35,15 @@ import (
 type caseKeyer struct {
 	upperFirst bool
 	ascii      [utf8.RuneSelf]uint8 // primary weights of each ASCII character
-	counts     sync.Map             // rune -> uint8, for the others
+	counts     sync.Map             // rune -> uint8, for the others met
+	cached     atomic.Int32         // entries in counts, at most maxCached
 	pool       sync.Pool            // *countWorker
 }
+
+// maxCached bounds the characters a keyer remembers beyond ASCII, so
+// that text in many scripts cannot grow it without limit; the others
+// are counted on each use.
+const maxCached = 1 << 14
 
 // countWorker is a primary-strength x/text collator (not safe for
 // concurrent use) with its buffer.
@@ -84,7 +91,9 @@ func (k *caseKeyer) primaries(r rune) uint8 {
 	w := k.pool.Get().(*countWorker)
 	n := w.count(r)
 	k.pool.Put(w)
-	k.counts.Store(r, n)
+	if k.cached.Load() < maxCached && k.cached.Add(1) <= maxCached {
+		k.counts.Store(r, n)
+	}
 	return n
 }
 
