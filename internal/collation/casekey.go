@@ -129,8 +129,9 @@ func cutSecondary(k []byte) (level, rest []byte) {
 }
 
 // build appends to dst the unescaped key of s from x/text's key k of s
-// at the collation's strength (without x/text's case level).
-func (k *caseKeyer) build(dst, key, s []byte, strength int) []byte {
+// at the collation's strength (without x/text's case level); it is the
+// caller's iterator, reused across calls.
+func (k *caseKeyer) build(dst, key, s []byte, strength int, it *norm.Iter) []byte {
 	prim, rest := cutPrimary(key)
 	dst = append(dst, prim...)
 	if strength >= 2 {
@@ -140,7 +141,7 @@ func (k *caseKeyer) build(dst, key, s []byte, strength int) []byte {
 		dst = append(dst, sec...)
 	}
 	dst = append(dst, 0, 0)
-	dst = k.appendCase(dst, s)
+	dst = k.appendCase(dst, s, it)
 	if strength >= 3 {
 		dst = append(dst, 0, 0)
 		dst = append(dst, rest...)
@@ -149,8 +150,7 @@ func (k *caseKeyer) build(dst, key, s []byte, strength int) []byte {
 }
 
 // appendCase appends the case weights of s (see caseKeyer).
-func (k *caseKeyer) appendCase(dst, s []byte) []byte {
-	var it norm.Iter
+func (k *caseKeyer) appendCase(dst, s []byte, it *norm.Iter) []byte {
 	it.Init(norm.NFD, s)
 	for !it.Done() {
 		seg := it.Next()

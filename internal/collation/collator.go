@@ -26,7 +26,8 @@ type Collator struct {
 type worker struct {
 	c   *collate.Collator
 	buf collate.Buffer
-	raw []byte // the unescaped key under construction (cased keys)
+	raw []byte    // the unescaped key under construction (cased keys)
+	it  norm.Iter // the NFD iterator of cased keys
 }
 
 var cache sync.Map // Spec -> *Collator
@@ -127,7 +128,7 @@ func (c *Collator) Key(dst, s []byte) []byte {
 	w := c.pool.Get().(*worker)
 	k := w.c.Key(&w.buf, s)
 	if c.cased != nil {
-		w.raw = c.cased.build(w.raw[:0], k, s, c.spec.Strength)
+		w.raw = c.cased.build(w.raw[:0], k, s, c.spec.Strength, &w.it)
 		k = w.raw
 	}
 	dst = escape(dst, k)
