@@ -7,7 +7,9 @@
 // sort key whose byte order is the collation's order; Transform rewrites
 // every string inside a BSON value into such a key, so that the binary
 // comparison of transformed values (bsonutil.Compare, keystring) is the
-// comparison under the collation. Options x/text does not honour are
-// refused with NotImplemented rather than accepted and ignored; see
+// comparison under the collation. caseFirst and a case level below
+// strength 3, which x/text lacks, are built into the key here
+// (casekey.go); other options x/text does not honour are refused with
+// NotImplemented rather than accepted and ignored; see
 // docs/compatibility.md.
 package collation
