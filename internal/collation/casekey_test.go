@@ -109,8 +109,9 @@ func TestCaseLevelEqualities(t *testing.T) {
 }
 
 // TestUpperFirstLocales: Danish and Maltese default to caseFirst
-// "upper" (their CLDR tailorings say [caseFirst upper]) and keep their
-// letters: Danish aa and å after z, Maltese ħ after h and ġ before g.
+// "upper" (CLDR's common/collation/da.xml and mt.xml set caseFirst="upper"
+// on their standard collation) and keep their letters: Danish aa and å
+// after z, Maltese ħ between h and i and ġ before g.
 func TestUpperFirstLocales(t *testing.T) {
 	da := bson.D{{Key: "locale", Value: "da"}}
 	if s, err := Parse(doc(t, da)); err != nil || s.CaseFirst != "upper" {
