@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/opstats"
@@ -34,6 +35,11 @@ type runningOp struct {
 	// stats are the command's figures (slow log, profiler, query stats),
 	// written only by the goroutine running it.
 	stats opstats.Stats
+	// waited is how long a getMore of an awaitData cursor waited for new
+	// data: not counted as the command's duration (obs.go).
+	waited time.Duration
+	// cursor is the cursor the command left open or continued.
+	cursor *cursor.Cursor
 }
 
 // OpStats implements opstats.Holder.
