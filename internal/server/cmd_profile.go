@@ -176,4 +176,3 @@ func profileState(ps profileSetting, slowms int64, rate float64) mongolog.RawJSO
 	}
 	return mongolog.RawJSON(extJSON(b.Build()))
 }
-

@@ -68,11 +68,11 @@ func newQueryStats(size int) *queryStats {
 
 // queryExec is one execution of a query shape, as recorded.
 type queryExec struct {
-	hash                       string
-	key, rep                   bsoncore.Document
-	micros, nret, keys, docs   int64
-	plan                       string
-	count                      int64 // statements of this shape in the command (writes)
+	hash                     string
+	key, rep                 bsoncore.Document
+	micros, nret, keys, docs int64
+	plan                     string
+	count                    int64 // statements of this shape in the command (writes)
 }
 
 // record adds an execution to its shape's entry, creating (and evicting

@@ -191,7 +191,7 @@ func New(eng *engine.Engine, cfg Config) *Server {
 	eng.SetNamespaceHook(s.namespaceGone)
 	s.wg.Add(1)
 	go s.runSessionRefresher() // sessions_coll.go
-	s.loadQueryStats() // querystats_store.go
+	s.loadQueryStats()         // querystats_store.go
 	s.wg.Add(1)
 	go s.runQueryStatsFlusher()
 	return s
