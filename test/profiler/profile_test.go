@@ -72,7 +72,9 @@ func TestSystemProfile(t *testing.T) {
 	_, db := testenv.Open(t)
 	ctx := testenv.Ctx(t)
 	coll := db.Collection("events")
-	testenv.InsertBatches(t, coll, 200, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 10}, {Key: "ts", Value: i}} })
+	testenv.InsertBatches(t, coll, 200, func(i int) any {
+		return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 10}, {Key: "ts", Value: i}}
+	})
 	testenv.CreateIndex(t, coll, bson.D{{Key: "cat", Value: 1}, {Key: "ts", Value: -1}})
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)

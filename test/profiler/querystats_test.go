@@ -216,3 +216,25 @@ func TestQueryStatsSurviveRestart(t *testing.T) {
 		t.Fatalf("after a restart: %v", finds)
 	}
 }
+
+// TestQueryStatsReset empties the statistics with Lode's test command
+// lodeResetQueryStats, which exists only with test commands enabled.
+func TestQueryStatsReset(t *testing.T) {
+	_, db := testenv.Open(t, lode.WithTestCommands())
+	ctx := testenv.Ctx(t)
+	if err := db.Collection("c").FindOne(ctx, bson.D{{Key: "a", Value: 1}}).Err(); err != mongo.ErrNoDocuments {
+		t.Fatal(err)
+	}
+	if n := len(queryStats(t, db.Client())); n != 1 {
+		t.Fatalf("want one shape, got %d", n)
+	}
+	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "lodeResetQueryStats", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(queryStats(t, db.Client())); n != 0 {
+		t.Fatalf("after the reset: %d shapes", n)
+	}
+	_, plain := testenv.Open(t)
+	err := plain.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "lodeResetQueryStats", Value: 1}}).Err()
+	testenv.WantCmdError(t, err, 59, "CommandNotFound")
+}
