@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -155,4 +156,29 @@ func entryFromDoc(d bsoncore.Document) (*qsEntry, bool) {
 		e.latest = time.UnixMilli(ms)
 	}
 	return e, true
+}
+
+// StoredQueryStats returns the query statistics a server saved in eng's
+// local.system.lode.queryStats, as $queryStats documents (least recently
+// seen first), without starting a server: for tools that open a data
+// directory (lode advise --dir). A directory with none gives none.
+func StoredQueryStats(ctx context.Context, eng *engine.Engine) ([]bsoncore.Document, error) {
+	it, err := eng.Find(ctx, "local", engine.QueryStatsColl, engine.FindSpec{})
+	if err != nil {
+		return nil, fmt.Errorf("read local.%s: %w", engine.QueryStatsColl, err)
+	}
+	defer it.Close()
+	var out []bsoncore.Document
+	for {
+		d, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("read local.%s: %w", engine.QueryStatsColl, err)
+		}
+		if d == nil {
+			return out, nil
+		}
+		if e, ok := d.Lookup("entry").DocumentOK(); ok {
+			out = append(out, append(bsoncore.Document(nil), e...))
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/server"
 	"github.com/lodedb/lode/test/testenv"
 )
 
@@ -266,4 +268,33 @@ func TestQueryStatsReset(t *testing.T) {
 	_, plain := testenv.Open(t)
 	err := plain.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "lodeResetQueryStats", Value: 1}}).Err()
 	testenv.WantCmdError(t, err, 59, "CommandNotFound")
+}
+
+// TestStoredQueryStats reads the saved statistics of a closed directory
+// through the engine alone (what lode advise --dir does).
+func TestStoredQueryStats(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := lode.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Client().Database("app").Collection("c").FindOne(ctx, bson.D{{Key: "k", Value: 1}}).Err(); err != mongo.ErrNoDocuments {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	docs, err := server.StoredQueryStats(ctx, eng)
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("stored: %v %d", err, len(docs))
+	}
+	if h, _ := docs[0].Lookup("queryShapeHash").StringValueOK(); len(h) != 64 {
+		t.Fatalf("stored entry: %v", docs[0])
+	}
 }
