@@ -15,7 +15,8 @@ import (
 // and documents examined when b closes or the command ends.
 func (b *builtPlan) report(st *opstats.Stats, filterDoc bsoncore.Document) {
 	b.st = st
-	st.Plan(planSummary(b.sol, filterDoc), b.sol != nil && b.sol.BlockingSort)
+	b.summary = planSummary(b.sol, filterDoc)
+	st.Plan(b.summary, b.sol != nil && b.sol.BlockingSort)
 	st.Attach(b)
 }
 
@@ -34,7 +35,10 @@ func (b *builtPlan) switchStats(st *opstats.Stats) {
 	}
 	b.st = st
 	if st != nil {
-		st.Plan(planSummary(b.sol, nil), b.sol != nil && b.sol.BlockingSort)
+		if b.summary == "" {
+			b.summary = planSummary(b.sol, nil)
+		}
+		st.Plan(b.summary, b.sol != nil && b.sol.BlockingSort)
 		st.Attach(b)
 	}
 }

@@ -76,6 +76,8 @@ type builtPlan struct {
 	// reported to it so far.
 	st  *opstats.Stats
 	rep exec.Totals
+	// summary is the plan's planSummary, once rendered.
+	summary string
 }
 
 func (b *builtPlan) close() {

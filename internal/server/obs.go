@@ -107,6 +107,9 @@ var queryStatsCommands = map[string]string{"find": "find", "aggregate": "aggrega
 // adds it to the query statistics. For a ping it costs a clock read and
 // a few loads.
 func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start time.Time, reply bsoncore.Document, err error) {
+	if op == nil {
+		return
+	}
 	op.stats.FlushOpen()
 	d := time.Since(start) - op.waited
 	o := s.obs
