@@ -151,3 +151,12 @@ func TestSlowQueryJSONLog(t *testing.T) {
 		t.Errorf("signal attrs: %v", a)
 	}
 }
+
+// TestProfilerPymongo runs pymongo 3.11's profiler helpers and
+// $queryStats (profiler_pymongo.py).
+func TestProfilerPymongo(t *testing.T) {
+	s := startServer(t)
+	if out := runPython(t, s, "profiler_pymongo.py"); !strings.Contains(out, "profiler pymongo OK") {
+		t.Fatalf("python output:\n%s", out)
+	}
+}
