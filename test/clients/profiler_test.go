@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -158,5 +161,44 @@ func TestProfilerPymongo(t *testing.T) {
 	s := startServer(t)
 	if out := runPython(t, s, "profiler_pymongo.py"); !strings.Contains(out, "profiler pymongo OK") {
 		t.Fatalf("python output:\n%s", out)
+	}
+}
+
+// TestShowProfileMongosh runs mongosh's `show profile`, which lists the
+// five latest entries of system.profile that took at least a
+// millisecond: a regular expression over 50,000 documents does.
+func TestShowProfileMongosh(t *testing.T) {
+	s := startServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client, err := mongo.Connect(options.Client().ApplyURI(s.uri()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	db := client.Database("t")
+	docs := make([]any, 50000)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "s", Value: fmt.Sprintf("abc%d", i)}}
+	}
+	if _, err := db.Collection("c").InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	re := bson.Regex{Pattern: "9999$"}
+	if _, err := db.Collection("c").CountDocuments(ctx, bson.D{{Key: "s", Value: re}, {Key: "x", Value: bson.D{{Key: "$exists", Value: false}}}}); err != nil {
+		t.Fatal(err)
+	}
+	mongosh := requireTool(t, "mongosh")
+	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", s.uri()+"t", "--eval", "show profile")
+	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mongosh: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "command\tt.c") || !strings.Contains(string(out), "docsExamined:50000") {
+		t.Fatalf("show profile:\n%s", out)
 	}
 }
