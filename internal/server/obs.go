@@ -275,5 +275,10 @@ func cursorOf(ctx context.Context, c *cursor.Cursor, id int64, nreturned int) {
 	}
 	op.cursor = c
 	op.stats.CursorID = id
+	if x, ok := c.Obs.(*queryExec); ok && id == 0 {
+		// The cursor closes now; the command records the execution
+		// with its own figures (recordQueryStats), not its OnClose.
+		x.exhausted = true
+	}
 	op.stats.NReturned += int64(nreturned)
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/queryshape"
 )
 
@@ -94,12 +95,14 @@ type repOf struct {
 // queryExec is an execution whose cursor is still open: its figures add
 // up over the getMores until the last.
 type queryExec struct {
-	fp    uint64
-	hasFP bool
-	hash  string
-	key   bsoncore.Document
-	rep   repOf
-	f     qsFigures
+	// exhausted: the last getMore is under way and records it.
+	exhausted bool
+	fp        uint64
+	hasFP     bool
+	hash      string
+	key       bsoncore.Document
+	rep       repOf
+	f         qsFigures
 }
 
 // recordFP adds an execution to the shape fingerprint fp maps to; false
@@ -291,9 +294,25 @@ func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d ti
 		// buffer's: copy it.
 		rep.cmd = append(bsoncore.Document(nil), req.Cmd...)
 		op.cursor.Obs = &queryExec{fp: fp, hasFP: hasFP, hash: hash, key: key, rep: rep, f: f}
+		op.cursor.OnClose = s.cursorClosed
 		return
 	}
 	q.recordNew(fp, hasFP, hash, key, &f, &rep)
+}
+
+// cursorClosed records the execution of a cursor closed before it was
+// exhausted (killCursors, the idle timeout, its session ended): what its
+// batches returned so far.
+func (s *Server) cursorClosed(c *cursor.Cursor) {
+	x, ok := c.Obs.(*queryExec)
+	if !ok || x.exhausted {
+		return
+	}
+	c.Obs = nil
+	q := s.obs.qs
+	if !x.hasFP || !q.recordFP(x.fp, &x.f, &x.rep) {
+		q.recordNew(x.fp, x.hasFP, x.hash, x.key, &x.f, &x.rep)
+	}
 }
 
 // recordWriteShapes records each statement of an update or delete as an

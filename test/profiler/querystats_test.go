@@ -298,3 +298,30 @@ func TestStoredQueryStats(t *testing.T) {
 		t.Fatalf("stored entry: %v", docs[0])
 	}
 }
+
+// TestQueryStatsKilledCursor counts a find whose cursor is closed before
+// it is exhausted, with what its batches returned.
+func TestQueryStatsKilledCursor(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("k")
+	testenv.InsertBatches(t, coll, 50, func(i int) any { return bson.D{{Key: "_id", Value: i}} })
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cur.Next(ctx) {
+		t.Fatal(cur.Err())
+	}
+	if err := cur.Close(ctx); err != nil { // killCursors
+		t.Fatal(err)
+	}
+	finds := entryFor(t, queryStats(t, db.Client()), "find")
+	if len(finds) != 1 {
+		t.Fatalf("the killed cursor's find: %v", finds)
+	}
+	m := finds[0]["metrics"].(bson.D)
+	if field(m, "execCount") != int64(1) || field(field(m, "docsReturned").(bson.D), "sum") != int64(10) {
+		t.Fatalf("metrics: %v", m)
+	}
+}
