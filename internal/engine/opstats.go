@@ -12,7 +12,8 @@ import (
 )
 
 // report makes st receive b's figures: its plan summary now, the keys
-// and documents examined when b closes or the command ends.
+// and documents examined when b closes or the command ends. filterDoc is
+// the query's filter when the plan may be IDHACK (nil otherwise).
 func (b *builtPlan) report(st *opstats.Stats, filterDoc bsoncore.Document) {
 	b.st = st
 	b.summary = planSummary(b.sol, filterDoc)

@@ -99,7 +99,12 @@ func (b *builtPlan) close() {
 func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	bp, err := e.buildPlanTree(r, c, q)
 	if err == nil && q.stats != nil && !q.timing {
-		bp.report(q.stats, q.filterDoc)
+		// mongod 7.0's IDHACK takes no sort, skip or hint.
+		idFilter := q.filterDoc
+		if q.sort != nil || q.opts.Skip > 0 || q.hint.Type != 0 {
+			idFilter = nil
+		}
+		bp.report(q.stats, idFilter)
 	}
 	return bp, err
 }
