@@ -17,6 +17,9 @@ import (
 func (b *builtPlan) report(st *opstats.Stats, filterDoc bsoncore.Document) {
 	b.st = st
 	b.summary = planSummary(b.sol, filterDoc)
+	if cs := countScanOf(b.root); cs != nil {
+		b.summary = "COUNT_SCAN " + keyPatternString(b.sol.Root.Index.KeyPattern)
+	}
 	st.Plan(b.summary, b.sol != nil && b.sol.BlockingSort)
 	st.Attach(b)
 }
@@ -63,6 +66,18 @@ func (b *builtPlan) flushTo(st *opstats.Stats) {
 		st.UsedDisk = true
 	}
 	b.rep = t
+}
+
+// countScanOf returns the COUNT_SCAN under a count's root, if any.
+func countScanOf(root exec.Stage) exec.Stage {
+	if c, ok := root.(*exec.Count); ok {
+		for _, k := range c.Children() {
+			if cs, ok := k.(*exec.CountScan); ok {
+				return cs
+			}
+		}
+	}
+	return nil
 }
 
 // planSummary renders sol as mongod's planSummary: the leaves of the plan,

@@ -238,3 +238,43 @@ func TestProfileGetMore(t *testing.T) {
 		t.Errorf("find %v and getmore %v examined %d documents", f, g, n)
 	}
 }
+
+// TestPlanSummaries checks the planSummary forms mongod 7.0 reports:
+// COUNT_SCAN for a count the index answers, IXSCAN with the key pattern,
+// IDHACK for an _id equality, COLLSCAN, and RECORD_STORE_FAST_COUNT for
+// a count without a filter.
+func TestPlanSummaries(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("p")
+	testenv.InsertBatches(t, coll, 20, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 4}, {Key: "v", Value: i}} })
+	testenv.CreateIndex(t, coll, bson.D{{Key: "cat", Value: 1}})
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cmds := []bson.D{
+		{{Key: "count", Value: "p"}, {Key: "query", Value: bson.D{{Key: "cat", Value: 1}}}, {Key: "comment", Value: "COUNT_SCAN { cat: 1 }"}},
+		{{Key: "count", Value: "p"}, {Key: "comment", Value: "RECORD_STORE_FAST_COUNT"}},
+		{{Key: "find", Value: "p"}, {Key: "filter", Value: bson.D{{Key: "cat", Value: 1}, {Key: "v", Value: 5}}}, {Key: "comment", Value: "IXSCAN { cat: 1 }"}},
+		{{Key: "find", Value: "p"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: 3}}}, {Key: "comment", Value: "IDHACK"}},
+		{{Key: "find", Value: "p"}, {Key: "filter", Value: bson.D{{Key: "v", Value: 3}}}, {Key: "comment", Value: "COLLSCAN"}},
+	}
+	for _, c := range cmds {
+		if err := db.RunCommand(ctx, c).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cmds {
+		want := c[len(c)-1].Value.(string)
+		var e bson.M
+		if err := db.Collection("system.profile").FindOne(ctx, bson.D{{Key: "command.comment", Value: want}}).Decode(&e); err != nil {
+			t.Fatalf("%s: %v", want, err)
+		}
+		if e["planSummary"] != want {
+			t.Errorf("planSummary %v, want %s", e["planSummary"], want)
+		}
+	}
+}
