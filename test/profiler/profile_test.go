@@ -247,7 +247,9 @@ func TestPlanSummaries(t *testing.T) {
 	_, db := testenv.Open(t)
 	ctx := testenv.Ctx(t)
 	coll := db.Collection("p")
-	testenv.InsertBatches(t, coll, 20, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 4}, {Key: "v", Value: i}} })
+	testenv.InsertBatches(t, coll, 20, func(i int) any {
+		return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 4}, {Key: "v", Value: i}}
+	})
 	testenv.CreateIndex(t, coll, bson.D{{Key: "cat", Value: 1}})
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
