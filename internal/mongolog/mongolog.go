@@ -36,6 +36,10 @@ const (
 	KeyComponent = "component"
 	KeyID        = "id"
 	KeyCtx       = "ctx"
+	// KeyTruncated and KeySize, given at the top level, are written beside
+	// attr as mongod writes them for truncated attributes.
+	KeyTruncated = "truncated"
+	KeySize      = "size"
 )
 
 // LodeIDBase is the first of the log ids Lode uses for its own messages.
@@ -168,9 +172,13 @@ func Severity(l slog.Level) string {
 // Handle implements slog.Handler.
 func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	hd := *h
-	var attrs []slog.Attr
+	var attrs, tail []slog.Attr
 	r.Attrs(func(a slog.Attr) bool {
 		if len(h.groups) == 0 && hd.lift(a) {
+			return true
+		}
+		if len(h.groups) == 0 && (a.Key == KeyTruncated || a.Key == KeySize) {
+			tail = append(tail, a)
 			return true
 		}
 		attrs = append(attrs, a)
@@ -208,6 +216,12 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	if len(all) > 0 {
 		buf.WriteString(`,"attr":`)
 		writeAttrs(buf, all)
+	}
+	for _, a := range tail {
+		buf.WriteByte(',')
+		writeString(buf, a.Key)
+		buf.WriteByte(':')
+		writeValue(buf, a.Value)
 	}
 	buf.WriteString("}\n")
 	h.mu.Lock()

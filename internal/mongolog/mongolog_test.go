@@ -47,6 +47,19 @@ func TestHandlerShape(t *testing.T) {
 	}
 }
 
+func TestTruncatedBesideAttr(t *testing.T) {
+	var buf bytes.Buffer
+	slog.New(NewHandler(&buf, nil)).Info("Slow query", "command", RawJSON(`{"find":"c"}`),
+		KeyTruncated, RawJSON(`{"command":{"filter":{"type":"object","size":20000}}}`), KeySize, RawJSON(`{"command":20050}`))
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["truncated"] == nil || rec["size"] == nil || rec["attr"].(map[string]any)["truncated"] != nil {
+		t.Fatalf("truncated and size belong beside attr: %s", buf.String())
+	}
+}
+
 func TestSeverity(t *testing.T) {
 	for l, want := range map[slog.Level]string{slog.LevelError + 4: "F", slog.LevelError: "E", slog.LevelWarn: "W",
 		slog.LevelInfo: "I", slog.LevelDebug: "D1", slog.LevelDebug - 1: "D2", slog.LevelDebug - 9: "D5"} {

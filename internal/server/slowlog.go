@@ -76,8 +76,8 @@ func (s *Server) logSlow(e *opEntry) {
 	}
 	attrs = append(attrs, slog.String("protocol", "op_msg"), slog.Int64("durationMillis", e.dur.Milliseconds()))
 	if trunc != "" {
-		attrs = append(attrs, slog.Any("truncated", mongolog.RawJSON(trunc)),
-			slog.Any("size", mongolog.RawJSON(`{"command":`+strconv.Itoa(size)+`}`)))
+		attrs = append(attrs, slog.Any(mongolog.KeyTruncated, mongolog.RawJSON(trunc)),
+			slog.Any(mongolog.KeySize, mongolog.RawJSON(`{"command":`+strconv.Itoa(size)+`}`)))
 	}
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, "Slow query", attrs...)
 	// getLog's copy, in the JSON form whatever the server's log format.

@@ -78,6 +78,15 @@ func TestSlowQueryJSONLog(t *testing.T) {
 	if err := cur.All(ctx, &got); err != nil || len(got) != 20 {
 		t.Fatalf("find: %v %d", err, len(got))
 	}
+	// A command over mongod's 10 KB log limit: logged cut, with
+	// "truncated" and "size" beside attr.
+	big := make(bson.A, 2000)
+	for i := range big {
+		big[i] = fmt.Sprintf("value-%08d", i)
+	}
+	if err := db.Collection("big").FindOne(ctx, bson.D{{Key: "k", Value: bson.D{{Key: "$in", Value: big}}}}).Err(); err != mongo.ErrNoDocuments {
+		t.Fatal(err)
+	}
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: -1}, {Key: "slowms", Value: 200}}).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +140,15 @@ func TestSlowQueryJSONLog(t *testing.T) {
 	}
 	if _, ok := attr["durationMillis"].(float64); !ok {
 		t.Errorf("durationMillis: %v", attr["durationMillis"])
+	}
+	var truncated map[string]any
+	for _, r := range recs {
+		if a, ok := r["attr"].(map[string]any); ok && r["msg"] == "Slow query" && a["ns"] == "logs.big" {
+			truncated = r
+		}
+	}
+	if truncated == nil || truncated["truncated"] == nil || truncated["size"] == nil {
+		t.Errorf("the big command's line: %v", truncated)
 	}
 	accepted := 0
 	for _, r := range recs {
