@@ -80,6 +80,9 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return nil, err
 	}
 	it := &planIter{ctx: ctx, release: release, bp: bp, showRecordID: spec.ShowRecordID}
+	if g, ok := ctx.(opstats.Generational); ok && bp.st != nil {
+		it.gen, it.lastGen = g, g.Generation()
+	}
 	if spec.ReturnKey && bp.sol.Index != nil && bp.sol.Index.Text != nil {
 		bp.close()
 		release()

@@ -264,6 +264,11 @@ type planIter struct {
 	// whose fields are keyFields (none for a collection scan).
 	returnKey bool
 	keyFields []plan.Field
+	// gen, when the context is a cursor's, tells that another command
+	// drives the iterator (a getMore of an aggregate, whose stages do not
+	// pass SetContext down): its figures then go to that command.
+	gen     opstats.Generational
+	lastGen uint64
 }
 
 // SetContext replaces the context that bounds the iterator's work (each
@@ -279,6 +284,12 @@ func (it *planIter) SetContext(ctx context.Context) {
 func (it *planIter) Next() (bsoncore.Document, error) {
 	if it.done {
 		return nil, nil
+	}
+	if it.gen != nil {
+		if g := it.gen.Generation(); g != it.lastGen {
+			it.lastGen = g
+			it.bp.switchStats(opstats.From(it.ctx))
+		}
 	}
 	for {
 		it.n++

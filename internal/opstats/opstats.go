@@ -37,6 +37,14 @@ type Stats struct {
 	nOpen int
 }
 
+// Generational is a context that can be switched to another command's
+// (a cursor's context, switched by each getMore): Generation changes with
+// each switch, which an iterator reads to move its figures to the command
+// now driving it.
+type Generational interface {
+	Generation() uint64
+}
+
 // Holder is what the server stores in a command's context: something that
 // owns the command's Stats.
 type Holder interface {

@@ -325,3 +325,61 @@ func TestQueryStatsKilledCursor(t *testing.T) {
 		t.Fatalf("metrics: %v", m)
 	}
 }
+
+// TestAggregateGetMoreFigures checks that an aggregate's getMores report
+// what they examined (the profiler's getmore entries) and that its query
+// statistics add them up.
+func TestAggregateGetMoreFigures(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("a")
+	testenv.InsertBatches(t, coll, 300, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "g", Value: i % 2}} })
+	testenv.CreateIndex(t, coll, bson.D{{Key: "g", Value: 1}})
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "g", Value: 1}}}}}, options.Aggregate().SetBatchSize(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []bson.M
+	if err := cur.All(ctx, &all); err != nil || len(all) != 150 {
+		t.Fatalf("aggregate: %v %d", err, len(all))
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	pc, err := db.Collection("system.profile").Find(ctx, bson.D{{Key: "ns", Value: "test.a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []bson.M
+	if err := pc.All(ctx, &entries); err != nil {
+		t.Fatal(err)
+	}
+	var keys int32
+	getmores := 0
+	for _, e := range entries {
+		keys += e["keysExamined"].(int32)
+		if e["op"] == "getmore" {
+			getmores++
+			// Keys are read ahead in chunks, so a getMore may find its
+			// keys read already; documents are fetched as returned.
+			if e["docsExamined"].(int32) == 0 {
+				t.Errorf("a getmore examined nothing: %v", e)
+			}
+		}
+	}
+	if getmores < 3 || keys != 150 {
+		t.Errorf("%d getmores, %d keys in all: %v", getmores, keys, entries)
+	}
+	aggs := entryFor(t, queryStats(t, db.Client()), "aggregate")
+	if len(aggs) != 1 {
+		t.Fatalf("aggregate shapes: %v", aggs)
+	}
+	m := aggs[0]["metrics"].(bson.D)
+	if field(field(m, "keysExamined").(bson.D), "sum") != int64(150) || field(field(m, "docsReturned").(bson.D), "sum") != int64(150) ||
+		field(m, "execCount") != int64(1) {
+		t.Errorf("aggregate metrics: %v", m)
+	}
+}
