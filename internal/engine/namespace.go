@@ -257,7 +257,11 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 		b.Close()
 		return nil, false, fmt.Errorf("create collection: %w", err)
 	}
-	if err := e.commitLogged(b, e.commandEntry(db, &c.uuid, createO(coll, c.options))...); err != nil {
+	ops := e.commandEntry(db, &c.uuid, createO(coll, c.options))
+	if coll == "system.profile" {
+		ops = nil // the profiler's collection is not replicated (logged)
+	}
+	if err := e.commitLogged(b, ops...); err != nil {
 		return nil, false, err
 	}
 	n := cat.clone()
