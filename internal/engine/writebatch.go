@@ -296,6 +296,13 @@ func (t *writeBatch) writeStaged(rid uint64) {
 		ks := t.sbuf[s.off:s.end]
 		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, rid)
 		t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
+		if t.st != nil {
+			if s.del {
+				t.st.KeysDeleted++
+			} else {
+				t.st.KeysInserted++
+			}
+		}
 		if s.del {
 			// Index entries are set once and removed once (see package
 			// storage), so SingleDelete is safe.

@@ -25,6 +25,8 @@ type Stats struct {
 	KeysExamined, DocsExamined, NReturned int64
 	// Write figures (update, delete, insert, findAndModify).
 	NMatched, NModified, NDeleted, NInserted, NUpserted int64
+	// Index entries written and removed by the command's writes.
+	KeysInserted, KeysDeleted int64
 	// PlanSummary is mongod's form of the first plan the command ran:
 	// "COLLSCAN", "IXSCAN { a: 1 }", "IDHACK", "EOF".
 	PlanSummary  string

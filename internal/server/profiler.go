@@ -110,6 +110,12 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 			appendNum(b, "nModified", st.NModified)
 		}
 	}
+	if st.KeysInserted > 0 {
+		appendNum(b, "keysInserted", st.KeysInserted)
+	}
+	if st.KeysDeleted > 0 {
+		appendNum(b, "keysDeleted", st.KeysDeleted)
+	}
 	if e.isCursor && e.exhaust {
 		b.AppendBoolean("cursorExhausted", true)
 	}

@@ -112,6 +112,12 @@ func appendWriteAttrs(attrs []slog.Attr, e *opEntry) []slog.Attr {
 			attrs = append(attrs, slog.Int64("nUpserted", st.NUpserted))
 		}
 	}
+	if st.KeysInserted > 0 {
+		attrs = append(attrs, slog.Int64("keysInserted", st.KeysInserted))
+	}
+	if st.KeysDeleted > 0 {
+		attrs = append(attrs, slog.Int64("keysDeleted", st.KeysDeleted))
+	}
 	return attrs
 }
 

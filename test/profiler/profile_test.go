@@ -87,7 +87,10 @@ func TestSystemProfile(t *testing.T) {
 	if err := cur.All(ctx, &got); err != nil || len(got) != 5 {
 		t.Fatalf("find: %v %d", err, len(got))
 	}
-	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 7}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 7}}, bson.D{{Key: "$set", Value: bson.D{{Key: "cat", Value: 99}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1000}, {Key: "cat", Value: 1}, {Key: "ts", Value: 5}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
@@ -110,14 +113,21 @@ func TestSystemProfile(t *testing.T) {
 	if err := cur.All(ctx, &entries); err != nil {
 		t.Fatal(err)
 	}
-	var q, u bson.M
+	var q, u, ins bson.M
 	for _, e := range entries {
 		switch e["op"] {
 		case "query":
 			q = e
 		case "update":
 			u = e
+		case "insert":
+			ins = e
 		}
+	}
+	// mongod's write figures: the update moves one cat_ts key, the
+	// insert writes a key in each of the two indexes.
+	if ins == nil || ins["ninserted"] != int32(1) || ins["keysInserted"] != int32(2) {
+		t.Errorf("insert entry: %v", ins)
 	}
 	if q == nil || u == nil {
 		t.Fatalf("want a query and an update entry, got %v", entries)
@@ -134,7 +144,8 @@ func TestSystemProfile(t *testing.T) {
 	if _, ok := q["ts"].(bson.DateTime); !ok {
 		t.Errorf("ts is a date: %T", q["ts"])
 	}
-	if u["nMatched"] != int32(1) || u["nModified"] != int32(1) || u["planSummary"] != "IDHACK" {
+	if u["nMatched"] != int32(1) || u["nModified"] != int32(1) || u["planSummary"] != "IDHACK" ||
+		u["keysInserted"] != int32(1) || u["keysDeleted"] != int32(1) {
 		t.Errorf("update entry: %v", u)
 	}
 	if cmd, _ := u["command"].(bson.D); len(cmd) < 2 || cmd[0].Key != "q" || cmd[1].Key != "u" {
