@@ -111,7 +111,7 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log, TTLMonitorSleep: *ttlSleep, Budget: budget,
+	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log.With(mongolog.KeyComponent, "STORAGE"), TTLMonitorSleep: *ttlSleep, Budget: budget,
 		OplogBytes: oplogBytes})
 	if err != nil {
 		return openError(*dir, err)
