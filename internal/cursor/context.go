@@ -3,6 +3,7 @@ package cursor
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,9 @@ import (
 type SwitchContext struct {
 	mu  sync.Mutex
 	cur context.Context
+	// gen counts the switches, so that an iterator can tell cheaply
+	// that another command now drives it (Generation).
+	gen atomic.Uint64
 }
 
 // NewSwitchContext returns a SwitchContext that starts with ctx's
@@ -27,7 +31,11 @@ func (s *SwitchContext) Set(ctx context.Context) {
 	s.mu.Lock()
 	s.cur = ctx
 	s.mu.Unlock()
+	s.gen.Add(1)
 }
+
+// Generation returns how many times Set was called.
+func (s *SwitchContext) Generation() uint64 { return s.gen.Load() }
 
 func (s *SwitchContext) get() context.Context {
 	s.mu.Lock()

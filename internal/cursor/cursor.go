@@ -92,6 +92,14 @@ type Cursor struct {
 	Owner      string
 	Privileges any
 
+	// Obs, opaque here, is what the server's query statistics gather
+	// over the cursor's batches (querystats.go); set and read only by
+	// the command holding the cursor. OnClose, when set, is called once
+	// when the cursor closes, whatever closes it (exhausted, killed,
+	// timed out, its session or namespace gone).
+	Obs     any
+	OnClose func(c *Cursor)
+
 	src     Source
 	pending bsoncore.Document // a document read but not yet sent
 	used    time.Time
@@ -377,6 +385,10 @@ func (c *Cursor) close() {
 	if !c.closed {
 		c.closed = true
 		_ = c.src.Close()
+		if f := c.OnClose; f != nil {
+			c.OnClose = nil
+			f(c)
+		}
 	}
 }
 

@@ -59,11 +59,20 @@ func validateWrite(db, coll string, opts WriteOptions) error {
 	if opts.System && db == "admin" && (coll == "system.users" || coll == "system.roles") {
 		return nil
 	}
+	if opts.System && db == "local" && coll == QueryStatsColl {
+		return nil
+	}
 	return validateUserWrite(db, coll)
 }
 
+// QueryStatsColl is the collection of the local database where the server
+// keeps its query statistics across restarts (internal/server
+// querystats_store.go). local is not replicated and mongodump skips it.
+const QueryStatsColl = "system.lode.queryStats"
+
 // EnsureSystemCollection creates admin.system.users or admin.system.roles
-// (internal/auth's) if it does not exist; user commands cannot create them.
+// (internal/auth's), or local's QueryStatsColl, if it does not exist; user
+// commands cannot create them.
 func (e *Engine) EnsureSystemCollection(db, coll string) error {
 	if err := validateWrite(db, coll, WriteOptions{System: true}); err != nil {
 		return err
@@ -248,7 +257,11 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 		b.Close()
 		return nil, false, fmt.Errorf("create collection: %w", err)
 	}
-	if err := e.commitLogged(b, e.commandEntry(db, &c.uuid, createO(coll, c.options))...); err != nil {
+	ops := e.commandEntry(db, &c.uuid, createO(coll, c.options))
+	if coll == "system.profile" {
+		ops = nil // the profiler's collection is not replicated (logged)
+	}
+	if err := e.commitLogged(b, ops...); err != nil {
 		return nil, false, err
 	}
 	n := cat.clone()

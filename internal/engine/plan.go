@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/query/plan"
@@ -58,6 +59,8 @@ type planReq struct {
 	preferCollScan bool
 	// db estimates index sizes for the preference (nil: keys are counted).
 	db *storage.DB
+	// stats receives the plan's figures when it closes (nil: none).
+	stats *opstats.Stats
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that
@@ -69,9 +72,20 @@ type builtPlan struct {
 	// rejectedReason, when set, is why the rejected plans lost without a
 	// trial (the collection-scan preference).
 	rejectedReason string
+	// st receives the plan's figures (opstats.go); rep is what was
+	// reported to it so far.
+	st  *opstats.Stats
+	rep exec.Totals
+	// summary is the plan's planSummary, once rendered.
+	summary string
 }
 
 func (b *builtPlan) close() {
+	b.flushTo(b.st)
+	if b.st != nil {
+		b.st.Detach(b)
+		b.st = nil
+	}
 	b.root.Close()
 	for _, r := range b.rejected {
 		r.Close()
@@ -83,6 +97,20 @@ func (b *builtPlan) close() {
 // winner from the start. The instance's parameters give the planner's
 // SORT_MERGE bound and the SORT stage's memory limit and budget.
 func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
+	bp, err := e.buildPlanTree(r, c, q)
+	if err == nil && q.stats != nil && !q.timing {
+		// mongod 7.0's IDHACK takes no sort, skip or hint.
+		idFilter := q.filterDoc
+		if q.sort != nil || q.opts.Skip > 0 || q.hint.Type != 0 {
+			idFilter = nil
+		}
+		bp.report(q.stats, idFilter)
+	}
+	return bp, err
+}
+
+// buildPlanTree is buildPlan without the statistics.
+func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	if q.opts.SortOpts.MemLimit == 0 {
 		q.opts.SortOpts.MemLimit = e.params.MaxBlockingSortBytes.Load()
 	}
@@ -236,16 +264,32 @@ type planIter struct {
 	// whose fields are keyFields (none for a collection scan).
 	returnKey bool
 	keyFields []plan.Field
+	// gen, when the context is a cursor's, tells that another command
+	// drives the iterator (a getMore of an aggregate, whose stages do not
+	// pass SetContext down): its figures then go to that command.
+	gen     opstats.Generational
+	lastGen uint64
 }
 
 // SetContext replaces the context that bounds the iterator's work (each
 // getMore brings its own).
-func (it *planIter) SetContext(ctx context.Context) { it.ctx = ctx }
+func (it *planIter) SetContext(ctx context.Context) {
+	it.ctx = ctx
+	if !it.done {
+		it.bp.switchStats(opstats.From(ctx))
+	}
+}
 
 // Next implements Iterator.
 func (it *planIter) Next() (bsoncore.Document, error) {
 	if it.done {
 		return nil, nil
+	}
+	if it.gen != nil {
+		if g := it.gen.Generation(); g != it.lastGen {
+			it.lastGen = g
+			it.bp.switchStats(opstats.From(it.ctx))
+		}
 	}
 	for {
 		it.n++
@@ -328,8 +372,8 @@ func (s *planSource) close() { s.bp.close() }
 // BadValue, as the planner reports it for find.
 // empty, when not nil, are the known-empty index ranges of a statement
 // holding the collection's writer lock.
-func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (recordSource, error) {
-	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty}
+func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats) (recordSource, error) {
+	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty, stats: st}
 	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true

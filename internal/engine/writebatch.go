@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/oplog"
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -28,7 +29,9 @@ const (
 // transaction's batch instead.
 type writeBatch struct {
 	e *Engine
-	c *collection // current metadata; replaced when an index turns multikey
+	// st receives the figures of the statement's plans (nil: none).
+	st *opstats.Stats
+	c  *collection // current metadata; replaced when an index turns multikey
 
 	b    *pebble.Batch
 	it   storage.Iterator // DB iterator for unique checks, per batch
@@ -293,6 +296,13 @@ func (t *writeBatch) writeStaged(rid uint64) {
 		ks := t.sbuf[s.off:s.end]
 		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, rid)
 		t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
+		if t.st != nil {
+			if s.del {
+				t.st.KeysDeleted++
+			} else {
+				t.st.KeysInserted++
+			}
+		}
 		if s.del {
 			// Index entries are set once and removed once (see package
 			// storage), so SingleDelete is safe.
