@@ -82,7 +82,7 @@ func (b *builtPlan) close() {
 // several candidates it runs a trial (exec.PickBest) and rebuilds the
 // winner from the start. The instance's parameters give the planner's
 // SORT_MERGE bound and the SORT stage's memory limit and budget.
-func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
+func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (bp *builtPlan, err error) {
 	if q.opts.SortOpts.MemLimit == 0 {
 		q.opts.SortOpts.MemLimit = e.params.MaxBlockingSortBytes.Load()
 	}
@@ -127,6 +127,13 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 	if len(sols) > 1 {
 		sols = pruneIntersections(r, sols)
 	}
+	if !q.timing {
+		defer func() {
+			if bp != nil {
+				e.indexUse.note(bp.sol)
+			}
+		}()
+	}
 	if reason, ok := preferCollScan(r, c, q, sols); ok {
 		return collScanPlan(sols, batched, env, q, reason)
 	}
@@ -153,7 +160,7 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 		}
 		return nil, trials[0].Err
 	}
-	bp := &builtPlan{sol: sols[best]}
+	bp = &builtPlan{sol: sols[best]}
 	for i, c := range cands {
 		c.Close()
 		if i != best {
