@@ -62,9 +62,9 @@ type Shape struct {
 	Sort   bson.D
 	Limit  int64
 
-	ExecCount                               int64
+	ExecCount                                int64
 	KeysExamined, DocsExamined, DocsReturned int64
-	LastPlanSummary                         string
+	LastPlanSummary                          string
 }
 
 // NS returns "db.coll".
