@@ -136,7 +136,7 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 	owners := map[string][]int{}
 	var nsOrder []string
 	for i, s := range shapes {
-		row := Row{NS: s.NS(), Command: s.Command, Shape: compactShape(s), Hash: s.Hash, ExecCount: s.ExecCount,
+		row := Row{NS: s.NS(), Command: s.Command, Shape: CompactShape(s), Hash: s.Hash, ExecCount: s.ExecCount,
 			Plan: s.LastPlanSummary, KeysPerResult: s.KeysPerResult(), DocsPerResult: s.DocsPerResult()}
 		rep.Rows = append(rep.Rows, row)
 		r := &rep.Rows[i]
@@ -307,8 +307,9 @@ func inScope(o Options, db, coll string) bool {
 	return (o.DB == "" || o.DB == db) && (o.Coll == "" || o.Coll == coll)
 }
 
-// compactShape renders a shape as command, filter shape and sort.
-func compactShape(s *Shape) string {
+// CompactShape renders a shape as its command, filter shape and sort
+// (and "limit" for a find with one): the report's shape column.
+func CompactShape(s *Shape) string {
 	f := s.FilterShape
 	if f == nil {
 		f = ShapeOf(s.Filter)
