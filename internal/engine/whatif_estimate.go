@@ -171,7 +171,8 @@ func (w *whatIfSample) scanOf(n *plan.Node, merge *plan.Node) (*wiScan, error) {
 
 // walkMerge merges the scans in sort order as SORT_MERGE does: each scan
 // holds one key ahead, the smallest (by the bytes after the scan's point
-// prefix) is consumed and its scan advanced, until visit stops it.
+// prefix) is consumed, and its scan advanced when the merge goes on, until
+// visit stops it.
 func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(wiEntry) bool) (keys int64, stopped bool) {
 	reverse := len(merge.Children) > 0 && firstScanDir(merge) < 0
 	for _, sc := range scans {
@@ -203,12 +204,13 @@ func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(w
 		}
 		sc := scans[best]
 		e := sc.entries[sc.pos]
+		if visit(e) {
+			return keys, true
+		}
+		// The scan refills its head only when the merge goes on.
 		sc.pos++
 		if sc.pos < len(sc.entries) {
 			keys++
-		}
-		if visit(e) {
-			return keys, true
 		}
 	}
 }
