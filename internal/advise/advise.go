@@ -84,6 +84,8 @@ type Report struct {
 	Proposals []Proposal `json:"proposals"`
 	Unused    []IndexRef `json:"unusedIndexes"`
 	Prefix    []IndexRef `json:"prefixIndexes"`
+	// Built names the indexes Apply built (lode advise --apply).
+	Built []string `json:"built,omitempty"`
 }
 
 // existing is an index of a collection.
