@@ -124,7 +124,7 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 		}
 		return shapes[i].ExecCount > shapes[j].ExecCount
 	})
-	rep := &Report{}
+	rep := &Report{Rows: []Row{}, Proposals: []Proposal{}, Unused: []IndexRef{}, Prefix: []IndexRef{}}
 	idx := map[string][]existing{}
 	for _, s := range shapes {
 		if _, ok := idx[s.NS()]; !ok {

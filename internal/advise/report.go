@@ -12,6 +12,7 @@ import (
 func (rep *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	if err := enc.Encode(rep); err != nil {
 		return fmt.Errorf("advise: write JSON: %w", err)
 	}
