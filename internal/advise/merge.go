@@ -59,7 +59,7 @@ type merged struct {
 }
 
 // mergeCandidates merges the candidates of one namespace: it keeps the
-// longest first and drops every candidate that a kept key serves (so a
+// longest first (sorted ones first among equals) and drops every candidate that a kept key serves (so a
 // prefix goes only when the longer key serves its sort too), then assigns
 // each shape to the first kept key that serves it.
 func mergeCandidates(cands []candidate, owners []int) []merged {
@@ -67,7 +67,15 @@ func mergeCandidates(cands []candidate, owners []int) []merged {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return len(cands[order[a]].key) > len(cands[order[b]].key) })
+	// Longest first; among equals, those with a sort first: their
+	// directions matter, a range field's do not.
+	sort.SliceStable(order, func(a, b int) bool {
+		ca, cb := cands[order[a]], cands[order[b]]
+		if len(ca.key) != len(cb.key) {
+			return len(ca.key) > len(cb.key)
+		}
+		return len(ca.sort) > len(cb.sort)
+	})
 	var kept []merged
 	for _, i := range order {
 		c := cands[i]
