@@ -37,6 +37,8 @@ func shapeDoc(doc bson.Raw, top bool) bson.D {
 				}
 			}
 			out = append(out, bson.E{Key: k, Value: a})
+		case strings.HasPrefix(k, "$") && v.Type == bson.TypeEmbeddedDocument:
+			out = append(out, bson.E{Key: k, Value: shapeDoc(v.Document(), false)})
 		case strings.HasPrefix(k, "$"):
 			out = append(out, bson.E{Key: k, Value: shapeValue(v)})
 		case v.Type == bson.TypeEmbeddedDocument && isOperatorDoc(v.Document()):
