@@ -72,6 +72,15 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("lode: WithOplogSizeMB(%d): want a size in MiB between 1 and %d, or 0 for no oplog", cfg.oplogMB, int64(1<<30))
 	}
 	srvCfg := server.Config{TestCommands: cfg.testCommands}
+	if cfg.slowOpSet {
+		if cfg.slowOp < 0 {
+			return nil, fmt.Errorf("lode: WithSlowOpThreshold(%v): want a duration of 0 or more", cfg.slowOp)
+		}
+		srvCfg.SlowOpThreshold = cfg.slowOp
+		if cfg.slowOp == 0 {
+			srvCfg.SlowOpThreshold = -1 // Config's "every command"
+		}
+	}
 	for _, p := range cfg.params {
 		if err := srvCfg.SetStartupParameter(p[0], p[1]); err != nil {
 			return nil, fmt.Errorf("lode: WithSetParameter: %w", err)

@@ -19,6 +19,8 @@ type config struct {
 	oplogMB      int64 // WithOplogSizeMB's argument, checked by Open
 	testCommands bool
 	params       [][2]string // WithSetParameter's, in order
+	slowOp       time.Duration
+	slowOpSet    bool
 }
 
 // Option configures Open.
@@ -84,6 +86,15 @@ func WithOplogSizeMB(mb int64) Option {
 // Never enable it in production: any authenticated client can then make
 // the server fail commands.
 func WithTestCommands() Option { return func(c *config) { c.testCommands = true } }
+
+// WithSlowOpThreshold sets mongod's slowms, as lode serve --slowms does:
+// a command taking longer is logged as "Slow query" (at info level, with
+// mongod's attributes) and, at profiling level 1, written to its
+// database's system.profile. The default is 100 ms; 0 logs every command.
+// The profile command changes it at runtime.
+func WithSlowOpThreshold(d time.Duration) Option {
+	return func(c *config) { c.slowOp, c.slowOpSet = d, true }
+}
 
 // WithSetParameter sets a startup parameter, as lode serve
 // --set-parameter name=value and mongod --setParameter do:

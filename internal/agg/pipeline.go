@@ -254,7 +254,7 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 		if pc.inUnion {
 			return errs.New(errs.Location31441, "%s is not allowed within a $unionWith's sub-pipeline", name)
 		}
-	case "$documents", "$collStats", "$indexStats", "$currentOp", "$listLocalSessions", "$listSessions":
+	case "$documents", "$collStats", "$indexStats", "$currentOp", "$queryStats", "$listLocalSessions", "$listSessions":
 		if i != 0 {
 			return errs.New(errs.Location40602, "%s is only valid as the first stage in a pipeline", name)
 		}
@@ -276,9 +276,12 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 	if name == "$currentOp" && (pc.DB != "admin" || pc.Coll != "") {
 		return errs.New(errs.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
 	}
+	if name == "$queryStats" && (pc.DB != "admin" || pc.Coll != "") {
+		return errs.New(errs.InvalidNamespace, "$queryStats must be run against the 'admin' database with {aggregate: 1}")
+	}
 	if name != "$documents" && pc.Coll == "" && i == 0 && !pc.inFacet {
 		switch name {
-		case "$currentOp", "$listLocalSessions", "$changeStream":
+		case "$currentOp", "$queryStats", "$listLocalSessions", "$changeStream":
 		default:
 			return errs.New(errs.InvalidNamespace, "{aggregate: 1} is not valid for '%s'; a collection is required.", name)
 		}
@@ -320,6 +323,7 @@ func init() {
 		"$collStats":    parseCollStats,
 		"$indexStats":   parseIndexStats,
 		"$currentOp":    parseCurrentOp,
+		"$queryStats":   parseQueryStats, // querystats.go
 		"$changeStream": parseChangeStream,
 		// Outside Atlas, mongod 7.0 knows the stage and refuses it.
 		"$listSearchIndexes": func(bsoncore.Value, *ParseContext) ([]stage, error) {

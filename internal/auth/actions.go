@@ -91,6 +91,8 @@ const (
 	ActDropConnections
 	ActSetAuthenticationRestriction
 	ActReplSetResizeOplog
+	// ActQueryStatsRead reads the $queryStats stage's statistics.
+	ActQueryStatsRead
 	// numCoreActions ends the actions Lode's commands check; the rest of
 	// mongod's actions follow from otherActionNames.
 	numCoreActions
@@ -129,7 +131,7 @@ var coreActionNames = [numCoreActions]string{
 	ActCleanupOrphaned: "cleanupOrphaned", ActFlushRouterConfig: "flushRouterConfig", ActLogRotate: "logRotate",
 	ActSetFreeMonitoring: "setFreeMonitoring", ActCheckFreeMonitoringStatus: "checkFreeMonitoringStatus",
 	ActDropConnections: "dropConnections", ActSetAuthenticationRestriction: "setAuthenticationRestriction",
-	ActReplSetResizeOplog: "replSetResizeOplog",
+	ActReplSetResizeOplog: "replSetResizeOplog", ActQueryStatsRead: "queryStatsRead",
 }
 
 // otherActionNames are mongod's remaining privilege actions. No Lode
@@ -148,7 +150,7 @@ var otherActionNames = []string{
 	"importCollection", "invalidateUserCache", "issueDirectShardOperations", "listCachedAndActiveUsers",
 	"listCursors", "listSampledQueries", "listShards", "moveChunk", "moveCollection", "oidcListKeys",
 	"oidcRefreshKeys", "oidReset", "operationMetrics", "planCacheIndexFilter", "querySettings",
-	"queryStatsRead", "queryStatsReadTransformed", "refineCollectionShardKey", "removeShard",
+	"queryStatsReadTransformed", "refineCollectionShardKey", "removeShard",
 	"renameCollection", "repairDatabase", "replSetConfigure", "replSetHeartbeat", "replSetReconfig",
 	"replSetStateChange", "reshardCollection", "revokePrivilegesFromRole",
 	"revokeRolesFromRole", "revokeRolesFromUser", "rotateCertificates", "runAsLessPrivilegedUser",

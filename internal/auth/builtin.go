@@ -20,7 +20,7 @@ var (
 		ActDropUser, ActGrantRole, ActRevokeRole, ActSetAuthenticationRestriction, ActViewRole, ActViewUser)
 	clusterMonitorActions = Actions(ActCheckFreeMonitoringStatus, ActConnPoolStats, ActGetCmdLineOpts,
 		ActGetDefaultRWConcern, ActGetLog, ActGetParameter, ActHostInfo, ActInprog, ActListDatabases,
-		ActListSessions, ActNetstat, ActReplSetGetConfig, ActReplSetGetStatus, ActServerStatus, ActTop, ActUseUUID)
+		ActListSessions, ActNetstat, ActReplSetGetConfig, ActReplSetGetStatus, ActServerStatus, ActTop, ActUseUUID, ActQueryStatsRead)
 	hostManagerActions = Actions(ActApplicationMessage, ActFlushRouterConfig, ActFsync, ActKillAnyCursor,
 		ActKillAnySession, ActKillop, ActLogRotate, ActResync, ActSetParameter, ActShutdown, ActDropConnections,
 		ActReplSetResizeOplog)

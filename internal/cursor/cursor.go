@@ -92,6 +92,11 @@ type Cursor struct {
 	Owner      string
 	Privileges any
 
+	// Obs, opaque here, is what the server's query statistics gather
+	// over the cursor's batches (querystats.go); set and read only by
+	// the command holding the cursor.
+	Obs any
+
 	src     Source
 	pending bsoncore.Document // a document read but not yet sent
 	used    time.Time

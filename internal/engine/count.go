@@ -8,6 +8,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/keystring"
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/storage"
@@ -58,7 +59,9 @@ func (e *Engine) CountCollated(ctx context.Context, db, coll string, filter bson
 	}
 	r, release := e.snapshotCtx(ctx)
 	defer release()
-	bp, err := e.buildPlan(r, c, countReq(filter, f, skip, limit, hint, false))
+	q := countReq(filter, f, skip, limit, hint, false)
+	q.stats = opstats.From(ctx)
+	bp, err := e.buildPlan(r, c, q)
 	if err != nil {
 		return 0, err
 	}
@@ -107,7 +110,9 @@ func (e *Engine) DistinctCollated(ctx context.Context, db, coll, key string, fil
 	}
 	r, release := e.snapshotCtx(ctx)
 	defer release()
-	bp, err := e.buildPlan(r, c, distinctReq(filter, f, key, false))
+	q := distinctReq(filter, f, key, false)
+	q.stats = opstats.From(ctx)
+	bp, err := e.buildPlan(r, c, q)
 	if err != nil {
 		return nil, err
 	}

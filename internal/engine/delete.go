@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/storage"
@@ -66,7 +67,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 // given, planned with hint) from the current state. It returns how many it
 // removed (0 or 1).
 func deleteFirstLocked(e *Engine, t *writeBatch, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value) (int, error) {
-	rid, doc, _, found, err := t.e.findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, hint, t.emptyRangesFor())
+	rid, doc, _, found, err := t.e.findFirstLocked(t.reader(), t.c, filterDoc, f, sortBy, hint, t.emptyRangesFor(), t.st)
 	if err != nil || !found {
 		return 0, err
 	}
@@ -80,7 +81,7 @@ func deleteFirstLocked(e *Engine, t *writeBatch, filterDoc bsoncore.Document, f 
 // the least by sortBy when given, else the first in scan order, planned
 // with hint (zero Value: none).
 // empty are the statement's known-empty index ranges (nil: none).
-func (e *Engine) findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (uint64, bsoncore.Document, int, bool, error) {
+func (e *Engine) findFirstLocked(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats) (uint64, bsoncore.Document, int, bool, error) {
 	var (
 		bestID  uint64
 		bestDoc bsoncore.Document
@@ -88,7 +89,7 @@ func (e *Engine) findFirstLocked(r storage.Reader, c *collection, filterDoc bson
 		found   bool
 	)
 	// The planner returns matches in sortBy order: the first is the one.
-	err := e.scanMatchesSorted(r, c, filterDoc, f, sortBy, hint, empty, func(rid uint64, doc []byte, pos int) bool {
+	err := e.scanMatchesSorted(r, c, filterDoc, f, sortBy, hint, empty, st, func(rid uint64, doc []byte, pos int) bool {
 		bestID, bestPos, found = rid, pos, true
 		bestDoc = append(bestDoc[:0], doc...)
 		return false

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 )
@@ -62,7 +63,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
 	snap, release := e.snapshotCtx(ctx) // the transaction's view inside one (txn_write.go)
-	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db}
+	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db, stats: opstats.From(ctx)}
 	if reverse {
 		q.naturalDir = -1
 	}

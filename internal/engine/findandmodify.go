@@ -93,7 +93,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	var out bsoncore.Document
 	var pos int
 	if spec.Remove {
-		rid, doc, dpos, found, ferr := t.e.findFirstLocked(t.reader(), c, filter, f, sortBy, spec.Hint, t.emptyRangesFor())
+		rid, doc, dpos, found, ferr := t.e.findFirstLocked(t.reader(), c, filter, f, sortBy, spec.Hint, t.emptyRangesFor(), t.st)
 		err = ferr
 		if err == nil && found {
 			err = t.remove(rid, doc)

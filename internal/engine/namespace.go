@@ -59,11 +59,20 @@ func validateWrite(db, coll string, opts WriteOptions) error {
 	if opts.System && db == "admin" && (coll == "system.users" || coll == "system.roles") {
 		return nil
 	}
+	if opts.System && db == "local" && coll == QueryStatsColl {
+		return nil
+	}
 	return validateUserWrite(db, coll)
 }
 
+// QueryStatsColl is the collection of the local database where the server
+// keeps its query statistics across restarts (internal/server
+// querystats_store.go). local is not replicated and mongodump skips it.
+const QueryStatsColl = "system.lode.queryStats"
+
 // EnsureSystemCollection creates admin.system.users or admin.system.roles
-// (internal/auth's) if it does not exist; user commands cannot create them.
+// (internal/auth's), or local's QueryStatsColl, if it does not exist; user
+// commands cannot create them.
 func (e *Engine) EnsureSystemCollection(db, coll string) error {
 	if err := validateWrite(db, coll, WriteOptions{System: true}); err != nil {
 		return err

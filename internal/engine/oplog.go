@@ -63,9 +63,10 @@ func (e *Engine) WaitVisible(ctx context.Context, ts oplog.TS) error {
 func (e *Engine) Oplog() *oplog.Log { return e.oplog }
 
 // logged reports whether changes to c are written to the oplog: mongod
-// does not replicate the local database.
+// does not replicate the local database, nor the profiler's
+// system.profile collections.
 func (e *Engine) logged(c *collection) bool {
-	return e.oplog != nil && c.db != "local"
+	return e.oplog != nil && c.db != "local" && c.name != "system.profile"
 }
 
 // idDoc is {_id: doc._id}.

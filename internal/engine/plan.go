@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/query/plan"
@@ -58,6 +59,8 @@ type planReq struct {
 	preferCollScan bool
 	// db estimates index sizes for the preference (nil: keys are counted).
 	db *storage.DB
+	// stats receives the plan's figures when it closes (nil: none).
+	stats *opstats.Stats
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that
@@ -69,9 +72,18 @@ type builtPlan struct {
 	// rejectedReason, when set, is why the rejected plans lost without a
 	// trial (the collection-scan preference).
 	rejectedReason string
+	// st receives the plan's figures (opstats.go); rep is what was
+	// reported to it so far.
+	st  *opstats.Stats
+	rep exec.Totals
 }
 
 func (b *builtPlan) close() {
+	b.flushTo(b.st)
+	if b.st != nil {
+		b.st.Detach(b)
+		b.st = nil
+	}
 	b.root.Close()
 	for _, r := range b.rejected {
 		r.Close()
@@ -82,7 +94,19 @@ func (b *builtPlan) close() {
 // several candidates it runs a trial (exec.PickBest) and rebuilds the
 // winner from the start. The instance's parameters give the planner's
 // SORT_MERGE bound and the SORT stage's memory limit and budget.
-func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (bp *builtPlan, err error) {
+func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
+	bp, err := e.buildPlanTree(r, c, q)
+	if err == nil && !q.timing {
+		e.indexUse.note(bp.sol) // $indexStats (indexaccess.go)
+	}
+	if err == nil && q.stats != nil && !q.timing {
+		bp.report(q.stats, q.filterDoc)
+	}
+	return bp, err
+}
+
+// buildPlanTree is buildPlan without the statistics.
+func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *builtPlan, err error) {
 	if q.opts.SortOpts.MemLimit == 0 {
 		q.opts.SortOpts.MemLimit = e.params.MaxBlockingSortBytes.Load()
 	}
@@ -126,13 +150,6 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (bp *buil
 	}
 	if len(sols) > 1 {
 		sols = pruneIntersections(r, sols)
-	}
-	if !q.timing {
-		defer func() {
-			if bp != nil {
-				e.indexUse.note(bp.sol)
-			}
-		}()
 	}
 	if reason, ok := preferCollScan(r, c, q, sols); ok {
 		return collScanPlan(sols, batched, env, q, reason)
@@ -247,7 +264,12 @@ type planIter struct {
 
 // SetContext replaces the context that bounds the iterator's work (each
 // getMore brings its own).
-func (it *planIter) SetContext(ctx context.Context) { it.ctx = ctx }
+func (it *planIter) SetContext(ctx context.Context) {
+	it.ctx = ctx
+	if !it.done {
+		it.bp.switchStats(opstats.From(ctx))
+	}
+}
 
 // Next implements Iterator.
 func (it *planIter) Next() (bsoncore.Document, error) {
@@ -335,8 +357,8 @@ func (s *planSource) close() { s.bp.close() }
 // BadValue, as the planner reports it for find.
 // empty, when not nil, are the known-empty index ranges of a statement
 // holding the collection's writer lock.
-func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges) (recordSource, error) {
-	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty}
+func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats) (recordSource, error) {
+	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty, stats: st}
 	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true

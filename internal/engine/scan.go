@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/storage"
@@ -21,8 +22,8 @@ type recordSource interface {
 // plan order), so that the first match is the least by sortBy. An index
 // that provides the order is walked without sorting. hint is the
 // statement's index hint (zero Value: none).
-func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := e.plannedSource(r, c, filterDoc, f, sortBy, hint, empty)
+func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
+	src, err := e.plannedSource(r, c, filterDoc, f, sortBy, hint, empty, st)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -16,12 +17,13 @@ func (e *Engine) newWriteBatchCtx(ctx context.Context, c *collection) *writeBatc
 	if tx == nil {
 		t := e.newWriteBatch(c)
 		t.bypass = bypassFrom(ctx)
+		t.st = opstats.From(ctx)
 		return t
 	}
 	if _, ok := tx.colls[c.id]; !ok {
 		tx.colls[c.id] = newTxnColl(c)
 	}
-	return &writeBatch{e: e, c: c, b: tx.b, tx: tx, bypass: bypassFrom(ctx)}
+	return &writeBatch{e: e, c: c, b: tx.b, tx: tx, bypass: bypassFrom(ctx), st: opstats.From(ctx)}
 }
 
 // reader returns what t's unique checks and re-reads see.

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/storage"
 	"github.com/lodedb/lode/internal/update"
@@ -92,7 +93,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeBatch, p *parsedUpdat
 	if p.multi {
 		sortBy = nil
 	}
-	err := e.scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, p.hint, t.emptyRangesFor(), func(rid uint64, doc []byte, pos int) bool {
+	err := e.scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, p.hint, t.emptyRangesFor(), t.st, func(rid uint64, doc []byte, pos int) bool {
 		ids = append(ids, rid)
 		docs = append(docs, append([]byte(nil), doc...))
 		poss = append(poss, pos)
@@ -165,8 +166,8 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 // scanMatches calls fn with every document of c matching f in r, with the
 // positional match index, until fn returns false. hint is the statement's
 // index hint (zero Value: none). doc is valid only during the call.
-func (e *Engine) scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := e.plannedSource(r, c, filterDoc, f, nil, hint, nil)
+func (e *Engine) scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
+	src, err := e.plannedSource(r, c, filterDoc, f, nil, hint, nil, st)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/oplog"
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -28,7 +29,9 @@ const (
 // transaction's batch instead.
 type writeBatch struct {
 	e *Engine
-	c *collection // current metadata; replaced when an index turns multikey
+	// st receives the figures of the statement's plans (nil: none).
+	st *opstats.Stats
+	c  *collection // current metadata; replaced when an index turns multikey
 
 	b    *pebble.Batch
 	it   storage.Iterator // DB iterator for unique checks, per batch

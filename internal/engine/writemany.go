@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -64,7 +65,7 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 	}
 	snap, release := e.snapshotCtx(ctx)
 	var ids []uint64
-	err := e.scanMatches(snap, c, filterDoc, f, hint, func(rid uint64, _ []byte, _ int) bool {
+	err := e.scanMatches(snap, c, filterDoc, f, hint, opstats.From(ctx), func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
 		return true
 	})

@@ -310,6 +310,8 @@ func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool)
 			out = append(out, need{res: res, acts: auth.Actions(auth.ActChangeStream, auth.ActFind)})
 		case "$currentOp":
 			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActInprog)})
+		case "$queryStats":
+			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActQueryStatsRead)})
 		case "$listLocalSessions", "$listSessions":
 			// mongod's listSessionsRequiredPrivileges: listSessions on
 			// the cluster, unless the stage lists only one's own sessions

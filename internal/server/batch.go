@@ -52,6 +52,7 @@ func (s *Server) firstBatch(ctx context.Context, c *cursor.Cursor, batchSize int
 		ownCursor(ctx, c) // authz.go
 		id = s.cursors.Register(c)
 	}
+	cursorOf(ctx, c, id, len(docs)) // the command's figures (obs.go)
 	return s.cursorReplyToken("firstBatch", id, c.NS, docs, pbrt), nil
 }
 

@@ -162,6 +162,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	cat := aggengine.New(s.eng)
 	cat.Explain = s.eng.ExplainQueryPlanner // the planner's queryPlanner for $cursor
 	cat.Ops = s.currentOps                  // $currentOp (currentop_agg.go)
+	cat.QueryStatsFn = s.queryStatsDocs     // $queryStats (querystats.go)
 	cat.Sessions = s.localSessions          // $listLocalSessions (sessions_coll.go)
 	var stream *changestream.Reader
 	cat.ChangeStreams = s.openChangeStream(&stream) // changestream.go

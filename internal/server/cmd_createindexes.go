@@ -10,6 +10,7 @@ import (
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
+	"github.com/lodedb/lode/internal/opstats"
 )
 
 func init() { register(cmdCreateIndexes, "createIndexes") }
@@ -122,7 +123,7 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	if ixs, err := s.eng.ListIndexes(req.DB, coll); err == nil {
 		before, existed = len(ixs), true
 	}
-	if op, ok := ctx.Value(opKey{}).(*runningOp); ok {
+	if op, ok := opstats.HolderFrom(ctx).(*runningOp); ok {
 		// currentOp shows the build's phase and progress.
 		ctx = engine.WithProgress(ctx, &op.progress)
 	}

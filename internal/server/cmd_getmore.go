@@ -44,7 +44,7 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			// metrics in the reply, which Lode does not keep.
 			var on bool
 			if on, err = argBool(req.Name, k, v); err == nil && on {
-				err = errs.New(errs.NotImplemented, "getMore.includeQueryStatsMetrics is not supported by Lode: it keeps no query statistics")
+				err = errs.New(errs.NotImplemented, "getMore.includeQueryStatsMetrics is not supported by Lode: read the statistics with $queryStats")
 			}
 		case "term", "lastKnownCommittedOpTime":
 		default:
@@ -102,6 +102,12 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	docs, exhausted, err := c.NextBatch(batchCtx, n, maxBatchBytes)
 	if err == nil && len(docs) == 0 && c.AwaitData && !exhausted {
 		deadline := time.Now().Add(maxAwait)
+		waitStart := time.Now()
+		if op := opFrom(ctx); op != nil {
+			// The wait is not the command's work: mongod does not log an
+			// awaitData getMore as slow for having waited.
+			defer func() { op.waited = time.Since(waitStart) }()
+		}
 		for len(docs) == 0 && err == nil && time.Now().Before(deadline) {
 			if ctx.Err() == context.Canceled {
 				err = ctx.Err() // killOp or the client went away
@@ -120,11 +126,12 @@ func cmdGetMore(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		return nil, err
 	}
 	pbrt := postBatchResumeToken(c, docs)
-	s.cursors.Release(c, exhausted)
 	outID := id
 	if exhausted {
 		outID = 0
 	}
+	cursorOf(ctx, c, outID, len(docs)) // the command's figures (obs.go)
+	s.cursors.Release(c, exhausted)
 	return s.cursorReplyToken("nextBatch", outID, c.NS, docs, pbrt), nil
 }
 

@@ -9,8 +9,10 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/opstats"
 )
 
 // runningOp is one command in progress, listed by currentOp and stopped by
@@ -30,7 +32,18 @@ type runningOp struct {
 	disconnected atomic.Bool
 	// progress is what an index build reports (msg and progress fields).
 	progress engine.Progress
+	// stats are the command's figures (slow log, profiler, query stats),
+	// written only by the goroutine running it.
+	stats opstats.Stats
+	// waited is how long a getMore of an awaitData cursor waited for new
+	// data: not counted as the command's duration (obs.go).
+	waited time.Duration
+	// cursor is the cursor the command left open or continued.
+	cursor *cursor.Cursor
 }
+
+// OpStats implements opstats.Holder.
+func (op *runningOp) OpStats() *opstats.Stats { return &op.stats }
 
 // opRegistry tracks the running commands of one server (Server.opReg).
 // Its zero value is ready to use.
@@ -41,8 +54,6 @@ type opRegistry struct {
 }
 
 func (s *Server) ops() *opRegistry { return &s.opReg }
-
-type opKey struct{}
 
 // beginOp registers req as running and returns its cancellable context and
 // the function that unregisters it.
@@ -65,7 +76,9 @@ func (s *Server) beginOp(ctx context.Context, req *Request) (context.Context, fu
 	if req.conn != nil {
 		req.conn.op.Store(op)
 	}
-	ctx = context.WithValue(ctx, opKey{}, op)
+	// The op is the context's opstats.Holder: the engine reports the
+	// command's figures into op.stats (no second context value).
+	ctx = opstats.NewContext(ctx, op)
 	return ctx, func() {
 		if req.conn != nil {
 			req.conn.op.CompareAndSwap(op, nil)
@@ -83,7 +96,7 @@ func opError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if op, ok := ctx.Value(opKey{}).(*runningOp); ok && (op.killed.Load() || op.disconnected.Load()) {
+	if op, ok := opstats.HolderFrom(ctx).(*runningOp); ok && (op.killed.Load() || op.disconnected.Load()) {
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			if op.disconnected.Load() {
 				return errs.New(errs.ClientDisconnect, "operation was interrupted because a client disconnected")

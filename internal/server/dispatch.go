@@ -121,6 +121,7 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 	}
 	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
 	defer endOp()
+	op := opFrom(ctx)
 	var body bsoncore.Document
 	if s.cfg.TestCommands {
 		err = s.failCommandBefore(ctx, req) // failpoint.go
@@ -151,12 +152,14 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 		if e.Code == errs.InternalError {
 			s.log.Error("command failed", "cmd", req.Name, "err", err)
 		}
-		return errorDoc(e)
+		reply = errorDoc(e)
+	} else {
+		reply = okDoc(body)
 	}
-	if d := time.Since(start); d > 100*time.Millisecond {
-		s.log.Info("slow query", "cmd", req.Name, "db", req.DB, "durationMillis", d.Milliseconds())
-	}
-	return okDoc(body)
+	// The slow-operation log, the profiler and the query statistics
+	// (obs.go).
+	s.observe(ctx, req, op, start, reply, err)
+	return reply
 }
 
 // okDoc appends ok:1 to a handler's reply body.

@@ -73,6 +73,18 @@ type Config struct {
 	// config.system.sessions and hello's logicalSessionTimeoutMinutes);
 	// zero means 30.
 	SessionTimeoutMinutes int
+	// SlowOpThreshold is mongod's slowms: a command taking longer is
+	// logged ("Slow query") and, at profiling level 1, profiled. Zero
+	// means DefaultSlowOpThreshold (100 ms); negative means 0 (every
+	// command). The profile command changes it at runtime.
+	SlowOpThreshold time.Duration
+	// SlowOpSampleRate is mongod's slowOpSampleRate: the fraction of slow
+	// commands logged and profiled, in (0, 1]; zero means 1.
+	SlowOpSampleRate float64
+	// QueryStatsCacheSize bounds the query shapes $queryStats keeps (the
+	// least recently seen are evicted); zero means
+	// DefaultQueryStatsCacheSize, negative turns query statistics off.
+	QueryStatsCacheSize int
 }
 
 // DefaultMessageTimeout is Config.MessageTimeout's default.
@@ -138,6 +150,10 @@ type Server struct {
 	opReg    opRegistry      // running commands, for currentOp and killOp (currentop.go)
 	rw       rwDefaults      // setDefaultRWConcern's defaults (cmd_setdefaultrwconcern.go)
 
+	// obs decides what is logged as slow, profiled and counted per query
+	// shape (obs.go).
+	obs *observer
+
 	// bigSlots admits requests of bigMessage bytes or more, as many at a
 	// time as there are cores (conn.go handleMsg).
 	bigSlots chan struct{}
@@ -170,10 +186,14 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		bigSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
 		stop:     make(chan struct{}),
 		users:    auth.NewStore(eng),
+		obs:      newObserver(cfg),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
 	s.wg.Add(1)
 	go s.runSessionRefresher() // sessions_coll.go
+	s.loadQueryStats()         // querystats_store.go
+	s.wg.Add(1)
+	go s.runQueryStatsFlusher()
 	return s
 }
 
@@ -300,5 +320,6 @@ func (s *Server) Close() error {
 		s.log.Warn("connections still running at shutdown")
 	}
 	s.cursors.Close()
+	s.flushQueryStats() // querystats_store.go
 	return nil
 }

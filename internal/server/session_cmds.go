@@ -9,6 +9,7 @@ import (
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/opstats"
 )
 
 // clientLsid is a session id as a client sends it to endSessions,
@@ -117,7 +118,7 @@ func (s *Server) killSessions(ctx context.Context, match sessionMatcher) {
 			hit = append(hit, ss)
 		}
 	}
-	self, _ := ctx.Value(opKey{}).(*runningOp)
+	self, _ := opstats.HolderFrom(ctx).(*runningOp)
 	for _, op := range s.ops().snapshot() {
 		if op == self {
 			continue

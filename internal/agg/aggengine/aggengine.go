@@ -25,6 +25,9 @@ type Catalog struct {
 	// Ops, when set, lists the server's operations for $currentOp (the
 	// engine knows nothing of connections and commands). Nil lists none.
 	Ops func(ctx context.Context, opts agg.CurrentOpOptions) ([]bsoncore.Document, error)
+	// QueryStatsFn, when set, lists the server's query statistics for
+	// $queryStats. Nil lists none.
+	QueryStatsFn func(ctx context.Context) ([]bsoncore.Document, error)
 	// Sessions, when set, lists the server's session cache for
 	// $listLocalSessions. Nil lists none.
 	Sessions func(ctx context.Context, allUsers bool, uids [][32]byte) ([]bsoncore.Document, error)
@@ -60,6 +63,14 @@ func (c *Catalog) LocalSessions(ctx context.Context, allUsers bool, uids [][32]b
 		return nil, nil
 	}
 	return c.Sessions(ctx, allUsers, uids)
+}
+
+// QueryStats implements agg.QueryStatsLister through the QueryStats hook.
+func (c *Catalog) QueryStats(ctx context.Context) ([]bsoncore.Document, error) {
+	if c.QueryStatsFn == nil {
+		return nil, nil
+	}
+	return c.QueryStatsFn(ctx)
 }
 
 // CurrentOps implements agg.OpLister through the Ops hook.

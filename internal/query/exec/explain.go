@@ -59,6 +59,9 @@ type Totals struct {
 	NReturned    int64
 	KeysExamined int64
 	DocsExamined int64
+	// HasSort is set when the tree has a blocking SORT; UsedDisk when it
+	// spilled.
+	HasSort, UsedDisk bool
 }
 
 // Sum adds up keys and documents examined over a stage tree.
@@ -74,6 +77,9 @@ func Sum(s Stage) Totals {
 			t.DocsExamined += v.docsExamined
 		case *CollScan:
 			t.DocsExamined += v.docsExamined
+		case *Sort:
+			t.HasSort = true
+			t.UsedDisk = t.UsedDisk || v.spills > 0
 		}
 	})
 	return t

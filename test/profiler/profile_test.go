@@ -1,0 +1,197 @@
+package profiler_test
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestProfileCommand checks the profile command's replies against
+// mongod 7.0's: {was, slowms, sampleRate, ok}, the previous settings; a
+// level outside 0..2 only reads; a filter adds the note.
+func TestProfileCommand(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	var r bson.M
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: -1}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r["was"] != int32(0) || r["slowms"] != int32(100) || r["sampleRate"] != 1.0 {
+		t.Fatalf("profile -1: %v", r)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 1}, {Key: "slowms", Value: 5}, {Key: "sampleRate", Value: 0.5}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r["was"] != int32(0) || r["slowms"] != int32(100) || r["sampleRate"] != 1.0 {
+		t.Fatalf("profile 1 reply shows the old settings: %v", r)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 7}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r["was"] != int32(1) || r["slowms"] != int32(5) || r["sampleRate"] != 0.5 {
+		t.Fatalf("profile 7 reads: %v", r)
+	}
+	// slowms is the server's, the level the database's.
+	if err := db.Client().Database("other").RunCommand(ctx, bson.D{{Key: "profile", Value: -1}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r["was"] != int32(0) || r["slowms"] != int32(5) {
+		t.Fatalf("other db: %v", r)
+	}
+	filter := bson.D{{Key: "millis", Value: bson.D{{Key: "$gte", Value: 0}}}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "filter", Value: filter}, {Key: "sampleRate", Value: 1.0}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r["note"]; !ok {
+		t.Fatalf("a filter in the request adds the note: %v", r)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "filter", Value: "unset"}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r["filter"] == nil || r["note"] == nil {
+		t.Fatalf("the old filter and the note: %v", r)
+	}
+	err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "sampleRate", Value: 1.5}}).Err()
+	ce := testenv.WantCmdError(t, err, 2, "BadValue")
+	if ce.Message != "'sampleRate' must be between 0.0 and 1.0 inclusive" {
+		t.Fatalf("message: %q", ce.Message)
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "filter", Value: "x"}}).Err()
+	testenv.WantCmdError(t, err, 2, "BadValue")
+	err = db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "bogus", Value: 1}}).Err()
+	testenv.WantCmdError(t, err, 40415, "Location40415")
+}
+
+// TestSystemProfile profiles a database at level 2 and reads
+// system.profile: a capped collection of 1 MiB holding mongod's entry
+// shape, newest last ($natural: -1 reads it newest first).
+func TestSystemProfile(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("events")
+	testenv.InsertBatches(t, coll, 200, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 10}, {Key: "ts", Value: i}} })
+	testenv.CreateIndex(t, coll, bson.D{{Key: "cat", Value: 1}, {Key: "ts", Value: -1}})
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Find(ctx, bson.D{{Key: "cat", Value: 3}}, options.Find().SetSort(bson.D{{Key: "ts", Value: -1}}).SetLimit(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.M
+	if err := cur.All(ctx, &got); err != nil || len(got) != 5 {
+		t.Fatalf("find: %v %d", err, len(got))
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 7}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var opts bson.M
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "system.profile"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatalf("system.profile listed: %v %v", err, specs)
+	}
+	if err := bson.Unmarshal(specs[0].Options, &opts); err != nil || opts["capped"] != true || opts["size"] != int64(1<<20) {
+		t.Fatalf("system.profile options: %v %v", err, opts)
+	}
+	prof := db.Collection("system.profile")
+	cur, err = prof.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "$natural", Value: -1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []bson.M
+	if err := cur.All(ctx, &entries); err != nil {
+		t.Fatal(err)
+	}
+	var q, u bson.M
+	for _, e := range entries {
+		switch e["op"] {
+		case "query":
+			q = e
+		case "update":
+			u = e
+		}
+	}
+	if q == nil || u == nil {
+		t.Fatalf("want a query and an update entry, got %v", entries)
+	}
+	for _, f := range []string{"op", "ns", "command", "keysExamined", "docsExamined", "nreturned", "responseLength", "millis", "ts", "client", "allUsers", "user", "numYield", "locks", "protocol", "planSummary"} {
+		if _, ok := q[f]; !ok {
+			t.Errorf("query entry lacks %s: %v", f, q)
+		}
+	}
+	if q["ns"] != "test.events" || q["planSummary"] != "IXSCAN { cat: 1, ts: -1 }" || q["nreturned"] != int64(5) ||
+		q["keysExamined"] != int64(5) || q["docsExamined"] != int64(5) || q["protocol"] != "op_msg" {
+		t.Errorf("query entry: %v", q)
+	}
+	if _, ok := q["ts"].(bson.DateTime); !ok {
+		t.Errorf("ts is a date: %T", q["ts"])
+	}
+	if u["nMatched"] != int64(1) || u["nModified"] != int64(1) || u["planSummary"] != "IDHACK" {
+		t.Errorf("update entry: %v", u)
+	}
+	if cmd, _ := u["command"].(bson.D); len(cmd) < 2 || cmd[0].Key != "q" || cmd[1].Key != "u" {
+		t.Errorf("an update entry's command is its statement: %v", u["command"])
+	}
+	// Level 0: nothing more is written.
+	n := testenv.Count(t, prof, bson.D{})
+	if _, err := coll.CountDocuments(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := testenv.Count(t, prof, bson.D{}); m != n {
+		t.Fatalf("level 0 profiled: %d -> %d", n, m)
+	}
+}
+
+// TestProfileLevelOne profiles only what is slower than slowms, or, with
+// a filter, only what the filter matches.
+func TestProfileLevelOne(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("c")
+	testenv.InsertBatches(t, coll, 10, func(i int) any { return bson.D{{Key: "_id", Value: i}} })
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 1}, {Key: "slowms", Value: 60000}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	prof := db.Collection("system.profile")
+	if n := testenv.Count(t, prof, bson.D{}); n != 0 {
+		t.Fatalf("nothing is slower than 60 s, got %d entries", n)
+	}
+	filter := bson.D{{Key: "op", Value: "query"}, {Key: "nreturned", Value: bson.D{{Key: "$gte", Value: 2}}}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 1}, {Key: "filter", Value: filter}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 4}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []bson.M
+	if err := cur.All(ctx, &all); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "filter", Value: "unset"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var entries []bson.M
+	cur, err = prof.Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0]["nreturned"] != int64(4) {
+		t.Fatalf("the filter profiles the find returning 4 only: %v", entries)
+	}
+}
