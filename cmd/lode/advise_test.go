@@ -187,3 +187,24 @@ func TestAdviseCommandErrors(t *testing.T) {
 		t.Errorf("advise on a fresh directory proposes:\n%s", out.String())
 	}
 }
+
+// TestAdviseCommandQueryStats is the intended flow: the workload runs on
+// a Lode directory, the server records its shapes ($queryStats, kept
+// across the restart), and `lode advise --dir` reads them. It skips on a
+// build without $queryStats.
+func TestAdviseCommandQueryStats(t *testing.T) {
+	dir, _ := adviseFixture(t)
+	var out bytes.Buffer
+	err := runAdvise([]string{"--dir", dir, "--db", "app"}, &out)
+	if errors.Is(err, advise.ErrNoQueryStats) {
+		t.Skipf("no $queryStats on this build: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`find {"cat":{"$in":"?array<?string>"}} sort {"ts":-1} limit`, "IXSCAN { cat: 1, ts: -1 }", "proposed indexes (1):"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lode advise --dir (server statistics) lacks %q:\n%s", want, out.String())
+		}
+	}
+}
