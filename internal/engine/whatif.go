@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
@@ -25,8 +26,8 @@ import (
 // the scan's bounds, sorted in index order and walked as the plan would
 // walk them, stopping at the limit when the index provides the order.
 
-// WhatIfSampleMax is the most documents WhatIf reads to estimate; larger
-// collections are sampled at a regular stride and the counts scaled.
+// WhatIfSampleMax is the most documents WhatIf estimates on; larger
+// collections are read whole but sampled uniformly, and counts scaled.
 const WhatIfSampleMax = 20000
 
 // WhatIfQuery is the query WhatIf plans.
@@ -187,16 +188,26 @@ type whatIfSample struct {
 	gen     keyGen
 }
 
-// sampleColl reads the collection (every k-th document beyond
-// WhatIfSampleMax) and evaluates the filter on each sampled document.
+// whatIfSampleMax is WhatIfSampleMax (tests lower it).
+var whatIfSampleMax = WhatIfSampleMax
+
+// sampleColl reads the collection, keeping a uniform random sample of at
+// most whatIfSampleMax documents (reservoir sampling with a fixed seed, so
+// that periodic data does not alias as a regular stride would) in storage
+// order, and evaluates the filter on each sampled document.
 func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection, f *query.Filter) (*whatIfSample, error) {
 	cur, err := storage.NewRecordCursor(r, c.id, false)
 	if err != nil {
 		return nil, fmt.Errorf("whatif: scan %s: %w", c.ns(), err)
 	}
+	defer cur.Close()
+	type kept struct {
+		pos int64
+		doc bsoncore.Document
+	}
+	rng := rand.New(rand.NewPCG(0x10de, 0xad71ce))
 	var all int64
-	var docs []bsoncore.Document
-	stride := int64(1)
+	var res []kept
 	for {
 		_, doc, ok := cur.Next()
 		if !ok {
@@ -204,30 +215,27 @@ func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection
 		}
 		if all&1023 == 0 {
 			if err := ctx.Err(); err != nil {
-				cur.Close()
 				return nil, err
 			}
 		}
-		if all%stride == 0 {
-			docs = append(docs, append(bsoncore.Document(nil), doc...))
-			if len(docs) >= 2*WhatIfSampleMax {
-				// Halve the sample and double the stride.
-				k := 0
-				for i := 0; i < len(docs); i += 2 {
-					docs[k] = docs[i]
-					k++
-				}
-				docs = docs[:k]
-				stride *= 2
+		switch {
+		case len(res) < whatIfSampleMax:
+			res = append(res, kept{all, append(bsoncore.Document(nil), doc...)})
+		default:
+			if j := rng.Int64N(all + 1); j < int64(whatIfSampleMax) {
+				res[j] = kept{all, append(res[j].doc[:0], doc...)}
 			}
 		}
 		all++
 	}
 	if err := cur.Err(); err != nil {
-		cur.Close()
 		return nil, fmt.Errorf("whatif: scan %s: %w", c.ns(), err)
 	}
-	cur.Close()
+	sort.Slice(res, func(i, j int) bool { return res[i].pos < res[j].pos })
+	docs := make([]bsoncore.Document, len(res))
+	for i, k := range res {
+		docs[i] = k.doc
+	}
 	w := &whatIfSample{total: all, docs: docs, scale: 1, indexes: map[uint64]*index{}, keys: map[uint64][][][]byte{}}
 	if len(docs) > 0 {
 		w.scale = float64(all) / float64(len(docs))
