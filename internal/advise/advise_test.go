@@ -131,10 +131,10 @@ func TestRunHandWrittenStats(t *testing.T) {
 		t.Errorf("%d rows, want %d (system collections left out)", len(rep.Rows), len(docs)-1)
 	}
 	for shape, want := range map[string]string{
-		`test.docs find {"_id":{"$eq":"?number"}}`:                  "well served",
-		`test.docs find {"k":{"$ne":"?number"}}`:                    "the planner would not use { k: 1 }",
-		`test.docs find {"status":{"$eq":"?string"}}`:               "existing index status_1 serves it",
-		`test.docs find {"$text":{"$search":"?string"}}`:            "$text search",
+		`test.docs find {"_id":{"$eq":"?number"}}`:       "well served",
+		`test.docs find {"k":{"$ne":"?number"}}`:         "the planner would not use { k: 1 }",
+		`test.docs find {"status":{"$eq":"?string"}}`:    "existing index status_1 serves it",
+		`test.docs find {"$text":{"$search":"?string"}}`: "$text search",
 	} {
 		if !strings.Contains(notes[shape], want) {
 			t.Errorf("%s: note %q, want %q (rows: %v)", shape, notes[shape], want, notes)

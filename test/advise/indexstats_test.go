@@ -18,7 +18,9 @@ func TestIndexStatsCountsAccesses(t *testing.T) {
 	_, db := testenv.Open(t)
 	ctx := testenv.Ctx(t)
 	c := db.Collection("c")
-	testenv.InsertBatches(t, c, 100, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 10}, {Key: "b", Value: i}} })
+	testenv.InsertBatches(t, c, 100, func(i int) any {
+		return bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 10}, {Key: "b", Value: i}}
+	})
 	testenv.CreateIndex(t, c, bson.D{{Key: "a", Value: 1}})
 	testenv.CreateIndex(t, c, bson.D{{Key: "b", Value: 1}})
 	start := time.Now().Add(-time.Second)
