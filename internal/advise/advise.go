@@ -126,11 +126,18 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 	})
 	rep := &Report{Rows: []Row{}, Proposals: []Proposal{}, Unused: []IndexRef{}, Prefix: []IndexRef{}}
 	idx := map[string][]existing{}
+	missing := map[string]bool{}
 	for _, s := range shapes {
 		if _, ok := idx[s.NS()]; !ok {
-			if idx[s.NS()], err = listIndexes(ctx, client.Database(s.DB).Collection(s.Coll)); err != nil {
+			ixs, err := listIndexes(ctx, client.Database(s.DB).Collection(s.Coll))
+			if isNamespaceNotFound(err) {
+				missing[s.NS()] = true
+				continue
+			}
+			if err != nil {
 				return nil, err
 			}
+			idx[s.NS()] = ixs
 		}
 	}
 	// Candidates per namespace.
@@ -142,6 +149,10 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 			Plan: s.LastPlanSummary, KeysPerResult: s.KeysPerResult(), DocsPerResult: s.DocsPerResult()}
 		rep.Rows = append(rep.Rows, row)
 		r := &rep.Rows[i]
+		if missing[s.NS()] {
+			r.Note = "the collection no longer exists"
+			continue
+		}
 		if r.KeysPerResult <= wellServed && r.DocsPerResult <= wellServed {
 			r.Note = "well served"
 			continue
@@ -186,6 +197,10 @@ func (rep *Report) cost(ctx context.Context, client *mongo.Client, shapes []*Sha
 			var ce mongo.CommandError
 			if errors.As(err, &ce) && ce.Code == 59 {
 				r.Note = "no prediction: the server has no lodeWhatIf command (not Lode)"
+				continue
+			}
+			if isNamespaceNotFound(err) {
+				r.Note = "the collection no longer exists"
 				continue
 			}
 			return err
@@ -340,4 +355,10 @@ func compactJSON(d bson.Raw) string {
 		return d.String()
 	}
 	return string(b)
+}
+
+// isNamespaceNotFound reports a command error NamespaceNotFound (26).
+func isNamespaceNotFound(err error) bool {
+	var ce mongo.CommandError
+	return errors.As(err, &ce) && ce.Code == 26
 }

@@ -106,6 +106,7 @@ func TestRunHandWrittenStats(t *testing.T) {
 		statsDoc(t, "events", "aggregate", hostDay, nil, bson.D{{Key: "pipeline", Value: pipeline}}, 3, 600, 600, 12, "IXSCAN { host: 1 }"),
 		statsDoc(t, "jobs", "findAndModify", fifo, bson.D{{Key: "createdOn", Value: 1}},
 			bson.D{{Key: "filter", Value: fifo}, {Key: "sort", Value: bson.D{{Key: "createdOn", Value: 1}}}}, 50, 0, 25000, 0, "COLLSCAN"),
+		statsDoc(t, "gone", "find", inCats, nil, bson.D{{Key: "filter", Value: inCats}}, 1, 0, 100, 1, "COLLSCAN"),
 		statsDoc(t, "system.profile", "find", inCats, nil, bson.D{{Key: "filter", Value: inCats}}, 1, 0, 100, 1, "COLLSCAN"),
 	}
 	src := func(context.Context) ([]bson.Raw, error) { return docs, nil }
@@ -131,10 +132,11 @@ func TestRunHandWrittenStats(t *testing.T) {
 		t.Errorf("%d rows, want %d (system collections left out)", len(rep.Rows), len(docs)-1)
 	}
 	for shape, want := range map[string]string{
-		`test.docs find {"_id":{"$eq":"?number"}}`:       "well served",
-		`test.docs find {"k":{"$ne":"?number"}}`:         "the planner would not use { k: 1 }",
-		`test.docs find {"status":{"$eq":"?string"}}`:    "existing index status_1 serves it",
-		`test.docs find {"$text":{"$search":"?string"}}`: "$text search",
+		`test.docs find {"_id":{"$eq":"?number"}}`:         "well served",
+		`test.docs find {"k":{"$ne":"?number"}}`:           "the planner would not use { k: 1 }",
+		`test.docs find {"status":{"$eq":"?string"}}`:      "existing index status_1 serves it",
+		`test.docs find {"$text":{"$search":"?string"}}`:   "$text search",
+		`test.gone find {"cat":{"$in":"?array<?string>"}}`: "the collection no longer exists",
 	} {
 		if !strings.Contains(notes[shape], want) {
 			t.Errorf("%s: note %q, want %q (rows: %v)", shape, notes[shape], want, notes)
