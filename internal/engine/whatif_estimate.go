@@ -88,8 +88,15 @@ func (w *whatIfSample) estimate(s *plan.Solution, q WhatIfQuery) (WhatIfPlan, er
 		}
 		return streaming && results >= want
 	}
+	// heads are the keys SORT_MERGE reads ahead, one per scan: they do
+	// not grow with the collection, so they are not scaled.
+	var heads int64
 	if merge != nil {
-		keys, _ = w.walkMerge(scans, merge, visit)
+		var stopped bool
+		keys, heads, stopped = w.walkMerge(scans, merge, visit)
+		if !stopped {
+			heads = 0
+		}
 	} else {
 	seq:
 		for _, sc := range scans {
@@ -102,6 +109,11 @@ func (w *whatIfSample) estimate(s *plan.Solution, q WhatIfQuery) (WhatIfPlan, er
 		}
 	}
 	p.KeysExamined, p.DocsExamined = w.scaled(float64(keys)), w.scaled(float64(docs))
+	if heads > 0 && w.scale > 1 {
+		// Stopped at the limit: heads + refills, the refills (one per
+		// result but the last) scaling with the limit.
+		p.KeysExamined = float64(heads) + w.scaled(float64(keys-heads+1)) - 1
+	}
 	p.Returned = w.capped(float64(results), limit)
 	return p, nil
 }
@@ -173,13 +185,14 @@ func (w *whatIfSample) scanOf(n *plan.Node, merge *plan.Node) (*wiScan, error) {
 // holds one key ahead, the smallest (by the bytes after the scan's point
 // prefix) is consumed, and its scan advanced when the merge goes on, until
 // visit stops it.
-func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(wiEntry) bool) (keys int64, stopped bool) {
+func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(wiEntry) bool) (keys, heads int64, stopped bool) {
 	reverse := len(merge.Children) > 0 && firstScanDir(merge) < 0
 	for _, sc := range scans {
 		if len(sc.entries) > 0 {
 			keys++
 		}
 	}
+	heads = keys
 	for {
 		best := -1
 		for i, sc := range scans {
@@ -200,12 +213,12 @@ func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(w
 			}
 		}
 		if best < 0 {
-			return keys, false
+			return keys, heads, false
 		}
 		sc := scans[best]
 		e := sc.entries[sc.pos]
 		if visit(e) {
-			return keys, true
+			return keys, heads, true
 		}
 		// The scan refills its head only when the merge goes on.
 		sc.pos++

@@ -144,6 +144,22 @@ func TestWhatIfSample(t *testing.T) {
 	if full.IndexBytes["cat_1_ts_1_tags_1"] <= res.IndexBytes["cat_1"] {
 		t.Errorf("a wider multikey index is estimated smaller: %v vs %v", full.IndexBytes, res.IndexBytes)
 	}
+	// SORT_MERGE with a limit on a sample: the scans' read-ahead does not
+	// scale, the results do.
+	q := WhatIfQuery{Filter: D(t, bson.D{{Key: "cat", Value: bson.D{{Key: "$in", Value: bson.A{"c1", "c2", "c3"}}}}}),
+		Sort: D(t, bson.D{{Key: "ts", Value: -1}}), Limit: 100, Find: true}
+	key := D(t, bson.D{{Key: "cat", Value: 1}, {Key: "ts", Value: -1}})
+	merged, err := e.WhatIf(context.Background(), "db", "c", q, []IndexSpec{{Key: key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateIndex("db", "c", IndexSpec{Name: "cat_1_ts_-1", Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	keys, docs := measured(t, e, ExplainFindOp, FindSpec{Filter: q.Filter, Sort: q.Sort, Limit: 100})
+	if p := merged.Chosen; math.Abs(p.KeysExamined-float64(keys)) > 0.1*float64(keys) || math.Abs(p.DocsExamined-float64(docs)) > 0.1*float64(docs) {
+		t.Errorf("sampled SORT_MERGE: predicted %.1f keys %.1f docs, measured %d and %d", p.KeysExamined, p.DocsExamined, keys, docs)
+	}
 }
 
 // TestWhatIfErrors: a missing collection, and a text index as a
