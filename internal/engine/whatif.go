@@ -26,8 +26,9 @@ import (
 // the scan's bounds, sorted in index order and walked as the plan would
 // walk them, stopping at the limit when the index provides the order.
 
-// WhatIfSampleMax is the most documents WhatIf estimates on; larger
-// collections are read whole but sampled uniformly, and counts scaled.
+// WhatIfSampleMax is the most documents of each stratum (those the query
+// matches, and the others) WhatIf estimates on; larger collections are
+// read whole but sampled, and the sampled documents weighted.
 const WhatIfSampleMax = 20000
 
 // WhatIfQuery is the query WhatIf plans.
@@ -64,7 +65,8 @@ type WhatIfResult struct {
 	// Chosen among them.
 	Chosen     WhatIfPlan
 	Candidates []WhatIfPlan
-	// Docs is the collection's document count; Sampled how many were read.
+	// Docs is the collection's document count; Sampled how many of them
+	// the estimate used.
 	Docs    int64
 	Sampled int
 	// IndexBytes estimates the size of each hypothetical index by name:
@@ -181,8 +183,8 @@ type whatIfSample struct {
 	total   int64
 	docs    []bsoncore.Document
 	matches []bool
-	// scale turns sample counts into collection counts (total/sampled).
-	scale   float64
+	// weight is how many collection documents each sampled one stands for.
+	weight  []float64
 	indexes map[uint64]*index
 	keys    map[uint64][][][]byte // index id -> per document keys
 	gen     keyGen
@@ -191,10 +193,13 @@ type whatIfSample struct {
 // whatIfSampleMax is WhatIfSampleMax (tests lower it).
 var whatIfSampleMax = WhatIfSampleMax
 
-// sampleColl reads the collection, keeping a uniform random sample of at
-// most whatIfSampleMax documents (reservoir sampling with a fixed seed, so
-// that periodic data does not alias as a regular stride would) in storage
-// order, and evaluates the filter on each sampled document.
+// sampleColl reads the whole collection and keeps a stratified sample in
+// storage order: up to whatIfSampleMax of the documents the filter
+// matches and as many of the others, each a uniform reservoir sample
+// (fixed seed, so periodic data does not alias as a regular stride
+// would), weighted by the size of its stratum. A selective query (one
+// image out of millions) thus keeps every document it returns, and the
+// keys of the others are estimated.
 func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection, f *query.Filter) (*whatIfSample, error) {
 	cur, err := storage.NewRecordCursor(r, c.id, false)
 	if err != nil {
@@ -202,12 +207,14 @@ func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection
 	}
 	defer cur.Close()
 	type kept struct {
-		pos int64
-		doc bsoncore.Document
+		pos   int64
+		doc   bsoncore.Document
+		match bool
 	}
 	rng := rand.New(rand.NewPCG(0x10de, 0xad71ce))
 	var all int64
-	var res []kept
+	var seen [2]int64
+	var res [2][]kept
 	for {
 		_, doc, ok := cur.Next()
 		if !ok {
@@ -218,31 +225,36 @@ func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection
 				return nil, err
 			}
 		}
-		switch {
-		case len(res) < whatIfSampleMax:
-			res = append(res, kept{all, append(bsoncore.Document(nil), doc...)})
+		m := f.Match(doc)
+		st := 0
+		if m {
+			st = 1
+		}
+		switch n := seen[st]; {
+		case len(res[st]) < whatIfSampleMax:
+			res[st] = append(res[st], kept{all, append(bsoncore.Document(nil), doc...), m})
 		default:
-			if j := rng.Int64N(all + 1); j < int64(whatIfSampleMax) {
-				res[j] = kept{all, append(res[j].doc[:0], doc...)}
+			if j := rng.Int64N(n + 1); j < int64(whatIfSampleMax) {
+				res[st][j] = kept{all, append(res[st][j].doc[:0], doc...), m}
 			}
 		}
+		seen[st]++
 		all++
 	}
 	if err := cur.Err(); err != nil {
 		return nil, fmt.Errorf("whatif: scan %s: %w", c.ns(), err)
 	}
-	sort.Slice(res, func(i, j int) bool { return res[i].pos < res[j].pos })
-	docs := make([]bsoncore.Document, len(res))
-	for i, k := range res {
-		docs[i] = k.doc
-	}
-	w := &whatIfSample{total: all, docs: docs, scale: 1, indexes: map[uint64]*index{}, keys: map[uint64][][][]byte{}}
-	if len(docs) > 0 {
-		w.scale = float64(all) / float64(len(docs))
-	}
-	w.matches = make([]bool, len(docs))
-	for i, d := range docs {
-		w.matches[i] = f.Match(d)
+	merged := append(res[0], res[1]...)
+	sort.Slice(merged, func(i, j int) bool { return merged[i].pos < merged[j].pos })
+	w := &whatIfSample{total: all, indexes: map[uint64]*index{}, keys: map[uint64][][][]byte{}}
+	for _, k := range merged {
+		st := 0
+		if k.match {
+			st = 1
+		}
+		w.docs = append(w.docs, k.doc)
+		w.matches = append(w.matches, k.match)
+		w.weight = append(w.weight, float64(seen[st])/float64(len(res[st])))
 	}
 	return w, nil
 }
@@ -277,7 +289,7 @@ func (w *whatIfSample) keysOf(ix *index) ([][][]byte, error) {
 func (w *whatIfSample) describe(ix *index) (*plan.Index, int64, error) {
 	w.indexes[ix.id] = ix
 	paths := map[string]bool{}
-	var size int64
+	var size float64
 	out := make([][][]byte, len(w.docs))
 	for i, d := range w.docs {
 		keys, arr, skip, err := w.gen.indexKeys(ix, d)
@@ -293,7 +305,7 @@ func (w *whatIfSample) describe(ix *index) (*plan.Index, int64, error) {
 		ks := make([][]byte, len(keys))
 		for j, k := range keys {
 			ks[j] = append([]byte(nil), k...)
-			size += int64(len(k)) + storage.RecordKeyLen
+			size += (float64(len(k)) + storage.RecordKeyLen) * w.weight[i]
 		}
 		out[i] = ks
 	}
@@ -307,7 +319,7 @@ func (w *whatIfSample) describe(ix *index) (*plan.Index, int64, error) {
 	}
 	sort.Strings(pi.MultikeyPaths)
 	pi.Multikey = len(pi.MultikeyPaths) > 0
-	return pi, int64(float64(size) * w.scale), nil
+	return pi, int64(size), nil
 }
 
 // PlanSummary renders a solution as mongod's planSummary.

@@ -26,19 +26,15 @@ type wiScan struct {
 }
 
 // estimate walks the sampled keys of s's scans as s would and returns
-// the keys and documents it examines, per execution, at collection scale.
+// the keys and documents it examines, per execution, each sampled key and
+// document counting for its document's weight.
 func (w *whatIfSample) estimate(s *plan.Solution, q WhatIfQuery) (WhatIfPlan, error) {
 	p := WhatIfPlan{Summary: PlanSummary(s), BlockingSort: s.BlockingSort}
 	if s.Index != nil {
 		p.Index = s.Index.Name
 	}
-	limit := q.Limit
-	streaming := limit > 0 && !s.BlockingSort
-	// With a sample, stop at the share of the limit the sample holds.
-	want := limit
-	if streaming && w.scale > 1 {
-		want = max(1, int64(math.Round(float64(limit)/w.scale)))
-	}
+	limit := float64(q.Limit)
+	streaming := q.Limit > 0 && !s.BlockingSort
 	var nodes []*plan.Node
 	var merge *plan.Node
 	other := false
@@ -59,8 +55,8 @@ func (w *whatIfSample) estimate(s *plan.Solution, q WhatIfQuery) (WhatIfPlan, er
 	if s.Root.Stage == plan.StageCollScan || other || len(nodes) == 0 {
 		// Text, geo and distinct scans are costed as a collection scan:
 		// the advisor never proposes such indexes.
-		docs, results := w.walkCollection(streaming, want)
-		p.DocsExamined, p.Returned = w.scaled(float64(docs)), w.capped(float64(results), limit)
+		p.DocsExamined, p.Returned = w.walkCollection(streaming, limit)
+		p.Returned = capAt(p.Returned, limit)
 		return p, nil
 	}
 	fetch := !(s.Covered && q.Count) && !s.CoveredProjection
@@ -72,7 +68,7 @@ func (w *whatIfSample) estimate(s *plan.Solution, q WhatIfQuery) (WhatIfPlan, er
 		}
 		scans[i] = sc
 	}
-	var keys, docs, results int64
+	var keys, docs, results float64
 	seen := map[int]bool{}
 	// visit handles a key read by the scans; it returns true at the limit.
 	visit := func(e wiEntry) bool {
@@ -81,62 +77,46 @@ func (w *whatIfSample) estimate(s *plan.Solution, q WhatIfQuery) (WhatIfPlan, er
 		}
 		seen[e.doc] = true
 		if fetch {
-			docs++
+			docs += w.weight[e.doc]
 		}
 		if w.matches[e.doc] {
-			results++
+			results += w.weight[e.doc]
 		}
-		return streaming && results >= want
+		return streaming && results >= limit
 	}
-	// heads are the keys SORT_MERGE reads ahead, one per scan: they do
-	// not grow with the collection, so they are not scaled.
-	var heads int64
 	if merge != nil {
-		var stopped bool
-		keys, heads, stopped = w.walkMerge(scans, merge, visit)
-		if !stopped {
-			heads = 0
-		}
+		keys = w.walkMerge(scans, merge, visit)
 	} else {
 	seq:
 		for _, sc := range scans {
 			for _, e := range sc.entries {
-				keys++
+				keys += w.weight[e.doc]
 				if visit(e) {
 					break seq
 				}
 			}
 		}
 	}
-	p.KeysExamined, p.DocsExamined = w.scaled(float64(keys)), w.scaled(float64(docs))
-	if heads > 0 && w.scale > 1 {
-		// Stopped at the limit: heads + refills, the refills (one per
-		// result but the last) scaling with the limit.
-		p.KeysExamined = float64(heads) + w.scaled(float64(keys-heads+1)) - 1
-	}
-	p.Returned = w.capped(float64(results), limit)
+	p.KeysExamined, p.DocsExamined, p.Returned = keys, docs, capAt(results, limit)
 	return p, nil
 }
 
-// scaled turns a sample count into a collection estimate.
-func (w *whatIfSample) scaled(n float64) float64 { return n * w.scale }
-
-// capped scales a sampled result count and caps it at the limit.
-func (w *whatIfSample) capped(n float64, limit int64) float64 {
-	n = w.scaled(n)
+// capAt caps n at limit (0: no limit).
+func capAt(n, limit float64) float64 {
 	if limit > 0 {
-		n = math.Min(n, float64(limit))
+		return math.Min(n, limit)
 	}
 	return n
 }
 
-// walkCollection scans the sample in storage order.
-func (w *whatIfSample) walkCollection(streaming bool, want int64) (docs, results int64) {
+// walkCollection scans the sample in storage order and returns the
+// documents examined and matched.
+func (w *whatIfSample) walkCollection(streaming bool, limit float64) (docs, results float64) {
 	for i := range w.docs {
-		docs++
+		docs += w.weight[i]
 		if w.matches[i] {
-			results++
-			if streaming && results >= want {
+			results += w.weight[i]
+			if streaming && results >= limit {
 				break
 			}
 		}
@@ -182,17 +162,18 @@ func (w *whatIfSample) scanOf(n *plan.Node, merge *plan.Node) (*wiScan, error) {
 }
 
 // walkMerge merges the scans in sort order as SORT_MERGE does: each scan
-// holds one key ahead, the smallest (by the bytes after the scan's point
-// prefix) is consumed, and its scan advanced when the merge goes on, until
-// visit stops it.
-func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(wiEntry) bool) (keys, heads int64, stopped bool) {
+// holds one key ahead (read once, whatever the sample's weights), the
+// smallest (by the bytes after the scan's point prefix) is consumed, and
+// its scan advanced when the merge goes on, until visit stops it. It
+// returns the keys examined.
+func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(wiEntry) bool) float64 {
 	reverse := len(merge.Children) > 0 && firstScanDir(merge) < 0
+	var keys float64
 	for _, sc := range scans {
 		if len(sc.entries) > 0 {
 			keys++
 		}
 	}
-	heads = keys
 	for {
 		best := -1
 		for i, sc := range scans {
@@ -213,17 +194,17 @@ func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(w
 			}
 		}
 		if best < 0 {
-			return keys, heads, false
+			return keys
 		}
 		sc := scans[best]
 		e := sc.entries[sc.pos]
 		if visit(e) {
-			return keys, heads, true
+			return keys
 		}
 		// The scan refills its head only when the merge goes on.
 		sc.pos++
 		if sc.pos < len(sc.entries) {
-			keys++
+			keys += w.weight[sc.entries[sc.pos].doc]
 		}
 	}
 }
@@ -247,10 +228,9 @@ func (w *whatIfSample) collScanPreferred(chosen WhatIfPlan, s *plan.Solution, q 
 	if !q.Find || q.Limit > 0 || q.Count || w.total < MinCollScanPreferDocs {
 		return chosen, false
 	}
-	if replaceableScan(s, req) == nil || chosen.KeysExamined*collScanShareDen <= float64(w.total*collScanShareNum) {
+	if replaceableScan(s, req) == nil || chosen.KeysExamined*collScanShareDen <= float64(w.total)*collScanShareNum {
 		return chosen, false
 	}
 	docs, results := w.walkCollection(false, 0)
-	return WhatIfPlan{Summary: plan.StageCollScan, BlockingSort: req.sort != nil,
-		DocsExamined: w.scaled(float64(docs)), Returned: w.scaled(float64(results))}, true
+	return WhatIfPlan{Summary: plan.StageCollScan, BlockingSort: req.sort != nil, DocsExamined: docs, Returned: results}, true
 }
