@@ -68,37 +68,57 @@ func (w *whatIfSample) estimate(s *plan.Solution, q WhatIfQuery) (WhatIfPlan, er
 		}
 		scans[i] = sc
 	}
-	var keys, docs, results float64
-	seen := map[int]bool{}
-	// visit handles a key read by the scans; it returns true at the limit.
-	visit := func(e wiEntry) bool {
-		if !e.passes || seen[e.doc] {
-			return false
-		}
-		seen[e.doc] = true
-		if fetch {
-			docs += w.weight[e.doc]
-		}
-		if w.matches[e.doc] {
-			results += w.weight[e.doc]
-		}
-		return streaming && results >= limit
-	}
+	k := &wiWalk{w: w, seen: map[int]bool{}, fetch: fetch, streaming: streaming, limit: limit}
 	if merge != nil {
-		keys = w.walkMerge(scans, merge, visit)
+		w.walkMerge(scans, merge, k)
 	} else {
 	seq:
 		for _, sc := range scans {
 			for _, e := range sc.entries {
-				keys += w.weight[e.doc]
-				if visit(e) {
+				wt := w.weight[e.doc]
+				k.keys += wt
+				if k.visit(e, wt) {
 					break seq
 				}
 			}
 		}
 	}
-	p.KeysExamined, p.DocsExamined, p.Returned = keys, docs, capAt(results, limit)
+	p.KeysExamined, p.DocsExamined, p.Returned = k.keys, k.docs, capAt(k.results, limit)
 	return p, nil
+}
+
+// wiWalk accumulates the weighted figures of a walk over sampled keys.
+type wiWalk struct {
+	w                   *whatIfSample
+	keys, docs, results float64
+	seen                map[int]bool
+	fetch, streaming    bool
+	limit               float64
+}
+
+// visit handles key e, already counted as read for added; it returns true
+// at the limit. The result that reaches the limit counts only for the
+// part of its weight the limit needs, and so do its key and document (a
+// claim returning one job out of a stratum weighted 10 reads one key).
+func (k *wiWalk) visit(e wiEntry, added float64) bool {
+	if !e.passes || k.seen[e.doc] {
+		return false
+	}
+	k.seen[e.doc] = true
+	wt := k.w.weight[e.doc]
+	m := k.w.matches[e.doc]
+	frac := 1.0
+	if k.streaming && m && k.results+wt > k.limit {
+		frac = (k.limit - k.results) / wt
+		k.keys -= added * (1 - frac)
+	}
+	if k.fetch {
+		k.docs += wt * frac
+	}
+	if m {
+		k.results += wt * frac
+	}
+	return k.streaming && k.results >= k.limit
 }
 
 // capAt caps n at limit (0: no limit).
@@ -113,9 +133,14 @@ func capAt(n, limit float64) float64 {
 // documents examined and matched.
 func (w *whatIfSample) walkCollection(streaming bool, limit float64) (docs, results float64) {
 	for i := range w.docs {
-		docs += w.weight[i]
+		wt := w.weight[i]
+		if streaming && w.matches[i] && results+wt > limit {
+			frac := (limit - results) / wt
+			return docs + wt*frac, limit
+		}
+		docs += wt
 		if w.matches[i] {
-			results += w.weight[i]
+			results += wt
 			if streaming && results >= limit {
 				break
 			}
@@ -165,13 +190,14 @@ func (w *whatIfSample) scanOf(n *plan.Node, merge *plan.Node) (*wiScan, error) {
 // holds one key ahead (read once, whatever the sample's weights), the
 // smallest (by the bytes after the scan's point prefix) is consumed, and
 // its scan advanced when the merge goes on, until visit stops it. It
-// returns the keys examined.
-func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(wiEntry) bool) float64 {
+// adds the keys examined to k.
+func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, k *wiWalk) {
 	reverse := len(merge.Children) > 0 && firstScanDir(merge) < 0
-	var keys float64
-	for _, sc := range scans {
+	added := make([]float64, len(scans)) // what each scan's head counted for
+	for i, sc := range scans {
 		if len(sc.entries) > 0 {
-			keys++
+			k.keys++
+			added[i] = 1
 		}
 	}
 	for {
@@ -194,17 +220,18 @@ func (w *whatIfSample) walkMerge(scans []*wiScan, merge *plan.Node, visit func(w
 			}
 		}
 		if best < 0 {
-			return keys
+			return
 		}
 		sc := scans[best]
 		e := sc.entries[sc.pos]
-		if visit(e) {
-			return keys
+		if k.visit(e, added[best]) {
+			return
 		}
 		// The scan refills its head only when the merge goes on.
 		sc.pos++
 		if sc.pos < len(sc.entries) {
-			keys += w.weight[sc.entries[sc.pos].doc]
+			added[best] = w.weight[sc.entries[sc.pos].doc]
+			k.keys += added[best]
 		}
 	}
 }

@@ -176,3 +176,27 @@ func TestWhatIfErrors(t *testing.T) {
 		t.Error("a geo hypothetical index was accepted")
 	}
 }
+
+// TestWhatIfLimitOneOnAWeightedSample: a claim (limit 1 over an index
+// that provides the sort) reads one key and one document even when each
+// sampled match stands for several.
+func TestWhatIfLimitOneOnAWeightedSample(t *testing.T) {
+	defer func(n int) { whatIfSampleMax = n }(whatIfSampleMax)
+	whatIfSampleMax = 50
+	e := whatIfFixture(t, 2000)
+	q := WhatIfQuery{Filter: D(t, bson.D{{Key: "cat", Value: "c1"}}), Sort: D(t, bson.D{{Key: "ts", Value: 1}}), Limit: 1}
+	key := D(t, bson.D{{Key: "cat", Value: 1}, {Key: "ts", Value: 1}})
+	res, err := e.WhatIf(context.Background(), "db", "c", q, []IndexSpec{{Key: key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Chosen; p.KeysExamined != 1 || p.DocsExamined != 1 || p.Returned != 1 {
+		t.Errorf("limit 1 on a weighted sample: %+v, want 1 key, 1 document, 1 result", p)
+	}
+	if _, err := e.CreateIndex("db", "c", IndexSpec{Name: "cat_1_ts_1", Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	if keys, docs := measured(t, e, ExplainFindOp, FindSpec{Filter: q.Filter, Sort: q.Sort, Limit: 1}); keys != 1 || docs != 1 {
+		t.Errorf("the built index examines %d keys and %d documents", keys, docs)
+	}
+}
