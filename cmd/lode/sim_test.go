@@ -128,3 +128,29 @@ func TestSimAdvise(t *testing.T) {
 		t.Error("report.html has no index advice")
 	}
 }
+
+// TestSimAdviseHostDay: seed 003's per-host range scenario without its
+// indexes, advised: the proposal is {host: 1, time: 1} alone.
+func TestSimAdviseHostDay(t *testing.T) {
+	u, stop, err := sim.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	out := t.TempDir()
+	err = runSim([]string{"run", "events_host_day", "--processes", "1", "--pool-size", "2", "--iterations", "2",
+		"--resolution", "200", "--users", "5", "--param", "preload=3000", "--param", "indexes=false", "--quiet",
+		"--uri", u, "--out", out, "--advise"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join(out, report.TableFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"proposed indexes (1):", "sim.events  createIndex({ host: 1, time: 1 })"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("report.txt lacks %q:\n%s", want, table)
+		}
+	}
+}

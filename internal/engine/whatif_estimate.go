@@ -110,7 +110,9 @@ func (k *wiWalk) visit(e wiEntry, added float64) bool {
 	frac := 1.0
 	if k.streaming && m && k.results+wt > k.limit {
 		frac = (k.limit - k.results) / wt
-		k.keys -= added * (1 - frac)
+		// The key keeps the needed part of its weight, but at least the
+		// one key really read.
+		k.keys -= added - math.Max(math.Min(added, 1), added*frac)
 	}
 	if k.fetch {
 		k.docs += wt * frac

@@ -200,3 +200,34 @@ func TestWhatIfLimitOneOnAWeightedSample(t *testing.T) {
 		t.Errorf("the built index examines %d keys and %d documents", keys, docs)
 	}
 }
+
+// TestWhatIfClaimOnAWeightedSample: the queue's claim, {startTime: null}
+// (two point intervals, merged) sorted by createdOn with limit 1, over a
+// sample where each waiting job stands for several.
+func TestWhatIfClaimOnAWeightedSample(t *testing.T) {
+	defer func(n int) { whatIfSampleMax = n }(whatIfSampleMax)
+	whatIfSampleMax = 40
+	e := openTest(t, "")
+	docs := make([]bson.D, 1000)
+	for i := range docs {
+		var start any
+		if i%5 == 0 {
+			start = bson.DateTime(1)
+		}
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "startTime", Value: start}, {Key: "createdOn", Value: bson.DateTime(int64(i))}}
+	}
+	insert(t, e, "db", "c", docs...)
+	q := WhatIfQuery{Filter: D(t, bson.D{{Key: "startTime", Value: nil}}), Sort: D(t, bson.D{{Key: "createdOn", Value: 1}}), Limit: 1}
+	key := D(t, bson.D{{Key: "startTime", Value: 1}, {Key: "createdOn", Value: 1}})
+	res, err := e.WhatIf(context.Background(), "db", "c", q, []IndexSpec{{Key: key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateIndex("db", "c", IndexSpec{Name: "x", Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	keys, ndocs := measured(t, e, ExplainFindOp, FindSpec{Filter: q.Filter, Sort: q.Sort, Limit: 1})
+	if p := res.Chosen; p.KeysExamined != float64(keys) || p.DocsExamined != float64(ndocs) {
+		t.Errorf("claim on a weighted sample: predicted %.2f keys %.2f docs, the built index examines %d and %d", p.KeysExamined, p.DocsExamined, keys, ndocs)
+	}
+}
