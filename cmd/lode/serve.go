@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/membudget"
+	"github.com/lodedb/lode/internal/mongolog"
 	"github.com/lodedb/lode/internal/server"
 )
 
@@ -42,6 +44,9 @@ func runServe(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:27017", "listen address")
 	dir := fs.String("dir", "./lode-data", "data directory")
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	logFormat := fs.String("log-format", "text", "log format: text (key=value lines) or json (mongod's structured log lines: t, s, c, id, ctx, msg, attr)")
+	slowMS := fs.Int64("slowms", server.DefaultSlowOpThreshold.Milliseconds(), "mongod's slowms: commands slower than this many milliseconds are logged as \"Slow query\" and, at profiling level 1, profiled (0: every command); the profile command changes it at runtime")
+	slowRate := fs.Float64("slow-op-sample-rate", 1, "mongod's slowOpSampleRate: the fraction of slow commands logged and profiled, between 0 and 1")
 	syncInterval := fs.Duration("sync-interval", 100*time.Millisecond, "how often the WAL is fsynced (MongoDB's journal commit interval)")
 	ttlSleep := fs.Duration("ttl-monitor-sleep", 60*time.Second, "interval of the TTL monitor (MongoDB's ttlMonitorSleepSecs)")
 	standalone := fs.Bool("standalone", false, "do not present a one-member replica set (no retryable writes or transactions)")
@@ -67,8 +72,17 @@ func runServe(args []string) error {
 	if err := lvl.UnmarshalText([]byte(strings.ToUpper(*level))); err != nil {
 		return fmt.Errorf("bad --log-level %q: %w", *level, err)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	log, err := newLogger(*logFormat, lvl)
+	if err != nil {
+		return err
+	}
 	slog.SetDefault(log)
+	if *slowMS < 0 {
+		return fmt.Errorf("bad --slowms %d: want 0 or more milliseconds", *slowMS)
+	}
+	if *slowRate < 0 || *slowRate > 1 {
+		return fmt.Errorf("bad --slow-op-sample-rate %v: want a fraction between 0 and 1", *slowRate)
+	}
 	tlsMode, tlsConfig, err := tlsf.config(log)
 	if err != nil {
 		return err
@@ -114,30 +128,85 @@ func runServe(args []string) error {
 	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, Auth: *authOn, MessageTimeout: *msgTimeout,
 		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr()),
 		TLSMode: tlsMode, TLS: tlsConfig, TestCommands: startup.TestCommands,
-		SessionRefresh: startup.SessionRefresh, SessionTimeoutMinutes: startup.SessionTimeoutMinutes})
+		SessionRefresh: startup.SessionRefresh, SessionTimeoutMinutes: startup.SessionTimeoutMinutes,
+		SlowOpThreshold: slowThreshold(*slowMS), SlowOpSampleRate: sampleRateOrNone(*slowRate)})
 	if startup.TestCommands {
 		log.Warn("test commands are enabled: any client that may run commands can make the server fail them (configureFailPoint); never in production")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigc)
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go returnMemory(ctx, log)
-	log.Info("lode started", "addr", ln.Addr().String(), "dir", *dir, "version", version, "tls", tlsMode.String())
+	log.Info("lode started", "addr", ln.Addr().String(), "dir", *dir, "version", version, "tls", tlsMode.String(),
+		mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDLodeStarted, mongolog.KeyCtx, "initandlisten")
 	select {
-	case <-ctx.Done():
-		log.Info("shutting down", "signal", "received")
+	case sig := <-sigc:
+		logSignal(log, sig)
 	case err := <-errc:
 		if err != nil {
-			log.Error("server stopped", "err", err)
+			log.Error("server stopped", "err", err, mongolog.KeyComponent, "NETWORK", mongolog.KeyID, mongolog.IDServerStopped)
 		}
 	}
+	stop()
 	_ = srv.Close()
 	if err := eng.Close(); err != nil {
 		return fmt.Errorf("close engine: %w", err)
 	}
-	log.Info("shutdown complete")
+	log.Info("Now exiting", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDNowExiting)
+	log.Info("shutdown complete", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDShutdownComplete)
 	return nil
+}
+
+// newLogger returns the server's logger in the --log-format asked for.
+func newLogger(format string, lvl slog.Level) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})), nil
+	case "json":
+		return slog.New(mongolog.NewHandler(os.Stderr, lvl)), nil
+	}
+	return nil, fmt.Errorf("bad --log-format %q: want text or json", format)
+}
+
+// slowThreshold converts --slowms to Config.SlowOpThreshold (whose 0 is
+// the default and negative "every command").
+func slowThreshold(ms int64) time.Duration {
+	if ms == 0 {
+		return -1
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// sampleRateOrNone converts --slow-op-sample-rate to
+// Config.SlowOpSampleRate; 0 (log no slow command) is kept as the
+// smallest positive rate, since Config's 0 means 1.
+func sampleRateOrNone(r float64) float64 {
+	if r == 0 {
+		return math.SmallestNonzeroFloat64
+	}
+	return r
+}
+
+// signalNames are strsignal's names of the signals lode serve stops on,
+// which mongod's "Received signal" line reports as error.
+var signalNames = map[syscall.Signal]string{syscall.SIGINT: "Interrupt", syscall.SIGTERM: "Terminated"}
+
+// logSignal writes mongod's "Received signal" line (log id 23377).
+func logSignal(log *slog.Logger, sig os.Signal) {
+	n := 0
+	name := sig.String()
+	if s, ok := sig.(syscall.Signal); ok {
+		n = int(s)
+		if sn, ok := signalNames[s]; ok {
+			name = sn
+		}
+	}
+	log.Info("Received signal", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDReceivedSignal,
+		mongolog.KeyCtx, "SignalHandler", "signal", n, "error", name)
 }
 
 // advertiseOr returns addr, or the listen address when addr is empty. A

@@ -50,6 +50,9 @@ func (e *Engine) CountCollated(ctx context.Context, db, coll string, filter bson
 		// The record count the collection maintains (MongoDB's
 		// RECORD_STORE_FAST_COUNT).
 		if st, err := e.CollectionStats(db, coll); err == nil {
+			if os := opstats.From(ctx); os != nil {
+				os.Plan("RECORD_STORE_FAST_COUNT", false)
+			}
 			n := max(st.Count-skip, 0)
 			if limit > 0 {
 				n = min(n, limit)

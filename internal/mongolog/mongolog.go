@@ -49,6 +49,13 @@ const (
 	IDShuttingDown       = 23138
 )
 
+// Lode's own log ids (LodeIDBase and up).
+const (
+	IDLodeStarted      = LodeIDBase + 1
+	IDShutdownComplete = LodeIDBase + 2
+	IDServerStopped    = LodeIDBase + 3
+)
+
 // RawJSON is an attribute value already encoded as JSON; the JSON handler
 // writes it as it is, the text handler as a string.
 type RawJSON []byte

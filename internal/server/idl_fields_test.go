@@ -72,6 +72,7 @@ var idlFieldBase = map[string]struct {
 	"killOp":              {"admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: 1}}},
 	"applyOps":            {"admin", bson.D{{Key: "applyOps", Value: bson.A{}}}},
 	"currentOp":           {"admin", bson.D{{Key: "currentOp", Value: 1}}},
+	"profile":             {"t", bson.D{{Key: "profile", Value: -1}}},
 	"authenticate":        {"$external", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}}},
 }
 

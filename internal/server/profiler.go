@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -79,7 +80,8 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 	if st.CursorID != 0 {
 		b.AppendInt64("cursorid", st.CursorID)
 	}
-	b.AppendInt64("keysExamined", st.KeysExamined).AppendInt64("docsExamined", st.DocsExamined)
+	appendNum(b, "keysExamined", st.KeysExamined)
+	appendNum(b, "docsExamined", st.DocsExamined)
 	if st.HasSortStage {
 		b.AppendBoolean("hasSortStage", true)
 	}
@@ -88,19 +90,21 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 	}
 	switch e.req.Name {
 	case "update":
-		b.AppendInt64("nMatched", st.NMatched).AppendInt64("nModified", st.NModified)
+		appendNum(b, "nMatched", st.NMatched)
+		appendNum(b, "nModified", st.NModified)
 		if st.NUpserted > 0 {
-			b.AppendInt64("nUpserted", st.NUpserted)
+			appendNum(b, "nUpserted", st.NUpserted)
 		}
 	case "delete":
-		b.AppendInt64("ndeleted", st.NDeleted)
+		appendNum(b, "ndeleted", st.NDeleted)
 	case "insert":
-		b.AppendInt64("ninserted", st.NInserted)
+		appendNum(b, "ninserted", st.NInserted)
 	case "findAndModify", "findandmodify":
 		if st.NDeleted > 0 {
-			b.AppendInt64("ndeleted", st.NDeleted)
+			appendNum(b, "ndeleted", st.NDeleted)
 		} else {
-			b.AppendInt64("nMatched", st.NMatched).AppendInt64("nModified", st.NModified)
+			appendNum(b, "nMatched", st.NMatched)
+			appendNum(b, "nModified", st.NModified)
 		}
 	}
 	if e.isCursor && e.exhaust {
@@ -108,7 +112,7 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 	}
 	b.AppendInt32("numYield", 0)
 	if e.isCursor || st.NReturned > 0 {
-		b.AppendInt64("nreturned", st.NReturned)
+		appendNum(b, "nreturned", st.NReturned)
 	}
 	if e.err != nil {
 		ee := errs.As(e.err)
@@ -118,7 +122,7 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 		AppendDocument("flowControl", emptyDoc()).
 		AppendInt32("responseLength", int32(len(e.reply))).
 		AppendString("protocol", "op_msg").
-		AppendInt64("millis", e.dur.Milliseconds())
+		AppendInt32("millis", int32(min(e.dur.Milliseconds(), math.MaxInt32)))
 	if st.PlanSummary != "" {
 		b.AppendString("planSummary", st.PlanSummary)
 	}
@@ -148,6 +152,16 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 	}
 	b.AppendArray("allUsers", users.Build()).AppendString("user", user)
 	return b.Build()
+}
+
+// appendNum appends n as mongod's appendNumber does: an int when it
+// fits, else a long.
+func appendNum(b *bsoncore.DocumentBuilder, k string, n int64) {
+	if n >= math.MinInt32 && n <= math.MaxInt32 {
+		b.AppendInt32(k, int32(n))
+	} else {
+		b.AppendInt64(k, n)
+	}
 }
 
 func emptyDoc() bsoncore.Document { return bsoncore.NewDocumentBuilder().Build() }

@@ -3,7 +3,7 @@ package server
 import (
 	"container/list"
 	"context"
-	"sort"
+	"hash/maphash"
 	"sync"
 	"time"
 
@@ -37,9 +37,17 @@ func (m *qsMetric) doc() bsoncore.Document {
 // qsEntry is the statistics of one query shape.
 type qsEntry struct {
 	hash string
-	// key is {queryShape: {...}}; rep the representativeQuery (the
-	// last statement seen, with its values).
-	key, rep       bsoncore.Document
+	// key is {queryShape: {...}}.
+	key bsoncore.Document
+	// repCmd is the last statement of the shape (the command, or the
+	// update or delete statement), in a buffer the entry owns and reuses;
+	// representativeQuery is rendered from it when read. rep is the
+	// rendered one of an entry loaded from disk (repCmd nil).
+	repCmd                  bsoncore.Document
+	repName, repDB, repColl string
+	rep                     bsoncore.Document
+	// fps are the fingerprints (shapeFingerprint) known to map here.
+	fps            []uint64
 	execCount      int64
 	lastExecMicros int64
 	micros, nret   qsMetric
@@ -49,12 +57,17 @@ type qsEntry struct {
 	elem           *list.Element
 }
 
+// maxFingerprints bounds the fingerprints cached per shape.
+const maxFingerprints = 8
+
 // queryStats is the in-memory store of query shapes, bounded by max.
 type queryStats struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]*qsEntry
-	lru list.List // front: most recently seen
+	mu   sync.Mutex
+	max  int
+	seed maphash.Seed
+	m    map[string]*qsEntry // by queryShapeHash
+	fp   map[uint64]*qsEntry // by fingerprint
+	lru  list.List           // front: most recently seen
 	// dirty is set when entries changed since the last flush.
 	dirty bool
 }
@@ -63,56 +76,114 @@ func newQueryStats(size int) *queryStats {
 	if size == 0 {
 		size = DefaultQueryStatsCacheSize
 	}
-	return &queryStats{max: size, m: map[string]*qsEntry{}}
+	return &queryStats{max: size, seed: maphash.MakeSeed(), m: map[string]*qsEntry{}, fp: map[uint64]*qsEntry{}}
 }
 
-// queryExec is one execution of a query shape, as recorded.
-type queryExec struct {
-	hash                     string
-	key, rep                 bsoncore.Document
+// qsFigures are one execution's figures.
+type qsFigures struct {
 	micros, nret, keys, docs int64
 	plan                     string
-	count                    int64 // statements of this shape in the command (writes)
 }
 
-// record adds an execution to its shape's entry, creating (and evicting
-// the least recently seen shape) as needed.
-func (q *queryStats) record(x *queryExec) {
-	if q == nil || q.max < 0 {
-		return
-	}
-	now := time.Now()
+// repOf names the statement an execution keeps as its representative.
+type repOf struct {
+	name, db, coll string
+	cmd            bsoncore.Document
+}
+
+// queryExec is an execution whose cursor is still open: its figures add
+// up over the getMores until the last.
+type queryExec struct {
+	fp    uint64
+	hasFP bool
+	hash  string
+	key   bsoncore.Document
+	rep   repOf
+	f     qsFigures
+}
+
+// recordFP adds an execution to the shape fingerprint fp maps to; false
+// when fp is unknown.
+func (q *queryStats) recordFP(fp uint64, f *qsFigures, rep *repOf) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	e := q.m[x.hash]
+	e := q.fp[fp]
+	if e == nil {
+		return false
+	}
+	q.add(e, f, rep)
+	return true
+}
+
+// recordNew adds an execution to the shape hash names, creating its entry
+// (and evicting the least recently seen) as needed, and maps fp to it.
+func (q *queryStats) recordNew(fp uint64, hasFP bool, hash string, key bsoncore.Document, f *qsFigures, rep *repOf) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.m[hash]
 	if e == nil {
 		for len(q.m) >= q.max && q.lru.Len() > 0 {
-			old := q.lru.Back().Value.(*qsEntry)
-			q.lru.Remove(old.elem)
-			delete(q.m, old.hash)
+			q.evict(q.lru.Back().Value.(*qsEntry))
 		}
-		e = &qsEntry{hash: x.hash, key: x.key, first: now}
+		e = &qsEntry{hash: hash, key: key, first: time.Now()}
 		e.elem = q.lru.PushFront(e)
-		q.m[x.hash] = e
-	} else {
+		q.m[hash] = e
+	}
+	if hasFP && len(e.fps) < maxFingerprints && q.fp[fp] == nil {
+		e.fps = append(e.fps, fp)
+		q.fp[fp] = e
+	}
+	q.add(e, f, rep)
+}
+
+func (q *queryStats) evict(e *qsEntry) {
+	q.lru.Remove(e.elem)
+	delete(q.m, e.hash)
+	for _, fp := range e.fps {
+		delete(q.fp, fp)
+	}
+}
+
+// add counts one execution in e; q.mu is held.
+func (q *queryStats) add(e *qsEntry, f *qsFigures, rep *repOf) {
+	first := e.execCount == 0
+	e.execCount++
+	e.micros.add(f.micros, first)
+	e.nret.add(f.nret, first)
+	e.keys.add(f.keys, first)
+	e.docs.add(f.docs, first)
+	e.lastExecMicros = f.micros
+	if f.plan != "" {
+		e.lastPlan = f.plan
+	}
+	e.repCmd = append(e.repCmd[:0], rep.cmd...)
+	e.repName, e.repDB, e.repColl = rep.name, rep.db, rep.coll
+	e.latest = time.Now()
+	if e.elem != q.lru.Front() {
 		q.lru.MoveToFront(e.elem)
 	}
-	n := max(x.count, 1)
-	for i := int64(0); i < n; i++ {
-		first := e.execCount == 0
-		e.execCount++
-		e.micros.add(x.micros/n, first)
-		e.nret.add(x.nret/n, first)
-		e.keys.add(x.keys/n, first)
-		e.docs.add(x.docs/n, first)
-	}
-	e.lastExecMicros = x.micros / n
-	e.rep = x.rep
-	if x.plan != "" {
-		e.lastPlan = x.plan
-	}
-	e.latest = now
 	q.dirty = true
+}
+
+// representative renders the entry's representativeQuery.
+func (e *qsEntry) representative() bsoncore.Document {
+	if len(e.repCmd) == 0 {
+		if e.rep == nil {
+			return emptyDoc()
+		}
+		return e.rep
+	}
+	var rep bsoncore.Document
+	switch e.repName {
+	case "update", "delete":
+		_, rep = writeStatementShape(e.repDB, e.repColl, e.repName, e.repCmd)
+	default:
+		_, rep = commandShape(e.repDB, e.repCmd, e.repName, e.repColl)
+	}
+	if rep == nil {
+		return emptyDoc()
+	}
+	return rep
 }
 
 // reset forgets every shape.
@@ -120,6 +191,7 @@ func (q *queryStats) reset() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.m = map[string]*qsEntry{}
+	q.fp = map[uint64]*qsEntry{}
 	q.lru.Init()
 	q.dirty = true
 }
@@ -140,7 +212,7 @@ func (e *qsEntry) entryDoc(asOf time.Time) bsoncore.Document {
 	return bsoncore.NewDocumentBuilder().
 		AppendDocument("key", e.key).
 		AppendString("queryShapeHash", e.hash).
-		AppendDocument("representativeQuery", e.rep).
+		AppendDocument("representativeQuery", e.representative()).
 		AppendDocument("metrics", m).
 		AppendTimestamp("asOf", uint32(asOf.Unix()), 0).
 		Build()
@@ -163,9 +235,11 @@ func (s *Server) queryStatsDocs(context.Context) ([]bsoncore.Document, error) {
 // recordQueryStats adds a finished command to the query statistics: a
 // find, aggregate, count, distinct or findAndModify as one execution of
 // its shape (kept on its cursor until the last getMore when it leaves
-// one open), an update or delete as one execution per statement.
+// one open), an update or delete as one execution per statement. A shape
+// already seen is found by its fingerprint, without computing it again.
 func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d time.Duration) {
-	if s.obs.qs.max < 0 {
+	q := s.obs.qs
+	if q.max < 0 {
 		return
 	}
 	st := &op.stats
@@ -178,13 +252,15 @@ func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d ti
 		if !ok {
 			return
 		}
-		x.micros += d.Microseconds()
-		x.nret += st.NReturned
-		x.keys += st.KeysExamined
-		x.docs += st.DocsExamined
+		x.f.micros += d.Microseconds()
+		x.f.nret += st.NReturned
+		x.f.keys += st.KeysExamined
+		x.f.docs += st.DocsExamined
 		if st.CursorID == 0 {
 			c.Obs = nil
-			s.obs.qs.record(x)
+			if !x.hasFP || !q.recordFP(x.fp, &x.f, &x.rep) {
+				q.recordNew(x.fp, x.hasFP, x.hash, x.key, &x.f, &x.rep)
+			}
 		}
 		return
 	}
@@ -196,25 +272,35 @@ func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d ti
 		s.recordWriteShapes(req, op, name, coll, d)
 		return
 	}
-	shape, rep := commandShape(req, name, coll)
+	f := qsFigures{micros: d.Microseconds(), nret: st.NReturned, keys: st.KeysExamined, docs: st.DocsExamined, plan: st.PlanSummary}
+	rep := repOf{name: name, db: req.DB, coll: coll, cmd: req.Cmd}
+	fp, hasFP := shapeFingerprint(q.seed, req.DB, req.Cmd, name, coll)
+	open := op.cursor != nil && st.CursorID != 0
+	if hasFP && !open && q.recordFP(fp, &f, &rep) {
+		return
+	}
+	shape, _ := commandShape(req.DB, req.Cmd, name, coll)
 	if shape == nil {
 		return
 	}
 	key := bsoncore.NewDocumentBuilder().AppendDocument("queryShape", shape).Build()
-	x := &queryExec{hash: queryshape.Hash(shape), key: key, rep: rep, micros: d.Microseconds(),
-		nret: st.NReturned, keys: st.KeysExamined, docs: st.DocsExamined, plan: st.PlanSummary}
-	if op.cursor != nil && st.CursorID != 0 {
+	hash := queryshape.Hash(shape)
+	if open {
 		// The reply carrying the cursor id is not sent yet: no getMore
-		// can hold the cursor now.
-		op.cursor.Obs = x
+		// can hold the cursor now. The command document is the wire
+		// buffer's: copy it.
+		rep.cmd = append(bsoncore.Document(nil), req.Cmd...)
+		op.cursor.Obs = &queryExec{fp: fp, hasFP: hasFP, hash: hash, key: key, rep: rep, f: f}
 		return
 	}
-	s.obs.qs.record(x)
+	q.recordNew(fp, hasFP, hash, key, &f, &rep)
 }
 
-// recordWriteShapes records each statement shape of an update or delete;
-// the command's figures are shared among its statements.
+// recordWriteShapes records each statement of an update or delete as an
+// execution of its shape; the command's figures are shared among its
+// statements.
 func (s *Server) recordWriteShapes(req *Request, op *runningOp, name, coll string, d time.Duration) {
+	q := s.obs.qs
 	key := "updates"
 	if name == "delete" {
 		key = "deletes"
@@ -227,33 +313,20 @@ func (s *Server) recordWriteShapes(req *Request, op *runningOp, name, coll strin
 	if len(vals) == 0 {
 		return
 	}
-	byHash := map[string]*queryExec{}
-	var order []string
+	st := &op.stats
+	n := int64(len(vals))
+	f := qsFigures{micros: d.Microseconds() / n, keys: st.KeysExamined / n, docs: st.DocsExamined / n, plan: st.PlanSummary}
 	for _, v := range vals {
 		stmt, ok := v.DocumentOK()
 		if !ok {
 			continue
 		}
-		shape, rep := writeStatementShape(req.DB, coll, name, stmt)
-		h := queryshape.Hash(shape)
-		x := byHash[h]
-		if x == nil {
-			x = &queryExec{hash: h, key: bsoncore.NewDocumentBuilder().AppendDocument("queryShape", shape).Build()}
-			byHash[h] = x
-			order = append(order, h)
+		rep := repOf{name: name, db: req.DB, coll: coll, cmd: stmt}
+		fp := writeFingerprint(q.seed, req.DB, coll, name, stmt)
+		if q.recordFP(fp, &f, &rep) {
+			continue
 		}
-		x.rep = rep
-		x.count++
-	}
-	st := &op.stats
-	n := int64(len(vals))
-	sort.Strings(order)
-	for _, h := range order {
-		x := byHash[h]
-		x.micros = d.Microseconds() * x.count / n
-		x.keys = st.KeysExamined * x.count / n
-		x.docs = st.DocsExamined * x.count / n
-		x.plan = st.PlanSummary
-		s.obs.qs.record(x)
+		shape, _ := writeStatementShape(req.DB, coll, name, stmt)
+		q.recordNew(fp, true, queryshape.Hash(shape), bsoncore.NewDocumentBuilder().AppendDocument("queryShape", shape).Build(), &f, &rep)
 	}
 }

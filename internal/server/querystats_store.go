@@ -110,10 +110,8 @@ func (s *Server) loadQueryStats() {
 		if !ok || q.m[e.hash] != nil {
 			continue
 		}
-		for len(q.m) >= q.max && q.lru.Len() > 0 {
-			old := q.lru.Back().Value.(*qsEntry)
-			q.lru.Remove(old.elem)
-			delete(q.m, old.hash)
+		if len(q.m) >= q.max {
+			return // the most recently seen were stored last
 		}
 		e.elem = q.lru.PushFront(e)
 		q.m[e.hash] = e

@@ -21,6 +21,7 @@ import (
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/mongolog"
 )
 
 // Config configures a Server.
@@ -229,7 +230,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.lns[ln] = struct{}{}
 	s.mu.Unlock()
-	s.log.Info("waiting for connections", "addr", ln.Addr().String())
+	s.log.Info("Waiting for connections", mongolog.KeyComponent, "NETWORK", mongolog.KeyID, mongolog.IDWaitingConnections,
+		mongolog.KeyCtx, "listener", "addr", ln.Addr().String())
 	s.logs.add(fmt.Sprintf(`{"t":{"$date":%q},"s":"I","c":"NETWORK","msg":"Waiting for connections","attr":{"addr":%q}}`, time.Now().UTC().Format(time.RFC3339Nano), ln.Addr().String()))
 	var delay time.Duration
 	var lastWarn time.Time

@@ -54,7 +54,9 @@ type server struct {
 	stopped bool
 }
 
-var startedRe = regexp.MustCompile(`lode started"? addr=(\S+)`)
+// startedRe finds the listen address in the text log line or, with
+// --log-format json, in the JSON one.
+var startedRe = regexp.MustCompile(`lode started"?(?: addr=|,"attr":\{"addr":")([^"\s]+)`)
 
 // startServer runs `lode serve` on a free loopback port with a temporary
 // data directory and waits until it listens.

@@ -72,7 +72,9 @@ func TestSystemProfile(t *testing.T) {
 	_, db := testenv.Open(t)
 	ctx := testenv.Ctx(t)
 	coll := db.Collection("events")
-	testenv.InsertBatches(t, coll, 200, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 10}, {Key: "ts", Value: i}} })
+	testenv.InsertBatches(t, coll, 200, func(i int) any {
+		return bson.D{{Key: "_id", Value: i}, {Key: "cat", Value: i % 10}, {Key: "ts", Value: i}}
+	})
 	testenv.CreateIndex(t, coll, bson.D{{Key: "cat", Value: 1}, {Key: "ts", Value: -1}})
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
@@ -125,14 +127,14 @@ func TestSystemProfile(t *testing.T) {
 			t.Errorf("query entry lacks %s: %v", f, q)
 		}
 	}
-	if q["ns"] != "test.events" || q["planSummary"] != "IXSCAN { cat: 1, ts: -1 }" || q["nreturned"] != int64(5) ||
-		q["keysExamined"] != int64(5) || q["docsExamined"] != int64(5) || q["protocol"] != "op_msg" {
+	if q["ns"] != "test.events" || q["planSummary"] != "IXSCAN { cat: 1, ts: -1 }" || q["nreturned"] != int32(5) ||
+		q["keysExamined"] != int32(5) || q["docsExamined"] != int32(5) || q["protocol"] != "op_msg" {
 		t.Errorf("query entry: %v", q)
 	}
 	if _, ok := q["ts"].(bson.DateTime); !ok {
 		t.Errorf("ts is a date: %T", q["ts"])
 	}
-	if u["nMatched"] != int64(1) || u["nModified"] != int64(1) || u["planSummary"] != "IDHACK" {
+	if u["nMatched"] != int32(1) || u["nModified"] != int32(1) || u["planSummary"] != "IDHACK" {
 		t.Errorf("update entry: %v", u)
 	}
 	if cmd, _ := u["command"].(bson.D); len(cmd) < 2 || cmd[0].Key != "q" || cmd[1].Key != "u" {
@@ -191,7 +193,7 @@ func TestProfileLevelOne(t *testing.T) {
 	if err := cur.All(ctx, &entries); err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0]["nreturned"] != int64(4) {
+	if len(entries) != 1 || entries[0]["nreturned"] != int32(4) {
 		t.Fatalf("the filter profiles the find returning 4 only: %v", entries)
 	}
 }

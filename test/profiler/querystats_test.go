@@ -87,6 +87,13 @@ func TestQueryStats(t *testing.T) {
 		options.FindOneAndUpdate().SetSort(bson.D{{Key: "ts", Value: 1}})).Err(); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := coll.UpdateMany(ctx, bson.D{{Key: "cat", Value: 2}, {Key: "ts", Value: bson.D{{Key: "$lt", Value: 50}}}},
+		bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 299}}); err != nil {
+		t.Fatal(err)
+	}
 	// Not recorded: admin, system collections.
 	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
 		t.Fatal(err)
@@ -160,6 +167,28 @@ func TestQueryStats(t *testing.T) {
 	if dr := field(fams[0]["metrics"].(bson.D), "docsReturned").(bson.D); field(dr, "sum") != int64(1) {
 		t.Errorf("findAndModify docsReturned: %v", dr)
 	}
+	// The statement's plan reports through the write path: a collection
+	// scan of the 300 documents, sorted.
+	fm := fams[0]["metrics"].(bson.D)
+	if de := field(fm, "docsExamined").(bson.D); field(de, "sum") != int64(300) || field(fm, "lastPlanSummary") != "COLLSCAN" {
+		t.Errorf("findAndModify figures: %v", fm)
+	}
+	ups := entryFor(t, entries, "update")
+	if len(ups) != 1 {
+		t.Fatalf("one update shape: %v", entries)
+	}
+	uq := ups[0]["key"].(bson.D)[0].Value.(bson.D)
+	if field(uq, "multi") != true || field(field(field(uq, "update").(bson.D), "$inc").(bson.D), "n") != "?number" ||
+		field(field(field(uq, "filter").(bson.D), "ts").(bson.D), "$lt") != "?number" {
+		t.Errorf("update shape: %v", uq)
+	}
+	if field(ups[0]["metrics"].(bson.D), "lastPlanSummary") != "IXSCAN { cat: 1, ts: -1 }" {
+		t.Errorf("update plan: %v", ups[0]["metrics"])
+	}
+	dels := entryFor(t, entries, "delete")
+	if len(dels) != 1 || field(dels[0]["metrics"].(bson.D), "lastPlanSummary") != "IDHACK" {
+		t.Fatalf("one delete shape by _id: %v", dels)
+	}
 	for _, e := range entries {
 		ns := field(e["key"].(bson.D)[0].Value.(bson.D), "cmdNs").(bson.D)
 		if field(ns, "db") == "admin" {
@@ -215,4 +244,26 @@ func TestQueryStatsSurviveRestart(t *testing.T) {
 	if len(finds) != 1 || field(finds[0]["metrics"].(bson.D), "execCount") != int64(4) {
 		t.Fatalf("after a restart: %v", finds)
 	}
+}
+
+// TestQueryStatsReset empties the statistics with Lode's test command
+// lodeResetQueryStats, which exists only with test commands enabled.
+func TestQueryStatsReset(t *testing.T) {
+	_, db := testenv.Open(t, lode.WithTestCommands())
+	ctx := testenv.Ctx(t)
+	if err := db.Collection("c").FindOne(ctx, bson.D{{Key: "a", Value: 1}}).Err(); err != mongo.ErrNoDocuments {
+		t.Fatal(err)
+	}
+	if n := len(queryStats(t, db.Client())); n != 1 {
+		t.Fatalf("want one shape, got %d", n)
+	}
+	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "lodeResetQueryStats", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(queryStats(t, db.Client())); n != 0 {
+		t.Fatalf("after the reset: %d shapes", n)
+	}
+	_, plain := testenv.Open(t)
+	err := plain.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "lodeResetQueryStats", Value: 1}}).Err()
+	testenv.WantCmdError(t, err, 59, "CommandNotFound")
 }

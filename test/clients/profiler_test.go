@@ -1,0 +1,144 @@
+package clients
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestProfilerMongosh runs mongosh's profiler helpers (profiler_mongosh.js).
+func TestProfilerMongosh(t *testing.T) {
+	s := startServer(t)
+	out := runMongosh(t, s, "profiler_mongosh.js")
+	if !strings.Contains(out, "profile entries") {
+		t.Fatalf("mongosh output:\n%s", out)
+	}
+}
+
+// logLines parses the server's JSON log lines, failing on any that is
+// not one of mongod's structured records.
+func logLines(t *testing.T, logs string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(logs))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("not a JSON log line: %q: %v", sc.Text(), err)
+		}
+		for _, k := range []string{"t", "s", "c", "id", "ctx", "msg"} {
+			if _, ok := rec[k]; !ok {
+				t.Fatalf("log line lacks %s: %s", k, sc.Text())
+			}
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// TestSlowQueryJSONLog runs lode serve --log-format json --slowms 0 (every
+// command is slow) and a find: exactly one "Slow query" line (id 51803)
+// names it, with mongod's attributes. Then, with slowms 200 (set by the
+// profile command), an awaitData getMore that waits 300 ms is not logged
+// as slow. SIGINT is logged as mongod logs it (Received signal, 23377).
+func TestSlowQueryJSONLog(t *testing.T) {
+	s := startServer(t, "--log-format", "json", "--slowms", "0")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client, err := mongo.Connect(options.Client().ApplyURI(s.uri()).SetAppName("slowtest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	db := client.Database("logs")
+	coll := db.Collection("events")
+	docs := make([]any, 20)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "host", Value: "h"}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Find(ctx, bson.D{{Key: "host", Value: "h"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.M
+	if err := cur.All(ctx, &got); err != nil || len(got) != 20 {
+		t.Fatalf("find: %v %d", err, len(got))
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: -1}, {Key: "slowms", Value: 200}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// A tailable awaitData getMore waiting 300 ms for data.
+	if err := db.CreateCollection(ctx, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	capped := db.Collection("capped")
+	if _, err := capped.InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := capped.Find(ctx, bson.D{}, options.Find().SetCursorType(options.TailableAwait).SetMaxAwaitTime(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.TryNext(ctx) // the first batch's document
+	tc.TryNext(ctx) // a getMore that waits 300 ms
+	_ = tc.Close(ctx)
+	s.stop()
+
+	recs := logLines(t, s.logs.String())
+	var slow []map[string]any
+	for _, r := range recs {
+		if r["msg"] != "Slow query" {
+			continue
+		}
+		attr := r["attr"].(map[string]any)
+		cmd, _ := attr["command"].(map[string]any)
+		if cmd["find"] == "events" {
+			slow = append(slow, r)
+		}
+		if _, ok := cmd["getMore"]; ok && attr["ns"] == "logs.capped" {
+			t.Errorf("an awaitData getMore logged as slow for waiting: %v", r)
+		}
+	}
+	if len(slow) != 1 {
+		t.Fatalf("want one Slow query line for the find, got %d:\n%s", len(slow), s.logs.String())
+	}
+	r := slow[0]
+	if r["s"] != "I" || r["c"] != "COMMAND" || r["id"] != float64(51803) || !strings.HasPrefix(r["ctx"].(string), "conn") {
+		t.Errorf("header: %v", r)
+	}
+	if _, ok := r["t"].(map[string]any)["$date"].(string); !ok {
+		t.Errorf("t: %v", r["t"])
+	}
+	attr := r["attr"].(map[string]any)
+	if attr["type"] != "command" || attr["ns"] != "logs.events" || attr["appName"] != "slowtest" ||
+		attr["planSummary"] != "COLLSCAN" || attr["keysExamined"] != float64(0) || attr["docsExamined"] != float64(20) ||
+		attr["nreturned"] != float64(20) || attr["protocol"] != "op_msg" {
+		t.Errorf("attr: %v", attr)
+	}
+	if _, ok := attr["durationMillis"].(float64); !ok {
+		t.Errorf("durationMillis: %v", attr["durationMillis"])
+	}
+	var sig map[string]any
+	for _, r := range recs {
+		if r["msg"] == "Received signal" {
+			sig = r
+		}
+	}
+	if sig == nil || sig["id"] != float64(23377) || sig["c"] != "CONTROL" {
+		t.Fatalf("Received signal line: %v", sig)
+	}
+	if a := sig["attr"].(map[string]any); a["signal"] != float64(2) || a["error"] != "Interrupt" {
+		t.Errorf("signal attrs: %v", a)
+	}
+}
