@@ -207,4 +207,21 @@ func TestAdviseCommandQueryStats(t *testing.T) {
 			t.Errorf("lode advise --dir (server statistics) lacks %q:\n%s", want, out.String())
 		}
 	}
+	// The same through --uri against a running server.
+	db, err := lode.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out.Reset()
+	if err := runAdvise([]string{"--uri", db.URI(), "--db", "app", "--json"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(compact.String(), `"proposals":[{"db":"app","coll":"docs","key":{"cat":1,"ts":-1}`) {
+		t.Errorf("lode advise --uri --json:\n%s", out.String())
+	}
 }
