@@ -49,6 +49,10 @@ type Row struct {
 	PredictedKeysPerResult float64 `json:"predictedKeysExaminedPerResult"`
 	PredictedDocsPerResult float64 `json:"predictedDocsExaminedPerResult"`
 	IndexBytes             int64   `json:"estimatedIndexBytes,omitempty"`
+	// SampledDocs of CollectionDocs are the documents the prediction was
+	// estimated on.
+	SampledDocs    int64 `json:"sampledDocs,omitempty"`
+	CollectionDocs int64 `json:"collectionDocs,omitempty"`
 	// Note says why the shape gets no index, when it gets none.
 	Note string `json:"note,omitempty"`
 }
@@ -220,6 +224,7 @@ func (rep *Report) cost(ctx context.Context, client *mongo.Client, shapes []*Sha
 			r.Index, r.PredictedPlan = m.key, w.plan
 			r.PredictedKeysPerResult, r.PredictedDocsPerResult = pk, pd
 			r.IndexBytes = w.bytes
+			r.SampledDocs, r.CollectionDocs = w.sampled, w.totalDocs
 			p.IndexBytes = w.bytes
 			p.Shapes = append(p.Shapes, r.Shape)
 		}
