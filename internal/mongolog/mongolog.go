@@ -10,8 +10,9 @@
 // rendered as relaxed Extended JSON).
 //
 // Log ids: mongod's own ids are used where Lode logs the same event
-// (51803 Slow query, 23016 Waiting for connections, 23377 Received signal,
-// 20565 Now exiting, 23138 Shutting down). Lode's own messages without a
+// (51803 Slow query, 23016 Waiting for connections, 22943 Connection
+// accepted, 22944 Connection ended, 20249 Authentication failed, 23377
+// Received signal, 20565 Now exiting, 48742 Profiler settings changed). Lode's own messages without a
 // mongod counterpart use ids from LodeIDBase (9_100_000) upward, a range
 // mongod's 7-digit ids do not use today; 0 means none was given.
 package mongolog
@@ -47,6 +48,9 @@ const (
 	IDReceivedSignal     = 23377
 	IDNowExiting         = 20565
 	IDShuttingDown       = 23138
+	IDConnectionAccepted = 22943
+	IDConnectionEnded    = 22944
+	IDAuthFailed         = 20249
 )
 
 // Lode's own log ids (LodeIDBase and up).

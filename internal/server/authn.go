@@ -11,6 +11,7 @@ import (
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/mongolog"
 )
 
 // authnState is one connection's authentication: the SCRAM conversation
@@ -99,7 +100,9 @@ func (s *Server) saslContinue(ctx context.Context, c *conn, id int32, payload []
 		c.authn.mu.Lock()
 		c.authn.conv = nil
 		c.authn.mu.Unlock()
-		s.log.Info("authentication failed", "mechanism", conv.Mechanism, "db", conv.DB, "remote", c.nc.RemoteAddr().String())
+		s.log.Info("Authentication failed", mongolog.KeyComponent, "ACCESS", mongolog.KeyID, mongolog.IDAuthFailed,
+			mongolog.KeyCtx, "conn"+itoa(c.id), "mechanism", conv.Mechanism, "authenticationDatabase", conv.DB,
+			"remote", c.nc.RemoteAddr().String(), "error", errs.As(err).Msg)
 		return nil, err
 	}
 	if conv.Finished() {

@@ -121,6 +121,13 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 	if !slow && ps.level == 0 && ps.filter == nil && !qsCmd && req.Name != "getMore" {
 		return
 	}
+	var orig bsoncore.Document
+	if req.Name == "getMore" && op.cursor != nil {
+		// Before the statistics forget it with the cursor.
+		if x, ok := op.cursor.Obs.(*queryExec); ok {
+			orig = x.rep.cmd
+		}
+	}
 	if err == nil {
 		writeFigures(req.Name, reply, &op.stats)
 		if qsCmd || req.Name == "getMore" {
@@ -132,6 +139,7 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 			return
 		}
 		e := s.describe(req, op, d, reply, err)
+		e.origCmd = orig
 		if slow {
 			s.logSlow(e)
 		}
@@ -143,6 +151,7 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 	// With a filter, it alone decides what is logged and profiled
 	// (mongod: slowms and sampleRate are then not used).
 	e := s.describe(req, op, d, reply, err)
+	e.origCmd = orig
 	doc := s.profileDoc(e)
 	match := ps.filter.Match(doc)
 	if match {
@@ -155,14 +164,16 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 
 // opEntry is a finished command as the slow log and the profiler show it.
 type opEntry struct {
-	req      *Request
-	op       *runningOp
-	ns       string
-	dur      time.Duration
-	reply    bsoncore.Document
-	err      error
-	appName  string
-	remote   string
+	req     *Request
+	op      *runningOp
+	ns      string
+	dur     time.Duration
+	reply   bsoncore.Document
+	err     error
+	appName string
+	remote  string
+	// origCmd is a getMore's originating command, when known.
+	origCmd  bsoncore.Document
 	exhaust  bool
 	isCursor bool
 }
@@ -180,6 +191,17 @@ func (s *Server) describe(req *Request, op *runningOp, d time.Duration, reply bs
 		e.exhaust = err == nil && op.stats.CursorID == 0
 	}
 	return e
+}
+
+// cursorID is the cursor id an entry shows: the cursor a command left
+// open, or the one a getMore continued (exhausted or not).
+func (e *opEntry) cursorID() int64 {
+	if e.req.Name == "getMore" {
+		if v, ok := e.req.Cmd.Index(0).Value().Int64OK(); ok {
+			return v
+		}
+	}
+	return e.op.stats.CursorID
 }
 
 // opNS is the namespace mongod reports for a command: db.coll for the

@@ -77,8 +77,11 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 		AppendString("op", profileOpName(e.req.Name)).
 		AppendString("ns", e.ns).
 		AppendDocument("command", profiledCommand(e.req))
-	if st.CursorID != 0 {
-		b.AppendInt64("cursorid", st.CursorID)
+	if e.origCmd != nil && len(e.origCmd) <= maxProfiledCommand {
+		b.AppendDocument("originatingCommand", e.origCmd)
+	}
+	if id := e.cursorID(); id != 0 {
+		b.AppendInt64("cursorid", id)
 	}
 	appendNum(b, "keysExamined", st.KeysExamined)
 	appendNum(b, "docsExamined", st.DocsExamined)

@@ -284,13 +284,20 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.conns[c] = struct{}{}
 		s.wg.Add(1)
 		s.stats.connOpened()
+		n := len(s.conns)
 		s.mu.Unlock()
+		remote := nc.RemoteAddr().String()
+		s.log.Info("Connection accepted", mongolog.KeyComponent, "NETWORK", mongolog.KeyID, mongolog.IDConnectionAccepted,
+			mongolog.KeyCtx, "listener", "remote", remote, "connectionId", c.id, "connectionCount", n)
 		go func() {
 			defer s.wg.Done()
 			c.serve()
 			s.mu.Lock()
 			delete(s.conns, c)
+			n := len(s.conns)
 			s.mu.Unlock()
+			s.log.Info("Connection ended", mongolog.KeyComponent, "NETWORK", mongolog.KeyID, mongolog.IDConnectionEnded,
+				mongolog.KeyCtx, "conn"+itoa(c.id), "remote", remote, "connectionId", c.id, "connectionCount", n)
 		}()
 	}
 }

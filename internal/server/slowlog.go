@@ -38,11 +38,15 @@ func (s *Server) logSlow(e *opEntry) {
 		attrs = append(attrs, slog.String("appName", e.appName))
 	}
 	attrs = append(attrs, slog.Any("command", mongolog.RawJSON(cmdJSON)))
+	if e.origCmd != nil {
+		orig, _, _ := truncatedCommandJSON(e.origCmd)
+		attrs = append(attrs, slog.Any("originatingCommand", mongolog.RawJSON(orig)))
+	}
 	if st.PlanSummary != "" {
 		attrs = append(attrs, slog.String("planSummary", st.PlanSummary))
 	}
-	if st.CursorID != 0 {
-		attrs = append(attrs, slog.Int64("cursorid", st.CursorID))
+	if id := e.cursorID(); id != 0 {
+		attrs = append(attrs, slog.Int64("cursorid", id))
 	}
 	if st.PlanSummary != "" || st.KeysExamined > 0 || st.DocsExamined > 0 {
 		attrs = append(attrs, slog.Int64("keysExamined", st.KeysExamined), slog.Int64("docsExamined", st.DocsExamined))

@@ -129,6 +129,15 @@ func TestSlowQueryJSONLog(t *testing.T) {
 	if _, ok := attr["durationMillis"].(float64); !ok {
 		t.Errorf("durationMillis: %v", attr["durationMillis"])
 	}
+	accepted := 0
+	for _, r := range recs {
+		if r["msg"] == "Connection accepted" && r["id"] == float64(22943) && r["c"] == "NETWORK" {
+			accepted++
+		}
+	}
+	if accepted == 0 {
+		t.Errorf("no Connection accepted line (22943)")
+	}
 	var sig map[string]any
 	for _, r := range recs {
 		if r["msg"] == "Received signal" {

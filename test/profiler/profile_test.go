@@ -197,3 +197,44 @@ func TestProfileLevelOne(t *testing.T) {
 		t.Fatalf("the filter profiles the find returning 4 only: %v", entries)
 	}
 }
+
+// TestProfileGetMore checks a getMore's entry: op "getmore", the cursor
+// id, its own figures and the command that opened the cursor.
+func TestProfileGetMore(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("c")
+	testenv.InsertBatches(t, coll, 5, func(i int) any { return bson.D{{Key: "_id", Value: i}} })
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []bson.M
+	if err := cur.All(ctx, &all); err != nil || len(all) != 5 {
+		t.Fatalf("find: %v %d", err, len(all))
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var g bson.M
+	if err := db.Collection("system.profile").FindOne(ctx, bson.D{{Key: "op", Value: "getmore"}}).Decode(&g); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := g["originatingCommand"].(bson.D)
+	if g["ns"] != "test.c" || g["nreturned"] != int32(2) || g["cursorExhausted"] != true || g["cursorid"] == nil ||
+		len(orig) == 0 || orig[0].Key != "find" {
+		t.Errorf("getmore entry: %v", g)
+	}
+	// The find and its getMore split the scan of the 5 documents (the
+	// scan reads ahead, so not necessarily 3 and 2).
+	var f bson.M
+	if err := db.Collection("system.profile").FindOne(ctx, bson.D{{Key: "op", Value: "query"}}).Decode(&f); err != nil {
+		t.Fatal(err)
+	}
+	if n := f["docsExamined"].(int32) + g["docsExamined"].(int32); n != 5 || f["nreturned"] != int32(3) {
+		t.Errorf("find %v and getmore %v examined %d documents", f, g, n)
+	}
+}
