@@ -1,6 +1,7 @@
 // Command lode runs the Lode document database and its tools.
 //
 //	lode serve [--addr 127.0.0.1:27017] [--dir ./lode-data] [--log-level info]
+//	lode advise (--dir DIR | --uri URI) [--db DB] [--coll C] [--json] [--apply]
 //	lode version
 package main
 
@@ -27,6 +28,8 @@ func run(args []string) int {
 		err = runServe(args[1:])
 	case "sim":
 		err = runSim(args[1:])
+	case "advise":
+		err = runAdvise(args[1:], os.Stdout)
 	case "eventlog":
 		err = runEventlog(args[1:])
 	case "bench":
@@ -60,6 +63,7 @@ commands:
   bench     recent [--docs N]: seed 000's recent-n benchmark (SORT_MERGE vs SORT)
   eventlog  import FILE [--uri URI]: load an Apache combined access log
   sim       run the schema simulator (lode sim help)
+  advise    --dir DIR | --uri URI: propose indexes from the recorded query shapes
   version   print the version
 `)
 }

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode/internal/advise"
 	"github.com/lodedb/lode/internal/sim"
 	"github.com/lodedb/lode/internal/sim/report"
 	_ "github.com/lodedb/lode/internal/sim/scenarios" // built-in scenarios
@@ -37,6 +42,8 @@ run flags:
   --out DIR          report directory (default ./sim-report)
   --keep             skip teardown (leave the data)
   --quiet            no progress bars
+  --advise           run the index advisor (lode advise) on each target at the end,
+                     before teardown, and add its table to the report
 `
 
 // runSim implements `lode sim`.
@@ -124,6 +131,7 @@ func simRun(args []string) error {
 	out := fs.String("out", "./sim-report", "report directory")
 	keep := fs.Bool("keep", false, "skip teardown")
 	quiet := fs.Bool("quiet", false, "no progress bars")
+	adv := fs.Bool("advise", false, "run the index advisor at the end")
 	var users, params multiFlag
 	fs.Var(&users, "users", "operations per iteration: N or SCENARIO=N")
 	fs.Var(&params, "param", "scenario parameter KEY=VALUE or SCENARIO.KEY=VALUE")
@@ -202,6 +210,9 @@ func simRun(args []string) error {
 			target = u
 			o.Label = "embedded Lode (" + u + ")"
 		}
+		if *adv {
+			withAdvice(&o, logw)
+		}
 		fmt.Fprintf(logw, "lode sim: %s against %s: %s\n", spec.Name, target, report.Describe(&spec))
 		res, err := sim.Run(ctx, spec, target, o)
 		if err != nil {
@@ -263,4 +274,32 @@ func applyParams(spec *sim.Spec, params []string) error {
 		}
 	}
 	return nil
+}
+
+// withAdvice makes a run end with the index advisor: its shapes come from
+// the target's $queryStats, or, on a server without it, from a recorder
+// listening to the load clients' commands (advise.Recorder).
+func withAdvice(o *sim.RunOptions, logw io.Writer) {
+	rec := advise.NewRecorder()
+	o.Monitor = rec.Monitor()
+	o.BeforeTeardown = func(ctx context.Context, ctl *mongo.Client, res *sim.Result) error {
+		src := advise.QueryStatsSource(ctl)
+		if _, err := src(ctx); errors.Is(err, advise.ErrNoQueryStats) {
+			fmt.Fprintln(logw, "lode sim: the target has no $queryStats; advising from the recorded commands")
+			src = rec.Source(ctl, 32)
+		}
+		rep, err := advise.Run(ctx, ctl, src, advise.Options{})
+		if err != nil {
+			return err
+		}
+		var text, js bytes.Buffer
+		if err := rep.WriteText(&text); err != nil {
+			return err
+		}
+		if err := rep.WriteJSON(&js); err != nil {
+			return err
+		}
+		res.Advice, res.AdviceJSON = text.String(), js.Bytes()
+		return nil
+	}
 }

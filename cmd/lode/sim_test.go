@@ -75,3 +75,82 @@ func TestSimCompareURI(t *testing.T) {
 		t.Errorf("report.html shows %d target chart sets, want both", n)
 	}
 }
+
+// TestSimAdvise runs `lode sim run --advise` on seed 002's scenario
+// without its index: the report carries the advisor's table proposing the
+// seed's index, and the data is still dropped afterwards.
+func TestSimAdvise(t *testing.T) {
+	u, stop, err := sim.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	out := t.TempDir()
+	err = runSim([]string{"run", "metadata", "--processes", "1", "--pool-size", "2", "--iterations", "2",
+		"--resolution", "200", "--users", "5", "--param", "preload=2000", "--param", "indexes=false", "--quiet",
+		"--uri", u, "--out", out, "--advise"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join(out, report.TableFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Index advice for target 1", "sim.metadata", "{ metadata.key: 1, metadata.value: 1 }", "proposed indexes (1):"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("report.txt lacks %q:\n%s", want, table)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Runs []struct {
+			Advice struct {
+				Proposals []struct {
+					Name string `json:"name"`
+				} `json:"proposals"`
+			} `json:"advice"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || len(rep.Runs[0].Advice.Proposals) != 1 || rep.Runs[0].Advice.Proposals[0].Name != "metadata.key_1_metadata.value_1" {
+		t.Errorf("report.json advice: %+v", rep.Runs)
+	}
+	page, err := os.ReadFile(filepath.Join(out, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "Index advice") {
+		t.Error("report.html has no index advice")
+	}
+}
+
+// TestSimAdviseHostDay: seed 003's per-host range scenario without its
+// indexes, advised: the proposal is {host: 1, time: 1} alone.
+func TestSimAdviseHostDay(t *testing.T) {
+	u, stop, err := sim.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	out := t.TempDir()
+	err = runSim([]string{"run", "events_host_day", "--processes", "1", "--pool-size", "2", "--iterations", "2",
+		"--resolution", "200", "--users", "5", "--param", "preload=3000", "--param", "indexes=false", "--quiet",
+		"--uri", u, "--out", out, "--advise"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join(out, report.TableFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"proposed indexes (1):", "sim.events  createIndex({ host: 1, time: 1 })"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("report.txt lacks %q:\n%s", want, table)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -50,6 +51,10 @@ type IndexInfo struct {
 	Key  bsoncore.Document
 	// Spec is the full index specification document (v, key, name, ...).
 	Spec bsoncore.Document
+	// Ops is how many operations used the index since Since ($indexStats'
+	// accesses); a zero Since means the counters are not tracked.
+	Ops   int64
+	Since time.Time
 }
 
 // Catalog is what the pipeline needs from the database: reads, the writes

@@ -123,8 +123,10 @@ func (c *collStatsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 	return &sliceIter{docs: []bsoncore.Document{b.Build()}}, nil
 }
 
-// indexStatsStage is $indexStats; access counters are not tracked, so ops
-// is 0 and since is the time of the call.
+// indexStatsStage is $indexStats: one document per index with the
+// engine's access counters (operations whose chosen plan scanned it since
+// the engine opened or the index was created; a catalog that does not
+// track them gives ops 0 since the time of the call).
 type indexStatsStage struct{ raw bsoncore.Value }
 
 func parseIndexStats(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
@@ -146,7 +148,11 @@ func (s *indexStatsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 	now := time.Now().UnixMilli()
 	var docs []bsoncore.Document
 	for _, ix := range idx {
-		acc := bsoncore.NewDocumentBuilder().AppendInt64("ops", 0).AppendDateTime("since", now).Build()
+		since := now
+		if !ix.Since.IsZero() {
+			since = ix.Since.UnixMilli()
+		}
+		acc := bsoncore.NewDocumentBuilder().AppendInt64("ops", ix.Ops).AppendDateTime("since", since).Build()
 		b := bsoncore.NewDocumentBuilder().
 			AppendString("name", ix.Name).
 			AppendDocument("key", ix.Key).

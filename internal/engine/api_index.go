@@ -1,6 +1,10 @@
 package engine
 
-import "go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
 
 // IndexSpec describes an index to create.
 type IndexSpec struct {
@@ -45,6 +49,10 @@ type IndexInfo struct {
 	// MultikeyPaths lists the dotted path prefixes where arrays were found
 	// (for example "metadata" for {"metadata.key": 1}).
 	MultikeyPaths []string
+	// Accesses is how many operations used the index since AccessesSince
+	// ($indexStats).
+	Accesses      int64
+	AccessesSince time.Time
 }
 
 // Doc renders the specification as listIndexes shows it (and the oplog

@@ -44,6 +44,8 @@ type Engine struct {
 
 	nsHook namespaceHook // drops and renames, for cursors (nshook.go)
 
+	indexUse indexUse // $indexStats access counters (indexaccess.go)
+
 	// params are the instance's settable parameters, memory budget and
 	// counters, shared with the server and the aggregation pipeline.
 	params *params.Set

@@ -237,6 +237,7 @@ func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
 			IndexSpec: ix.spec(), ID: ix.id, Multikey: ix.multikey,
 			MultikeyPaths: append([]string(nil), ix.multikeyPaths...),
 		})
+		out[len(out)-1].Accesses, out[len(out)-1].AccessesSince = e.IndexAccesses(ix.id)
 	}
 	return out, nil
 }

@@ -98,6 +98,9 @@ func (b *builtPlan) close() {
 // SORT_MERGE bound and the SORT stage's memory limit and budget.
 func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
 	bp, err := e.buildPlanTree(r, c, q)
+	if err == nil && !q.timing {
+		e.indexUse.note(bp.sol) // $indexStats (indexaccess.go)
+	}
 	if err == nil && q.stats != nil && !q.timing {
 		// mongod 7.0's IDHACK takes no sort, skip or hint.
 		idFilter := q.filterDoc
@@ -110,7 +113,7 @@ func (e *Engine) buildPlan(r storage.Reader, c *collection, q planReq) (*builtPl
 }
 
 // buildPlanTree is buildPlan without the statistics.
-func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (*builtPlan, error) {
+func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *builtPlan, err error) {
 	if q.opts.SortOpts.MemLimit == 0 {
 		q.opts.SortOpts.MemLimit = e.params.MaxBlockingSortBytes.Load()
 	}
@@ -181,7 +184,7 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (*bui
 		}
 		return nil, trials[0].Err
 	}
-	bp := &builtPlan{sol: sols[best]}
+	bp = &builtPlan{sol: sols[best]}
 	for i, c := range cands {
 		c.Close()
 		if i != best {

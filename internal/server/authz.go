@@ -111,7 +111,7 @@ func init() {
 	authOnlyCmd("configureFailPoint")
 	// mongod's session cache test commands require no authentication.
 	openCmd("refreshLogicalSessionCacheNow", "reapLogicalSessionCacheNow")
-	ruled(collNeeds(auth.ActFind), "find", "count", "distinct")
+	ruled(collNeeds(auth.ActFind), "find", "count", "distinct", "lodeWhatIf")
 	ruled(bypassNeeds(collNeeds(auth.ActInsert)), "insert")
 	ruled(bypassNeeds(updateNeeds), "update")
 	ruled(collNeeds(auth.ActRemove), "delete")

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 
@@ -30,6 +31,10 @@ type Result struct {
 	Counting string `json:"counting"`
 	// Latency states where latencies are measured from.
 	Latency string `json:"latency"`
+	// Advice is the index advisor's table for the target, and AdviceJSON
+	// its report (`lode sim run --advise`); empty otherwise.
+	Advice     string          `json:"-"`
+	AdviceJSON json.RawMessage `json:"advice,omitempty"`
 }
 
 // ScenarioResult is one scenario's figures.

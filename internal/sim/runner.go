@@ -23,6 +23,13 @@ type RunOptions struct {
 	Keep bool
 	// Label names the target in the report (default: the URI).
 	Label string
+	// Monitor, when set, is installed on the load clients (the index
+	// advisor's recorder listens to the commands with it).
+	Monitor *event.CommandMonitor
+	// BeforeTeardown, when set, runs once the load is over and the
+	// results are collected, before the scenarios' teardown drops their
+	// data, with a client on the target (`lode sim run --advise`).
+	BeforeTeardown func(ctx context.Context, ctl *mongo.Client, res *Result) error
 }
 
 type boundScenario struct {
@@ -57,7 +64,11 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 				ready[i].Add(-1)
 			}
 		}}
-		c, err := mongo.Connect(loadClientOptions(uri, &spec, i, mon))
+		co := loadClientOptions(uri, &spec, i, mon)
+		if o.Monitor != nil {
+			co.SetMonitor(o.Monitor)
+		}
+		c, err := mongo.Connect(co)
 		if err != nil {
 			return nil, fmt.Errorf("sim: connect process %d: %w", i, err)
 		}
@@ -160,6 +171,11 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 		sr := b.rec.result(b.spec, b.params)
 		sr.Subscriber = subStats[b]
 		res.Scenarios = append(res.Scenarios, sr)
+	}
+	if o.BeforeTeardown != nil {
+		if err := o.BeforeTeardown(ctx, ctl, res); err != nil {
+			return res, fmt.Errorf("sim: before teardown: %w", err)
+		}
 	}
 	if !o.Keep {
 		for _, b := range bound {

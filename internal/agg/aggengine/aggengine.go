@@ -244,7 +244,7 @@ func (c *Catalog) Indexes(_ context.Context, db, coll string) ([]agg.IndexInfo, 
 			// Last, as mongod's listIndexes shows it.
 			b.AppendDocument("collation", i.Collation)
 		}
-		out = append(out, agg.IndexInfo{Name: i.Name, Key: i.Key, Spec: b.Build()})
+		out = append(out, agg.IndexInfo{Name: i.Name, Key: i.Key, Spec: b.Build(), Ops: i.Accesses, Since: i.AccessesSince})
 	}
 	return out, nil
 }

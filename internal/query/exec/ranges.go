@@ -147,3 +147,38 @@ func ScanRanges(fields []plan.FieldBounds) (starts, ends [][]byte) {
 	}
 	return starts, ends
 }
+
+// BoundsChecker answers, for the keystrings of one index, what an IXSCAN
+// with given bounds does with them: whether the scan reads the key (it
+// lies in one of the scan's byte ranges, so it counts as examined) and
+// whether the key passes the per-field checks (so the scan returns it).
+// The index advisor uses it to count the keys of a hypothetical index
+// that a plan would examine (engine/whatif.go).
+type BoundsChecker struct {
+	sp   scanPlan
+	dirs []bool
+}
+
+// NewBoundsChecker returns the checker of an IXSCAN over fields.
+func NewBoundsChecker(fields []plan.FieldBounds) *BoundsChecker {
+	dirs := make([]bool, len(fields))
+	for i, f := range fields {
+		dirs[i] = f.Desc
+	}
+	return &BoundsChecker{sp: buildScanPlan(fields), dirs: dirs}
+}
+
+// Check reports whether the scan reads key and whether it returns it.
+func (b *BoundsChecker) Check(key []byte) (read, passes bool) {
+	for _, r := range b.sp.ranges {
+		if (r.start == nil || bytes.Compare(key, r.start) >= 0) && (r.end == nil || bytes.Compare(key, r.end) < 0) {
+			return true, b.sp.passes(key, b.dirs)
+		}
+	}
+	return false, false
+}
+
+// PrefixLen is the length of the key prefix that every range shares when
+// the leading fields are single points (0 otherwise): under SORT_MERGE the
+// bytes after it order the keys of different scans.
+func (b *BoundsChecker) PrefixLen() int { return b.sp.prefixLen }

@@ -27,6 +27,7 @@ type htmlCharts struct {
 type htmlRun struct {
 	Target, Server, Runtime string
 	Server1                 []template.HTML
+	Advice                  string
 }
 
 type htmlPage struct {
@@ -73,7 +74,7 @@ func WriteHTML(w io.Writer, rep *sim.Report) error {
 		pg.Heads = append(pg.Heads, fmt.Sprintf("Target %d", i+1))
 		pg.Runs = append(pg.Runs, htmlRun{
 			Target: r.Target, Server: r.Server, Runtime: fmt.Sprintf("%.3f s", r.RuntimeSec),
-			Server1: serverCharts(r),
+			Server1: serverCharts(r), Advice: r.Advice,
 		})
 	}
 	for si, ss := range first.Scenarios {
@@ -228,5 +229,6 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding
 {{end}}
 <h2>Target serverStatus, sampled each second</h2>
 {{range $i, $r := .Runs}}<h3>{{index $.Heads $i}}: {{$r.Target}}</h3><div class="charts">{{range $r.Server1}}{{.}}{{end}}</div>{{end}}
+{{range $i, $r := .Runs}}{{if $r.Advice}}<h2>Index advice: {{index $.Heads $i}}</h2><pre>{{$r.Advice}}</pre>{{end}}{{end}}
 </body></html>
 `))

@@ -152,6 +152,11 @@ func WriteTable(w io.Writer, rep *sim.Report) error {
 			}
 		}
 	}
+	for i, r := range rep.Runs {
+		if r.Advice != "" {
+			fmt.Fprintf(w, "\nIndex advice for target %d (%s):\n%s", i+1, r.Target, r.Advice)
+		}
+	}
 	fmt.Fprintf(w, "\nCounting: %s.\n", first.Counting)
 	if first.Latency != "" {
 		fmt.Fprintf(w, "Latency: %s.\n", first.Latency)

@@ -52,7 +52,7 @@ func eventSetup(ctx context.Context, db *mongo.Database, p sim.Params, progress 
 	if err != nil {
 		return err
 	}
-	return eventlog.New(c).EnsureIndexes(ctx)
+	return withIndexes(p, func() error { return eventlog.New(c).EnsureIndexes(ctx) })
 }
 
 func registerInsert(name string, d eventlog.Durability, what string) {
@@ -61,7 +61,7 @@ func registerInsert(name string, d eventlog.Durability, what string) {
 		Seed: "003",
 		Description: "Event logging with the seed's indexes. Op: eventlog.Log.Insert of one access-log event with write concern " +
 			what + ".",
-		Defaults: sim.Params{"collection": "events", "preload": 0},
+		Defaults: sim.Params{"collection": "events", "preload": 0, "indexes": true},
 		Setup:    eventSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
 			l := eventlog.New(coll(db, p))
@@ -78,12 +78,32 @@ func init() {
 	registerInsert("event_insert_w1", eventlog.W1, "{w: 1}")
 	registerInsert("event_insert_j", eventlog.Journaled, "{w: 1, j: true} (acknowledged after the journal sync)")
 	sim.Register(&sim.Scenario{
+		Name: "events_host_day",
+		Seed: "003",
+		Description: "The seed's per-host range over `preload` events spread over 30 days. Op: eventlog.Log.ByHostDay, " +
+			"find({host: H, time: {$gte: day, $lt: day+1}}).sort({time: 1}) for the host of a random preloaded event and a " +
+			"random day, served by the seed's {host: 1, time: 1} (indexes=false leaves it out).",
+		Users:    100,
+		Defaults: sim.Params{"collection": "events", "preload": 100000, "indexes": true},
+		Setup:    eventSetup,
+		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
+			l := eventlog.New(coll(db, p))
+			n := max(p.Int("preload", 100000), 1)
+			return func(ctx context.Context) error {
+				day := time.Now().UTC().AddDate(0, 0, -rand.IntN(logDays))
+				_, err := l.ByHostDay(ctx, event(rand.IntN(n), day).Host, day)
+				return err
+			}, nil
+		},
+		Teardown: dropTeardown,
+	})
+	sim.Register(&sim.Scenario{
 		Name: "hits_per_day",
 		Seed: "003",
 		Description: "The seed's report over `preload` events spread over 30 days. Op: eventlog.Log.HitsPerPathPerDay over a random " +
 			"`days`-day range: $match on time, $group by path and $year/$month/$dayOfMonth, $sort.",
 		Users:    20,
-		Defaults: sim.Params{"collection": "events", "preload": 100000, "days": 7},
+		Defaults: sim.Params{"collection": "events", "preload": 100000, "days": 7, "indexes": true},
 		Setup:    eventSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
 			l := eventlog.New(coll(db, p))

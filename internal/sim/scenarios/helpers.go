@@ -54,3 +54,13 @@ func preload(ctx context.Context, c *mongo.Collection, n int, gen func(i int) an
 func dropTeardown(ctx context.Context, db *mongo.Database, p sim.Params) error {
 	return coll(db, p).Drop(ctx)
 }
+
+// withIndexes runs create, the scenario's index creation, unless the
+// parameter indexes=false asks to run without them (to let `lode sim
+// --advise` find the missing indexes).
+func withIndexes(p sim.Params, create func() error) error {
+	if !p.Bool("indexes", true) {
+		return nil
+	}
+	return create()
+}

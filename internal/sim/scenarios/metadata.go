@@ -44,7 +44,7 @@ func init() {
 		Seed: "002",
 		Description: "Images with key/value metadata arrays and the index {\"metadata.key\": 1, \"metadata.value\": 1}. " +
 			"Op: metadata.Store.Find of a random image by two pairs (File Name and MIME type): $all of two $elemMatch, returning one document.",
-		Defaults: sim.Params{"preload": 10000},
+		Defaults: sim.Params{"preload": 10000, "indexes": true},
 		Setup: func(ctx context.Context, db *mongo.Database, p sim.Params, progress sim.Progress) error {
 			c := coll(db, p)
 			if err := drop(ctx, c, p); err != nil {
@@ -56,7 +56,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return metadata.New(c).EnsureIndexes(ctx)
+			return withIndexes(p, func() error { return metadata.New(c).EnsureIndexes(ctx) })
 		},
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
 			st := metadata.New(coll(db, p))

@@ -50,7 +50,7 @@ func queueSetup(ctx context.Context, db *mongo.Database, p sim.Params, progress 
 	}
 	claims.Store(claimKey(db, p), new(atomic.Int64))
 	pubs.Store(claimKey(db, p), new(published))
-	return queue.New(c).EnsureIndexes(ctx, 24*time.Hour)
+	return withIndexes(p, func() error { return queue.New(c).EnsureIndexes(ctx, 24*time.Hour) })
 }
 
 // claims counts the jobs claimed from each preloaded queue (keyed by
@@ -97,7 +97,7 @@ func init() {
 		Description: "Publishers on a work queue with the seed's indexes {startTime: 1, createdOn: 1}, " +
 			"{startTime: 1, priority: -1, createdOn: 1} and the TTL index on endTime. Op: queue.Publish of the seed's convertImage job with a random priority 1-10 " +
 			"(the payload also carries sentAt, the publisher's clock in Unix nanoseconds just before the insert, for subscribe_to_queue_changes).",
-		Defaults: sim.Params{"collection": "queue", "preload": 0},
+		Defaults: sim.Params{"collection": "queue", "preload": 0, "indexes": true},
 		Setup:    queueSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
 			q := queue.New(coll(db, p))
@@ -120,7 +120,7 @@ func init() {
 			"{query: {startTime: null}, sort: {createdOn: 1}, update: {$set: {startTime: now}}}; with finish=true also queue.Finish. " +
 			"An empty queue counts as a successful poll, unless fewer than `preload` jobs were claimed (then it is an error).",
 		Users:    300,
-		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false},
+		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false, "indexes": true},
 		Setup:    queueSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
 			return fetchOp(db, p, (*queue.Queue).NextFIFO), nil
@@ -133,7 +133,7 @@ func init() {
 		Description: "Consumers claiming the highest-priority waiting job. Op: queue.NextByPriority, the seed's findAndModify " +
 			"sorted {priority: -1, createdOn: 1}; with finish=true also queue.Finish. An empty queue counts as a successful poll, unless fewer than `preload` jobs were claimed (then it is an error).",
 		Users:    300,
-		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false},
+		Defaults: sim.Params{"collection": "queue", "preload": 10000, "finish": false, "indexes": true},
 		Setup:    queueSetup,
 		Bind: func(ctx context.Context, db *mongo.Database, p sim.Params) (sim.Op, error) {
 			return fetchOp(db, p, (*queue.Queue).NextByPriority), nil

@@ -31,7 +31,7 @@ func recentSetup(ctx context.Context, db *mongo.Database, p sim.Params, progress
 	if err != nil {
 		return err
 	}
-	return recent.EnsureIndexes(ctx, c)
+	return withIndexes(p, func() error { return recent.EnsureIndexes(ctx, c) })
 }
 
 // pickCats returns k distinct random categories out of n.
@@ -45,7 +45,7 @@ func pickCats(n, k int) []any {
 }
 
 func init() {
-	defaults := sim.Params{"preload": 100000, "categories": 100, "pick": 3, "n": 1000}
+	defaults := sim.Params{"preload": 100000, "categories": 100, "pick": 3, "n": 1000, "indexes": true}
 	sim.Register(&sim.Scenario{
 		Name: "recent_sorted",
 		Seed: "000",
