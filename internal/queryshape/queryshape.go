@@ -159,6 +159,19 @@ func operators(d bsoncore.Document) bsoncore.Document {
 			} else {
 				b.AppendString(k, Literal(v))
 			}
+		case "$all":
+			// {$all: [{$elemMatch: ...}, ...]} is a conjunction of
+			// $elemMatch predicates (mongod parses it into an AND of
+			// them): their structure is the shape, not "?array<?object>".
+			if arr, ok := v.ArrayOK(); ok && allElemMatch(arr) {
+				ab := bsoncore.NewArrayBuilder()
+				for _, d := range docs(arr) {
+					ab.AppendDocument(operators(d))
+				}
+				b.AppendArray(k, ab.Build())
+			} else {
+				b.AppendValue(k, operand(v))
+			}
 		case "$options":
 			b.AppendValue(k, v) // regex flags are part of the shape
 		default:
@@ -166,6 +179,26 @@ func operators(d bsoncore.Document) bsoncore.Document {
 		}
 	}
 	return b.Build()
+}
+
+// allElemMatch reports whether a is a non-empty array of {$elemMatch: ...}
+// documents.
+func allElemMatch(a bsoncore.Array) bool {
+	vals, err := a.Values()
+	if err != nil || len(vals) == 0 {
+		return false
+	}
+	for _, v := range vals {
+		d, ok := v.DocumentOK()
+		if !ok {
+			return false
+		}
+		el, err := d.IndexErr(0)
+		if err != nil || el.Key() != "$elemMatch" {
+			return false
+		}
+	}
+	return true
 }
 
 // operand shapes an operator's argument: a literal, or a document of

@@ -32,6 +32,9 @@ func TestFilterShape(t *testing.T) {
 		{`{"_id": {"$oid": "650000000000000000000000"}}`, `{"_id":{"$eq":"?objectId"}}`},
 		{`{"m": {"k": 1}}`, `{"m":{"$eq":"?object"}}`},
 		{`{"a": {"$elemMatch": {"b": 1}}}`, `{"a":{"$elemMatch":{"b":{"$eq":"?number"}}}}`},
+		{`{"a": {"$all": [1, 2]}}`, `{"a":{"$all":"?array<?number>"}}`},
+		{`{"m": {"$all": [{"$elemMatch": {"k": "x", "v": 1}}, {"$elemMatch": {"k": "y"}}]}}`,
+			`{"m":{"$all":[{"$elemMatch":{"k":{"$eq":"?string"},"v":{"$eq":"?number"}}},{"$elemMatch":{"k":{"$eq":"?string"}}}]}}`},
 		{`{"$expr": {"$gt": ["$a", 3]}}`, `{"$expr":{"$gt":["$a","?number"]}}`},
 		{`{"a": {"$regex": "^x", "$options": "i"}}`, `{"a":{"$regex":"?string","$options":"i"}}`},
 	} {
