@@ -75,6 +75,10 @@ var sales = []string{
 	`{"item": "xyz", "price": 5, "quantity": 10, "day": 3}`,
 }
 
+// players are the documents of the $bottom/$bottomN reference pages'
+// null example.
+var players = []string{`{"p": "A", "s": 1}`, `{"p": "B", "s": 2}`, `{"p": "C", "s": 3}`, `{"p": "D"}`, `{"p": "E", "s": null}`}
+
 // accCase is one accumulator run with its expected result or error code.
 type accCase struct {
 	name, arg string
@@ -115,6 +119,12 @@ var accCases = []accCase{
 	{"$bottom", `{"output": "$item", "sortBy": {"price": -1}}`, sales, `"xyz"`, 0},
 	{"$topN", `{"n": 2, "output": "$quantity", "sortBy": {"quantity": 1}}`, sales, `[1, 2]`, 0},
 	{"$bottomN", `{"n": 2, "output": "$quantity", "sortBy": {"quantity": 1}}`, sales, `[10, 10]`, 0},
+	// The reference page's null example: sortBy score descending puts
+	// D (missing) and E (null) last, in that order; $bottomN returns the
+	// last three in sort order and $bottom the first seen of the tie.
+	{"$bottomN", `{"n": 3, "output": "$p", "sortBy": {"s": -1}}`, players, `["A", "D", "E"]`, 0},
+	{"$bottom", `{"output": "$p", "sortBy": {"s": -1}}`, players, `"D"`, 0},
+	{"$topN", `{"n": 2, "output": "$p", "sortBy": {"s": -1}}`, players, `["C", "B"]`, 0},
 	{"$firstN", `{"input": "$x", "n": 2}`, []string{`{}`, `{"x": 1}`, `{"x": 2}`}, `[null, 1]`, 0},
 	{"$lastN", `{"input": "$quantity", "n": 2}`, sales, `[10, 10]`, 0},
 	{"$maxN", `{"input": "$quantity", "n": 3}`, sales, `[10, 10, 5]`, 0},

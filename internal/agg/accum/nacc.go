@@ -105,40 +105,59 @@ type topAcc struct {
 	mem    int
 }
 
-// before reports whether item x ranks before y (top = first in sort order).
-func (a *topAcc) before(x, y []bsoncore.Value) bool {
+// cmp compares two items in sortBy's order.
+func (a *topAcc) cmp(x, y []bsoncore.Value) int {
 	for i, d := range a.f.sortBy.Dirs {
-		c := expr.CompareWith(a.f.coll, x[i], y[i]) * d
-		if c != 0 {
-			if a.bottom {
-				return c > 0
-			}
-			return c < 0
+		if c := expr.CompareWith(a.f.coll, x[i], y[i]) * d; c != 0 {
+			return c
 		}
 	}
-	return false
+	return 0
 }
 
+// itemSize is what an item adds to MemUsage.
+func itemSize(it []bsoncore.Value) int {
+	n := valOverhead
+	for _, v := range it {
+		n += len(v.Data)
+	}
+	return n
+}
+
+// Add keeps the items in sortBy's order, tied items in arrival order:
+// the first n for $top/$topN, the last n for $bottom/$bottomN. When the
+// accumulator is full, an item that does not sort strictly inside the
+// kept ones is dropped, so of tied items the first seen stays (mongod's
+// "when the sort key produces a tie we keep the first value seen"):
+// $bottom over scores [1, 2, 3, null (D), null (E)] sorted descending is
+// D, and $bottomN with n 3 is [1, D, E].
 func (a *topAcc) Add(v bsoncore.Value) error {
 	if v.Type != bsoncore.TypeArray {
 		return nil
 	}
 	c := copyVal(v)
-	var item []bsoncore.Value
-	for _, x := range expr.ArrayValues(c) {
-		item = append(item, x)
-	}
-	if int64(len(a.items)) >= a.n && !a.before(item, a.items[len(a.items)-1]) {
+	item := expr.ArrayValues(c)
+	full := int64(len(a.items)) >= a.n
+	if a.bottom {
+		if full && a.cmp(item, a.items[0]) <= 0 {
+			return nil
+		}
+	} else if full && a.cmp(item, a.items[len(a.items)-1]) >= 0 {
 		return nil
 	}
-	i := sort.Search(len(a.items), func(i int) bool { return a.before(item, a.items[i]) })
+	// After the items it ties with.
+	i := sort.Search(len(a.items), func(i int) bool { return a.cmp(item, a.items[i]) < 0 })
 	a.items = append(a.items, nil)
 	copy(a.items[i+1:], a.items[i:])
 	a.items[i] = item
-	a.mem += valOverhead + len(c.Data)
+	a.mem += itemSize(item)
 	if int64(len(a.items)) > a.n {
-		a.items = a.items[:len(a.items)-1]
-		a.mem -= valOverhead + len(c.Data)
+		drop := len(a.items) - 1
+		if a.bottom {
+			drop = 0
+		}
+		a.mem -= itemSize(a.items[drop])
+		a.items = append(a.items[:drop], a.items[drop+1:]...)
 	}
 	return nil
 }

@@ -242,7 +242,7 @@ func (a *extremeNAcc) Partial() (bsoncore.Value, error) { return a.Result() }
 func (a *extremeNAcc) Merge(p bsoncore.Value) error { return mergeEach("$minN/$maxN", p, a.Add) }
 
 // Partial implements Accumulator: the items held ([sortKey..., output]),
-// best first.
+// in sortBy's order.
 func (a *topAcc) Partial() (bsoncore.Value, error) {
 	out := make([]bsoncore.Value, len(a.items))
 	for i, it := range a.items {
