@@ -126,9 +126,14 @@ type group struct {
 	accs []accum.Accumulator
 }
 
-// groupKeyDoc renders {_id: key}, the document 'n' arguments see.
+// groupKeyDoc is the document 'n' arguments are evaluated against, as
+// mongod's group does: the group key itself when it is a document (so
+// "$gameId" reads the key's gameId field), an empty document otherwise.
 func groupKeyDoc(key bsoncore.Value) bsoncore.Document {
-	return bsoncore.NewDocumentBuilder().AppendValue("_id", key).Build()
+	if key.Type == bsoncore.TypeEmbeddedDocument {
+		return key.Document()
+	}
+	return bsoncore.Document{5, 0, 0, 0, 0}
 }
 
 func copyValue(v bsoncore.Value) bsoncore.Value {

@@ -231,7 +231,8 @@ func (f *Factory) Input(doc bsoncore.Document, vars *expr.Vars) (bsoncore.Value,
 }
 
 // NewAccumulator creates the accumulator of one group. groupKey is the
-// document {_id: <key>} against which 'n' is evaluated.
+// document against which 'n' is evaluated: the group key when it is a
+// document, an empty document otherwise.
 func (f *Factory) NewAccumulator(groupKey bsoncore.Document, vars *expr.Vars) (Accumulator, error) {
 	n := int64(1)
 	if f.n != nil {
