@@ -129,3 +129,48 @@ func TestWindowRankDocs(t *testing.T) {
 			  {"_id": 5, "d": 1, "n": 1, "r": 1}, {"_id": 3, "d": 2, "n": 2, "r": 2}, {"_id": 1, "d": 3, "n": 3, "r": 3}]`},
 	})
 }
+
+// TestTopBottomNullsDocs runs the $top, $topN, $bottom and $bottomN pages'
+// null-and-missing example (their $documents input, inserted here): a
+// missing score sorts as null and is output as null. PlayerD (missing)
+// and PlayerE (null) tie on score. The pages list PlayerD first in $topN
+// and $bottomN, and $bottom's page returns PlayerD as the tie's bottom
+// while advising another sortBy field for a definite order; the sorts
+// here break ties by playerId, so $bottom's expected value is PlayerE.
+func TestTopBottomNullsDocs(t *testing.T) {
+	t.Parallel()
+	runWindowCases(t, "nullscores", `[
+	 {"playerId": "PlayerA", "gameId": "G1", "score": 1}, {"playerId": "PlayerB", "gameId": "G1", "score": 2},
+	 {"playerId": "PlayerC", "gameId": "G1", "score": 3}, {"playerId": "PlayerD", "gameId": "G1"},
+	 {"playerId": "PlayerE", "gameId": "G1", "score": null}]`, []windowCase{
+		{"$topN", `[{"$group": {"_id": "$gameId", "playerId": {"$topN": {"output": ["$playerId", "$score"], "sortBy": {"score": 1, "playerId": 1}, "n": 3}}}}]`,
+			`[{"_id": "G1", "playerId": [["PlayerD", null], ["PlayerE", null], ["PlayerA", 1]]}]`},
+		{"$top", `[{"$group": {"_id": "$gameId", "playerId": {"$top": {"output": ["$playerId", "$score"], "sortBy": {"score": 1, "playerId": 1}}}}}]`,
+			`[{"_id": "G1", "playerId": ["PlayerD", null]}]`},
+		{"$bottomN", `[{"$group": {"_id": "$gameId", "playerId": {"$bottomN": {"output": ["$playerId", "$score"], "sortBy": {"score": -1, "playerId": 1}, "n": 3}}}}]`,
+			`[{"_id": "G1", "playerId": [["PlayerA", 1], ["PlayerD", null], ["PlayerE", null]]}]`},
+		{"$bottom", `[{"$group": {"_id": "$gameId", "playerId": {"$bottom": {"output": ["$playerId", "$score"], "sortBy": {"score": -1, "playerId": 1}}}}}]`,
+			`[{"_id": "G1", "playerId": ["PlayerE", null]}]`},
+	})
+}
+
+// TestFillLocfDocs runs the $fill page's last-observation examples on its
+// restaurantReviews collection: locf over the date order, and the
+// valueExisted flag set before $fill runs.
+func TestFillLocfDocs(t *testing.T) {
+	t.Parallel()
+	runWindowCases(t, "restaurantReviews", `[
+	 {"date": {"$date": "2021-03-08T00:00:00Z"}, "score": 90}, {"date": {"$date": "2021-03-09T00:00:00Z"}, "score": 92},
+	 {"date": {"$date": "2021-03-10T00:00:00Z"}}, {"date": {"$date": "2021-03-11T00:00:00Z"}},
+	 {"date": {"$date": "2021-03-12T00:00:00Z"}, "score": 85}, {"date": {"$date": "2021-03-13T00:00:00Z"}}]`, []windowCase{
+		{"locf", `[{"$fill": {"sortBy": {"date": 1}, "output": {"score": {"method": "locf"}}}}, {"$project": {"_id": 0}}]`,
+			`[{"date": {"$date": "2021-03-08T00:00:00Z"}, "score": 90}, {"date": {"$date": "2021-03-09T00:00:00Z"}, "score": 92},
+			  {"date": {"$date": "2021-03-10T00:00:00Z"}, "score": 92}, {"date": {"$date": "2021-03-11T00:00:00Z"}, "score": 92},
+			  {"date": {"$date": "2021-03-12T00:00:00Z"}, "score": 85}, {"date": {"$date": "2021-03-13T00:00:00Z"}, "score": 85}]`},
+		{"valueExisted", `[{"$set": {"valueExisted": {"$ifNull": [{"$toBool": {"$toString": "$score"}}, false]}}},
+			{"$fill": {"sortBy": {"date": 1}, "output": {"score": {"method": "locf"}}}}, {"$project": {"_id": 0}}]`,
+			`[{"date": {"$date": "2021-03-08T00:00:00Z"}, "score": 90, "valueExisted": true}, {"date": {"$date": "2021-03-09T00:00:00Z"}, "score": 92, "valueExisted": true},
+			  {"date": {"$date": "2021-03-10T00:00:00Z"}, "valueExisted": false, "score": 92}, {"date": {"$date": "2021-03-11T00:00:00Z"}, "valueExisted": false, "score": 92},
+			  {"date": {"$date": "2021-03-12T00:00:00Z"}, "score": 85, "valueExisted": true}, {"date": {"$date": "2021-03-13T00:00:00Z"}, "valueExisted": false, "score": 85}]`},
+	})
+}
