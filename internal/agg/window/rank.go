@@ -21,25 +21,39 @@ func parseRank(s *Spec, arg bsoncore.Value, hasWin bool, _ bsoncore.Value, pc *P
 	if pc.SortBy == nil || len(pc.SortBy.Fields) != 1 {
 		return errs.New(errs.Location5371602, "%s must be specified with a top level sortBy expression with exactly one element", s.Name)
 	}
+	// mongod 7.0 ranks by the value of the field path "$<sortBy field>",
+	// compared as values: a missing field is below null (8.0 made them
+	// equal), and an array is compared whole, not by its sort key.
+	in, err := expr.Parse(expr.String("$"+pc.SortBy.Fields[0].Path), pc.Expr)
+	if err != nil {
+		return err
+	}
 	s.noWindow, s.Bounds = true, toCurrent
-	sortBy, name := pc.SortBy, s.Name
+	name := s.Name
 	coll := pc.Expr.Collator
-	s.fresh = func(*expr.Vars) (Func, error) { return &rankFunc{name: name, sortBy: sortBy, coll: coll}, nil }
+	s.fresh = func(vars *expr.Vars) (Func, error) {
+		return &rankFunc{name: name, in: in, vars: vars, coll: coll}, nil
+	}
 	return nil
 }
 
-// rankFunc numbers the documents of a partition in sort order: ties (equal
-// sort keys, null and missing alike) share a $rank or $denseRank.
+// rankFunc numbers the documents of a partition in sort order: ties
+// (equal sortBy values; null and missing differ) share a $rank or
+// $denseRank.
 type rankFunc struct {
 	name           string
-	sortBy         *SortInfo
+	in             expr.Expr
+	vars           *expr.Vars
 	n, rank, dense int64
 	prev           bsoncore.Value
 	coll           *collation.Collator // ties are equal under it
 }
 
 func (r *rankFunc) Add(doc bsoncore.Document) error {
-	k := r.sortBy.Key(doc)[0]
+	k, err := r.in.Eval(doc, r.vars)
+	if err != nil {
+		return err
+	}
 	r.n++
 	if r.n == 1 || expr.CompareWith(r.coll, k, r.prev) != 0 {
 		r.rank = r.n
