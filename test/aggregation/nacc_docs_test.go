@@ -199,3 +199,23 @@ func TestWindowRankNullMissing(t *testing.T) {
 			`[{"r": 1, "d": 1, "n": 1}, {"r": 2, "d": 2, "n": 2}]`},
 	})
 }
+
+// TestNAccumulatorsMixedTypes follows the $topN/$bottomN pages' note on
+// BSON order (strings sort above numbers, so they come last in an
+// ascending sort and first in a descending one); the values are derived
+// by hand from that order, not quoted from a page.
+func TestNAccumulatorsMixedTypes(t *testing.T) {
+	t.Parallel()
+	runWindowCases(t, "mixedscores", `[
+	 {"playerId": "PlayerA", "gameId": "G1", "score": 1}, {"playerId": "PlayerB", "gameId": "G1", "score": "2"},
+	 {"playerId": "PlayerC", "gameId": "G1", "score": ""}, {"playerId": "PlayerD", "gameId": "G1", "score": 2}]`, []windowCase{
+		{"$topN descending", `[{"$group": {"_id": "$gameId", "p": {"$topN": {"output": ["$playerId", "$score"], "sortBy": {"score": -1}, "n": 2}}}}]`,
+			`[{"_id": "G1", "p": [["PlayerB", "2"], ["PlayerC", ""]]}]`},
+		{"$bottomN ascending", `[{"$group": {"_id": "$gameId", "p": {"$bottomN": {"output": ["$playerId", "$score"], "sortBy": {"score": 1}, "n": 2}}}}]`,
+			`[{"_id": "G1", "p": [["PlayerC", ""], ["PlayerB", "2"]]}]`},
+		{"$topN ascending", `[{"$group": {"_id": "$gameId", "p": {"$topN": {"output": ["$playerId", "$score"], "sortBy": {"score": 1}, "n": 2}}}}]`,
+			`[{"_id": "G1", "p": [["PlayerA", 1], ["PlayerD", 2]]}]`},
+		{"$maxN and $minN", `[{"$group": {"_id": "$gameId", "mx": {"$maxN": {"input": "$score", "n": 2}}, "mn": {"$minN": {"input": "$score", "n": 2}}}}]`,
+			`[{"_id": "G1", "mx": ["2", ""], "mn": [1, 2]}]`},
+	})
+}
