@@ -9,6 +9,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/geo"
 	"github.com/lodedb/lode/internal/query"
 )
@@ -21,10 +22,14 @@ import (
 // scaled by distanceMultiplier, in meters for a GeoJSON point and in
 // radians for a legacy pair.
 type geoNearStage struct {
-	raw           bsoncore.Value
-	db, coll      string
-	hint          bsoncore.Value
-	near          bsoncore.Value
+	raw      bsoncore.Value
+	db, coll string
+	hint     bsoncore.Value
+	near     bsoncore.Value
+	// nearExpr, when set, is a 'near' given as an expression ("$$pt",
+	// bound by the command's let or a $lookup's let); it is constant in
+	// each run and evaluated when the stage opens (mongod 5.1+).
+	nearExpr      expr.Expr
 	distanceField []string
 	includeLocs   []string
 	query         bsoncore.Document
@@ -61,11 +66,21 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if err != nil {
 		return nil, errs.New(errs.Code(5860400), "$geoNear requires a 'near' argument")
 	}
-	if near.Type != bsoncore.TypeEmbeddedDocument && near.Type != bsoncore.TypeArray {
-		return nil, errs.New(errs.Code(5860401), "$geoNear requires near argument to be a GeoJSON object or a legacy point(array)")
+	switch {
+	case near.Type == bsoncore.TypeString && strings.HasPrefix(near.StringValue(), "$"),
+		near.Type == bsoncore.TypeEmbeddedDocument && hasDollarField(near.Document()):
+		e, err := expr.Parse(near, pc.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := expr.IsConst(e); ok {
+			near = c
+		} else {
+			s.nearExpr = e
+		}
 	}
-	if near.Type == bsoncore.TypeEmbeddedDocument && hasDollarField(near.Document()) {
-		return nil, errs.New(errs.NotImplemented, "$geoNear with an expression as 'near' is not supported by Lode")
+	if s.nearExpr == nil && near.Type != bsoncore.TypeEmbeddedDocument && near.Type != bsoncore.TypeArray {
+		return nil, errNearType()
 	}
 	s.near = near
 	df, err := d.LookupErr("distanceField")
@@ -132,6 +147,29 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		s.key = k.StringValue()
 	}
 	return []stage{s}, nil
+}
+
+func errNearType() error {
+	return errs.New(errs.Code(5860401), "$geoNear requires near argument to be a GeoJSON object or a legacy point(array)")
+}
+
+// resolveNear evaluates an expression 'near' with the run's variables
+// (it cannot depend on the input document: it is evaluated over an empty
+// one) and returns a copy of the stage with the point in place.
+func (s *geoNearStage) resolveNear(vars *expr.Vars) (*geoNearStage, error) {
+	if s.nearExpr == nil {
+		return s, nil
+	}
+	v, err := s.nearExpr.Eval(bsoncore.NewDocumentBuilder().Build(), vars)
+	if err != nil {
+		return nil, err
+	}
+	if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
+		return nil, errNearType()
+	}
+	c := *s
+	c.near, c.nearExpr = v, nil
+	return &c, nil
 }
 
 func hasDollarField(d bsoncore.Document) bool {
@@ -222,6 +260,10 @@ func (s *geoNearStage) nearQuery(field string) bsoncore.Document {
 }
 
 func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
+	s, err := s.resolveNear(rc.vars)
+	if err != nil {
+		return nil, err
+	}
 	field, err := s.nearField(rc)
 	if err != nil {
 		return nil, err
@@ -272,6 +314,9 @@ func errGeoNearInMatch() error {
 // $geoNearCursor holding the plan of its query (GEO_NEAR_2DSPHERE or
 // GEO_NEAR_2D); without a planner it is the stage's spec.
 func (s *geoNearStage) explainSpec(ctx context.Context, cat Catalog) bsoncore.Document {
+	if s.nearExpr != nil {
+		return s.spec()
+	}
 	field, err := s.nearField(&runCtx{ctx: ctx, cat: cat})
 	if err != nil {
 		return s.spec()

@@ -1,0 +1,176 @@
+package geo_test
+
+import (
+	"math"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// geoNearDocs runs an aggregate on coll and returns its documents.
+func geoNearDocs(t *testing.T, coll *mongo.Collection, p mongo.Pipeline, opts ...options.Lister[options.AggregateOptions]) []bson.Raw {
+	t.Helper()
+	cur, err := coll.Aggregate(testenv.Ctx(t), p, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(testenv.Ctx(t), &docs); err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+func rawNames(docs []bson.Raw) []string {
+	out := []string{}
+	for _, d := range docs {
+		out = append(out, d.Lookup("name").StringValue())
+	}
+	return out
+}
+
+// The $geoNear reference page's remaining examples over places:
+// "Specify a Minimum Distance" (minDistance 2 over Parks: Central Park
+// only), "$geoNear with the let option" (near "$$pt" bound by the
+// aggregate's let to a legacy pair: both parks, distances in radians), and "Use Bound let
+// Option" (a $lookup whose sub-pipeline's $geoNear is near each outer
+// document's location: every place, nearest first, Sara D. Roosevelt Park
+// itself at 0).
+func TestGeoNearLetDocsExamples(t *testing.T) {
+	t.Parallel()
+	coll := places(t)
+
+	t.Run("minDistance", func(t *testing.T) {
+		docs := geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{
+			{Key: "near", Value: point(-73.99279, 40.719296)},
+			{Key: "distanceField", Value: "dist.calculated"},
+			{Key: "minDistance", Value: 2},
+			{Key: "query", Value: bson.D{{Key: "category", Value: "Parks"}}},
+			{Key: "includeLocs", Value: "dist.location"},
+			{Key: "spherical", Value: true},
+		}}}})
+		if got := rawNames(docs); !equal(got, []string{"Central Park"}) {
+			t.Fatalf("got %v, want [Central Park]", got)
+		}
+		want := haversine(-73.99279, 40.719296, -73.97, 40.77) * earthRadius
+		if got := docs[0].Lookup("dist", "calculated").Double(); math.Abs(got-want) > 1e-3 {
+			t.Fatalf("dist.calculated %v, want %v", got, want)
+		}
+		if c := docs[0].Lookup("dist", "location", "coordinates").Array().Index(0).Double(); c != -73.97 {
+			t.Fatalf("dist.location %v", docs[0])
+		}
+	})
+
+	t.Run("let", func(t *testing.T) {
+		docs := geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{
+			{Key: "near", Value: "$$pt"},
+			{Key: "distanceField", Value: "distance"},
+			{Key: "maxDistance", Value: 2},
+			{Key: "query", Value: bson.D{{Key: "category", Value: "Parks"}}},
+			{Key: "includeLocs", Value: "dist.location"},
+			{Key: "spherical", Value: true},
+		}}}}, options.Aggregate().SetLet(bson.D{{Key: "pt", Value: bson.A{-73.99279, 40.719296}}}))
+		// The point is a legacy pair: maxDistance 2 and the distances are
+		// radians, so both parks are in (documented: Sara D. Roosevelt
+		// Park at 1.5e-7, then Central Park at 0.00093).
+		if got := rawNames(docs); !equal(got, []string{"Sara D. Roosevelt Park", "Central Park"}) {
+			t.Fatalf("got %v, want [Sara D. Roosevelt Park Central Park]", got)
+		}
+		for _, d := range docs {
+			p := placeCoords[d.Lookup("name").StringValue()]
+			want := haversine(-73.99279, 40.719296, p[0], p[1])
+			if got := d.Lookup("distance").Double(); math.Abs(got-want) > 1e-9 {
+				t.Fatalf("%s: distance %v, want %v", d.Lookup("name"), got, want)
+			}
+		}
+	})
+
+	t.Run("bound let in lookup", func(t *testing.T) {
+		docs := geoNearDocs(t, coll, mongo.Pipeline{
+			{{Key: "$lookup", Value: bson.D{
+				{Key: "from", Value: "places"},
+				{Key: "let", Value: bson.D{{Key: "pt", Value: "$location"}}},
+				{Key: "pipeline", Value: bson.A{bson.D{{Key: "$geoNear", Value: bson.D{
+					{Key: "near", Value: "$$pt"},
+					{Key: "distanceField", Value: "distance"},
+				}}}}},
+				{Key: "as", Value: "joinedField"},
+			}}},
+			{{Key: "$match", Value: bson.D{{Key: "name", Value: "Sara D. Roosevelt Park"}}}},
+		})
+		if len(docs) != 1 {
+			t.Fatalf("got %v", docs)
+		}
+		vals, err := docs[0].Lookup("joinedField").Array().Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantNames := []string{"Sara D. Roosevelt Park", "Central Park", "Polo Grounds"}
+		if len(vals) != 3 {
+			t.Fatalf("joinedField %v", vals)
+		}
+		for i, v := range vals {
+			d := v.Document()
+			name := d.Lookup("name").StringValue()
+			if name != wantNames[i] {
+				t.Fatalf("joinedField[%d] %s, want %s", i, name, wantNames[i])
+			}
+			p := placeCoords[name]
+			want := haversine(-73.9928, 40.7193, p[0], p[1]) * earthRadius
+			if got := d.Lookup("distance").Double(); math.Abs(got-want) > 1e-3 {
+				t.Fatalf("%s: distance %v, want %v", name, got, want)
+			}
+		}
+	})
+}
+
+// The $near and $nearSphere reference pages' legacy-coordinate examples
+// over a 2d index: $near [-73.9667, 40.78] with $maxDistance 0.10
+// (flat degrees: all three are within it, nearest first; 0.06 leaves
+// out Sara D. Roosevelt Park at 0.066), and $nearSphere with $minDistance
+// 0.0004 radians (2.55 km: Central Park, 1.15 km away, is left out).
+func TestLegacyNearDocsExamples(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("legacyplaces")
+	for name, p := range placeCoords {
+		insert(t, coll, bson.D{{Key: "name", Value: name}, {Key: "location", Value: bson.A{p[0], p[1]}}})
+	}
+	testenv.CreateIndex(t, coll, bson.D{{Key: "location", Value: "2d"}})
+	cases := []struct {
+		name   string
+		filter bson.D
+		want   []string
+	}{
+		{"near-max", bson.D{{Key: "location", Value: bson.D{{Key: "$near", Value: bson.A{-73.9667, 40.78}}, {Key: "$maxDistance", Value: 0.10}}}},
+			[]string{"Central Park", "Polo Grounds", "Sara D. Roosevelt Park"}},
+		{"near-max-small", bson.D{{Key: "location", Value: bson.D{{Key: "$near", Value: bson.A{-73.9667, 40.78}}, {Key: "$maxDistance", Value: 0.06}}}},
+			[]string{"Central Park", "Polo Grounds"}},
+		{"nearSphere-min", bson.D{{Key: "location", Value: bson.D{{Key: "$nearSphere", Value: bson.A{-73.9667, 40.78}}, {Key: "$minDistance", Value: 0.0004}}}},
+			[]string{"Polo Grounds", "Sara D. Roosevelt Park"}},
+		{"nearSphere-max", bson.D{{Key: "location", Value: bson.D{{Key: "$nearSphere", Value: bson.A{-73.9667, 40.78}}, {Key: "$maxDistance", Value: 5000 / earthRadius}}}},
+			[]string{"Central Park"}},
+		// $geoWithin legacy shapes: $box, $center (flat degrees), $polygon.
+		{"box", bson.D{{Key: "location", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$box", Value: bson.A{bson.A{-74, 40.7}, bson.A{-73.96, 40.78}}}}}}}},
+			[]string{"Central Park", "Sara D. Roosevelt Park"}},
+		{"center", bson.D{{Key: "location", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$center", Value: bson.A{bson.A{-73.94, 40.83}, 0.01}}}}}}},
+			[]string{"Polo Grounds"}},
+		{"polygon", bson.D{{Key: "location", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$polygon", Value: bson.A{bson.A{-74, 40.7}, bson.A{-73.9, 40.7}, bson.A{-73.9, 40.8}, bson.A{-74, 40.75}}}}}}}},
+			[]string{"Sara D. Roosevelt Park"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := names(t, coll, c.filter)
+			if c.name == "box" || c.name == "polygon" || c.name == "center" {
+				got = sorted(got)
+			}
+			if !equal(got, c.want) {
+				t.Fatalf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
