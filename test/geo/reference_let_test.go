@@ -174,3 +174,49 @@ func TestLegacyNearDocsExamples(t *testing.T) {
 		})
 	}
 }
+
+// The $box and $center reference examples' shapes include their
+// boundary: $box [[0, 0], [100, 100]] holds its corners and edges, and
+// $center [[-74, 40.74], 10] holds a point exactly 10 away; with and
+// without a 2d index.
+func TestLegacyShapeBoundaries(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	indexed := db.Collection("boundidx")
+	plain := db.Collection("boundplain")
+	pts := []struct {
+		name string
+		p    [2]float64
+	}{
+		{"corner-low", [2]float64{0, 0}},
+		{"corner-high", [2]float64{100, 100}},
+		{"edge", [2]float64{0, 50}},
+		{"inside", [2]float64{50, 50}},
+		{"outside", [2]float64{100.5, 50}},
+		{"center-rim", [2]float64{-64, 40.74}},
+		{"center-out", [2]float64{-63.9, 40.74}},
+	}
+	for _, c := range []*mongo.Collection{indexed, plain} {
+		for _, p := range pts {
+			insert(t, c, bson.D{{Key: "name", Value: p.name}, {Key: "loc", Value: bson.A{p.p[0], p.p[1]}}})
+		}
+	}
+	testenv.CreateIndex(t, indexed, bson.D{{Key: "loc", Value: "2d"}})
+	cases := []struct {
+		name   string
+		filter bson.D
+		want   []string
+	}{
+		{"box", bson.D{{Key: "loc", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$box", Value: bson.A{bson.A{0, 0}, bson.A{100, 100}}}}}}}},
+			[]string{"corner-high", "corner-low", "edge", "inside"}},
+		{"center", bson.D{{Key: "loc", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$center", Value: bson.A{bson.A{-74, 40.74}, 10}}}}}}},
+			[]string{"center-rim"}},
+	}
+	for _, c := range cases {
+		for _, cl := range []*mongo.Collection{indexed, plain} {
+			if got := sorted(names(t, cl, c.filter)); !equal(got, c.want) {
+				t.Errorf("%s on %s: got %v, want %v", c.name, cl.Name(), got, c.want)
+			}
+		}
+	}
+}
