@@ -220,3 +220,51 @@ func TestLegacyShapeBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// The $geoNear page's "Specify Which Geospatial Index to Use": places
+// with a 2dsphere index on location and a 2d index on legacy; key
+// "legacy" with a legacy near point and no spherical measures in the
+// plane (Sara D. Roosevelt Park, then Central Park, both Parks), and key
+// "location" with spherical measures on the sphere.
+func TestGeoNearKeyDocsExample(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("places")
+	for name, p := range placeCoords {
+		cat := "Parks"
+		if name == "Polo Grounds" {
+			cat = "Stadiums"
+		}
+		insert(t, coll, bson.D{{Key: "name", Value: name}, {Key: "location", Value: point(p[0], p[1])}, {Key: "legacy", Value: bson.A{p[0], p[1]}}, {Key: "category", Value: cat}})
+	}
+	testenv.CreateIndex(t, coll, bson.D{{Key: "location", Value: "2dsphere"}})
+	testenv.CreateIndex(t, coll, bson.D{{Key: "legacy", Value: "2d"}})
+	near := [2]float64{-73.98142, 40.71782}
+	for _, key := range []string{"legacy", "location"} {
+		t.Run(key, func(t *testing.T) {
+			stage := bson.D{
+				{Key: "near", Value: bson.A{near[0], near[1]}},
+				{Key: "key", Value: key},
+				{Key: "distanceField", Value: "dist.calculated"},
+				{Key: "query", Value: bson.D{{Key: "category", Value: "Parks"}}},
+			}
+			if key == "location" {
+				stage = append(stage, bson.E{Key: "spherical", Value: true})
+			}
+			docs := geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: stage}}, {{Key: "$limit", Value: 5}}})
+			if got := rawNames(docs); !equal(got, []string{"Sara D. Roosevelt Park", "Central Park"}) {
+				t.Fatalf("got %v", got)
+			}
+			for _, d := range docs {
+				p := placeCoords[d.Lookup("name").StringValue()]
+				want := math.Hypot(p[0]-near[0], p[1]-near[1])
+				if key == "location" {
+					want = haversine(near[0], near[1], p[0], p[1]) // radians: a legacy point
+				}
+				if got := d.Lookup("dist", "calculated").Double(); math.Abs(got-want) > 1e-9 {
+					t.Fatalf("%s: dist.calculated %v, want %v", d.Lookup("name"), got, want)
+				}
+			}
+		})
+	}
+}
