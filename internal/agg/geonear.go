@@ -25,7 +25,11 @@ type geoNearStage struct {
 	raw      bsoncore.Value
 	db, coll string
 	hint     bsoncore.Value
-	near     bsoncore.Value
+	// collation is the aggregate command's (nil: the collection's
+	// default); the query runs under it, as the $match it stands for
+	// would.
+	collation bsoncore.Document
+	near      bsoncore.Value
 	// nearExpr, when set, is a 'near' given as an expression ("$$pt",
 	// bound by the command's let or a $lookup's let); it is constant in
 	// each run and evaluated when the stage opens (mongod 5.1+).
@@ -45,7 +49,7 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if !ok {
 		return nil, errs.New(errs.Location10065, "$geoNear must take an object, got %s", bsonutil.TypeName(v.Type))
 	}
-	s := &geoNearStage{raw: v, db: pc.DB, coll: pc.Coll, hint: pc.Hint, multiplier: 1}
+	s := &geoNearStage{raw: v, db: pc.DB, coll: pc.Coll, hint: pc.Hint, collation: pc.Collation, multiplier: 1}
 	if _, err := d.LookupErr("collation"); err == nil {
 		return nil, errs.New(errs.Code(40227), "$geoNear does not accept the 'collation' parameter. Instead, specify a collation for the entire aggregation command.")
 	}
@@ -287,7 +291,7 @@ func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 		}
 		return query.NearestGeometry(near.Center, doc, field)
 	}
-	in, err := rc.cat.Find(rc.ctx, s.db, s.coll, FindSpec{Filter: filter, Hint: s.hint})
+	in, err := rc.cat.Find(rc.ctx, s.db, s.coll, FindSpec{Filter: filter, Hint: s.hint, Collation: s.collation})
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +325,7 @@ func (s *geoNearStage) explainSpec(ctx context.Context, cat Catalog) bsoncore.Do
 	if err != nil {
 		return s.spec()
 	}
-	qp, err := cat.ExplainFind(ctx, s.db, s.coll, FindSpec{Filter: s.nearQuery(field), Hint: s.hint})
+	qp, err := cat.ExplainFind(ctx, s.db, s.coll, FindSpec{Filter: s.nearQuery(field), Hint: s.hint, Collation: s.collation})
 	if err != nil || qp == nil {
 		return s.spec()
 	}

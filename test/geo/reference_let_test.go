@@ -268,3 +268,39 @@ func TestGeoNearKeyDocsExample(t *testing.T) {
 		})
 	}
 }
+
+// $geoNear refuses its own 'collation' ("specify a collation for the
+// entire aggregation command"): its query runs under the command's
+// collation, as find's $near does under find's.
+func TestGeoNearCommandCollation(t *testing.T) {
+	t.Parallel()
+	coll := places(t)
+	ci := &options.Collation{Locale: "en", Strength: 2}
+	lower := bson.D{{Key: "category", Value: "parks"}}
+	docs := geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{
+		{Key: "near", Value: point(-73.9667, 40.78)}, {Key: "distanceField", Value: "d"}, {Key: "query", Value: lower}}}}},
+		options.Aggregate().SetCollation(ci))
+	want := []string{"Central Park", "Sara D. Roosevelt Park"}
+	if got := rawNames(docs); !equal(got, want) {
+		t.Fatalf("aggregate with collation: %v, want %v", got, want)
+	}
+	// Without it, binary: "parks" is not "Parks".
+	docs = geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{
+		{Key: "near", Value: point(-73.9667, 40.78)}, {Key: "distanceField", Value: "d"}, {Key: "query", Value: lower}}}}})
+	if got := rawNames(docs); len(got) != 0 {
+		t.Fatalf("aggregate without collation: %v, want none", got)
+	}
+	// find's $near with the same collation agrees.
+	cur, err := coll.Find(testenv.Ctx(t), append(lower, bson.E{Key: "location", Value: bson.D{{Key: "$near", Value: bson.D{{Key: "$geometry", Value: point(-73.9667, 40.78)}}}}}),
+		options.Find().SetCollation(ci))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []bson.Raw
+	if err := cur.All(testenv.Ctx(t), &found); err != nil {
+		t.Fatal(err)
+	}
+	if got := rawNames(found); !equal(got, want) {
+		t.Fatalf("find $near with collation: %v, want %v", got, want)
+	}
+}
