@@ -304,3 +304,47 @@ func TestGeoNearCommandCollation(t *testing.T) {
 		t.Fatalf("find $near with collation: %v, want %v", got, want)
 	}
 }
+
+// The $centerSphere page's example, 10 miles (10/3963.2 radians) around
+// [-88, 30], over legacy pairs with a 2d index, GeoJSON points with a
+// 2dsphere index, and both without an index; membership by haversine.
+func TestCenterSphereDocsExample(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	pts := map[string][2]float64{
+		"center": {-88, 30}, "5mi-north": {-88, 30 + 5/69.0}, "9mi-east": {-88 + 9/(69.0*math.Cos(30*math.Pi/180)), 30},
+		"11mi-south": {-88, 30 - 11/69.0}, "far": {-87, 31},
+	}
+	radius := 10 / 3963.2
+	var want []string
+	for name, p := range pts {
+		if haversine(-88, 30, p[0], p[1]) <= radius {
+			want = append(want, name)
+		}
+	}
+	want = sorted(want)
+	if len(want) != 3 {
+		t.Fatalf("test data: %v", want)
+	}
+	filter := bson.D{{Key: "loc", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$centerSphere", Value: bson.A{bson.A{-88, 30}, radius}}}}}}}
+	for _, c := range []struct {
+		name   string
+		legacy bool
+		index  string
+	}{{"legacy-2d", true, "2d"}, {"legacy-none", true, ""}, {"geojson-2dsphere", false, "2dsphere"}, {"geojson-none", false, ""}, {"legacy-2dsphere", true, "2dsphere"}} {
+		coll := db.Collection(c.name)
+		for name, p := range pts {
+			var loc any = point(p[0], p[1])
+			if c.legacy {
+				loc = bson.A{p[0], p[1]}
+			}
+			insert(t, coll, bson.D{{Key: "name", Value: name}, {Key: "loc", Value: loc}})
+		}
+		if c.index != "" {
+			testenv.CreateIndex(t, coll, bson.D{{Key: "loc", Value: c.index}})
+		}
+		if got := sorted(names(t, coll, filter)); !equal(got, want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, want)
+		}
+	}
+}
