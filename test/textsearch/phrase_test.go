@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestReferenceBehavior runs the $text reference page's "Behavior"
@@ -44,6 +47,44 @@ func TestReferenceBehavior(t *testing.T) {
 		{"language none unstemmed query", textFilter("shopping", bson.E{Key: "$language", Value: "none"}), ""},
 		{"language none stem itself", textFilter("shop", bson.E{Key: "$language", Value: "none"}), "2"},
 		{"language none stop word", textFilter("and", bson.E{Key: "$language", Value: "none"}), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := idsString(ids(t, c, tc.filter, nil, false)); got != tc.want {
+				t.Fatalf("_ids %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStemmedWords: the $text page's "Stemmed Words": a search matches
+// the complete stemmed word, so "blue" does not find "blueberry" while
+// "blueberry" and "blueberries" do; and "Case Sensitive Search and
+// Stemmed Words": with $caseSensitive the stem must match in case too.
+func TestStemmedWords(t *testing.T) {
+	_, db := testenv.Open(t)
+	c := db.Collection("berries")
+	ctx := testenv.Ctx(t)
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: "text"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: "a blueberry pie"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "t", Value: "Blueberries"}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "t", Value: "blue sky"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		filter bson.D
+		want   string
+	}{
+		{"prefix is not a stem", textFilter("blue"), "3"},
+		{"singular", textFilter("blueberry"), "1 2"},
+		{"plural", textFilter("blueberries"), "1 2"},
+		{"case sensitive", textFilter("Blueberry", bson.E{Key: "$caseSensitive", Value: true}), "2"},
+		{"case sensitive lower", textFilter("blueberries", bson.E{Key: "$caseSensitive", Value: true}), "1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
