@@ -70,9 +70,7 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if err != nil {
 		return nil, errs.New(errs.Code(5860400), "$geoNear requires a 'near' argument")
 	}
-	switch {
-	case near.Type == bsoncore.TypeString && strings.HasPrefix(near.StringValue(), "$"),
-		near.Type == bsoncore.TypeEmbeddedDocument && hasDollarField(near.Document()):
+	if isNearExpression(near) {
 		e, err := expr.Parse(near, pc.Expr)
 		if err != nil {
 			return nil, err
@@ -176,11 +174,22 @@ func (s *geoNearStage) resolveNear(vars *expr.Vars) (*geoNearStage, error) {
 	return &c, nil
 }
 
-func hasDollarField(d bsoncore.Document) bool {
-	elems, _ := d.Elements()
-	for _, e := range elems {
-		if strings.HasPrefix(e.Key(), "$") {
-			return true
+// isNearExpression reports whether a 'near' is an expression rather than
+// a literal point: a "$" string (a variable or field path) or an operator
+// anywhere in it, as in {type: "Point", coordinates: "$$pt"}.
+func isNearExpression(v bsoncore.Value) bool {
+	switch v.Type {
+	case bsoncore.TypeString:
+		return strings.HasPrefix(v.StringValue(), "$")
+	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
+		elems, _ := bsoncore.Document(v.Data).Elements()
+		for _, e := range elems {
+			if v.Type == bsoncore.TypeEmbeddedDocument && strings.HasPrefix(e.Key(), "$") {
+				return true
+			}
+			if isNearExpression(e.Value()) {
+				return true
+			}
 		}
 	}
 	return false

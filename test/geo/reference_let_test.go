@@ -89,6 +89,19 @@ func TestGeoNearLetDocsExamples(t *testing.T) {
 		}
 	})
 
+	t.Run("let inside a GeoJSON point", func(t *testing.T) {
+		docs := geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{
+			{Key: "near", Value: bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: "$$pt"}}},
+			{Key: "distanceField", Value: "distance"},
+			{Key: "maxDistance", Value: 2},
+			{Key: "spherical", Value: true},
+		}}}}, options.Aggregate().SetLet(bson.D{{Key: "pt", Value: bson.A{-73.99279, 40.719296}}}))
+		// A GeoJSON point: maxDistance is 2 meters.
+		if got := rawNames(docs); !equal(got, []string{"Sara D. Roosevelt Park"}) {
+			t.Fatalf("got %v, want [Sara D. Roosevelt Park]", got)
+		}
+	})
+
 	t.Run("bound let in lookup", func(t *testing.T) {
 		docs := geoNearDocs(t, coll, mongo.Pipeline{
 			{{Key: "$lookup", Value: bson.D{
