@@ -361,3 +361,17 @@ func TestCenterSphereDocsExample(t *testing.T) {
 		}
 	}
 }
+
+// The "Geospatial Queries" page's $geoWithin polygon over places: only
+// Central Park lies inside (its edges pass 200 m and more from it).
+func TestGeoWithinQueriesPageExample(t *testing.T) {
+	t.Parallel()
+	coll := places(t)
+	poly := polygon([][2]float64{{-73.95, 40.80}, {-73.94, 40.79}, {-73.97, 40.76}, {-73.98, 40.76}, {-73.95, 40.80}})
+	for _, op := range []string{"$geoWithin", "$geoIntersects"} {
+		got := names(t, coll, bson.D{{Key: "location", Value: bson.D{{Key: op, Value: bson.D{{Key: "$geometry", Value: poly}}}}}})
+		if !equal(got, []string{"Central Park"}) {
+			t.Errorf("%s: got %v, want [Central Park]", op, got)
+		}
+	}
+}
