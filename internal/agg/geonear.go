@@ -37,11 +37,15 @@ type geoNearStage struct {
 	distanceField []string
 	includeLocs   []string
 	query         bsoncore.Document
-	key           string
-	spherical     bool
-	minDistance   *float64
-	maxDistance   *float64
-	multiplier    float64
+	// residual holds the query's $expr clauses that use variables (the
+	// command's let, a $lookup's let): they run here, over the documents
+	// the near query returns, as a $match's do.
+	residual    *conjunction
+	key         string
+	spherical   bool
+	minDistance *float64
+	maxDistance *float64
+	multiplier  float64
 }
 
 func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -122,6 +126,19 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			return nil, errs.New(errs.TypeMismatch, "query must be an object")
 		}
 		s.query = q.Document()
+		if pc.Expr.NumSlots() > 0 {
+			plain, exprs, logic, err := splitFilter(s.query, pc)
+			if err != nil {
+				return nil, err
+			}
+			if len(exprs) > 0 || len(logic) > 0 {
+				all, err := query.Parse(emptyDoc)
+				if err != nil {
+					return nil, err
+				}
+				s.query, s.residual = plain, &conjunction{filter: all, exprs: exprs, logic: logic}
+			}
+		}
 		qf, err := query.Parse(s.query)
 		if err != nil {
 			return nil, err
@@ -305,6 +322,11 @@ func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 		return nil, err
 	}
 	return mapIter(in, func(doc bsoncore.Document) (bsoncore.Document, error) {
+		if s.residual != nil {
+			if ok, err := s.residual.matches(doc, rc.vars); err != nil || !ok {
+				return nil, err
+			}
+		}
 		d, loc := nearest(doc)
 		if math.IsInf(d, 0) {
 			return doc, nil

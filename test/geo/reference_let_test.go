@@ -375,3 +375,41 @@ func TestGeoWithinQueriesPageExample(t *testing.T) {
 		}
 	}
 }
+
+// $geoNear's query may use the command's let variables and a $lookup's
+// in $expr, as a $match may: the parks by category "$$cat", and for each
+// place the other places nearest it ("$$self" excluded).
+func TestGeoNearQueryVariables(t *testing.T) {
+	t.Parallel()
+	coll := places(t)
+	docs := geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{
+		{Key: "near", Value: point(-73.9667, 40.78)}, {Key: "distanceField", Value: "d"},
+		{Key: "query", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$category", "$$cat"}}}}}}}}}},
+		options.Aggregate().SetLet(bson.D{{Key: "cat", Value: "Parks"}}))
+	if got, want := rawNames(docs), []string{"Central Park", "Sara D. Roosevelt Park"}; !equal(got, want) {
+		t.Fatalf("let cat: %v, want %v", got, want)
+	}
+	docs = geoNearDocs(t, coll, mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "name", Value: "Sara D. Roosevelt Park"}}}},
+		{{Key: "$lookup", Value: bson.D{
+			{Key: "from", Value: "places"},
+			{Key: "let", Value: bson.D{{Key: "pt", Value: "$location"}, {Key: "self", Value: "$name"}}},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$geoNear", Value: bson.D{
+				{Key: "near", Value: "$$pt"}, {Key: "distanceField", Value: "distance"},
+				{Key: "query", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$ne", Value: bson.A{"$name", "$$self"}}}}}},
+			}}}}},
+			{Key: "as", Value: "others"},
+		}}},
+	})
+	if len(docs) != 1 {
+		t.Fatalf("got %v", docs)
+	}
+	vals, _ := docs[0].Lookup("others").Array().Values()
+	var got []string
+	for _, v := range vals {
+		got = append(got, v.Document().Lookup("name").StringValue())
+	}
+	if want := []string{"Central Park", "Polo Grounds"}; !equal(got, want) {
+		t.Fatalf("others: %v, want %v", got, want)
+	}
+}
