@@ -78,3 +78,51 @@ func TestTextIndexCollation(t *testing.T) {
 		t.Fatalf("coffee with a collation: %v, want 1 2 7", got)
 	}
 }
+
+// TestSimpleIndexOnCollatedCollection: the simple text index of a
+// collection with a default collation survives $out into it (the index
+// is copied as it is, not under the default), and an applyOps
+// createIndexes entry without a collation builds a simple index, as
+// mongod applies its entries.
+func TestSimpleIndexOnCollatedCollection(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	if err := db.CreateCollection(ctx, "fr", options.CreateCollection().SetCollation(&options.Collation{Locale: "fr", Strength: 2})); err != nil {
+		t.Fatal(err)
+	}
+	fr := db.Collection("fr")
+	if _, err := fr.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "subject", Value: "text"}},
+		Options: options.Index().SetCollation(&options.Collation{Locale: "simple"})}); err != nil {
+		t.Fatal(err)
+	}
+	src := db.Collection("src")
+	if _, err := src.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "subject", Value: "coffee"}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := src.Aggregate(ctx, mongo.Pipeline{{{Key: "$out", Value: "fr"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := idsString(ids(t, fr, textFilter("coffee"), nil, false)); got != "1" {
+		t.Fatalf("after $out: %s, want 1", got)
+	}
+	if d := listIndex(t, fr, "subject_text"); d == nil {
+		t.Fatal("text index lost by $out")
+	}
+
+	// applyOps: {a: 1} without a collation on the collated collection is
+	// simple; it tells "A" from "a".
+	entry := bson.D{{Key: "op", Value: "c"}, {Key: "ns", Value: db.Name() + ".$cmd"},
+		{Key: "o", Value: bson.D{{Key: "createIndexes", Value: "fr"}, {Key: "v", Value: 2}, {Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}}
+	if _, err := testenv.RunCmd(t, db.Client().Database("admin"), bson.D{{Key: "applyOps", Value: bson.A{entry}}}); err != nil {
+		t.Fatal(err)
+	}
+	if d := listIndex(t, fr, "a_1"); d == nil {
+		t.Fatal("a_1 not built")
+	} else if _, err := d.LookupErr("collation"); err == nil {
+		t.Fatalf("a_1 has a collation: %s", d)
+	}
+}
