@@ -413,3 +413,44 @@ func TestGeoNearQueryVariables(t *testing.T) {
 		t.Fatalf("others: %v, want %v", got, want)
 	}
 }
+
+// A compound {location: "2dsphere", category: 1} index has the simple
+// collation: a case-insensitive query may not bound category with it, and
+// still finds both parks by "parks" through $near, $geoWithin and
+// $geoNear.
+func TestCompoundGeoIndexOtherCollation(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("cp")
+	for name, p := range placeCoords {
+		cat := "Parks"
+		if name == "Polo Grounds" {
+			cat = "Stadiums"
+		}
+		insert(t, coll, bson.D{{Key: "name", Value: name}, {Key: "location", Value: point(p[0], p[1])}, {Key: "category", Value: cat}})
+	}
+	testenv.CreateIndex(t, coll, bson.D{{Key: "location", Value: "2dsphere"}, {Key: "category", Value: 1}})
+	ci := &options.Collation{Locale: "en", Strength: 2}
+	want := []string{"Central Park", "Sara D. Roosevelt Park"}
+	for _, f := range []bson.D{
+		{{Key: "category", Value: "parks"}, {Key: "location", Value: bson.D{{Key: "$near", Value: bson.D{{Key: "$geometry", Value: point(-73.9667, 40.78)}}}}}},
+		{{Key: "category", Value: "parks"}, {Key: "location", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$centerSphere", Value: bson.A{bson.A{-73.9667, 40.78}, 0.01}}}}}}},
+	} {
+		cur, err := coll.Find(testenv.Ctx(t), f, options.Find().SetCollation(ci))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(testenv.Ctx(t), &docs); err != nil {
+			t.Fatal(err)
+		}
+		if got := sorted(rawNames(docs)); !equal(got, want) {
+			t.Errorf("%v: got %v, want %v", f, got, want)
+		}
+	}
+	docs := geoNearDocs(t, coll, mongo.Pipeline{{{Key: "$geoNear", Value: bson.D{{Key: "near", Value: point(-73.9667, 40.78)}, {Key: "distanceField", Value: "d"},
+		{Key: "query", Value: bson.D{{Key: "category", Value: "parks"}}}}}}}, options.Aggregate().SetCollation(ci))
+	if got := rawNames(docs); !equal(got, want) {
+		t.Errorf("$geoNear: got %v, want %v", got, want)
+	}
+}
