@@ -9,6 +9,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/geo"
 	"github.com/lodedb/lode/internal/query"
 )
@@ -21,18 +22,30 @@ import (
 // scaled by distanceMultiplier, in meters for a GeoJSON point and in
 // radians for a legacy pair.
 type geoNearStage struct {
-	raw           bsoncore.Value
-	db, coll      string
-	hint          bsoncore.Value
-	near          bsoncore.Value
+	raw      bsoncore.Value
+	db, coll string
+	hint     bsoncore.Value
+	// collation is the aggregate command's (nil: the collection's
+	// default); the query runs under it, as the $match it stands for
+	// would.
+	collation bsoncore.Document
+	near      bsoncore.Value
+	// nearExpr, when set, is a 'near' given as an expression ("$$pt",
+	// bound by the command's let or a $lookup's let); it is constant in
+	// each run and evaluated when the stage opens (mongod 5.1+).
+	nearExpr      expr.Expr
 	distanceField []string
 	includeLocs   []string
 	query         bsoncore.Document
-	key           string
-	spherical     bool
-	minDistance   *float64
-	maxDistance   *float64
-	multiplier    float64
+	// residual holds the query's $expr clauses that use variables (the
+	// command's let, a $lookup's let): they run here, over the documents
+	// the near query returns, as a $match's do.
+	residual    *conjunction
+	key         string
+	spherical   bool
+	minDistance *float64
+	maxDistance *float64
+	multiplier  float64
 }
 
 func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -40,7 +53,7 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if !ok {
 		return nil, errs.New(errs.Location10065, "$geoNear must take an object, got %s", bsonutil.TypeName(v.Type))
 	}
-	s := &geoNearStage{raw: v, db: pc.DB, coll: pc.Coll, hint: pc.Hint, multiplier: 1}
+	s := &geoNearStage{raw: v, db: pc.DB, coll: pc.Coll, hint: pc.Hint, collation: pc.Collation, multiplier: 1}
 	if _, err := d.LookupErr("collation"); err == nil {
 		return nil, errs.New(errs.Code(40227), "$geoNear does not accept the 'collation' parameter. Instead, specify a collation for the entire aggregation command.")
 	}
@@ -61,11 +74,19 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if err != nil {
 		return nil, errs.New(errs.Code(5860400), "$geoNear requires a 'near' argument")
 	}
-	if near.Type != bsoncore.TypeEmbeddedDocument && near.Type != bsoncore.TypeArray {
-		return nil, errs.New(errs.Code(5860401), "$geoNear requires near argument to be a GeoJSON object or a legacy point(array)")
+	if isNearExpression(near) {
+		e, err := expr.Parse(near, pc.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := expr.IsConst(e); ok {
+			near = c
+		} else {
+			s.nearExpr = e
+		}
 	}
-	if near.Type == bsoncore.TypeEmbeddedDocument && hasDollarField(near.Document()) {
-		return nil, errs.New(errs.NotImplemented, "$geoNear with an expression as 'near' is not supported by Lode")
+	if s.nearExpr == nil && near.Type != bsoncore.TypeEmbeddedDocument && near.Type != bsoncore.TypeArray {
+		return nil, errNearType()
 	}
 	s.near = near
 	df, err := d.LookupErr("distanceField")
@@ -105,6 +126,19 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			return nil, errs.New(errs.TypeMismatch, "query must be an object")
 		}
 		s.query = q.Document()
+		if pc.Expr.NumSlots() > 0 {
+			plain, exprs, logic, err := splitFilter(s.query, pc)
+			if err != nil {
+				return nil, err
+			}
+			if len(exprs) > 0 || len(logic) > 0 {
+				all, err := query.Parse(emptyDoc)
+				if err != nil {
+					return nil, err
+				}
+				s.query, s.residual = plain, &conjunction{filter: all, exprs: exprs, logic: logic}
+			}
+		}
 		qf, err := query.Parse(s.query)
 		if err != nil {
 			return nil, err
@@ -134,11 +168,45 @@ func parseGeoNear(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	return []stage{s}, nil
 }
 
-func hasDollarField(d bsoncore.Document) bool {
-	elems, _ := d.Elements()
-	for _, e := range elems {
-		if strings.HasPrefix(e.Key(), "$") {
-			return true
+func errNearType() error {
+	return errs.New(errs.Code(5860401), "$geoNear requires near argument to be a GeoJSON object or a legacy point(array)")
+}
+
+// resolveNear evaluates an expression 'near' with the run's variables
+// (it cannot depend on the input document: it is evaluated over an empty
+// one) and returns a copy of the stage with the point in place.
+func (s *geoNearStage) resolveNear(vars *expr.Vars) (*geoNearStage, error) {
+	if s.nearExpr == nil {
+		return s, nil
+	}
+	v, err := s.nearExpr.Eval(bsoncore.NewDocumentBuilder().Build(), vars)
+	if err != nil {
+		return nil, err
+	}
+	if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
+		return nil, errNearType()
+	}
+	c := *s
+	c.near, c.nearExpr = v, nil
+	return &c, nil
+}
+
+// isNearExpression reports whether a 'near' is an expression rather than
+// a literal point: a "$" string (a variable or field path) or an operator
+// anywhere in it, as in {type: "Point", coordinates: "$$pt"}.
+func isNearExpression(v bsoncore.Value) bool {
+	switch v.Type {
+	case bsoncore.TypeString:
+		return strings.HasPrefix(v.StringValue(), "$")
+	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
+		elems, _ := bsoncore.Document(v.Data).Elements()
+		for _, e := range elems {
+			if v.Type == bsoncore.TypeEmbeddedDocument && strings.HasPrefix(e.Key(), "$") {
+				return true
+			}
+			if isNearExpression(e.Value()) {
+				return true
+			}
 		}
 	}
 	return false
@@ -222,6 +290,10 @@ func (s *geoNearStage) nearQuery(field string) bsoncore.Document {
 }
 
 func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
+	s, err := s.resolveNear(rc.vars)
+	if err != nil {
+		return nil, err
+	}
 	field, err := s.nearField(rc)
 	if err != nil {
 		return nil, err
@@ -245,11 +317,16 @@ func (s *geoNearStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 		}
 		return query.NearestGeometry(near.Center, doc, field)
 	}
-	in, err := rc.cat.Find(rc.ctx, s.db, s.coll, FindSpec{Filter: filter, Hint: s.hint})
+	in, err := rc.cat.Find(rc.ctx, s.db, s.coll, FindSpec{Filter: filter, Hint: s.hint, Collation: s.collation})
 	if err != nil {
 		return nil, err
 	}
 	return mapIter(in, func(doc bsoncore.Document) (bsoncore.Document, error) {
+		if s.residual != nil {
+			if ok, err := s.residual.matches(doc, rc.vars); err != nil || !ok {
+				return nil, err
+			}
+		}
 		d, loc := nearest(doc)
 		if math.IsInf(d, 0) {
 			return doc, nil
@@ -272,11 +349,14 @@ func errGeoNearInMatch() error {
 // $geoNearCursor holding the plan of its query (GEO_NEAR_2DSPHERE or
 // GEO_NEAR_2D); without a planner it is the stage's spec.
 func (s *geoNearStage) explainSpec(ctx context.Context, cat Catalog) bsoncore.Document {
+	if s.nearExpr != nil {
+		return s.spec()
+	}
 	field, err := s.nearField(&runCtx{ctx: ctx, cat: cat})
 	if err != nil {
 		return s.spec()
 	}
-	qp, err := cat.ExplainFind(ctx, s.db, s.coll, FindSpec{Filter: s.nearQuery(field), Hint: s.hint})
+	qp, err := cat.ExplainFind(ctx, s.db, s.coll, FindSpec{Filter: s.nearQuery(field), Hint: s.hint, Collation: s.collation})
 	if err != nil || qp == nil {
 		return s.spec()
 	}

@@ -21,6 +21,9 @@ type matchStage struct {
 	// the logical operators that contain one.
 	exprs []expr.Expr
 	logic []*logicNode
+	// pushedText marks the $match pushdown leaves behind when the first
+	// $match, with $text, went down as the query: the $text ran there.
+	pushedText bool
 }
 
 // logicNode is a $and, $or or $nor whose branches hold $expr clauses that

@@ -79,7 +79,7 @@ func (p *Pipeline) pushdown() {
 				// Keep the $expr clauses that use variables as a residual.
 				p.pushedStages = append(p.pushedStages, specDoc("$match", docValue(m.filterDoc)))
 				all, _ := query.Parse(emptyDoc)
-				st[i] = &matchStage{raw: m.raw, filterDoc: emptyDoc, filter: all, exprs: m.exprs, logic: m.logic}
+				st[i] = &matchStage{raw: m.raw, filterDoc: emptyDoc, filter: all, exprs: m.exprs, logic: m.logic, pushedText: pc.textScore}
 				done = true
 			}
 		}

@@ -177,12 +177,31 @@ func stripTextScore(in Iterator) Iterator {
 	})
 }
 
+// withoutKey returns d without its top-level field key.
+func withoutKey(d bsoncore.Document, key string) bsoncore.Document {
+	idx, b := bsoncore.AppendDocumentStart(nil)
+	elems, _ := d.Elements()
+	for _, e := range elems {
+		if e.Key() != key {
+			b = append(b, e...)
+		}
+	}
+	b, _ = bsoncore.AppendDocumentEnd(b, idx)
+	return b
+}
+
 // checkTextPushed refuses a pipeline whose $text $match was not pushed
 // down to the engine as its query (a sub-pipeline over documents in
 // memory, such as $facet's): only the text plan evaluates $text.
 func checkTextPushed(p *Pipeline) error {
 	for _, s := range p.stages {
 		if m, ok := s.(*matchStage); ok && isTextMatch(m.raw) {
+			if m.pushedText && !isTextMatch(withoutKey(m.raw, "$text")) {
+				// What the first $match left behind when its top-level
+				// $text went down with the query: its $expr clauses
+				// that use variables.
+				continue
+			}
 			if p.push == nil || p.pc.Coll == "" {
 				return errs.New(errs.Location17313, "$match with $text is only allowed as the first pipeline stage")
 			}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/lodedb/lode/internal/collation"
+	"github.com/lodedb/lode/internal/errs"
 )
 
 // resolveIndexCollation turns a createIndexes collation into what the
@@ -25,6 +26,29 @@ func resolveIndexCollation(c *collection, raw bsoncore.Document) (bsoncore.Docum
 		return nil, err
 	}
 	return s.Document(), nil
+}
+
+// collationSupported refuses a non-simple collation (given or inherited
+// from the collection's default) on a text or 2d index, as mongod does:
+// only btree, 2dsphere, hashed and wildcard indexes compare strings under
+// a collation, so a text index on a collection with a default collation
+// must say {locale: "simple"}.
+func collationSupported(spec IndexSpec) error {
+	if spec.Collation == nil {
+		return nil
+	}
+	elems, _ := spec.Key.Elements()
+	for _, e := range elems {
+		v := e.Value()
+		if v.Type != bsoncore.TypeString {
+			continue
+		}
+		switch typ := v.StringValue(); typ {
+		case "text", "2d":
+			return errs.New(errs.CannotCreateIndex, "Index type '%s' does not support collation: %s", typ, bsonutil.FormatDoc(spec.Collation, msgStyle))
+		}
+	}
+	return nil
 }
 
 // queryCollator is the collation a statement runs under: its own when it

@@ -82,6 +82,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
 		return false, err
 	}
+	if err := collationSupported(spec); err != nil {
+		return false, err
+	}
 	if err := textIndexConflict(c.indexes, spec); err != nil {
 		return false, err
 	}

@@ -255,8 +255,15 @@ func (a *applier) command(ctx context.Context, db string, o bsoncore.Document) e
 		}
 	case "createIndexes":
 		spec := bsoncore.NewDocumentBuilder()
+		hasCollation := false
 		for _, el := range els[1:] {
 			spec.AppendValue(el.Key(), el.Value())
+			hasCollation = hasCollation || el.Key() == "collation"
+		}
+		if !hasCollation {
+			// An entry's spec is exact: without a collation the index is
+			// simple, not the collection default (as mongod applies it).
+			spec.AppendDocument("collation", bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build())
 		}
 		b.AppendValue(name, first.Value()).
 			AppendArray("indexes", bsoncore.NewArrayBuilder().AppendDocument(spec.Build()).Build())

@@ -194,7 +194,14 @@ func (c *Catalog) PrepareOut(_ context.Context, db, target, tmp string) error {
 		if i.Name == "_id_" {
 			continue
 		}
-		if _, err := c.E.CreateIndex(db, tmp, i.IndexSpec); err != nil {
+		spec := i.IndexSpec
+		if spec.Collation == nil {
+			// A simple index stays simple: nil would inherit the new
+			// collection's default collation (and a text or 2d index
+			// would be refused under it).
+			spec.Collation = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()
+		}
+		if _, err := c.E.CreateIndex(db, tmp, spec); err != nil {
 			return fmt.Errorf("$out: copy index %s: %w", i.Name, err)
 		}
 	}
