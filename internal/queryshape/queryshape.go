@@ -52,20 +52,34 @@ func Literal(v bsoncore.Value) string {
 }
 
 // arrayLiteral is "?array<T>" when every element has placeholder T,
-// "?array<>" for an empty or mixed array.
+// "?array<>" for an empty or mixed array. It walks the array's bytes
+// without building a slice of its values: an $in of a million values
+// costs no memory here.
 func arrayLiteral(a bsoncore.Array) string {
-	vals, _ := a.Values()
-	if len(vals) == 0 {
+	if len(a) < 5 {
 		return "?array<>"
 	}
-	first := Literal(vals[0])
-	if strings.HasPrefix(first, "?array") {
-		return "?array<>"
-	}
-	for _, v := range vals[1:] {
-		if Literal(v) != first {
+	rem := a[4 : len(a)-1]
+	first := ""
+	for len(rem) > 0 {
+		el, rest, ok := bsoncore.ReadElement(rem)
+		if !ok {
 			return "?array<>"
 		}
+		rem = rest
+		lit := Literal(el.Value())
+		switch {
+		case first == "":
+			if strings.HasPrefix(lit, "?array") {
+				return "?array<>"
+			}
+			first = lit
+		case lit != first:
+			return "?array<>"
+		}
+	}
+	if first == "" {
+		return "?array<>"
 	}
 	return "?array<" + first + ">"
 }

@@ -147,6 +147,12 @@ func (q *queryStats) evict(e *qsEntry) {
 	}
 }
 
+// maxRepCmdBytes bounds the command an entry keeps as its representative
+// query: a larger one (a find with an $in of a million values) is not
+// copied, so the store's memory stays bounded by its entry count; the
+// entry keeps its earlier representative, or shows {} when it has none.
+const maxRepCmdBytes = 64 << 10
+
 // add counts one execution in e; q.mu is held.
 func (q *queryStats) add(e *qsEntry, f *qsFigures, rep *repOf) {
 	first := e.execCount == 0
@@ -159,8 +165,10 @@ func (q *queryStats) add(e *qsEntry, f *qsFigures, rep *repOf) {
 	if f.plan != "" {
 		e.lastPlan = f.plan
 	}
-	e.repCmd = append(e.repCmd[:0], rep.cmd...)
-	e.repName, e.repDB, e.repColl = rep.name, rep.db, rep.coll
+	if len(rep.cmd) <= maxRepCmdBytes {
+		e.repCmd = append(e.repCmd[:0], rep.cmd...)
+		e.repName, e.repDB, e.repColl = rep.name, rep.db, rep.coll
+	}
 	e.latest = time.Now()
 	if e.elem != q.lru.Front() {
 		q.lru.MoveToFront(e.elem)
@@ -292,7 +300,10 @@ func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d ti
 		// The reply carrying the cursor id is not sent yet: no getMore
 		// can hold the cursor now. The command document is the wire
 		// buffer's: copy it.
-		rep.cmd = append(bsoncore.Document(nil), req.Cmd...)
+		rep.cmd = nil
+		if len(req.Cmd) <= maxRepCmdBytes {
+			rep.cmd = append(bsoncore.Document(nil), req.Cmd...)
+		}
 		op.cursor.Obs = &queryExec{fp: fp, hasFP: hasFP, hash: hash, key: key, rep: rep, f: f}
 		op.cursor.OnClose = s.cursorClosed
 		return

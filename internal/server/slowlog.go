@@ -126,9 +126,13 @@ func appendWriteAttrs(attrs []slog.Attr, e *opEntry) []slog.Attr {
 // "truncated" attribute naming the first field left out (its type and
 // size), and the command's full BSON size.
 func truncatedCommandJSON(cmd bsoncore.Document) (js, truncated string, size int) {
-	full := extJSON(cmd)
-	if len(full) <= maxLogAttrBytes {
-		return full, "", 0
+	// Render the whole command only when it can fit: a find with an $in
+	// of a million values must not be turned into tens of MB of JSON to
+	// log its first 10 KB.
+	if len(cmd) <= 2*maxLogAttrBytes {
+		if full := extJSON(cmd); len(full) <= maxLogAttrBytes {
+			return full, "", 0
+		}
 	}
 	elems, _ := cmd.Elements()
 	b := bsoncore.NewDocumentBuilder()

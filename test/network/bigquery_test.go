@@ -100,6 +100,7 @@ func TestBigQueriesAbandoned(t *testing.T) {
 	cpu1, _ := procStat(t, pid)
 	close(sampling)
 	<-sampled
+	t.Logf("RSS peak %d MB (budget %d MB)", peak>>20, budget>>20)
 	if peak >= budget {
 		t.Fatalf("RSS peaked at %d MB, over the %d MB budget", peak>>20, budget>>20)
 	}
