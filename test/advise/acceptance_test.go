@@ -8,7 +8,6 @@ package advise_test
 
 import (
 	"context"
-	"errors"
 	"math"
 	"sort"
 	"testing"
@@ -92,6 +91,7 @@ func parseAll(ctx context.Context, src advise.StatsSource) ([]*advise.Shape, err
 // TestAdviseSeedsRecorded runs the acceptance with the explain-based
 // Recorder as the statistics source.
 func TestAdviseSeedsRecorded(t *testing.T) {
+	t.Parallel()
 	for _, w := range workloads() {
 		t.Run(w.name, func(t *testing.T) {
 			rec := advise.NewRecorder()
@@ -112,14 +112,15 @@ func TestAdviseSeedsRecorded(t *testing.T) {
 }
 
 // TestAdviseSeedsQueryStats runs the acceptance on the server's own
-// $queryStats; it skips on a server without the stage.
+// $queryStats.
 func TestAdviseSeedsQueryStats(t *testing.T) {
+	t.Parallel()
 	for _, w := range workloads() {
 		t.Run(w.name, func(t *testing.T) {
 			ldb, _ := testenv.Open(t)
 			client := ldb.Client()
-			if _, err := advise.QueryStatsSource(client)(testenv.Ctx(t)); errors.Is(err, advise.ErrNoQueryStats) {
-				t.Skipf("$queryStats is not available on this build (%v): the statistics come from the profiler branch", err)
+			if _, err := advise.QueryStatsSource(client)(testenv.Ctx(t)); err != nil {
+				t.Fatalf("$queryStats: %v", err)
 			}
 			checkSeed(t, w, client, queryStatsKit(client), testenv.Size(20000, 200000))
 		})
