@@ -190,15 +190,11 @@ func TestAdviseCommandErrors(t *testing.T) {
 
 // TestAdviseCommandQueryStats is the intended flow: the workload runs on
 // a Lode directory, the server records its shapes ($queryStats, kept
-// across the restart), and `lode advise --dir` reads them. It skips on a
-// build without $queryStats.
+// across the restart), and `lode advise --dir` reads them.
 func TestAdviseCommandQueryStats(t *testing.T) {
 	dir, _ := adviseFixture(t)
 	var out bytes.Buffer
 	err := runAdvise([]string{"--dir", dir, "--db", "app"}, &out)
-	if errors.Is(err, advise.ErrNoQueryStats) {
-		t.Skipf("no $queryStats on this build: %v", err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
