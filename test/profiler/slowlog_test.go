@@ -1,11 +1,9 @@
 package profiler_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,29 +14,11 @@ import (
 	"github.com/lodedb/lode/test/testenv"
 )
 
-// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestEmbeddedSlowLog opens an embedded Lode with
 // lode.WithSlowOpThreshold(0) and a mongod-format logger: each command
 // is logged once as "Slow query", with its figures.
 func TestEmbeddedSlowLog(t *testing.T) {
-	var buf lockedBuffer
+	var buf testenv.LogBuffer
 	log := slog.New(mongolog.NewHandler(&buf, slog.LevelInfo))
 	_, db := testenv.Open(t, lode.WithSlowOpThreshold(0), lode.WithLogger(log))
 	ctx := testenv.Ctx(t)

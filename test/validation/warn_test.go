@@ -1,11 +1,9 @@
 package validation
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,30 +14,12 @@ import (
 	"github.com/lodedb/lode/test/testenv"
 )
 
-// lockedBuffer is a log destination safe for concurrent writers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestWarnIsLogged: with validationAction warn the failing write
 // succeeds and the server logs "Document would fail validation" with the
 // namespace, as mongod does (log id 20294).
 func TestWarnIsLogged(t *testing.T) {
 	t.Parallel()
-	var buf lockedBuffer
+	var buf testenv.LogBuffer
 	_, d := testenv.Open(t, lode.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
 	ctx := testenv.Ctx(t)
 	coll := createWith(t, d, "warned", bson.E{Key: "validator", Value: qtyValidator}, bson.E{Key: "validationAction", Value: "warn"})
