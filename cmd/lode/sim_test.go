@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,26 +77,35 @@ func TestSimCompareURI(t *testing.T) {
 	}
 }
 
-// TestSimAdvise runs `lode sim run --advise` on seed 002's scenario
-// without its index: the report carries the advisor's table proposing the
-// seed's index, and the data is still dropped afterwards.
-func TestSimAdvise(t *testing.T) {
+// runAdvisedSim runs a short `lode sim run SCENARIO --advise` without the
+// scenario's indexes against an embedded Lode and returns the report
+// directory and report.txt.
+func runAdvisedSim(t *testing.T, scenario string, preload int) (out string, table []byte) {
+	t.Helper()
 	u, stop, err := sim.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	out := t.TempDir()
-	err = runSim([]string{"run", "metadata", "--processes", "1", "--pool-size", "2", "--iterations", "2",
-		"--resolution", "200", "--users", "5", "--param", "preload=2000", "--param", "indexes=false", "--quiet",
+	out = t.TempDir()
+	err = runSim([]string{"run", scenario, "--processes", "1", "--pool-size", "2", "--iterations", "2",
+		"--resolution", "200", "--users", "5", "--param", "preload=" + strconv.Itoa(preload), "--param", "indexes=false", "--quiet",
 		"--uri", u, "--out", out, "--advise"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := os.ReadFile(filepath.Join(out, report.TableFile))
+	table, err = os.ReadFile(filepath.Join(out, report.TableFile))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out, table
+}
+
+// TestSimAdvise runs `lode sim run --advise` on seed 002's scenario
+// without its index: the report carries the advisor's table proposing the
+// seed's index, and the data is still dropped afterwards.
+func TestSimAdvise(t *testing.T) {
+	out, table := runAdvisedSim(t, "metadata", 2000)
 	for _, want := range []string{"Index advice for target 1", "sim.metadata", "{ metadata.key: 1, metadata.value: 1 }", "proposed indexes (1):"} {
 		if !strings.Contains(string(table), want) {
 			t.Errorf("report.txt lacks %q:\n%s", want, table)
@@ -132,22 +142,7 @@ func TestSimAdvise(t *testing.T) {
 // TestSimAdviseHostDay: seed 003's per-host range scenario without its
 // indexes, advised: the proposal is {host: 1, time: 1} alone.
 func TestSimAdviseHostDay(t *testing.T) {
-	u, stop, err := sim.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	out := t.TempDir()
-	err = runSim([]string{"run", "events_host_day", "--processes", "1", "--pool-size", "2", "--iterations", "2",
-		"--resolution", "200", "--users", "5", "--param", "preload=3000", "--param", "indexes=false", "--quiet",
-		"--uri", u, "--out", out, "--advise"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table, err := os.ReadFile(filepath.Join(out, report.TableFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, table := runAdvisedSim(t, "events_host_day", 3000)
 	for _, want := range []string{"proposed indexes (1):", "sim.events  createIndex({ host: 1, time: 1 })"} {
 		if !strings.Contains(string(table), want) {
 			t.Errorf("report.txt lacks %q:\n%s", want, table)
