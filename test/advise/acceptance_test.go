@@ -91,7 +91,6 @@ func parseAll(ctx context.Context, src advise.StatsSource) ([]*advise.Shape, err
 // TestAdviseSeedsRecorded runs the acceptance with the explain-based
 // Recorder as the statistics source.
 func TestAdviseSeedsRecorded(t *testing.T) {
-	t.Parallel()
 	for _, w := range workloads() {
 		t.Run(w.name, func(t *testing.T) {
 			rec := advise.NewRecorder()
@@ -114,7 +113,6 @@ func TestAdviseSeedsRecorded(t *testing.T) {
 // TestAdviseSeedsQueryStats runs the acceptance on the server's own
 // $queryStats.
 func TestAdviseSeedsQueryStats(t *testing.T) {
-	t.Parallel()
 	for _, w := range workloads() {
 		t.Run(w.name, func(t *testing.T) {
 			ldb, _ := testenv.Open(t)
