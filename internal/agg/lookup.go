@@ -50,14 +50,9 @@ func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		var err error
 		switch el.Key() {
 		case "from":
-			if fd, ok := ev.DocumentOK(); ok {
-				if db, ok := fd.Lookup("db").StringValueOK(); ok {
-					fromDB = db
-				}
-				l.from, _ = fd.Lookup("coll").StringValueOK()
-			} else {
-				l.from, err = str()
-			}
+			// A string names a collection of the aggregate's database;
+			// {db, coll} only mongod's internal namespaces (access.go).
+			fromDB, l.from, err = LookupFrom(ev, pc.DB)
 		case "as":
 			as, err = str()
 		case "localField":

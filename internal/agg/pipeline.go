@@ -234,11 +234,11 @@ func stageSpec(d bsoncore.Document) (string, bsoncore.Value, stageParser, error)
 		return "", bsoncore.Value{}, nil, errs.New(errs.Location40323, "A pipeline stage specification object must contain exactly one field.")
 	}
 	name := elems[0].Key()
-	p, ok := stageParsers[name]
+	def, ok := stageDefs[name]
 	if !ok {
 		return "", bsoncore.Value{}, nil, errs.New(errs.InvalidAggregationStage, "Unrecognized pipeline stage name: '%s'", name)
 	}
-	return name, elems[0].Value(), p, nil
+	return name, elems[0].Value(), def.parse, nil
 }
 
 // checkPlacement enforces where stages may appear.
@@ -292,56 +292,71 @@ func checkPlacement(name string, i int, pc *ParseContext) error {
 // stageParser parses one stage's argument; some stages expand to several.
 type stageParser func(v bsoncore.Value, pc *ParseContext) ([]stage, error)
 
-var stageParsers map[string]stageParser
+// stageDef is a stage of the registry: how it parses and what it touches
+// besides its input (access.go), which the server checks under
+// authorization. A stage cannot be registered without saying what it
+// reads and writes (TestEveryStageDeclaresAccess).
+type stageDef struct {
+	parse  stageParser
+	access stageAccess
+	// initial: first in a pipeline, the stage produces the documents
+	// itself, so mongod asks no find on the aggregated collection.
+	initial bool
+}
+
+var stageDefs map[string]stageDef
 
 func init() {
-	stageParsers = map[string]stageParser{
-		"$match":        parseMatch,
-		"$project":      parseProject,
-		"$addFields":    parseAddFields("$addFields"),
-		"$set":          parseAddFields("$set"),
-		"$unset":        parseUnset,
-		"$group":        parseGroup,
-		"$sort":         parseSort,
-		"$limit":        parseLimit,
-		"$skip":         parseSkip,
-		"$unwind":       parseUnwind,
-		"$count":        parseCount,
-		"$sortByCount":  parseSortByCount,
-		"$replaceRoot":  parseReplaceRoot,
-		"$replaceWith":  parseReplaceWith,
-		"$lookup":       parseLookup,
-		"$facet":        parseFacet,
-		"$bucket":       parseBucket,
-		"$bucketAuto":   parseBucketAuto,
-		"$sample":       parseSample,
-		"$geoNear":      parseGeoNear, // geonear.go
-		"$documents":    parseDocuments,
-		"$unionWith":    parseUnionWith,
-		"$out":          parseOut,
-		"$merge":        parseMerge,
-		"$collStats":    parseCollStats,
-		"$indexStats":   parseIndexStats,
-		"$currentOp":    parseCurrentOp,
-		"$queryStats":   parseQueryStats, // querystats.go
-		"$changeStream": parseChangeStream,
+	none := noAccess
+	stageDefs = map[string]stageDef{
+		"$match":       {parse: parseMatch, access: none},
+		"$project":     {parse: parseProject, access: none},
+		"$addFields":   {parse: parseAddFields("$addFields"), access: none},
+		"$set":         {parse: parseAddFields("$set"), access: none},
+		"$unset":       {parse: parseUnset, access: none},
+		"$group":       {parse: parseGroup, access: none},
+		"$sort":        {parse: parseSort, access: none},
+		"$limit":       {parse: parseLimit, access: none},
+		"$skip":        {parse: parseSkip, access: none},
+		"$unwind":      {parse: parseUnwind, access: none},
+		"$count":       {parse: parseCount, access: none},
+		"$sortByCount": {parse: parseSortByCount, access: none},
+		"$replaceRoot": {parse: parseReplaceRoot, access: none},
+		"$replaceWith": {parse: parseReplaceWith, access: none},
+		"$lookup":      {parse: parseLookup, access: lookupAccess},
+		"$facet":       {parse: parseFacet, access: facetAccess},
+		"$bucket":      {parse: parseBucket, access: none},
+		"$bucketAuto":  {parse: parseBucketAuto, access: none},
+		"$sample":      {parse: parseSample, access: none},
+		"$geoNear":     {parse: parseGeoNear, access: none}, // geonear.go
+		"$documents":   {parse: parseDocuments, access: none, initial: true},
+		"$unionWith":   {parse: parseUnionWith, access: unionWithAccess},
+		"$out":         {parse: parseOut, access: outAccess},
+		"$merge":       {parse: parseMerge, access: mergeAccess},
+		"$collStats":   {parse: parseCollStats, access: onNS("collStats"), initial: true},
+		"$indexStats":  {parse: parseIndexStats, access: onNS("indexStats"), initial: true},
+		// mongod asks inprog only with allUsers: true; Lode lists every
+		// user's operations whatever allUsers says, so it always does.
+		"$currentOp":    {parse: parseCurrentOp, access: onCluster("inprog"), initial: true},
+		"$queryStats":   {parse: parseQueryStats, access: onCluster("queryStatsRead"), initial: true}, // querystats.go
+		"$changeStream": {parse: parseChangeStream, access: changeStreamAccess, initial: true},
 		// Outside Atlas, mongod 7.0 knows the stage and refuses it.
-		"$listSearchIndexes": func(bsoncore.Value, *ParseContext) ([]stage, error) {
+		"$listSearchIndexes": {parse: func(bsoncore.Value, *ParseContext) ([]stage, error) {
 			return nil, errs.New(errs.Location6047401, "$listSearchIndexes stage is only allowed on MongoDB Atlas")
-		},
+		}, access: onNS("listSearchIndexes"), initial: true},
 		// The session stages (listsessions.go).
-		"$listLocalSessions": parseListLocalSessions,
-		"$listSessions":      parseListSessions,
+		"$listLocalSessions": {parse: parseListLocalSessions, access: listSessionsAccess("$listLocalSessions"), initial: true},
+		"$listSessions":      {parse: parseListSessions, access: listSessionsAccess("$listSessions"), initial: true},
 		// Issue 19's stages (redact.go, graphlookup.go, densify.go).
-		"$redact":      parseRedact,
-		"$graphLookup": parseGraphLookup,
-		"$densify":     parseDensify,
+		"$redact":      {parse: parseRedact, access: none},
+		"$graphLookup": {parse: parseGraphLookup, access: graphLookupAccess},
+		"$densify":     {parse: parseDensify, access: none},
 		// What $densify desugars to (explain shows it), as mongod accepts.
-		"$_internalDensify": parseInternalDensify,
+		"$_internalDensify": {parse: parseInternalDensify, access: none},
 		// Window functions (setwindowfields.go, windowstage.go, fill.go).
-		"$setWindowFields":          parseSetWindowFields,
-		"$_internalSetWindowFields": parseInternalSetWindowFields,
-		"$fill":                     parseFill,
+		"$setWindowFields":          {parse: parseSetWindowFields, access: none},
+		"$_internalSetWindowFields": {parse: parseInternalSetWindowFields, access: none},
+		"$fill":                     {parse: parseFill, access: none},
 	}
 }
 

@@ -134,7 +134,7 @@ func init() {
 	ruled(clusterNeeds(auth.ActReplSetGetStatus), "replSetGetStatus")
 	ruled(clusterNeeds(auth.ActReplSetGetConfig), "replSetGetConfig")
 	ruled(clusterNeeds(auth.ActReplSetResizeOplog), "replSetResizeOplog")
-	ruled(applyOpsNeeds, "applyOps") // cmd_applyops.go
+	authzRules["applyOps"] = authzRule{needs: applyOpsNeeds, check: applyOpsCheck} // cmd_applyops.go
 	ruled(clusterNeeds(auth.ActInprog), "currentOp")
 	ruled(clusterNeeds(auth.ActKillop), "killOp")
 	ruled(clusterNeeds(auth.ActHostInfo), "hostInfo")
@@ -192,144 +192,41 @@ func findAndModifyNeeds(req *Request) ([]need, error) {
 	return []need{{res: auth.CollResource(req.DB, cmdColl(req)), acts: acts}}, nil
 }
 
-// aggregateNeeds: find on the collection, and what the pipeline's stages
-// touch: $lookup, $graphLookup and $unionWith read their collections,
-// $out and $merge write theirs, $collStats, $indexStats and $currentOp
-// need their own actions.
+// aggregateNeeds: what the pipeline needs on every namespace it reads or
+// writes, at any depth, as each stage declares it in agg's registry
+// (agg.PipelineAccess, docs/authorization.md).
 func aggregateNeeds(req *Request) ([]need, error) {
-	var out []need
-	coll := cmdColl(req)
-	// mongod asks no find on the collection when the pipeline starts with
-	// an initial source such as $listSessions (which has its own rule).
-	if coll != "" && firstStage(req) != "$listSessions" {
-		out = append(out, need{res: auth.CollResource(req.DB, coll), acts: auth.Actions(auth.ActFind)})
+	acc, err := agg.PipelineAccess(agg.Namespace{DB: req.DB, Coll: cmdColl(req)}, docArray(req.Cmd.Lookup("pipeline")))
+	if err != nil {
+		return nil, err
 	}
-	if v, err := req.Cmd.LookupErr("pipeline"); err == nil {
-		out = pipelineNeeds(req.DB, v, out, coll == "")
-	}
-	return out, nil
+	return accessNeeds(acc), nil
 }
 
-// firstStage is the name of the first stage of an aggregate's pipeline,
-// or "".
-func firstStage(req *Request) string {
-	arr, ok := req.Cmd.Lookup("pipeline").ArrayOK()
-	if !ok {
-		return ""
-	}
-	v, err := arr.IndexErr(0)
-	if err != nil {
-		return ""
-	}
-	d, ok := v.DocumentOK()
-	if !ok {
-		return ""
-	}
-	el, err := d.IndexErr(0)
-	if err != nil {
-		return ""
-	}
-	return el.Key()
-}
-
-func pipelineNeeds(db string, v bsoncore.Value, out []need, collectionless bool) []need {
-	arr, ok := v.ArrayOK()
-	if !ok {
-		return out
-	}
-	stages, _ := arr.Values()
-	for i, st := range stages {
-		sd, ok := st.DocumentOK()
-		if !ok {
-			continue
+// accessNeeds turns a pipeline's declared privileges into needs.
+func accessNeeds(acc []agg.Access) []need {
+	out := make([]need, 0, len(acc))
+	for _, a := range acc {
+		var acts auth.ActionSet
+		for _, name := range a.Actions {
+			act, ok := auth.ParseAction(name)
+			if !ok {
+				panic("agg declares an unknown action " + name) // TestEveryStageDeclaresAccess
+			}
+			acts.Add(act)
 		}
-		el, err := sd.IndexErr(0)
-		if err != nil {
-			continue
+		n := need{acts: acts, selfUsers: a.SelfUsers}
+		switch a.Scope {
+		case agg.ScopeCollection:
+			n.res = auth.CollResource(a.DB, a.Coll)
+		case agg.ScopeDatabase:
+			n.res = auth.DBResource(a.DB)
+		case agg.ScopeCluster:
+			n.res = auth.ClusterResource
+		case agg.ScopeAnyNormal:
+			n.res = auth.AnyNormalResource
 		}
-		arg := el.Value()
-		switch el.Key() {
-		case "$lookup", "$graphLookup", "$unionWith":
-			from := ""
-			if s, ok := arg.StringValueOK(); ok {
-				from = s
-			} else if d, ok := arg.DocumentOK(); ok {
-				if s, ok := d.Lookup("from").StringValueOK(); ok {
-					from = s
-				} else if s, ok := d.Lookup("coll").StringValueOK(); ok {
-					from = s
-				}
-				if p, err := d.LookupErr("pipeline"); err == nil {
-					out = pipelineNeeds(db, p, out, false)
-				}
-			}
-			if from != "" {
-				out = append(out, need{res: auth.CollResource(db, from), acts: auth.Actions(auth.ActFind)})
-			}
-		case "$facet":
-			if d, ok := arg.DocumentOK(); ok {
-				els, _ := d.Elements()
-				for _, f := range els {
-					out = pipelineNeeds(db, f.Value(), out, false)
-				}
-			}
-		case "$out", "$merge":
-			tdb, tcoll := db, ""
-			if s, ok := arg.StringValueOK(); ok {
-				tcoll = s
-			} else if d, ok := arg.DocumentOK(); ok {
-				into := d.Lookup("into")
-				if el.Key() == "$out" {
-					into = d.Lookup("coll")
-					if s, ok := d.Lookup("db").StringValueOK(); ok {
-						tdb = s
-					}
-				}
-				if s, ok := into.StringValueOK(); ok {
-					tcoll = s
-				} else if id, ok := into.DocumentOK(); ok {
-					tdb, _ = id.Lookup("db").StringValueOK()
-					tcoll, _ = id.Lookup("coll").StringValueOK()
-				}
-			}
-			acts := auth.Actions(auth.ActInsert, auth.ActRemove)
-			if el.Key() == "$merge" {
-				acts = auth.Actions(auth.ActInsert, auth.ActUpdate)
-			}
-			out = append(out, need{res: auth.CollResource(tdb, tcoll), acts: acts})
-		case "$changeStream":
-			// mongod: changeStream and find on what the stream watches.
-			res := auth.DBResource(db)
-			if collectionless {
-				if d, ok := arg.DocumentOK(); ok && expr.Truthy(d.Lookup("allChangesForCluster")) {
-					res = auth.AnyNormalResource
-				}
-			} else if len(out) > 0 {
-				res = out[0].res
-			}
-			out = append(out, need{res: res, acts: auth.Actions(auth.ActChangeStream, auth.ActFind)})
-		case "$currentOp":
-			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActInprog)})
-		case "$queryStats":
-			out = append(out, need{res: auth.ClusterResource, acts: auth.Actions(auth.ActQueryStatsRead)})
-		case "$listLocalSessions", "$listSessions":
-			// mongod's listSessionsRequiredPrivileges: listSessions on
-			// the cluster, unless the stage lists only one's own sessions
-			// (no users, or users naming only oneself).
-			n := need{res: auth.ClusterResource, acts: auth.Actions(auth.ActListSessions)}
-			if sp, err := agg.ParseListSessionsSpec(el.Key(), arg, nil, false); err == nil && !sp.AllUsers {
-				n.selfUsers = sp.Users
-				if len(n.selfUsers) == 1 && n.selfUsers[0] == (agg.SessionUser{}) {
-					n.selfUsers = []agg.SessionUser{} // none named: oneself
-				}
-			}
-			out = append(out, n)
-		case "$collStats":
-			// on the aggregated collection, already named by find
-		case "$indexStats":
-			// indexStats on the collection
-		}
-		_ = i
+		out = append(out, n)
 	}
 	return out
 }
@@ -669,11 +566,13 @@ func viewDefCheck(act auth.Action) func(req *Request, g *auth.Grants) ([]need, e
 		if !ok || !g.Allowed(auth.CollResource(req.DB, cmdColl(req)), auth.Actions(auth.ActFind)) {
 			return needs, nil // a view the user cannot read exposes nothing
 		}
-		reads := []need{{res: auth.CollResource(req.DB, viewOn), acts: auth.Actions(auth.ActFind)}}
-		if p, err := req.Cmd.LookupErr("pipeline"); err == nil {
-			reads = pipelineNeeds(req.DB, p, reads, false)
+		// mongod's checkAuthForCreateOrModifyView: what aggregating the
+		// pipeline on viewOn needs, its lite-parse errors first.
+		acc, err := agg.PipelineAccess(agg.Namespace{DB: req.DB, Coll: viewOn}, docArray(req.Cmd.Lookup("pipeline")))
+		if err != nil {
+			return nil, err
 		}
-		if !allAllowed(g, reads) {
+		if !allAllowed(g, accessNeeds(acc)) {
 			return nil, errs.New(errs.Unauthorized, "unauthorized")
 		}
 		return needs, nil

@@ -302,7 +302,27 @@ func (a *applier) command(ctx context.Context, db string, o bsoncore.Document) e
 // applyOpsNeeds: what each entry needs, as mongod checks applyOps: insert,
 // update (and insert, for the upsert) or remove on the entry's namespace,
 // and a command entry what that command needs.
-func applyOpsNeeds(req *Request) ([]need, error) {
+func applyOpsNeeds(req *Request) ([]need, error) { return applyOpsNeedsFor(req, nil) }
+
+// applyOpsCheck is applyOps's rule for an authenticated user: a command
+// entry is checked as that command would be, with the rules that depend
+// on who asks (create and collMod of a view check what the view's
+// pipeline reads), as mongod's checkOperationAuthorization runs the
+// command's own check.
+func applyOpsCheck(req *Request, g *auth.Grants) ([]need, error) {
+	needs, err := applyOpsNeedsFor(req, g)
+	if err != nil {
+		return nil, err
+	}
+	if !allAllowed(g, needs) {
+		return nil, errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
+	}
+	return needs, nil
+}
+
+// applyOpsNeedsFor: what the entries need; with g, a command entry whose
+// rule depends on the user is checked by that rule.
+func applyOpsNeedsFor(req *Request, g *auth.Grants) ([]need, error) {
 	arr, ok := req.Cmd.Index(0).Value().ArrayOK()
 	if !ok {
 		return nil, nil // nothing to apply: the command refuses it
@@ -331,14 +351,19 @@ func applyOpsNeeds(req *Request) ([]need, error) {
 				continue
 			}
 			rule, ok := authzRules[first.Key()]
-			if !ok || rule.needs == nil {
+			if !ok || (rule.needs == nil && rule.check == nil) {
 				continue
 			}
 			sub := &Request{Name: first.Key(), DB: db, Cmd: o}
 			if first.Key() == "renameCollection" || first.Key() == "applyOps" {
 				sub.DB = "admin"
 			}
-			n, err := rule.needs(sub)
+			var n []need
+			if g != nil && rule.check != nil {
+				n, err = rule.check(sub, g)
+			} else if rule.needs != nil {
+				n, err = rule.needs(sub)
+			}
 			if err != nil {
 				return nil, err
 			}

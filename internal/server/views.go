@@ -159,6 +159,11 @@ func (s *Server) validateViewPipeline(db, name, viewOn string, pipeline []bsonco
 	// LiteParsedPipeline's errors (a malformed stage, an unknown stage
 	// name) come unwrapped and first; then those of parsing the stages;
 	// then the view checks of the parsed pipeline.
+	// The lite parse's own checks, as a $lookup from a namespace of
+	// another database, refuse the pipeline unwrapped.
+	if _, err := agg.PipelineAccess(agg.Namespace{DB: db, Coll: viewOn}, pipeline); err != nil {
+		return err
+	}
 	pc := &agg.ParseContext{Expr: expr.NewParseContext(), DB: db, Coll: viewOn, Params: s.eng.Params(), TempDir: s.eng.TempDir()}
 	_, perr := agg.Parse(pipeline, pc)
 	if e := errs.As(perr); e != nil && (e.Code == errs.InvalidAggregationStage || e.Code == errs.Location40323 || e.Code == errs.InvalidBSON) {
@@ -207,6 +212,8 @@ func involvedNamespaces(viewOn string, pipeline []bsoncore.Document) []string {
 			switch elems[0].Key() {
 			case "$lookup", "$graphLookup":
 				if spec, ok := v.DocumentOK(); ok {
+					// {db, coll} names an internal namespace of another
+					// database, never a view of this one.
 					if from, ok := spec.Lookup("from").StringValueOK(); ok {
 						out = append(out, from)
 					}
