@@ -128,7 +128,7 @@ func init() {
 	checked(listCollectionsCheck, "listCollections")
 	ruled(dbNeeds(auth.ActDBStats), "dbStats", "dbstats")
 	ruled(dbNeeds(auth.ActDropDatabase), "dropDatabase")
-	ruled(renameNeeds, "renameCollection")
+	authzRules["renameCollection"] = authzRule{needs: renameNeeds, check: renameCheck}
 	ruled(explainNeeds, "explain")
 	ruled(clusterNeeds(auth.ActServerStatus), "serverStatus")
 	ruled(clusterNeeds(auth.ActReplSetGetStatus), "replSetGetStatus")
@@ -246,9 +246,43 @@ func listCollectionsCheck(req *Request, g *auth.Grants) ([]need, error) {
 	return nil, errs.New(errs.Unauthorized, "Not authorized to list collections on db: %s", req.DB)
 }
 
-// renameNeeds follows mongod: within a database renameCollectionSameDB
-// on it; across databases, reading and dropping the source and creating
-// and writing the target.
+// renameCheck is mongod's checkAuthForRenameCollectionCommand: within a
+// database (neither collection a system one), renameCollectionSameDB on
+// it, dropCollection on the target with dropTarget, and find on the
+// source unless the target is unreadable too (a rename must not expose
+// what the user cannot read); otherwise, and across databases, find and
+// dropCollection on the source, insert and createIndex (dropCollection
+// with dropTarget) on the target.
+func renameCheck(req *Request, g *auth.Grants) ([]need, error) {
+	from, _ := req.Cmd.Lookup("renameCollection").StringValueOK()
+	to, _ := req.Cmd.Lookup("to").StringValueOK()
+	fdb, fcoll, _ := strings.Cut(from, ".")
+	tdb, tcoll, _ := strings.Cut(to, ".")
+	src, dst := auth.CollResource(fdb, fcoll), auth.CollResource(tdb, tcoll)
+	dropTarget := expr.Truthy(req.Cmd.Lookup("dropTarget"))
+	find := auth.Actions(auth.ActFind)
+	if fdb == tdb && !strings.HasPrefix(fcoll, "system.") && !strings.HasPrefix(tcoll, "system.") {
+		needs := []need{{res: auth.DBResource(fdb), acts: auth.Actions(auth.ActRenameCollectionSameDB)}}
+		if dropTarget {
+			needs = append(needs, need{res: dst, acts: auth.Actions(auth.ActDropCollection)})
+		}
+		if allAllowed(g, needs) && (g.Allowed(src, find) || !g.Allowed(dst, find)) {
+			return needs, nil
+		}
+	}
+	dstActs := auth.Actions(auth.ActInsert, auth.ActCreateIndex)
+	if dropTarget {
+		dstActs.Add(auth.ActDropCollection)
+	}
+	needs := []need{{res: src, acts: auth.Actions(auth.ActFind, auth.ActDropCollection)}, {res: dst, acts: dstActs}}
+	if allAllowed(g, needs) {
+		return needs, nil
+	}
+	return nil, errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
+}
+
+// renameNeeds is renameCheck's rule without a user (the localhost
+// exception, which grants no rename).
 func renameNeeds(req *Request) ([]need, error) {
 	from, _ := req.Cmd.Lookup("renameCollection").StringValueOK()
 	to, _ := req.Cmd.Lookup("to").StringValueOK()
@@ -573,7 +607,7 @@ func viewDefCheck(act auth.Action) func(req *Request, g *auth.Grants) ([]need, e
 			return nil, err
 		}
 		if !allAllowed(g, accessNeeds(acc)) {
-			return nil, errs.New(errs.Unauthorized, "unauthorized")
+			return nil, errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
 		}
 		return needs, nil
 	}

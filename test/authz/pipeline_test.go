@@ -39,6 +39,7 @@ const (
 // not read.
 type fixture struct {
 	root, app *mongo.Client
+	uri       string
 }
 
 func open(t *testing.T) *fixture {
@@ -59,14 +60,20 @@ func open(t *testing.T) *fixture {
 	if err := root.Database("A").RunCommand(ctx, d{{Key: "createUser", Value: "app"}, {Key: "pwd", Value: "apppw"}, {Key: "roles", Value: a{"readWrite"}}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	o := options.Client().ApplyURI(db.URI()).SetServerSelectionTimeout(5 * time.Second).SetRetryWrites(false).
-		SetAuth(options.Credential{Username: "app", Password: "apppw", AuthSource: "A"})
-	app, err := mongo.Connect(o)
+	return &fixture{root: root, app: connect(t, db.URI(), "app", "apppw", "A"), uri: db.URI()}
+}
+
+// connect is a driver client authenticated as user of database source.
+func connect(t *testing.T, uri, user, pwd, source string) *mongo.Client {
+	t.Helper()
+	o := options.Client().ApplyURI(uri).SetServerSelectionTimeout(5 * time.Second).SetRetryWrites(false).
+		SetAuth(options.Credential{Username: user, Password: pwd, AuthSource: source})
+	c, err := mongo.Connect(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { app.Disconnect(ctx) })
-	return &fixture{root: root, app: app}
+	t.Cleanup(func() { c.Disconnect(testenv.Ctx(t)) })
+	return c
 }
 
 // attempt is one command app runs, and what mongod answers.
@@ -103,10 +110,13 @@ var (
 )
 
 // run runs at and checks its outcome.
-func (f *fixture) run(t *testing.T, at attempt) {
+func (f *fixture) run(t *testing.T, at attempt) { t.Helper(); runAs(t, f.app, at) }
+
+// runAs runs at as the user of c.
+func runAs(t *testing.T, c *mongo.Client, at attempt) {
 	t.Helper()
 	var out bson.Raw
-	err := f.app.Database(at.db).RunCommand(testenv.Ctx(t), at.cmd).Decode(&out)
+	err := c.Database(at.db).RunCommand(testenv.Ctx(t), at.cmd).Decode(&out)
 	code := 0
 	if err != nil {
 		var ce mongo.CommandError
@@ -383,5 +393,48 @@ func TestCrossDatabaseCommandsAuthorized(t *testing.T) {
 		{"explain aggregate writing another database", "A", explained(attempt{cmd: aggr("a", st("$out", ns("B", "o")))}).cmd, unauthzd},
 	} {
 		f.run(t, at)
+	}
+}
+
+// TestRenameWithinDatabaseAuthorized follows mongod's
+// checkAuthForRenameCollectionCommand: renameCollectionSameDB renames
+// within the database only when the user can read the source or cannot
+// read the target either (a rename must not expose what it cannot read),
+// and dropTarget needs dropCollection on the target.
+func TestRenameWithinDatabaseAuthorized(t *testing.T) {
+	f := open(t)
+	ctx := testenv.Ctx(t)
+	for _, c := range []string{"hidden", "public", "hidden2"} {
+		if _, err := f.root.Database("A").Collection(c).InsertOne(ctx, d{{Key: "c", Value: c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	priv := func(coll string, acts ...string) d {
+		l := a{}
+		for _, x := range acts {
+			l = append(l, x)
+		}
+		return d{{Key: "resource", Value: d{{Key: "db", Value: "A"}, {Key: "collection", Value: coll}}}, {Key: "actions", Value: l}}
+	}
+	for _, cmd := range []d{
+		{{Key: "createRole", Value: "renamer"}, {Key: "roles", Value: a{}}, {Key: "privileges", Value: a{
+			priv("", "renameCollectionSameDB"), priv("public", "find")}}},
+		{{Key: "createUser", Value: "ren"}, {Key: "pwd", Value: "renpw"}, {Key: "roles", Value: a{"renamer"}}},
+	} {
+		if err := f.root.Database("A").RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ren := connect(t, f.uri, "ren", "renpw", "A")
+	rename := func(from, to string, dropTarget bool) d {
+		return d{{Key: "renameCollection", Value: from}, {Key: "to", Value: to}, {Key: "dropTarget", Value: dropTarget}}
+	}
+	for _, at := range []attempt{
+		{"an unreadable collection onto a readable one", "admin", rename("A.hidden", "A.public", true), unauthzd},
+		{"dropTarget without dropCollection", "admin", rename("A.public", "A.hidden", true), unauthzd},
+		{"an unreadable collection to an unreadable name", "admin", rename("A.hidden", "A.hidden3", false), ok},
+		{"a readable collection", "admin", rename("A.public", "A.public2", false), ok},
+	} {
+		runAs(t, ren, at)
 	}
 }
