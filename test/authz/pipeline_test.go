@@ -309,6 +309,8 @@ func TestLookupForeignDatabaseAttack(t *testing.T) {
 		f.run(t, at)
 		f.run(t, explained(at))
 	}
+	// The internal namespaces stay readable to who may read them.
+	runAs(t, f.root, attempt{"root's $lookup of the oplog", "A", aggr("a", oplog), ok})
 	// The string names a collection of A called "B.secret", empty: the
 	// join reads nothing of B.
 	cur, err := f.app.Database("A").Collection("a").Aggregate(testenv.Ctx(t), a{lookupFrom("B.secret")})
@@ -437,4 +439,33 @@ func TestRenameWithinDatabaseAuthorized(t *testing.T) {
 	} {
 		runAs(t, ren, at)
 	}
+}
+
+// TestLookupForeignDatabaseFormRefused: without authorization too, mongod
+// refuses $lookup's from: {db, coll} for a user namespace when it parses
+// the pipeline.
+func TestLookupForeignDatabaseFormRefused(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	if _, err := db.Collection("a").InsertOne(ctx, d{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		from any
+		msg  string
+	}{
+		{ns("admin", "system.users"), "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: admin and coll: system.users"},
+		{ns("test", "a"), "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: test and coll: a"},
+		{1, "$lookup 'from' field must be a string, but found int"},
+	} {
+		_, err := db.Collection("a").Aggregate(ctx, a{lookupFrom(c.from)})
+		if ce := testenv.WantCmdError(t, err, failedParse, "FailedToParse"); ce.Message != c.msg {
+			t.Errorf("from %v: %q, want %q", c.from, ce.Message, c.msg)
+		}
+	}
+	cur, err := db.Collection("a").Aggregate(ctx, a{oplog})
+	if err != nil {
+		t.Fatalf("$lookup from local.oplog.rs: %v", err)
+	}
+	cur.Close(ctx)
 }
