@@ -200,18 +200,20 @@ func aggregateNeeds(req *Request) ([]need, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accessNeeds(acc), nil
+	return accessNeeds(acc)
 }
 
-// accessNeeds turns a pipeline's declared privileges into needs.
-func accessNeeds(acc []agg.Access) []need {
+// accessNeeds turns a pipeline's declared privileges into needs. An
+// action name agg declares that auth does not know is a bug (test/authz
+// runs every stage), refused rather than ignored.
+func accessNeeds(acc []agg.Access) ([]need, error) {
 	out := make([]need, 0, len(acc))
 	for _, a := range acc {
 		var acts auth.ActionSet
 		for _, name := range a.Actions {
 			act, ok := auth.ParseAction(name)
 			if !ok {
-				panic("agg declares an unknown action " + name) // TestEveryStageDeclaresAccess
+				return nil, errs.New(errs.InternalError, "aggregation stage declares an unknown action %s", name)
 			}
 			acts.Add(act)
 		}
@@ -228,7 +230,7 @@ func accessNeeds(acc []agg.Access) []need {
 		}
 		out = append(out, n)
 	}
-	return out
+	return out, nil
 }
 
 // listCollectionsCheck follows mongod: authorizedCollections with
@@ -606,7 +608,11 @@ func viewDefCheck(act auth.Action) func(req *Request, g *auth.Grants) ([]need, e
 		if err != nil {
 			return nil, err
 		}
-		if !allAllowed(g, accessNeeds(acc)) {
+		reads, err := accessNeeds(acc)
+		if err != nil {
+			return nil, err
+		}
+		if !allAllowed(g, reads) {
 			return nil, errs.New(errs.Unauthorized, "not authorized on %s to execute command %s", req.DB, renderCmd(req.Cmd))
 		}
 		return needs, nil
