@@ -75,21 +75,10 @@ func findOn(db, coll string) Access {
 // The errors are those mongod raises while lite-parsing a pipeline, before
 // it checks privileges (a $lookup from a namespace of another database
 // that is not one of mongod's internal ones). {aggregate: 1} asks no find:
-// a stage that needs a collection refuses it when parsed.
+// a stage that needs a collection refuses it when parsed. A $lookup or
+// $unionWith sub-pipeline is walked the same way on its foreign
+// namespace (a collection-less one must open with $documents).
 func PipelineAccess(ns Namespace, pipeline []bsoncore.Document) ([]Access, error) {
-	var out []Access
-	if ns.Coll != "" && !startsWithInitialSource(pipeline) {
-		out = append(out, findOn(ns.DB, ns.Coll))
-	}
-	sub, err := stagesAccess(ns, pipeline)
-	return append(out, sub...), err
-}
-
-// subPipelineAccess is what a $lookup or $unionWith sub-pipeline on the
-// foreign namespace ns needs: find on it unless the sub-pipeline opens
-// with an initial source, then its stages'. A collection-less one
-// (ns.Coll == "") must open with $documents.
-func subPipelineAccess(ns Namespace, pipeline []bsoncore.Document) ([]Access, error) {
 	var out []Access
 	if ns.Coll != "" && !startsWithInitialSource(pipeline) {
 		out = append(out, findOn(ns.DB, ns.Coll))
@@ -139,10 +128,6 @@ func StageNames() []string {
 	}
 	return out
 }
-
-// StageIsInitialSource reports whether the stage, first in a pipeline,
-// produces the documents itself (mongod asks no find on the collection).
-func StageIsInitialSource(name string) bool { return stageDefs[name].initial }
 
 // pipelineDocs is the stage documents of an array value (others are left
 // to the parser to refuse).
@@ -233,7 +218,7 @@ func lookupAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
 		}
 		foreign = Namespace{DB: db, Coll: coll}
 	}
-	return subPipelineAccess(foreign, pipelineDocs(d.Lookup("pipeline")))
+	return PipelineAccess(foreign, pipelineDocs(d.Lookup("pipeline")))
 }
 
 // graphLookupAccess: find on from, a collection of the aggregate's
@@ -261,7 +246,7 @@ func unionWithAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
 		return nil, nil
 	}
 	coll, _ := d.Lookup("coll").StringValueOK()
-	return subPipelineAccess(Namespace{DB: ns.DB, Coll: coll}, pipelineDocs(d.Lookup("pipeline")))
+	return PipelineAccess(Namespace{DB: ns.DB, Coll: coll}, pipelineDocs(d.Lookup("pipeline")))
 }
 
 // facetAccess: what each facet's pipeline needs (they run on the input
