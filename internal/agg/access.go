@@ -1,12 +1,7 @@
 package agg
 
 import (
-	"strings"
-
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
-
-	"github.com/lodedb/lode/internal/bsonutil"
-	"github.com/lodedb/lode/internal/errs"
 )
 
 // Scope is the kind of resource an Access names.
@@ -42,7 +37,9 @@ type Access struct {
 
 // stageAccess declares what one stage reads or writes besides its input
 // documents: the namespaces of its sub-pipelines and targets, with the
-// actions they need. ns is where the stage runs.
+// actions they need. ns is where the stage runs. Each stage's is beside
+// its parser (lookupAccess in lookup.go, outAccess in out.go, ...) and
+// named in the registry (stageDefs, pipeline.go).
 type stageAccess func(spec bsoncore.Value, ns Namespace) ([]Access, error)
 
 // noAccess is the declaration of a stage that touches nothing but its
@@ -144,200 +141,4 @@ func pipelineDocs(v bsoncore.Value) []bsoncore.Document {
 		}
 	}
 	return out
-}
-
-// lookupForeignDBAllowed is mongod's rule for $lookup's from: {db, coll}:
-// the form reads only internal namespaces (config.cache.chunks.*,
-// local.oplog.rs, config.collections, config.chunks and, before 8.0,
-// local.tenantMigration.oplogView); a user namespace must be named by a
-// string, in the aggregate's own database.
-func lookupForeignDBAllowed(db, coll string) bool {
-	switch {
-	case db == "config" && strings.HasPrefix(coll, "cache.chunks."):
-		return true
-	case db == "local" && (coll == "oplog.rs" || coll == "tenantMigration.oplogView"):
-		return true
-	case db == "config" && (coll == "collections" || coll == "chunks"):
-		return true
-	}
-	return false
-}
-
-// LookupFrom resolves $lookup's from in database db as mongod's
-// parseLookupFromAndResolveNamespace: a string names a collection of db;
-// {db, coll} only one of the internal namespaces lookupForeignDBAllowed
-// lists, FailedToParse (9) otherwise.
-func LookupFrom(v bsoncore.Value, db string) (string, string, error) {
-	switch v.Type {
-	case bsoncore.TypeString:
-		return db, v.StringValue(), nil
-	case bsoncore.TypeEmbeddedDocument:
-	default:
-		return "", "", errs.New(errs.FailedToParse, "$lookup 'from' field must be a string, but found %s", bsonutil.TypeName(v.Type))
-	}
-	var fdb, fcoll string
-	els, err := v.Document().Elements()
-	if err != nil {
-		return "", "", errs.New(errs.InvalidBSON, "$lookup from: %v", err)
-	}
-	for _, el := range els {
-		s, ok := el.Value().StringValueOK()
-		switch el.Key() {
-		case "db", "coll":
-			if !ok {
-				return "", "", errs.New(errs.TypeMismatch, "BSON field 'from.%s' is the wrong type '%s', expected type 'string'", el.Key(), bsonutil.TypeName(el.Value().Type))
-			}
-			if el.Key() == "db" {
-				fdb = s
-			} else {
-				fcoll = s
-			}
-		default:
-			return "", "", errs.New(errs.Location40415, "BSON field 'from.%s' is an unknown field.", el.Key())
-		}
-	}
-	if !lookupForeignDBAllowed(fdb, fcoll) {
-		return "", "", errs.New(errs.FailedToParse, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", fdb, fcoll)
-	}
-	return fdb, fcoll, nil
-}
-
-// lookupAccess: find on the foreign namespace (unless the sub-pipeline
-// opens with $documents) and what the sub-pipeline needs, as mongod's
-// DocumentSourceLookUp::LiteParsed.
-func lookupAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
-	d, ok := spec.DocumentOK()
-	if !ok {
-		return nil, nil
-	}
-	foreign := Namespace{DB: ns.DB}
-	if from, err := d.LookupErr("from"); err == nil {
-		db, coll, err := LookupFrom(from, ns.DB)
-		if err != nil {
-			return nil, err
-		}
-		foreign = Namespace{DB: db, Coll: coll}
-	}
-	return PipelineAccess(foreign, pipelineDocs(d.Lookup("pipeline")))
-}
-
-// graphLookupAccess: find on from, a collection of the aggregate's
-// database (the {db, coll} form is refused when parsed).
-func graphLookupAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
-	d, ok := spec.DocumentOK()
-	if !ok {
-		return nil, nil
-	}
-	if from, ok := d.Lookup("from").StringValueOK(); ok {
-		return []Access{findOn(ns.DB, from)}, nil
-	}
-	return nil, nil
-}
-
-// unionWithAccess: find on coll, a collection of the aggregate's database
-// (unless the sub-pipeline opens with $documents), and what the
-// sub-pipeline needs.
-func unionWithAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
-	if s, ok := spec.StringValueOK(); ok {
-		return []Access{findOn(ns.DB, s)}, nil
-	}
-	d, ok := spec.DocumentOK()
-	if !ok {
-		return nil, nil
-	}
-	coll, _ := d.Lookup("coll").StringValueOK()
-	return PipelineAccess(Namespace{DB: ns.DB, Coll: coll}, pipelineDocs(d.Lookup("pipeline")))
-}
-
-// facetAccess: what each facet's pipeline needs (they run on the input
-// documents, so no find of their own).
-func facetAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
-	d, ok := spec.DocumentOK()
-	if !ok {
-		return nil, nil
-	}
-	els, _ := d.Elements()
-	var out []Access
-	for _, f := range els {
-		acc, err := stagesAccess(ns, pipelineDocs(f.Value()))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, acc...)
-	}
-	return out, nil
-}
-
-// outAccess: insert and remove on the target, which {db, coll} may put in
-// any database (mongod's DocumentSourceOut::LiteParsed).
-func outAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
-	db, coll, err := parseTarget("$out", spec, ns.DB)
-	if err != nil {
-		return nil, err
-	}
-	return []Access{{Scope: ScopeCollection, DB: db, Coll: coll, Actions: []string{"insert", "remove"}}}, nil
-}
-
-// mergeAccess: on the target of into, in any database, insert when
-// unmatched documents are inserted and update unless whenMatched is
-// fail, as mongod's $merge descriptors.
-func mergeAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
-	into := spec
-	whenMatched, whenNotMatched := "merge", "insert"
-	if d, ok := spec.DocumentOK(); ok {
-		into = d.Lookup("into")
-		if s, ok := d.Lookup("whenMatched").StringValueOK(); ok {
-			whenMatched = s
-		} else if d.Lookup("whenMatched").Type == bsoncore.TypeArray {
-			whenMatched = "pipeline"
-		}
-		if s, ok := d.Lookup("whenNotMatched").StringValueOK(); ok {
-			whenNotMatched = s
-		}
-	}
-	if into.Type == 0 {
-		return nil, nil // refused when parsed
-	}
-	db, coll, err := parseTarget("$merge", into, ns.DB)
-	if err != nil {
-		return nil, err
-	}
-	var acts []string
-	if whenNotMatched == "insert" {
-		acts = append(acts, "insert")
-	}
-	if whenMatched != "fail" {
-		acts = append(acts, "update")
-	}
-	return []Access{{Scope: ScopeCollection, DB: db, Coll: coll, Actions: acts}}, nil
-}
-
-// changeStreamAccess: changeStream and find on what the stream watches:
-// the collection, the database ({aggregate: 1}) or, on admin, every
-// normal collection (mongod's DocumentSourceChangeStream::LiteParsed).
-func changeStreamAccess(_ bsoncore.Value, ns Namespace) ([]Access, error) {
-	acts := []string{"changeStream", "find"}
-	switch {
-	case ns.Coll != "":
-		return []Access{{Scope: ScopeCollection, DB: ns.DB, Coll: ns.Coll, Actions: acts}}, nil
-	case ns.DB == "admin":
-		return []Access{{Scope: ScopeAnyNormal, Actions: acts}}, nil
-	}
-	return []Access{{Scope: ScopeDatabase, DB: ns.DB, Actions: acts}}, nil
-}
-
-// listSessionsAccess: listSessions on the cluster, unless the stage lists
-// only the user's own sessions (no users, or users naming only oneself),
-// as mongod's listSessionsRequiredPrivileges.
-func listSessionsAccess(name string) stageAccess {
-	return func(spec bsoncore.Value, _ Namespace) ([]Access, error) {
-		a := Access{Scope: ScopeCluster, Actions: []string{"listSessions"}}
-		if sp, err := ParseListSessionsSpec(name, spec, nil, false); err == nil && !sp.AllUsers {
-			a.SelfUsers = sp.Users
-			if len(a.SelfUsers) == 1 && a.SelfUsers[0] == (SessionUser{}) {
-				a.SelfUsers = []SessionUser{} // none named: oneself
-			}
-		}
-		return []Access{a}, nil
-	}
 }

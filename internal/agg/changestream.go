@@ -74,3 +74,17 @@ func checkChangeStream(names []string, pc *ParseContext) error {
 	}
 	return nil
 }
+
+// changeStreamAccess: changeStream and find on what the stream watches:
+// the collection, the database ({aggregate: 1}) or, on admin, every
+// normal collection (mongod's DocumentSourceChangeStream::LiteParsed).
+func changeStreamAccess(_ bsoncore.Value, ns Namespace) ([]Access, error) {
+	acts := []string{"changeStream", "find"}
+	switch {
+	case ns.Coll != "":
+		return []Access{{Scope: ScopeCollection, DB: ns.DB, Coll: ns.Coll, Actions: acts}}, nil
+	case ns.DB == "admin":
+		return []Access{{Scope: ScopeAnyNormal, Actions: acts}}, nil
+	}
+	return []Access{{Scope: ScopeDatabase, DB: ns.DB, Actions: acts}}, nil
+}

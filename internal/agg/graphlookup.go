@@ -523,3 +523,16 @@ func visitValue(v bsoncore.Value, rest []string, fn func(bsoncore.Value)) {
 		}
 	}
 }
+
+// graphLookupAccess: find on from, a collection of the aggregate's
+// database (the {db, coll} form is refused when parsed).
+func graphLookupAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+	d, ok := spec.DocumentOK()
+	if !ok {
+		return nil, nil
+	}
+	if from, ok := d.Lookup("from").StringValueOK(); ok {
+		return []Access{findOn(ns.DB, from)}, nil
+	}
+	return nil, nil
+}

@@ -221,3 +221,19 @@ func parseListSessions(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	}
 	return parseMatch(bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: filter}, pc)
 }
+
+// listSessionsAccess: listSessions on the cluster, unless the stage lists
+// only the user's own sessions (no users, or users naming only oneself),
+// as mongod's listSessionsRequiredPrivileges.
+func listSessionsAccess(name string) stageAccess {
+	return func(spec bsoncore.Value, _ Namespace) ([]Access, error) {
+		a := Access{Scope: ScopeCluster, Actions: []string{"listSessions"}}
+		if sp, err := ParseListSessionsSpec(name, spec, nil, false); err == nil && !sp.AllUsers {
+			a.SelfUsers = sp.Users
+			if len(a.SelfUsers) == 1 && a.SelfUsers[0] == (SessionUser{}) {
+				a.SelfUsers = []SessionUser{} // none named: oneself
+			}
+		}
+		return []Access{a}, nil
+	}
+}

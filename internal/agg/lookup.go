@@ -232,3 +232,78 @@ func (l *lookupStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 		return out, nil
 	}), nil
 }
+
+// lookupForeignDBAllowed is mongod's rule for $lookup's from: {db, coll}:
+// the form reads only internal namespaces (config.cache.chunks.*,
+// local.oplog.rs, config.collections, config.chunks and, before 8.0,
+// local.tenantMigration.oplogView); a user namespace must be named by a
+// string, in the aggregate's own database.
+func lookupForeignDBAllowed(db, coll string) bool {
+	switch {
+	case db == "config" && strings.HasPrefix(coll, "cache.chunks."):
+		return true
+	case db == "local" && (coll == "oplog.rs" || coll == "tenantMigration.oplogView"):
+		return true
+	case db == "config" && (coll == "collections" || coll == "chunks"):
+		return true
+	}
+	return false
+}
+
+// LookupFrom resolves $lookup's from in database db as mongod's
+// parseLookupFromAndResolveNamespace: a string names a collection of db;
+// {db, coll} only one of the internal namespaces lookupForeignDBAllowed
+// lists, FailedToParse (9) otherwise.
+func LookupFrom(v bsoncore.Value, db string) (string, string, error) {
+	switch v.Type {
+	case bsoncore.TypeString:
+		return db, v.StringValue(), nil
+	case bsoncore.TypeEmbeddedDocument:
+	default:
+		return "", "", errs.New(errs.FailedToParse, "$lookup 'from' field must be a string, but found %s", bsonutil.TypeName(v.Type))
+	}
+	var fdb, fcoll string
+	els, err := v.Document().Elements()
+	if err != nil {
+		return "", "", errs.New(errs.InvalidBSON, "$lookup from: %v", err)
+	}
+	for _, el := range els {
+		s, ok := el.Value().StringValueOK()
+		switch el.Key() {
+		case "db", "coll":
+			if !ok {
+				return "", "", errs.New(errs.TypeMismatch, "BSON field 'from.%s' is the wrong type '%s', expected type 'string'", el.Key(), bsonutil.TypeName(el.Value().Type))
+			}
+			if el.Key() == "db" {
+				fdb = s
+			} else {
+				fcoll = s
+			}
+		default:
+			return "", "", errs.New(errs.Location40415, "BSON field 'from.%s' is an unknown field.", el.Key())
+		}
+	}
+	if !lookupForeignDBAllowed(fdb, fcoll) {
+		return "", "", errs.New(errs.FailedToParse, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", fdb, fcoll)
+	}
+	return fdb, fcoll, nil
+}
+
+// lookupAccess: find on the foreign namespace (unless the sub-pipeline
+// opens with $documents) and what the sub-pipeline needs, as mongod's
+// DocumentSourceLookUp::LiteParsed.
+func lookupAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+	d, ok := spec.DocumentOK()
+	if !ok {
+		return nil, nil
+	}
+	foreign := Namespace{DB: ns.DB}
+	if from, err := d.LookupErr("from"); err == nil {
+		db, coll, err := LookupFrom(from, ns.DB)
+		if err != nil {
+			return nil, err
+		}
+		foreign = Namespace{DB: db, Coll: coll}
+	}
+	return PipelineAccess(foreign, pipelineDocs(d.Lookup("pipeline")))
+}

@@ -394,3 +394,37 @@ func indexNameFor(fields []string) string {
 	}
 	return b.String()
 }
+
+// mergeAccess: on the target of into, in any database, insert when
+// unmatched documents are inserted and update unless whenMatched is
+// fail, as mongod's $merge descriptors.
+func mergeAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+	into := spec
+	whenMatched, whenNotMatched := "merge", "insert"
+	if d, ok := spec.DocumentOK(); ok {
+		into = d.Lookup("into")
+		if s, ok := d.Lookup("whenMatched").StringValueOK(); ok {
+			whenMatched = s
+		} else if d.Lookup("whenMatched").Type == bsoncore.TypeArray {
+			whenMatched = "pipeline"
+		}
+		if s, ok := d.Lookup("whenNotMatched").StringValueOK(); ok {
+			whenNotMatched = s
+		}
+	}
+	if into.Type == 0 {
+		return nil, nil // refused when parsed
+	}
+	db, coll, err := parseTarget("$merge", into, ns.DB)
+	if err != nil {
+		return nil, err
+	}
+	var acts []string
+	if whenNotMatched == "insert" {
+		acts = append(acts, "insert")
+	}
+	if whenMatched != "fail" {
+		acts = append(acts, "update")
+	}
+	return []Access{{Scope: ScopeCollection, DB: db, Coll: coll, Actions: acts}}, nil
+}

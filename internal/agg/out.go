@@ -134,3 +134,13 @@ func writeAll(rc *runCtx, in Iterator, db, coll string) error {
 	}
 	return flush()
 }
+
+// outAccess: insert and remove on the target, which {db, coll} may put in
+// any database (mongod's DocumentSourceOut::LiteParsed).
+func outAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+	db, coll, err := parseTarget("$out", spec, ns.DB)
+	if err != nil {
+		return nil, err
+	}
+	return []Access{{Scope: ScopeCollection, DB: db, Coll: coll, Actions: []string{"insert", "remove"}}}, nil
+}

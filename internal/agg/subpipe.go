@@ -260,3 +260,37 @@ func (f *facetStage) buffer(rc *runCtx, in Iterator, sp *spiller) ([][]byte, err
 		}
 	}
 }
+
+// unionWithAccess: find on coll, a collection of the aggregate's database
+// (unless the sub-pipeline opens with $documents), and what the
+// sub-pipeline needs.
+func unionWithAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+	if s, ok := spec.StringValueOK(); ok {
+		return []Access{findOn(ns.DB, s)}, nil
+	}
+	d, ok := spec.DocumentOK()
+	if !ok {
+		return nil, nil
+	}
+	coll, _ := d.Lookup("coll").StringValueOK()
+	return PipelineAccess(Namespace{DB: ns.DB, Coll: coll}, pipelineDocs(d.Lookup("pipeline")))
+}
+
+// facetAccess: what each facet's pipeline needs (they run on the input
+// documents, so no find of their own).
+func facetAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+	d, ok := spec.DocumentOK()
+	if !ok {
+		return nil, nil
+	}
+	els, _ := d.Elements()
+	var out []Access
+	for _, f := range els {
+		acc, err := stagesAccess(ns, pipelineDocs(f.Value()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, acc...)
+	}
+	return out, nil
+}
