@@ -10,7 +10,10 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdCreateUser, "createUser") }
+func init() {
+	register(cmdCreateUser, "createUser")
+	sensitiveFieldNames([]string{"pwd"}, "createUser") // redact.go
+}
 
 // userSpec is what createUser and updateUser take.
 type userSpec struct {
