@@ -13,6 +13,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
@@ -29,6 +30,30 @@ const MatchLimit = 200 * time.Millisecond
 // backtrackStack bounds the backtracking engine's stack (integer slots per
 // match, about 8 MiB), in place of PCRE2's heap limit.
 const backtrackStack = 1 << 20
+
+// slowMatch is how long a backtracking match runs before it bumps
+// SlowEpoch.
+const slowMatch = 5 * time.Millisecond
+
+var slowEpoch atomic.Uint64
+
+// SlowEpoch changes whenever a backtracking match ran longer than a few
+// milliseconds. A loop that checks its context only every so many
+// iterations checks it also when SlowEpoch changes, so that a deadline or
+// a kill is noticed after one slow match rather than after hundreds of
+// them (mongod checks for interrupts every 10ms of work as well as every
+// so many iterations). Reading it is one atomic load.
+func SlowEpoch() uint64 { return slowEpoch.Load() }
+
+// timed runs a backtracking match and bumps SlowEpoch when it was slow.
+func timed[T any](f func() (T, error)) (T, error) {
+	start := time.Now()
+	v, err := f()
+	if time.Since(start) > slowMatch {
+		slowEpoch.Add(1)
+	}
+	return v, err
+}
 
 // ErrMatchLimit is returned by a match that ran past MatchLimit or the
 // backtracking stack. Its text is PCRE2's for PCRE2_ERROR_MATCHLIMIT.
@@ -106,7 +131,7 @@ func (r *Regex) MatchString(s string) (bool, error) {
 	if r.re2 != nil {
 		return r.re2.MatchString(s), nil
 	}
-	ok, err := r.bt.MatchString(s)
+	ok, err := timed(func() (bool, error) { return r.bt.MatchString(s) })
 	return ok, matchErr(err)
 }
 
@@ -125,7 +150,7 @@ func (r *Regex) FindStringSubmatchIndex(s string) ([]int, error) {
 	if r.re2 != nil {
 		return r.re2.FindStringSubmatchIndex(s), nil
 	}
-	m, err := r.bt.FindStringMatch(s)
+	m, err := timed(func() (*regexp2.Match, error) { return r.bt.FindStringMatch(s) })
 	if err != nil || m == nil {
 		return nil, matchErr(err)
 	}
@@ -139,10 +164,11 @@ func (r *Regex) FindAllStringSubmatchIndex(s string) ([][]int, error) {
 		return r.re2.FindAllStringSubmatchIndex(s, -1), nil
 	}
 	var out [][]int
-	m, err := r.bt.FindStringMatch(s)
+	m, err := timed(func() (*regexp2.Match, error) { return r.bt.FindStringMatch(s) })
 	for err == nil && m != nil {
 		out = append(out, indexes(m))
-		m, err = r.bt.FindNextMatch(m)
+		prev := m
+		m, err = timed(func() (*regexp2.Match, error) { return r.bt.FindNextMatch(prev) })
 	}
 	if err != nil {
 		return nil, matchErr(err)

@@ -126,9 +126,26 @@ func TestRegexCatastrophicBacktracking(t *testing.T) {
 		t.Fatalf("find took %v", el)
 	}
 
+	// Over many documents the operation's maxTimeMS still ends it: each
+	// match is bounded, and the deadline is checked between documents.
+	many := make([]any, 0, 30)
+	for i := 2; i < 32; i++ {
+		many = append(many, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: subject}})
+	}
+	if _, err := coll.InsertMany(c, many); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	err = d.RunCommand(c, bson.D{{Key: "find", Value: "redos"}, {Key: "maxTimeMS", Value: 300},
+		{Key: "filter", Value: bson.D{{Key: "s", Value: bson.D{{Key: "$regex", Value: `^(a+)+\1$`}}}}}}).Err()
+	testenv.WantCmdError(t, err, 50, "MaxTimeMSExpired")
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("find with maxTimeMS 300 took %v", el)
+	}
+
 	start = time.Now()
 	err = d.RunCommand(c, bson.D{{Key: "aggregate", Value: "redos"}, {Key: "cursor", Value: bson.D{}},
-		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$project", Value: bson.D{
+		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$limit", Value: 1}}, bson.D{{Key: "$project", Value: bson.D{
 			{Key: "m", Value: bson.D{{Key: "$regexMatch", Value: bson.D{{Key: "input", Value: "$s"}, {Key: "regex", Value: `^(a+)+\1$`}}}}}}}}}}}).Err()
 	ce := testenv.WantCmdError(t, err, 51156, "Location51156")
 	if want := "Error occurred while executing the regular expression in $regexMatch. Result code: match limit exceeded"; ce.Message != want {
