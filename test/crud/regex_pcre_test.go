@@ -29,6 +29,7 @@ func TestRegexPCREFeatures(t *testing.T) {
 		bson.D{{Key: "_id", Value: 6}, {Key: "s", Value: strings.Repeat("a", 1001)}},
 		bson.D{{Key: "_id", Value: 7}, {Key: "s", Value: strings.Repeat("a", 1000)}},
 		bson.D{{Key: "_id", Value: 8}, {Key: "s", Value: "xAay"}},
+		bson.D{{Key: "_id", Value: 9}, {Key: "s", Value: "x\naa"}},
 	}
 	if _, err := coll.InsertMany(c, docs); err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func TestRegexPCREFeatures(t *testing.T) {
 		pattern, options string
 		want             []int32
 	}{
-		{`(a)\1`, "", []int32{1, 6, 7}},
+		{`(a)\1`, "", []int32{1, 6, 7, 9}},
 		{`^x(a)\1y$`, "", []int32{1}},
 		{`^x(a)\1y$`, "i", []int32{1, 8}},
 		{`foo(?=bar)`, "", []int32{3}},
@@ -59,6 +60,12 @@ func TestRegexPCREFeatures(t *testing.T) {
 		{`^a{1001}$`, "", []int32{6}},
 		{`^a{1000,}$`, "", []int32{6, 7}},
 		{"^ x (a) \\1 y $ # comment", "x", []int32{1}},
+		// m and s mean what they mean to PCRE on the backtracking engine.
+		{`^(a)\1$`, "", nil},
+		{`^(a)\1$`, "m", []int32{9}},
+		{`x.(a)\1`, "", nil},
+		{`x.(a)\1`, "s", []int32{9}},
+		{`x.(a)\1`, "su", []int32{9}},
 	} {
 		got := ids(tc.pattern, tc.options)
 		if len(got) != len(tc.want) {
