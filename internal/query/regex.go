@@ -86,8 +86,8 @@ func (n *RegexNode) matchValue(v bsoncore.Value, _ *int) bool {
 	return false
 }
 
-// newRegexNode compiles a MongoDB (PCRE) pattern with its options into Go's
-// regexp syntax.
+// newRegexNode compiles a MongoDB (PCRE) pattern with its options
+// (internal/regex: RE2 when it can, else the bounded backtracking engine).
 func newRegexNode(path, pattern, options string) (*RegexNode, error) {
 	re, err := compileRegex(pattern, options)
 	if err != nil {
