@@ -76,6 +76,38 @@ type Regex struct {
 // engine accepts returns a *SyntaxError, which each caller words as
 // mongod does in its place.
 func Compile(pattern, options string) (*Regex, error) {
+	p, err := prepare(pattern, options)
+	if err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(p)
+	if err == nil {
+		return &Regex{re2: re}, nil
+	}
+	bt, err2 := compileBacktracking(p)
+	if err2 != nil {
+		return nil, &SyntaxError{Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
+	}
+	return &Regex{bt: bt}, nil
+}
+
+// compileBacktracking compiles a prepared pattern for regexp2's engine in
+// its RE2-compatible mode (Go's meaning of \w, \d, $, case folding),
+// with captures numbered in pattern order as in PCRE and RE2.
+func compileBacktracking(p string) (*regexp2.Regexp, error) {
+	bt, err := regexp2.Compile(p, regexp2.RE2, regexp2.OptionMaintainCaptureOrder(),
+		regexp2.OptionMaxBacktrackingStackSize(backtrackStack))
+	if err != nil {
+		return nil, err
+	}
+	bt.MatchTimeout = MatchLimit
+	return bt, nil
+}
+
+// prepare checks the options and returns the pattern both engines
+// compile: with x, whitespace and comments removed; i, m and s as one
+// leading inline group, so that both engines read them identically.
+func prepare(pattern, options string) (string, error) {
 	var flags strings.Builder
 	extended := false
 	for _, c := range options {
@@ -90,29 +122,17 @@ func Compile(pattern, options string) (*Regex, error) {
 			// Patterns and subjects are always UTF-8 here, as under
 			// PCRE's UTF mode that 'u' selects.
 		default:
-			return nil, errs.New(errs.Location51108, "invalid flag in regex options: %c", c)
+			return "", errs.New(errs.Location51108, "invalid flag in regex options: %c", c)
 		}
 	}
 	p := pattern
 	if extended {
 		p = StripExtended(p)
 	}
-	// Both engines get the options as one inline group, so that they read
-	// them identically.
 	if flags.Len() > 0 {
 		p = "(?" + flags.String() + ")" + p
 	}
-	re, err := regexp.Compile(p)
-	if err == nil {
-		return &Regex{re2: re}, nil
-	}
-	bt, err2 := regexp2.Compile(p, regexp2.RE2, regexp2.OptionMaintainCaptureOrder(),
-		regexp2.OptionMaxBacktrackingStackSize(backtrackStack))
-	if err2 != nil {
-		return nil, &SyntaxError{Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
-	}
-	bt.MatchTimeout = MatchLimit
-	return &Regex{bt: bt}, nil
+	return p, nil
 }
 
 // Backtracking reports whether the pattern runs on the backtracking
