@@ -80,3 +80,30 @@ func TestMatchLimit(t *testing.T) {
 		t.Fatal("SlowEpoch did not move")
 	}
 }
+
+// FuzzCompile compiles any pattern with any options and runs it: no
+// panic, every error is a syntax error, an option error or the match
+// limit, and no call runs for long.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{`(a)\1`, `(?<=a)b`, `a{1001}`, `(a+)+$`, `[[:alpha:]]`, `\Q.\E`, `(?>a)`, `a++`} {
+		f.Add(s, "i", "aab")
+	}
+	f.Fuzz(func(t *testing.T, pattern, options, subject string) {
+		start := time.Now()
+		defer func() {
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("/%q/%q on %q took %v", pattern, options, subject, d)
+			}
+		}()
+		r, err := Compile(pattern, options)
+		if err != nil {
+			return
+		}
+		if _, err := r.MatchString(subject); err != nil && err != ErrMatchLimit {
+			t.Fatal(err)
+		}
+		if _, err := r.FindAllStringSubmatchIndex(subject); err != nil && err != ErrMatchLimit {
+			t.Fatal(err)
+		}
+	})
+}
