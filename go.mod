@@ -7,6 +7,7 @@ require (
 	github.com/blevesearch/snowballstem v0.9.0
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/golang/geo v0.0.0-20260818125358-b200a1149890
 	github.com/xdg-go/scram v1.2.0
 	github.com/xdg-go/stringprep v1.0.4

@@ -95,14 +95,19 @@ func (s *Store) HasUsers(ctx context.Context) (bool, error) {
 	if h != 0 {
 		return h > 0, nil
 	}
-	n, err := s.eng.Count(ctx, "admin", usersColl, nil, 0, 1, bsoncore.Value{})
+	gen := s.gen.Load()
+	n, err := s.countUsers(ctx)
 	if err != nil {
-		return false, fmt.Errorf("count users: %w", err)
+		return false, err
 	}
 	s.mu.Lock()
-	s.hasUsers = -1
-	if n > 0 {
-		s.hasUsers = 1
+	// A user created while the count ran would leave a stale "none":
+	// cache only what no change has overtaken.
+	if s.gen.Load() == gen {
+		s.hasUsers = -1
+		if n > 0 {
+			s.hasUsers = 1
+		}
 	}
 	s.mu.Unlock()
 	return n > 0, nil

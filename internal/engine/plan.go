@@ -10,6 +10,7 @@ import (
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/query/plan"
+	"github.com/lodedb/lode/internal/regex"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -233,8 +234,11 @@ func projFields(o exec.Options) []string {
 // runPlan works root until EOF, calling fn with each result until fn
 // returns false. It checks ctx every 256 works.
 func runPlan(ctx context.Context, root exec.Stage, fn func(m *exec.Member) bool) error {
+	slow := regex.SlowEpoch()
 	for i := 0; ; i++ {
-		if i&255 == 0 && ctx != nil {
+		// Also after a slow backtracking regex match (regex.SlowEpoch).
+		if e := regex.SlowEpoch(); (i&255 == 0 || e != slow) && ctx != nil {
+			slow = e
 			if err := ctx.Err(); err != nil {
 				return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
@@ -272,6 +276,8 @@ type planIter struct {
 	// pass SetContext down): its figures then go to that command.
 	gen     opstats.Generational
 	lastGen uint64
+	// slow is the regex.SlowEpoch of the last context check.
+	slow uint64
 }
 
 // SetContext replaces the context that bounds the iterator's work (each
@@ -296,7 +302,9 @@ func (it *planIter) Next() (bsoncore.Document, error) {
 	}
 	for {
 		it.n++
-		if it.n&255 == 0 {
+		// Also after a slow backtracking regex match (regex.SlowEpoch).
+		if e := regex.SlowEpoch(); it.n&255 == 0 || e != it.slow {
+			it.slow = e
 			if err := it.ctx.Err(); err != nil {
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}

@@ -280,6 +280,7 @@ const (
 	Location51111   Code = 51111
 	Location51132   Code = 51132
 	Location51134   Code = 51134
+	Location51156   Code = 51156
 	Location51182   Code = 51182
 	Location51183   Code = 51183
 	Location51186   Code = 51186

@@ -1,13 +1,13 @@
 package expr
 
 import (
+	"errors"
 	"math/rand/v2"
-	"regexp"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/regex"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -19,63 +19,20 @@ func init() {
 }
 
 // CompileRegex compiles a MongoDB (PCRE-style) pattern with options
-// i, m, s, x into a Go regexp.
-func CompileRegex(pattern, options string) (*regexp.Regexp, error) {
-	flags := ""
-	for _, o := range options {
-		switch o {
-		case 'i', 'm', 's':
-			if !strings.ContainsRune(flags, o) {
-				flags += string(o)
-			}
-		case 'x':
-			pattern = stripExtended(pattern)
-		case 'u':
-		default:
-			return nil, errs.New(errs.Location51108, "invalid flag in regex options: %c", o)
-		}
+// i, m, s, x, u for $regexMatch, $regexFind and $regexFindAll.
+func CompileRegex(pattern, options string) (*regex.Regex, error) {
+	re, err := regex.Compile(pattern, options)
+	var se *regex.SyntaxError
+	if errors.As(err, &se) {
+		return nil, errs.New(errs.Location51111, "Invalid Regex: %s", se.Msg)
 	}
-	if flags != "" {
-		pattern = "(?" + flags + ")" + pattern
-	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, errs.New(errs.Location51111, "Invalid Regex: %v", err)
-	}
-	return re, nil
+	return re, err
 }
 
-// stripExtended removes unescaped whitespace and #-comments (option x).
-func stripExtended(p string) string {
-	var sb strings.Builder
-	inClass, comment := false, false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if comment {
-			if c == '\n' {
-				comment = false
-			}
-			continue
-		}
-		switch {
-		case c == '\\' && i+1 < len(p):
-			sb.WriteByte(c)
-			sb.WriteByte(p[i+1])
-			i++
-			continue
-		case c == '[':
-			inClass = true
-		case c == ']':
-			inClass = false
-		case !inClass && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'):
-			continue
-		case !inClass && c == '#':
-			comment = true
-			continue
-		}
-		sb.WriteByte(c)
-	}
-	return sb.String()
+// regexExecErr words a match that hit the match limit as mongod's
+// uassert 51156 does for PCRE's error.
+func regexExecErr(op string, err error) error {
+	return errs.New(errs.Location51156, "Error occurred while executing the regular expression in %s. Result code: %v", op, err)
 }
 
 func parseRegex(mode string) opParser {
@@ -158,16 +115,27 @@ func parseRegex(mode string) opParser {
 			s := in.StringValue()
 			switch mode {
 			case "match":
-				return Bool(re.MatchString(s)), nil
+				ok, err := re.MatchString(s)
+				if err != nil {
+					return Missing, regexExecErr(name, err)
+				}
+				return Bool(ok), nil
 			case "find":
-				m := re.FindStringSubmatchIndex(s)
+				m, err := re.FindStringSubmatchIndex(s)
+				if err != nil {
+					return Missing, regexExecErr(name, err)
+				}
 				if m == nil {
 					return Null, nil
 				}
 				return matchDoc(s, m), nil
 			}
+			all, err := re.FindAllStringSubmatchIndex(s)
+			if err != nil {
+				return Missing, regexExecErr(name, err)
+			}
 			b := NewArrayBuilder()
-			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			for _, m := range all {
 				b.Append(matchDoc(s, m))
 			}
 			return b.Value(), nil

@@ -2,13 +2,13 @@ package query
 
 import (
 	"math"
-	"regexp"
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/regex"
 )
 
 // JSONSchemaNode is {$jsonSchema: Schema}: the document matches MongoDB's
@@ -33,7 +33,7 @@ type schema struct {
 	exclMax  bool
 	minLen   int64 // -1: absent
 	maxLen   int64
-	pattern  *regexp.Regexp
+	pattern  *regex.Regex
 	minItems int64
 	maxItems int64
 	minProps int64
@@ -59,7 +59,7 @@ type schema struct {
 }
 
 type patternSchema struct {
-	re *regexp.Regexp
+	re *regex.Regex
 	s  *schema
 }
 

@@ -99,7 +99,7 @@ func (s *schema) stringFailures(v bsoncore.Value) []bsoncore.Document {
 	if s.maxLen >= 0 && n > s.maxLen {
 		out = append(out, s.rule("maxLength").AppendString("reason", "specified string length was not satisfied").AppendValue("consideredValue", v).Build())
 	}
-	if s.pattern != nil && !s.pattern.MatchString(v.StringValue()) {
+	if s.pattern != nil && !s.pattern.Matches(v.StringValue()) {
 		out = append(out, s.rule("pattern").AppendString("reason", "regular expression did not match").AppendValue("consideredValue", v).Build())
 	}
 	return out
@@ -197,7 +197,7 @@ func (s *schema) objectFailures(d bsoncore.Document) []bsoncore.Document {
 			}
 		}
 		for _, p := range s.patProps {
-			if p.re.MatchString(k) {
+			if p.re.Matches(k) {
 				known = true
 				if !p.s.matches(v) {
 					props.AppendDocument(propertyFailure(k, p.s, v))

@@ -126,7 +126,7 @@ func (s *schema) stringOK(str string) bool {
 			return false
 		}
 	}
-	return s.pattern == nil || s.pattern.MatchString(str)
+	return s.pattern == nil || s.pattern.Matches(str)
 }
 
 func (s *schema) arrayOK(a bsoncore.Array) bool {
@@ -188,7 +188,7 @@ func (s *schema) objectOK(d bsoncore.Document) bool {
 			}
 		}
 		for _, p := range s.patProps {
-			if p.re.MatchString(k) {
+			if p.re.Matches(k) {
 				known = true
 				if !p.s.matches(v) {
 					return false

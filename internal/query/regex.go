@@ -1,10 +1,11 @@
 package query
 
 import (
-	"regexp"
+	"errors"
 	"strings"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/regex"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -15,7 +16,7 @@ type RegexNode struct {
 	pathed
 	Pattern string
 	Options string
-	re      *regexp.Regexp
+	re      *regex.Regex
 	// collated is set under a non-simple collation: regexes ignore the
 	// collation, but an index under it holds sort keys, so the literal
 	// prefix bounds nothing there.
@@ -74,7 +75,10 @@ func (n *RegexNode) matchValue(v bsoncore.Value, _ *int) bool {
 		if len(v.Data) < 5 {
 			return false
 		}
-		return n.re.Match(v.Data[4 : len(v.Data)-1])
+		// Past the match limit the value does not match, as mongod's
+		// RegexMatchExpression treats any PCRE error.
+		ok, _ := n.re.Match(v.Data[4 : len(v.Data)-1])
+		return ok
 	case bsoncore.TypeRegex:
 		p, o, ok := v.RegexOK()
 		return ok && p == n.Pattern && o == n.Options
@@ -82,8 +86,8 @@ func (n *RegexNode) matchValue(v bsoncore.Value, _ *int) bool {
 	return false
 }
 
-// newRegexNode compiles a MongoDB (PCRE) pattern with its options into Go's
-// regexp syntax.
+// newRegexNode compiles a MongoDB (PCRE) pattern with its options
+// (internal/regex: RE2 when it can, else the bounded backtracking engine).
 func newRegexNode(path, pattern, options string) (*RegexNode, error) {
 	re, err := compileRegex(pattern, options)
 	if err != nil {
@@ -93,67 +97,17 @@ func newRegexNode(path, pattern, options string) (*RegexNode, error) {
 }
 
 // compileRegex validates options and compiles the pattern.
-func compileRegex(pattern, options string) (*regexp.Regexp, error) {
-	var flags strings.Builder
-	extended := false
-	for _, c := range options {
-		switch c {
-		case 'i', 'm', 's':
-			if !strings.ContainsRune(flags.String(), c) {
-				flags.WriteRune(c)
-			}
-		case 'x':
-			extended = true
-		case 'u':
-		default:
-			return nil, errs.New(errs.Location51108, "invalid flag in regex options: %c", c)
-		}
+func compileRegex(pattern, options string) (*regex.Regex, error) {
+	re, err := regex.Compile(pattern, options)
+	var se *regex.SyntaxError
+	if err != nil && !errors.As(err, &se) {
+		return nil, err // invalid options
 	}
 	if strings.IndexByte(pattern, 0) >= 0 {
 		return nil, errs.New(errs.BadValue, "Regular expression cannot contain an embedded null byte")
 	}
-	p := pattern
-	if extended {
-		p = stripExtended(p)
-	}
-	if flags.Len() > 0 {
-		p = "(?" + flags.String() + ")" + p
-	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, errs.New(errs.Location51091, "Regular expression is invalid: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	if se != nil {
+		return nil, errs.New(errs.Location51091, "Regular expression is invalid: %s", se.Msg)
 	}
 	return re, nil
-}
-
-// stripExtended removes the whitespace and #-comments that the "x" option
-// makes insignificant, outside character classes and escapes.
-func stripExtended(p string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			b.WriteByte(c)
-			b.WriteByte(p[i+1])
-			i++
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-			b.WriteByte(c)
-		case c == '[':
-			inClass = true
-			b.WriteByte(c)
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-		case c == '#':
-			for i < len(p) && p[i] != '\n' {
-				i++
-			}
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

@@ -569,6 +569,7 @@ func asksAboutSelf(req *Request, g *auth.Grants) bool {
 // renderCmd shows a command in an error as mongod does, without the
 // session and cluster-time fields that add nothing.
 func renderCmd(cmd bsoncore.Document) string {
+	cmd = redactCommand(cmd) // redact.go
 	b := bsoncore.NewDocumentBuilder()
 	els, _ := cmd.Elements()
 	for _, el := range els {

@@ -10,7 +10,10 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdCreateUser, "createUser") }
+func init() {
+	register(cmdCreateUser, "createUser")
+	sensitiveFieldNames([]string{"pwd"}, "createUser") // redact.go
+}
 
 // userSpec is what createUser and updateUser take.
 type userSpec struct {
@@ -123,7 +126,19 @@ func cmdCreateUser(ctx context.Context, s *Server, req *Request) (bsoncore.Docum
 		return nil, err
 	}
 	u := &auth.User{Name: spec.name, DB: req.DB, UserID: auth.NewUserID(), Creds: creds, Roles: spec.roles, CustomData: spec.customData}
-	if err := s.users.CreateUser(ctx, u); err != nil {
+	g, err := s.connGrants(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.Auth && g == nil {
+		// Unauthenticated under --auth: authorize let it through on the
+		// localhost exception, which must still hold when the user is
+		// written (auth.CreateFirstUser).
+		err = s.users.CreateFirstUser(ctx, u)
+	} else {
+		err = s.users.CreateUser(ctx, u)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return nil, nil

@@ -144,9 +144,9 @@ func explainReply(out, inner bsoncore.Document, db string) bsoncore.Document {
 	for _, e := range elems {
 		b.AppendValue(e.Key(), e.Value())
 	}
-	cmd := inner
+	cmd := redactCommand(inner) // redact.go
 	if _, err := inner.LookupErr("$db"); err != nil {
-		cmd = explainAppendField(inner, "$db", bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, db)})
+		cmd = explainAppendField(cmd, "$db", bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, db)})
 	}
 	b.AppendDocument("command", cmd)
 	b.AppendDocument("serverInfo", serverInfoDoc())

@@ -42,6 +42,7 @@ func explainPipeline(ctx context.Context, req *Request, p *agg.Pipeline, cat agg
 // echoedCommand is a command as explain's command field shows it: without
 // the session and cluster fields.
 func echoedCommand(cmd bsoncore.Document) bsoncore.Document {
+	cmd = redactCommand(cmd) // redact.go
 	elems, err := cmd.Elements()
 	if err != nil {
 		return cmd

@@ -8,7 +8,10 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdSaslContinue, "saslContinue") }
+func init() {
+	register(cmdSaslContinue, "saslContinue")
+	sensitiveFieldNames([]string{"payload"}, "saslContinue") // redact.go
+}
 
 // cmdSaslContinue carries the next client message of a conversation.
 func cmdSaslContinue(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

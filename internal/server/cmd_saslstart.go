@@ -9,7 +9,11 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdSaslStart, "saslStart") }
+func init() {
+	register(cmdSaslStart, "saslStart")
+	// The SASL payload carries the client's proof (redact.go).
+	sensitiveFieldNames([]string{"payload"}, "saslStart")
+}
 
 // saslArgs are the fields of saslStart (and of hello's
 // speculativeAuthenticate, which carries a saslStart).

@@ -11,6 +11,7 @@ import (
 
 func init() {
 	register(cmdUpdateUser, "updateUser")
+	sensitiveFieldNames([]string{"pwd"}, "updateUser") // redact.go
 	checked(updateUserCheck, "updateUser")
 }
 

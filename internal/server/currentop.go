@@ -60,7 +60,7 @@ func (s *Server) ops() *opRegistry { return &s.opReg }
 func (s *Server) beginOp(ctx context.Context, req *Request) (context.Context, func()) {
 	r := s.ops()
 	ctx, cancel := context.WithCancel(ctx)
-	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, cmd: req.Cmd, start: time.Now(), cancel: cancel}
+	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, cmd: redactCommand(req.Cmd), start: time.Now(), cancel: cancel}
 	if req.conn != nil {
 		op.connID = req.conn.id
 		if req.conn.nc != nil {

@@ -191,7 +191,7 @@ func lastColon(s string) int {
 // delete of one statement shows the statement ({q, u, multi, upsert} or
 // {q, limit}) as mongod does; a large command is cut.
 func profiledCommand(req *Request) bsoncore.Document {
-	cmd := req.Cmd
+	cmd := redactCommand(req.Cmd) // redact.go
 	key := ""
 	switch req.Name {
 	case "update":

@@ -284,7 +284,7 @@ func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d ti
 		return
 	}
 	f := qsFigures{micros: d.Microseconds(), nret: st.NReturned, keys: st.KeysExamined, docs: st.DocsExamined, plan: st.PlanSummary}
-	rep := repOf{name: name, db: req.DB, coll: coll, cmd: req.Cmd}
+	rep := repOf{name: name, db: req.DB, coll: coll, cmd: redactCommand(req.Cmd)} // redact.go
 	fp, hasFP := shapeFingerprint(q.seed, req.DB, req.Cmd, name, coll)
 	open := op.cursor != nil && st.CursorID != 0
 	if hasFP && !open && q.recordFP(fp, &f, &rep) {
@@ -300,9 +300,10 @@ func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d ti
 		// The reply carrying the cursor id is not sent yet: no getMore
 		// can hold the cursor now. The command document is the wire
 		// buffer's: copy it.
-		rep.cmd = nil
-		if len(req.Cmd) <= maxRepCmdBytes {
-			rep.cmd = append(bsoncore.Document(nil), req.Cmd...)
+		if len(rep.cmd) <= maxRepCmdBytes {
+			rep.cmd = append(bsoncore.Document(nil), rep.cmd...)
+		} else {
+			rep.cmd = nil
 		}
 		op.cursor.Obs = &queryExec{fp: fp, hasFP: hasFP, hash: hash, key: key, rep: rep, f: f}
 		op.cursor.OnClose = s.cursorClosed

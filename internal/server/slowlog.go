@@ -26,7 +26,7 @@ const maxLogAttrBytes = 10 << 10
 // order, and keeps it for getLog.
 func (s *Server) logSlow(e *opEntry) {
 	st := &e.op.stats
-	cmdJSON, trunc, size := truncatedCommandJSON(e.req.Cmd)
+	cmdJSON, trunc, size := truncatedCommandJSON(redactCommand(e.req.Cmd))
 	attrs := make([]slog.Attr, 0, 24)
 	attrs = append(attrs,
 		slog.String(mongolog.KeyComponent, "COMMAND"),

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// sensitiveFields maps a command name to the top-level fields that are
+// never echoed: mongod's Command::sensitiveFieldNames, which its
+// snipForLogging replaces by "xxx" wherever the command is shown (the
+// slow-operation log and getLog, the profiler, currentOp and
+// $currentOp, the query statistics' representative commands, and error
+// messages that quote the command). Each command declares its own with
+// sensitiveFieldNames beside its register call.
+var sensitiveFields = map[string][]string{}
+
+// sensitiveFieldNames declares fields of the commands names that must be
+// redacted wherever the command is echoed. Call it from init.
+func sensitiveFieldNames(fields []string, names ...string) {
+	for _, n := range names {
+		sensitiveFields[n] = append(sensitiveFields[n], fields...)
+	}
+}
+
+// redactedText is what a sensitive field's value becomes, as in mongod.
+const redactedText = "xxx"
+
+// redactCommand returns cmd with the value of every top-level field its
+// command (named by cmd's first field) declares sensitive replaced by
+// the string "xxx", every occurrence as mongod's snipForLogging does. It
+// returns cmd itself when there is nothing to redact, so every place
+// that echoes a command can call it.
+func redactCommand(cmd bsoncore.Document) bsoncore.Document {
+	first, err := cmd.IndexErr(0)
+	if err != nil {
+		return cmd
+	}
+	fields := sensitiveFields[first.Key()]
+	if len(fields) == 0 {
+		return cmd
+	}
+	els, err := cmd.Elements()
+	if err != nil {
+		return cmd
+	}
+	hit := false
+	for _, el := range els {
+		if isSensitive(el.Key(), fields) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return cmd
+	}
+	b := bsoncore.NewDocumentBuilder()
+	for _, el := range els {
+		if isSensitive(el.Key(), fields) {
+			b.AppendString(el.Key(), redactedText)
+			continue
+		}
+		b.AppendValue(el.Key(), el.Value())
+	}
+	return b.Build()
+}
+
+func isSensitive(key string, fields []string) bool {
+	for _, f := range fields {
+		if key == f {
+			return true
+		}
+	}
+	return false
+}
