@@ -93,7 +93,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		// As documented on WithLogger: warnings and errors reach stderr.
 		cfg.logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger, OplogBytes: cfg.oplogBytes})
+	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger, OplogBytes: cfg.oplogBytes, FS: cfg.fs})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("lode: data directory %s is in use by another process or another lode.DB (close it first, or use another directory): %w", dir, err)
 	}

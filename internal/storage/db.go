@@ -163,7 +163,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		opts.FS = vfs.Default
 	}
 	if err := checkWritable(opts.FS, dir); err != nil {
-		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+		return nil, fmt.Errorf("storage: %w", err) // names dir
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref() // the DB holds its own reference

@@ -56,26 +56,18 @@ func isDiskFull(err error) bool {
 
 // isIOFailure reports whether err is a failure of the filesystem to
 // write: out of space or quota, EIO, a read-only remount, a file too
-// large, or an error a test injects below Pebble's vfs (InjectedIOError).
+// large.
 func isIOFailure(err error) bool {
 	if err == nil {
 		return false
 	}
-	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS, syscall.EFBIG, errInjectedIO} {
+	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS, syscall.EFBIG} {
 		if errors.Is(err, e) {
 			return true
 		}
 	}
 	return false
 }
-
-// errInjectedIO marks an error injected by a test filesystem as an I/O
-// failure (Options.FS); InjectedIOError returns it.
-var errInjectedIO = errors.New("injected I/O error")
-
-// InjectedIOError is the error test filesystems inject: the DB treats it
-// as an I/O failure (EIO) of the filesystem.
-func InjectedIOError() error { return fmt.Errorf("%w (%w)", errInjectedIO, syscall.EIO) }
 
 // Failed returns the DB's Failure, or nil while it is healthy.
 func (db *DB) Failed() error {
@@ -102,7 +94,7 @@ func (db *DB) fail(err error) error {
 		db.onFailure(f) // lode serve logs a fatal line and exits here
 	} else {
 		db.log.Error("storage failed: the database accepts no more operations", "dataPath", f.Dir,
-			"freeBytes", f.FreeBytes, "diskFull", f.DiskFull, "err", err)
+			"freeBytes", f.FreeBytes, "diskFull", f.DiskFull, "err", err.Error())
 	}
 	return f
 }
