@@ -146,6 +146,8 @@ type DB struct {
 	fs        vfs.FS
 	failure   atomic.Pointer[Failure] // set once by fail (fail.go)
 	onFailure func(*Failure)
+	failedCh  chan struct{} // closed by fail
+	opening   atomic.Bool   // within pebble.Open: Fatalf panics for openPebble to recover
 }
 
 // Open opens (creating if needed) the Pebble database in dir.
@@ -175,6 +177,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		done:      make(chan struct{}),
 		fs:        opts.FS,
 		onFailure: opts.OnFailure,
+		failedCh:  make(chan struct{}),
 	}
 	popts := &pebble.Options{
 		FS:           opts.FS,
@@ -189,7 +192,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	popts.EnsureDefaults()
 	removeStaleBulk(dir)
-	pdb, err := pebble.Open(dir, popts)
+	pdb, err := db.openPebble(popts)
 	// Another process holds the flock (EAGAIN), or this process has the
 	// directory open already: Pebble reports that with an unexported
 	// error whose text is all there is to match.
@@ -209,6 +212,15 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	go db.syncLoop(opts.SyncInterval)
 	return db, nil
+}
+
+// openPebble opens Pebble in db.dir; a fatal I/O error while it writes
+// its MANIFEST comes back as the DB's failure.
+func (db *DB) openPebble(popts *pebble.Options) (pdb *pebble.DB, err error) {
+	db.opening.Store(true)
+	defer db.opening.Store(false)
+	defer db.recoverFatal(&err)
+	return pebble.Open(db.dir, popts)
 }
 
 // Pebble returns the underlying Pebble database.
@@ -248,7 +260,7 @@ func Get(r Reader, key, dst []byte) (val []byte, found bool, err error) {
 // returned sequence can be passed to WaitDurable.
 //
 // Once the DB has failed (Failed) it returns the Failure without calling
-// Pebble, whose commit pipeline a failed WAL write leaves blocked.
+// Pebble, whose commit pipeline a failed WAL write leaves unusable.
 func (db *DB) Commit(b *pebble.Batch) (seq uint64, err error) {
 	if f := db.failure.Load(); f != nil {
 		b.Close()
@@ -394,7 +406,7 @@ func (q quietLogger) Fatalf(format string, args ...any) {
 	}
 	if q.db != nil && cause != nil && isIOFailure(cause) {
 		q.db.fail(cause)
-		if strings.HasPrefix(format, "pebble: fatal commit error") || format == "%v" {
+		if strings.HasPrefix(format, "pebble: fatal commit error") || format == "%v" || q.db.opening.Load() {
 			panic(fatalCommit{cause})
 		}
 		select {}
@@ -403,5 +415,20 @@ func (q quietLogger) Fatalf(format string, args ...any) {
 	panic(msg)
 }
 
-// Flush writes the memtable to an sstable (tests: on-disk estimates).
-func (db *DB) Flush() error { return db.pdb.Flush() }
+// Flush writes the memtable to an sstable (the fsync command; tests:
+// on-disk estimates). Pebble retries a failed flush forever, so the wait
+// ends when the DB fails.
+func (db *DB) Flush() error {
+	if f := db.failure.Load(); f != nil {
+		return f
+	}
+	done, err := db.pdb.AsyncFlush()
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+	case <-db.failedCh:
+	}
+	return db.Failed()
+}

@@ -90,6 +90,7 @@ func (db *DB) fail(err error) error {
 	if !db.failure.CompareAndSwap(nil, f) {
 		return db.failure.Load()
 	}
+	close(db.failedCh)
 	if db.onFailure != nil {
 		db.onFailure(f) // lode serve logs a fatal line and exits here
 	} else {
@@ -158,7 +159,7 @@ func checkWritable(fsys vfs.FS, dir string) error {
 		if isDiskFull(err) {
 			return fmt.Errorf("%w to create the data directory %s: %w", ErrNoSpace, dir, err)
 		}
-		return err
+		return fmt.Errorf("cannot create the data directory %s: %w", dir, err)
 	}
 	var walBytes uint64
 	if names, err := fsys.List(dir); err == nil {

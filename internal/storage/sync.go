@@ -64,6 +64,7 @@ func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 		}
 		select {
 		case <-ch:
+		case <-db.failedCh:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
