@@ -83,9 +83,9 @@ type serveProc struct {
 
 // startServe starts `lode serve` with a JSON log on dataDir; it does not
 // wait for it to listen.
-func startServe(t *testing.T, bin, dataDir string, extra ...string) *serveProc {
+func startServe(t *testing.T, bin, dataDir, logFormat string) *serveProc {
 	t.Helper()
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--dir", dataDir, "--log-format", "json"}, extra...)
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--dir", dataDir, "--log-format", logFormat}
 	p := &serveProc{cmd: exec.Command(bin, args...), log: &cappedLog{max: 4 << 20}, done: make(chan struct{})}
 	p.cmd.Stderr = p.log
 	if err := p.cmd.Start(); err != nil {
@@ -116,6 +116,9 @@ func (p *serveProc) addr(t *testing.T) string {
 			}
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "lode started" {
 				return line.Attr.Addr
+			}
+			if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
+				return m[1]
 			}
 		}
 		select {
@@ -171,6 +174,12 @@ func fatalLine(log string) map[string]any {
 // is still full must refuse with a clear message; after the filesystem
 // grows, a restart must find every acknowledged write.
 func TestDiskFullServeExitsAndRecovers(t *testing.T) {
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) { testDiskFull(t, format) })
+	}
+}
+
+func testDiskFull(t *testing.T, logFormat string) {
 	size, docBytes := "64m", 8<<10
 	if testenv.Acceptance() {
 		size = "256m"
@@ -181,7 +190,7 @@ func TestDiskFullServeExitsAndRecovers(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	srv := startServe(t, bin, dataDir)
+	srv := startServe(t, bin, dataDir, logFormat)
 	addr := srv.addr(t)
 	client, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + addr + "/?directConnection=true").
 		SetTimeout(15 * time.Second).SetRetryWrites(false))
@@ -228,24 +237,39 @@ func TestDiskFullServeExitsAndRecovers(t *testing.T) {
 	if lines > 200 {
 		t.Errorf("lode serve logged %d lines (%d bytes) for the full disk, want a few", lines, n)
 	}
-	fl := fatalLine(logText)
-	if fl == nil {
-		t.Fatalf("no fatal (\"s\":\"F\") log line; log:\n%s", truncate(logText, 4000))
-	}
-	t.Logf("fatal line: %v", fl)
-	attr, _ := fl["attr"].(map[string]any)
-	if attr["dataPath"] != dataDir {
-		t.Errorf("fatal line's attr.dataPath = %v, want %s: %v", attr["dataPath"], dataDir, fl)
-	}
-	if _, ok := attr["freeBytes"].(float64); !ok {
-		t.Errorf("fatal line has no attr.freeBytes: %v", fl)
-	}
-	if msg, _ := fl["msg"].(string); !strings.Contains(strings.ToLower(msg), "space") {
-		t.Errorf("fatal line's msg %q does not say the disk is full", msg)
+	if logFormat == "json" {
+		fl := fatalLine(logText)
+		if fl == nil {
+			t.Fatalf("no fatal (\"s\":\"F\") log line; log:\n%s", truncate(logText, 4000))
+		}
+		t.Logf("fatal line: %v", fl)
+		attr, _ := fl["attr"].(map[string]any)
+		if attr["dataPath"] != dataDir {
+			t.Errorf("fatal line's attr.dataPath = %v, want %s: %v", attr["dataPath"], dataDir, fl)
+		}
+		if _, ok := attr["freeBytes"].(float64); !ok {
+			t.Errorf("fatal line has no attr.freeBytes: %v", fl)
+		}
+		if msg, _ := fl["msg"].(string); !strings.Contains(strings.ToLower(msg), "space") {
+			t.Errorf("fatal line's msg %q does not say the disk is full", msg)
+		}
+	} else {
+		var fl string
+		for _, l := range strings.Split(logText, "\n") {
+			if strings.Contains(l, "level=FATAL") {
+				fl = l
+				break
+			}
+		}
+		t.Logf("fatal line: %s", fl)
+		if fl == "" || !strings.Contains(fl, "dataPath="+dataDir) || !strings.Contains(fl, "freeBytes=") ||
+			!strings.Contains(strings.ToLower(fl), "space") {
+			t.Fatalf("no level=FATAL line naming the disk space, dataPath and freeBytes; log:\n%s", truncate(logText, 4000))
+		}
 	}
 
 	// Still full: a restart refuses, promptly and clearly.
-	again := startServe(t, bin, dataDir)
+	again := startServe(t, bin, dataDir, logFormat)
 	if code := again.wait(t, "restart on the full filesystem", 20*time.Second); code == 0 {
 		t.Errorf("lode serve started on a full filesystem (status 0), want a refusal")
 	}
@@ -258,7 +282,7 @@ func TestDiskFullServeExitsAndRecovers(t *testing.T) {
 	if out, err := exec.Command("mount", "-o", "remount,size=512m", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("remount bigger: %v: %s", err, out)
 	}
-	final := startServe(t, bin, dataDir)
+	final := startServe(t, bin, dataDir, logFormat)
 	addr = final.addr(t)
 	defer func() {
 		final.cmd.Process.Signal(syscall.SIGTERM)
