@@ -150,6 +150,14 @@ func (db *DB) URI() string { return db.uri }
 // Close disconnects the client, stops the server and closes the engine,
 // syncing everything to disk. Calling it again returns the first call's
 // result.
+//
+// If a write to the data directory failed (disk full, EIO), the DB is in
+// a failed state: every command but the handshake fails at once with
+// OutOfDiskSpace (14031) or InternalError (1), and Close returns that
+// failure without waiting for the storage engine beyond a few seconds.
+// Open the directory again once the filesystem is healthy: every write
+// acknowledged with j:true is there. Open refuses a directory whose
+// filesystem is too full to start on.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		if db.client != nil {
