@@ -125,18 +125,27 @@ const failedRetryPause = 200 * time.Millisecond
 // commit error": Commit and syncNow recover it.
 type fatalCommit struct{ err error }
 
-// recoverFatal turns a fatalCommit panic into the DB's failure, in the
-// deferred call of the functions that call Pebble's commit pipeline.
+// recoverFatal turns a fatalCommit panic, or Pebble's own panic with an
+// I/O error, into the DB's failure, in the deferred call of the
+// functions that call Pebble's commit pipeline.
 func (db *DB) recoverFatal(errp *error) {
 	r := recover()
 	if r == nil {
 		return
 	}
-	fc, ok := r.(fatalCommit)
-	if !ok {
-		panic(r)
+	if fc, ok := r.(fatalCommit); ok {
+		*errp = db.fail(fc.err)
+		return
 	}
-	*errp = db.fail(fc.err)
+	// Pebble also panics with the error itself when writing a batch to
+	// the WAL fails (commitWrite), with its commit pipeline's mutex held:
+	// a commit already waiting for that mutex stays blocked, later ones
+	// find the DB failed before entering Pebble.
+	if err, ok := r.(error); ok && isIOFailure(err) {
+		*errp = db.fail(err)
+		return
+	}
+	panic(r)
 }
 
 // MinFreeBytes is the free space Open wants on the data directory's

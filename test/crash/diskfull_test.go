@@ -180,9 +180,9 @@ func TestDiskFullServeExitsAndRecovers(t *testing.T) {
 }
 
 func testDiskFull(t *testing.T, logFormat string) {
-	size, docBytes := "64m", 8<<10
+	size, docBytes, writers := "64m", 8<<10, 1
 	if testenv.Acceptance() {
-		size = "256m"
+		size, writers = "256m", 4 // writers racing the failure
 	}
 	mnt := mountTmpfs(t, size)
 	bin := buildLode(t)
@@ -197,38 +197,58 @@ func testDiskFull(t *testing.T, logFormat string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Disconnect(ctx)
+	defer func() {
+		// The server is gone: endSessions would wait for server
+		// selection.
+		dctx, cancel := context.WithTimeout(ctx, time.Second)
+		client.Disconnect(dctx)
+		cancel()
+	}()
 	coll := client.Database("full").Collection("docs",
 		options.Collection().SetWriteConcern(writeconcern.Journaled()))
 
 	pad := strings.Repeat("x", docBytes)
+	var mu sync.Mutex
 	var acked []string
-	var insertErr error
+	var wg sync.WaitGroup
 	fillDeadline := time.Now().Add(2 * time.Minute)
-	for batch := 0; insertErr == nil; batch++ {
-		if time.Now().After(fillDeadline) {
-			t.Fatalf("the filesystem did not fill within 2 minutes (%d documents acknowledged)", len(acked))
-		}
-		docs := make([]any, 32)
-		ids := make([]string, len(docs))
-		for i := range docs {
-			ids[i] = fmt.Sprintf("b%d-%d", batch, i)
-			docs[i] = bson.D{{Key: "_id", Value: ids[i]}, {Key: "pad", Value: pad}}
-		}
-		var res *mongo.InsertManyResult
-		res, insertErr = coll.InsertMany(ctx, docs)
-		if insertErr == nil {
-			acked = append(acked, ids...)
-		} else if res != nil {
-			// Ordered: the documents before the failing one were
-			// inserted, but j:true acknowledged none of them.
-			_ = res
-		}
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := 0; ; batch++ {
+				if time.Now().After(fillDeadline) {
+					t.Errorf("writer %d: the filesystem did not fill within 2 minutes", w)
+					return
+				}
+				docs := make([]any, 32)
+				ids := make([]string, len(docs))
+				for i := range docs {
+					ids[i] = fmt.Sprintf("w%d-b%d-%d", w, batch, i)
+					docs[i] = bson.D{{Key: "_id", Value: ids[i]}, {Key: "pad", Value: pad}}
+				}
+				// An error acknowledges nothing of the batch (j:true).
+				if _, err := coll.InsertMany(ctx, docs); err != nil {
+					t.Logf("%v: writer %d stops: %v", time.Since(start), w, err)
+					return
+				}
+				mu.Lock()
+				acked = append(acked, ids...)
+				mu.Unlock()
+			}
+		}()
 	}
-	t.Logf("%v: %d documents acknowledged before the error: %v", time.Since(start), len(acked), insertErr)
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Logf("%v: %d documents acknowledged before the errors", time.Since(start), len(acked))
 
 	code := srv.wait(t, "after the disk filled", 20*time.Second)
 	t.Logf("%v: exited with %d", time.Since(start), code)
+	if out, err := exec.Command("sh", "-c", "df -k "+mnt+"; ls -la "+dataDir).CombinedOutput(); err == nil {
+		t.Logf("%s", out)
+	}
 	if code == 0 {
 		t.Errorf("lode serve exited with status 0 after the disk filled, want non-zero")
 	}
