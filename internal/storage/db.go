@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,7 +193,13 @@ func Open(dir string, opts Options) (*DB, error) {
 		},
 	}
 	popts.EnsureDefaults()
-	removeStaleBulk(dir)
+	// Sorted loads (bulkload.go) keep their runs and sstables in bulk-*
+	// directories; one a crash interrupted is of no further use.
+	if stale, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(stale) > 0 {
+		for _, d := range stale {
+			os.RemoveAll(d)
+		}
+	}
 	pdb, err := db.openPebble(popts)
 	// Another process holds the flock (EAGAIN), or this process has the
 	// directory open already: Pebble reports that with an unexported

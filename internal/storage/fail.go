@@ -3,8 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -214,14 +212,4 @@ func writeProbe(fsys vfs.FS, path string) error {
 		return err
 	}
 	return f.Close()
-}
-
-// removeStaleBulk removes the bulk-* directories of sorted loads a crash
-// interrupted (bulkload.go): they are of no further use.
-func removeStaleBulk(dir string) {
-	if stale, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(stale) > 0 {
-		for _, d := range stale {
-			os.RemoveAll(d)
-		}
-	}
 }
