@@ -12,10 +12,11 @@ import (
 
 // Failure is the error of a DB that a write to its filesystem failed
 // (disk full, EIO, a read-only remount): Pebble cannot go on after a WAL
-// write or sync fails (its commit pipeline stays blocked behind the
-// failed batch), so the DB enters a failed state. Every later Commit,
-// WaitDurable and Sync returns the Failure at once, without calling
-// Pebble, and Close returns without waiting for Pebble's background work.
+// write or sync fails (it panics or calls Fatalf, leaving its commit
+// pipeline unusable), and retries a failed flush forever, so the DB
+// enters a failed state. Every later Commit, WaitDurable, Sync, Flush and
+// ingestion returns the Failure at once, without calling Pebble, and
+// Close returns without waiting long for Pebble.
 // Nothing acknowledged is lost: a j:true write is acknowledged only after
 // its fsync succeeded, and the WAL is replayed at the next Open.
 type Failure struct {
