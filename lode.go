@@ -26,6 +26,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,6 +55,11 @@ type DB struct {
 // ErrLocked is returned (wrapped) by Open when another process, or
 // another DB in this one, has the data directory open.
 var ErrLocked = storage.ErrLocked
+
+// stuckGrace is how long after a storage failure a command still
+// running is taken as blocked in the failed engine, and its connection
+// closed.
+const stuckGrace = time.Second
 
 // inProcessHost is the address an InProcess server reports in hello.
 const inProcessHost = "in-process:27017"
@@ -93,7 +99,22 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		// As documented on WithLogger: warnings and errors reach stderr.
 		cfg.logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger, OplogBytes: cfg.oplogBytes})
+	var srvRef atomic.Pointer[server.Server]
+	onFailure := func(f *storage.Failure) {
+		cfg.logger.Error("lode: writing to the data directory failed; every operation now fails until the DB is closed and reopened",
+			"dataPath", f.Dir, "freeBytes", f.FreeBytes, "diskFull", f.DiskFull, "err", f.Err.Error())
+		// A command that was inside the storage engine's commit when it
+		// failed may stay blocked there: after a grace second its
+		// connection is closed, so that its client gets an error.
+		failedAt := time.Now()
+		time.AfterFunc(stuckGrace, func() {
+			if srv := srvRef.Load(); srv != nil {
+				srv.CloseStuckConnections(failedAt)
+			}
+		})
+	}
+	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger, OplogBytes: cfg.oplogBytes, FS: cfg.fs,
+		OnFailure: onFailure})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("lode: data directory %s is in use by another process or another lode.DB (close it first, or use another directory): %w", dir, err)
 	}
@@ -129,6 +150,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 		co.ApplyURI(db.uri)
 	}
 	db.srv = server.New(eng, srvCfg)
+	srvRef.Store(db.srv)
 	go func() { db.done <- db.srv.Serve(db.ln) }()
 	all := append([]*options.ClientOptions{co}, cfg.clientOpts...)
 	client, err := mongo.Connect(all...)
@@ -150,6 +172,14 @@ func (db *DB) URI() string { return db.uri }
 // Close disconnects the client, stops the server and closes the engine,
 // syncing everything to disk. Calling it again returns the first call's
 // result.
+//
+// If a write to the data directory failed (disk full, EIO), the DB is in
+// a failed state: every command but the handshake fails at once with
+// OutOfDiskSpace (14031) or InternalError (1), and Close returns that
+// failure without waiting for the storage engine beyond a few seconds.
+// Open the directory again once the filesystem is healthy: every write
+// acknowledged with j:true is there. Open refuses a directory whose
+// filesystem is too full to start on.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		if db.client != nil {

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -21,6 +23,7 @@ type config struct {
 	params       [][2]string // WithSetParameter's, in order
 	slowOp       time.Duration
 	slowOpSet    bool
+	fs           vfs.FS // the storage engine's filesystem; tests inject I/O errors (nil: the OS's)
 }
 
 // Option configures Open.

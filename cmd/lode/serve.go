@@ -18,6 +18,7 @@ import (
 	"github.com/lodedb/lode/internal/membudget"
 	"github.com/lodedb/lode/internal/mongolog"
 	"github.com/lodedb/lode/internal/server"
+	"github.com/lodedb/lode/internal/storage"
 )
 
 func mongoVersion() string { return server.MongoVersion }
@@ -112,7 +113,7 @@ func runServe(args []string) error {
 		return err
 	}
 	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log.With(mongolog.KeyComponent, "STORAGE"), TTLMonitorSleep: *ttlSleep, Budget: budget,
-		OplogBytes: oplogBytes})
+		OplogBytes: oplogBytes, OnFailure: func(f *storage.Failure) { storageFatal(log, f) }})
 	if err != nil {
 		return openError(*dir, err)
 	}
@@ -165,7 +166,7 @@ func runServe(args []string) error {
 func newLogger(format string, lvl slog.Level) (*slog.Logger, error) {
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})), nil
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl, ReplaceAttr: fatalLevelName})), nil
 	case "json":
 		return slog.New(mongolog.NewHandler(os.Stderr, lvl)), nil
 	}

@@ -14,6 +14,8 @@ func openError(dir string, err error) error {
 	switch {
 	case errors.Is(err, storage.ErrLocked):
 		return fmt.Errorf("the data directory %s is in use: another lode serve (or a program embedding Lode) has it open. Stop that process, or give this server another directory with --dir: %w", dir, err)
+	case errors.Is(err, storage.ErrNoSpace):
+		return fmt.Errorf("cannot start: %w", err)
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EROFS):
 		return fmt.Errorf("cannot write the data directory %s: check its permissions, or choose another with --dir: %w", dir, err)
 	}

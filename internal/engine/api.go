@@ -4,10 +4,12 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/membudget"
+	"github.com/lodedb/lode/internal/storage"
 )
 
 // Options configures an Engine.
@@ -27,6 +29,13 @@ type Options struct {
 	// Zero means DefaultOplogBytes; a negative value turns the log off,
 	// and with it change streams.
 	OplogBytes int64
+	// OnFailure is called once if a write to the filesystem fails (disk
+	// full, EIO) and the engine enters its failed state, where every
+	// operation returns the failure (storage.Options.OnFailure).
+	OnFailure func(*storage.Failure)
+	// FS is the filesystem under the storage engine; nil means the
+	// operating system's (tests inject I/O errors through it).
+	FS vfs.FS
 }
 
 // DefaultOplogBytes is the oplog's bound unless configured: 1 GiB, about

@@ -63,7 +63,8 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	db, err := storage.Open(dir, storage.Options{SyncInterval: opts.SyncInterval, Logger: opts.Logger})
+	db, err := storage.Open(dir, storage.Options{SyncInterval: opts.SyncInterval, Logger: opts.Logger,
+		OnFailure: opts.OnFailure, FS: opts.FS})
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,19 @@ func (e *Engine) StorageStats() storage.Stats { return e.db.Stats() }
 // Sync forces an fsync covering every write acknowledged so far.
 func (e *Engine) Sync(ctx context.Context) error { return e.db.Sync(ctx) }
 
+// Failed returns the storage failure (disk full, EIO) that stopped the
+// engine, as a MongoDB error (OutOfDiskSpace or InternalError), or nil.
+func (e *Engine) Failed() error {
+	if err := e.db.Failed(); err != nil {
+		return errs.As(err)
+	}
+	return nil
+}
+
 func (e *Engine) checkOpen() error {
+	if err := e.Failed(); err != nil {
+		return err
+	}
 	if e.closed.Load() {
 		return errs.New(errs.ShutdownInProgress, "The server is in quiesce mode and will shut down")
 	}

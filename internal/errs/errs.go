@@ -377,7 +377,18 @@ func As(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	var c coder
+	if errors.As(err, &c) {
+		return &Error{Code: Code(c.MongoCode()), Msg: c.Error(), Cause: err}
+	}
 	return &Error{Code: InternalError, Msg: err.Error()}
+}
+
+// coder is an error of a lower layer that knows its MongoDB code without
+// importing this package (storage.Failure).
+type coder interface {
+	error
+	MongoCode() int32
 }
 
 // Is reports whether err is a MongoDB error with code c.

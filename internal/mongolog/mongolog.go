@@ -62,6 +62,9 @@ const (
 	IDLodeStarted      = LodeIDBase + 1
 	IDShutdownComplete = LodeIDBase + 2
 	IDServerStopped    = LodeIDBase + 3
+	// IDStorageFatal is the fatal line of a storage failure (disk full,
+	// EIO) before lode serve exits; mongod logs a fatal assertion (23089).
+	IDStorageFatal = LodeIDBase + 4
 )
 
 // RawJSON is an attribute value already encoded as JSON; the JSON handler

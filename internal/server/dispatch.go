@@ -67,6 +67,12 @@ func sameCommand(name, cmd string) bool {
 var testCommands = map[string]bool{"configureFailPoint": true, "refreshLogicalSessionCacheNow": true,
 	"reapLogicalSessionCacheNow": true}
 
+// failedStateCommands still run once the storage engine has failed: the
+// handshake, so that a driver reaches the server and receives the
+// failure instead of timing out in server selection, and endSessions,
+// which a disconnecting client sends.
+var failedStateCommands = map[string]bool{"hello": true, "isMaster": true, "ismaster": true, "endSessions": true}
+
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
 func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool) (reply bsoncore.Document) {
@@ -118,6 +124,11 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 			defer cancel()
 		}
+	}
+	if ferr := s.eng.Failed(); ferr != nil && !failedStateCommands[req.Name] {
+		// The storage engine failed (disk full, EIO): lode serve is
+		// exiting; an embedded DB answers every command with the failure.
+		return errorDoc(errs.As(ferr))
 	}
 	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
 	defer endOp()

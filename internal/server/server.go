@@ -302,6 +302,22 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
+// CloseStuckConnections closes the client connections whose command
+// began before since and is still running, leaving the others and the
+// listeners open. After a storage failure (lode.Open's OnFailure) it ends
+// the operations blocked inside the storage engine, which never return:
+// their clients get a network error instead of waiting, and reconnect to
+// find every command failing with the failure.
+func (s *Server) CloseStuckConnections(since time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if op := c.op.Load(); op != nil && op.start.Before(since) {
+			c.raw.Close()
+		}
+	}
+}
+
 // Close stops accepting, closes every connection, waits for their
 // goroutines and closes open cursors. It does not close the engine.
 func (s *Server) Close() error {
@@ -323,9 +339,15 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
+	wait := 10 * time.Second
+	if s.eng.Failed() != nil {
+		// An operation blocked inside the failed storage engine never
+		// returns.
+		wait = time.Second
+	}
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(wait):
 		s.log.Warn("connections still running at shutdown")
 	}
 	s.cursors.Close()

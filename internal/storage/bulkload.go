@@ -422,10 +422,24 @@ func (s *tableSink) finish(ctx context.Context) (uint64, error) {
 	if len(s.paths) == 0 {
 		return 0, nil
 	}
-	if err := s.db.pdb.Ingest(ctx, s.paths); err != nil {
+	if err := s.db.ingest(ctx, s.paths); err != nil {
 		return 0, fmt.Errorf("storage: sorted load: ingest: %w", err)
 	}
 	return 0, nil
+}
+
+// ingest ingests sstables, as Commit commits: not on a failed DB, and a
+// failed write fails the DB.
+func (db *DB) ingest(ctx context.Context, paths []string) (err error) {
+	if f := db.failure.Load(); f != nil {
+		return f
+	}
+	defer db.recoverFatal(&err)
+	err = db.pdb.Ingest(ctx, paths)
+	if err != nil && isIOFailure(err) {
+		err = db.fail(err)
+	}
+	return err
 }
 
 // abort closes the open table; Abort removes the files.

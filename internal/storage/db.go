@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Options configures a DB.
@@ -26,6 +27,15 @@ type Options struct {
 	// CacheSize is the size of Pebble's block cache, the equivalent of
 	// WiredTiger's cache. Zero means DefaultCacheSize.
 	CacheSize int64
+	// OnFailure, when set, is called once when a write to the filesystem
+	// fails and the DB enters its failed state (see Failure); lode serve
+	// logs a fatal line and exits there. Without it the failure is logged
+	// at error level. It may be called from any goroutine, Pebble's
+	// included, and must not call the DB.
+	OnFailure func(*Failure)
+	// FS is the filesystem Pebble uses; nil means the operating system's.
+	// Tests inject I/O errors through it.
+	FS vfs.FS
 }
 
 // DefaultCacheSize is the block cache size when Options leave it zero.
@@ -134,6 +144,12 @@ type DB struct {
 	stop    chan struct{}
 	done    chan struct{}
 	closeMu sync.Mutex
+
+	fs        vfs.FS
+	failure   atomic.Pointer[Failure] // set once by fail (fail.go)
+	onFailure func(*Failure)
+	failedCh  chan struct{} // closed by fail
+	opening   atomic.Bool   // within pebble.Open: Fatalf panics for openPebble to recover
 }
 
 // Open opens (creating if needed) the Pebble database in dir.
@@ -147,16 +163,33 @@ func Open(dir string, opts Options) (*DB, error) {
 	if opts.CacheSize <= 0 {
 		opts.CacheSize = DefaultCacheSize
 	}
+	if opts.FS == nil {
+		opts.FS = vfs.Default
+	}
+	if err := checkWritable(opts.FS, dir); err != nil {
+		return nil, fmt.Errorf("storage: %w", err) // names dir
+	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref() // the DB holds its own reference
-	db := &DB{}
+	db := &DB{
+		dir:       dir,
+		log:       opts.Logger,
+		round:     make(chan struct{}),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+		fs:        opts.FS,
+		onFailure: opts.OnFailure,
+		failedCh:  make(chan struct{}),
+	}
 	popts := &pebble.Options{
-		Logger:       quietLogger{opts.Logger},
+		FS:           opts.FS,
+		Logger:       quietLogger{opts.Logger, db},
 		Cache:        cache,
 		MemTableSize: 64 << 20,
 		EventListener: &pebble.EventListener{
 			WriteStallBegin: db.stalls.begin,
 			WriteStallEnd:   db.stalls.end,
+			BackgroundError: db.backgroundError,
 		},
 	}
 	popts.EnsureDefaults()
@@ -167,7 +200,7 @@ func Open(dir string, opts Options) (*DB, error) {
 			os.RemoveAll(d)
 		}
 	}
-	pdb, err := pebble.Open(dir, popts)
+	pdb, err := db.openPebble(popts)
 	// Another process holds the flock (EAGAIN), or this process has the
 	// directory open already: Pebble reports that with an unexported
 	// error whose text is all there is to match.
@@ -175,19 +208,27 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w (%w)", dir, ErrLocked, err)
 	}
 	if err != nil {
+		if isDiskFull(err) {
+			err = fmt.Errorf("%w: %w", ErrNoSpace, err)
+		}
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
-	*db = DB{
-		pdb:   pdb,
-		popts: popts,
-		dir:   dir,
-		log:   opts.Logger,
-		round: make(chan struct{}),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+	db.pdb, db.popts = pdb, popts
+	if err := db.Failed(); err != nil {
+		db.closePebble()
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	go db.syncLoop(opts.SyncInterval)
 	return db, nil
+}
+
+// openPebble opens Pebble in db.dir; a fatal I/O error while it writes
+// its MANIFEST comes back as the DB's failure.
+func (db *DB) openPebble(popts *pebble.Options) (pdb *pebble.DB, err error) {
+	db.opening.Store(true)
+	defer db.opening.Store(false)
+	defer db.recoverFatal(&err)
+	return pebble.Open(db.dir, popts)
 }
 
 // Pebble returns the underlying Pebble database.
@@ -225,14 +266,34 @@ func Get(r Reader, key, dst []byte) (val []byte, found bool, err error) {
 
 // Commit writes b to the WAL and memtable without fsync and closes it. The
 // returned sequence can be passed to WaitDurable.
-func (db *DB) Commit(b *pebble.Batch) (uint64, error) {
-	if err := b.Commit(pebble.NoSync); err != nil {
+//
+// Once the DB has failed (Failed) it returns the Failure without calling
+// Pebble, whose commit pipeline a failed WAL write leaves unusable.
+func (db *DB) Commit(b *pebble.Batch) (seq uint64, err error) {
+	if f := db.failure.Load(); f != nil {
 		b.Close()
+		return 0, f
+	}
+	if err := db.commit(b); err != nil {
+		b.Close()
+		if isIOFailure(err) {
+			return 0, db.fail(err)
+		}
+		if f := db.failure.Load(); f != nil {
+			return 0, f
+		}
 		return 0, fmt.Errorf("storage: commit: %w", err)
 	}
 	b.Close()
 	db.commits.Add(1)
 	return db.commitSeq.Add(1), nil
+}
+
+// commit commits b, turning Pebble's fatal commit error (a panic raised by
+// quietLogger.Fatalf) into the DB's failure.
+func (db *DB) commit(b *pebble.Batch) (err error) {
+	defer db.recoverFatal(&err)
+	return b.Commit(pebble.NoSync)
 }
 
 // LastCommit returns the sequence of the latest committed batch.
@@ -261,6 +322,16 @@ func (db *DB) Close() error {
 	db.mu.Unlock()
 	close(db.stop)
 	<-db.done
+	if f := db.failure.Load(); f != nil {
+		// Failed: no final sync (Pebble's commit pipeline may be
+		// blocked), and Pebble's close is not waited for past a bound.
+		db.mu.Lock()
+		db.closed = true
+		close(db.round)
+		db.mu.Unlock()
+		db.closePebble()
+		return f
+	}
 	db.syncSlot.Lock()
 	serr := db.syncNow() // final sync covers everything committed
 	db.mu.Lock()
@@ -268,6 +339,10 @@ func (db *DB) Close() error {
 	close(db.round) // release any waiter; they observe closed
 	db.mu.Unlock()
 	db.syncSlot.Unlock()
+	if f := db.failure.Load(); f != nil {
+		db.closePebble()
+		return f
+	}
 	cerr := db.pdb.Close()
 	if serr != nil {
 		return serr
@@ -278,18 +353,90 @@ func (db *DB) Close() error {
 	return nil
 }
 
-type quietLogger struct{ l *slog.Logger }
+// failedCloseWait bounds how long Close waits for Pebble to close once
+// the DB has failed.
+const failedCloseWait = 5 * time.Second
+
+// closePebble closes Pebble after a failure, giving up after
+// failedCloseWait: a goroutine blocked in Pebble's commit pipeline or a
+// background job stuck on the failed filesystem may keep it from
+// closing. Pebble's lock on the directory is then held until the process
+// exits.
+func (db *DB) closePebble() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				db.log.Warn("closing the failed storage engine", "panic", fmt.Sprint(r))
+			}
+		}()
+		_ = db.pdb.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(failedCloseWait):
+		db.log.Warn("the failed storage engine did not close; giving up", "dataPath", db.dir)
+	}
+}
+
+type quietLogger struct {
+	l  *slog.Logger
+	db *DB
+}
 
 func (q quietLogger) Infof(format string, args ...any) {
 	q.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
 }
 func (q quietLogger) Errorf(format string, args ...any) {
+	if q.db != nil && q.db.failure.Load() != nil {
+		return // failed: Pebble's retries would only repeat the failure
+	}
 	q.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-}
-func (q quietLogger) Fatalf(format string, args ...any) {
-	q.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-	panic(fmt.Sprintf(format, args...))
 }
 
-// Flush writes the memtable to an sstable (tests: on-disk estimates).
-func (db *DB) Flush() error { return db.pdb.Flush() }
+// Fatalf is Pebble's way to stop on errors it cannot unwind. A fatal
+// commit error (a WAL write or sync failed) or an ingestion's failed
+// write happens on the caller's goroutine: it fails the DB and panics
+// with fatalCommit, which Commit, syncNow and Ingest's callers recover. An
+// I/O failure on one of Pebble's own goroutines (a MANIFEST write after a
+// flush) fails the DB and parks that goroutine for good, since a panic
+// there would end the process of a program embedding Lode. Anything else
+// is an invariant violation: it panics as Pebble expects.
+func (q quietLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	var cause error
+	for _, a := range args {
+		if e, ok := a.(error); ok {
+			cause = e
+			break
+		}
+	}
+	if q.db != nil && cause != nil && isIOFailure(cause) {
+		q.db.fail(cause)
+		if strings.HasPrefix(format, "pebble: fatal commit error") || format == "%v" || q.db.opening.Load() {
+			panic(fatalCommit{cause})
+		}
+		select {}
+	}
+	q.l.Error(msg, "component", "pebble")
+	panic(msg)
+}
+
+// Flush writes the memtable to an sstable (the fsync command; tests:
+// on-disk estimates). Pebble retries a failed flush forever, so the wait
+// ends when the DB fails.
+func (db *DB) Flush() error {
+	if f := db.failure.Load(); f != nil {
+		return f
+	}
+	done, err := db.pdb.AsyncFlush()
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+	case <-db.failedCh:
+	}
+	return db.Failed()
+}

@@ -19,6 +19,9 @@ import (
 func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 	waited := false
 	for {
+		if f := db.failure.Load(); f != nil {
+			return f
+		}
 		db.mu.Lock()
 		if db.syncErr != nil {
 			err := db.syncErr
@@ -61,6 +64,7 @@ func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 		}
 		select {
 		case <-ch:
+		case <-db.failedCh:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -92,7 +96,7 @@ func (db *DB) syncLoop(interval time.Duration) {
 		db.syncSlot.Lock()
 		err := db.syncNow()
 		db.syncSlot.Unlock()
-		if err != nil {
+		if err != nil && db.failure.Load() == nil {
 			db.log.Error("WAL sync failed", "err", err)
 		}
 	}
@@ -104,11 +108,16 @@ func (db *DB) syncNow() error {
 	// Every commit with a sequence <= target has returned from Pebble's
 	// commit, so its batch is in the WAL before the sync below is queued.
 	target := db.commitSeq.Load()
-	err := db.pdb.LogData(nil, pebble.Sync)
+	err := db.logSync()
 	db.syncs.Add(1)
 	db.mu.Lock()
 	if err != nil {
-		db.syncErr = fmt.Errorf("storage: WAL sync: %w", err)
+		if f := db.failure.Load(); f != nil {
+			db.syncErr = f
+		} else {
+			db.syncErr = fmt.Errorf("storage: WAL sync: %w", err)
+		}
+		err = db.syncErr
 	} else if target > db.synced {
 		db.synced = target
 	}
@@ -116,5 +125,20 @@ func (db *DB) syncNow() error {
 	db.round = make(chan struct{})
 	db.mu.Unlock()
 	close(old)
+	return err
+}
+
+// logSync syncs the WAL. A failed DB does not call Pebble (its commit
+// pipeline may be blocked behind the failed write); a failed write or
+// sync fails the DB.
+func (db *DB) logSync() (err error) {
+	if f := db.failure.Load(); f != nil {
+		return f
+	}
+	defer db.recoverFatal(&err)
+	err = db.pdb.LogData(nil, pebble.Sync)
+	if err != nil && isIOFailure(err) {
+		err = db.fail(err)
+	}
 	return err
 }
