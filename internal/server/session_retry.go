@@ -1,0 +1,583 @@
+package server
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// Durable retryable-write and transaction history: mongod's
+// config.transactions. Each session that ran a retryable write or
+// committed a transaction has one header record (storage.SessionKey):
+//
+//	{_id: {id}, txnNum, lastWriteDate, state: "committed" (transactions),
+//	 lodeRetry: {cmd, executed: [[from, to), ...], image: {op, doc, id}}}
+//
+// executed lists the statements (by index in the command, mongod's
+// default stmtIds) that ran; a statement whose result is not the default
+// of its command ({n: 1} for insert and delete, {n: 1, nModified: 1} for
+// update) also has a statement record (storage.SessionStmtKey) with that
+// result. image is findAndModify's: the document it returned (mongod's
+// config.image_collection). The records are written by retryRecorder in
+// the very Pebble batches that commit the write (engine.StmtRecorder), and
+// by a transaction's commit batch, so they are exactly as durable as the
+// write. The session keeps the record in memory (session.rec); it reads
+// the durable one only on first sight of the session after a restart.
+// Records are deleted when their session ends or expires (removeSession,
+// pruneSessionRecords).
+
+// retryRecord is a session's latest record, as committed.
+type retryRecord struct {
+	txnNum    int64
+	cmd       string // the retryable write's command; "" for a transaction
+	committed bool   // a committed multi-document transaction
+	executed  []span // statements that ran, sorted, disjoint
+	image     *famImage
+	famNew    bool // findAndModify new: true (the attempt's, not kept)
+	// stmtKeys: statement records exist for txnNum (or older numbers),
+	// to delete when the next number writes.
+	stmtKeys bool
+	// results of executed statements, loaded on a retry after a restart
+	// (nil until then); statements absent have the default result.
+	results map[int32]stmtResult
+}
+
+type span struct{ from, to int32 }
+
+// stmtResult is a statement's outcome as its command reports it.
+type stmtResult struct {
+	n, nModified int32
+	upserted     bsoncore.Value // update: the upserted _id
+}
+
+// famImage is the outcome of a findAndModify: op 'u', 'i' (upsert) or
+// 'd', the document it returned and, for an upsert, the new _id.
+type famImage struct {
+	op  string
+	doc bsoncore.Document
+	id  bsoncore.Value
+}
+
+func (r *retryRecord) ran(i int32) bool {
+	k := sort.Search(len(r.executed), func(k int) bool { return r.executed[k].to > i })
+	return k < len(r.executed) && r.executed[k].from <= i
+}
+
+// addSpan adds statement i to the sorted, disjoint spans.
+func addSpan(sp []span, i int32) []span {
+	k := sort.Search(len(sp), func(k int) bool { return sp[k].to >= i })
+	if k < len(sp) && sp[k].from <= i && i < sp[k].to {
+		return sp
+	}
+	if k < len(sp) && sp[k].to == i { // extends sp[k]
+		sp[k].to++
+		if k+1 < len(sp) && sp[k+1].from == sp[k].to {
+			sp[k].to = sp[k+1].to
+			sp = append(sp[:k+1], sp[k+2:]...)
+		}
+		return sp
+	}
+	if k < len(sp) && sp[k].from == i+1 {
+		sp[k].from = i
+		return sp
+	}
+	sp = append(sp, span{})
+	copy(sp[k+1:], sp[k:])
+	sp[k] = span{i, i + 1}
+	return sp
+}
+
+func defaultResult(cmd string) stmtResult {
+	if cmd == "update" {
+		return stmtResult{n: 1, nModified: 1}
+	}
+	return stmtResult{n: 1}
+}
+
+func isDefault(cmd string, r stmtResult) bool {
+	d := defaultResult(cmd)
+	return r.n == d.n && r.nModified == d.nModified && r.upserted.Type == 0
+}
+
+// encodeHeader is the header record of r for session id.
+func encodeHeader(id []byte, r *retryRecord, at time.Time) []byte {
+	b := bsoncore.NewDocumentBuilder().
+		AppendDocument("_id", bsoncore.NewDocumentBuilder().AppendBinary("id", 4, id).Build()).
+		AppendInt64("txnNum", r.txnNum).
+		AppendDateTime("lastWriteDate", at.UnixMilli())
+	if r.committed {
+		b.AppendString("state", "committed")
+	}
+	if r.cmd != "" {
+		lr := bsoncore.NewDocumentBuilder().AppendString("cmd", r.cmd)
+		ab := bsoncore.NewArrayBuilder()
+		for _, s := range r.executed {
+			ab.AppendArray(bsoncore.NewArrayBuilder().AppendInt32(s.from).AppendInt32(s.to).Build())
+		}
+		lr.AppendArray("executed", ab.Build())
+		if r.image != nil {
+			im := bsoncore.NewDocumentBuilder().AppendString("op", r.image.op)
+			if r.image.doc != nil {
+				im.AppendDocument("doc", r.image.doc)
+			}
+			if r.image.id.Type != 0 {
+				im.AppendValue("id", r.image.id)
+			}
+			lr.AppendDocument("image", im.Build())
+		}
+		if r.stmtKeys {
+			lr.AppendBoolean("stmtRecords", true)
+		}
+		b.AppendDocument("lodeRetry", lr.Build())
+	}
+	return b.Build()
+}
+
+// decodeHeader reads a header record; lastWriteDate is returned apart.
+func decodeHeader(v bsoncore.Document) (*retryRecord, time.Time) {
+	r := &retryRecord{}
+	r.txnNum, _ = v.Lookup("txnNum").Int64OK()
+	ms, _ := v.Lookup("lastWriteDate").DateTimeOK()
+	st, _ := v.Lookup("state").StringValueOK()
+	r.committed = st == "committed"
+	if lr, ok := v.Lookup("lodeRetry").DocumentOK(); ok {
+		r.cmd, _ = lr.Lookup("cmd").StringValueOK()
+		r.stmtKeys, _ = lr.Lookup("stmtRecords").BooleanOK()
+		if arr, ok := lr.Lookup("executed").ArrayOK(); ok {
+			vals, _ := arr.Values()
+			for _, sv := range vals {
+				pair, ok := sv.ArrayOK()
+				if !ok {
+					continue
+				}
+				pv, _ := pair.Values()
+				if len(pv) == 2 {
+					r.executed = append(r.executed, span{pv[0].Int32(), pv[1].Int32()})
+				}
+			}
+		}
+		if im, ok := lr.Lookup("image").DocumentOK(); ok {
+			fi := &famImage{}
+			fi.op, _ = im.Lookup("op").StringValueOK()
+			fi.doc, _ = im.Lookup("doc").DocumentOK()
+			fi.id = im.Lookup("id")
+			r.image = fi
+		}
+	}
+	return r, time.UnixMilli(ms)
+}
+
+func encodeStmt(r stmtResult) []byte {
+	b := bsoncore.NewDocumentBuilder().AppendInt32("n", r.n).AppendInt32("nModified", r.nModified)
+	if r.upserted.Type != 0 {
+		b.AppendValue("upserted", r.upserted)
+	}
+	return b.Build()
+}
+
+func decodeStmt(v bsoncore.Document) stmtResult {
+	var r stmtResult
+	r.n, _ = v.Lookup("n").Int32OK()
+	r.nModified, _ = v.Lookup("nModified").Int32OK()
+	r.upserted = v.Lookup("upserted")
+	return r
+}
+
+// loadRecord reads the session's durable record on first sight of the
+// session. Called with ss.mu held.
+func (s *Server) loadRecord(ss *session) error {
+	if ss.loaded {
+		return nil
+	}
+	v, err := s.eng.SessionRecord([]byte(ss.id))
+	if err != nil {
+		return err
+	}
+	ss.loaded = true
+	if v == nil {
+		return nil
+	}
+	r, _ := decodeHeader(v)
+	if r.txnNum < ss.txnNumber {
+		return nil
+	}
+	ss.rec = r
+	if r.txnNum > ss.txnNumber {
+		ss.txnNumber = r.txnNum
+		ss.state, ss.tx, ss.committedTx, ss.retryReply = txnNone, nil, nil, nil
+		if r.committed {
+			ss.state = txnCommitted
+		}
+	}
+	return nil
+}
+
+// retryRecorder is the engine.StmtRecorder of one attempt of a retryable
+// write: it adds the statements the attempt runs to the session's record
+// (rec, shared with the session) and writes the record into each batch.
+type retryRecorder struct {
+	id  []byte
+	rec *retryRecord
+	cur int32
+	// clearStmts: statement records of older numbers are to be deleted
+	// by the next batch.
+	clearStmts bool
+
+	// Since the last Done: the statements changed, with their previous
+	// result (ok=false: none), and the spans before.
+	touched  map[int32]prevResult
+	oldSpans []span
+	oldImage *famImage
+	pending  bool
+	stmtKey  bool // a statement record was staged
+}
+
+type prevResult struct {
+	r  stmtResult
+	ok bool
+}
+
+func (r *retryRecorder) Begin(i int) bool {
+	r.cur = int32(i)
+	return r.rec.ran(r.cur)
+}
+
+func (r *retryRecorder) Change(op byte, pre, post bsoncore.Document) {
+	rec := r.rec
+	if !r.pending {
+		r.pending = true
+		r.oldSpans = append(r.oldSpans[:0], rec.executed...)
+		r.oldImage = rec.image
+	}
+	rec.executed = addSpan(rec.executed, r.cur)
+	if rec.cmd == "insert" {
+		return // every inserted statement has the default result
+	}
+	if r.touched == nil {
+		r.touched = map[int32]prevResult{}
+	}
+	if _, ok := r.touched[r.cur]; !ok {
+		old, had := rec.results[r.cur]
+		r.touched[r.cur] = prevResult{old, had}
+	}
+	if rec.results == nil {
+		rec.results = map[int32]stmtResult{}
+	}
+	res := rec.results[r.cur]
+	switch rec.cmd {
+	case "findAndModify":
+		doc := pre
+		if rec.famNew || op == 'i' {
+			doc = post
+		}
+		im := &famImage{op: string(op)}
+		if op == 'i' {
+			im.id = post.Lookup("_id")
+		}
+		if doc != nil && (op != 'i' || rec.famNew) {
+			im.doc = append(bsoncore.Document(nil), doc...)
+		}
+		rec.image = im
+		res.n = 1
+	case "update":
+		res.n++
+		if op == 'u' {
+			res.nModified++
+		} else if op == 'i' {
+			res.upserted = post.Lookup("_id")
+		}
+	default:
+		res.n++
+	}
+	rec.results[r.cur] = res
+}
+
+func (r *retryRecorder) Stage(b *pebble.Batch) error {
+	rec := r.rec
+	if r.clearStmts {
+		lo, hi := storage.SessionStmtRange(r.id)
+		if err := b.DeleteRange(lo, hi, nil); err != nil {
+			return err
+		}
+	}
+	for i := range r.touched {
+		res := rec.results[i]
+		if isDefault(rec.cmd, res) || rec.cmd == "findAndModify" {
+			continue
+		}
+		if err := b.Set(storage.SessionStmtKey(r.id, rec.txnNum, i), encodeStmt(res), nil); err != nil {
+			return err
+		}
+		r.stmtKey = true
+	}
+	keys := rec.stmtKeys
+	if r.stmtKey {
+		rec.stmtKeys = true
+	}
+	err := b.Set(storage.SessionKey(r.id), encodeHeader(r.id, rec, time.Now()), nil)
+	rec.stmtKeys = keys
+	return err
+}
+
+func (r *retryRecorder) Done(committed bool) {
+	rec := r.rec
+	if committed {
+		r.clearStmts = false
+		if r.stmtKey {
+			rec.stmtKeys = true
+		}
+	} else if r.pending {
+		rec.executed = append(rec.executed[:0], r.oldSpans...)
+		rec.image = r.oldImage
+		for i, p := range r.touched {
+			if p.ok {
+				rec.results[i] = p.r
+			} else {
+				delete(rec.results, i)
+			}
+		}
+	}
+	r.stmtKey, r.pending = false, false
+	clear(r.touched)
+}
+
+// famCmd names findAndModify's two spellings alike.
+func famCmd(name string) string {
+	if name == "findandmodify" {
+		return "findAndModify"
+	}
+	return name
+}
+
+// runRetryableWrite runs h as the retryable write a.txnNumber, new or
+// retried after its first attempt's reply was lost (ss.rec holds the
+// statements that ran). Called with ss.mu held.
+func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request, ss *session, a sessionArgs) (bsoncore.Document, error) {
+	cmd := famCmd(req.Name)
+	var prior *retryRecord // the earlier attempts' record
+	if ss.rec != nil && ss.rec.txnNum == a.txnNumber && ss.rec.cmd != "" {
+		prior = ss.rec
+		if prior.cmd != cmd {
+			return nil, errs.New(errs.Location50911, "Request with transaction number %d has already been used for a %s command", a.txnNumber, prior.cmd)
+		}
+		if len(prior.executed) > 0 {
+			if err := s.loadResults(ss.id, prior); err != nil {
+				return nil, err
+			}
+		}
+		if cmd == "findAndModify" && prior.image != nil {
+			s.log.Debug("retryable write answered from its record", "cmd", req.Name, "txnNumber", a.txnNumber)
+			return s.famRetryReply(req, prior)
+		}
+	}
+	rec := prior
+	rr := &retryRecorder{id: []byte(ss.id)}
+	if rec == nil {
+		rec = &retryRecord{txnNum: a.txnNumber, cmd: cmd}
+		if old := ss.rec; old != nil && old.stmtKeys {
+			rr.clearStmts = true
+		}
+		if cmd == "findAndModify" {
+			rec.famNew, _ = req.Cmd.Lookup("new").BooleanOK()
+		}
+	}
+	rr.rec = rec
+	skipped := snapshotRan(prior, req)
+	body, err := h(engine.WithStmtRecorder(ctx, rr), s, req)
+	if rr.clearStmts {
+		// Nothing committed: the older statement records remain.
+		rec.stmtKeys = true
+	}
+	ss.rec = rec
+	if err != nil || len(skipped) == 0 {
+		return body, err
+	}
+	return mergeRetried(body, prior, skipped), nil
+}
+
+// snapshotRan lists the statements of req that earlier attempts ran.
+func snapshotRan(prior *retryRecord, req *Request) []int32 {
+	if prior == nil || len(prior.executed) == 0 {
+		return nil
+	}
+	field := map[string]string{"insert": "documents", "update": "updates", "delete": "deletes"}[req.Name]
+	arr, ok := req.Cmd.Lookup(field).ArrayOK()
+	if !ok {
+		return nil
+	}
+	vals, _ := arr.Values()
+	var out []int32
+	for i := range vals {
+		if prior.ran(int32(i)) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// loadResults reads the statement records of rec (once).
+func (s *Server) loadResults(id string, rec *retryRecord) error {
+	if rec.results != nil || !rec.stmtKeys {
+		return nil
+	}
+	rec.results = map[int32]stmtResult{}
+	return s.eng.SessionStmts([]byte(id), rec.txnNum, func(stmt int32, v []byte) error {
+		rec.results[stmt] = decodeStmt(v)
+		return nil
+	})
+}
+
+// mergeRetried adds to the reply of a retried write the results of the
+// statements its earlier attempts ran (which this attempt skipped), as
+// mongod answers them from its history.
+func mergeRetried(body bsoncore.Document, rec *retryRecord, skipped []int32) bsoncore.Document {
+	var n, nMod int32
+	type up struct {
+		index int32
+		id    bsoncore.Value
+	}
+	var ups []up
+	for _, i := range skipped {
+		r, ok := rec.results[i]
+		if !ok {
+			r = defaultResult(rec.cmd)
+		}
+		n += r.n
+		nMod += r.nModified
+		if r.upserted.Type != 0 {
+			ups = append(ups, up{i, r.upserted})
+		}
+	}
+	if old, ok := body.Lookup("upserted").ArrayOK(); ok {
+		vals, _ := old.Values()
+		for _, v := range vals {
+			d, _ := v.DocumentOK()
+			ups = append(ups, up{d.Lookup("index").AsInt32(), d.Lookup("_id")})
+		}
+	}
+	sort.Slice(ups, func(a, b int) bool { return ups[a].index < ups[b].index })
+	b := bsoncore.NewDocumentBuilder()
+	elems, _ := body.Elements()
+	wroteUps := false
+	appendUps := func() {
+		if wroteUps || len(ups) == 0 {
+			return
+		}
+		wroteUps = true
+		ab := bsoncore.NewArrayBuilder()
+		for _, u := range ups {
+			ab.AppendDocument(bsoncore.NewDocumentBuilder().AppendInt32("index", u.index).AppendValue("_id", u.id).Build())
+		}
+		b.AppendArray("upserted", ab.Build())
+	}
+	for _, el := range elems {
+		switch el.Key() {
+		case "n":
+			b.AppendInt32("n", el.Value().AsInt32()+n)
+			if rec.cmd != "update" {
+				appendUps()
+			}
+		case "nModified":
+			b.AppendInt32("nModified", el.Value().AsInt32()+nMod)
+			appendUps()
+		case "upserted":
+			appendUps()
+		default:
+			b.AppendValue(el.Key(), el.Value())
+		}
+	}
+	appendUps()
+	return b.Build()
+}
+
+// famRetryReply answers a retried findAndModify from its record.
+func (s *Server) famRetryReply(req *Request, rec *retryRecord) (bsoncore.Document, error) {
+	_, spec, err := parseFindAndModify(req)
+	if err != nil {
+		return nil, err
+	}
+	im := rec.image
+	leo := bsoncore.NewDocumentBuilder().AppendInt32("n", 1)
+	if im.op != "d" {
+		leo.AppendBoolean("updatedExisting", im.op == "u")
+	}
+	if im.op == "i" && im.id.Type != 0 {
+		leo.AppendValue("upserted", im.id)
+	}
+	b := bsoncore.NewDocumentBuilder().AppendDocument("lastErrorObject", leo.Build())
+	doc := im.doc
+	if doc != nil && len(spec.Fields) > 5 {
+		p, err := query.ParseProjection(spec.Fields)
+		if err != nil {
+			return nil, err
+		}
+		if doc, err = p.Apply(doc, 0); err != nil {
+			return nil, err
+		}
+	}
+	if doc != nil {
+		b.AppendDocument("value", doc)
+	} else {
+		b.AppendNull("value")
+	}
+	return b.Build(), nil
+}
+
+// txnCommitRecord returns the function that writes the record of the
+// committed transaction txnNum of ss into its commit batch.
+func txnCommitRecord(ss *session, txnNum int64) func(b *pebble.Batch) error {
+	id := []byte(ss.id)
+	clearStmts := ss.rec != nil && ss.rec.stmtKeys
+	return func(b *pebble.Batch) error {
+		if clearStmts {
+			lo, hi := storage.SessionStmtRange(id)
+			if err := b.DeleteRange(lo, hi, nil); err != nil {
+				return err
+			}
+		}
+		return b.Set(storage.SessionKey(id), encodeHeader(id, &retryRecord{txnNum: txnNum, committed: true}, time.Now()), nil)
+	}
+}
+
+// pruneSessionRecords deletes the durable records of sessions that no
+// longer live in memory and wrote nothing for longer than the session
+// timeout (records left by an earlier run), as mongod's session reaper
+// removes the config.transactions entries of expired sessions.
+func (s *Server) pruneSessionRecords(now time.Time, timeout time.Duration) {
+	var gone [][]byte
+	r := &s.sessions
+	err := s.eng.SessionRecords(func(id, v []byte) error {
+		_, at := decodeHeader(v)
+		if now.Sub(at) <= timeout {
+			return nil
+		}
+		r.mu.Lock()
+		_, live := r.m[string(id)]
+		r.mu.Unlock()
+		if !live {
+			gone = append(gone, append([]byte(nil), id...))
+		}
+		return nil
+	})
+	if err == nil {
+		err = s.eng.DeleteSessionRecords(gone)
+	}
+	if err != nil {
+		s.log.Warn("pruning session records failed", "error", err)
+	}
+}
+
+// dropRecord deletes the durable record of session key, if any.
+func (s *Server) dropRecord(key string) {
+	if err := s.eng.DeleteSessionRecords([][]byte{[]byte(key)}); err != nil {
+		s.log.Warn("deleting a session record failed", "error", err)
+	}
+}
