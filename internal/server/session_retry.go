@@ -581,3 +581,64 @@ func (s *Server) dropRecord(key string) {
 		s.log.Warn("deleting a session record failed", "error", err)
 	}
 }
+
+// txnTableNS reports whether db.coll is config.transactions, which reads
+// the sessions' records.
+func txnTableNS(db, coll string) bool { return db == "config" && coll == "transactions" }
+
+// openTxnTable serves a find on config.transactions from the session
+// records: filter, sort, projection, skip and limit, in memory (one
+// record per session).
+func (s *Server) openTxnTable(ctx context.Context, spec engine.FindSpec) (*sliceSource, error) {
+	if engine.TxnFrom(ctx) != nil {
+		return nil, errs.New(errs.OperationNotSupportedInTransaction, "Cannot run command against the 'config' database in a transaction.")
+	}
+	var f *query.Filter
+	if len(spec.Filter) > 5 {
+		var err error
+		if f, err = query.Parse(spec.Filter); err != nil {
+			return nil, err
+		}
+	}
+	var proj *query.Projection
+	if len(spec.Projection) > 5 {
+		var err error
+		if proj, err = query.ParseProjection(spec.Projection); err != nil {
+			return nil, err
+		}
+	}
+	var docs []bsoncore.Document
+	err := s.eng.SessionRecords(func(_, v []byte) error {
+		d := bsoncore.Document(append([]byte(nil), v...))
+		if f == nil || f.Match(d) {
+			docs = append(docs, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(spec.Sort) > 5 {
+		so, err := query.ParseSort(spec.Sort)
+		if err != nil {
+			return nil, err
+		}
+		sort.SliceStable(docs, func(i, j int) bool { return so.Compare(docs[i], docs[j]) < 0 })
+	}
+	if spec.Skip > 0 {
+		docs = docs[min(int(spec.Skip), len(docs)):]
+	}
+	if spec.Limit > 0 && int(spec.Limit) < len(docs) {
+		docs = docs[:spec.Limit]
+	}
+	if proj != nil {
+		for i, d := range docs {
+			p, err := proj.Apply(d, 0)
+			if err != nil {
+				return nil, err
+			}
+			docs[i] = p
+		}
+	}
+	return &sliceSource{docs: docs}, nil
+}

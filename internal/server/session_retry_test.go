@@ -1,0 +1,82 @@
+package server
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func retryableInsert(lsid bsoncore.Document, txn int64, id int32) bsoncore.Document {
+	return bsoncore.NewDocumentBuilder().
+		AppendString("insert", "c").
+		AppendArray("documents", bsoncore.NewArrayBuilder().AppendDocument(
+			bsoncore.NewDocumentBuilder().AppendInt32("_id", id).Build()).Build()).
+		AppendString("$db", "db").
+		AppendDocument("lsid", lsid).
+		AppendInt64("txnNumber", txn).Build()
+}
+
+// TestSessionRecordPrunedOnExpiry: the record of a retryable write goes
+// when its session expires; a record left by an earlier run (no session
+// in memory) goes once it is older than the session timeout, as mongod's
+// reaper removes config.transactions entries of expired sessions.
+func TestSessionRecordPrunedOnExpiry(t *testing.T) {
+	s := testServer(t)
+	lsid := lsidDoc(7)
+	key, _ := sessionKey(lsid)
+	if r := run(s, retryableInsert(lsid, 1, 1)); r.Lookup("n").AsInt32() != 1 {
+		t.Fatalf("insert: %v", r)
+	}
+	if v, err := s.eng.SessionRecord([]byte(key)); err != nil || v == nil {
+		t.Fatalf("no record after a retryable write: %v %v", v, err)
+	}
+	s.reap(time.Now(), true)
+	if v, _ := s.eng.SessionRecord([]byte(key)); v == nil {
+		t.Fatal("record of a live session pruned")
+	}
+	s.reap(time.Now().Add(31*time.Minute), false)
+	if v, _ := s.eng.SessionRecord([]byte(key)); v != nil {
+		t.Fatal("record of an expired session kept")
+	}
+
+	// A record of an earlier run: a second server on the same engine has
+	// no session in memory.
+	lsid2 := lsidDoc(8)
+	key2, _ := sessionKey(lsid2)
+	run(s, retryableInsert(lsid2, 1, 2))
+	s2 := New(s.eng, Config{Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(func() { s2.Close() })
+	s2.reap(time.Now(), true)
+	if v, _ := s2.eng.SessionRecord([]byte(key2)); v == nil {
+		t.Fatal("recent record of an earlier run pruned")
+	}
+	s2.reap(time.Now().Add(31*time.Minute), true)
+	if v, _ := s2.eng.SessionRecord([]byte(key2)); v != nil {
+		t.Fatal("old record of an earlier run kept")
+	}
+}
+
+// TestAddSpan: the executed statements stay sorted and merged.
+func TestAddSpan(t *testing.T) {
+	var sp []span
+	for _, i := range []int32{0, 1, 5, 3, 2, 4, 9, 7} {
+		sp = addSpan(sp, i)
+	}
+	want := []span{{0, 6}, {7, 8}, {9, 10}}
+	if len(sp) != len(want) {
+		t.Fatalf("%v", sp)
+	}
+	for i := range want {
+		if sp[i] != want[i] {
+			t.Fatalf("%v, want %v", sp, want)
+		}
+	}
+	r := &retryRecord{executed: sp}
+	for i, want := range map[int32]bool{0: true, 5: true, 6: false, 7: true, 8: false, 9: true, 10: false} {
+		if r.ran(i) != want {
+			t.Errorf("ran(%d) = %v", i, !want)
+		}
+	}
+}
