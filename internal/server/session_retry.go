@@ -206,16 +206,14 @@ func (s *Server) loadRecord(ss *session) error {
 		return nil
 	}
 	r, _ := decodeHeader(v)
-	if r.txnNum < ss.txnNumber {
-		return nil
+	if r.txnNum < ss.txnNumber || r.txnNum == ss.txnNumber && ss.state != txnNone {
+		return nil // the session moved on in memory
 	}
 	ss.rec = r
-	if r.txnNum > ss.txnNumber {
-		ss.txnNumber = r.txnNum
-		ss.state, ss.tx, ss.committedTx, ss.retryReply = txnNone, nil, nil, nil
-		if r.committed {
-			ss.state = txnCommitted
-		}
+	ss.txnNumber = r.txnNum
+	ss.state, ss.tx, ss.committedTx, ss.retryReply = txnNone, nil, nil, nil
+	if r.committed {
+		ss.state = txnCommitted
 	}
 	return nil
 }
@@ -504,6 +502,10 @@ func (s *Server) famRetryReply(req *Request, rec *retryRecord) (bsoncore.Documen
 	if err != nil {
 		return nil, err
 	}
+	wc, err := parseWriteConcern(req)
+	if err != nil {
+		return nil, err
+	}
 	im := rec.image
 	leo := bsoncore.NewDocumentBuilder().AppendInt32("n", 1)
 	if im.op != "d" {
@@ -528,6 +530,7 @@ func (s *Server) famRetryReply(req *Request, rec *retryRecord) (bsoncore.Documen
 	} else {
 		b.AppendNull("value")
 	}
+	appendWriteConcernError(b, wc)
 	return b.Build(), nil
 }
 
