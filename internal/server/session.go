@@ -83,8 +83,9 @@ type session struct {
 	txnNumber int64
 	// loaded: the durable record (session_retry.go) was read; rec is the
 	// session's record as committed (nil: none).
-	loaded bool
-	rec    *retryRecord
+	loaded   bool
+	rec      *retryRecord
+	recorder retryRecorder // reused by the session's retryable writes
 	// Retryable write: the reply of the write with txnNumber retryNumber.
 	retryNumber int64
 	retryCmd    string

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -107,38 +108,53 @@ func isDefault(cmd string, r stmtResult) bool {
 	return r.n == d.n && r.nModified == d.nModified && r.upserted.Type == 0
 }
 
-// encodeHeader is the header record of r for session id.
-func encodeHeader(id []byte, r *retryRecord, at time.Time) []byte {
-	b := bsoncore.NewDocumentBuilder().
-		AppendDocument("_id", bsoncore.NewDocumentBuilder().AppendBinary("id", 4, id).Build()).
-		AppendInt64("txnNum", r.txnNum).
-		AppendDateTime("lastWriteDate", at.UnixMilli())
+// appendHeader appends the header record of r for session id to dst;
+// stmtKeys says whether statement records exist. It allocates nothing
+// when dst has room: it runs in every retryable write.
+func appendHeader(dst, id []byte, r *retryRecord, stmtKeys bool, at time.Time) []byte {
+	idx, dst := bsoncore.AppendDocumentStart(dst)
+	var sub int32
+	sub, dst = bsoncore.AppendDocumentElementStart(dst, "_id")
+	dst = bsoncore.AppendBinaryElement(dst, "id", 4, id)
+	dst, _ = bsoncore.AppendDocumentEnd(dst, sub)
+	dst = bsoncore.AppendInt64Element(dst, "txnNum", r.txnNum)
+	dst = bsoncore.AppendDateTimeElement(dst, "lastWriteDate", at.UnixMilli())
 	if r.committed {
-		b.AppendString("state", "committed")
+		dst = bsoncore.AppendStringElement(dst, "state", "committed")
 	}
 	if r.cmd != "" {
-		lr := bsoncore.NewDocumentBuilder().AppendString("cmd", r.cmd)
-		ab := bsoncore.NewArrayBuilder()
-		for _, s := range r.executed {
-			ab.AppendArray(bsoncore.NewArrayBuilder().AppendInt32(s.from).AppendInt32(s.to).Build())
+		var lr, arr int32
+		lr, dst = bsoncore.AppendDocumentElementStart(dst, "lodeRetry")
+		dst = bsoncore.AppendStringElement(dst, "cmd", r.cmd)
+		arr, dst = bsoncore.AppendArrayElementStart(dst, "executed")
+		var kb [12]byte
+		for i, sp := range r.executed {
+			var pair int32
+			pair, dst = bsoncore.AppendArrayElementStart(dst, string(strconv.AppendInt(kb[:0], int64(i), 10)))
+			dst = bsoncore.AppendInt32Element(dst, "0", sp.from)
+			dst = bsoncore.AppendInt32Element(dst, "1", sp.to)
+			dst, _ = bsoncore.AppendArrayEnd(dst, pair)
 		}
-		lr.AppendArray("executed", ab.Build())
+		dst, _ = bsoncore.AppendArrayEnd(dst, arr)
 		if r.image != nil {
-			im := bsoncore.NewDocumentBuilder().AppendString("op", r.image.op)
+			var im int32
+			im, dst = bsoncore.AppendDocumentElementStart(dst, "image")
+			dst = bsoncore.AppendStringElement(dst, "op", r.image.op)
 			if r.image.doc != nil {
-				im.AppendDocument("doc", r.image.doc)
+				dst = bsoncore.AppendDocumentElement(dst, "doc", r.image.doc)
 			}
 			if r.image.id.Type != 0 {
-				im.AppendValue("id", r.image.id)
+				dst = bsoncore.AppendValueElement(dst, "id", r.image.id)
 			}
-			lr.AppendDocument("image", im.Build())
+			dst, _ = bsoncore.AppendDocumentEnd(dst, im)
 		}
-		if r.stmtKeys {
-			lr.AppendBoolean("stmtRecords", true)
+		if stmtKeys {
+			dst = bsoncore.AppendBooleanElement(dst, "stmtRecords", true)
 		}
-		b.AppendDocument("lodeRetry", lr.Build())
+		dst, _ = bsoncore.AppendDocumentEnd(dst, lr)
 	}
-	return b.Build()
+	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
+	return dst
 }
 
 // decodeHeader reads a header record; lastWriteDate is returned apart.
@@ -223,6 +239,8 @@ func (s *Server) loadRecord(ss *session) error {
 // (rec, shared with the session) and writes the record into each batch.
 type retryRecorder struct {
 	id  []byte
+	key []byte // storage.SessionKey(id)
+	buf []byte // the header's encoding, reused
 	rec *retryRecord
 	cur int32
 	// clearStmts: statement records of older numbers are to be deleted
@@ -316,19 +334,16 @@ func (r *retryRecorder) Stage(b *pebble.Batch) error {
 		}
 		r.stmtKey = true
 	}
-	keys := rec.stmtKeys
-	if r.stmtKey {
-		rec.stmtKeys = true
-	}
-	err := b.Set(storage.SessionKey(r.id), encodeHeader(r.id, rec, time.Now()), nil)
-	rec.stmtKeys = keys
-	return err
+	r.buf = appendHeader(r.buf[:0], r.id, rec, rec.stmtKeys && !r.clearStmts || r.stmtKey, time.Now())
+	return b.Set(r.key, r.buf, nil) // the batch copies it
 }
 
 func (r *retryRecorder) Done(committed bool) {
 	rec := r.rec
 	if committed {
-		r.clearStmts = false
+		if r.clearStmts {
+			r.clearStmts, rec.stmtKeys = false, false
+		}
 		if r.stmtKey {
 			rec.stmtKeys = true
 		}
@@ -376,13 +391,25 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 			return s.famRetryReply(req, prior)
 		}
 	}
+	// The session's recorder and record are reused from write to write:
+	// a retryable write allocates little more than a plain one.
+	rr := &ss.recorder
+	if rr.id == nil {
+		rr.id = []byte(ss.id)
+		rr.key = storage.SessionKey(rr.id)
+	}
+	rr.cur, rr.pending, rr.stmtKey = 0, false, false
+	clear(rr.touched)
 	rec := prior
-	rr := &retryRecorder{id: []byte(ss.id)}
 	if rec == nil {
-		rec = &retryRecord{txnNum: a.txnNumber, cmd: cmd}
-		if old := ss.rec; old != nil && old.stmtKeys {
-			rr.clearStmts = true
+		rec = ss.rec
+		if rec == nil || rec.committed || rec.cmd == "" {
+			rec = &retryRecord{stmtKeys: rec != nil && rec.stmtKeys}
 		}
+		// Statement records of an older number are deleted by the first
+		// batch of this one.
+		rr.clearStmts = rec.stmtKeys
+		*rec = retryRecord{txnNum: a.txnNumber, cmd: cmd, executed: rec.executed[:0], stmtKeys: rec.stmtKeys}
 		if cmd == "findAndModify" {
 			rec.famNew, _ = req.Cmd.Lookup("new").BooleanOK()
 		}
@@ -390,10 +417,6 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 	rr.rec = rec
 	skipped := snapshotRan(prior, req)
 	body, err := h(engine.WithStmtRecorder(ctx, rr), s, req)
-	if rr.clearStmts {
-		// Nothing committed: the older statement records remain.
-		rec.stmtKeys = true
-	}
 	ss.rec = rec
 	if err != nil || len(skipped) == 0 {
 		return body, err
@@ -546,7 +569,7 @@ func txnCommitRecord(ss *session, txnNum int64) func(b *pebble.Batch) error {
 				return err
 			}
 		}
-		return b.Set(storage.SessionKey(id), encodeHeader(id, &retryRecord{txnNum: txnNum, committed: true}, time.Now()), nil)
+		return b.Set(storage.SessionKey(id), appendHeader(nil, id, &retryRecord{txnNum: txnNum, committed: true}, false, time.Now()), nil)
 	}
 }
 
