@@ -281,7 +281,9 @@ func sortedM(m bson.M) bson.D {
 // j:true, kills the server with SIGKILL and sends commitTransaction again:
 // it succeeds, as mongod answers from config.transactions; an older
 // txnNumber is TransactionTooOld (225), a newer one never started
-// NoSuchTransaction (251).
+// NoSuchTransaction (251), and a retryable write under the transaction's
+// number IncompleteTransactionHistory (217), as mongod's
+// TransactionParticipant answers.
 func TestCommitTransactionRetriedAfterKill9(t *testing.T) {
 	bin := buildLode(t)
 	dataDir := filepath.Join(t.TempDir(), "data")
@@ -309,6 +311,8 @@ func TestCommitTransactionRetriedAfterKill9(t *testing.T) {
 	cmd, addr = startServer(t, bin, dataDir)
 	r = dialSession(t, addr, lsid)
 	wantOK(t, "commit retried after kill -9", r.run("admin", commit, 5, append(inTxn, journaled)...))
+	// A retryable write under the committed transaction's number.
+	wantCode(t, "retryable write under a transaction's txnNumber", r.run("bank", move("a", -30), 5, journaled), 217)
 	wantCode(t, "commit of an older txnNumber", r.run("admin", commit, 4, inTxn...), 225)
 	wantCode(t, "commit of a txnNumber never started", r.run("admin", commit, 6, inTxn...), 251)
 	wantOK(t, "commit retried again", r.run("admin", commit, 5, inTxn...))
