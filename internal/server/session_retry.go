@@ -46,9 +46,12 @@ type retryRecord struct {
 	// stmtKeys: statement records exist for txnNum (or older numbers),
 	// to delete when the next number writes.
 	stmtKeys bool
-	// results of executed statements, loaded on a retry after a restart
-	// (nil until then); statements absent have the default result.
+	// results of executed statements whose result is not the default
+	// (statements absent have it). Statement 0's is in the header
+	// (first), the others in statement records, which a record read
+	// from disk has not loaded yet (partial) until a retry needs them.
 	results map[int32]stmtResult
+	partial bool
 }
 
 type span struct{ from, to int32 }
@@ -148,6 +151,9 @@ func appendHeader(dst, id []byte, r *retryRecord, stmtKeys bool, at time.Time) [
 			}
 			dst, _ = bsoncore.AppendDocumentEnd(dst, im)
 		}
+		if res, ok := r.results[0]; ok && r.cmd != "findAndModify" && !isDefault(r.cmd, res) {
+			dst = bsoncore.AppendDocumentElement(dst, "first", encodeStmt(res))
+		}
 		if stmtKeys {
 			dst = bsoncore.AppendBooleanElement(dst, "stmtRecords", true)
 		}
@@ -167,6 +173,10 @@ func decodeHeader(v bsoncore.Document) (*retryRecord, time.Time) {
 	if lr, ok := v.Lookup("lodeRetry").DocumentOK(); ok {
 		r.cmd, _ = lr.Lookup("cmd").StringValueOK()
 		r.stmtKeys, _ = lr.Lookup("stmtRecords").BooleanOK()
+		r.partial = r.stmtKeys
+		if first, ok := lr.Lookup("first").DocumentOK(); ok {
+			r.results = map[int32]stmtResult{0: decodeStmt(first)}
+		}
 		if arr, ok := lr.Lookup("executed").ArrayOK(); ok {
 			vals, _ := arr.Values()
 			for _, sv := range vals {
@@ -326,8 +336,8 @@ func (r *retryRecorder) Stage(b *pebble.Batch) error {
 	}
 	for i := range r.touched {
 		res := rec.results[i]
-		if isDefault(rec.cmd, res) || rec.cmd == "findAndModify" {
-			continue
+		if i == 0 || isDefault(rec.cmd, res) || rec.cmd == "findAndModify" {
+			continue // statement 0's result is in the header
 		}
 		if err := b.Set(storage.SessionStmtKey(r.id, rec.txnNum, i), encodeStmt(res), nil); err != nil {
 			return err
@@ -446,14 +456,20 @@ func snapshotRan(prior *retryRecord, req *Request) []int32 {
 
 // loadResults reads the statement records of rec (once).
 func (s *Server) loadResults(id string, rec *retryRecord) error {
-	if rec.results != nil || !rec.stmtKeys {
+	if !rec.partial {
 		return nil
 	}
-	rec.results = map[int32]stmtResult{}
-	return s.eng.SessionStmts([]byte(id), rec.txnNum, func(stmt int32, v []byte) error {
+	if rec.results == nil {
+		rec.results = map[int32]stmtResult{}
+	}
+	err := s.eng.SessionStmts([]byte(id), rec.txnNum, func(stmt int32, v []byte) error {
 		rec.results[stmt] = decodeStmt(v)
 		return nil
 	})
+	if err == nil {
+		rec.partial = false
+	}
+	return err
 }
 
 // mergeRetried adds to the reply of a retried write the results of the

@@ -80,3 +80,42 @@ func TestAddSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestStatementRecordsBounded: the statement records of a txnNumber go
+// with the session's next write, so a session keeps those of one number.
+func TestStatementRecordsBounded(t *testing.T) {
+	s := testServer(t)
+	lsid := lsidDoc(9)
+	key, _ := sessionKey(lsid)
+	upd := func(txn int64) bsoncore.Document {
+		st := func(id string) bsoncore.Document {
+			return bsoncore.NewDocumentBuilder().
+				AppendDocument("q", bsoncore.NewDocumentBuilder().AppendString("_id", id).Build()).
+				AppendDocument("u", bsoncore.NewDocumentBuilder().AppendDocument("$inc", bsoncore.NewDocumentBuilder().AppendInt32("v", 1).Build()).Build()).
+				AppendBoolean("upsert", true).Build()
+		}
+		return bsoncore.NewDocumentBuilder().AppendString("update", "c").
+			AppendArray("updates", bsoncore.NewArrayBuilder().AppendDocument(st("a")).AppendDocument(st("b")).AppendDocument(st("c")).Build()).
+			AppendString("$db", "db").AppendDocument("lsid", lsid).AppendInt64("txnNumber", txn).Build()
+	}
+	count := func(txn int64) int {
+		n := 0
+		if err := s.eng.SessionStmts([]byte(key), txn, func(int32, []byte) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if r := run(s, upd(1)); r.Lookup("n").AsInt32() != 3 {
+		t.Fatalf("update: %v", r)
+	}
+	// Statements 1 and 2 upserted: records; statement 0 is in the header.
+	if n := count(1); n != 2 {
+		t.Fatalf("%d statement records for txnNumber 1, want 2", n)
+	}
+	if r := run(s, retryableInsert(lsid, 2, 1)); r.Lookup("n").AsInt32() != 1 {
+		t.Fatalf("insert: %v", r)
+	}
+	if n := count(1); n != 0 {
+		t.Fatalf("%d statement records of txnNumber 1 left after txnNumber 2", n)
+	}
+}

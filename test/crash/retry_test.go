@@ -164,6 +164,9 @@ func TestRetryableWritesAppliedOnceAcrossRestart(t *testing.T) {
 					bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: "inc"}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}}}},
 					bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: "up"}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}}}, {Key: "upsert", Value: true}},
 				}}}, nil},
+				{"upsert", bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{
+					bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: "up0"}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}}}, {Key: "upsert", Value: true}},
+				}}}, nil},
 				{"insert", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{
 					bson.D{{Key: "_id", Value: 10}}, bson.D{{Key: "_id", Value: 11}}, bson.D{{Key: "_id", Value: 12}},
 				}}}, nil},
@@ -223,7 +226,13 @@ func TestRetryableWritesAppliedOnceAcrossRestart(t *testing.T) {
 				t.Errorf("partial batch retried ran statement 0 again: %v", rep)
 			}
 
-			var inc, fam, up bson.M
+			var inc, fam, up, up0 bson.M
+			if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "up0"}}).Decode(&up0); err != nil {
+				t.Fatal(err)
+			}
+			if up0["v"] != int32(1) {
+				t.Errorf("after %v: upserted up0 %v, want v 1", sig, up0)
+			}
 			if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "inc"}}).Decode(&inc); err != nil {
 				t.Fatal(err)
 			}
@@ -240,9 +249,9 @@ func TestRetryableWritesAppliedOnceAcrossRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// inc, fam, up, 10, 11, 12, 20, 21, 22 ("del" deleted).
-			if n != 9 {
-				t.Errorf("after %v: %d documents, want 9", sig, n)
+			// inc, fam, up, up0, 10, 11, 12, 20, 21, 22 ("del" deleted).
+			if n != 10 {
+				t.Errorf("after %v: %d documents, want 10", sig, n)
 			}
 			stopServer(cmd, syscall.SIGTERM)
 		})
