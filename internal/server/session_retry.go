@@ -398,6 +398,9 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 		}
 		if cmd == "findAndModify" && prior.image != nil {
 			s.log.Debug("retryable write answered from its record", "cmd", req.Name, "txnNumber", a.txnNumber)
+			if err := s.retryDurable(ctx, req); err != nil {
+				return nil, err
+			}
 			return s.famRetryReply(req, prior)
 		}
 	}
@@ -431,7 +434,25 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 	if err != nil || len(skipped) == 0 {
 		return body, err
 	}
+	if err := s.retryDurable(ctx, req); err != nil {
+		return nil, err
+	}
 	return mergeRetried(body, prior, skipped), nil
+}
+
+// retryDurable waits, for a retry answered (in part) from an earlier
+// attempt, for the durability the retry's write concern asks: the first
+// attempt may have asked for less. mongod waits for the retry's write
+// concern too.
+func (s *Server) retryDurable(ctx context.Context, req *Request) error {
+	wc, err := parseWriteConcern(req)
+	if err != nil || !wc.journal {
+		return err
+	}
+	if err := s.eng.Sync(ctx); err != nil {
+		return errs.New(errs.WriteConcernFailed, "waiting for journal: %v", err)
+	}
+	return nil
 }
 
 // snapshotRan lists the statements of req that earlier attempts ran.

@@ -180,6 +180,9 @@ func (s *Server) runRetryable(ctx context.Context, h handler, req *Request, ss *
 			return nil, errs.New(errs.Location50911, "Request with transaction number %d has already been used for a %s command", a.txnNumber, ss.retryCmd)
 		}
 		s.log.Debug("retryable write answered from its first attempt", "cmd", req.Name, "txnNumber", a.txnNumber)
+		if err := s.retryDurable(ctx, req); err != nil {
+			return nil, err
+		}
 		return ss.retryReply, nil
 	}
 	if a.txnNumber == ss.txnNumber && ss.state != txnNone {

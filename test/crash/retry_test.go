@@ -530,3 +530,34 @@ func TestWithTransactionCommitReplyLostThenKill9(t *testing.T) {
 	mu.Unlock()
 	checkBalances(t, check.Database("bank").Collection("accounts"), 70, 30)
 }
+
+// TestRetryWaitsForItsWriteConcern: a write acknowledged at w:1 and
+// retried with j:true is answered from its first attempt only once the
+// journal covers it, as mongod waits for a retry's write concern. The
+// server's periodic fsync is off (an hour), so only that wait syncs.
+func TestRetryWaitsForItsWriteConcern(t *testing.T) {
+	bin := buildLode(t)
+	cmd, addr := startServer(t, bin, filepath.Join(t.TempDir(), "data"), "--sync-interval", "1h")
+	defer stopServer(cmd, syscall.SIGTERM)
+	c := connect(t, "mongodb://"+addr+"/?directConnection=true")
+	syncWaits := func() int64 {
+		var st bson.Raw
+		if err := c.Database("admin").RunCommand(context.Background(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Lookup("metrics", "lode", "syncWaits").AsInt64()
+	}
+	r := dialSession(t, addr, newLSID())
+	ins := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}}
+	w1 := bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 1}}}
+	wantOK(t, "insert w:1", r.run("r", ins, 1, w1))
+	before := syncWaits()
+	rep := r.run("r", ins, 1, journaled)
+	wantOK(t, "retry j:true", rep)
+	if rep.Lookup("n").AsInt32() != 1 {
+		t.Fatalf("retry: %v", rep)
+	}
+	if after := syncWaits(); after <= before {
+		t.Errorf("the j:true retry waited for no fsync (syncWaits %d -> %d)", before, after)
+	}
+}
