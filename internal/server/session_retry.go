@@ -248,6 +248,7 @@ func (s *Server) loadRecord(ss *session) error {
 // write: it adds the statements the attempt runs to the session's record
 // (rec, shared with the session) and writes the record into each batch.
 type retryRecorder struct {
+	ids stmtIDs // statement index -> stmtId
 	id  []byte
 	key []byte // storage.SessionKey(id)
 	buf []byte // the header's encoding, reused
@@ -272,8 +273,41 @@ type prevResult struct {
 }
 
 func (r *retryRecorder) Begin(i int) bool {
-	r.cur = int32(i)
+	r.cur = r.ids.of(i)
 	return r.rec.ran(r.cur)
+}
+
+// stmtIDs numbers a command's statements as mongod does: stmtIds[i]
+// when given, else stmtId+i (stmtId defaults to 0).
+type stmtIDs struct {
+	base int32
+	list []int32
+}
+
+func (s stmtIDs) of(i int) int32 {
+	if s.list != nil && i < len(s.list) {
+		return s.list[i]
+	}
+	return s.base + int32(i)
+}
+
+// stmtIDsOf reads stmtId and stmtIds from a write command (validated by
+// parseWriteBatch).
+func stmtIDsOf(req *Request) stmtIDs {
+	var ids stmtIDs
+	if v, err := req.Cmd.LookupErr("stmtId"); err == nil {
+		ids.base, _ = v.Int32OK()
+	}
+	if v, err := req.Cmd.LookupErr("stmtIds"); err == nil {
+		if arr, ok := v.ArrayOK(); ok {
+			vals, _ := arr.Values()
+			ids.list = make([]int32, len(vals))
+			for i, x := range vals {
+				ids.list[i], _ = x.Int32OK()
+			}
+		}
+	}
+	return ids
 }
 
 func (r *retryRecorder) Change(op byte, pre, post bsoncore.Document) {
@@ -412,6 +446,11 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 		rr.key = storage.SessionKey(rr.id)
 	}
 	rr.cur, rr.pending, rr.stmtKey = 0, false, false
+	rr.ids = stmtIDs{}
+	if len(req.Cmd) > 0 && hasStmtIDs(req) {
+		rr.ids = stmtIDsOf(req)
+	}
+	rr.cur = rr.ids.of(0)
 	clear(rr.touched)
 	rec := prior
 	if rec == nil {
@@ -428,7 +467,7 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 		}
 	}
 	rr.rec = rec
-	skipped := snapshotRan(prior, req)
+	skipped := snapshotRan(prior, req, rr.ids)
 	body, err := h(engine.WithStmtRecorder(ctx, rr), s, req)
 	ss.rec = rec
 	if err != nil || len(skipped) == 0 {
@@ -455,8 +494,11 @@ func (s *Server) retryDurable(ctx context.Context, req *Request) error {
 	return nil
 }
 
+// ranStmt is a statement of the command that an earlier attempt ran.
+type ranStmt struct{ index, id int32 }
+
 // snapshotRan lists the statements of req that earlier attempts ran.
-func snapshotRan(prior *retryRecord, req *Request) []int32 {
+func snapshotRan(prior *retryRecord, req *Request, ids stmtIDs) []ranStmt {
 	if prior == nil || len(prior.executed) == 0 {
 		return nil
 	}
@@ -466,13 +508,20 @@ func snapshotRan(prior *retryRecord, req *Request) []int32 {
 		return nil
 	}
 	vals, _ := arr.Values()
-	var out []int32
+	var out []ranStmt
 	for i := range vals {
-		if prior.ran(int32(i)) {
-			out = append(out, int32(i))
+		if id := ids.of(i); prior.ran(id) {
+			out = append(out, ranStmt{int32(i), id})
 		}
 	}
 	return out
+}
+
+// hasStmtIDs reports whether a command numbers its statements itself.
+func hasStmtIDs(req *Request) bool {
+	_, e1 := req.Cmd.LookupErr("stmtId")
+	_, e2 := req.Cmd.LookupErr("stmtIds")
+	return e1 == nil || e2 == nil
 }
 
 // loadResults reads the statement records of rec (once).
@@ -496,22 +545,22 @@ func (s *Server) loadResults(id string, rec *retryRecord) error {
 // mergeRetried adds to the reply of a retried write the results of the
 // statements its earlier attempts ran (which this attempt skipped), as
 // mongod answers them from its history.
-func mergeRetried(body bsoncore.Document, rec *retryRecord, skipped []int32) bsoncore.Document {
+func mergeRetried(body bsoncore.Document, rec *retryRecord, skipped []ranStmt) bsoncore.Document {
 	var n, nMod int32
 	type up struct {
 		index int32
 		id    bsoncore.Value
 	}
 	var ups []up
-	for _, i := range skipped {
-		r, ok := rec.results[i]
+	for _, st := range skipped {
+		r, ok := rec.results[st.id]
 		if !ok {
 			r = defaultResult(rec.cmd)
 		}
 		n += r.n
 		nMod += r.nModified
 		if r.upserted.Type != 0 {
-			ups = append(ups, up{i, r.upserted})
+			ups = append(ups, up{st.index, r.upserted})
 		}
 	}
 	if old, ok := body.Lookup("upserted").ArrayOK(); ok {

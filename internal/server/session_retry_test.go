@@ -119,3 +119,52 @@ func TestStatementRecordsBounded(t *testing.T) {
 		t.Fatalf("%d statement records of txnNumber 1 left after txnNumber 2", n)
 	}
 }
+
+// TestStmtIdsNumberStatements: a batch's stmtIds name its statements in
+// the history: a retry (here by a second server on the same data, as
+// after a restart) with the statements in another order runs only those
+// whose ids did not run. A stmtIds of the wrong length is InvalidLength.
+func TestStmtIdsNumberStatements(t *testing.T) {
+	s := testServer(t)
+	lsid := lsidDoc(10)
+	txn := int64(1)
+	insert := func(ids []int32, stmtIDs []int32) bsoncore.Document {
+		docs := bsoncore.NewArrayBuilder()
+		for _, id := range ids {
+			docs.AppendDocument(bsoncore.NewDocumentBuilder().AppendInt32("_id", id).Build())
+		}
+		sids := bsoncore.NewArrayBuilder()
+		for _, id := range stmtIDs {
+			sids.AppendInt32(id)
+		}
+		return bsoncore.NewDocumentBuilder().AppendString("insert", "c").AppendArray("documents", docs.Build()).
+			AppendArray("stmtIds", sids.Build()).AppendString("$db", "db").
+			AppendDocument("lsid", lsid).AppendInt64("txnNumber", txn).Build()
+	}
+	run(s, bsoncore.NewDocumentBuilder().AppendString("insert", "c").
+		AppendArray("documents", bsoncore.NewArrayBuilder().AppendDocument(bsoncore.NewDocumentBuilder().AppendInt32("_id", 2).Build()).Build()).
+		AppendString("$db", "db").Build())
+	// Statement 10 inserts _id 1, statement 11 stops at the duplicate 2.
+	if r := run(s, insert([]int32{1, 2, 3}, []int32{10, 11, 12})); r.Lookup("n").Type != bsoncore.TypeInt32 || r.Lookup("n").Int32() != 1 {
+		t.Fatalf("first attempt: %v", r)
+	}
+	run(s, bsoncore.NewDocumentBuilder().AppendString("delete", "c").
+		AppendArray("deletes", bsoncore.NewArrayBuilder().AppendDocument(bsoncore.NewDocumentBuilder().
+			AppendDocument("q", bsoncore.NewDocumentBuilder().AppendInt32("_id", 2).Build()).AppendInt32("limit", 1).Build()).Build()).
+		AppendString("$db", "db").Build())
+	s2 := New(s.eng, Config{Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(func() { s2.Close() })
+	// The retry sends statement 10 last: it is not run again.
+	r := run(s2, insert([]int32{2, 3, 1}, []int32{11, 12, 10}))
+	if r.Lookup("n").AsInt32() != 3 {
+		t.Fatalf("retry: %v", r)
+	}
+	if _, err := r.LookupErr("writeErrors"); err == nil {
+		t.Fatalf("retry ran statement 10 again: %v", r)
+	}
+	txn = 2
+	bad := run(s2, insert([]int32{4}, []int32{1, 2}))
+	if bad.Lookup("code").AsInt32() != 16 {
+		t.Fatalf("stmtIds of the wrong length: %v", bad)
+	}
+}
