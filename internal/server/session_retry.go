@@ -461,7 +461,8 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 		// Statement records of an older number are deleted by the first
 		// batch of this one.
 		rr.clearStmts = rec.stmtKeys
-		*rec = retryRecord{txnNum: a.txnNumber, cmd: cmd, executed: rec.executed[:0], stmtKeys: rec.stmtKeys}
+		clear(rec.results)
+		*rec = retryRecord{txnNum: a.txnNumber, cmd: cmd, executed: rec.executed[:0], stmtKeys: rec.stmtKeys, results: rec.results}
 		if cmd == "findAndModify" {
 			rec.famNew, _ = req.Cmd.Lookup("new").BooleanOK()
 		}
