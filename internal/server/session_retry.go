@@ -379,7 +379,11 @@ func (r *retryRecorder) Stage(b *pebble.Batch) error {
 		r.stmtKey = true
 	}
 	r.buf = appendHeader(r.buf[:0], r.id, rec, rec.stmtKeys && !r.clearStmts || r.stmtKey, time.Now())
-	return b.Set(r.key, r.buf, nil) // the batch copies it
+	err := b.Set(r.key, r.buf, nil) // the batch copies it
+	if cap(r.buf) > 64<<10 {
+		r.buf = nil // a findAndModify's large image: not kept per session
+	}
+	return err
 }
 
 func (r *retryRecorder) Done(committed bool) {
