@@ -35,6 +35,9 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		if err := ctx.Err(); err != nil {
 			break
 		}
+		if t.rec != nil && t.rec.Begin(i) {
+			continue // ran in an earlier attempt of this retryable write
+		}
 		prepared, werr := prepareInsert(doc, &idBuf)
 		if werr == nil {
 			var err error

@@ -45,7 +45,16 @@ type Txn struct {
 
 	ops  []oplog.Entry  // the statements' oplog entries, one applyOps at commit
 	info *oplog.TxnInfo // the session and transaction number (SetSession)
+	// commitRec writes the session's record into the commit's batch
+	// (SetCommitRecord).
+	commitRec func(b *pebble.Batch) error
 }
+
+// SetCommitRecord has fn write the session's record (config.transactions)
+// into the batch that commits the transaction, so that the record of a
+// committed transaction is exactly as durable as its writes. A
+// transaction that wrote nothing commits no batch and no record.
+func (tx *Txn) SetCommitRecord(fn func(b *pebble.Batch) error) { tx.commitRec = fn }
 
 // SetSession names the transaction's session and number, which its
 // oplog entry records.
@@ -243,7 +252,14 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 	for _, tc := range colls {
 		tc.state.commits.begin()
 	}
-	logDone, err := tx.e.stageOps(tx.b, tx.applyOpsEntry())
+	var err error
+	if tx.commitRec != nil {
+		err = tx.commitRec(tx.b)
+	}
+	logDone := func(bool) {}
+	if err == nil {
+		logDone, err = tx.e.stageOps(tx.b, tx.applyOpsEntry())
+	}
 	var seq uint64
 	if err == nil {
 		seq, err = tx.e.db.Commit(tx.b)

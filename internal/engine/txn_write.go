@@ -18,6 +18,7 @@ func (e *Engine) newWriteBatchCtx(ctx context.Context, c *collection) *writeBatc
 		t := e.newWriteBatch(c)
 		t.bypass = bypassFrom(ctx)
 		t.st = opstats.From(ctx)
+		t.rec = recorderFrom(ctx)
 		return t
 	}
 	if _, ok := tx.colls[c.id]; !ok {

@@ -64,6 +64,9 @@ type writeBatch struct {
 	opsNS string        // t.c's namespace, computed once for the batch's ops
 	// bypass skips the collection's validator (bypassDocumentValidation).
 	bypass bool
+	// rec follows the statements of a retryable write (sessionrec.go):
+	// each commit also writes the session's record.
+	rec StmtRecorder
 }
 
 type stagedKey struct {
@@ -99,8 +102,20 @@ func (t *writeBatch) commit() error {
 			return fmt.Errorf("catalog update: %w", err)
 		}
 	}
+	if t.rec != nil && t.docs > 0 {
+		if err := t.rec.Stage(t.b); err != nil {
+			t.rec.Done(false)
+			t.b.Close()
+			t.b = t.e.db.NewBatch()
+			t.ops = t.ops[:0]
+			return err
+		}
+	}
 	logDone, err := t.e.stageOps(t.b, t.ops)
 	if err != nil {
+		if t.rec != nil && t.docs > 0 {
+			t.rec.Done(false)
+		}
 		t.b.Close()
 		t.b = t.e.db.NewBatch()
 		t.ops = t.ops[:0]
@@ -108,6 +123,9 @@ func (t *writeBatch) commit() error {
 	}
 	seq, err := t.e.db.Commit(t.b)
 	logDone(err == nil)
+	if t.rec != nil && t.docs > 0 {
+		t.rec.Done(err == nil)
+	}
 	clear(t.ops)
 	t.ops = t.ops[:0]
 	t.b = t.e.db.NewBatch()
@@ -151,6 +169,9 @@ func (t *writeBatch) abort() {
 		return
 	}
 	if t.b != nil {
+		if t.rec != nil && t.docs > 0 {
+			t.rec.Done(false) // staged changes that never commit
+		}
 		t.b.Close()
 		t.b = nil
 	}
@@ -282,6 +303,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	t.writeStaged(rid)
 	t.markMultikey(mk)
 	t.logOp(oplog.OpInsert, doc, nil)
+	t.noteChange('i', nil, doc)
 	t.docs++
 	t.counts.ins++
 	t.countDelta++
@@ -416,6 +438,7 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	t.writeStaged(rid)
 	t.markMultikey(mk)
 	t.logUpdate(oldDoc, newDoc, replacement)
+	t.noteChange('u', oldDoc, newDoc)
 	t.docs++
 	t.counts.upd++
 	t.sizeDelta += int64(len(newDoc) - len(oldDoc))
@@ -439,6 +462,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	t.writeStaged(rid)
 	t.logOp(oplog.OpDelete, idDoc(doc), nil)
 	t.keepImages(doc, nil)
+	t.noteChange('d', doc, nil)
 	t.docs++
 	t.counts.del++
 	t.countDelta--

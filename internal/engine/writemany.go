@@ -22,9 +22,16 @@ import (
 func (e *Engine) runStatements(ctx context.Context, n int, opts WriteOptions, run func(i int) (uint64, error)) ([]WriteError, error) {
 	var werrs []WriteError
 	var lastSeq uint64
+	rec := recorderFrom(ctx)
+	if TxnFrom(ctx) != nil {
+		rec = nil
+	}
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return werrs, err
+		}
+		if rec != nil && rec.Begin(i) {
+			continue // ran in an earlier attempt of this retryable write
 		}
 		seq, err := run(i)
 		lastSeq = max(lastSeq, seq)

@@ -54,6 +54,8 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	var it cursor.Source
 	if s.oplogNS(req.DB, coll) {
 		it, err = s.openOplog(sctx, spec) // local.oplog.rs (oplogscan.go)
+	} else if txnTableNS(req.DB, coll) {
+		it, err = s.openTxnTable(sctx, spec) // config.transactions (session_retry.go)
 	} else {
 		it, err = s.eng.Find(sctx, req.DB, coll, spec)
 	}

@@ -18,6 +18,6 @@ func cmdReapLogicalSessionCacheNow(_ context.Context, s *Server, req *Request) (
 	if err := ignoreArgs(req); err != nil {
 		return nil, err
 	}
-	s.reapOnce(time.Now())
+	s.reap(time.Now(), true)
 	return nil, nil
 }

@@ -27,6 +27,8 @@ type sessionRegistry struct {
 	active map[string]sessionRecord
 	ending map[string]sessionRecord
 	reaper bool // the expiry goroutine runs
+	// lastPrune is when the durable session records were last pruned.
+	lastPrune time.Time
 	// refreshMu serializes refreshes of config.system.sessions.
 	refreshMu sync.Mutex
 	stats     sessionCacheStats // under mu
@@ -79,6 +81,11 @@ type session struct {
 	// txnNumber is the highest transaction number seen (retryable writes
 	// and transactions share it).
 	txnNumber int64
+	// loaded: the durable record (session_retry.go) was read; rec is the
+	// session's record as committed (nil: none).
+	loaded   bool
+	rec      *retryRecord
+	recorder retryRecorder // reused by the session's retryable writes
 	// Retryable write: the reply of the write with txnNumber retryNumber.
 	retryNumber int64
 	retryCmd    string
@@ -165,7 +172,14 @@ func (s *Server) removeSession(key string, endedBy *[32]byte) {
 		ss.mu.Lock()
 		ss.killed = true
 		ss.abortTxn(errs.New(errs.NoSuchTransaction, "Transaction was aborted because its session was ended"))
+		// Its retryable-write history goes with it (session_retry.go).
+		if !ss.loaded || ss.rec != nil {
+			s.dropRecord(key)
+		}
+		ss.rec, ss.loaded = nil, true
 		ss.mu.Unlock()
+	} else if endedBy != nil {
+		s.dropRecord(key) // a session of an earlier run
 	}
 	s.cursors.KillSessions(map[string]bool{key: true})
 }
@@ -226,8 +240,13 @@ func (s *Server) reapSessions() {
 	}
 }
 
-// reapOnce does one expiry pass as of now.
-func (s *Server) reapOnce(now time.Time) {
+// reapOnce does one expiry pass as of now; the durable records of
+// sessions gone are pruned at most once a minute.
+func (s *Server) reapOnce(now time.Time) { s.reap(now, false) }
+
+// reap does one expiry pass as of now, pruning the durable session
+// records when prune is set or a minute has passed since the last time.
+func (s *Server) reap(now time.Time, prune bool) {
 	start := time.Now()
 	limit := time.Duration(s.txnLifetimeSeconds()) * time.Second
 	sessTimeout := s.sessionTimeout()
@@ -246,6 +265,17 @@ func (s *Server) reapOnce(now time.Time) {
 	for _, k := range expired {
 		s.log.Debug("logical session expired", "lsid", uuidString(k))
 		s.removeSession(k, nil)
+	}
+	r.mu.Lock()
+	if now.Sub(r.lastPrune) >= time.Minute {
+		prune = true
+	}
+	if prune {
+		r.lastPrune = now
+	}
+	r.mu.Unlock()
+	if prune {
+		s.pruneSessionRecords(now, sessTimeout)
 	}
 	r.mu.Lock()
 	r.stats.reaps++

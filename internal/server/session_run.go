@@ -147,6 +147,13 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 	ss := s.sessions.get(s, key, s.sessionOwnerOf(ctx, req), true)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if a.hasTxnNumber {
+		// First sight of the session since the server started: its
+		// durable history (session_retry.go).
+		if err := s.loadRecord(ss); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case a.hasAutocommit:
 		return s.runInTxn(ctx, h, req, ss, a)
@@ -173,9 +180,12 @@ func (s *Server) runRetryable(ctx context.Context, h handler, req *Request, ss *
 			return nil, errs.New(errs.Location50911, "Request with transaction number %d has already been used for a %s command", a.txnNumber, ss.retryCmd)
 		}
 		s.log.Debug("retryable write answered from its first attempt", "cmd", req.Name, "txnNumber", a.txnNumber)
+		if err := s.retryDurable(ctx, req); err != nil {
+			return nil, err
+		}
 		return ss.retryReply, nil
 	}
-	if a.txnNumber == ss.txnNumber && ss.state == txnActive {
+	if a.txnNumber == ss.txnNumber && ss.state != txnNone {
 		return nil, errs.New(errs.IncompleteTransactionHistory, "Cannot retry a retryable write that has been converted into a transaction")
 	}
 	if a.txnNumber > ss.txnNumber {
@@ -186,7 +196,7 @@ func (s *Server) runRetryable(ctx context.Context, h handler, req *Request, ss *
 	// The onPrimaryTransactionalWrite failpoint (failpoint.go) may close
 	// the connection once the reply is recorded, or fail the write.
 	return s.onPrimaryWrite(req, a, func() (bsoncore.Document, error) {
-		body, err := h(ctx, s, req)
+		body, err := s.runRetryableWrite(ctx, h, req, ss, a) // session_retry.go
 		if err != nil {
 			return nil, err
 		}
@@ -224,6 +234,7 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 			return nil, err
 		}
 		tx.SetSession(a.lsid, a.txnNumber)
+		tx.SetCommitRecord(txnCommitRecord(ss, a.txnNumber)) // session_retry.go
 		ss.txnNumber, ss.tx, ss.state, ss.txAbortErr, ss.txStmts = a.txnNumber, tx, txnActive, nil, 0
 		ss.committedTx, ss.txReadConcern = nil, readConcernLevel(a.readConcern)
 		ss.retryReply = nil
@@ -316,6 +327,7 @@ func (s *Server) commitTxn(ctx context.Context, req *Request, ss *session) (bson
 	err = tx.Commit(ctx, wc.journal)
 	if tx.Committed() {
 		ss.tx, ss.committedTx, ss.state = nil, tx, txnCommitted
+		ss.rec = &retryRecord{txnNum: ss.txnNumber, committed: true}
 	} else {
 		ss.tx, ss.state = nil, txnAborted
 	}

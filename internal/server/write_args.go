@@ -42,6 +42,7 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 	}
 	b := writeBatch{coll: coll, opts: engine.WriteOptions{Ordered: true}}
 	seen := false
+	hasStmtID, nStmtIDs := false, -1
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
 		switch {
@@ -70,7 +71,26 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 			return true, errs.New(errs.NotImplemented, "%s.%s is not supported: Lode has no time-series collections or queryable encryption", req.Name, k)
 		case k == "runtimeConstants" && accept.runtimeConstants:
 			return true, errs.New(errs.NotImplemented, "%s.runtimeConstants is not supported by Lode: it is mongos's internal way to fix $$NOW and $$CLUSTER_TIME, which Lode computes itself", req.Name)
-		case k == "stmtId", k == "stmtIds":
+		case k == "stmtId":
+			// The statements' numbers for retryable writes
+			// (session_retry.go stmtIDs): stmtId numbers them from it,
+			// stmtIds one by one; by default they are 0, 1, ...
+			if _, ok := v.Int32OK(); !ok {
+				return true, wrongType(req.Name, k, v, "int")
+			}
+			hasStmtID = true
+		case k == "stmtIds":
+			arr, ok := v.ArrayOK()
+			if !ok {
+				return true, wrongType(req.Name, k, v, "array")
+			}
+			vals, _ := arr.Values()
+			for _, x := range vals {
+				if _, ok := x.Int32OK(); !ok {
+					return true, wrongType(req.Name, k, x, "int")
+				}
+			}
+			nStmtIDs = len(vals)
 		default:
 			return false, nil
 		}
@@ -84,6 +104,12 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 	}
 	if err := checkBatchSize(len(b.stmts)); err != nil {
 		return writeBatch{}, err
+	}
+	if nStmtIDs >= 0 && nStmtIDs != len(b.stmts) {
+		return writeBatch{}, errs.New(errs.InvalidLength, "Number of statement ids must match the number of batch entries. Got %d statement ids but %d operations.", nStmtIDs, len(b.stmts))
+	}
+	if nStmtIDs >= 0 && hasStmtID {
+		return writeBatch{}, errs.New(errs.InvalidOptions, "May not specify both stmtId and stmtIds in write command")
 	}
 	return b, nil
 }

@@ -122,3 +122,51 @@ func OplogImageKey(ts uint64, op uint32) []byte {
 	k := binary.BigEndian.AppendUint64([]byte{KindOplogImage}, ts)
 	return binary.BigEndian.AppendUint32(k, op)
 }
+
+// KindSession prefixes the sessions' retryable-write and transaction
+// records (mongod's config.transactions): the header of session id at
+// SessionKey(id), the results of the statements of its transaction
+// number txn at SessionStmtKey(id, txn, stmt).
+const KindSession byte = 0x06
+
+// SessionKey returns the key of session id's record.
+func SessionKey(id []byte) []byte {
+	k := make([]byte, 0, 2+len(id))
+	k = append(k, KindSession, byte(len(id)))
+	return append(k, id...)
+}
+
+// SessionStmtKey returns the key of statement stmt of transaction number
+// txn of session id.
+func SessionStmtKey(id []byte, txn int64, stmt int32) []byte {
+	k := append(SessionKey(id), 0x01)
+	k = binary.BigEndian.AppendUint64(k, uint64(txn))
+	return binary.BigEndian.AppendUint32(k, uint32(stmt))
+}
+
+// SessionStmtRange returns the bounds [lo, hi) of the statement keys of
+// session id, every transaction number.
+func SessionStmtRange(id []byte) (lo, hi []byte) {
+	lo = append(SessionKey(id), 0x01)
+	hi = append(SessionKey(id), 0x02)
+	return lo, hi
+}
+
+// SessionRange returns the bounds [lo, hi) of every key of session id
+// (its header and statements).
+func SessionRange(id []byte) (lo, hi []byte) {
+	lo = SessionKey(id)
+	return lo, append(SessionKey(id), 0xff)
+}
+
+// SessionsRange returns the bounds [lo, hi) of every session key.
+func SessionsRange() (lo, hi []byte) { return []byte{KindSession}, []byte{KindSession + 1} }
+
+// IsSessionHeaderKey reports whether k (in SessionsRange) is a session's
+// header, and returns the session id.
+func IsSessionHeaderKey(k []byte) ([]byte, bool) {
+	if len(k) < 2 || k[0] != KindSession || len(k) != 2+int(k[1]) {
+		return nil, false
+	}
+	return k[2:], true
+}

@@ -56,11 +56,11 @@ func buildLode(t *testing.T) string {
 
 var addrRE = regexp.MustCompile(`lode started"? addr=(127\.0\.0\.1:\d+)`)
 
-// startServer starts `lode serve` on dataDir and returns the process and
-// its address.
-func startServer(t *testing.T, bin, dataDir string) (*exec.Cmd, string) {
+// startServer starts `lode serve` on dataDir (with the extra flags) and
+// returns the process and its address.
+func startServer(t *testing.T, bin, dataDir string, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--dir", dataDir, "--log-level", "info")
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--dir", dataDir, "--log-level", "info"}, extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// Retryable writes keep their outcome in the write batches that apply
+// them, as mongod keeps config.transactions in the storage transaction of
+// the write: the server passes a StmtRecorder in the context of a
+// retryable write, the engine tells it which statement runs and which
+// changes it staged, and each batch that commits the statement's changes
+// also carries the session's record, written by the recorder. The record
+// is thus exactly as durable as the write. Records live under
+// storage.KindSession; their format is the server's.
+
+// StmtRecorder follows the statements of one retryable write command.
+type StmtRecorder interface {
+	// Begin starts statement i of the command; it returns true when the
+	// statement already ran in an earlier attempt and must be skipped.
+	Begin(i int) (skip bool)
+	// Change notes a change the current statement staged: op 'i'
+	// (insert, post), 'u' (update, pre and post) or 'd' (delete, pre).
+	Change(op byte, pre, post bsoncore.Document)
+	// Stage writes the session's record, covering every change noted so
+	// far, into b, which commits next.
+	Stage(b *pebble.Batch) error
+	// Done reports whether the batch last staged committed. Changes
+	// noted since the previous Done that did not commit are forgotten.
+	Done(committed bool)
+}
+
+type recorderKey struct{}
+
+// WithStmtRecorder returns ctx carrying r for the write it runs.
+func WithStmtRecorder(ctx context.Context, r StmtRecorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+func recorderFrom(ctx context.Context) StmtRecorder {
+	r, _ := ctx.Value(recorderKey{}).(StmtRecorder)
+	return r
+}
+
+// noteChange passes a change of the current statement to the recorder.
+func (t *writeBatch) noteChange(op byte, pre, post bsoncore.Document) {
+	if t.rec != nil && !t.quiet {
+		t.rec.Change(op, pre, post)
+	}
+}
+
+// SessionRecord reads the record of session id (nil when there is none).
+func (e *Engine) SessionRecord(id []byte) ([]byte, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	v, ok, err := e.db.Get(storage.SessionKey(id), nil)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return v, nil
+}
+
+// SessionStmts calls fn with each statement record of transaction number
+// txn of session id, in statement order.
+func (e *Engine) SessionStmts(id []byte, txn int64, fn func(stmt int32, v []byte) error) error {
+	lo := storage.SessionStmtKey(id, txn, 0)
+	hi := storage.SessionStmtKey(id, txn+1, 0)
+	it, err := e.db.Reader().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) != len(lo) {
+			continue
+		}
+		stmt := int32(uint32(k[len(k)-4])<<24 | uint32(k[len(k)-3])<<16 | uint32(k[len(k)-2])<<8 | uint32(k[len(k)-1]))
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if err := fn(stmt, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SessionRecords calls fn with the id and header record of every session
+// that has one.
+func (e *Engine) SessionRecords(fn func(id, v []byte) error) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	lo, hi := storage.SessionsRange()
+	it, err := e.db.Reader().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		id, ok := storage.IsSessionHeaderKey(it.Key())
+		if !ok {
+			continue
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if err := fn(id, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteSessionRecords removes every record of the sessions ids (their
+// headers and statements), without sync: a record that comes back after
+// a crash is pruned again.
+func (e *Engine) DeleteSessionRecords(ids [][]byte) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	b := e.db.NewBatch()
+	for _, id := range ids {
+		if _, ok, err := e.db.Get(storage.SessionKey(id), nil); err != nil || !ok {
+			if err != nil {
+				b.Close()
+				return err
+			}
+			continue // no record: no tombstone
+		}
+		lo, hi := storage.SessionRange(id)
+		if err := b.DeleteRange(lo, hi, nil); err != nil {
+			b.Close()
+			return fmt.Errorf("prune session records: %w", err)
+		}
+	}
+	if b.Empty() {
+		b.Close()
+		return nil
+	}
+	_, err := e.db.Commit(b)
+	return err
+}
