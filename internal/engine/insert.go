@@ -86,7 +86,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 // rewritten document; the result stays valid because a fresh slice is
 // allocated when doc must be rewritten.
 func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.Error) {
-	out, werr := ensureID(doc)
+	out, werr := ensureID(doc, true)
 	if werr != nil {
 		return nil, werr
 	}
@@ -98,25 +98,50 @@ func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.E
 }
 
 // ensureID returns doc with _id first, adding an ObjectId when missing,
-// and rejects _id values MongoDB does not store. It does not check the
-// size: callers apply the limit with their own error.
-func ensureID(doc bsoncore.Document) (bsoncore.Document, *errs.Error) {
+// and rejects _id values MongoDB does not store and a second _id field
+// (fixDocumentForInsert). With insert set it also rejects a document
+// nested deeper than MaxStorageDepth, with mongod's insert-time error
+// (update paths check their results with checkUpdated). It does not
+// check the size: callers apply the limit with their own error.
+func ensureID(doc bsoncore.Document, insert bool) (bsoncore.Document, *errs.Error) {
 	if len(doc) < 5 {
 		return nil, errs.New(errs.InvalidBSON, "invalid document")
 	}
 	// One validating pass that allocates nothing; the element slice is
-	// built only to move a late _id to the front.
+	// built only to move a late _id to the front. The depth check rides
+	// on it and reads nothing below a top-level field too small to hold
+	// MaxStorageDepth levels (tooDeep), which is every field of an
+	// ordinary document. mongod checks the depth before the _id, so an
+	// _id error waits for the end of the pass.
+	deep := insert && len(doc) >= minNestBytes*(MaxStorageDepth+1)
 	idPos, i := -1, 0
+	var idErr *errs.Error
 	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
-		if idPos < 0 && el.Key() == "_id" {
-			idPos = i
-			if err := validateID(el.Value()); err != nil {
-				return err
+		if isIDKey(el) {
+			if idPos >= 0 {
+				if idErr == nil {
+					idErr = errs.New(errs.BadValue, "can't have multiple _id fields in one document")
+				}
+			} else {
+				idPos = i
+				if err := validateID(el.Value()); err != nil {
+					idErr = err
+				}
+			}
+		}
+		if deep {
+			if t := bsoncore.Type(el[0]); t == bsoncore.TypeEmbeddedDocument || t == bsoncore.TypeArray {
+				if tooDeep(el.Value().Data, 2) {
+					return insertDepthErr()
+				}
 			}
 		}
 		i++
 		return nil
 	})
+	if err == nil && idErr != nil {
+		return nil, idErr
+	}
 	if err != nil {
 		if e, ok := err.(*errs.Error); ok {
 			return nil, e

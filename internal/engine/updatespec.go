@@ -191,8 +191,11 @@ func (p *parsedUpdate) apply(ctx context.Context, doc bsoncore.Document, o updat
 	if len(out) > MaxDocumentSize {
 		return nil, false, errs.New(errs.Location17419, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
+	if err := checkUpdated(out); err != nil {
+		return nil, false, err
+	}
 	if _, err := out.LookupErr("_id"); err != nil || firstKey(out) != "_id" {
-		fixed, werr := ensureID(out)
+		fixed, werr := ensureID(out, false)
 		if werr != nil {
 			return nil, false, werr
 		}
@@ -232,7 +235,10 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *upda
 	}
 	// MongoDB checks the upserted document against the user limit with its
 	// own code (UpsertStage), not the insert-time BadValue.
-	doc, werr := ensureID(out)
+	if err := checkUpdated(out); err != nil {
+		return nil, err
+	}
+	doc, werr := ensureID(out, false)
 	if werr != nil {
 		return nil, werr
 	}
