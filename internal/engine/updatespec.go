@@ -117,7 +117,8 @@ func pipelineStages(v bsoncore.Value) ([]bsoncore.Document, error) {
 // parseFilter parses a statement's filter (nil: the empty filter) with the
 // command's let variables bound as of now; it returns the filter document
 // it parsed with the filter.
-func parseFilter(filter, let bsoncore.Document, coll *collation.Collator) (bsoncore.Document, *query.Filter, error) {
+// ctx bounds the loops of its $expr (expr.Vars.SetContext).
+func parseFilter(ctx context.Context, filter, let bsoncore.Document, coll *collation.Collator) (bsoncore.Document, *query.Filter, error) {
 	if filter == nil {
 		filter = emptyDoc
 	}
@@ -125,6 +126,7 @@ func parseFilter(filter, let bsoncore.Document, coll *collation.Collator) (bsonc
 	if err != nil {
 		return nil, nil, err
 	}
+	vars.SetContext(ctx)
 	f, err := query.ParseCollated(filter, epc, vars, coll)
 	return filter, f, err
 }

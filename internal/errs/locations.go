@@ -41,6 +41,7 @@ const (
 	Location16610   Code = 16610
 	Location16611   Code = 16611
 	Location16612   Code = 16612
+	Location16493   Code = 16493
 	Location16702   Code = 16702
 	Location16866   Code = 16866
 	Location16867   Code = 16867

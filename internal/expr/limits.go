@@ -1,0 +1,61 @@
+package expr
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// MaxRangeBytes is mongod's internalQueryMaxRangeBytes: the memory a
+// $range may need, estimated as mongod does (rangeMemory), before it
+// fails with ExceededMemoryLimit.
+const MaxRangeBytes = 100 << 20
+
+// rangeMemory is mongod's estimate of the memory of $range's result: a
+// vector (24 bytes) of length Values of 16 bytes each, where length is
+// 1 + (end-start)/step, or 0 when that quotient is negative.
+func rangeMemory(start, end, step int64) int64 {
+	steps := (end - start) / step
+	length := int64(0)
+	if steps >= 0 {
+		length = 1 + steps
+	}
+	return 24 + length*16
+}
+
+// rangeMemoryErr is $range's error past MaxRangeBytes.
+func rangeMemoryErr(need int64) error {
+	return errs.New(errs.ExceededMemoryLimit, "$range would use too much memory (%d bytes) and cannot spill to disk. Memory limit: %d bytes", need, MaxRangeBytes)
+}
+
+// checkStringLen refuses a string result of n bytes as mongod's
+// RCString::create does: its 16-byte header, the bytes and a NUL must
+// stay under 16 MiB (16493).
+func checkStringLen(n int) error {
+	if n+17 >= 16<<20 {
+		return errs.New(errs.Location16493, "Tried to create string longer than 16MB")
+	}
+	return nil
+}
+
+// MaxArrayBytes bounds one array an expression builds ($map,
+// $concatArrays, $zip, the set operators): mongod holds such arrays as
+// vectors of Values and relies on interrupts alone, Lode encodes them as
+// BSON, whose length must fit in 32 bits, and refuses them past this
+// size with ExceededMemoryLimit (a Lode limit, see compatibility.md).
+const MaxArrayBytes = 100 << 20
+
+// over reports whether the array built so far is past MaxArrayBytes.
+func (b *ArrayBuilder) over() bool { return len(b.buf) > MaxArrayBytes }
+
+// arrayMemoryErr is the error of an expression whose array result grew
+// past MaxArrayBytes.
+func arrayMemoryErr(op string) error {
+	return errs.New(errs.ExceededMemoryLimit, "%s would use too much memory (more than %d bytes for one array) and cannot spill to disk. Memory limit: %d bytes", op, MaxArrayBytes, MaxArrayBytes)
+}
+
+// arrayLenHint estimates the element count of array v from its size
+// (about 8 bytes an element: type, a short name and its NUL, a small
+// value), for tickN: loops such as the sorts of the set operators count
+// their elements without reading them.
+func arrayLenHint(v bsoncore.Value) int { return len(v.Data) / 8 }

@@ -1,0 +1,118 @@
+package aggregation_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// aggOne runs pipeline over db.coll (one document) with maxTimeMS ms (0:
+// none) and returns the error and the time it took.
+func aggOne(t *testing.T, d *mongo.Database, pipeline string, ms int) (bson.Raw, error, time.Duration) {
+	t.Helper()
+	var p bson.A
+	if err := bson.UnmarshalExtJSON([]byte(pipeline), false, &p); err != nil {
+		t.Fatal(err)
+	}
+	cmd := bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: p}, {Key: "cursor", Value: bson.D{}}}
+	if ms > 0 {
+		cmd = append(cmd, bson.E{Key: "maxTimeMS", Value: ms})
+	}
+	start := time.Now()
+	r, err := d.RunCommand(testenv.Ctx(t), cmd).Raw()
+	return r, err, time.Since(start)
+}
+
+func openOne(t *testing.T) *mongo.Database {
+	_, d := testenv.Open(t)
+	if _, err := d.Collection("c").InsertOne(testenv.Ctx(t), bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "ab"}}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestRangeMemoryLimit checks $range's memory limit
+// (internalQueryMaxRangeBytes, 100 MiB, estimated as mongod does: 24
+// bytes plus 16 a value): past it ExceededMemoryLimit 146 at once with
+// mongod's message; just under it the array is built.
+func TestRangeMemoryLimit(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	_, err, took := aggOne(t, d, `[{"$project":{"r":{"$range":[0,100000000]}}}]`, 0)
+	ce := testenv.WantCmdError(t, err, 146, "ExceededMemoryLimit")
+	if ce.Message != "$range would use too much memory (1600000040 bytes) and cannot spill to disk. Memory limit: 104857600 bytes" {
+		t.Fatalf("message: %q", ce.Message)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("refusing $range took %v", took)
+	}
+	// [0, 6553597) is estimated at 24+16*6553598 = 104857592 bytes (mongod
+	// counts 1+(end-start)/step values): under the limit. The count keeps
+	// the reply small.
+	r, err, _ := aggOne(t, d, `[{"$project":{"n":{"$size":{"$range":[0,6553597]}}}}]`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testenv.FirstBatch(t, r)[0].Lookup("n").Int32(); n != 6553597 {
+		t.Fatalf("size %d", n)
+	}
+	_, err, _ = aggOne(t, d, `[{"$project":{"n":{"$size":{"$range":[0,6553598]}}}}]`, 0)
+	if ce := testenv.WantCmdError(t, err, 146, "ExceededMemoryLimit"); !strings.Contains(ce.Message, "(104857608 bytes)") {
+		t.Fatalf("message: %q", ce.Message)
+	}
+	// A negative step counts the same way.
+	_, err, _ = aggOne(t, d, `[{"$project":{"r":{"$range":[0,-100000000,-1]}}}]`, 0)
+	testenv.WantCmdError(t, err, 146, "ExceededMemoryLimit")
+}
+
+// TestStringSizeLimit checks that strings built by expressions stop at
+// mongod's 16 MB string limit (16493 "Tried to create string longer than
+// 16MB"): doubling a string through $reduce and $concat, and $replaceAll
+// growing one, fail instead of growing without bound.
+func TestStringSizeLimit(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	_, err, _ := aggOne(t, d, `[{"$project":{"s":{"$reduce":{"input":{"$range":[0,40]},"initialValue":"$s","in":{"$concat":["$$value","$$value"]}}}}}]`, 0)
+	ce := testenv.WantCmdError(t, err, 16493, "Location16493")
+	if ce.Message != "Tried to create string longer than 16MB" {
+		t.Fatalf("message: %q", ce.Message)
+	}
+	// 2^23 bytes (8 MiB) is fine; its length is returned.
+	r, err, _ := aggOne(t, d, `[{"$project":{"n":{"$strLenBytes":{"$reduce":{"input":{"$range":[0,22]},"initialValue":"$s","in":{"$concat":["$$value","$$value"]}}}}}}]`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testenv.FirstBatch(t, r)[0].Lookup("n").Int32(); n != 1<<23 {
+		t.Fatalf("length %d", n)
+	}
+	big := strings.Repeat("x", 1<<20)
+	_, err, _ = aggOne(t, d, `[{"$project":{"s":{"$replaceAll":{"input":"`+big+`","find":"x","replacement":"yyyyyyyyyyyyyyyyy"}}}}]`, 0)
+	testenv.WantCmdError(t, err, 16493, "Location16493")
+}
+
+// TestExpressionLoopsStopAtMaxTimeMS checks that long expression loops
+// check the operation's deadline as mongod checks for interrupts: a
+// maxTimeMS of 200 stops each within a fraction of the time the
+// evaluation takes (several seconds) with MaxTimeMSExpired.
+func TestExpressionLoopsStopAtMaxTimeMS(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for _, p := range []string{
+		// 36 million additions in one document.
+		`[{"$project":{"s":{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value",{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value","$$this"]}}}]}}}}}]`,
+		`[{"$project":{"s":{"$size":{"$map":{"input":{"$range":[0,6000]},"in":{"$size":{"$filter":{"input":{"$range":[0,6000]},"cond":{"$gt":["$$this",3]}}}}}}}}}]`,
+		// Doubling an array: each step copies it.
+		`[{"$project":{"s":{"$size":{"$reduce":{"input":{"$range":[0,100]},"initialValue":[1,2,3,4,5,6,7,8],"in":{"$concatArrays":["$$value",{"$slice":["$$value",1000]}]}}}}}}]`,
+	} {
+		_, err, took := aggOne(t, d, p, 200)
+		testenv.WantCmdError(t, err, 50, "MaxTimeMSExpired")
+		if took > 2*time.Second {
+			t.Fatalf("%s: stopped after %v, past a 200 ms limit", p, took)
+		}
+	}
+}
