@@ -1,6 +1,7 @@
 package aggregation_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,53 @@ func TestExpressionLoopsStopAtMaxTimeMS(t *testing.T) {
 		if took > 2*time.Second {
 			t.Fatalf("%s: stopped after %v, past a 200 ms limit", p, took)
 		}
+	}
+}
+
+// TestExpressionLoopsStopAtKillOp checks that killOp stops an aggregate
+// busy in one long expression (36 million additions for one document)
+// with Interrupted (11601), within a fraction of the evaluation's time.
+func TestExpressionLoopsStopAtKillOp(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	ctx := testenv.Ctx(t)
+	var p bson.A
+	slow := `[{"$project":{"s":{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value",{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value","$$this"]}}}]}}}}}]`
+	if err := bson.UnmarshalExtJSON([]byte(slow), false, &p); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		// No deadline, so no maxTimeMS: only killOp ends it.
+		done <- d.RunCommand(context.Background(), bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: p},
+			{Key: "cursor", Value: bson.D{}}, {Key: "comment", Value: "slow-expression"}}).Err()
+	}()
+	admin := d.Client().Database("admin")
+	var opid any
+	for deadline := time.Now().Add(5 * time.Second); opid == nil && time.Now().Before(deadline); {
+		var res bson.Raw
+		if err := admin.RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}, {Key: "command.comment", Value: "slow-expression"}}).Decode(&res); err != nil {
+			t.Fatal(err)
+		}
+		if ops, _ := res.Lookup("inprog").Array().Values(); len(ops) == 1 {
+			opid = ops[0].Document().Lookup("opid").Int32()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if opid == nil {
+		t.Fatal("the aggregate is not in currentOp")
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: opid}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		testenv.WantCmdError(t, err, 11601, "Interrupted")
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("killOp stopped the expression after %v", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("killOp did not stop the expression within 5 s")
 	}
 }
