@@ -165,3 +165,29 @@ func TestExpressionLoopsStopAtKillOp(t *testing.T) {
 		t.Fatal("killOp did not stop the expression within 5 s")
 	}
 }
+
+// TestFindExpressionsStopAtMaxTimeMS checks the same deadline checks in
+// a find: a computed projection field and a $expr filter busy in one
+// long loop stop with MaxTimeMSExpired.
+func TestFindExpressionsStopAtMaxTimeMS(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	const loop = `{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value",{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value","$$this"]}}}]}}}`
+	var e bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(loop), false, &e); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []bson.D{
+		{{Key: "find", Value: "c"}, {Key: "projection", Value: bson.D{{Key: "s", Value: e}}}, {Key: "maxTimeMS", Value: 200}},
+		{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$gt", Value: bson.A{e, 0}}}}}}, {Key: "maxTimeMS", Value: 200}},
+	} {
+		start := time.Now()
+		err := d.RunCommand(context.Background(), cmd).Err()
+		if ce, ok := err.(mongo.CommandError); !ok || ce.Code != 50 || ce.Name != "MaxTimeMSExpired" {
+			t.Fatalf("%v: want MaxTimeMSExpired, got %v", cmd[1], err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Fatalf("%v: stopped after %v, past a 200 ms limit", cmd[1], took)
+		}
+	}
+}
