@@ -35,7 +35,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		if err := ctx.Err(); err != nil {
 			break
 		}
-		prepared, werr := prepareInsert(doc, &idBuf)
+		prepared, werr := prepareInsert(doc, &idBuf, !opts.ShallowDocs)
 		if werr == nil {
 			var err error
 			if t.c.capped {
@@ -85,8 +85,10 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 // (generating an ObjectId when it has none). scratch is reused for the
 // rewritten document; the result stays valid because a fresh slice is
 // allocated when doc must be rewritten.
-func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.Error) {
-	out, werr := ensureID(doc, true)
+// checkDepth applies the storage depth limit (callers that know the
+// documents are shallow skip it).
+func prepareInsert(doc bsoncore.Document, _ *[]byte, checkDepth bool) (bsoncore.Document, *errs.Error) {
+	out, werr := ensureID(doc, checkDepth)
 	if werr != nil {
 		return nil, werr
 	}
@@ -99,11 +101,11 @@ func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.E
 
 // ensureID returns doc with _id first, adding an ObjectId when missing,
 // and rejects _id values MongoDB does not store and a second _id field
-// (fixDocumentForInsert). With insert set it also rejects a document
+// (fixDocumentForInsert). With checkDepth set it also rejects a document
 // nested deeper than MaxStorageDepth, with mongod's insert-time error
 // (update paths check their results with checkUpdated). It does not
 // check the size: callers apply the limit with their own error.
-func ensureID(doc bsoncore.Document, insert bool) (bsoncore.Document, *errs.Error) {
+func ensureID(doc bsoncore.Document, checkDepth bool) (bsoncore.Document, *errs.Error) {
 	if len(doc) < 5 {
 		return nil, errs.New(errs.InvalidBSON, "invalid document")
 	}
@@ -113,7 +115,7 @@ func ensureID(doc bsoncore.Document, insert bool) (bsoncore.Document, *errs.Erro
 	// MaxStorageDepth levels (tooDeep), which is every field of an
 	// ordinary document. mongod checks the depth before the _id, so an
 	// _id error waits for the end of the pass.
-	deep := insert && len(doc) >= minNestBytes*(MaxStorageDepth+1)
+	deep := checkDepth && len(doc) >= minNestBytes*(MaxStorageDepth+1)
 	idPos, i := -1, 0
 	var idErr *errs.Error
 	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
