@@ -2,6 +2,7 @@ package crud_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -51,6 +52,11 @@ func TestNestingDepthLimit(t *testing.T) {
 	want, _ := bson.Marshal(atLimit)
 	if string(got) != string(want) {
 		t.Fatalf("document at the limit read back differently")
+	}
+	// A query reaches the innermost field through a 180-part path.
+	path := strings.TrimSuffix(strings.Repeat("a.", 180), ".")
+	if n := testenv.Count(t, coll, bson.D{{Key: path, Value: 1}}); n != 1 {
+		t.Fatalf("query on the 180-part path matched %d documents", n)
 	}
 
 	tooDeep := bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: nestedDoc(179, bson.D{{Key: "x", Value: 1}})}}
