@@ -358,7 +358,9 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			return Missing, err
 		}
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
-			if err = vars.tick(); err != nil {
+			// An iteration costs about the size of the value it carries
+			// (a copy): a large one counts for more (one tick a KB).
+			if err = vars.tickN(1 + len(acc.Data)>>10); err != nil {
 				return false
 			}
 			vars.Set(valSlot, acc)

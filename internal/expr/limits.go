@@ -38,11 +38,12 @@ func checkStringLen(n int) error {
 	return nil
 }
 
-// MaxArrayBytes bounds one array an expression builds ($map,
-// $concatArrays, $zip, the set operators): mongod holds such arrays as
-// vectors of Values and relies on interrupts alone, Lode encodes them as
-// BSON, whose length must fit in 32 bits, and refuses them past this
-// size with ExceededMemoryLimit (a Lode limit, see compatibility.md).
+// MaxArrayBytes bounds one array or document an expression builds
+// ($map, $concatArrays, $zip, array and object literals): mongod holds
+// such values as vectors of Values and relies on interrupts alone, Lode
+// encodes them as BSON, whose length must fit in 32 bits, and refuses
+// them past this size with ExceededMemoryLimit (a Lode limit, see
+// compatibility.md).
 const MaxArrayBytes = 100 << 20
 
 // over reports whether the array built so far is past MaxArrayBytes.

@@ -153,6 +153,9 @@ func (a arrayExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value, erro
 			x = Null
 		}
 		b.Append(x)
+		if b.over() {
+			return Missing, arrayMemoryErr("an array expression")
+		}
 	}
 	return b.Value(), nil
 }
@@ -172,6 +175,9 @@ func (o objectExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value, err
 			return Missing, err
 		}
 		b.Append(f.name, x)
+		if len(b.buf) > MaxArrayBytes {
+			return Missing, arrayMemoryErr("an object expression")
+		}
 	}
 	return b.Value(), nil
 }

@@ -191,3 +191,28 @@ func TestFindExpressionsStopAtMaxTimeMS(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltValueLimit checks Lode's bound on one array or document an
+// expression builds (100 MiB, ExceededMemoryLimit 146): values doubled
+// through $reduce by an array literal, an object literal or
+// $concatArrays stop there, quickly, instead of growing past what BSON
+// can encode.
+func TestBuiltValueLimit(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for _, in := range []string{
+		`["$$value","$$value"]`,
+		`{"l":"$$value","r":"$$value"}`,
+		`{"$concatArrays":[["$$value"],["$$value"]]}`,
+	} {
+		p := `[{"$project":{"v":{"$reduce":{"input":{"$range":[0,40]},"initialValue":"$s","in":` + in + `}}}},{"$project":{"v":{"$type":"$v"}}}]`
+		_, err, took := aggOne(t, d, p, 0)
+		ce := testenv.WantCmdError(t, err, 146, "ExceededMemoryLimit")
+		if !strings.Contains(ce.Message, "104857600 bytes") {
+			t.Fatalf("%s: message %q", in, ce.Message)
+		}
+		if took > 10*time.Second {
+			t.Fatalf("%s: refused after %v", in, took)
+		}
+	}
+}
