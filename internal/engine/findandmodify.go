@@ -79,6 +79,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 		if err != nil {
 			return res, err
 		}
+		p.vars.SetContext(ctx)
 		f = p.filter
 	}
 

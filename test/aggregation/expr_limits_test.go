@@ -216,3 +216,33 @@ func TestBuiltValueLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateExpressionsStopAtMaxTimeMS checks the deadline checks in
+// writes: an update whose $expr filter, or whose pipeline, is busy in one
+// long loop stops with MaxTimeMSExpired and changes nothing.
+func TestUpdateExpressionsStopAtMaxTimeMS(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	const loop = `{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value",{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value","$$this"]}}}]}}}`
+	var e bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(`{"e":`+loop+`}`), false, &e); err != nil {
+		t.Fatal(err)
+	}
+	loopV := e.Lookup("e")
+	for name, stmt := range map[string]bson.D{
+		"$expr filter": {{Key: "q", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$gt", Value: bson.A{loopV, 0}}}}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}},
+		"pipeline":     {{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: loopV}}}}}}},
+	} {
+		start := time.Now()
+		err := d.RunCommand(context.Background(), bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{stmt}}, {Key: "maxTimeMS", Value: 200}}).Err()
+		if ce, ok := err.(mongo.CommandError); !ok || ce.Code != 50 {
+			t.Fatalf("%s: want MaxTimeMSExpired, got %v", name, err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Fatalf("%s: stopped after %v, past a 200 ms limit", name, took)
+		}
+	}
+	if n := testenv.Count(t, d.Collection("c"), bson.D{{Key: "x", Value: bson.D{{Key: "$exists", Value: true}}}}); n != 0 {
+		t.Fatalf("a stopped update changed %d documents", n)
+	}
+}
