@@ -100,3 +100,31 @@ func atoi(s string) int {
 	fmt.Sscan(s, &n)
 	return n
 }
+
+// TestDistinctTooBig checks distinct's 16 MB cap: distinct values whose
+// elements add up to 16 MiB - 4 KiB or more fail with 17217 "distinct too
+// big, 16mb cap" instead of a reply past the limit; fewer are returned.
+func TestDistinctTooBig(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := d.Collection("dist")
+	var docs []any
+	for i := 0; i < 17; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: strings.Repeat(string(rune('a'+i)), 1<<20)}})
+	}
+	if _, err := coll.InsertMany(c, docs); err != nil {
+		t.Fatal(err)
+	}
+	err := d.RunCommand(c, bson.D{{Key: "distinct", Value: "dist"}, {Key: "key", Value: "s"}}).Err()
+	if ce := testenv.WantCmdError(t, err, 17217, "Location17217"); ce.Message != "distinct too big, 16mb cap" {
+		t.Fatalf("message %q", ce.Message)
+	}
+	vals, err := coll.Distinct(c, "s", bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 15}}}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := vals.Values(); len(n) != 15 {
+		t.Fatalf("%d values", len(n))
+	}
+}
