@@ -361,6 +361,7 @@ func (p *Pipeline) Run(ctx context.Context, cat Catalog, vars *expr.Vars) (Itera
 		vars = expr.NewVars(time.Now())
 	}
 	vars.SetContext(ctx) // long expression loops stop with the operation
+	vars.SetBudget(p.pc.params().Budget)
 	rc := &runCtx{ctx: ctx, cat: cat, vars: vars, pc: p.pc}
 	return p.run(rc)
 }

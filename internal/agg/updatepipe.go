@@ -71,6 +71,7 @@ func (u *UpdatePipeline) Apply(ctx context.Context, doc bsoncore.Document, vars 
 		vars = expr.NewVars(time.Now())
 	}
 	vars.SetContext(ctx)
+	vars.SetBudget(u.pc.params().Budget)
 	rc := &runCtx{ctx: ctx, vars: vars, pc: u.pc}
 	var it Iterator = &sliceIter{docs: []bsoncore.Document{doc}}
 	for _, s := range u.stages {

@@ -299,8 +299,7 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 				r = Null
 			}
 			b.Append(r)
-			if b.over() {
-				err = arrayMemoryErr("$map")
+			if err = vars.checkBuilt("$map", len(b.buf)); err != nil {
 				return false
 			}
 			return true
@@ -471,8 +470,7 @@ func parseConcatArrays(name string, args bsoncore.Value, pc *ParseContext) (Expr
 					return false
 				}
 				b.Append(x)
-				if b.over() {
-					err = arrayMemoryErr("$concatArrays")
+				if err = vars.checkBuilt("$concatArrays", len(b.buf)); err != nil {
 					return false
 				}
 				return true

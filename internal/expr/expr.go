@@ -14,6 +14,7 @@ import (
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/membudget"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -74,6 +75,17 @@ type Vars struct {
 	// expressions check for its end: maxTimeMS, killOp, a client gone.
 	ctx   context.Context
 	ticks uint32
+	// budget, when set (SetBudget), is the instance's memory budget that
+	// large values built by expressions must fit in (checkBuilt).
+	budget *membudget.Budget
+}
+
+// SetBudget makes expressions evaluated with vs refuse to build a value
+// past 16 MiB that the instance's memory budget has no room for.
+func (vs *Vars) SetBudget(b *membudget.Budget) {
+	if vs != nil {
+		vs.budget = b
+	}
 }
 
 // SetContext makes the loops of expressions evaluated with vs ($range,

@@ -46,8 +46,29 @@ func checkStringLen(n int) error {
 // compatibility.md).
 const MaxArrayBytes = 100 << 20
 
-// over reports whether the array built so far is past MaxArrayBytes.
-func (b *ArrayBuilder) over() bool { return len(b.buf) > MaxArrayBytes }
+// budgetCheckBytes is the size from which a value being built is also
+// checked against the instance's memory budget (Vars.SetBudget): smaller
+// ones are below membudget's floor of what needs no reservation.
+const budgetCheckBytes = 16 << 20
+
+// checkBuilt fails once a value op is building has reached n bytes past
+// MaxArrayBytes, or past budgetCheckBytes with the memory budget unable
+// to hold it (ExceededMemoryLimit either way). It is called after each
+// append, so a value stops within one element of the bound.
+func (vs *Vars) checkBuilt(op string, n int) error {
+	if n <= budgetCheckBytes {
+		return nil
+	}
+	if n > MaxArrayBytes {
+		return arrayMemoryErr(op)
+	}
+	if vs != nil && vs.budget != nil {
+		if lim, used := vs.budget.Limit(), vs.budget.Used(); lim > 0 && used+int64(n) > lim {
+			return errs.New(errs.ExceededMemoryLimit, "%s would use too much memory (%d bytes) and exceed the server's memory budget (%d bytes in use of %d)", op, n, used, lim)
+		}
+	}
+	return nil
+}
 
 // arrayMemoryErr is the error of an expression whose array result grew
 // past MaxArrayBytes.

@@ -153,8 +153,8 @@ func (a arrayExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value, erro
 			x = Null
 		}
 		b.Append(x)
-		if b.over() {
-			return Missing, arrayMemoryErr("an array expression")
+		if err := vars.checkBuilt("an array expression", len(b.buf)); err != nil {
+			return Missing, err
 		}
 	}
 	return b.Value(), nil
@@ -175,8 +175,8 @@ func (o objectExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value, err
 			return Missing, err
 		}
 		b.Append(f.name, x)
-		if len(b.buf) > MaxArrayBytes {
-			return Missing, arrayMemoryErr("an object expression")
+		if err := vars.checkBuilt("an object expression", len(b.buf)); err != nil {
+			return Missing, err
 		}
 	}
 	return b.Value(), nil

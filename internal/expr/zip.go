@@ -83,8 +83,8 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			if err := vars.tick(); err != nil {
 				return Missing, err
 			}
-			if out.over() {
-				return Missing, arrayMemoryErr("$zip")
+			if err := vars.checkBuilt("$zip", len(out.buf)); err != nil {
+				return Missing, err
 			}
 			row := NewArrayBuilder()
 			for i := range arrs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +78,34 @@ func TestExpressionsWithinBudget(t *testing.T) {
 	t.Logf("RSS peak %d MB (budget %d MB)", peak>>20, budget>>20)
 	if peak >= budget {
 		t.Fatalf("RSS peaked at %d MB, over the %d MB budget", peak>>20, budget>>20)
+	}
+}
+
+// TestBuiltValueOverBudget: against `lode serve --memory-budget-mb 64`
+// (48 MiB for transient structures), an array doubled through $reduce
+// stops with ExceededMemoryLimit once it is past 16 MiB and the budget
+// cannot hold it, well before Lode's 100 MiB bound for one value.
+func TestBuiltValueOverBudget(t *testing.T) {
+	acceptanceOnly(t)
+	_, addr := startLimited(t, 0, "--memory-budget-mb", "64")
+	ctx := context.Background()
+	client, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	d := client.Database("test")
+	if _, err := d.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "ab"}}); err != nil {
+		t.Fatal(err)
+	}
+	var p bson.A
+	src := `[{"$project":{"v":{"$reduce":{"input":{"$range":[0,40]},"initialValue":"$s","in":["$$value","$$value"]}}}}]`
+	if err := bson.UnmarshalExtJSON([]byte(src), false, &p); err != nil {
+		t.Fatal(err)
+	}
+	err = d.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: p}, {Key: "cursor", Value: bson.D{}}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 146 || !strings.Contains(ce.Message, "memory budget") {
+		t.Fatalf("want 146 for the memory budget, got %v", err)
 	}
 }
