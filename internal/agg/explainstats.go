@@ -338,6 +338,8 @@ func (p *Pipeline) runTraced(ctx context.Context, cat Catalog, vars *expr.Vars, 
 	tr.current = -1
 	tr.topPending = p.push != nil
 	tp := p.traced(tr)
+	vars.SetContext(ctx)
+	vars.SetBudget(p.pc.params().Budget)
 	rc := &runCtx{ctx: ctx, cat: &traceCatalog{Catalog: cat, tr: tr}, vars: vars, pc: p.pc}
 	it, err := tp.run(rc)
 	if err != nil {

@@ -375,6 +375,8 @@ func (p *Pipeline) Run(ctx context.Context, cat Catalog, vars *expr.Vars) (Itera
 	if vars == nil {
 		vars = expr.NewVars(time.Now())
 	}
+	vars.SetContext(ctx) // long expression loops stop with the operation
+	vars.SetBudget(p.pc.params().Budget)
 	rc := &runCtx{ctx: ctx, cat: cat, vars: vars, pc: p.pc}
 	return p.run(rc)
 }

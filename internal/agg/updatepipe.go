@@ -70,6 +70,8 @@ func (u *UpdatePipeline) Apply(ctx context.Context, doc bsoncore.Document, vars 
 	if vars == nil {
 		vars = expr.NewVars(time.Now())
 	}
+	vars.SetContext(ctx)
+	vars.SetBudget(u.pc.params().Budget)
 	rc := &runCtx{ctx: ctx, vars: vars, pc: u.pc}
 	var it Iterator = &sliceIter{docs: []bsoncore.Document{doc}}
 	for _, s := range u.stages {

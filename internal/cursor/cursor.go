@@ -15,8 +15,25 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
+
+// MaxResultDocSize is mongod's BSONObjMaxInternalSize (16 MiB + 16 KiB):
+// a result document past it is not returned; its conversion to BSON
+// fails with BSONObjectTooLarge (10334), as a $group whose $push built
+// 20 MB does in mongod.
+const MaxResultDocSize = 16<<20 + 16<<10
+
+// tooLargeErr is BSONObj::_assertInvalid's error for doc.
+func tooLargeErr(doc bsoncore.Document) error {
+	first := "EOO"
+	if el, err := doc.IndexErr(0); err == nil {
+		first = bsonutil.FormatElem(el.Key(), el.Value(), bsonutil.Style{})
+	}
+	return errs.New(errs.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(16MB) First element: %s",
+		len(doc), uint32(len(doc)), MaxResultDocSize, first)
+}
 
 // Source is what a cursor drains. Next returns (nil, nil) at the end.
 type Source interface {
@@ -462,6 +479,9 @@ func (c *Cursor) nextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore
 			if doc == nil {
 				return out, !c.Tailable || c.ended(), nil
 			}
+		}
+		if len(doc) > MaxResultDocSize {
+			return nil, false, tooLargeErr(doc)
 		}
 		if len(out) > 0 && size+len(doc) > maxBytes {
 			c.pending = doc

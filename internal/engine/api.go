@@ -54,6 +54,10 @@ type WriteOptions struct {
 	// user commands may not write: admin.system.users and
 	// admin.system.roles (internal/auth). Commands never set it.
 	System bool
+	// ShallowDocs tells Insert that no document is nested deeper than
+	// MaxStorageDepth (the server knows it from the wire layer's
+	// validating pass), so the per-document depth check is skipped.
+	ShallowDocs bool
 }
 
 // WriteError is the failure of one statement of a batch write.

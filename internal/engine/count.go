@@ -35,7 +35,7 @@ func (e *Engine) CountCollated(ctx context.Context, db, coll string, filter bson
 	if err != nil {
 		return 0, err
 	}
-	_, f, err := parseFilter(filter, nil, collator)
+	_, f, err := parseFilter(ctx, filter, nil, collator)
 	if err != nil {
 		return 0, err
 	}
@@ -103,7 +103,7 @@ func (e *Engine) DistinctCollated(ctx context.Context, db, coll, key string, fil
 	if err != nil {
 		return nil, err
 	}
-	_, f, err := parseFilter(filter, nil, collator)
+	_, f, err := parseFilter(ctx, filter, nil, collator)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func (e *Engine) deleteStatement(ctx context.Context, db, coll string, s DeleteS
 	if err != nil {
 		return 0, 0, err
 	}
-	filter, f, err := parseFilter(s.Filter, s.Let, collator)
+	filter, f, err := parseFilter(ctx, s.Filter, s.Let, collator)
 	if err != nil {
 		return 0, 0, err
 	}

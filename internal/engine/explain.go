@@ -100,7 +100,7 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 	if err != nil {
 		return nil, err
 	}
-	filter, f, err := parseFilter(fs.Filter, fs.Let, collator)
+	filter, f, err := parseFilter(ctx, fs.Filter, fs.Let, collator)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if err != nil {
 		return nil, err
 	}
-	filter, f, err := parseFilter(spec.Filter, spec.Let, collator)
+	filter, f, err := parseFilter(ctx, spec.Filter, spec.Let, collator)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +44,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		if proj, err = query.ParseProjection(spec.Projection); err != nil {
 			return nil, err
 		}
+		proj.SetContext(ctx) // computed fields stop with the operation
 	}
 	if spec.TextScoreField != "" {
 		proj = proj.WithScoreField(spec.TextScoreField)

@@ -67,7 +67,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	var f *query.Filter
 	if spec.Remove {
 		var err error
-		if _, f, err = parseFilter(filter, spec.Let, collator); err != nil {
+		if _, f, err = parseFilter(ctx, filter, spec.Let, collator); err != nil {
 			return res, err
 		}
 	} else {
@@ -79,6 +79,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 		if err != nil {
 			return res, err
 		}
+		p.vars.SetContext(ctx)
 		f = p.filter
 	}
 

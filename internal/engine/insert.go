@@ -38,7 +38,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		if t.rec != nil && t.rec.Begin(i) {
 			continue // ran in an earlier attempt of this retryable write
 		}
-		prepared, werr := prepareInsert(doc, &idBuf)
+		prepared, werr := prepareInsert(doc, &idBuf, !opts.ShallowDocs)
 		if werr == nil {
 			var err error
 			if t.c.capped {
@@ -88,8 +88,10 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 // (generating an ObjectId when it has none). scratch is reused for the
 // rewritten document; the result stays valid because a fresh slice is
 // allocated when doc must be rewritten.
-func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.Error) {
-	out, werr := ensureID(doc)
+// checkDepth applies the storage depth limit (callers that know the
+// documents are shallow skip it).
+func prepareInsert(doc bsoncore.Document, _ *[]byte, checkDepth bool) (bsoncore.Document, *errs.Error) {
+	out, werr := ensureID(doc, checkDepth)
 	if werr != nil {
 		return nil, werr
 	}
@@ -101,25 +103,50 @@ func prepareInsert(doc bsoncore.Document, _ *[]byte) (bsoncore.Document, *errs.E
 }
 
 // ensureID returns doc with _id first, adding an ObjectId when missing,
-// and rejects _id values MongoDB does not store. It does not check the
-// size: callers apply the limit with their own error.
-func ensureID(doc bsoncore.Document) (bsoncore.Document, *errs.Error) {
+// and rejects _id values MongoDB does not store and a second _id field
+// (fixDocumentForInsert). With checkDepth set it also rejects a document
+// nested deeper than MaxStorageDepth, with mongod's insert-time error
+// (update paths check their results with checkUpdated). It does not
+// check the size: callers apply the limit with their own error.
+func ensureID(doc bsoncore.Document, checkDepth bool) (bsoncore.Document, *errs.Error) {
 	if len(doc) < 5 {
 		return nil, errs.New(errs.InvalidBSON, "invalid document")
 	}
 	// One validating pass that allocates nothing; the element slice is
-	// built only to move a late _id to the front.
+	// built only to move a late _id to the front. The depth check rides
+	// on it and reads nothing below a top-level field too small to hold
+	// MaxStorageDepth levels (tooDeep), which is every field of an
+	// ordinary document. mongod checks the depth before the _id, so an
+	// _id error waits for the end of the pass.
+	deep := checkDepth && len(doc) >= minNestBytes*(MaxStorageDepth+1)
 	idPos, i := -1, 0
+	var idErr *errs.Error
 	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
-		if idPos < 0 && el.Key() == "_id" {
-			idPos = i
-			if err := validateID(el.Value()); err != nil {
-				return err
+		if isIDKey(el) {
+			if idPos >= 0 {
+				if idErr == nil {
+					idErr = errs.New(errs.BadValue, "can't have multiple _id fields in one document")
+				}
+			} else {
+				idPos = i
+				if err := validateID(el.Value()); err != nil {
+					idErr = err
+				}
+			}
+		}
+		if deep {
+			if t := bsoncore.Type(el[0]); t == bsoncore.TypeEmbeddedDocument || t == bsoncore.TypeArray {
+				if tooDeep(el.Value().Data, 2) {
+					return insertDepthErr()
+				}
 			}
 		}
 		i++
 		return nil
 	})
+	if err == nil && idErr != nil {
+		return nil, idErr
+	}
 	if err != nil {
 		if e, ok := err.(*errs.Error); ok {
 			return nil, e

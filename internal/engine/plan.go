@@ -253,6 +253,11 @@ func runPlan(ctx context.Context, root exec.Stage, fn func(m *exec.Member) bool)
 				return nil
 			}
 		case exec.EOF:
+			// Once more at the end: an expression stopped by the deadline
+			// (a $expr whose loop checked it) ends the scan as a non-match.
+			if ctx != nil && ctx.Err() != nil {
+				return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
 			return nil
 		}
 	}
@@ -327,6 +332,9 @@ func (it *planIter) Next() (bsoncore.Document, error) {
 			return doc, nil
 		case exec.EOF:
 			it.Close()
+			if it.ctx.Err() != nil { // as in runPlan
+				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
 			return nil, nil
 		}
 	}

@@ -61,6 +61,7 @@ func (e *Engine) updateStatement(ctx context.Context, db, coll string, s UpdateS
 	if err != nil {
 		return stmtResult{}, 0, err
 	}
+	p.vars.SetContext(ctx) // its $expr and pipeline stop with the operation
 	if p.multi && !p.upsert {
 		return e.updateMany(ctx, db, coll, p)
 	}
@@ -100,6 +101,11 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeBatch, p *parsedUpdat
 		return p.multi
 	})
 	if err != nil {
+		return r, err
+	}
+	if err := ctx.Err(); err != nil {
+		// The scan ran past the deadline: a $expr it stopped did not
+		// match, so nothing found is no reason to upsert.
 		return r, err
 	}
 	now := time.Now()

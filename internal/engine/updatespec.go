@@ -117,7 +117,8 @@ func pipelineStages(v bsoncore.Value) ([]bsoncore.Document, error) {
 // parseFilter parses a statement's filter (nil: the empty filter) with the
 // command's let variables bound as of now; it returns the filter document
 // it parsed with the filter.
-func parseFilter(filter, let bsoncore.Document, coll *collation.Collator) (bsoncore.Document, *query.Filter, error) {
+// ctx bounds the loops of its $expr (expr.Vars.SetContext).
+func parseFilter(ctx context.Context, filter, let bsoncore.Document, coll *collation.Collator) (bsoncore.Document, *query.Filter, error) {
 	if filter == nil {
 		filter = emptyDoc
 	}
@@ -125,6 +126,7 @@ func parseFilter(filter, let bsoncore.Document, coll *collation.Collator) (bsonc
 	if err != nil {
 		return nil, nil, err
 	}
+	vars.SetContext(ctx)
 	f, err := query.ParseCollated(filter, epc, vars, coll)
 	return filter, f, err
 }
@@ -191,8 +193,11 @@ func (p *parsedUpdate) apply(ctx context.Context, doc bsoncore.Document, o updat
 	if len(out) > MaxDocumentSize {
 		return nil, false, errs.New(errs.Location17419, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
+	if err := checkUpdated(out); err != nil {
+		return nil, false, err
+	}
 	if _, err := out.LookupErr("_id"); err != nil || firstKey(out) != "_id" {
-		fixed, werr := ensureID(out)
+		fixed, werr := ensureID(out, false)
 		if werr != nil {
 			return nil, false, werr
 		}
@@ -232,7 +237,10 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *upda
 	}
 	// MongoDB checks the upserted document against the user limit with its
 	// own code (UpsertStage), not the insert-time BadValue.
-	doc, werr := ensureID(out)
+	if err := checkUpdated(out); err != nil {
+		return nil, err
+	}
+	doc, werr := ensureID(out, false)
 	if werr != nil {
 		return nil, werr
 	}

@@ -91,7 +91,7 @@ func (e *Engine) WhatIf(ctx context.Context, db, coll string, q WhatIfQuery, hyp
 	if q.Filter == nil {
 		q.Filter = emptyDoc
 	}
-	filterDoc, f, err := parseFilter(q.Filter, nil, collator)
+	filterDoc, f, err := parseFilter(ctx, q.Filter, nil, collator)
 	if err != nil {
 		return nil, fmt.Errorf("whatif: filter: %w", err)
 	}

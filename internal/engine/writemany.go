@@ -37,7 +37,10 @@ func (e *Engine) runStatements(ctx context.Context, n int, opts WriteOptions, ru
 		lastSeq = max(lastSeq, seq)
 		if err != nil {
 			var me *errs.Error
-			if !errors.As(err, &me) {
+			// An interruption (the deadline, killOp, a disconnect) fails
+			// the whole batch, as in mongod's handleError, rather than
+			// being one statement's write error.
+			if !errors.As(err, &me) || me.Code == errs.MaxTimeMSExpired || ctx.Err() != nil {
 				return werrs, err
 			}
 			werrs = append(werrs, WriteError{Index: i, Err: me})

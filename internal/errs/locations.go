@@ -6,6 +6,7 @@ package errs
 // reproduces the assertion of the same number.
 const (
 	Location10065   Code = 10065
+	Location16493   Code = 16493
 	Location40573   Code = 40573
 	Location6047401 Code = 6047401
 	Location40674   Code = 40674
@@ -69,6 +70,7 @@ const (
 	Location17083   Code = 17083
 	Location17124   Code = 17124
 	Location17152   Code = 17152
+	Location17217   Code = 17217
 	Location17276   Code = 17276
 	Location17312   Code = 17312
 	Location17419   Code = 17419
@@ -137,6 +139,7 @@ const (
 	Location31259   Code = 31259
 	Location31270   Code = 31270
 	Location31271   Code = 31271
+	Location31299   Code = 31299
 	Location31272   Code = 31272
 	Location31273   Code = 31273
 	Location31274   Code = 31274

@@ -224,6 +224,9 @@ func parseFilter(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 		}
 		b := NewArrayBuilder()
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
+			if err = vars.tick(); err != nil {
+				return false
+			}
 			vars.Set(slot, x)
 			var c bsoncore.Value
 			c, err = cond.Eval(doc, vars)
@@ -283,6 +286,9 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 		}
 		b := NewArrayBuilder()
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
+			if err = vars.tick(); err != nil {
+				return false
+			}
 			vars.Set(slot, x)
 			var r bsoncore.Value
 			r, err = inE.Eval(doc, vars)
@@ -293,6 +299,9 @@ func parseMap(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 				r = Null
 			}
 			b.Append(r)
+			if err = vars.checkBuilt("$map", len(b.buf)); err != nil {
+				return false
+			}
 			return true
 		})
 		if err != nil {
@@ -348,6 +357,11 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			return Missing, err
 		}
 		forEach(in.Data, func(_ []byte, x bsoncore.Value) bool {
+			// An iteration costs about the size of the value it carries
+			// (a copy): a large one counts for more (one tick a KB).
+			if err = vars.tickN(1 + len(acc.Data)>>10); err != nil {
+				return false
+			}
 			vars.Set(valSlot, acc)
 			vars.Set(thisSlot, x)
 			acc, err = inE.Eval(doc, vars)
@@ -438,8 +452,10 @@ func parseConcatArrays(name string, args bsoncore.Value, pc *ParseContext) (Expr
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		b := NewArrayBuilder()
+		var err error
 		for _, e := range es {
-			v, err := e.Eval(doc, vars)
+			var v bsoncore.Value
+			v, err = e.Eval(doc, vars)
 			if err != nil {
 				return Missing, err
 			}
@@ -449,7 +465,19 @@ func parseConcatArrays(name string, args bsoncore.Value, pc *ParseContext) (Expr
 			if v.Type != bsoncore.TypeArray {
 				return Missing, errs.New(errs.Location28664, "$concatArrays only supports arrays, not %s", bsonutil.TypeName(v.Type))
 			}
-			forEach(v.Data, func(_ []byte, x bsoncore.Value) bool { b.Append(x); return true })
+			forEach(v.Data, func(_ []byte, x bsoncore.Value) bool {
+				if err = vars.tick(); err != nil {
+					return false
+				}
+				b.Append(x)
+				if err = vars.checkBuilt("$concatArrays", len(b.buf)); err != nil {
+					return false
+				}
+				return true
+			})
+			if err != nil {
+				return Missing, err
+			}
 		}
 		return b.Value(), nil
 	}), nil
@@ -481,8 +509,14 @@ func parseRange(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 		if nums[2] == 0 {
 			return Missing, errs.New(errs.Location34449, "$range requires a non-zero step value")
 		}
+		if need := rangeMemory(nums[0], nums[1], nums[2]); need >= MaxRangeBytes {
+			return Missing, rangeMemoryErr(need)
+		}
 		b := NewArrayBuilder()
 		for x := nums[0]; (nums[2] > 0 && x < nums[1]) || (nums[2] < 0 && x > nums[1]); x += nums[2] {
+			if err := vars.tick(); err != nil {
+				return Missing, err
+			}
 			b.Append(Int32(int32(x)))
 		}
 		return b.Value(), nil

@@ -8,10 +8,13 @@
 package expr
 
 import (
+	"context"
 	"time"
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/collation"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/membudget"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -68,6 +71,74 @@ type Vars struct {
 	Root  bsoncore.Document
 	slots []bsoncore.Value
 	memo  docMemo
+	// ctx, when set (SetContext), is the operation the loops of long
+	// expressions check for its end: maxTimeMS, killOp, a client gone.
+	ctx   context.Context
+	ticks uint32
+	// budget, when set (SetBudget), is the instance's memory budget that
+	// large values built by expressions must fit in (checkBuilt).
+	budget *membudget.Budget
+}
+
+// SetBudget makes expressions evaluated with vs refuse to build a value
+// past 16 MiB that the instance's memory budget has no room for.
+func (vs *Vars) SetBudget(b *membudget.Budget) {
+	if vs != nil {
+		vs.budget = b
+	}
+}
+
+// SetContext makes the loops of expressions evaluated with vs ($range,
+// $map, $filter, $reduce, $zip, $concatArrays, the set operators, ...)
+// stop once ctx ends, as mongod checks for interrupts inside them. The
+// error is MaxTimeMSExpired; the server reports a killed or disconnected
+// operation as such (opError).
+func (vs *Vars) SetContext(ctx context.Context) {
+	if vs != nil {
+		vs.ctx = ctx
+	}
+}
+
+// interruptEvery is how many iterations of expression loops pass between
+// two checks of the operation's context: a check costs a lock in a
+// cursor's context, an iteration a few nanoseconds.
+const interruptEvery = 1024
+
+// tick counts one iteration of a long expression loop and, every
+// interruptEvery iterations, fails once the operation has ended.
+func (vs *Vars) tick() error {
+	if vs == nil || vs.ctx == nil {
+		return nil
+	}
+	vs.ticks++
+	if vs.ticks%interruptEvery != 0 {
+		return nil
+	}
+	return vs.Interrupted()
+}
+
+// tickN counts n iterations at once (a loop that does its own cheap work
+// per element, such as a copy) and checks the context when they cross a
+// multiple of interruptEvery.
+func (vs *Vars) tickN(n int) error {
+	if vs == nil || vs.ctx == nil || n <= 0 {
+		return nil
+	}
+	before := vs.ticks
+	vs.ticks += uint32(n)
+	if before/interruptEvery == vs.ticks/interruptEvery && n < interruptEvery {
+		return nil
+	}
+	return vs.Interrupted()
+}
+
+// Interrupted returns MaxTimeMSExpired once the operation set with
+// SetContext has ended, and nil otherwise (or when none is set).
+func (vs *Vars) Interrupted() error {
+	if vs == nil || vs.ctx == nil || vs.ctx.Err() == nil {
+		return nil
+	}
+	return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 }
 
 // NewVars returns bindings with $$NOW fixed to now.

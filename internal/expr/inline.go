@@ -46,7 +46,7 @@ func (vs *Vars) Clone() *Vars {
 	if vs == nil {
 		return nil
 	}
-	c := &Vars{Now: vs.now(), Root: vs.Root}
+	c := &Vars{Now: vs.now(), Root: vs.Root, ctx: vs.ctx, budget: vs.budget}
 	c.slots = append([]bsoncore.Value(nil), vs.slots...)
 	return c
 }

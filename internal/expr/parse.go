@@ -153,6 +153,9 @@ func (a arrayExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value, erro
 			x = Null
 		}
 		b.Append(x)
+		if err := vars.checkBuilt("an array expression", len(b.buf)); err != nil {
+			return Missing, err
+		}
 	}
 	return b.Value(), nil
 }
@@ -172,6 +175,9 @@ func (o objectExpr) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value, err
 			return Missing, err
 		}
 		b.Append(f.name, x)
+		if err := vars.checkBuilt("an object expression", len(b.buf)); err != nil {
+			return Missing, err
+		}
 	}
 	return b.Value(), nil
 }

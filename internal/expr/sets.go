@@ -63,6 +63,9 @@ func parseSetNary(union bool) opParser {
 					}
 					return Missing, errs.New(code, "All operands of %s must be arrays. One argument is of type: %s", name, bsonutil.TypeName(v.Type))
 				}
+				if err := vars.tickN(arrayLenHint(v)); err != nil {
+					return Missing, err
+				}
 				s := uniq(coll, values(v))
 				switch {
 				case union || i == 0:
@@ -70,6 +73,9 @@ func parseSetNary(union bool) opParser {
 				default:
 					kept := []bsoncore.Value{}
 					for _, x := range acc {
+						if err := vars.tick(); err != nil {
+							return Missing, err
+						}
 						if contains(coll, s, x) {
 							kept = append(kept, x)
 						}
@@ -106,16 +112,19 @@ func parseSetDifference(name string, args bsoncore.Value, pc *ParseContext) (Exp
 		if err != nil || null {
 			return Null, err
 		}
+		// Each distinct value of a once, in the order first met: a value
+		// is marked taken at its place in a's sorted distinct values, so
+		// the pass is O(n log n) however large the arrays.
 		var out []bsoncore.Value
+		taken := make([]bool, len(sets[0]))
 		for _, x := range values(a) {
-			if !contains(coll, sets[1], x) {
-				dup := false
-				for _, y := range out {
-					dup = dup || CompareWith(coll, x, y) == 0
-				}
-				if !dup {
-					out = append(out, x)
-				}
+			if contains(coll, sets[1], x) {
+				continue
+			}
+			i := sort.Search(len(sets[0]), func(i int) bool { return CompareWith(coll, sets[0][i], x) >= 0 })
+			if i < len(taken) && !taken[i] {
+				taken[i] = true
+				out = append(out, x)
 			}
 		}
 		return Array(out...), nil

@@ -60,6 +60,9 @@ func parseConcat(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			if !isString(v) {
 				return Missing, errs.New(errs.Location16702, "$concat only supports strings, not %s", bsonutil.TypeName(v.Type))
 			}
+			if err := checkStringLen(sb.Len() + len(v.Data) - 5); err != nil {
+				return Missing, err
+			}
 			sb.WriteString(str(v))
 		}
 		return String(sb.String()), nil
@@ -434,7 +437,24 @@ func parseReplace(all bool) opParser {
 			if all {
 				n = -1
 			}
-			return String(strings.Replace(str(vals[0]), str(vals[1]), str(vals[2]), n)), nil
+			in, find, repl := str(vals[0]), str(vals[1]), str(vals[2])
+			if len(repl) > len(find) {
+				// The result's size before building it: the input's plus
+				// the growth of each replaced occurrence.
+				k := 1
+				if all {
+					k = strings.Count(in, find)
+					if find == "" {
+						k = len([]rune(in)) + 1
+					}
+				} else if !strings.Contains(in, find) {
+					k = 0
+				}
+				if err := checkStringLen(len(in) + k*(len(repl)-len(find))); err != nil {
+					return Missing, err
+				}
+			}
+			return String(strings.Replace(in, find, repl, n)), nil
 		}), nil
 	}
 }

@@ -80,6 +80,12 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 		}
 		out := NewArrayBuilder()
 		for j := 0; j < n; j++ {
+			if err := vars.tick(); err != nil {
+				return Missing, err
+			}
+			if err := vars.checkBuilt("$zip", len(out.buf)); err != nil {
+				return Missing, err
+			}
 			row := NewArrayBuilder()
 			for i := range arrs {
 				switch {

@@ -24,13 +24,16 @@ type ExprNode struct {
 // means missing.
 type exprFunc func(doc []byte) (bsoncore.Value, error)
 
-// compileExpr parses an aggregation expression with package expr.
-func compileExpr(v bsoncore.Value) (exprFunc, error) {
+// compileExpr parses an aggregation expression with package expr. Its
+// evaluations share vars ($$NOW fixed at the first, the operation's
+// context once set with Projection.SetContext).
+func compileExpr(v bsoncore.Value) (exprFunc, *expr.Vars, error) {
 	e, err := expr.Parse(v, expr.NewParseContext())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return func(doc []byte) (bsoncore.Value, error) { return e.Eval(doc, nil) }, nil
+	vars := new(expr.Vars)
+	return func(doc []byte) (bsoncore.Value, error) { return e.Eval(doc, vars) }, vars, nil
 }
 
 func (p *parser) newExprNode(v bsoncore.Value) (Node, error) {

@@ -1,10 +1,12 @@
 package query
 
 import (
+	"context"
 	"strings"
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -20,6 +22,20 @@ type Projection struct {
 	empty      bool
 	// metas are the fields set to {$meta: "textScore"} (projection_meta.go).
 	metas []string
+	// exprVars are the bindings of the computed fields' expressions.
+	exprVars []*expr.Vars
+}
+
+// SetContext makes the computed fields' expressions stop their long
+// loops once ctx ends (expr.Vars.SetContext). A projection evaluates on
+// one goroutine.
+func (p *Projection) SetContext(ctx context.Context) {
+	if p == nil {
+		return
+	}
+	for _, v := range p.exprVars {
+		v.SetContext(ctx)
+	}
 }
 
 type projKind int
@@ -128,10 +144,11 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 					return nil, errs.New(errs.Location31252, "Cannot use expression other than $meta in exclusion projection")
 				}
 				typ = 1
-				f, err := compileExpr(v)
+				f, vars, err := compileExpr(v)
 				if err != nil {
 					return nil, err
 				}
+				p.exprVars = append(p.exprVars, vars)
 				if err := p.add(key, &projNode{kind: projComputed, expr: f}); err != nil {
 					return nil, err
 				}
@@ -157,10 +174,11 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 			if err := checkPath(key); err != nil {
 				return nil, err
 			}
-			f, err := compileExpr(v)
+			f, vars, err := compileExpr(v)
 			if err != nil {
 				return nil, err
 			}
+			p.exprVars = append(p.exprVars, vars)
 			if err := p.add(key, &projNode{kind: projComputed, expr: f}); err != nil {
 				return nil, err
 			}
@@ -254,6 +272,7 @@ func (p *Projection) flattenNested(prefix string, v bsoncore.Value, typ *int, id
 
 // merge adds the single path of a one-field projection q into p.
 func (p *Projection) merge(q *Projection, key string, typ *int) error {
+	p.exprVars = append(p.exprVars, q.exprVars...)
 	n := q.root
 	if q.positional != nil {
 		key = q.posPath

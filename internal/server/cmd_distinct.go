@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -38,12 +39,31 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	if err != nil {
 		return nil, err
 	}
+	// mongod's distinct refuses a list of values past 16 MB - 4 KB: as it
+	// collects them (17217, the sum of their elements' sizes, named by
+	// the key's last part) and once more on the reply (31299).
+	name := d.key[strings.LastIndexByte(d.key, '.')+1:]
+	approx := 0
+	for _, v := range vals {
+		approx += 2 + len(name) + len(v.Data)
+		if approx >= maxDistinctBytes {
+			return nil, errs.New(errs.Location17217, "distinct too big, 16mb cap")
+		}
+	}
 	ab := bsoncore.NewArrayBuilder()
 	for _, v := range vals {
 		ab.AppendValue(v)
 	}
-	return bsoncore.NewDocumentBuilder().AppendArray("values", ab.Build()).Build(), nil
+	reply := bsoncore.NewDocumentBuilder().AppendArray("values", ab.Build()).Build()
+	if len(reply) >= maxDistinctBytes {
+		return nil, errs.New(errs.Location31299, "distinct too big, 16mb cap")
+	}
+	return reply, nil
 }
+
+// maxDistinctBytes is mongod's kMaxResponseSize for distinct:
+// BSONObjMaxUserSize - 4096.
+const maxDistinctBytes = 16<<20 - 4096
 
 // distinctCmd is a parsed distinct command.
 type distinctCmd struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
 )
 
 func init() { register(cmdInsert, "insert") }
@@ -20,6 +22,9 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	opts.Journal = wc.journal
+	// The documents sit at depth 2 of the command (documents.<i>): the
+	// wire layer's depth tells when none can exceed the storage limit.
+	opts.ShallowDocs = req.depth >= 0 && req.depth <= engine.MaxStorageDepth+1
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}

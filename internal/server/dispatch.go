@@ -26,6 +26,11 @@ type Request struct {
 	MoreToCome bool
 
 	conn *conn
+	// depth is the command's nesting depth as the wire layer measured it
+	// (wire.Msg.Depth), or -1 when unknown: a command at most
+	// engine.MaxStorageDepth+1 deep carries no document an insert must
+	// check for depth (cmd_insert.go).
+	depth int
 	// explainVerbosity is set on the aggregate the explain command runs
 	// (cmd_explain_agg.go).
 	explainVerbosity string
@@ -76,8 +81,14 @@ var failedStateCommands = map[string]bool{"hello": true, "isMaster": true, "isma
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
 func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool) (reply bsoncore.Document) {
+	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1)
+}
+
+// dispatchDepth is dispatch for a command whose nesting depth the wire
+// layer measured (Request.depth).
+func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int) (reply bsoncore.Document) {
 	start := time.Now()
-	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome}
+	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: depth}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in command handler", "cmd", req.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

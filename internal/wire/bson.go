@@ -18,6 +18,14 @@ const MaxBSONDepth = 200
 // returned document's capacity is clipped to its length so that appending to
 // it never overwrites the message buffer.
 func readDocument(b []byte, what string) (bsoncore.Document, []byte, *ProtocolError) {
+	var deepest int
+	return readDocumentDepth(b, what, &deepest)
+}
+
+// readDocumentDepth is readDocument that also raises *deepest to the
+// document's nesting depth: 0 for a document without embedded documents
+// or arrays, and one more for each level of them (empty ones included).
+func readDocumentDepth(b []byte, what string, deepest *int) (bsoncore.Document, []byte, *ProtocolError) {
 	if len(b) < 4 {
 		return nil, nil, badMessage(errs.InvalidBSON,
 			"%s: need 4 bytes for a BSON length, %d left", what, len(b))
@@ -34,7 +42,7 @@ func readDocument(b []byte, what string) (bsoncore.Document, []byte, *ProtocolEr
 			"%s: BSON length %d exceeds the %d bytes left in the section", what, n, len(b))
 	}
 	doc := bsoncore.Document(b[:n:n])
-	if err := validateBSON(doc, 0); err != nil {
+	if err := validateBSON(doc, 0, deepest); err != nil {
 		return nil, nil, badMessage(errs.InvalidBSON, "%s: invalid BSON: %v", what, err)
 	}
 	if err := doc.Validate(); err != nil {
@@ -60,14 +68,19 @@ func ValidateDocument(doc []byte) error {
 	if int64(int32(binary.LittleEndian.Uint32(doc))) != int64(len(doc)) {
 		return bsonError("document length does not match its size")
 	}
-	return validateBSON(doc, 0)
+	var deepest int
+	return validateBSON(doc, 0, &deepest)
 }
 
 // validateBSON validates a document whose length prefix is known to equal
-// len(doc) and to be at least 5.
-func validateBSON(doc []byte, depth int) error {
+// len(doc) and to be at least 5, at the given depth, raising *deepest to
+// the deepest level it reaches.
+func validateBSON(doc []byte, depth int, deepest *int) error {
 	if depth > MaxBSONDepth {
 		return bsonError(fmt.Sprintf("exceeded maximum nested object depth: %d", MaxBSONDepth))
+	}
+	if depth > *deepest {
+		*deepest = depth
 	}
 	end := len(doc) - 1
 	if doc[end] != 0 {
@@ -85,7 +98,7 @@ func validateBSON(doc []byte, depth int) error {
 			return bsonError("field name not terminated")
 		}
 		p += k + 1
-		n, err := valueSize(t, doc[p:end], depth)
+		n, err := valueSize(t, doc[p:end], depth, deepest)
 		if err != nil {
 			return err
 		}
@@ -117,12 +130,12 @@ func stringSize(b []byte) (int, error) {
 
 // subDocSize validates the embedded document at the start of b and returns
 // its size.
-func subDocSize(b []byte, depth int) (int, error) {
+func subDocSize(b []byte, depth int, deepest *int) (int, error) {
 	l, ok := int32At(b)
 	if !ok || l < 5 || l > len(b) {
 		return 0, bsonError("invalid embedded document length")
 	}
-	if err := validateBSON(b[:l], depth+1); err != nil {
+	if err := validateBSON(b[:l], depth+1, deepest); err != nil {
 		return 0, err
 	}
 	return l, nil
@@ -138,7 +151,7 @@ func fixed(b []byte, n int) (int, error) {
 
 // valueSize validates the value of type t at the start of b and returns its
 // size in bytes.
-func valueSize(t bsoncore.Type, b []byte, depth int) (int, error) {
+func valueSize(t bsoncore.Type, b []byte, depth int, deepest *int) (int, error) {
 	switch t {
 	case bsoncore.TypeDouble, bsoncore.TypeDateTime, bsoncore.TypeTimestamp, bsoncore.TypeInt64:
 		return fixed(b, 8)
@@ -161,7 +174,7 @@ func valueSize(t bsoncore.Type, b []byte, depth int) (int, error) {
 	case bsoncore.TypeString, bsoncore.TypeJavaScript, bsoncore.TypeSymbol:
 		return stringSize(b)
 	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
-		return subDocSize(b, depth)
+		return subDocSize(b, depth, deepest)
 	case bsoncore.TypeBinary:
 		l, ok := int32At(b)
 		if !ok || l < 0 || l > len(b)-5 {
@@ -197,7 +210,7 @@ func valueSize(t bsoncore.Type, b []byte, depth int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		m, err := subDocSize(inner[n:], depth)
+		m, err := subDocSize(inner[n:], depth, deepest)
 		if err != nil {
 			return 0, err
 		}

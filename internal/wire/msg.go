@@ -51,6 +51,12 @@ type Msg struct {
 	Checksum uint32
 	// HasChecksum reports that the message carried a (verified) checksum.
 	HasChecksum bool
+	// Depth is the nesting depth of the command as Merged returns it,
+	// measured by the validating pass: the body is at depth 0, each
+	// embedded document or array one deeper, and a sequence's documents
+	// at depth 2 (elements of their array field). A command at depth d
+	// carries documents whose own elements sit at most d-1 levels deep.
+	Depth int
 }
 
 // Sequence is a kind-1 OP_MSG section: a named list of documents that
@@ -103,7 +109,7 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 				return nil, badMessage(errs.Location40430, "Multiple body sections in message")
 			}
 			haveBody = true
-			doc, rest, perr := readDocument(sections, "OP_MSG body")
+			doc, rest, perr := readDocumentDepth(sections, "OP_MSG body", &m.Depth)
 			if perr != nil {
 				return nil, perr
 			}
@@ -113,7 +119,7 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 				return nil, &ProtocolError{Fatal: true, Err: errs.New(CodeTooManyDocumentSequences,
 					"Too many document sequences in OP_MSG")}
 			}
-			seq, rest, perr := parseSequence(sections, m.Sequences)
+			seq, rest, perr := parseSequence(sections, m.Sequences, &m.Depth)
 			if perr != nil {
 				return nil, perr
 			}
@@ -136,7 +142,10 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 }
 
 // parseSequence decodes a kind-1 section from b (just after the kind byte).
-func parseSequence(b []byte, prev []Sequence) (Sequence, []byte, *ProtocolError) {
+// *depth is raised to the sequence documents' depth as merged (their own
+// plus 2).
+func parseSequence(b []byte, prev []Sequence, depth *int) (Sequence, []byte, *ProtocolError) {
+	var deepest int
 	size, ok := int32At(b)
 	if !ok {
 		return Sequence{}, nil, badMessage(errs.ProtocolError,
@@ -164,11 +173,14 @@ func parseSequence(b []byte, prev []Sequence) (Sequence, []byte, *ProtocolError)
 		seq.Documents = make([]bsoncore.Document, 0, countDocs(docs))
 	}
 	for len(docs) > 0 {
-		doc, r, perr := readDocument(docs, "OP_MSG document sequence "+seq.Identifier)
+		doc, r, perr := readDocumentDepth(docs, "OP_MSG document sequence "+seq.Identifier, &deepest)
 		if perr != nil {
 			return Sequence{}, nil, perr
 		}
 		seq.Documents, docs = append(seq.Documents, doc), r
+	}
+	if len(seq.Documents) > 0 && deepest+2 > *depth {
+		*depth = deepest + 2
 	}
 	return seq, rest, nil
 }

@@ -481,3 +481,42 @@ func TestOpCodeString(t *testing.T) {
 		t.Fatal("opcode values")
 	}
 }
+
+// TestMsgDepth checks the depth the validating pass measures: the body's
+// own nesting, and a sequence's documents counted as merged (two levels
+// below the body), whichever is deeper.
+func TestMsgDepth(t *testing.T) {
+	nest := func(depth int) bsoncore.Document {
+		d := doc("x", 1)
+		for i := 0; i < depth; i++ {
+			d = doc("a", d)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name  string
+		body  bsoncore.Document
+		seq   []bsoncore.Document
+		depth int
+	}{
+		{"flat body", doc("ping", 1, "$db", "admin"), nil, 0},
+		{"nested body", doc("insert", "c", "$db", "t", "f", nest(3)), nil, 4},
+		{"flat sequence", doc("insert", "c", "$db", "t"), []bsoncore.Document{doc("_id", 1)}, 2},
+		{"deepest document", doc("insert", "c", "$db", "t"), []bsoncore.Document{nest(1), nest(5), nest(2)}, 7},
+		{"body deeper", doc("insert", "c", "$db", "t", "f", nest(9)), []bsoncore.Document{nest(5)}, 10},
+	} {
+		var b []byte
+		if c.seq == nil {
+			b = AppendMsg(nil, 1, 0, 0, c.body)
+		} else {
+			b = AppendMsgSequences(nil, 1, 0, 0, c.body, Sequence{Identifier: "documents", Documents: c.seq})
+		}
+		m, err := read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*Msg).Depth; got != c.depth {
+			t.Errorf("%s: depth %d, want %d", c.name, got, c.depth)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package wire_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/lodedb/lode/internal/wire"
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestClientDisconnectInterruptsExpression: the aggregation's work is
+// one long expression on one document (36 million additions, seconds);
+// when its client closes the socket the expression's loop notices and
+// the operation leaves currentOp within a second.
+func TestClientDisconnectInterruptsExpression(t *testing.T) {
+	// Not parallel: timing, as TestClientDisconnectInterruptsOperation.
+	ldb, db := testenv.Open(t)
+	c := context.Background()
+	if _, err := db.Collection("one").InsertOne(c, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	running := func() bool {
+		var res bson.Raw
+		if err := db.Client().Database("admin").RunCommand(c, bson.D{{Key: "currentOp", Value: 1}, {Key: "command.aggregate", Value: "one"}}).Decode(&res); err != nil {
+			t.Fatal(err)
+		}
+		ops, _ := res.Lookup("inprog").Array().Values()
+		return len(ops) > 0
+	}
+	nc, err := net.Dial("tcp", testenv.HostPort(ldb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pipeline bson.A
+	slow := `[{"$project":{"s":{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value",{"$reduce":{"input":{"$range":[0,6000]},"initialValue":0,"in":{"$add":["$$value","$$this"]}}}]}}}}}]`
+	if err := bson.UnmarshalExtJSON([]byte(slow), false, &pipeline); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := bson.Marshal(bson.D{{Key: "aggregate", Value: "one"}, {Key: "pipeline", Value: pipeline},
+		{Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.Write(wire.AppendMsg(nil, 1, 0, 0, cmd)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !running() {
+		if time.Now().After(deadline) {
+			t.Fatal("the aggregation never showed in currentOp")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // past the watcher's start
+	if !running() {
+		t.Fatal("the aggregation finished too soon to test an interruption")
+	}
+	nc.Close()
+	closed := time.Now()
+	for running() {
+		if time.Since(closed) > time.Second {
+			t.Fatal("the aggregation still runs a second after its client disconnected")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("interrupted %v after the disconnect", time.Since(closed))
+}
