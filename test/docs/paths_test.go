@@ -1,6 +1,17 @@
-// Package docs checks that the repository paths the documentation names
-// exist, so a file that moves or goes away cannot leave a stale reference
-// behind in README.md, docs/*.md or docs/design/*.md.
+// Package docs checks README.md, docs/*.md and docs/design/*.md against
+// the tree: every repository path they name exists, and every link to a
+// heading of a Markdown file names a heading that exists, so a file or a
+// section that moves cannot leave a stale reference behind.
+//
+// A repository path is (1) a backticked token without spaces that starts
+// with a top-level directory (cmd/, internal/, test/, docs/, patterns/,
+// examples/, scripts/, .ci/), (2) such a path with a file extension
+// written bare in prose, or (3) the target of a relative link, resolved
+// against the document's directory. Fenced code blocks are skipped. An
+// anchor, a :line suffix and a trailing /... are dropped; * and ? are
+// globs that must match something. Bare file names (`authz.go`) and
+// paths that drop internal/ (`storage/fail.go`) are read in their
+// context and not checked.
 package docs
 
 import (
@@ -8,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -184,5 +196,96 @@ func TestNamedPaths(t *testing.T) {
 	want := []string{"internal/server/dispatch.go", "internal/engine/txn.go", "docs/design/sim.md"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("namedPaths = %q, want %q", got, want)
+	}
+}
+
+var (
+	headingRe  = regexp.MustCompile(`(?m)^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$`)
+	anchorRe   = regexp.MustCompile(`\]\(([^)\s#]*)#([^)\s]+)\)`)
+	slugDropRe = regexp.MustCompile(`[^\p{L}\p{N}\p{M} _-]`)
+)
+
+// anchors returns the anchors GitHub gives the headings of a Markdown
+// text: lower case, punctuation dropped, spaces as hyphens, and a -1, -2
+// ... suffix for repeated headings.
+func anchors(text string) map[string]bool {
+	text = fencedRe.ReplaceAllString(text, "")
+	out := map[string]bool{}
+	seen := map[string]int{}
+	for _, m := range headingRe.FindAllStringSubmatch(text, -1) {
+		s := strings.ReplaceAll(slugDropRe.ReplaceAllString(strings.ToLower(m[1]), ""), " ", "-")
+		n := seen[s]
+		seen[s] = n + 1
+		if n > 0 {
+			s += "-" + strconv.Itoa(n)
+		}
+		out[s] = true
+	}
+	return out
+}
+
+// TestDocumentedAnchorsExist checks that every link to a heading of a
+// Markdown file in the repository (file.md#anchor, or #anchor in the same
+// file) names a heading that exists, so a section that moves takes its
+// links along.
+func TestDocumentedAnchorsExist(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := map[string]map[string]bool{}
+	headings := func(p string) (map[string]bool, bool) {
+		if a, ok := cache[p]; ok {
+			return a, a != nil
+		}
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			cache[p] = nil
+			return nil, false
+		}
+		cache[p] = anchors(string(b))
+		return cache[p], true
+	}
+	var missing []string
+	for _, doc := range docFiles(t, root) {
+		b, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := fencedRe.ReplaceAllString(string(b), "")
+		for _, m := range anchorRe.FindAllStringSubmatch(text, -1) {
+			target := doc
+			if m[1] != "" {
+				if strings.Contains(m[1], "://") || !strings.HasSuffix(m[1], ".md") {
+					continue
+				}
+				target = filepath.ToSlash(filepath.Join(filepath.Dir(doc), m[1]))
+			}
+			a, ok := headings(target)
+			if !ok {
+				continue // a missing file is TestDocumentedPathsExist's to report
+			}
+			if !a[m[2]] {
+				missing = append(missing, doc+": "+target+"#"+m[2])
+			}
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d links name a heading that does not exist:\n\t%s", len(missing), strings.Join(missing, "\n\t"))
+	}
+}
+
+func TestAnchors(t *testing.T) {
+	a := anchors("# Lode architecture\n## Index advisor (internal/advise, internal/engine/whatif.go)\n" +
+		"## $densify, $redact and $graphLookup\n## Notes\n## Notes\n```\n# not a heading\n```\n")
+	for _, want := range []string{"lode-architecture", "index-advisor-internaladvise-internalenginewhatifgo",
+		"densify-redact-and-graphlookup", "notes", "notes-1"} {
+		if !a[want] {
+			t.Errorf("anchor %s missing from %v", want, a)
+		}
+	}
+	if a["not-a-heading"] {
+		t.Errorf("a line in a fenced block counted as a heading")
 	}
 }
