@@ -1,4 +1,4 @@
-package agg_test
+package aggregation_test
 
 import (
 	"context"
@@ -7,17 +7,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // openBenchDB opens an embedded Lode for a benchmark.
 func openBenchDB(b *testing.B) *mongo.Database {
 	b.Helper()
-	db, err := lode.Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db, _ := testenv.Open(b)
 	return db.Client().Database("bench")
 }
 
@@ -25,7 +21,7 @@ func openBenchDB(b *testing.B) *mongo.Database {
 // driver over a 10,000-document collection, with and without an index on
 // connectToField. Run with:
 //
-//	go test ./internal/agg -run '^$' -bench BenchmarkGraphLookup -benchtime 20x
+//	go test ./test/aggregation -run '^$' -bench BenchmarkGraphLookup -benchtime 20x
 func BenchmarkGraphLookup(b *testing.B) {
 	ctx := context.Background()
 	for _, indexed := range []bool{false, true} {

@@ -1,4 +1,4 @@
-package agg_test
+package aggregation_test
 
 import (
 	"context"
@@ -36,17 +36,18 @@ func indexNames(t *testing.T, coll *mongo.Collection) []string {
 // fails with 11000 and leaves the old collection intact, and that a
 // capped target is refused with 17152.
 func TestOutKeepsIndexes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t, "shop")
 	src, dst := db.Collection("src"), db.Collection("dst")
-	insertJS(t, dst, `[{"_id":1,"sku":"old","qty":1}]`)
+	insertJSON(t, dst, `[{"_id":1,"sku":"old","qty":1}]`)
 	if _, err := dst.Indexes().CreateMany(ctx, []mongo.IndexModel{
 		{Keys: bson.D{{Key: "sku", Value: 1}}, Options: options.Index().SetUnique(true)},
 		{Keys: bson.D{{Key: "qty", Value: -1}}},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	insertJS(t, src, `[{"_id":1,"sku":"a","qty":5},{"_id":2,"sku":"b","qty":7},{"_id":3,"sku":"a","qty":9}]`)
+	insertJSON(t, src, `[{"_id":1,"sku":"a","qty":5},{"_id":2,"sku":"b","qty":7},{"_id":3,"sku":"a","qty":9}]`)
 	if _, err := aggJS(t, src, `[{"$match":{"qty":{"$lt":8}}},{"$out":"dst"}]`); err != nil {
 		t.Fatal(err)
 	}
@@ -89,17 +90,18 @@ func TestOutKeepsIndexes(t *testing.T) {
 // TestMergeModes checks $merge's whenMatched and whenNotMatched modes and
 // the unique index 'on' needs (51183), following MongoDB's $merge page.
 func TestMergeModes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t, "shop")
 	src := db.Collection("src")
-	insertJS(t, src, `[{"_id":1,"sku":"a","qty":10},{"_id":2,"sku":"c","qty":30}]`)
+	insertJSON(t, src, `[{"_id":1,"sku":"a","qty":10},{"_id":2,"sku":"c","qty":30}]`)
 	reset := func(t *testing.T) *mongo.Collection {
 		t.Helper()
 		dst := db.Collection("dst")
 		if err := dst.Drop(ctx); err != nil {
 			t.Fatal(err)
 		}
-		insertJS(t, dst, `[{"_id":1,"sku":"a","qty":1,"note":"old"},{"_id":3,"sku":"b","qty":2}]`)
+		insertJSON(t, dst, `[{"_id":1,"sku":"a","qty":1,"note":"old"},{"_id":3,"sku":"b","qty":2}]`)
 		return dst
 	}
 	merge := func(spec string) string { return `[{"$merge":` + spec + `}]` }

@@ -1,4 +1,4 @@
-package agg_test
+package aggregation_test
 
 import (
 	"testing"
@@ -11,10 +11,11 @@ import (
 // warehouses example of MongoDB's $lookup page, with the $expr split into
 // query-level clauses) and with the aggregate command's let.
 func TestLetInNestedExpr(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "shop")
 	orders, warehouses := db.Collection("orders"), db.Collection("warehouses")
-	insertJS(t, orders, `[{"_id":1,"item":"almonds","price":12,"ordered":2},{"_id":2,"item":"pecans","price":20,"ordered":1},{"_id":3,"item":"cookies","price":10,"ordered":60}]`)
-	insertJS(t, warehouses, `[{"_id":1,"stock_item":"almonds","warehouse":"A","instock":120},{"_id":2,"stock_item":"pecans","warehouse":"A","instock":80},{"_id":3,"stock_item":"almonds","warehouse":"B","instock":60},{"_id":4,"stock_item":"cookies","warehouse":"B","instock":40},{"_id":5,"stock_item":"cookies","warehouse":"A","instock":80}]`)
+	insertJSON(t, orders, `[{"_id":1,"item":"almonds","price":12,"ordered":2},{"_id":2,"item":"pecans","price":20,"ordered":1},{"_id":3,"item":"cookies","price":10,"ordered":60}]`)
+	insertJSON(t, warehouses, `[{"_id":1,"stock_item":"almonds","warehouse":"A","instock":120},{"_id":2,"stock_item":"pecans","warehouse":"A","instock":80},{"_id":3,"stock_item":"almonds","warehouse":"B","instock":60},{"_id":4,"stock_item":"cookies","warehouse":"B","instock":40},{"_id":5,"stock_item":"cookies","warehouse":"A","instock":80}]`)
 	lookup := func(match string) string {
 		return `[{"$lookup":{"from":"warehouses","let":{"order_item":"$item","order_qty":"$ordered"},"pipeline":[{"$match":` + match +
 			`},{"$project":{"stock_item":0,"_id":0}}],"as":"stockdata"}},{"$project":{"stockdata":1}}]`
@@ -38,7 +39,7 @@ func TestLetInNestedExpr(t *testing.T) {
 		})
 	}
 	// The command's let, in $or.
-	let := options.Aggregate().SetLet(ejson(t, `{"minQty":50,"name":"pecans"}`))
+	let := options.Aggregate().SetLet(extJSON(t, `{"minQty":50,"name":"pecans"}`))
 	got, err := aggJS(t, orders, `[{"$match":{"$or":[{"$expr":{"$gte":["$ordered","$$minQty"]}},{"$and":[{"$expr":{"$eq":["$item","$$name"]}}]}]}},{"$project":{"_id":1}}]`, let)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
-package agg_test
+package aggregation_test
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,16 +9,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-)
 
-// setParam runs setParameter on the admin database.
-func setParam(t *testing.T, client *mongo.Client, name string, v any) {
-	t.Helper()
-	err := client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: v}}).Err()
-	if err != nil {
-		t.Fatalf("setParameter %s: %v", name, err)
-	}
-}
+	"github.com/lodedb/lode/test/testenv"
+)
 
 // TestMemoryLimitWire lowers the $group and $sort memory limits with
 // setParameter (internalDocumentSourceGroupMaxMemoryBytes,
@@ -27,6 +20,7 @@ func setParam(t *testing.T, client *mongo.Client, name string, v any) {
 // QueryExceededMemoryLimitNoDiskUseAllowed, while allowDiskUse:true and
 // the default (allowDiskUseByDefault) spill and return the full result.
 func TestMemoryLimitWire(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "big")
 	coll := db.Collection("docs")
 	pad := strings.Repeat("p", 200)
@@ -34,14 +28,14 @@ func TestMemoryLimitWire(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "k", Value: i % 500}, {Key: "pad", Value: pad}})
 	}
-	if _, err := coll.InsertMany(context.Background(), docs); err != nil {
+	if _, err := coll.InsertMany(testenv.Ctx(t), docs); err != nil {
 		t.Fatal(err)
 	}
 	client := db.Client()
-	setParam(t, client, "internalDocumentSourceGroupMaxMemoryBytes", int64(16<<10))
-	setParam(t, client, "internalQueryMaxBlockingSortMemoryUsageBytes", int64(32<<10))
+	testenv.SetParameter(t, db, "internalDocumentSourceGroupMaxMemoryBytes", int64(16<<10))
+	testenv.SetParameter(t, db, "internalQueryMaxBlockingSortMemoryUsageBytes", int64(32<<10))
 	var got bson.M
-	if err := client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "getParameter", Value: 1}, {Key: "internalDocumentSourceGroupMaxMemoryBytes", Value: 1}}).Decode(&got); err != nil {
+	if err := client.Database("admin").RunCommand(testenv.Ctx(t), bson.D{{Key: "getParameter", Value: 1}, {Key: "internalDocumentSourceGroupMaxMemoryBytes", Value: 1}}).Decode(&got); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got["internalDocumentSourceGroupMaxMemoryBytes"]) != "16384" {
@@ -68,7 +62,7 @@ func TestMemoryLimitWire(t *testing.T) {
 			_, err := aggJS(t, coll, tc.pipeline, options.Aggregate().SetAllowDiskUse(false))
 			wantServerCode(t, err, 292)
 			var ce mongo.CommandError
-			if asCommandError(err, &ce) && ce.Name != "QueryExceededMemoryLimitNoDiskUseAllowed" {
+			if errors.As(err, &ce) && ce.Name != "QueryExceededMemoryLimitNoDiskUseAllowed" {
 				t.Fatalf("codeName %q", ce.Name)
 			}
 			for _, opts := range [][]options.Lister[options.AggregateOptions]{{options.Aggregate().SetAllowDiskUse(true)}, nil} {

@@ -1,4 +1,4 @@
-package agg_test
+package cursors_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestMaxTimeMSWholeCursor checks through the driver that an aggregate's
@@ -14,8 +16,10 @@ import (
 // count, work spread over many getMores does, and getMore itself may not
 // carry maxTimeMS for a non-awaitData cursor (BadValue).
 func TestMaxTimeMSWholeCursor(t *testing.T) {
+	// context.Background, not testenv.Ctx: the driver would turn a
+	// deadline into maxTimeMS on the getMores, which this cursor refuses.
 	ctx := context.Background()
-	db := openDB(t, "slow")
+	_, db := testenv.Open(t)
 	coll := db.Collection("c")
 	var docs []any
 	for i := 0; i < 3000; i++ {
@@ -25,7 +29,7 @@ func TestMaxTimeMSWholeCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Idle time: batches of one with pauses longer than the limit.
-	res := db.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: ejson(t, `[{"$match":{"_id":{"$lt":3}}}]`)},
+	res := db.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 3}}}}}}}},
 		{Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 1}}}, {Key: "maxTimeMS", Value: 100}})
 	var first struct {
 		Cursor struct {
@@ -48,12 +52,18 @@ func TestMaxTimeMSWholeCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := db.RunCommand(ctx, bson.D{{Key: "getMore", Value: first.Cursor.ID}, {Key: "collection", Value: "c"}, {Key: "maxTimeMS", Value: 1000}}).Err()
-	wantServerCode(t, err, 2)
+	testenv.WantCode(t, "getMore with maxTimeMS", err, 2)
 	// Work: each document costs a $reduce over 3000 numbers; batches of 50
 	// take a fraction of the limit, the whole cursor far more.
-	slow := `[{"$addFields":{"s":{"$reduce":{"input":{"$range":[0,3000]},"initialValue":0,"in":{"$add":["$$value","$$this"]}}}}},{"$project":{"s":1}}]`
+	slow := bson.A{
+		bson.D{{Key: "$addFields", Value: bson.D{{Key: "s", Value: bson.D{{Key: "$reduce", Value: bson.D{
+			{Key: "input", Value: bson.D{{Key: "$range", Value: bson.A{0, 3000}}}},
+			{Key: "initialValue", Value: 0},
+			{Key: "in", Value: bson.D{{Key: "$add", Value: bson.A{"$$value", "$$this"}}}}}}}}}}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "s", Value: 1}}}},
+	}
 	start := time.Now()
-	res = db.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: ejson(t, slow)},
+	res = db.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: slow},
 		{Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 50}}}, {Key: "maxTimeMS", Value: 300}})
 	err = res.Err()
 	if err == nil {
@@ -75,7 +85,7 @@ func TestMaxTimeMSWholeCursor(t *testing.T) {
 			first.Cursor.ID = next.Cursor.ID
 		}
 	}
-	wantServerCode(t, err, 50)
+	testenv.WantCode(t, "the whole cursor past maxTimeMS", err, 50)
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("the cursor ran %v past a 300ms limit", d)
 	}

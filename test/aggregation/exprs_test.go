@@ -1,11 +1,12 @@
-package agg_test
+package aggregation_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // testScoresJS is the testScores collection of the $percentile and
@@ -22,9 +23,10 @@ const testScoresJS = `[
 // $bucketAuto) and as expressions ($project), with their documented
 // outputs (doubles: mongosh prints 62 for 62.0).
 func TestPercentileDocsExamples(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "pct")
-	insertJS(t, db.Collection("testScores"), testScoresJS)
-	insertJS(t, db.Collection("mixed"), `[{"_id":1,"g":"a","v":"x"},{"_id":2,"g":"a","v":null},{"_id":3,"g":"b","v":{"$numberDecimal":"2.5"}},{"_id":4,"g":"b","v":true},{"_id":5,"g":"b","v":{"$numberLong":"4"}},{"_id":6,"g":"b","v":{"$numberDouble":"NaN"}},{"_id":7,"g":"b","v":1}]`)
+	insertJSON(t, db.Collection("testScores"), testScoresJS)
+	insertJSON(t, db.Collection("mixed"), `[{"_id":1,"g":"a","v":"x"},{"_id":2,"g":"a","v":null},{"_id":3,"g":"b","v":{"$numberDecimal":"2.5"}},{"_id":4,"g":"b","v":true},{"_id":5,"g":"b","v":{"$numberLong":"4"}},{"_id":6,"g":"b","v":{"$numberDouble":"NaN"}},{"_id":7,"g":"b","v":1}]`)
 	for _, tc := range []struct{ name, coll, pipeline, want string }{
 		{"$percentile single value", "testScores",
 			`[{"$group":{"_id":null,"test01_percentiles":{"$percentile":{"input":"$test01","p":[0.95],"method":"approximate"}}}}]`,
@@ -77,8 +79,9 @@ func TestPercentileDocsExamples(t *testing.T) {
 // TestPercentileErrors checks mongod's codes for bad $median and
 // $percentile specifications in both positions.
 func TestPercentileErrors(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "pcterr")
-	insertJS(t, db.Collection("c"), `[{"_id":1,"v":1}]`)
+	insertJSON(t, db.Collection("c"), `[{"_id":1,"v":1}]`)
 	group := func(spec string) string { return `[{"$group":{"_id":null,"x":` + spec + `}}]` }
 	project := func(spec string) string { return `[{"$project":{"x":` + spec + `}}]` }
 	for _, tc := range []struct {
@@ -116,10 +119,11 @@ func TestPercentileErrors(t *testing.T) {
 // (the trigonometry pages' 3-4-5 right triangle in decimal, the bitwise
 // pages' switches collection) and edge cases with mongod's codes.
 func TestNewExpressionsWire(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "exprs")
-	insertJS(t, db.Collection("trig"), `[{"_id":1,"angle_a":{"$numberDecimal":"53.13010235415597870314438744090659"},"angle_b":{"$numberDecimal":"36.86989764584402129685561255909341"},"angle_c":{"$numberDecimal":"90"},"hypotenuse":{"$numberDecimal":"5"}}]`)
-	insertJS(t, db.Collection("switches"), `[{"_id":0,"a":{"$numberInt":"0"},"b":{"$numberInt":"127"}},{"_id":1,"a":{"$numberInt":"2"},"b":{"$numberLong":"3"}},{"_id":2,"a":{"$numberInt":"3"},"b":{"$numberInt":"5"}}]`)
-	insertJS(t, db.Collection("ts"), `[{"_id":1,"t":{"$timestamp":{"t":1622731060,"i":1}}},{"_id":2,"t":null}]`)
+	insertJSON(t, db.Collection("trig"), `[{"_id":1,"angle_a":{"$numberDecimal":"53.13010235415597870314438744090659"},"angle_b":{"$numberDecimal":"36.86989764584402129685561255909341"},"angle_c":{"$numberDecimal":"90"},"hypotenuse":{"$numberDecimal":"5"}}]`)
+	insertJSON(t, db.Collection("switches"), `[{"_id":0,"a":{"$numberInt":"0"},"b":{"$numberInt":"127"}},{"_id":1,"a":{"$numberInt":"2"},"b":{"$numberLong":"3"}},{"_id":2,"a":{"$numberInt":"3"},"b":{"$numberInt":"5"}}]`)
+	insertJSON(t, db.Collection("ts"), `[{"_id":1,"t":{"$timestamp":{"t":1622731060,"i":1}}},{"_id":2,"t":null}]`)
 	for _, tc := range []struct{ name, coll, pipeline, want string }{
 		{"$degreesToRadians", "trig",
 			`[{"$project":{"_id":0,"a":{"$degreesToRadians":"$angle_a"},"b":{"$degreesToRadians":"$angle_b"},"c":{"$degreesToRadians":"$angle_c"}}}]`,
@@ -182,7 +186,8 @@ func TestNewExpressionsWire(t *testing.T) {
 // documents a count outside 350..650 has probability below 1e-20), and
 // mongod's BadValue for a bad argument.
 func TestSampleRate(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := testenv.Ctx(t)
 	db := openDB(t, "sample")
 	coll := db.Collection("c")
 	docs := make([]any, 1000)

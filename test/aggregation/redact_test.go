@@ -1,4 +1,4 @@
-package agg_test
+package aggregation_test
 
 import (
 	"strings"
@@ -11,15 +11,16 @@ import (
 // walked element by element, nested arrays too, scalars in arrays are
 // kept, a pruned document leaves its array.
 func TestRedactDocsExamples(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "redact")
-	insertJS(t, db.Collection("forecasts"), `[{"_id":1,"title":"123 Department Report","tags":["G","STLW"],"year":2014,"subsections":[
+	insertJSON(t, db.Collection("forecasts"), `[{"_id":1,"title":"123 Department Report","tags":["G","STLW"],"year":2014,"subsections":[
 		{"subtitle":"Section 1: Overview","tags":["SI","G"],"content":"Section 1: This is the content of section 1."},
 		{"subtitle":"Section 2: Analysis","tags":["STLW"],"content":"Section 2: This is the content of section 2."},
 		{"subtitle":"Section 3: Budgeting","tags":["TK"],"content":{"text":"Section 3: This is the content of section 3.","tags":["HCS"]}}]}]`)
-	insertJS(t, db.Collection("accounts"), `[{"_id":1,"level":1,"acct_id":"xyz123","cc":{"level":5,"type":"yy","num":0.0,"exp_date":{"$date":"2015-11-01T00:00:00Z"},
+	insertJSON(t, db.Collection("accounts"), `[{"_id":1,"level":1,"acct_id":"xyz123","cc":{"level":5,"type":"yy","num":0.0,"exp_date":{"$date":"2015-11-01T00:00:00Z"},
 		"billing_addr":{"level":5,"addr1":"123 ABC Street","city":"Some City"},
 		"shipping_addr":[{"level":3,"addr1":"987 XYZ Ave","city":"Some City"},{"level":3,"addr1":"PO Box 0123","city":"Some City"}]},"status":"A"}]`)
-	insertJS(t, db.Collection("nested"), `[{"_id":1,"level":1,"a":[1,{"level":5,"x":1},[{"level":5},{"level":2,"y":[{"level":5},"s"]}],"t"],"b":{"level":2,"c":{"level":5}}},
+	insertJSON(t, db.Collection("nested"), `[{"_id":1,"level":1,"a":[1,{"level":5,"x":1},[{"level":5},{"level":2,"y":[{"level":5},"s"]}],"t"],"b":{"level":2,"c":{"level":5}}},
 		{"_id":2,"level":5,"a":1}]`)
 	for _, tc := range []struct {
 		name, coll, pipeline, want string

@@ -1,11 +1,14 @@
-package agg_test
+package changestreams
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestRedactAfterChangeStream: $redact is one of the stages mongod
@@ -14,9 +17,10 @@ import (
 func TestRedactAfterChangeStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	db := openDB(t, "redactCS")
+	_, db := testenv.Open(t)
 	coll := db.Collection("c")
-	cs, err := coll.Watch(ctx, ejson(t, `[{"$redact":{"$cond":[{"$eq":["$operationType","insert"]},"$$KEEP","$$PRUNE"]}}]`))
+	cs, err := coll.Watch(ctx, bson.A{bson.D{{Key: "$redact", Value: bson.D{{Key: "$cond", Value: bson.A{
+		bson.D{{Key: "$eq", Value: bson.A{"$operationType", "insert"}}}, "$$KEEP", "$$PRUNE"}}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +38,7 @@ func TestRedactAfterChangeStream(t *testing.T) {
 	for len(got) < 2 && cs.Next(ctx) {
 		op := cs.Current.Lookup("operationType").StringValue()
 		id := cs.Current.Lookup("documentKey", "_id").Int32()
-		got = append(got, op+":"+itoa(int(id)))
+		got = append(got, op+":"+strconv.Itoa(int(id)))
 	}
 	if err := cs.Err(); err != nil {
 		t.Fatal(err)

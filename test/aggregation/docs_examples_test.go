@@ -1,4 +1,4 @@
-package agg_test
+package aggregation_test
 
 import (
 	"context"
@@ -14,14 +14,15 @@ import (
 // compared as canonical extended JSON, so numeric types must match:
 // 1 is an int32, {"$numberLong":"1"} an int64, 1.0 a double.
 func TestDocsExamples(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "docs")
-	insertJS(t, db.Collection("inventory"), `[{"_id":1,"item":"abc1","description":"product 1","qty":300},{"_id":2,"item":"abc2","description":"product 2","qty":200},{"_id":3,"item":"xyz1","description":"product 3","qty":250},{"_id":4,"item":"VWZ1","description":"product 4","qty":300},{"_id":5,"item":"VWZ2","description":"product 5","qty":180}]`)
-	insertJS(t, db.Collection("quarters"), `[{"_id":1,"item":"ABC1","quarter":"13Q1","description":"product 1"},{"_id":2,"item":"ABC2","quarter":"13Q4","description":"product 2"},{"_id":3,"item":"XYZ1","quarter":"14Q2","description":null}]`)
-	insertJS(t, db.Collection("food"), `[{"_id":1,"name":"apple pie"},{"_id":2,"name":"cafétéria"},{"_id":3,"name":"éclair"}]`)
-	insertJS(t, db.Collection("scores"), `[{"_id":1,"student":"Maya","homework":[10,5,10],"quiz":[10,8],"extraCredit":0},{"_id":2,"student":"Ryan","homework":[5,6,5],"quiz":[8,8],"extraCredit":8}]`)
-	insertJS(t, db.Collection("vehicles"), `[{"_id":1,"type":"car","specs":{"doors":4,"wheels":4}},{"_id":2,"type":"motorcycle","specs":{"doors":0,"wheels":2}}]`)
-	insertJS(t, db.Collection("sales"), `[{"_id":1,"date":{"$date":"2014-01-01T08:15:39.736Z"}},{"_id":2,"date":{"$date":"2014-01-01T03:00:00Z"}}]`)
-	insertJS(t, db.Collection("nums"), `[{"_id":1,"g":"i32","v":2147483647},{"_id":2,"g":"i32","v":1},{"_id":3,"g":"small","v":2},{"_id":4,"g":"small","v":4},{"_id":5,"g":"mixed","v":{"$numberLong":"5"}},{"_id":6,"g":"mixed","v":1},{"_id":7,"g":"dec","v":1},{"_id":8,"g":"dec","v":{"$numberDecimal":"1.5"}},{"_id":9,"g":"dbl","v":1},{"_id":10,"g":"dbl","v":0.5},{"_id":11,"g":"i64","v":{"$numberLong":"9223372036854775807"}},{"_id":12,"g":"i64","v":{"$numberLong":"1"}}]`)
+	insertJSON(t, db.Collection("inventory"), `[{"_id":1,"item":"abc1","description":"product 1","qty":300},{"_id":2,"item":"abc2","description":"product 2","qty":200},{"_id":3,"item":"xyz1","description":"product 3","qty":250},{"_id":4,"item":"VWZ1","description":"product 4","qty":300},{"_id":5,"item":"VWZ2","description":"product 5","qty":180}]`)
+	insertJSON(t, db.Collection("quarters"), `[{"_id":1,"item":"ABC1","quarter":"13Q1","description":"product 1"},{"_id":2,"item":"ABC2","quarter":"13Q4","description":"product 2"},{"_id":3,"item":"XYZ1","quarter":"14Q2","description":null}]`)
+	insertJSON(t, db.Collection("food"), `[{"_id":1,"name":"apple pie"},{"_id":2,"name":"cafétéria"},{"_id":3,"name":"éclair"}]`)
+	insertJSON(t, db.Collection("scores"), `[{"_id":1,"student":"Maya","homework":[10,5,10],"quiz":[10,8],"extraCredit":0},{"_id":2,"student":"Ryan","homework":[5,6,5],"quiz":[8,8],"extraCredit":8}]`)
+	insertJSON(t, db.Collection("vehicles"), `[{"_id":1,"type":"car","specs":{"doors":4,"wheels":4}},{"_id":2,"type":"motorcycle","specs":{"doors":0,"wheels":2}}]`)
+	insertJSON(t, db.Collection("sales"), `[{"_id":1,"date":{"$date":"2014-01-01T08:15:39.736Z"}},{"_id":2,"date":{"$date":"2014-01-01T03:00:00Z"}}]`)
+	insertJSON(t, db.Collection("nums"), `[{"_id":1,"g":"i32","v":2147483647},{"_id":2,"g":"i32","v":1},{"_id":3,"g":"small","v":2},{"_id":4,"g":"small","v":4},{"_id":5,"g":"mixed","v":{"$numberLong":"5"}},{"_id":6,"g":"mixed","v":1},{"_id":7,"g":"dec","v":1},{"_id":8,"g":"dec","v":{"$numberDecimal":"1.5"}},{"_id":9,"g":"dbl","v":1},{"_id":10,"g":"dbl","v":0.5},{"_id":11,"g":"i64","v":{"$numberLong":"9223372036854775807"}},{"_id":12,"g":"i64","v":{"$numberLong":"1"}}]`)
 	for _, tc := range []struct {
 		name, coll, pipeline, want string
 	}{
@@ -104,6 +105,7 @@ func tzParts(tz string) string {
 // TestSampleStatsCount checks $sample's size and uniqueness, $collStats,
 // $indexStats and estimatedDocumentCount through the driver.
 func TestSampleStatsCount(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t, "stats")
 	coll := db.Collection("items")
@@ -120,7 +122,7 @@ func TestSampleStatsCount(t *testing.T) {
 	// $sample: size documents, all distinct; a size above the count
 	// returns every document once.
 	for _, tc := range []struct{ size, want int }{{10, 10}, {1, 1}, {150, 100}} {
-		cur, err := coll.Aggregate(ctx, ejson(t, `[{"$sample":{"size":`+itoa(tc.size)+`}}]`))
+		cur, err := coll.Aggregate(ctx, extJSON(t, `[{"$sample":{"size":`+itoa(tc.size)+`}}]`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +201,7 @@ func itoa(i int) string {
 // rawDocs runs a pipeline and returns the raw result documents.
 func rawDocs(t *testing.T, coll *mongo.Collection, pipeline string) []bson.Raw {
 	t.Helper()
-	cur, err := coll.Aggregate(context.Background(), ejson(t, pipeline))
+	cur, err := coll.Aggregate(context.Background(), extJSON(t, pipeline))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package agg_test
+package aggregation_test
 
 import (
 	"context"
@@ -8,17 +8,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestDriver runs countDocuments and a multi-batch aggregate through the
 // official Go driver against embedded Lode.
 func TestDriver(t *testing.T) {
-	db, err := lode.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	t.Parallel()
+	db, _ := testenv.Open(t)
 	ctx := context.Background()
 	coll := db.Client().Database("shop").Collection("sales")
 	var docs []any

@@ -1,11 +1,12 @@
-package agg_test
+package aggregation_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestDensifyDocsExamples runs the examples of MongoDB's $densify
@@ -17,22 +18,23 @@ import (
 // of an explicit range is filled from the lower bound, values off the
 // step do not move the sequence, and dates step by calendar units.
 func TestDensifyDocsExamples(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "densify")
-	insertJS(t, db.Collection("weather"), `[
+	insertJSON(t, db.Collection("weather"), `[
 		{"metadata":{"sensorId":5578,"type":"temperature"},"timestamp":{"$date":"2021-05-18T00:00:00Z"},"temp":12},
 		{"metadata":{"sensorId":5578,"type":"temperature"},"timestamp":{"$date":"2021-05-18T04:00:00Z"},"temp":11},
 		{"metadata":{"sensorId":5578,"type":"temperature"},"timestamp":{"$date":"2021-05-18T08:00:00Z"},"temp":11},
 		{"metadata":{"sensorId":5578,"type":"temperature"},"timestamp":{"$date":"2021-05-18T12:00:00Z"},"temp":12}]`)
-	insertJS(t, db.Collection("coffee"), `[
+	insertJSON(t, db.Collection("coffee"), `[
 		{"altitude":600,"variety":"Arabica Typica","score":68.3},
 		{"altitude":750,"variety":"Arabica Typica","score":69.5},
 		{"altitude":950,"variety":"Arabica Typica","score":70.5},
 		{"altitude":1250,"variety":"Gesha","score":88.15},
 		{"altitude":1700,"variety":"Gesha","score":95.5,"price":1029}]`)
-	insertJS(t, db.Collection("mixed"), `[{"_id":1,"v":7},{"_id":2},{"_id":3,"v":null},{"_id":4,"v":2.5},{"_id":5,"v":4}]`)
-	insertJS(t, db.Collection("parts"), `[{"_id":1,"p":"a","v":3},{"_id":2,"p":"b","v":12},{"_id":3,"p":"c","v":-5}]`)
-	insertJS(t, db.Collection("nested"), `[{"_id":1,"m":{"k":1},"t":{"v":0}},{"_id":2,"m":{"k":1},"t":{"v":3}}]`)
-	insertJS(t, db.Collection("months"), `[{"_id":1,"d":{"$date":"2021-01-15T00:00:00Z"}},{"_id":2,"d":{"$date":"2021-05-15T00:00:00Z"}}]`)
+	insertJSON(t, db.Collection("mixed"), `[{"_id":1,"v":7},{"_id":2},{"_id":3,"v":null},{"_id":4,"v":2.5},{"_id":5,"v":4}]`)
+	insertJSON(t, db.Collection("parts"), `[{"_id":1,"p":"a","v":3},{"_id":2,"p":"b","v":12},{"_id":3,"p":"c","v":-5}]`)
+	insertJSON(t, db.Collection("nested"), `[{"_id":1,"m":{"k":1},"t":{"v":0}},{"_id":2,"m":{"k":1},"t":{"v":3}}]`)
+	insertJSON(t, db.Collection("months"), `[{"_id":1,"d":{"$date":"2021-01-15T00:00:00Z"}},{"_id":2,"d":{"$date":"2021-05-15T00:00:00Z"}}]`)
 	for _, tc := range []struct {
 		name, coll, pipeline, want string
 	}{
@@ -101,8 +103,9 @@ func TestDensifyDocsExamples(t *testing.T) {
 // TestDensifyErrors checks mongod 7.0's codes and messages for bad
 // specifications and values (document_source_densify.cpp and its IDL).
 func TestDensifyErrors(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "densifyErr")
-	insertJS(t, db.Collection("c"), `[{"_id":1,"v":1,"s":"x","d":{"$date":"2021-01-01T00:00:00Z"}}]`)
+	insertJSON(t, db.Collection("c"), `[{"_id":1,"v":1,"s":"x","d":{"$date":"2021-01-01T00:00:00Z"}}]`)
 	for _, tc := range []struct {
 		name, spec string
 		code       int32
@@ -153,10 +156,11 @@ func TestDensifyErrors(t *testing.T) {
 // (internalQueryMaxAllowedDensifyDocs, 5897900) and on the partition
 // table's memory (internalDocumentSourceDensifyMaxMemoryBytes, 6007200).
 func TestDensifyExplainAndLimits(t *testing.T) {
-	ctx := context.Background()
-	db, _ := openInstance(t, "densifyLim")
-	insertJS(t, db.Collection("c"), `[{"_id":1,"p":1,"v":0},{"_id":2,"p":2,"v":100}]`)
-	res := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: ejson(t,
+	t.Parallel()
+	ctx := testenv.Ctx(t)
+	db := openDB(t, "densifyLim")
+	insertJSON(t, db.Collection("c"), `[{"_id":1,"p":1,"v":0},{"_id":2,"p":2,"v":100}]`)
+	res := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: extJSON(t,
 		`[{"$densify":{"field":"v","partitionByFields":["p"],"range":{"step":1,"bounds":[0,10]}}}]`)}, {Key: "cursor", Value: bson.D{}}}}, {Key: "verbosity", Value: "queryPlanner"}})
 	raw, err := res.Raw()
 	if err != nil {
@@ -179,9 +183,7 @@ func TestDensifyExplainAndLimits(t *testing.T) {
 	}
 	setParam := func(name string, v int) {
 		t.Helper()
-		if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: v}}).Err(); err != nil {
-			t.Fatal(err)
-		}
+		testenv.SetParameter(t, db, name, v)
 	}
 	setParam("internalQueryMaxAllowedDensifyDocs", 50)
 	_, err = aggJS(t, db.Collection("c"), full)

@@ -1,12 +1,14 @@
 package agg_test
 
 import (
-	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/engine"
 )
 
 // TestParallelGroupOverIndexedRange runs the event-log pipeline ($match
@@ -16,31 +18,30 @@ import (
 // selective range keeps the index (and one goroutine). Both count right.
 func TestParallelGroupOverIndexedRange(t *testing.T) {
 	const n = 40000
-	coll, stats := groupEvents(t, n)
-	ctx := context.Background()
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}}}); err != nil {
+	cat, stats := groupEvents(t, n)
+	if _, err := cat.E.CreateIndex(testDB, groupColl, engine.IndexSpec{Name: "t_1", Key: bsoncore.NewDocumentBuilder().AppendInt32("t", 1).Build()}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	run := func(from, to time.Time) int {
 		t.Helper()
-		pipe := bson.A{
-			bson.D{{Key: "$match", Value: bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lt", Value: to}}}}}},
-			bson.D{{Key: "$project", Value: bson.D{{Key: "p", Value: 1}, {Key: "d", Value: bson.D{{Key: "$dayOfMonth", Value: "$t"}}}}}},
-			bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "p", Value: "$p"}, {Key: "d", Value: "$d"}}}, {Key: "hits", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-		}
-		cur, err := coll.Aggregate(ctx, pipe)
+		date := func(tm time.Time) string { return `{"$date":"` + tm.Format(time.RFC3339Nano) + `"}` }
+		pipe := fmt.Sprintf(`[
+			{"$match": {"t": {"$gte": %s, "$lt": %s}}},
+			{"$project": {"p": 1, "d": {"$dayOfMonth": "$t"}}},
+			{"$group": {"_id": {"p": "$p", "d": "$d"}, "hits": {"$sum": 1}}}]`, date(from), date(to))
+		docs, err := runPipeline(t, cat, groupColl, pipe, runOpts{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rows []struct {
-			Hits int32
-		}
-		if err := cur.All(ctx, &rows); err != nil {
-			t.Fatal(err)
-		}
 		total := 0
-		for _, r := range rows {
+		for _, d := range docs {
+			var r struct {
+				Hits int32
+			}
+			if err := bson.Unmarshal(d, &r); err != nil {
+				t.Fatal(err)
+			}
 			total += int(r.Hits)
 		}
 		return total

@@ -1,13 +1,14 @@
-package agg_test
+package aggregation_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // sortAs sorts the array field f of each result by _id, for comparing
@@ -23,22 +24,23 @@ func sortAs(f string) string {
 // and connectFromField, de-duplication by _id, null, maxDepth 0, an
 // absorbed $unwind, and a view as from.
 func TestGraphLookupDocsExamples(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "graph")
-	insertJS(t, db.Collection("employees"), `[{"_id":1,"name":"Dev"},{"_id":2,"name":"Eliot","reportsTo":"Dev"},{"_id":3,"name":"Ron","reportsTo":"Eliot"},
+	insertJSON(t, db.Collection("employees"), `[{"_id":1,"name":"Dev"},{"_id":2,"name":"Eliot","reportsTo":"Dev"},{"_id":3,"name":"Ron","reportsTo":"Eliot"},
 		{"_id":4,"name":"Andrew","reportsTo":"Eliot"},{"_id":5,"name":"Asya","reportsTo":"Ron"},{"_id":6,"name":"Dan","reportsTo":"Andrew"}]`)
-	insertJS(t, db.Collection("airports"), `[{"_id":0,"airport":"JFK","connects":["BOS","ORD"]},{"_id":1,"airport":"BOS","connects":["JFK","PWM"]},
+	insertJSON(t, db.Collection("airports"), `[{"_id":0,"airport":"JFK","connects":["BOS","ORD"]},{"_id":1,"airport":"BOS","connects":["JFK","PWM"]},
 		{"_id":2,"airport":"ORD","connects":["JFK"]},{"_id":3,"airport":"PWM","connects":["BOS","LHR"]},{"_id":4,"airport":"LHR","connects":["PWM"]}]`)
-	insertJS(t, db.Collection("travelers"), `[{"_id":1,"name":"Dev","nearestAirport":"JFK"},{"_id":2,"name":"Eliot","nearestAirport":"JFK"},{"_id":3,"name":"Jeff","nearestAirport":"BOS"}]`)
-	insertJS(t, db.Collection("people"), `[
+	insertJSON(t, db.Collection("travelers"), `[{"_id":1,"name":"Dev","nearestAirport":"JFK"},{"_id":2,"name":"Eliot","nearestAirport":"JFK"},{"_id":3,"name":"Jeff","nearestAirport":"BOS"}]`)
+	insertJSON(t, db.Collection("people"), `[
 		{"_id":1,"name":"Tanya Jordan","friends":["Shirley Soto","Terry Hawkins","Carole Hale"],"hobbies":["tennis","unicycling","golf"]},
 		{"_id":2,"name":"Carole Hale","friends":["Joseph Dennis","Tanya Jordan","Terry Hawkins"],"hobbies":["archery","golf","woodworking"]},
 		{"_id":3,"name":"Terry Hawkins","friends":["Tanya Jordan","Carole Hale","Angelo Ward"],"hobbies":["knitting","frisbee"]},
 		{"_id":4,"name":"Joseph Dennis","friends":["Angelo Ward","Carole Hale"],"hobbies":["tennis","golf","topiary"]},
 		{"_id":5,"name":"Angelo Ward","friends":["Terry Hawkins","Shirley Soto","Joseph Dennis"],"hobbies":["travel","ceramics","golf"]},
 		{"_id":6,"name":"Shirley Soto","friends":["Angelo Ward","Tanya Jordan","Carole Hale"],"hobbies":["frisbee","set theory"]}]`)
-	insertJS(t, db.Collection("nulls"), `[{"_id":1,"k":null,"to":"a"},{"_id":2,"to":"b"},{"_id":3,"k":"x","to":null},{"_id":4,"k":"y","sub":[{"to":"x"},{"to":"z"}]}]`)
-	insertJS(t, db.Collection("regex"), `[{"_id":1,"re":{"$regularExpression":{"pattern":"^ab","options":""}}},{"_id":2,"re":{"$regularExpression":{"pattern":"^ab","options":""}}},{"_id":3,"name":"abc"},{"_id":4,"name":"abd"}]`)
-	if err := db.CreateView(context.Background(), "golfers", "people", ejson(t, `[{"$match":{"hobbies":"golf"}}]`)); err != nil {
+	insertJSON(t, db.Collection("nulls"), `[{"_id":1,"k":null,"to":"a"},{"_id":2,"to":"b"},{"_id":3,"k":"x","to":null},{"_id":4,"k":"y","sub":[{"to":"x"},{"to":"z"}]}]`)
+	insertJSON(t, db.Collection("regex"), `[{"_id":1,"re":{"$regularExpression":{"pattern":"^ab","options":""}}},{"_id":2,"re":{"$regularExpression":{"pattern":"^ab","options":""}}},{"_id":3,"name":"abc"},{"_id":4,"name":"abd"}]`)
+	if err := db.CreateView(testenv.Ctx(t), "golfers", "people", extJSON(t, `[{"$match":{"hobbies":"golf"}}]`)); err != nil {
 		t.Fatal(err)
 	}
 	employees := `{"$graphLookup":{"from":"employees","startWith":"$reportsTo","connectFromField":"reportsTo","connectToField":"name","as":"reportingHierarchy"}}`
@@ -108,8 +110,9 @@ func TestGraphLookupDocsExamples(t *testing.T) {
 // (document_source_graph_lookup.cpp) and for foreign documents without
 // _id.
 func TestGraphLookupErrors(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "graphErr")
-	insertJS(t, db.Collection("c"), `[{"_id":1,"a":1}]`)
+	insertJSON(t, db.Collection("c"), `[{"_id":1,"a":1}]`)
 	ok := `"from":"c","startWith":"$a","connectFromField":"a","connectToField":"b","as":"r"`
 	for _, tc := range []struct {
 		name, spec string
@@ -141,7 +144,7 @@ func TestGraphLookupErrors(t *testing.T) {
 		})
 	}
 	// A foreign document without _id (a view can produce one): 40271.
-	if err := db.CreateView(context.Background(), "noid", "c", ejson(t, `[{"$project":{"_id":0}}]`)); err != nil {
+	if err := db.CreateView(testenv.Ctx(t), "noid", "c", extJSON(t, `[{"$project":{"_id":0}}]`)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := aggJS(t, db.Collection("c"), `[{"$graphLookup":{"from":"noid","startWith":1,"connectFromField":"a","connectToField":"a","as":"r"}}]`)
@@ -157,7 +160,8 @@ func TestGraphLookupErrors(t *testing.T) {
 // explain shows the stage as mongod 7.0 does, with an absorbed $unwind as
 // "unwinding".
 func TestGraphLookupIndexAndExplain(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := testenv.Ctx(t)
 	db := openDB(t, "graphIx")
 	nodes := db.Collection("nodes")
 	// A chain 0 -> 1 -> ... -> 49 among 1,000 documents.
@@ -168,11 +172,11 @@ func TestGraphLookupIndexAndExplain(t *testing.T) {
 	if _, err := nodes.InsertMany(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
-	insertJS(t, db.Collection("start"), `[{"_id":1,"s":0}]`)
+	insertJSON(t, db.Collection("start"), `[{"_id":1,"s":0}]`)
 	pipeline := `[{"$graphLookup":{"from":"nodes","startWith":"$s","connectFromField":"next","connectToField":"name","as":"chain","maxDepth":49}},{"$project":{"n":{"$size":"$chain"}}}]`
 	run := func() bson.Raw {
 		t.Helper()
-		res := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "start"}, {Key: "pipeline", Value: ejson(t, pipeline)}, {Key: "cursor", Value: bson.D{}}}}, {Key: "verbosity", Value: "executionStats"}})
+		res := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "start"}, {Key: "pipeline", Value: extJSON(t, pipeline)}, {Key: "cursor", Value: bson.D{}}}}, {Key: "verbosity", Value: "executionStats"}})
 		raw, err := res.Raw()
 		if err != nil {
 			t.Fatal(err)
@@ -220,7 +224,7 @@ func TestGraphLookupIndexAndExplain(t *testing.T) {
 		t.Fatalf("explain spec %s", s)
 	}
 	// An absorbed $unwind shows as unwinding and leaves no $unwind stage.
-	res := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "start"}, {Key: "pipeline", Value: ejson(t,
+	res := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "start"}, {Key: "pipeline", Value: extJSON(t,
 		`[{"$graphLookup":{"from":"nodes","startWith":"$s","connectFromField":"next","connectToField":"name","as":"chain","maxDepth":1}},{"$unwind":{"path":"$chain","includeArrayIndex":"i"}}]`)}, {Key: "cursor", Value: bson.D{}}}}})
 	raw, err := res.Raw()
 	if err != nil {
@@ -235,8 +239,9 @@ func TestGraphLookupIndexAndExplain(t *testing.T) {
 // a search holding more fails with 40099 (mongod 7.0 does not spill
 // $graphLookup, allowDiskUse or not).
 func TestGraphLookupMemoryLimit(t *testing.T) {
-	ctx := context.Background()
-	db, ps := openInstance(t, "graphMem")
+	t.Parallel()
+	ctx := testenv.Ctx(t)
+	db := openDB(t, "graphMem")
 	pad := strings.Repeat("x", 1000)
 	var docs []any
 	for i := 0; i < 200; i++ {
@@ -269,17 +274,10 @@ func TestGraphLookupMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantJS(t, got, `[{"_id":null,"n":20}]`)
-	// The instance's memory budget bounds the search too (it cannot spill).
-	ps.Budget.SetLimit(4 << 20)
-	_, err = aggJS(t, db.Collection("huge"), `[{"$limit":1},`+hugeLookup+`,{"$unwind":"$all"},{"$count":"n"}]`)
-	wantServerCode(t, err, 40099)
-	if !strings.Contains(err.Error(), "memory budget") {
-		t.Fatalf("budget refusal: %v", err)
-	}
-	ps.Budget.SetLimit(0)
-	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalDocumentSourceGraphLookupMaxMemoryBytes", Value: 100000}}).Err(); err != nil {
-		t.Fatal(err)
-	}
+	// The instance's memory budget bounds the search too (it cannot
+	// spill): TestGraphLookupMemoryBudget in internal/agg, as the budget
+	// is set only at startup (lode serve --memory-budget-mb).
+	testenv.SetParameter(t, db, "internalDocumentSourceGraphLookupMaxMemoryBytes", 100000)
 	_, err = aggJS(t, db.Collection("big"), pipeline)
 	wantServerCode(t, err, 40099)
 	if !strings.Contains(err.Error(), "$graphLookup reached maximum memory consumption") {
@@ -291,15 +289,16 @@ func TestGraphLookupMemoryLimit(t *testing.T) {
 // the command's let variables and those of an enclosing $lookup in $expr,
 // as mongod copies the variables into its searches.
 func TestGraphLookupRestrictWithVariables(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, "graphVars")
-	insertJS(t, db.Collection("people"), `[
+	insertJSON(t, db.Collection("people"), `[
 		{"_id":1,"name":"Tanya Jordan","friends":["Shirley Soto","Terry Hawkins","Carole Hale"],"hobbies":["tennis","unicycling","golf"]},
 		{"_id":2,"name":"Carole Hale","friends":["Joseph Dennis","Tanya Jordan","Terry Hawkins"],"hobbies":["archery","golf","woodworking"]},
 		{"_id":3,"name":"Terry Hawkins","friends":["Tanya Jordan","Carole Hale","Angelo Ward"],"hobbies":["knitting","frisbee"]},
 		{"_id":4,"name":"Joseph Dennis","friends":["Angelo Ward","Carole Hale"],"hobbies":["tennis","golf","topiary"]},
 		{"_id":5,"name":"Angelo Ward","friends":["Terry Hawkins","Shirley Soto","Joseph Dennis"],"hobbies":["travel","ceramics","golf"]},
 		{"_id":6,"name":"Shirley Soto","friends":["Angelo Ward","Tanya Jordan","Carole Hale"],"hobbies":["frisbee","set theory"]}]`)
-	insertJS(t, db.Collection("hobbies"), `[{"_id":"golf"},{"_id":"frisbee"}]`)
+	insertJSON(t, db.Collection("hobbies"), `[{"_id":"golf"},{"_id":"frisbee"}]`)
 	graph := `{"$graphLookup":{"from":"people","startWith":"$friends","connectFromField":"friends","connectToField":"name","as":"g",
 		"restrictSearchWithMatch":{"$expr":{"$in":["$$hobby","$hobbies"]}}}}`
 	got, err := aggJS(t, db.Collection("people"), `[{"$match":{"_id":1}},`+graph+`,{"$project":{"g":{"$sortArray":{"input":"$g.name","sortBy":1}}}}]`,
