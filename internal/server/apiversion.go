@@ -13,26 +13,6 @@ import (
 // and with it apiStrict (refuse what is not in API Version 1, 323) and
 // apiDeprecationErrors (refuse what API Version 1 deprecates, 324).
 
-// apiV1Commands are mongod 7.0's commands in API Version 1.
-var apiV1Commands = map[string]bool{
-	"abortTransaction": true, "aggregate": true, "authenticate": true, "collMod": true,
-	"commitTransaction": true, "count": true, "create": true, "createIndexes": true,
-	"delete": true, "drop": true, "dropDatabase": true, "dropIndexes": true,
-	"endSessions": true, "explain": true, "find": true, "findAndModify": true,
-	"getMore": true, "hello": true, "insert": true, "killCursors": true,
-	"listCollections": true, "listDatabases": true, "listIndexes": true, "ping": true,
-	"refreshSessions": true, "saslStart": true, "saslContinue": true, "update": true,
-	// Other names of the same commands (isMaster is a command of its own
-	// in mongod, outside API Version 1).
-	"findandmodify": true, "deleteIndexes": true,
-	// mongod's test commands for the Stable API, in version 1.
-	"testVersion1And2": true, "testDeprecation": true, "testDeprecationInVersion2": true,
-	"testRemoval": true,
-}
-
-// apiV1Deprecated are the API Version 1 commands it deprecates.
-var apiV1Deprecated = map[string]bool{"testDeprecation": true}
-
 // apiV1ExcludedStages are the aggregation stages mongod refuses under
 // apiStrict (registered as never in API Version 1).
 var apiV1ExcludedStages = map[string]bool{
@@ -90,10 +70,11 @@ func checkAPIParams(req *Request) error {
 	if version != "1" {
 		return errs.New(errs.APIVersionError, "API version must be \"1\"")
 	}
-	if strict && !apiV1Commands[req.Name] {
+	api := req.command().api
+	if strict && api != apiV1 && api != apiV1Deprecated {
 		return errs.New(errs.APIStrictError, "Provided apiStrict:true, but the command %s is not in API Version 1. Information on supported commands and migrations in API Version 1 can be found at https://dochub.mongodb.org/core/manual-versioned-api", req.Name)
 	}
-	if deprecErrs && apiV1Deprecated[req.Name] {
+	if deprecErrs && api == apiV1Deprecated {
 		return errs.New(errs.APIDeprecationError, "Provided apiDeprecationErrors:true, but the command %s is deprecated in API Version 1", req.Name)
 	}
 	if strict {

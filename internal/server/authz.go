@@ -40,33 +40,25 @@ type authzRule struct {
 	check func(req *Request, g *auth.Grants) ([]need, error)
 }
 
-// authzRules maps every command to its requirements. A command with no
-// entry is refused when authorization is on, so a new command cannot be
-// served unchecked (TestEveryCommandHasAnAuthzRule).
-var authzRules = map[string]authzRule{}
-
-func openCmd(names ...string) {
-	for _, n := range names {
-		authzRules[n] = authzRule{open: true}
-	}
+// decided reports whether the rule says anything: a command whose rule
+// does not is refused when authorization is on, and refused by
+// TestEveryCommandDecidesEveryTrait.
+func (r authzRule) decided() bool {
+	return r.open || r.authOnly || r.needs != nil || r.check != nil
 }
 
-func authOnlyCmd(names ...string) {
-	for _, n := range names {
-		authzRules[n] = authzRule{authOnly: true}
-	}
-}
+// anyone is the rule of a command any client may run.
+func anyone() authzRule { return authzRule{open: true} }
 
-func ruled(f func(req *Request) ([]need, error), names ...string) {
-	for _, n := range names {
-		authzRules[n] = authzRule{needs: f}
-	}
-}
+// authenticated is the rule of a command any authenticated user may run.
+func authenticated() authzRule { return authzRule{authOnly: true} }
 
-func checked(f func(req *Request, g *auth.Grants) ([]need, error), names ...string) {
-	for _, n := range names {
-		authzRules[n] = authzRule{check: f}
-	}
+// requires is the rule of a command that needs what f says.
+func requires(f func(req *Request) ([]need, error)) authzRule { return authzRule{needs: f} }
+
+// checkedBy is the rule of a command whose check depends on who asks.
+func checkedBy(f func(req *Request, g *auth.Grants) ([]need, error)) authzRule {
+	return authzRule{check: f}
 }
 
 // collNeeds: actions on the collection the command names first.
@@ -97,68 +89,6 @@ func cmdColl(req *Request) string {
 		}
 	}
 	return ""
-}
-
-func init() {
-	openCmd("hello", "isMaster", "ismaster", "buildInfo", "buildinfo", "ping", "saslStart", "saslContinue",
-		"logout", "connectionStatus", "whatsmyuri", "endSessions")
-	// getMore (cmd_getmore.go), killCursors (cmd_killcursors.go) and
-	// listDatabases (cmd_listdatabases.go) check the rest in the handler.
-	authOnlyCmd("startSession", "refreshSessions", "killSessions", "commitTransaction", "abortTransaction",
-		"getMore", "killCursors", "listDatabases")
-	// mongod asks no privilege for configureFailPoint (it exists only with
-	// test commands enabled), but, as for any command, authentication.
-	authOnlyCmd("configureFailPoint")
-	// mongod's session cache test commands require no authentication.
-	openCmd("refreshLogicalSessionCacheNow", "reapLogicalSessionCacheNow")
-	ruled(collNeeds(auth.ActFind), "find", "count", "distinct", "lodeWhatIf")
-	ruled(bypassNeeds(collNeeds(auth.ActInsert)), "insert")
-	ruled(bypassNeeds(updateNeeds), "update")
-	ruled(collNeeds(auth.ActRemove), "delete")
-	ruled(bypassNeeds(findAndModifyNeeds), "findAndModify", "findandmodify")
-	ruled(bypassNeeds(aggregateNeeds), "aggregate")
-	authzRules["create"] = authzRule{needs: collNeeds(auth.ActCreateCollection), check: viewDefCheck(auth.ActCreateCollection)}
-	ruled(collNeeds(auth.ActCreateIndex), "createIndexes")
-	ruled(collNeeds(auth.ActDropCollection), "drop")
-	ruled(collNeeds(auth.ActDropIndex), "dropIndexes", "deleteIndexes")
-	ruled(collNeeds(auth.ActListIndexes), "listIndexes")
-	authzRules["collMod"] = authzRule{needs: collNeeds(auth.ActCollMod), check: viewDefCheck(auth.ActCollMod)}
-	ruled(collNeeds(auth.ActCollStats), "collStats", "collstats")
-	ruled(collNeeds(auth.ActValidate), "validate")
-	checked(listCollectionsCheck, "listCollections")
-	ruled(dbNeeds(auth.ActDBStats), "dbStats", "dbstats")
-	ruled(dbNeeds(auth.ActDropDatabase), "dropDatabase")
-	authzRules["renameCollection"] = authzRule{needs: renameNeeds, check: renameCheck}
-	ruled(explainNeeds, "explain")
-	ruled(clusterNeeds(auth.ActServerStatus), "serverStatus")
-	ruled(clusterNeeds(auth.ActReplSetGetStatus), "replSetGetStatus")
-	ruled(clusterNeeds(auth.ActReplSetGetConfig), "replSetGetConfig")
-	ruled(clusterNeeds(auth.ActReplSetResizeOplog), "replSetResizeOplog")
-	authzRules["applyOps"] = authzRule{needs: applyOpsNeeds, check: applyOpsCheck} // cmd_applyops.go
-	ruled(clusterNeeds(auth.ActInprog), "currentOp")
-	ruled(clusterNeeds(auth.ActKillop), "killOp")
-	ruled(clusterNeeds(auth.ActHostInfo), "hostInfo")
-	ruled(clusterNeeds(auth.ActGetCmdLineOpts), "getCmdLineOpts")
-	ruled(clusterNeeds(auth.ActGetLog), "getLog")
-	ruled(clusterNeeds(auth.ActGetParameter), "getParameter")
-	ruled(clusterNeeds(auth.ActSetParameter), "setParameter")
-	ruled(clusterNeeds(auth.ActGetDefaultRWConcern), "getDefaultRWConcern")
-	ruled(clusterNeeds(auth.ActSetDefaultRWConcern), "setDefaultRWConcern")
-	ruled(clusterNeeds(auth.ActFsync), "fsync")
-	ruled(clusterNeeds(auth.ActKillAnySession), "killAllSessions", "killAllSessionsByPattern")
-	ruled(createUserNeeds, "createUser")
-	ruled(dbNeeds(auth.ActDropUser), "dropUser", "dropAllUsersFromDatabase")
-	ruled(usersInfoNeeds, "usersInfo")
-	ruled(grantRolesNeeds(auth.ActGrantRole), "grantRolesToUser")
-	ruled(grantRolesNeeds(auth.ActRevokeRole), "revokeRolesFromUser")
-	ruled(createRoleNeeds, "createRole")
-	ruled(updateRoleNeeds, "updateRole")
-	ruled(dbNeeds(auth.ActDropRole), "dropRole", "dropAllRolesFromDatabase")
-	ruled(rolesInfoNeeds, "rolesInfo")
-	ruled(rolePrivilegesNeeds(auth.ActGrantRole), "grantPrivilegesToRole")
-	ruled(rolePrivilegesNeeds(auth.ActRevokeRole), "revokePrivilegesFromRole")
-	ruled(roleRolesNeeds(auth.ActGrantRole), "grantRolesToRole")
-	ruled(roleRolesNeeds(auth.ActRevokeRole), "revokeRolesFromRole")
 }
 
 // updateNeeds: update, plus insert when a statement upserts.
@@ -311,8 +241,8 @@ func explainNeeds(req *Request) ([]need, error) {
 	if err != nil {
 		return nil, nil
 	}
-	rule, ok := authzRules[el.Key()]
-	if !ok || rule.needs == nil || el.Key() == "explain" {
+	rule := lookupCommand(el.Key()).authz
+	if rule.needs == nil || el.Key() == "explain" {
 		return nil, errs.New(errs.Unauthorized, "not authorized to explain command %s", el.Key())
 	}
 	return rule.needs(&Request{Name: el.Key(), DB: req.DB, Cmd: inner})
@@ -463,8 +393,8 @@ func ownCursor(ctx context.Context, c *cursor.Cursor) {
 // the server runs with Auth. Unauthorized is 13 with mongod's messages.
 // It returns what a cursor the command opens records.
 func (s *Server) authorize(ctx context.Context, req *Request) (cursorAuth, error) {
-	rule, ok := authzRules[req.Name]
-	if !ok {
+	rule := req.command().authz
+	if !rule.decided() {
 		return cursorAuth{}, errs.New(errs.Unauthorized, "command %s has no authorization rule and is refused while authorization is enabled", req.Name)
 	}
 	if rule.open {

@@ -17,7 +17,11 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
-func init() { register(cmdAggregate, "aggregate") }
+func init() {
+	register(command{names: []string{"aggregate"}, handler: cmdAggregate, authz: requires(bypassNeeds(aggregateNeeds)),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes,
+		observe: observed(opCommand, onColl, cursorReply, queryShaped)})
+}
 
 // aggregateArgs are the parsed options of the aggregate command.
 type aggregateArgs struct {

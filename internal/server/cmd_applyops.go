@@ -12,7 +12,9 @@ import (
 	"github.com/lodedb/lode/internal/oplog"
 )
 
-func init() { register(cmdApplyOps, "applyOps") }
+func init() {
+	register(admin(cmdApplyOps, authzRule{needs: applyOpsNeeds, check: applyOpsCheck}, "applyOps").takingWriteConcern())
+}
 
 // cmdApplyOps applies oplog entries, in order, as mongod's applyOps does
 // in its non-atomic mode (mongorestore --oplogReplay sends one entry per
@@ -287,12 +289,12 @@ func (a *applier) command(ctx context.Context, db string, o bsoncore.Document) e
 		db = "admin"
 	}
 	cmd := appendFields(b.Build(), bsoncore.NewDocumentBuilder().AppendString("$db", db).Build())
-	h, ok := commands[name]
+	c, ok := commands[name]
 	if !ok {
 		return errs.New(errs.CommandNotFound, "no such command: '%s'", name)
 	}
 	sub := &Request{Name: name, DB: db, Cmd: cmd, conn: a.req.conn}
-	_, err = h(ctx, a.s, sub)
+	_, err = c.handler(ctx, a.s, sub)
 	if err != nil && name == "drop" && errs.Is(err, errs.NamespaceNotFound) {
 		return nil // as mongod applies it: the collection is already gone
 	}
@@ -350,8 +352,8 @@ func applyOpsNeedsFor(req *Request, g *auth.Grants) ([]need, error) {
 			if err != nil {
 				continue
 			}
-			rule, ok := authzRules[first.Key()]
-			if !ok || (rule.needs == nil && rule.check == nil) {
+			rule := lookupCommand(first.Key()).authz
+			if rule.needs == nil && rule.check == nil {
 				continue
 			}
 			sub := &Request{Name: first.Key(), DB: db, Cmd: o}

@@ -9,8 +9,7 @@ import (
 )
 
 func init() {
-	register(cmdAuthenticate, "authenticate")
-	openCmd("authenticate")
+	register(admin(cmdAuthenticate, anyone(), "authenticate").inAPIV1())
 }
 
 // cmdAuthenticate is mongod's authenticate command, which serves only

@@ -9,7 +9,9 @@ import (
 	"github.com/lodedb/lode/internal/wire"
 )
 
-func init() { register(cmdBuildInfo, "buildInfo", "buildinfo") }
+func init() {
+	register(admin(cmdBuildInfo, anyone(), "buildInfo", "buildinfo"))
+}
 
 // cmdBuildInfo reports a MongoDB 7.0 version so clients enable 7.0
 // features.

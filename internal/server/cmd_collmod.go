@@ -5,11 +5,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdCollMod, "collMod") }
+func init() {
+	register(command{names: []string{"collMod"}, handler: cmdCollMod, authz: authzRule{needs: collNeeds(auth.ActCollMod), check: viewDefCheck(auth.ActCollMod)},
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // cmdCollMod changes collection options. Lode supports changing a TTL
 // index's expireAfterSeconds (index: {keyPattern | name,

@@ -5,10 +5,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdCollStats, "collStats", "collstats") }
+func init() {
+	register(command{names: []string{"collStats", "collstats"}, handler: cmdCollStats, authz: requires(collNeeds(auth.ActCollStats)),
+		api: apiNotV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // scaleArg reads the optional scale argument (default 1).
 func scaleArg(req *Request, k string, v bsoncore.Value) (int64, error) {

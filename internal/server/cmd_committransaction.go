@@ -9,7 +9,9 @@ import (
 )
 
 func init() {
-	register(cmdTxnOutside, "commitTransaction", "abortTransaction")
+	register(command{names: []string{"commitTransaction", "abortTransaction"}, handler: cmdTxnOutside, authz: authenticated(),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: no,
+		observe: observed(opCommand)})
 }
 
 // cmdTxnOutside answers commitTransaction and abortTransaction sent

@@ -9,7 +9,9 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdConfigureFailPoint, "configureFailPoint") }
+func init() {
+	register(admin(cmdConfigureFailPoint, authenticated(), "configureFailPoint").forTests())
+}
 
 // cmdConfigureFailPoint sets a failpoint, as mongod's test command does:
 // {configureFailPoint: name, mode, data}. It is served only with test

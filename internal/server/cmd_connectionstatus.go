@@ -8,7 +8,9 @@ import (
 	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdConnectionStatus, "connectionStatus") }
+func init() {
+	register(admin(cmdConnectionStatus, anyone(), "connectionStatus"))
+}
 
 // cmdConnectionStatus reports the connection's authenticated user, its
 // roles (with inherited ones) and, with showPrivileges, its privileges.

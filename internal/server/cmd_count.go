@@ -5,10 +5,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdCount, "count") }
+func init() {
+	register(command{names: []string{"count"}, handler: cmdCount, authz: requires(collNeeds(auth.ActFind)),
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: yes,
+		observe: observed(opCommand, onColl, queryShaped)})
+}
 
 // cmdCount counts the documents matching a query.
 func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/collation"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -10,7 +11,11 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdCreate, "create") }
+func init() {
+	register(command{names: []string{"create"}, handler: cmdCreate, authz: authzRule{needs: collNeeds(auth.ActCreateCollection), check: viewDefCheck(auth.ActCreateCollection)},
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // cmdCreate creates a collection, optionally capped. Inside a transaction
 // the collection belongs to it until it ends and is dropped if it aborts.

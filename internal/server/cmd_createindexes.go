@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
@@ -13,7 +14,11 @@ import (
 	"github.com/lodedb/lode/internal/opstats"
 )
 
-func init() { register(cmdCreateIndexes, "createIndexes") }
+func init() {
+	register(command{names: []string{"createIndexes"}, handler: cmdCreateIndexes, authz: requires(collNeeds(auth.ActCreateIndex)),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // indexSpecFields are the fields an index specification may carry. Those
 // Lode does not act on are accepted and ignored where mongod ignores them

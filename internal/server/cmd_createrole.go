@@ -9,7 +9,9 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdCreateRole, "createRole") }
+func init() {
+	register(admin(cmdCreateRole, requires(createRoleNeeds), "createRole").takingWriteConcern())
+}
 
 // roleSpec is what createRole and updateRole take (mongod's IDL: the
 // role name, privileges, roles, authenticationRestrictions, and the

@@ -11,8 +11,7 @@ import (
 )
 
 func init() {
-	register(cmdCreateUser, "createUser")
-	sensitiveFieldNames([]string{"pwd"}, "createUser") // redact.go
+	register(admin(cmdCreateUser, requires(createUserNeeds), "createUser").takingWriteConcern().redacting("pwd"))
 }
 
 // userSpec is what createUser and updateUser take.

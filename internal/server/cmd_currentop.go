@@ -6,12 +6,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/agg"
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/query"
 )
 
-func init() { register(cmdCurrentOp, "currentOp") }
+func init() {
+	register(admin(cmdCurrentOp, requires(clusterNeeds(auth.ActInprog)), "currentOp"))
+}
 
 // cmdCurrentOp lists the running commands (with $all, idle connections
 // too) and idle transactions. Fields other than $all, $ownOps and

@@ -5,11 +5,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 )
 
-func init() { register(cmdDBStats, "dbStats", "dbstats") }
+func init() {
+	register(admin(cmdDBStats, requires(dbNeeds(auth.ActDBStats)), "dbStats", "dbstats"))
+}
 
 // cmdDBStats sums collStats over a database's collections.
 func cmdDBStats(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

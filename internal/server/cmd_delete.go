@@ -5,11 +5,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdDelete, "delete") }
+func init() {
+	register(command{names: []string{"delete"}, handler: cmdDelete, authz: requires(collNeeds(auth.ActRemove)),
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes,
+		observe: observed(opRemove, onColl, queryShaped)})
+}
 
 // cmdDelete applies a batch of delete statements.
 func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

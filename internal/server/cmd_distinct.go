@@ -6,10 +6,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdDistinct, "distinct") }
+func init() {
+	register(command{names: []string{"distinct"}, handler: cmdDistinct, authz: requires(collNeeds(auth.ActFind)),
+		api: apiNotV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes,
+		observe: observed(opCommand, onColl, queryShaped)})
+}
 
 // cmdDistinct returns the distinct values of a field.
 func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

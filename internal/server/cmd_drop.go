@@ -5,10 +5,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdDrop, "drop") }
+func init() {
+	register(command{names: []string{"drop"}, handler: cmdDrop, authz: requires(collNeeds(auth.ActDropCollection)),
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // cmdDrop drops a collection. As in MongoDB 7.0, dropping a collection
 // that does not exist succeeds.

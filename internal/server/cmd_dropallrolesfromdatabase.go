@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdDropAllRolesFromDatabase, "dropAllRolesFromDatabase") }
+func init() {
+	register(admin(cmdDropAllRolesFromDatabase, requires(dbNeeds(auth.ActDropRole)), "dropAllRolesFromDatabase").takingWriteConcern())
+}
 
 // cmdDropAllRolesFromDatabase removes the user-defined roles of the
 // command's database and reports how many, as {n}. As mongod, every role

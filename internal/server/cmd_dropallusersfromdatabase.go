@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdDropAllUsersFromDatabase, "dropAllUsersFromDatabase") }
+func init() {
+	register(admin(cmdDropAllUsersFromDatabase, requires(dbNeeds(auth.ActDropUser)), "dropAllUsersFromDatabase").takingWriteConcern())
+}
 
 // cmdDropAllUsersFromDatabase removes every user of the command's
 // database and reports how many, as {n}.

@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdDropDatabase, "dropDatabase") }
+func init() {
+	register(admin(cmdDropDatabase, requires(dbNeeds(auth.ActDropDatabase)), "dropDatabase").inAPIV1().takingWriteConcern())
+}
 
 // cmdDropDatabase drops a database and all of its collections.
 func cmdDropDatabase(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -5,11 +5,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdDropIndexes, "dropIndexes", "deleteIndexes") }
+func init() {
+	register(command{names: []string{"dropIndexes", "deleteIndexes"}, handler: cmdDropIndexes, authz: requires(collNeeds(auth.ActDropIndex)),
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // cmdDropIndexes drops indexes by name, by key pattern, by an array of
 // names, or all but _id with "*". The reply carries nIndexesWas.

@@ -8,7 +8,9 @@ import (
 	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdDropRole, "dropRole") }
+func init() {
+	register(admin(cmdDropRole, requires(dbNeeds(auth.ActDropRole)), "dropRole").takingWriteConcern())
+}
 
 // cmdDropRole removes a user-defined role of the command's database, and
 // takes it away from every user and role that had it.

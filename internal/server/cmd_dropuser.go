@@ -5,10 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdDropUser, "dropUser") }
+func init() {
+	register(admin(cmdDropUser, requires(dbNeeds(auth.ActDropUser)), "dropUser").takingWriteConcern())
+}
 
 // cmdDropUser removes a user of the command's database.
 func cmdDropUser(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdEndSessions, "endSessions") }
+func init() {
+	register(admin(cmdEndSessions, anyone(), "endSessions").inAPIV1().servedOnFailure())
+}
 
 // cmdEndSessions ends logical sessions of the caller: their open
 // transactions abort, their cursors are killed, their retryable-write

@@ -11,7 +11,9 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdExplain, "explain") }
+func init() {
+	register(admin(cmdExplain, requires(explainNeeds), "explain").inAPIV1())
+}
 
 // cmdExplain explains find, count, distinct, update, delete, findAndModify
 // and aggregate at the verbosities queryPlanner, executionStats and
@@ -79,6 +81,9 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) (engine.ExplainSpec, error) {
 	var spec engine.ExplainSpec
 	sub := &Request{Name: name, DB: req.DB, Cmd: inner, conn: req.conn}
+	if sub.command().explain != yes {
+		return spec, errs.New(errs.CommandNotFound, "Explain failed due to unknown command: %s", name)
+	}
 	switch name {
 	case "find":
 		f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
@@ -205,7 +210,7 @@ func explainAggregate(ctx context.Context, s *Server, req *Request, inner bsonco
 		b.AppendValue(e.Key(), e.Value())
 	}
 	sub := &Request{Name: "aggregate", DB: req.DB, Cmd: b.Build(), conn: req.conn, explainVerbosity: verbosity}
-	h := commands["aggregate"]
+	h := lookupCommand("aggregate").handler
 	if h == nil {
 		return nil, errs.New(errs.CommandNotFound, "no such command: 'aggregate'")
 	}

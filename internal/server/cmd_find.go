@@ -5,12 +5,17 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdFind, "find") }
+func init() {
+	register(command{names: []string{"find"}, handler: cmdFind, authz: requires(collNeeds(auth.ActFind)),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes,
+		observe: observed(opQuery, onColl, cursorReply, queryShaped)})
+}
 
 // cmdFind runs a query and returns the first batch of its cursor.
 func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -9,7 +9,11 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdFindAndModify, "findAndModify", "findandmodify") }
+func init() {
+	register(command{names: []string{"findAndModify", "findandmodify"}, handler: cmdFindAndModify, authz: requires(bypassNeeds(findAndModifyNeeds)),
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes,
+		observe: observed(opCommand, onColl, queryShaped)})
+}
 
 // cmdFindAndModify atomically finds one document and updates or removes
 // it, returning the document before or after the change.

@@ -5,10 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdFsync, "fsync") }
+func init() {
+	register(admin(cmdFsync, requires(clusterNeeds(auth.ActFsync)), "fsync"))
+}
 
 // cmdFsync flushes every acknowledged write to the data files: the
 // memtables are written out as sstables and the write-ahead log is synced,

@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdGetCmdLineOpts, "getCmdLineOpts") }
+func init() {
+	register(admin(cmdGetCmdLineOpts, requires(clusterNeeds(auth.ActGetCmdLineOpts)), "getCmdLineOpts"))
+}
 
 // cmdGetCmdLineOpts reports the command line Lode was started with.
 func cmdGetCmdLineOpts(_ context.Context, s *Server, _ *Request) (bsoncore.Document, error) {

@@ -5,10 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdGetDefaultRWConcern, "getDefaultRWConcern") }
+func init() {
+	register(admin(cmdGetDefaultRWConcern, requires(clusterNeeds(auth.ActGetDefaultRWConcern)), "getDefaultRWConcern"))
+}
 
 // cmdGetDefaultRWConcern reports the default read and write concern.
 func cmdGetDefaultRWConcern(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {

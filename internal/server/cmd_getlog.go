@@ -5,11 +5,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdGetLog, "getLog") }
+func init() {
+	register(admin(cmdGetLog, requires(clusterNeeds(auth.ActGetLog)), "getLog"))
+}
 
 // cmdGetLog returns recent log lines: getLog "*" lists the logs, "global"
 // returns recent lines and "startupWarnings" the (empty) startup warnings.

@@ -11,7 +11,11 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdGetMore, "getMore") }
+func init() {
+	register(command{names: []string{"getMore"}, handler: cmdGetMore, authz: authenticated(),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: no, explain: no,
+		observe: observed(opGetMore, cursorReply)})
+}
 
 // cmdGetMore returns the next batch of an open cursor. A tailable
 // awaitData cursor with no new documents waits up to maxTimeMS (1 s by

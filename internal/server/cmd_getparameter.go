@@ -5,10 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdGetParameter, "getParameter") }
+func init() {
+	register(admin(cmdGetParameter, requires(clusterNeeds(auth.ActGetParameter)), "getParameter"))
+}
 
 // cmdGetParameter returns server parameters: named ones, or all with '*'.
 func cmdGetParameter(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {

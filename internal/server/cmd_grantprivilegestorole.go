@@ -9,7 +9,9 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdGrantPrivilegesToRole, "grantPrivilegesToRole") }
+func init() {
+	register(admin(cmdGrantPrivilegesToRole, requires(rolePrivilegesNeeds(auth.ActGrantRole)), "grantPrivilegesToRole").takingWriteConcern())
+}
 
 // parseRolePrivileges reads {<cmd>: role, privileges: [...]}, as
 // grantPrivilegesToRole and revokePrivilegesFromRole take it; the array

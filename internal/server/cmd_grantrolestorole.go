@@ -8,7 +8,9 @@ import (
 	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdGrantRolesToRole, "grantRolesToRole") }
+func init() {
+	register(admin(cmdGrantRolesToRole, requires(roleRolesNeeds(auth.ActGrantRole)), "grantRolesToRole").takingWriteConcern())
+}
 
 // parseRoleRoles reads {<cmd>: role, roles: [...]} of grantRolesToRole
 // and revokeRolesFromRole.

@@ -10,8 +10,8 @@ import (
 )
 
 func init() {
-	register(cmdGrantRolesToUser, "grantRolesToUser")
-	register(cmdRevokeRolesFromUser, "revokeRolesFromUser")
+	register(admin(cmdGrantRolesToUser, requires(grantRolesNeeds(auth.ActGrantRole)), "grantRolesToUser").takingWriteConcern())
+	register(admin(cmdRevokeRolesFromUser, requires(grantRolesNeeds(auth.ActRevokeRole)), "revokeRolesFromUser").takingWriteConcern())
 }
 
 // parseUserRoles reads {<cmd>: name, roles: [...]} of grantRolesToUser,

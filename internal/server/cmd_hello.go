@@ -11,7 +11,11 @@ import (
 	"github.com/lodedb/lode/internal/wire"
 )
 
-func init() { register(cmdHello, "hello", "isMaster", "ismaster") }
+func init() {
+	register(admin(cmdHello, anyone(), "hello").inAPIV1().servedOnFailure())
+	// mongod's isMaster is a command of its own, outside API Version 1.
+	register(admin(cmdHello, anyone(), "isMaster", "ismaster").servedOnFailure().formOf("hello"))
+}
 
 // cmdHello answers the handshake: hello, and the legacy isMaster.
 func cmdHello(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -8,9 +8,13 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdHostInfo, "hostInfo") }
+func init() {
+	register(admin(cmdHostInfo, requires(clusterNeeds(auth.ActHostInfo)), "hostInfo"))
+}
 
 // cmdHostInfo describes the machine Lode runs on.
 func cmdHostInfo(_ context.Context, s *Server, _ *Request) (bsoncore.Document, error) {

@@ -5,10 +5,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
 )
 
-func init() { register(cmdInsert, "insert") }
+func init() {
+	register(command{names: []string{"insert"}, handler: cmdInsert, authz: requires(bypassNeeds(collNeeds(auth.ActInsert))),
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: no,
+		observe: observed(opInsert, onColl)})
+}
 
 // cmdInsert inserts a batch of documents.
 func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

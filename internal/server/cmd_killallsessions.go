@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdKillAllSessions, "killAllSessions") }
+func init() {
+	register(admin(cmdKillAllSessions, requires(clusterNeeds(auth.ActKillAnySession)), "killAllSessions"))
+}
 
 // cmdKillAllSessions kills the sessions of the users listed,
 // {killAllSessions: [{user, db}, ...]}, or every session for an empty

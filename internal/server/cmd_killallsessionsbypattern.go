@@ -5,11 +5,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdKillAllSessionsByPattern, "killAllSessionsByPattern") }
+func init() {
+	register(admin(cmdKillAllSessionsByPattern, requires(clusterNeeds(auth.ActKillAnySession)), "killAllSessionsByPattern"))
+}
 
 // cmdKillAllSessionsByPattern kills the sessions matching any of the
 // patterns, {killAllSessionsByPattern: [{lsid?, uid?}, ...]} (every

@@ -11,7 +11,11 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdKillCursors, "killCursors") }
+func init() {
+	register(command{names: []string{"killCursors"}, handler: cmdKillCursors, authz: authenticated(),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: no, explain: no,
+		observe: observed(opCommand)})
+}
 
 // cmdKillCursors closes cursors by id. Under authorization each open
 // cursor must be the caller's, or the caller needs killAnyCursor, as in

@@ -5,10 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdKillOp, "killOp") }
+func init() {
+	register(admin(cmdKillOp, requires(clusterNeeds(auth.ActKillop)), "killOp"))
+}
 
 // cmdKillOp interrupts a running operation by its opid. The operation
 // fails with Interrupted (11601) at its next check.

@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdKillSessions, "killSessions") }
+func init() {
+	register(admin(cmdKillSessions, authenticated(), "killSessions"))
+}
 
 // cmdKillSessions kills the given sessions (mongod's killSessions):
 // their open transactions abort and their cursors are killed. An lsid

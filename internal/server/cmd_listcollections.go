@@ -13,7 +13,9 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
-func init() { register(cmdListCollections, "listCollections") }
+func init() {
+	register(admin(cmdListCollections, checkedBy(listCollectionsCheck), "listCollections").inAPIV1())
+}
 
 // cmdListCollections lists a database's collections as a cursor. With
 // authorizedCollections under authorization it lists only the collections

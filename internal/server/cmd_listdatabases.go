@@ -10,7 +10,9 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
-func init() { register(cmdListDatabases, "listDatabases") }
+func init() {
+	register(admin(cmdListDatabases, authenticated(), "listDatabases").inAPIV1())
+}
 
 // cmdListDatabases lists databases with their sizes. Under authorization
 // it follows mongod: a user with listDatabases on the cluster sees every

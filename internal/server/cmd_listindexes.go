@@ -5,12 +5,17 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdListIndexes, "listIndexes") }
+func init() {
+	register(command{names: []string{"listIndexes"}, handler: cmdListIndexes, authz: requires(collNeeds(auth.ActListIndexes)),
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // cmdListIndexes returns a collection's index specifications as a cursor
 // of {v: 2, key, name, unique?, sparse?, partialFilterExpression?,

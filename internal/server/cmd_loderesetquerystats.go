@@ -9,11 +9,7 @@ import (
 )
 
 func init() {
-	register(cmdLodeResetQueryStats, "lodeResetQueryStats")
-	testCommands["lodeResetQueryStats"] = true
-	// A test command: like configureFailPoint, it needs authentication
-	// only (it exists only with test commands enabled).
-	authOnlyCmd("lodeResetQueryStats")
+	register(admin(cmdLodeResetQueryStats, authenticated(), "lodeResetQueryStats").forTests())
 }
 
 // cmdLodeResetQueryStats forgets every query shape $queryStats reports,

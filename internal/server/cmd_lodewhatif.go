@@ -5,11 +5,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdLodeWhatIf, "lodeWhatIf") }
+func init() {
+	register(admin(cmdLodeWhatIf, requires(collNeeds(auth.ActFind)), "lodeWhatIf"))
+}
 
 // cmdLodeWhatIf is Lode's own command behind `lode advise`: it plans a
 // query over the collection's indexes plus hypothetical ones (never

@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdLogout, "logout") }
+func init() {
+	register(admin(cmdLogout, anyone(), "logout"))
+}
 
 // cmdLogout ends the connection's authentication if its user belongs to
 // the command's database, as mongod's logoutDatabase does.

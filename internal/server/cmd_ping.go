@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdPing, "ping") }
+func init() {
+	register(admin(cmdPing, anyone(), "ping").inAPIV1())
+}
 
 // cmdPing answers {ok: 1}. Its IDL (generic.idl) is strict and has no
 // fields: anything but the generic arguments is unknown.

@@ -13,8 +13,7 @@ import (
 )
 
 func init() {
-	register(cmdProfile, "profile")
-	checked(profileCheck, "profile")
+	register(admin(cmdProfile, checkedBy(profileCheck), "profile"))
 }
 
 // profileNote is mongod's note when a filter is involved.

@@ -7,7 +7,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdReapLogicalSessionCacheNow, "reapLogicalSessionCacheNow") }
+func init() {
+	register(admin(cmdReapLogicalSessionCacheNow, anyone(), "reapLogicalSessionCacheNow").forTests())
+}
 
 // cmdReapLogicalSessionCacheNow runs the session reaper at once (session.go
 // reapOnce: sessions idle past localLogicalSessionTimeoutMinutes end,

@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdRefreshLogicalSessionCacheNow, "refreshLogicalSessionCacheNow") }
+func init() {
+	register(admin(cmdRefreshLogicalSessionCacheNow, anyone(), "refreshLogicalSessionCacheNow").forTests())
+}
 
 // cmdRefreshLogicalSessionCacheNow refreshes config.system.sessions at
 // once (sessions_coll.go), as mongod's test command does; it is served

@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdRefreshSessions, "refreshSessions") }
+func init() {
+	register(admin(cmdRefreshSessions, authenticated(), "refreshSessions").inAPIV1())
+}
 
 // cmdRefreshSessions marks sessions as used now, postponing their expiry
 // and putting them in the session cache (the next refresh writes them to

@@ -8,7 +8,9 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdRenameCollection, "renameCollection") }
+func init() {
+	register(admin(cmdRenameCollection, authzRule{needs: renameNeeds, check: renameCheck}, "renameCollection").takingWriteConcern())
+}
 
 // cmdRenameCollection renames "db.a" to "db2.b"; it runs on admin.
 func cmdRenameCollection(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -5,10 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/oplog"
 )
 
-func init() { register(cmdReplSetGetConfig, "replSetGetConfig") }
+func init() {
+	register(admin(cmdReplSetGetConfig, requires(clusterNeeds(auth.ActReplSetGetConfig)), "replSetGetConfig"))
+}
 
 // cmdReplSetGetConfig returns the replica set's configuration (mongosh's
 // rs.conf()): one voting, electable member at the advertised address,

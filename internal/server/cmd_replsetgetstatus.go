@@ -6,10 +6,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/oplog"
 )
 
-func init() { register(cmdReplSetGetStatus, "replSetGetStatus") }
+func init() {
+	register(admin(cmdReplSetGetStatus, requires(clusterNeeds(auth.ActReplSetGetStatus)), "replSetGetStatus"))
+}
 
 // cmdReplSetGetStatus reports the replica set as its one member sees it
 // (mongosh's rs.status()): the primary of term 1, its optimes from the

@@ -6,11 +6,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdReplSetResizeOplog, "replSetResizeOplog") }
+func init() {
+	register(admin(cmdReplSetResizeOplog, requires(clusterNeeds(auth.ActReplSetResizeOplog)), "replSetResizeOplog"))
+}
 
 // Bounds of replSetResizeOplog's size in MB, as mongod's IDL validates
 // it: at least 990 MB, at most 1 PB.

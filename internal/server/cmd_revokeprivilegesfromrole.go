@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdRevokePrivilegesFromRole, "revokePrivilegesFromRole") }
+func init() {
+	register(admin(cmdRevokePrivilegesFromRole, requires(rolePrivilegesNeeds(auth.ActRevokeRole)), "revokePrivilegesFromRole").takingWriteConcern())
+}
 
 // cmdRevokePrivilegesFromRole removes actions from a user-defined role's
 // privileges on the same resources.

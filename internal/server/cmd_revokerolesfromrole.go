@@ -4,9 +4,13 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdRevokeRolesFromRole, "revokeRolesFromRole") }
+func init() {
+	register(admin(cmdRevokeRolesFromRole, requires(roleRolesNeeds(auth.ActRevokeRole)), "revokeRolesFromRole").takingWriteConcern())
+}
 
 // cmdRevokeRolesFromRole removes roles a user-defined role inherits.
 func cmdRevokeRolesFromRole(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -9,7 +9,9 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdRolesInfo, "rolesInfo") }
+func init() {
+	register(admin(cmdRolesInfo, requires(rolesInfoNeeds), "rolesInfo"))
+}
 
 // rolesInfoSpec is what rolesInfo takes (mongod's IDL): rolesInfo is 1
 // (every user-defined role of the database), a role name, a {role, db}

@@ -9,8 +9,7 @@ import (
 )
 
 func init() {
-	register(cmdSaslContinue, "saslContinue")
-	sensitiveFieldNames([]string{"payload"}, "saslContinue") // redact.go
+	register(admin(cmdSaslContinue, anyone(), "saslContinue").inAPIV1().redacting("payload"))
 }
 
 // cmdSaslContinue carries the next client message of a conversation.

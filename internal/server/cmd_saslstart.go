@@ -10,9 +10,7 @@ import (
 )
 
 func init() {
-	register(cmdSaslStart, "saslStart")
-	// The SASL payload carries the client's proof (redact.go).
-	sensitiveFieldNames([]string{"payload"}, "saslStart")
+	register(admin(cmdSaslStart, anyone(), "saslStart").inAPIV1().redacting("payload"))
 }
 
 // saslArgs are the fields of saslStart (and of hello's

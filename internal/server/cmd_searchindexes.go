@@ -10,12 +10,9 @@ import (
 )
 
 func init() {
-	register(cmdSearchIndexes, "createSearchIndexes")
-	register(cmdSearchIndexes, "updateSearchIndex")
-	register(cmdSearchIndexes, "dropSearchIndex")
-	ruled(collNeeds(auth.ActCreateSearchIndexes), "createSearchIndexes")
-	ruled(collNeeds(auth.ActUpdateSearchIndex), "updateSearchIndex")
-	ruled(collNeeds(auth.ActDropSearchIndex), "dropSearchIndex")
+	register(admin(cmdSearchIndexes, requires(collNeeds(auth.ActCreateSearchIndexes)), "createSearchIndexes"))
+	register(admin(cmdSearchIndexes, requires(collNeeds(auth.ActUpdateSearchIndex)), "updateSearchIndex"))
+	register(admin(cmdSearchIndexes, requires(collNeeds(auth.ActDropSearchIndex)), "dropSearchIndex"))
 }
 
 // cmdSearchIndexes answers the Atlas Search index commands as a mongod

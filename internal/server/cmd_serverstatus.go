@@ -6,9 +6,13 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
 )
 
-func init() { register(cmdServerStatus, "serverStatus") }
+func init() {
+	register(admin(cmdServerStatus, requires(clusterNeeds(auth.ActServerStatus)), "serverStatus"))
+}
 
 // cmdServerStatus reports process, connection and operation counters.
 func cmdServerStatus(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -7,10 +7,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdSetDefaultRWConcern, "setDefaultRWConcern") }
+func init() {
+	register(admin(cmdSetDefaultRWConcern, requires(clusterNeeds(auth.ActSetDefaultRWConcern)), "setDefaultRWConcern").takingWriteConcern())
+}
 
 // rwDefaults is the cluster-wide default read and write concern that
 // setDefaultRWConcern sets (Server.rw; the zero value is the implicit

@@ -5,10 +5,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdSetParameter, "setParameter") }
+func init() {
+	register(admin(cmdSetParameter, requires(clusterNeeds(auth.ActSetParameter)), "setParameter"))
+}
 
 // cmdSetParameter changes runtime-settable parameters and reports the
 // previous value as "was".

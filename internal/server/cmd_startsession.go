@@ -7,7 +7,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdStartSession, "startSession") }
+func init() {
+	register(admin(cmdStartSession, authenticated(), "startSession"))
+}
 
 // cmdStartSession creates a logical session of the caller with a
 // server-chosen id: {id: {id: UUID}, timeoutMinutes}.

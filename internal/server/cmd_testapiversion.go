@@ -11,12 +11,11 @@ import (
 // commands of known API membership (apiversion.go). Served only with
 // test commands enabled.
 func init() {
-	names := []string{"testVersion1And2", "testVersion2", "testDeprecation", "testDeprecationInVersion2", "testRemoval"}
-	register(cmdTestAPIVersion, names...)
-	for _, n := range names {
-		testCommands[n] = true
-	}
-	authOnlyCmd(names...)
+	register(admin(cmdTestAPIVersion, authenticated(), "testVersion1And2").inAPIV1().forTests())
+	register(admin(cmdTestAPIVersion, authenticated(), "testVersion2").forTests())
+	register(admin(cmdTestAPIVersion, authenticated(), "testDeprecation").deprecatedInAPIV1().forTests())
+	register(admin(cmdTestAPIVersion, authenticated(), "testDeprecationInVersion2").inAPIV1().forTests())
+	register(admin(cmdTestAPIVersion, authenticated(), "testRemoval").inAPIV1().forTests())
 }
 
 // cmdTestAPIVersion answers {ok: 1}.

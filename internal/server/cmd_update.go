@@ -9,7 +9,11 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdUpdate, "update") }
+func init() {
+	register(command{names: []string{"update"}, handler: cmdUpdate, authz: requires(bypassNeeds(updateNeeds)),
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes,
+		observe: observed(opUpdate, onColl, queryShaped)})
+}
 
 // cmdUpdate applies a batch of update statements.
 func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {

@@ -9,7 +9,9 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdUpdateRole, "updateRole") }
+func init() {
+	register(admin(cmdUpdateRole, requires(updateRoleNeeds), "updateRole").takingWriteConcern())
+}
 
 // cmdUpdateRole replaces a user-defined role's privileges and/or roles:
 // what is given replaces what the role had, as mongod's $set.

@@ -10,9 +10,7 @@ import (
 )
 
 func init() {
-	register(cmdUpdateUser, "updateUser")
-	sensitiveFieldNames([]string{"pwd"}, "updateUser") // redact.go
-	checked(updateUserCheck, "updateUser")
+	register(admin(cmdUpdateUser, checkedBy(updateUserCheck), "updateUser").takingWriteConcern().redacting("pwd"))
 }
 
 // updateUserCheck is mongod's updateUser authorization: a new password

@@ -10,7 +10,9 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
-func init() { register(cmdUsersInfo, "usersInfo") }
+func init() {
+	register(admin(cmdUsersInfo, requires(usersInfoNeeds), "usersInfo"))
+}
 
 // cmdUsersInfo lists users: usersInfo: 1 (the database's), a name, a
 // {user, db} document or an array of them, or {forAllDBs: true}; with

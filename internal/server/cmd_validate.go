@@ -6,11 +6,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
-func init() { register(cmdValidate, "validate") }
+func init() {
+	register(command{names: []string{"validate"}, handler: cmdValidate, authz: requires(collNeeds(auth.ActValidate)),
+		api: apiNotV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no,
+		observe: observed(opCommand, onColl)})
+}
 
 // cmdValidate checks a collection's records and index entries against
 // each other and reports as MongoDB's validate does.

@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func init() { register(cmdWhatsMyURI, "whatsmyuri") }
+func init() {
+	register(admin(cmdWhatsMyURI, anyone(), "whatsmyuri"))
+}
 
 // cmdWhatsMyURI reports the client's address as the server sees it.
 func cmdWhatsMyURI(_ context.Context, _ *Server, req *Request) (bsoncore.Document, error) {

@@ -23,6 +23,7 @@ type runningOp struct {
 	client string
 	db     string
 	name   string
+	kind   opKind
 	cmd    bsoncore.Document
 	start  time.Time
 	cancel context.CancelFunc
@@ -60,7 +61,7 @@ func (s *Server) ops() *opRegistry { return &s.opReg }
 func (s *Server) beginOp(ctx context.Context, req *Request) (context.Context, func()) {
 	r := s.ops()
 	ctx, cancel := context.WithCancel(ctx)
-	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, cmd: redactCommand(req.Cmd), start: time.Now(), cancel: cancel}
+	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, kind: req.command().observe.op, cmd: redactCommand(req.Cmd), start: time.Now(), cancel: cancel}
 	if req.conn != nil {
 		op.connID = req.conn.id
 		if req.conn.nc != nil {
@@ -131,21 +132,6 @@ func (r *opRegistry) kill(id int64) bool {
 	return true
 }
 
-// opType returns currentOp's "op" field for a command name.
-func opType(name string) string {
-	switch name {
-	case "find":
-		return "query"
-	case "getMore":
-		return "getmore"
-	case "insert", "update":
-		return name
-	case "delete":
-		return "remove"
-	}
-	return "command"
-}
-
 // render renders op as one currentOp inprog entry.
 func (op *runningOp) render(host string) bsoncore.Document {
 	el := time.Since(op.start)
@@ -162,7 +148,7 @@ func (op *runningOp) render(host string) bsoncore.Document {
 		AppendInt32("opid", int32(op.id)).
 		AppendInt64("secs_running", int64(el.Seconds())).
 		AppendInt64("microsecs_running", el.Microseconds()).
-		AppendString("op", opType(op.name))
+		AppendString("op", op.kind.String())
 	ns := op.db
 	if v, err := op.cmd.LookupErr("collection"); op.name == "getMore" && err == nil && v.Type == bsoncore.TypeString {
 		ns = op.db + "." + v.StringValue()

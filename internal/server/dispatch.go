@@ -31,6 +31,9 @@ type Request struct {
 	// engine.MaxStorageDepth+1 deep carries no document an insert must
 	// check for depth (cmd_insert.go).
 	depth int
+	// cmd is the command's descriptor (command.go): dispatch sets it;
+	// Request.command looks it up for a request built inside a command.
+	cmd *command
 	// explainVerbosity is set on the aggregate the explain command runs
 	// (cmd_explain_agg.go).
 	explainVerbosity string
@@ -39,44 +42,7 @@ type Request struct {
 // handler runs one command and returns the reply body without "ok".
 type handler func(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error)
 
-// commands maps command names to handlers; filled by the cmd_*.go files.
-var commands = map[string]handler{}
-
-// aliases maps each command name to all the names its handler was
-// registered under (findAndModify and findandmodify, ...).
-var aliases = map[string][]string{}
-
-// register adds handlers under one or more names.
-func register(h handler, names ...string) {
-	for _, n := range names {
-		commands[n] = h
-		aliases[n] = names
-	}
-}
-
-// sameCommand reports whether name is one of the names of command cmd.
-func sameCommand(name, cmd string) bool {
-	if name == cmd {
-		return true
-	}
-	for _, a := range aliases[cmd] {
-		if a == name {
-			return true
-		}
-	}
-	return false
-}
-
-// testCommands are served only with Config.TestCommands, as mongod's are
-// only with enableTestCommands.
-var testCommands = map[string]bool{"configureFailPoint": true, "refreshLogicalSessionCacheNow": true,
-	"reapLogicalSessionCacheNow": true}
-
-// failedStateCommands still run once the storage engine has failed: the
-// handshake, so that a driver reaches the server and receives the
-// failure instead of timing out in server selection, and endSessions,
-// which a disconnecting client sends.
-var failedStateCommands = map[string]bool{"hello": true, "isMaster": true, "ismaster": true, "endSessions": true}
+// Commands describe themselves with register (command.go).
 
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
@@ -109,12 +75,13 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	} else {
 		return errorDoc(errs.New(errs.FailedToParse, "OP_MSG requests require a $db argument"))
 	}
-	h, ok := commands[req.Name]
-	if !ok || (testCommands[req.Name] && !s.cfg.TestCommands) {
+	desc, ok := commands[req.Name]
+	if !ok || (desc.testOnly && !s.cfg.TestCommands) {
 		s.stats.command()
 		return errorDoc(errs.New(errs.CommandNotFound, "no such command: '%s'", req.Name))
 	}
-	s.stats.countCommand(req.Name)
+	req.cmd = desc
+	s.stats.countCommand(desc.observe.op)
 	if err := checkAPIParams(req); err != nil { // apiversion.go
 		return errorDoc(errs.As(err))
 	}
@@ -136,7 +103,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 			defer cancel()
 		}
 	}
-	if ferr := s.eng.Failed(); ferr != nil && !failedStateCommands[req.Name] {
+	if ferr := s.eng.Failed(); ferr != nil && !desc.servedWhenFailed {
 		// The storage engine failed (disk full, EIO): lode serve is
 		// exiting; an embedded DB answers every command with the failure.
 		return errorDoc(errs.As(ferr))
@@ -155,7 +122,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 		}
 	}
 	if err == nil {
-		body, err = s.runCommand(ctx, h, req) // sessions, transactions, cluster time (session_run.go)
+		body, err = s.runCommand(ctx, desc.handler, req) // sessions, transactions, cluster time (session_run.go)
 		if err == nil && s.cfg.TestCommands {
 			body = s.failCommandAfter(req, body)
 		}

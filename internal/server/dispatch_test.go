@@ -12,9 +12,9 @@ import (
 
 // A panic inside a handler must become an error reply, not a dead server.
 func TestPanicBecomesErrorReply(t *testing.T) {
-	register(func(context.Context, *Server, *Request) (bsoncore.Document, error) {
+	register(admin(func(context.Context, *Server, *Request) (bsoncore.Document, error) {
 		panic("boom")
-	}, "lodeTestPanic")
+	}, anyone(), "lodeTestPanic"))
 	defer delete(commands, "lodeTestPanic")
 	s := newTestServer(t)
 	cmd := bsoncore.NewDocumentBuilder().AppendInt32("lodeTestPanic", 1).AppendString("$db", "admin").Build()

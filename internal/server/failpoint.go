@@ -327,21 +327,10 @@ func (s *Server) failCommandAfter(req *Request, body bsoncore.Document) bsoncore
 	return appendFields(body, b.Build())
 }
 
-// writeConcernCommands are the commands that take a write concern
+// takesWriteConcern reports whether the command takes a write concern
 // (mongod's supportsWriteConcern); aggregate does with $out or $merge.
-var writeConcernCommands = map[string]bool{
-	"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true,
-	"create": true, "drop": true, "dropDatabase": true, "createIndexes": true, "dropIndexes": true,
-	"deleteIndexes": true, "collMod": true, "renameCollection": true, "commitTransaction": true,
-	"abortTransaction": true, "applyOps": true, "setDefaultRWConcern": true,
-	"createUser": true, "updateUser": true, "dropUser": true, "dropAllUsersFromDatabase": true,
-	"grantRolesToUser": true, "revokeRolesFromUser": true, "createRole": true, "updateRole": true,
-	"dropRole": true, "dropAllRolesFromDatabase": true, "grantPrivilegesToRole": true,
-	"revokePrivilegesFromRole": true, "grantRolesToRole": true, "revokeRolesFromRole": true,
-}
-
 func takesWriteConcern(req *Request) bool {
-	if writeConcernCommands[req.Name] {
+	if req.command().writeConcern == yes {
 		return true
 	}
 	if req.Name != "aggregate" {
@@ -390,7 +379,7 @@ func failCommandLabels(data bsoncore.Document, req *Request, code, wcCode errs.C
 	}
 	commitOrAbort := req.Name == "commitTransaction" || req.Name == "abortTransaction"
 	var labels []string
-	if (commitOrAbort || (!a.hasAutocommit && retryableWrites[req.Name])) && (retriableCode(code) || retriableCode(wcCode)) {
+	if (commitOrAbort || (!a.hasAutocommit && req.command().retryable == yes)) && (retriableCode(code) || retriableCode(wcCode)) {
 		labels = append(labels, errs.LabelRetryableWrite)
 	}
 	if a.hasAutocommit && code != 0 && transientTxnCode(code, wcCode != 0, commitOrAbort) {

@@ -96,12 +96,6 @@ func opFrom(ctx context.Context) *runningOp {
 	return op
 }
 
-// queryStatsCommands are the commands whose statements are counted per
-// query shape (querystats.go); getMore adds to its cursor's query.
-var queryStatsCommands = map[string]string{"find": "find", "aggregate": "aggregate", "count": "count",
-	"distinct": "distinct", "findAndModify": "findAndModify", "findandmodify": "findAndModify",
-	"update": "update", "delete": "delete"}
-
 // observe runs when a command has its reply: it logs the command when it
 // was slow, writes its profile entry when its database profiles it, and
 // adds it to the query statistics. For a ping it costs a clock read and
@@ -120,7 +114,12 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 		}
 	}
 	ps := o.profile(req.DB)
-	qsName, qsCmd := queryStatsCommands[req.Name]
+	c := req.command()
+	qsCmd := c.observe.has(queryShaped)
+	qsName := ""
+	if qsCmd {
+		qsName = c.names[0]
+	}
 	if !slow && ps.level == 0 && ps.filter == nil && !qsCmd && req.Name != "getMore" {
 		return
 	}
@@ -188,8 +187,7 @@ func (s *Server) describe(req *Request, op *runningOp, d time.Duration, reply bs
 	if req.conn != nil {
 		e.appName = reqAppName(req)
 	}
-	switch req.Name {
-	case "find", "aggregate", "getMore":
+	if req.command().observe.has(cursorReply) {
 		e.isCursor = true
 		e.exhaust = err == nil && op.stats.CursorID == 0
 	}
@@ -210,13 +208,11 @@ func (e *opEntry) cursorID() int64 {
 // opNS is the namespace mongod reports for a command: db.coll for the
 // commands naming a collection, db.$cmd otherwise.
 func opNS(req *Request) string {
-	switch req.Name {
-	case "getMore":
+	if req.Name == "getMore" {
 		if c, ok := req.Cmd.Lookup("collection").StringValueOK(); ok {
 			return ns(req.DB, c)
 		}
-	case "find", "aggregate", "count", "distinct", "findAndModify", "findandmodify", "update", "delete", "insert",
-		"createIndexes", "dropIndexes", "drop", "create", "listIndexes", "collStats", "validate", "collMod":
+	} else if req.command().observe.has(onColl) {
 		if c, ok := req.Cmd.Index(0).Value().StringValueOK(); ok {
 			return ns(req.DB, c)
 		}

@@ -53,28 +53,11 @@ func detachTxn(ctx context.Context) context.Context {
 	return context.Background()
 }
 
-// profileOpName is the op field of a profile entry, as mongod names it.
-func profileOpName(cmd string) string {
-	switch cmd {
-	case "find":
-		return "query"
-	case "getMore":
-		return "getmore"
-	case "update":
-		return "update"
-	case "delete":
-		return "remove"
-	case "insert":
-		return "insert"
-	}
-	return "command"
-}
-
 // profileDoc renders a finished command as mongod 7.0's profiler does.
 func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 	st := &e.op.stats
 	b := bsoncore.NewDocumentBuilder().
-		AppendString("op", profileOpName(e.req.Name)).
+		AppendString("op", e.req.command().observe.op.String()).
 		AppendString("ns", e.ns).
 		AppendDocument("command", profiledCommand(e.req))
 	if e.origCmd != nil && len(e.origCmd) <= maxProfiledCommand {

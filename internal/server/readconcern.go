@@ -78,10 +78,6 @@ func tsString(ts oplog.TS) string {
 	return bsoncore.Value{Type: bsoncore.TypeTimestamp, Data: bsoncore.AppendTimestamp(nil, ts.Sec(), ts.Inc())}.String()
 }
 
-// snapshotReadCommands are the commands that take readConcern "snapshot"
-// outside a transaction (mongod 7.0).
-var snapshotReadCommands = map[string]bool{"find": true, "aggregate": true, "distinct": true}
-
 // runSnapshotRead runs a read with readConcern "snapshot" outside a
 // transaction: at the snapshot the engine holds for its atClusterTime,
 // or at a new one whose time the reply returns as atClusterTime (in the
@@ -93,7 +89,7 @@ func (s *Server) runSnapshotRead(ctx context.Context, h handler, req *Request, a
 		// repeat the session's readConcern on its getMores.
 		return s.runSessionCmd(ctx, h, req, a)
 	}
-	if !snapshotReadCommands[req.Name] {
+	if req.command().snapshotRead != yes {
 		return nil, errs.New(errs.InvalidOptions, "Command %s does not support { level: \"snapshot\" } :: caused by :: read concern snapshot is only supported by find, aggregate and distinct outside a transaction", req.Name)
 	}
 	if !s.replSet() {

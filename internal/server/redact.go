@@ -4,28 +4,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// sensitiveFields maps a command name to the top-level fields that are
-// never echoed: mongod's Command::sensitiveFieldNames, which its
-// snipForLogging replaces by "xxx" wherever the command is shown (the
-// slow-operation log and getLog, the profiler, currentOp and
-// $currentOp, the query statistics' representative commands, and error
-// messages that quote the command). Each command declares its own with
-// sensitiveFieldNames beside its register call.
-var sensitiveFields = map[string][]string{}
-
-// sensitiveFieldNames declares fields of the commands names that must be
-// redacted wherever the command is echoed. Call it from init.
-func sensitiveFieldNames(fields []string, names ...string) {
-	for _, n := range names {
-		sensitiveFields[n] = append(sensitiveFields[n], fields...)
-	}
-}
-
 // redactedText is what a sensitive field's value becomes, as in mongod.
 const redactedText = "xxx"
 
 // redactCommand returns cmd with the value of every top-level field its
-// command (named by cmd's first field) declares sensitive replaced by
+// command (named by cmd's first field) declares sensitive (mongod's
+// Command::sensitiveFieldNames, the descriptor's sensitive field) replaced by
 // the string "xxx", every occurrence as mongod's snipForLogging does. It
 // returns cmd itself when there is nothing to redact, so every place
 // that echoes a command can call it.
@@ -34,7 +18,7 @@ func redactCommand(cmd bsoncore.Document) bsoncore.Document {
 	if err != nil {
 		return cmd
 	}
-	fields := sensitiveFields[first.Key()]
+	fields := lookupCommand(first.Key()).sensitive
 	if len(fields) == 0 {
 		return cmd
 	}

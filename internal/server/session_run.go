@@ -73,20 +73,6 @@ func parseSessionArgs(req *Request) (sessionArgs, error) {
 	return a, commandDocErr(err)
 }
 
-// retryableWrites are the commands a txnNumber makes retryable.
-var retryableWrites = map[string]bool{
-	"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true,
-}
-
-// txnCommands are the commands allowed inside a multi-document
-// transaction (MongoDB 7.0); any other is OperationNotSupportedInTransaction.
-var txnCommands = map[string]bool{
-	"find": true, "getMore": true, "killCursors": true, "insert": true, "update": true,
-	"delete": true, "findAndModify": true, "findandmodify": true, "aggregate": true,
-	"distinct": true, "create": true, "createIndexes": true, "bulkWrite": true,
-	"commitTransaction": true, "abortTransaction": true,
-}
-
 // runCommand runs h for req with the command's session semantics:
 // retryable writes, transactions and cluster times in the reply.
 func (s *Server) runCommand(ctx context.Context, h handler, req *Request) (bsoncore.Document, error) {
@@ -157,7 +143,7 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 	switch {
 	case a.hasAutocommit:
 		return s.runInTxn(ctx, h, req, ss, a)
-	case a.hasTxnNumber && retryableWrites[req.Name]:
+	case a.hasTxnNumber && req.command().retryable == yes:
 		return s.runRetryable(ctx, h, req, ss, a)
 	case a.hasTxnNumber:
 		if req.Name == "commitTransaction" || req.Name == "abortTransaction" {
@@ -266,7 +252,7 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 	case txnAborted:
 		return nil, noSuchTxn(ss.txnNumber, "transaction aborted")
 	}
-	if !txnCommands[req.Name] {
+	if req.command().inTxn != yes {
 		ss.abortTxn(errs.New(errs.NoSuchTransaction, "aborted"))
 		return nil, errs.New(errs.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", req.Name)
 	}

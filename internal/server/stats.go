@@ -22,13 +22,13 @@ func (st *stats) connClosed() { st.current.Add(-1) }
 func (st *stats) command()    { st.cmd.Add(1) }
 
 // countCommand bumps the opcounter MongoDB files the command under.
-func (st *stats) countCommand(name string) {
-	switch name {
-	case "find":
+func (st *stats) countCommand(k opKind) {
+	switch k {
+	case opQuery:
 		st.query.Add(1)
-	case "getMore":
+	case opGetMore:
 		st.getmore.Add(1)
-	case "insert", "update", "delete":
+	case opInsert, opUpdate, opRemove:
 		// counted per document by the handlers
 	default:
 		st.cmd.Add(1)

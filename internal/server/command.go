@@ -1,0 +1,270 @@
+package server
+
+// A command is described once, beside its handler in its cmd_*.go file:
+// its names, its handler and every trait the rest of the server asks
+// about it (authorization, Stable API membership, session and
+// transaction behaviour, read and write concerns, explain, how it is
+// observed). The dispatcher looks the descriptor up once per request
+// and the other files read it from the Request; no trait lives in a
+// table keyed by command name elsewhere.
+//
+// Every trait a command could silently get wrong has an "undecided"
+// zero value, which TestEveryCommandDecidesEveryTrait refuses: a new
+// command must say no as well as yes. The rare traits that default to
+// off (sensitive fields, test-only, served after an engine failure,
+// sameAs) are plain fields.
+
+// yesNo is a trait a command must decide; its zero value is undecided.
+type yesNo uint8
+
+const (
+	undecided yesNo = iota
+	no
+	yes
+)
+
+// apiLevel is a command's place in the Stable API (apiversion.go).
+type apiLevel uint8
+
+const (
+	apiUndecided    apiLevel = iota
+	apiNotV1                 // outside API Version 1: refused with apiStrict
+	apiV1                    // in API Version 1
+	apiV1Deprecated          // in API Version 1, deprecated: refused with apiDeprecationErrors
+)
+
+// opKind is what mongod files a command under: the serverStatus
+// opcounter it bumps (stats.go) and the op field of currentOp
+// (currentop.go) and of the profiler (profiler.go).
+type opKind uint8
+
+const (
+	opUndecided opKind = iota
+	opCommand          // opcounters.command, op "command"
+	opQuery            // find: opcounters.query, op "query"
+	opGetMore          // opcounters.getmore, op "getmore"
+	opInsert           // counted per document by the handler, op "insert"
+	opUpdate           // counted per document by the handler, op "update"
+	opRemove           // delete: counted per document by the handler, op "remove"
+)
+
+// String is the op field mongod shows for the kind.
+func (k opKind) String() string {
+	switch k {
+	case opQuery:
+		return "query"
+	case opGetMore:
+		return "getmore"
+	case opInsert:
+		return "insert"
+	case opUpdate:
+		return "update"
+	case opRemove:
+		return "remove"
+	}
+	return "command"
+}
+
+// obsFlags say how the slow log, the profiler and the query statistics
+// show a command (obs.go).
+type obsFlags uint8
+
+const (
+	// onColl: its namespace is db.<first field> (else db.$cmd).
+	onColl obsFlags = 1 << iota
+	// cursorReply: the slow log and the profiler report its cursor
+	// (cursorid, cursorExhausted).
+	cursorReply
+	// queryShaped: its statements are counted per query shape under its
+	// first name (querystats.go, queryshape_cmd.go).
+	queryShaped
+)
+
+// observation is how a command is observed; undecided while op is.
+type observation struct {
+	op    opKind
+	flags obsFlags
+}
+
+// observed is an observation of kind op with flags.
+func observed(op opKind, flags ...obsFlags) observation {
+	o := observation{op: op}
+	for _, f := range flags {
+		o.flags |= f
+	}
+	return o
+}
+
+func (o observation) has(f obsFlags) bool { return o.flags&f != 0 }
+
+// command describes one command.
+type command struct {
+	// names are the command's names: the first is its own, the others
+	// aliases (findAndModify and findandmodify).
+	names   []string
+	handler handler
+	// authz is what it needs when authorization is on (authz.go).
+	authz authzRule
+	// api is its Stable API membership (apiversion.go).
+	api apiLevel
+	// inTxn: allowed in a multi-document transaction (session_run.go).
+	inTxn yesNo
+	// retryable: a txnNumber outside a transaction makes it a retryable
+	// write (session_run.go, session_retry.go).
+	retryable yesNo
+	// snapshotRead: takes readConcern "snapshot" outside a transaction
+	// (readconcern.go).
+	snapshotRead yesNo
+	// writeConcern: takes a write concern, as mongod's
+	// supportsWriteConcern (failpoint.go); aggregate decides per
+	// pipeline.
+	writeConcern yesNo
+	// explain: the explain command explains it (cmd_explain.go).
+	explain yesNo
+	// observe is how currentOp, serverStatus, the slow log, the profiler
+	// and the query statistics see it.
+	observe observation
+
+	// sensitive are the top-level fields never echoed (redact.go).
+	sensitive []string
+	// testOnly: served only with Config.TestCommands, as mongod serves
+	// its test commands only with enableTestCommands.
+	testOnly bool
+	// servedWhenFailed: still runs once the storage engine has failed
+	// (the handshake, and endSessions which a disconnecting client sends).
+	servedWhenFailed bool
+	// sameAs names the command this one is another form of, with traits
+	// of its own (isMaster of hello): a failCommand failpoint naming one
+	// matches both.
+	sameAs string
+}
+
+// admin is the descriptor of a command outside the CRUD, session and
+// Stable API machinery: not in API Version 1, refused in transactions,
+// not retryable, no snapshot reads, no write concern, not explainable,
+// observed as a "command" on db.$cmd. Its methods change what differs.
+func admin(h handler, authz authzRule, names ...string) command {
+	return command{names: names, handler: h, authz: authz, api: apiNotV1,
+		inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no,
+		observe: observed(opCommand)}
+}
+
+// inAPIV1 puts the command in API Version 1.
+func (c command) inAPIV1() command { c.api = apiV1; return c }
+
+// deprecatedInAPIV1 puts the command in API Version 1, deprecated.
+func (c command) deprecatedInAPIV1() command { c.api = apiV1Deprecated; return c }
+
+// takingWriteConcern makes the command take a write concern.
+func (c command) takingWriteConcern() command { c.writeConcern = yes; return c }
+
+// redacting declares fields never echoed wherever the command is shown.
+func (c command) redacting(fields ...string) command {
+	c.sensitive = append(c.sensitive, fields...)
+	return c
+}
+
+// servedOnFailure keeps the command served once the storage engine
+// has failed.
+func (c command) servedOnFailure() command { c.servedWhenFailed = true; return c }
+
+// formOf makes the command another form of command name (sameAs).
+func (c command) formOf(name string) command { c.sameAs = name; return c }
+
+// forTests makes the command a test command.
+func (c command) forTests() command { c.testOnly = true; return c }
+
+// commands maps every name of every command to its descriptor; filled
+// by the cmd_*.go files' init functions.
+var commands = map[string]*command{}
+
+// register adds a command under each of its names.
+func register(c command) {
+	if len(c.names) == 0 || c.handler == nil {
+		panic("server: register: a command needs names and a handler")
+	}
+	d := &c
+	for _, n := range c.names {
+		if _, dup := commands[n]; dup {
+			panic("server: command " + n + " registered twice")
+		}
+		commands[n] = d
+	}
+}
+
+// noCommand is the descriptor of a name no command has: every trait no.
+var noCommand = &command{}
+
+// lookupCommand returns the descriptor of the command called name, or
+// noCommand.
+func lookupCommand(name string) *command {
+	if c, ok := commands[name]; ok {
+		return c
+	}
+	return noCommand
+}
+
+// command returns the request's command descriptor: the one dispatch
+// found, or, for a request built inside a command (explain, applyOps,
+// views), the one its name has.
+func (r *Request) command() *command {
+	if r.cmd == nil {
+		r.cmd = lookupCommand(r.Name)
+	}
+	return r.cmd
+}
+
+// has reports whether name is one of c's names.
+func (c *command) has(name string) bool {
+	for _, n := range c.names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// sameCommand reports whether name is one of the names of command cmd,
+// or of the command it is another form of.
+func sameCommand(name, cmd string) bool {
+	if name == cmd {
+		return true
+	}
+	c := lookupCommand(cmd)
+	if c.has(name) {
+		return true
+	}
+	if c.sameAs != "" && lookupCommand(c.sameAs).has(name) {
+		return true
+	}
+	for _, o := range commands {
+		if o.sameAs != "" && o.has(name) && c.has(o.sameAs) {
+			return true
+		}
+	}
+	return false
+}
+
+// undecidedTraits lists the traits c leaves undecided.
+func (c *command) undecidedTraits() []string {
+	var out []string
+	if !c.authz.decided() {
+		out = append(out, "authz")
+	}
+	if c.api == apiUndecided {
+		out = append(out, "api")
+	}
+	for _, t := range []struct {
+		name string
+		v    yesNo
+	}{{"inTxn", c.inTxn}, {"retryable", c.retryable}, {"snapshotRead", c.snapshotRead},
+		{"writeConcern", c.writeConcern}, {"explain", c.explain}} {
+		if t.v == undecided {
+			out = append(out, t.name)
+		}
+	}
+	if c.observe.op == opUndecided {
+		out = append(out, "observe")
+	}
+	return out
+}
