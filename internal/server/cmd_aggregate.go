@@ -19,7 +19,7 @@ import (
 
 func init() {
 	register(command{names: []string{"aggregate"}, handler: cmdAggregate, authz: requires(bypassNeeds(aggregateNeeds)),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes,
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
 		observe: observed(opCommand, onColl, cursorReply, queryShaped)})
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdApplyOps, authzRule{needs: applyOpsNeeds, check: applyOpsCheck}, "applyOps").takingWriteConcern())
+	register(admin(cmdApplyOps, authzRule{needs: applyOpsNeeds, check: applyOpsCheck}, "applyOps").takingWriteConcern().inApplyOps())
 }
 
 // cmdApplyOps applies oplog entries, in order, as mongod's applyOps does
@@ -227,12 +227,6 @@ func idFilter(id bsoncore.Value) bsoncore.Document {
 	return bsoncore.NewDocumentBuilder().AppendValue("_id", id).Build()
 }
 
-// applyOpsCommands are the catalog commands an applyOps entry may carry.
-var applyOpsCommands = map[string]bool{
-	"create": true, "drop": true, "dropDatabase": true, "renameCollection": true, "collMod": true,
-	"createIndexes": true, "dropIndexes": true, "deleteIndexes": true, "applyOps": true,
-}
-
 // command runs a command entry's o on db through the command's own
 // handler, from the entry's form to the command's: create without its
 // (default) idIndex, createIndexes with its one specification in
@@ -243,7 +237,7 @@ func (a *applier) command(ctx context.Context, db string, o bsoncore.Document) e
 		return errs.New(errs.FailedToParse, "applyOps: empty command entry")
 	}
 	name := first.Key()
-	if !applyOpsCommands[name] {
+	if lookupCommand(name).applyOps != yes {
 		return errs.New(errs.BadValue, "Invalid key '%s' found in field 'o' of an applyOps command entry", name)
 	}
 	els, _ := o.Elements()

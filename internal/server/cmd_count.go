@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(command{names: []string{"count"}, handler: cmdCount, authz: requires(collNeeds(auth.ActFind)),
-		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: yes,
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: yes, applyOps: no,
 		observe: observed(opCommand, onColl, queryShaped)})
 }
 

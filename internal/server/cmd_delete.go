@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"delete"}, handler: cmdDelete, authz: requires(collNeeds(auth.ActRemove)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes, applyOps: no,
 		observe: observed(opRemove, onColl, queryShaped)})
 }
 

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"distinct"}, handler: cmdDistinct, authz: requires(collNeeds(auth.ActFind)),
-		api: apiNotV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes,
+		api: apiNotV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
 		observe: observed(opCommand, onColl, queryShaped)})
 }
 

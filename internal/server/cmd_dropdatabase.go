@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdDropDatabase, requires(dbNeeds(auth.ActDropDatabase)), "dropDatabase").inAPIV1().takingWriteConcern())
+	register(admin(cmdDropDatabase, requires(dbNeeds(auth.ActDropDatabase)), "dropDatabase").inAPIV1().takingWriteConcern().inApplyOps())
 }
 
 // cmdDropDatabase drops a database and all of its collections.

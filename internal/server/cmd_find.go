@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(command{names: []string{"find"}, handler: cmdFind, authz: requires(collNeeds(auth.ActFind)),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes,
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
 		observe: observed(opQuery, onColl, cursorReply, queryShaped)})
 }
 

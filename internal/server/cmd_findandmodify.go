@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(command{names: []string{"findAndModify", "findandmodify"}, handler: cmdFindAndModify, authz: requires(bypassNeeds(findAndModifyNeeds)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes, applyOps: no,
 		observe: observed(opCommand, onColl, queryShaped)})
 }
 

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(command{names: []string{"insert"}, handler: cmdInsert, authz: requires(bypassNeeds(collNeeds(auth.ActInsert))),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: no,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: no, applyOps: no,
 		observe: observed(opInsert, onColl)})
 }
 

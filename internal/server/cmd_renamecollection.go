@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdRenameCollection, authzRule{needs: renameNeeds, check: renameCheck}, "renameCollection").takingWriteConcern())
+	register(admin(cmdRenameCollection, authzRule{needs: renameNeeds, check: renameCheck}, "renameCollection").takingWriteConcern().inApplyOps())
 }
 
 // cmdRenameCollection renames "db.a" to "db2.b"; it runs on admin.

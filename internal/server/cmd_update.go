@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(command{names: []string{"update"}, handler: cmdUpdate, authz: requires(bypassNeeds(updateNeeds)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes, applyOps: no,
 		observe: observed(opUpdate, onColl, queryShaped)})
 }
 

@@ -121,6 +121,8 @@ type command struct {
 	writeConcern yesNo
 	// explain: the explain command explains it (cmd_explain.go).
 	explain yesNo
+	// applyOps: an applyOps command entry may carry it (cmd_applyops.go).
+	applyOps yesNo
 	// observe is how currentOp, serverStatus, the slow log, the profiler
 	// and the query statistics see it.
 	observe observation
@@ -142,10 +144,10 @@ type command struct {
 // admin is the descriptor of a command outside the CRUD, session and
 // Stable API machinery: not in API Version 1, refused in transactions,
 // not retryable, no snapshot reads, no write concern, not explainable,
-// observed as a "command" on db.$cmd. Its methods change what differs.
+// not in applyOps, observed as a "command" on db.$cmd. Its methods change what differs.
 func admin(h handler, authz authzRule, names ...string) command {
 	return command{names: names, handler: h, authz: authz, api: apiNotV1,
-		inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no,
+		inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no, applyOps: no,
 		observe: observed(opCommand)}
 }
 
@@ -170,6 +172,9 @@ func (c command) servedOnFailure() command { c.servedWhenFailed = true; return c
 
 // formOf makes the command another form of command name (sameAs).
 func (c command) formOf(name string) command { c.sameAs = name; return c }
+
+// inApplyOps lets an applyOps command entry carry the command.
+func (c command) inApplyOps() command { c.applyOps = yes; return c }
 
 // forTests makes the command a test command.
 func (c command) forTests() command { c.testOnly = true; return c }
@@ -258,7 +263,7 @@ func (c *command) undecidedTraits() []string {
 		name string
 		v    yesNo
 	}{{"inTxn", c.inTxn}, {"retryable", c.retryable}, {"snapshotRead", c.snapshotRead},
-		{"writeConcern", c.writeConcern}, {"explain", c.explain}} {
+		{"writeConcern", c.writeConcern}, {"explain", c.explain}, {"applyOps", c.applyOps}} {
 		if t.v == undecided {
 			out = append(out, t.name)
 		}

@@ -43,12 +43,12 @@ func TestUndecidedTraitsAreReported(t *testing.T) {
 		t.Fatalf("admin leaves %v undecided", a.undecidedTraits())
 	}
 	c := command{names: []string{"x"}, handler: h, authz: anyone(), api: apiNotV1, inTxn: no,
-		snapshotRead: no, writeConcern: no, explain: no, observe: observed(opCommand)}
+		snapshotRead: no, writeConcern: no, explain: no, applyOps: no, observe: observed(opCommand)}
 	if u := c.undecidedTraits(); len(u) != 1 || u[0] != "retryable" {
 		t.Fatalf("undecided = %v, want [retryable]", u)
 	}
-	if u := (&command{names: []string{"x"}, handler: h}).undecidedTraits(); len(u) != 8 {
-		t.Fatalf("an empty descriptor leaves %v undecided, want all 8 traits", u)
+	if u := (&command{names: []string{"x"}, handler: h}).undecidedTraits(); len(u) != 9 {
+		t.Fatalf("an empty descriptor leaves %v undecided, want all 9 traits", u)
 	}
 }
 
