@@ -78,7 +78,7 @@ func checkAPIParams(req *Request) error {
 		return errs.New(errs.APIDeprecationError, "Provided apiDeprecationErrors:true, but the command %s is deprecated in API Version 1", req.Name)
 	}
 	if strict {
-		if unstable := apiUnstableFields[req.Name]; unstable != nil {
+		if unstable := req.command().apiUnstable; unstable != nil {
 			elems, _ := req.Cmd.Elements()
 			for _, el := range elems[1:] {
 				if unstable[el.Key()] {
@@ -137,24 +137,6 @@ func strictPipeline(p bsoncore.Array) error {
 		}
 	}
 	return nil
-}
-
-// apiUnstableFields are, for the commands Lode checks them on, the fields
-// their IDL marks unstable or internal, which mongod's parser refuses
-// with apiStrict: true.
-var apiUnstableFields = map[string]map[string]bool{
-	"find": setOf("min", "max", "returnKey", "showRecordId",
-		"$queryOptions", "tailable", "oplogReplay", "noCursorTimeout",
-		"awaitData", "term", "readOnce", "allowSpeculativeMajorityRead",
-		"$_requestResumeToken", "$_resumeAfter", "$_startAt",
-		"runtimeConstants", "collectionUUID", "encryptionInformation",
-		"mirrored", "sampleId"),
-	"aggregate": setOf("explain", "needsMerge", "fromMongos", "$queryOptions",
-		"$_requestReshardingResumeToken", "runtimeConstants",
-		"isMapReduceCommand", "collectionUUID", "$_passthroughToShard",
-		"encryptionInformation", "$_externalDataSources", "sampleId",
-		"stmtId", "$_isClusterQueryWithoutShardKeyCmd",
-		"$_generateV2ResumeTokens"),
 }
 
 func setOf(names ...string) map[string]bool {

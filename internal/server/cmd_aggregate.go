@@ -20,7 +20,15 @@ import (
 func init() {
 	register(command{names: []string{"aggregate"}, handler: cmdAggregate, authz: requires(bypassNeeds(aggregateNeeds)),
 		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
-		observe: observed(opCommand, onColl, cursorReply, queryShaped)})
+		observe: observed(opCommand, onColl, cursorReply, queryShaped),
+		// Fields its IDL marks unstable or internal: refused with
+		// apiStrict: true.
+		apiUnstable: setOf("explain", "needsMerge", "fromMongos", "$queryOptions",
+			"$_requestReshardingResumeToken", "runtimeConstants",
+			"isMapReduceCommand", "collectionUUID", "$_passthroughToShard",
+			"encryptionInformation", "$_externalDataSources", "sampleId",
+			"stmtId", "$_isClusterQueryWithoutShardKeyCmd",
+			"$_generateV2ResumeTokens")})
 }
 
 // aggregateArgs are the parsed options of the aggregate command.

@@ -14,7 +14,15 @@ import (
 func init() {
 	register(command{names: []string{"find"}, handler: cmdFind, authz: requires(collNeeds(auth.ActFind)),
 		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
-		observe: observed(opQuery, onColl, cursorReply, queryShaped)})
+		observe: observed(opQuery, onColl, cursorReply, queryShaped),
+		// Fields its IDL marks unstable or internal: refused with
+		// apiStrict: true.
+		apiUnstable: setOf("min", "max", "returnKey", "showRecordId",
+			"$queryOptions", "tailable", "oplogReplay", "noCursorTimeout",
+			"awaitData", "term", "readOnce", "allowSpeculativeMajorityRead",
+			"$_requestResumeToken", "$_resumeAfter", "$_startAt",
+			"runtimeConstants", "collectionUUID", "encryptionInformation",
+			"mirrored", "sampleId")})
 }
 
 // cmdFind runs a query and returns the first batch of its cursor.

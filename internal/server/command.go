@@ -127,6 +127,10 @@ type command struct {
 	// and the query statistics see it.
 	observe observation
 
+	// apiUnstable are the fields its IDL marks unstable or internal,
+	// which mongod's parser refuses with apiStrict: true (apiversion.go);
+	// Lode checks them on the commands that declare them.
+	apiUnstable map[string]bool
 	// sensitive are the top-level fields never echoed (redact.go).
 	sensitive []string
 	// testOnly: served only with Config.TestCommands, as mongod serves
