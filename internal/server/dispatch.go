@@ -25,12 +25,13 @@ type Request struct {
 	// MoreToCome is set for OP_MSG moreToCome: the client wants no reply.
 	MoreToCome bool
 
-	conn *conn
 	// depth is the command's nesting depth as the wire layer measured it
 	// (wire.Msg.Depth), or -1 when unknown: a command at most
 	// engine.MaxStorageDepth+1 deep carries no document an insert must
-	// check for depth (cmd_insert.go).
-	depth int
+	// check for depth (cmd_insert.go). An int32 beside MoreToCome keeps
+	// the Request in its allocation size class.
+	depth int32
+	conn  *conn
 	// cmd is the command's descriptor (command.go): dispatch sets it;
 	// Request.command looks it up for a request built inside a command.
 	cmd *command
@@ -54,7 +55,7 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 // layer measured (Request.depth).
 func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int) (reply bsoncore.Document) {
 	start := time.Now()
-	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: depth}
+	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(depth)}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in command handler", "cmd", req.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
