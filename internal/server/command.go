@@ -5,14 +5,16 @@ package server
 // about it (authorization, Stable API membership, session and
 // transaction behaviour, read and write concerns, explain, how it is
 // observed). The dispatcher looks the descriptor up once per request
-// and the other files read it from the Request; no trait lives in a
-// table keyed by command name elsewhere.
+// and the other files read it from the Request; no table of command
+// names holds a trait elsewhere. (Code that differs per command, such
+// as explainSpec's parsers or queryshape_cmd.go's shapes, still
+// switches on the name.)
 //
 // Every trait a command could silently get wrong has an "undecided"
 // zero value, which TestEveryCommandDecidesEveryTrait refuses: a new
 // command must say no as well as yes. The rare traits that default to
-// off (sensitive fields, test-only, served after an engine failure,
-// sameAs) are plain fields.
+// off (apiStrict-unstable fields, sensitive fields, test-only, served
+// after an engine failure, sameAs) are plain fields.
 
 // yesNo is a trait a command must decide; its zero value is undecided.
 type yesNo uint8
