@@ -13,6 +13,11 @@ import (
 	"github.com/lodedb/lode/internal/membudget"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$graphLookup", stageDef{parse: parseGraphLookup, access: graphLookupAccess, where: anywhere, explain: lookupExplain, shape: shapeArgs})
+}
+
 // graphLookupStage is $graphLookup: for each input document, a
 // breadth-first search of the foreign collection from the values of
 // startWith, following connectFromField to connectToField, whose results

@@ -7,6 +7,12 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	registerStage("$limit", stageDef{parse: parseLimit, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
+	registerStage("$skip", stageDef{parse: parseSkip, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
+}
+
 // limitStage is $limit.
 type limitStage struct{ n int64 }
 

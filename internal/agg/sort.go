@@ -11,6 +11,20 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$sort", stageDef{parse: parseSort, access: noAccess, where: anywhere, explain: sortExplain, shape: shapeVerbatim})
+}
+
+// sortExplain appends the execution figures of $sort.
+func sortExplain(b *bsoncore.DocumentBuilder, st *stageStats, inBytes int64) {
+	sp := st.spill
+	b.AppendInt64("totalDataSizeSortedBytesEstimate", inBytes).
+		AppendBoolean("usedDisk", sp.runs > 0).
+		AppendInt64("spills", sp.runs).
+		AppendInt64("spilledDataStorageSize", sp.bytes)
+}
+
 // docOverhead approximates the bytes a held document costs beyond its BSON.
 const docOverhead = 64
 
