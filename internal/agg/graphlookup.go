@@ -54,6 +54,16 @@ type graphLookupStage struct {
 	unwind *unwindStage
 }
 
+// absorb takes a $unwind of the as field, as mongod does (coalesce).
+func (s *graphLookupStage) absorb(next stage) bool {
+	u, ok := next.(*unwindStage)
+	if !ok || s.unwind != nil || strings.Join(u.path, ".") != s.asStr {
+		return false
+	}
+	s.unwind = u
+	return true
+}
+
 func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	// The checks mongod's LiteParsed form makes before the stage is parsed.
 	d, ok := v.DocumentOK()

@@ -35,6 +35,18 @@ type sortStage struct {
 	limit int64 // 0 = none
 }
 
+// absorb takes a $limit that follows into a top-k sort (coalesce).
+func (s *sortStage) absorb(next stage) bool {
+	l, ok := next.(*limitStage)
+	if !ok {
+		return false
+	}
+	if s.limit == 0 || l.n < s.limit {
+		s.limit = l.n
+	}
+	return true
+}
+
 func parseSort(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	d, ok := v.DocumentOK()
 	if !ok {
