@@ -13,6 +13,7 @@ import (
 func init() {
 	{
 		w := anywhere
+		w.inView = no
 		w.first = yes
 		w.inFacet = no
 		w.inLookup = no

@@ -143,7 +143,7 @@ func (tracedSource) source() {}
 
 func (t *tracedStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	st := &t.tr.stages[t.i]
-	if n := t.stage.name(); n == "$out" || n == "$merge" {
+	if writes(t.stage.name()) {
 		// Explain writes nothing: the stage reads its input and returns no
 		// documents, as mongod's writer stages do under explain.
 		return &traceIter{it: &funcIter{next: func() (bsoncore.Document, error) {

@@ -14,6 +14,7 @@ import (
 func init() {
 	{
 		w := anywhere
+		w.inView = no
 		w.first = yes
 		w.inFacet = no
 		w.dbLevel = yes

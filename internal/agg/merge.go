@@ -17,6 +17,8 @@ import (
 func init() {
 	{
 		w := anywhere
+		w.writes = yes
+		w.inView = no
 		w.last = yes
 		w.inFacet = no
 		w.inLookup = no

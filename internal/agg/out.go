@@ -15,6 +15,8 @@ import (
 func init() {
 	{
 		w := anywhere
+		w.writes = yes
+		w.inView = no
 		w.last = yes
 		w.inFacet = no
 		w.inLookup = no

@@ -243,8 +243,7 @@ func (p *Pipeline) Writes() bool {
 	if len(p.stages) == 0 {
 		return false
 	}
-	n := p.stages[len(p.stages)-1].name()
-	return n == "$out" || n == "$merge"
+	return writes(p.stages[len(p.stages)-1].name())
 }
 
 // Run executes the pipeline against cat. vars binds the command's let

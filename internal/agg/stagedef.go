@@ -74,6 +74,11 @@ type constraints struct {
 	afterChangeStream decision
 	// inUpdate: allowed in a pipeline-style update (updatepipe.go).
 	inUpdate decision
+	// writes: writes persistent data ($out, $merge): explain runs it
+	// without writing, and a view may not hold it.
+	writes decision
+	// inView: allowed in a view definition.
+	inView decision
 	// apiV1: in Stable API Version 1; apiStrict refuses it otherwise
 	// (the server asks StageInAPIV1).
 	apiV1 decision
@@ -83,7 +88,8 @@ type constraints struct {
 // after $changeStream, in API Version 1: registrations start from it and
 // change what differs.
 var anywhere = constraints{first: no, last: no, inFacet: yes, inLookup: yes, inUnion: yes,
-	dbLevel: no, adminOnly: no, afterChangeStream: no, inUpdate: no, apiV1: yes}
+	dbLevel: no, adminOnly: no, afterChangeStream: no, inUpdate: no,
+	writes: no, inView: yes, apiV1: yes}
 
 // perEvent are the constraints of a stage that looks at one document at a
 // time and may also follow $changeStream.
@@ -130,14 +136,30 @@ func checkPlacement(name string, def *stageDef, i, n int, pc *ParseContext) erro
 	return nil
 }
 
-// StageInAPIV1 reports whether the stage is in Stable API Version 1, and
+// StageInfo is what the server asks of a stage's registry entry.
+type StageInfo struct {
+	// APIV1: in Stable API Version 1 (apiStrict refuses the others).
+	APIV1 bool
+	// Writes: writes persistent data ($out, $merge).
+	Writes bool
+	// InView: allowed in a view definition.
+	InView bool
+}
+
+// StageTraits returns the traits of the stage registered under name, and
 // whether Lode knows the stage at all.
-func StageInAPIV1(name string) (in, known bool) {
+func StageTraits(name string) (StageInfo, bool) {
 	d, ok := stageDefs[name]
 	if !ok {
-		return false, false
+		return StageInfo{}, false
 	}
-	return d.where.apiV1 == yes, true
+	return StageInfo{APIV1: d.where.apiV1 == yes, Writes: d.where.writes == yes, InView: d.where.inView == yes}, true
+}
+
+// writes reports whether the stage named name writes persistent data.
+func writes(name string) bool {
+	d := stageDefs[name]
+	return d != nil && d.where.writes == yes
 }
 
 // The query-shape forms, for the registrations in the stage files.

@@ -33,7 +33,7 @@ func TestEveryStageDecidesTraits(t *testing.T) {
 
 // TestStageTraitsAsBefore pins the traits to the tables the registry
 // replaced (checkPlacement's switch, changeStreamFollowers,
-// updateStages, apiV1ExcludedStages, stageExplain's and queryshape.Stage's
+// updateStages, apiV1ExcludedStages, the writer and view checks, stageExplain's and queryshape.Stage's
 // switches), so that moving them changed nothing.
 func TestStageTraitsAsBefore(t *testing.T) {
 	with := func(pick func(*stageDef) bool) []string {
@@ -68,6 +68,9 @@ func TestStageTraitsAsBefore(t *testing.T) {
 			set("$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith")},
 		{"not in API Version 1", func(d *stageDef) bool { return d.where.apiV1 == no },
 			set("$collStats", "$currentOp", "$indexStats", "$listLocalSessions", "$listSessions", "$listSearchIndexes", "$queryStats")},
+		{"writes", func(d *stageDef) bool { return d.where.writes == yes }, set("$out", "$merge")},
+		{"not in a view", func(d *stageDef) bool { return d.where.inView == no },
+			set("$out", "$merge", "$changeStream", "$documents", "$currentOp", "$listLocalSessions")},
 		{"shape filter", func(d *stageDef) bool { return d.shape == shapeFilter }, set("$match")},
 		{"shape verbatim", func(d *stageDef) bool { return d.shape == shapeVerbatim }, set("$sort", "$out", "$count", "$unset")},
 		{"shape number", func(d *stageDef) bool { return d.shape == shapeNumber }, set("$limit", "$skip")},

@@ -18,6 +18,7 @@ func init() {
 	}
 	{
 		w := anywhere
+		w.inView = no
 		w.first = yes
 		w.inFacet = no
 		w.dbLevel = yes

@@ -37,7 +37,7 @@ var apiV1Deprecated = map[string]bool{"testDeprecation": true}
 // apiV1UnimplementedStages are stages mongod registers as never in API
 // Version 1 that Lode does not implement: apiStrict refuses them before
 // the parser calls them unknown. The stages Lode implements say whether
-// they are in API Version 1 in their registry entry (agg.StageInAPIV1).
+// they are in API Version 1 in their registry entry (agg.StageTraits).
 var apiV1UnimplementedStages = map[string]bool{
 	"$planCacheStats": true, "$search": true, "$searchMeta": true, "$listCatalog": true,
 }
@@ -129,7 +129,7 @@ func strictPipeline(p bsoncore.Array) error {
 			continue
 		}
 		name := el.Key()
-		if in, known := agg.StageInAPIV1(name); (known && !in) || (!known && apiV1UnimplementedStages[name]) {
+		if st, known := agg.StageTraits(name); (known && !st.APIV1) || (!known && apiV1UnimplementedStages[name]) {
 			return errs.New(errs.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", name)
 		}
 		spec, ok := el.Value().DocumentOK()
