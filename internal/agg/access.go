@@ -39,7 +39,7 @@ type Access struct {
 // documents: the namespaces of its sub-pipelines and targets, with the
 // actions they need. ns is where the stage runs. Each stage's is beside
 // its parser (lookupAccess in lookup.go, outAccess in out.go, ...) and
-// named in the registry (stageDefs, pipeline.go).
+// named in the registry (stageDefs, stagedef.go).
 type stageAccess func(spec bsoncore.Value, ns Namespace) ([]Access, error)
 
 // noAccess is the declaration of a stage that touches nothing but its

@@ -10,6 +10,11 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$bucket", stageDef{parse: parseBucket, access: noAccess, where: anywhere, explain: groupExplain, shape: shapeExpr})
+}
+
 // bucketStage is $bucket: a $group keyed by the boundary range of groupBy,
 // followed by a sort on _id.
 type bucketStage struct {

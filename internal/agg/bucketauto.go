@@ -13,6 +13,11 @@ import (
 	"github.com/lodedb/lode/internal/keystring"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$bucketAuto", stageDef{parse: parseBucketAuto, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+}
+
 // bucketAutoStage is $bucketAuto.
 type bucketAutoStage struct {
 	raw     bsoncore.Value

@@ -9,6 +9,20 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.inView = no
+		w.first = yes
+		w.inFacet = no
+		w.inLookup = no
+		w.inUnion = no
+		w.dbLevel = yes
+		registerStage("$changeStream", stageDef{parse: parseChangeStream, access: changeStreamAccess, initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+}
+
 // ChangeStreamOpener is implemented by catalogs that serve change
 // streams: it opens the stream of db.coll (coll "": the database; db
 // "admin" with allChangesForCluster: the deployment) with the
@@ -20,12 +34,6 @@ type ChangeStreamOpener interface {
 // changeStreamStage is $changeStream: the source of a change stream's
 // events, which only stages that look at one event at a time may follow.
 type changeStreamStage struct{ raw bsoncore.Value }
-
-// changeStreamFollowers are the stages mongod allows after $changeStream.
-var changeStreamFollowers = map[string]bool{
-	"$match": true, "$project": true, "$addFields": true, "$set": true, "$unset": true,
-	"$replaceRoot": true, "$replaceWith": true, "$redact": true,
-}
 
 func parseChangeStream(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if v.Type != bsoncore.TypeEmbeddedDocument {
@@ -67,8 +75,10 @@ func checkChangeStream(names []string, pc *ParseContext) error {
 	if len(names) == 0 || names[0] != "$changeStream" {
 		return nil
 	}
+	// The stages mongod allows after $changeStream say so in the
+	// registry (afterChangeStream).
 	for _, n := range names[1:] {
-		if !changeStreamFollowers[n] {
+		if d := stageDefs[n]; d == nil || d.where.afterChangeStream != yes {
 			return errs.New(errs.IllegalOperation, "%s is not permitted in a $changeStream pipeline", n)
 		}
 	}

@@ -10,6 +10,12 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	registerStage("$count", stageDef{parse: parseCount, access: noAccess, where: anywhere, explain: explainNone, shape: shapeVerbatim})
+	registerStage("$sortByCount", stageDef{parse: parseSortByCount, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+}
+
 // countStage is $count.
 type countStage struct{ field string }
 

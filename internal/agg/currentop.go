@@ -9,6 +9,22 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entry of the stage in this file (stagedef.go). mongod asks
+// inprog only with allUsers: true; Lode lists every user's operations
+// whatever allUsers says, so it always does.
+func init() {
+	{
+		w := anywhere
+		w.inView = no
+		w.first = yes
+		w.inFacet = no
+		w.dbLevel = yes
+		w.adminOnly = yes
+		w.apiV1 = no
+		registerStage("$currentOp", stageDef{parse: parseCurrentOp, access: onCluster("inprog"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+}
+
 // CurrentOpOptions are the options of the $currentOp stage.
 type CurrentOpOptions struct {
 	// AllUsers lists the operations of every user; Lode has no

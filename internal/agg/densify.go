@@ -11,6 +11,12 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	registerStage("$densify", stageDef{parse: parseDensify, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$_internalDensify", stageDef{parse: parseInternalDensify, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+}
+
 // Bounds kinds of $densify's range.
 const (
 	densifyFull = iota

@@ -143,7 +143,7 @@ func (tracedSource) source() {}
 
 func (t *tracedStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	st := &t.tr.stages[t.i]
-	if n := t.stage.name(); n == "$out" || n == "$merge" {
+	if writes(t.stage.name()) {
 		// Explain writes nothing: the stage reads its input and returns no
 		// documents, as mongod's writer stages do under explain.
 		return &traceIter{it: &funcIter{next: func() (bsoncore.Document, error) {
@@ -373,38 +373,8 @@ func stageExplain(spec bsoncore.Document, st *stageStats, inBytes int64, exec bo
 	for _, e := range elems {
 		b.AppendValue(e.Key(), e.Value())
 	}
-	sp := st.spill
-	switch name {
-	case "$group", "$bucket":
-		b.AppendInt64("totalOutputDataSizeBytes", st.bytes).
-			AppendBoolean("usedDisk", sp.runs > 0).
-			AppendInt64("spills", sp.runs).
-			AppendInt64("spilledDataStorageSize", sp.bytes).
-			AppendInt64("numBytesSpilledEstimate", sp.bytes).
-			AppendInt64("spilledRecords", sp.records)
-	case "$sort":
-		b.AppendInt64("totalDataSizeSortedBytesEstimate", inBytes).
-			AppendBoolean("usedDisk", sp.runs > 0).
-			AppendInt64("spills", sp.runs).
-			AppendInt64("spilledDataStorageSize", sp.bytes)
-	case "$_internalSetWindowFields":
-		fb := bsoncore.NewDocumentBuilder()
-		for i, f := range st.window.fields {
-			fb.AppendInt64(f, st.window.funcs[i])
-		}
-		b.AppendDocument("maxFunctionMemoryUsageBytes", fb.Build()).
-			AppendInt64("maxTotalMemoryUsageBytes", st.window.total).
-			AppendBoolean("usedDisk", sp.runs > 0)
-	case "$lookup", "$graphLookup":
-		// $graphLookup's figures are Lode's: mongod 7.0 reports none.
-		ab := bsoncore.NewArrayBuilder()
-		for _, ix := range st.indexes {
-			ab.AppendString(ix)
-		}
-		b.AppendInt64("totalDocsExamined", st.docs).
-			AppendInt64("totalKeysExamined", st.keys).
-			AppendInt64("collectionScans", st.collScans).
-			AppendArray("indexesUsed", ab.Build())
+	if d := stageDefs[name]; d != nil {
+		d.explain(b, st, inBytes)
 	}
 	b.AppendInt64("nReturned", st.n).
 		AppendInt64("executionTimeMillisEstimate", st.nanos/1e6)

@@ -8,6 +8,11 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$fill", stageDef{parse: parseFill, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+}
+
 // parseFill parses $fill and rewrites it as mongod 7.0 does: the
 // {method: "locf"|"linear"} outputs become a $setWindowFields of $locf or
 // $linearFill of the field itself (with the given sortBy and partitionBy,

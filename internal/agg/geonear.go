@@ -14,6 +14,16 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.first = yes
+		w.inFacet = no
+		registerStage("$geoNear", stageDef{parse: parseGeoNear, access: noAccess, where: w, explain: explainNone, shape: shapeArgs})
+	}
+}
+
 // geoNearStage is $geoNear: the documents nearest a point, nearest first,
 // each with its distance (and optionally the location that was nearest).
 // As mongod does, it runs as a query: its `query` plus {key: {$near or

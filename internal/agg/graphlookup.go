@@ -13,6 +13,11 @@ import (
 	"github.com/lodedb/lode/internal/membudget"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$graphLookup", stageDef{parse: parseGraphLookup, access: graphLookupAccess, where: anywhere, explain: lookupExplain, shape: shapeArgs})
+}
+
 // graphLookupStage is $graphLookup: for each input document, a
 // breadth-first search of the foreign collection from the values of
 // startWith, following connectFromField to connectToField, whose results
@@ -47,6 +52,16 @@ type graphLookupStage struct {
 	residual *matchStage
 	// unwind is an absorbed $unwind of the as field.
 	unwind *unwindStage
+}
+
+// absorb takes a $unwind of the as field, as mongod does (coalesce).
+func (s *graphLookupStage) absorb(next stage) bool {
+	u, ok := next.(*unwindStage)
+	if !ok || s.unwind != nil || strings.Join(u.path, ".") != s.asStr {
+		return false
+	}
+	s.unwind = u
+	return true
 }
 
 func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {

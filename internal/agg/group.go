@@ -11,6 +11,22 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$group", stageDef{parse: parseGroup, access: noAccess, where: anywhere, explain: groupExplain, shape: shapeExpr})
+}
+
+// groupExplain appends the execution figures of $group and $bucket.
+func groupExplain(b *bsoncore.DocumentBuilder, st *stageStats, _ int64) {
+	sp := st.spill
+	b.AppendInt64("totalOutputDataSizeBytes", st.bytes).
+		AppendBoolean("usedDisk", sp.runs > 0).
+		AppendInt64("spills", sp.runs).
+		AppendInt64("spilledDataStorageSize", sp.bytes).
+		AppendInt64("numBytesSpilledEstimate", sp.bytes).
+		AppendInt64("spilledRecords", sp.records)
+}
+
 // groupOverhead approximates the bytes a group costs beyond its key and
 // accumulator states.
 const groupOverhead = 96

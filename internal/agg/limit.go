@@ -1,17 +1,51 @@
 package agg
 
 import (
+	"math"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	registerStage("$limit", stageDef{parse: parseLimit, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
+	registerStage("$skip", stageDef{parse: parseSkip, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
+}
+
 // limitStage is $limit.
 type limitStage struct{ n int64 }
 
 // skipStage is $skip.
 type skipStage struct{ n int64 }
+
+// absorb keeps the smallest of consecutive $limits (coalesce).
+func (s *limitStage) absorb(next stage) bool {
+	l, ok := next.(*limitStage)
+	if !ok {
+		return false
+	}
+	if l.n < s.n {
+		s.n = l.n
+	}
+	return true
+}
+
+// absorb adds up consecutive $skips (coalesce).
+func (s *skipStage) absorb(next stage) bool {
+	k, ok := next.(*skipStage)
+	if !ok {
+		return false
+	}
+	if s.n > math.MaxInt64-k.n {
+		s.n = math.MaxInt64
+	} else {
+		s.n += k.n
+	}
+	return true
+}
 
 // stageInt reads the positive/non-negative integer argument of $limit and
 // $skip with MongoDB's messages.

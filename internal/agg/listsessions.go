@@ -10,6 +10,26 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.inView = no
+		w.first = yes
+		w.inFacet = no
+		w.dbLevel = yes
+		w.apiV1 = no
+		registerStage("$listLocalSessions", stageDef{parse: parseListLocalSessions, access: listSessionsAccess("$listLocalSessions"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+	{
+		w := anywhere
+		w.first = yes
+		w.inFacet = no
+		w.apiV1 = no
+		registerStage("$listSessions", stageDef{parse: parseListSessions, access: listSessionsAccess("$listSessions"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+}
+
 // SessionUser names a user for $listLocalSessions and $listSessions: the
 // {user, db} elements of their users option, and the authenticated user.
 type SessionUser struct{ User, DB string }

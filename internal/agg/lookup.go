@@ -10,6 +10,25 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$lookup", stageDef{parse: parseLookup, access: lookupAccess, where: anywhere, explain: lookupExplain, shape: shapeArgs})
+}
+
+// lookupExplain appends the execution figures of $lookup and
+// $graphLookup: what their queries on the foreign collection examined.
+// $graphLookup's figures are Lode's: mongod 7.0 reports none.
+func lookupExplain(b *bsoncore.DocumentBuilder, st *stageStats, _ int64) {
+	ab := bsoncore.NewArrayBuilder()
+	for _, ix := range st.indexes {
+		ab.AppendString(ix)
+	}
+	b.AppendInt64("totalDocsExamined", st.docs).
+		AppendInt64("totalKeysExamined", st.keys).
+		AppendInt64("collectionScans", st.collScans).
+		AppendArray("indexesUsed", ab.Build())
+}
+
 // lookupStage is $lookup: the equality form (localField/foreignField),
 // the pipeline form with let, or both combined.
 type lookupStage struct {

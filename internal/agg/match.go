@@ -8,6 +8,11 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$match", stageDef{parse: parseMatch, access: noAccess, where: perEvent, explain: explainNone, shape: shapeFilter})
+}
+
 // matchStage is $match: a find filter, plus the $expr clauses that
 // reference let variables and are therefore evaluated here rather than by
 // package query. Such a clause may sit at the top level or inside $and,

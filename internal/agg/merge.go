@@ -13,6 +13,20 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.writes = yes
+		w.inView = no
+		w.last = yes
+		w.inFacet = no
+		w.inLookup = no
+		w.inUnion = no
+		registerStage("$merge", stageDef{parse: parseMerge, access: mergeAccess, where: w, explain: explainNone, shape: shapeArgs})
+	}
+}
+
 // mergeStage is $merge.
 type mergeStage struct {
 	raw            bsoncore.Value

@@ -2,7 +2,6 @@ package agg
 
 import (
 	"math"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -10,42 +9,21 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
-// coalesce merges adjacent stages: $sort+$limit becomes a top-k sort,
-// consecutive $limits keep the smallest and consecutive $skips add up.
+// absorber is a stage that can take the stage following it into itself:
+// $sort a $limit (top-k), $limit a $limit, $skip a $skip, $graphLookup
+// a $unwind of its as field. Each says so beside its type.
+type absorber interface {
+	// absorb reports whether the stage took next in.
+	absorb(next stage) bool
+}
+
+// coalesce merges adjacent stages where the first absorbs the second.
 func coalesce(in []stage) []stage {
 	var out []stage
 	for _, s := range in {
-		if len(out) > 0 {
-			switch prev := out[len(out)-1].(type) {
-			case *sortStage:
-				if l, ok := s.(*limitStage); ok {
-					if prev.limit == 0 || l.n < prev.limit {
-						prev.limit = l.n
-					}
-					continue
-				}
-			case *limitStage:
-				if l, ok := s.(*limitStage); ok {
-					if l.n < prev.n {
-						prev.n = l.n
-					}
-					continue
-				}
-			case *graphLookupStage:
-				// mongod absorbs a $unwind of the as field.
-				if u, ok := s.(*unwindStage); ok && prev.unwind == nil && strings.Join(u.path, ".") == prev.asStr {
-					prev.unwind = u
-					continue
-				}
-			case *skipStage:
-				if k, ok := s.(*skipStage); ok {
-					if prev.n > math.MaxInt64-k.n {
-						prev.n = math.MaxInt64
-					} else {
-						prev.n += k.n
-					}
-					continue
-				}
+		if n := len(out); n > 0 {
+			if a, ok := out[n-1].(absorber); ok && a.absorb(s) {
+				continue
 			}
 		}
 		out = append(out, s)

@@ -11,6 +11,20 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.writes = yes
+		w.inView = no
+		w.last = yes
+		w.inFacet = no
+		w.inLookup = no
+		w.inUnion = no
+		registerStage("$out", stageDef{parse: parseOut, access: outAccess, where: w, explain: explainNone, shape: shapeVerbatim})
+	}
+}
+
 // outBatch is how many documents $out and $merge write per Insert call.
 const outBatch = 256
 

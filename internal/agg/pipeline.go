@@ -198,17 +198,14 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	}
 	var stages []stage
 	for i, d := range pipeline {
-		name, spec, p, err := stageSpec(d)
+		name, spec, def, err := stageSpec(d)
 		if err != nil {
 			return nil, err
 		}
-		if (name == "$out" || name == "$merge") && i != len(pipeline)-1 {
-			return nil, errs.New(errs.Location40601, "%s can only be the final stage in the pipeline", name)
-		}
-		if err := checkPlacement(name, i, pc); err != nil {
+		if err := checkPlacement(name, def, i, len(pipeline), pc); err != nil {
 			return nil, err
 		}
-		ss, err := p(spec, pc)
+		ss, err := def.parse(spec, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -223,9 +220,9 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 }
 
 // stageSpec splits one pipeline stage document into its name, its
-// specification and its parser, with MongoDB's errors for a malformed or
-// unknown stage.
-func stageSpec(d bsoncore.Document) (string, bsoncore.Value, stageParser, error) {
+// specification and its registry entry, with MongoDB's errors for a
+// malformed or unknown stage.
+func stageSpec(d bsoncore.Document) (string, bsoncore.Value, *stageDef, error) {
 	elems, err := d.Elements()
 	if err != nil {
 		return "", bsoncore.Value{}, nil, errs.New(errs.InvalidBSON, "invalid pipeline stage: %v", err)
@@ -238,126 +235,7 @@ func stageSpec(d bsoncore.Document) (string, bsoncore.Value, stageParser, error)
 	if !ok {
 		return "", bsoncore.Value{}, nil, errs.New(errs.InvalidAggregationStage, "Unrecognized pipeline stage name: '%s'", name)
 	}
-	return name, elems[0].Value(), def.parse, nil
-}
-
-// checkPlacement enforces where stages may appear.
-func checkPlacement(name string, i int, pc *ParseContext) error {
-	switch name {
-	case "$out", "$merge":
-		if pc.inFacet {
-			return errs.New(errs.Location40600, "%s is not allowed to be used within a $facet stage", name)
-		}
-		if pc.inLookup {
-			return errs.New(errs.Location51047, "%s is not allowed within a $lookup's sub-pipeline", name)
-		}
-		if pc.inUnion {
-			return errs.New(errs.Location31441, "%s is not allowed within a $unionWith's sub-pipeline", name)
-		}
-	case "$documents", "$collStats", "$indexStats", "$currentOp", "$queryStats", "$listLocalSessions", "$listSessions":
-		if i != 0 {
-			return errs.New(errs.Location40602, "%s is only valid as the first stage in a pipeline", name)
-		}
-		if pc.inFacet {
-			return errs.New(errs.Location40600, "%s is not allowed to be used within a $facet stage", name)
-		}
-	case "$geoNear":
-		if i != 0 {
-			return errs.New(errs.Location40602, "%s is only valid as the first stage in a pipeline", name)
-		}
-		if pc.inFacet {
-			return errs.New(errs.Location40600, "%s is not allowed to be used within a $facet stage", name)
-		}
-	case "$facet":
-		if pc.inFacet {
-			return errs.New(errs.Location40600, "$facet is not allowed to be used within a $facet stage")
-		}
-	}
-	if name == "$currentOp" && (pc.DB != "admin" || pc.Coll != "") {
-		return errs.New(errs.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
-	}
-	if name == "$queryStats" && (pc.DB != "admin" || pc.Coll != "") {
-		return errs.New(errs.InvalidNamespace, "$queryStats must be run against the 'admin' database with {aggregate: 1}")
-	}
-	if name != "$documents" && pc.Coll == "" && i == 0 && !pc.inFacet {
-		switch name {
-		case "$currentOp", "$queryStats", "$listLocalSessions", "$changeStream":
-		default:
-			return errs.New(errs.InvalidNamespace, "{aggregate: 1} is not valid for '%s'; a collection is required.", name)
-		}
-	}
-	return nil
-}
-
-// stageParser parses one stage's argument; some stages expand to several.
-type stageParser func(v bsoncore.Value, pc *ParseContext) ([]stage, error)
-
-// stageDef is a stage of the registry: how it parses and what it touches
-// besides its input (access.go), which the server checks under
-// authorization. A stage cannot be registered without saying what it
-// reads and writes (TestEveryStageDeclaresAccess).
-type stageDef struct {
-	parse  stageParser
-	access stageAccess
-	// initial: first in a pipeline, the stage produces the documents
-	// itself, so mongod asks no find on the aggregated collection.
-	initial bool
-}
-
-var stageDefs map[string]stageDef
-
-func init() {
-	none := noAccess
-	stageDefs = map[string]stageDef{
-		"$match":       {parse: parseMatch, access: none},
-		"$project":     {parse: parseProject, access: none},
-		"$addFields":   {parse: parseAddFields("$addFields"), access: none},
-		"$set":         {parse: parseAddFields("$set"), access: none},
-		"$unset":       {parse: parseUnset, access: none},
-		"$group":       {parse: parseGroup, access: none},
-		"$sort":        {parse: parseSort, access: none},
-		"$limit":       {parse: parseLimit, access: none},
-		"$skip":        {parse: parseSkip, access: none},
-		"$unwind":      {parse: parseUnwind, access: none},
-		"$count":       {parse: parseCount, access: none},
-		"$sortByCount": {parse: parseSortByCount, access: none},
-		"$replaceRoot": {parse: parseReplaceRoot, access: none},
-		"$replaceWith": {parse: parseReplaceWith, access: none},
-		"$lookup":      {parse: parseLookup, access: lookupAccess},
-		"$facet":       {parse: parseFacet, access: facetAccess},
-		"$bucket":      {parse: parseBucket, access: none},
-		"$bucketAuto":  {parse: parseBucketAuto, access: none},
-		"$sample":      {parse: parseSample, access: none},
-		"$geoNear":     {parse: parseGeoNear, access: none}, // geonear.go
-		"$documents":   {parse: parseDocuments, access: none, initial: true},
-		"$unionWith":   {parse: parseUnionWith, access: unionWithAccess},
-		"$out":         {parse: parseOut, access: outAccess},
-		"$merge":       {parse: parseMerge, access: mergeAccess},
-		"$collStats":   {parse: parseCollStats, access: onNS("collStats"), initial: true},
-		"$indexStats":  {parse: parseIndexStats, access: onNS("indexStats"), initial: true},
-		// mongod asks inprog only with allUsers: true; Lode lists every
-		// user's operations whatever allUsers says, so it always does.
-		"$currentOp":    {parse: parseCurrentOp, access: onCluster("inprog"), initial: true},
-		"$queryStats":   {parse: parseQueryStats, access: onCluster("queryStatsRead"), initial: true}, // querystats.go
-		"$changeStream": {parse: parseChangeStream, access: changeStreamAccess, initial: true},
-		// Outside Atlas, mongod 7.0 knows the stage and refuses it.
-		"$listSearchIndexes": {parse: func(bsoncore.Value, *ParseContext) ([]stage, error) {
-			return nil, errs.New(errs.Location6047401, "$listSearchIndexes stage is only allowed on MongoDB Atlas")
-		}, access: onNS("listSearchIndexes"), initial: true},
-		// The session stages (listsessions.go).
-		"$listLocalSessions": {parse: parseListLocalSessions, access: listSessionsAccess("$listLocalSessions"), initial: true},
-		"$listSessions":      {parse: parseListSessions, access: listSessionsAccess("$listSessions"), initial: true},
-		// Issue 19's stages (redact.go, graphlookup.go, densify.go).
-		"$redact":      {parse: parseRedact, access: none},
-		"$graphLookup": {parse: parseGraphLookup, access: graphLookupAccess},
-		"$densify":     {parse: parseDensify, access: none},
-		// What $densify desugars to (explain shows it), as mongod accepts.
-		"$_internalDensify": {parse: parseInternalDensify, access: none},
-		// Window functions (setwindowfields.go, windowstage.go, fill.go).
-		"$setWindowFields":          {parse: parseSetWindowFields, access: none},
-		"$_internalSetWindowFields": {parse: parseInternalSetWindowFields, access: none},
-		"$fill":                     {parse: parseFill, access: none},
-	}
+	return name, elems[0].Value(), def, nil
 }
 
 // Writes reports whether the pipeline ends with $out or $merge.
@@ -365,8 +243,7 @@ func (p *Pipeline) Writes() bool {
 	if len(p.stages) == 0 {
 		return false
 	}
-	n := p.stages[len(p.stages)-1].name()
-	return n == "$out" || n == "$merge"
+	return writes(p.stages[len(p.stages)-1].name())
 }
 
 // Run executes the pipeline against cat. vars binds the command's let

@@ -10,6 +10,40 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	{
+		w := perEvent
+		w.inUpdate = yes
+		registerStage("$project", stageDef{parse: parseProject, access: noAccess, where: w, explain: explainNone, shape: shapeProjection})
+	}
+	{
+		w := perEvent
+		w.inUpdate = yes
+		registerStage("$addFields", stageDef{parse: parseAddFields("$addFields"), access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+	}
+	{
+		w := perEvent
+		w.inUpdate = yes
+		registerStage("$set", stageDef{parse: parseAddFields("$set"), access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+	}
+	{
+		w := perEvent
+		w.inUpdate = yes
+		registerStage("$unset", stageDef{parse: parseUnset, access: noAccess, where: w, explain: explainNone, shape: shapeVerbatim})
+	}
+	{
+		w := perEvent
+		w.inUpdate = yes
+		registerStage("$replaceRoot", stageDef{parse: parseReplaceRoot, access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+	}
+	{
+		w := perEvent
+		w.inUpdate = yes
+		registerStage("$replaceWith", stageDef{parse: parseReplaceWith, access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+	}
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // projectStage is $project (and $unset, an exclusion $project).

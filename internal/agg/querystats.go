@@ -9,6 +9,19 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.first = yes
+		w.inFacet = no
+		w.dbLevel = yes
+		w.adminOnly = yes
+		w.apiV1 = no
+		registerStage("$queryStats", stageDef{parse: parseQueryStats, access: onCluster("queryStatsRead"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+}
+
 // QueryStatsLister is implemented by catalogs that can list the server's
 // query statistics for $queryStats (one document per query shape).
 type QueryStatsLister interface {

@@ -8,6 +8,11 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$redact", stageDef{parse: parseRedact, access: noAccess, where: perEvent, explain: explainNone, shape: shapeExpr})
+}
+
 // redactStage is $redact. Its expression is evaluated on each document
 // and, while it answers $$DESCEND, on each embedded document reached
 // through fields and arrays, with that document as $$CURRENT and the

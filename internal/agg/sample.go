@@ -11,6 +11,11 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$sample", stageDef{parse: parseSample, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+}
+
 // sampleStage is $sample: a reservoir of size documents.
 type sampleStage struct {
 	raw  bsoncore.Value

@@ -12,6 +12,11 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$setWindowFields", stageDef{parse: parseSetWindowFields, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+}
+
 // partitionTmpField is the field mongod computes a partitionBy expression
 // into (with $set before the $sort, removed by $unset after).
 const partitionTmpField = "__internal_setWindowFields_partition_key"

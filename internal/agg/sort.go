@@ -11,6 +11,20 @@ import (
 	"github.com/lodedb/lode/internal/query"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$sort", stageDef{parse: parseSort, access: noAccess, where: anywhere, explain: sortExplain, shape: shapeVerbatim})
+}
+
+// sortExplain appends the execution figures of $sort.
+func sortExplain(b *bsoncore.DocumentBuilder, st *stageStats, inBytes int64) {
+	sp := st.spill
+	b.AppendInt64("totalDataSizeSortedBytesEstimate", inBytes).
+		AppendBoolean("usedDisk", sp.runs > 0).
+		AppendInt64("spills", sp.runs).
+		AppendInt64("spilledDataStorageSize", sp.bytes)
+}
+
 // docOverhead approximates the bytes a held document costs beyond its BSON.
 const docOverhead = 64
 
@@ -19,6 +33,18 @@ type sortStage struct {
 	raw   bsoncore.Document
 	sort  *query.Sort
 	limit int64 // 0 = none
+}
+
+// absorb takes a $limit that follows into a top-k sort (coalesce).
+func (s *sortStage) absorb(next stage) bool {
+	l, ok := next.(*limitStage)
+	if !ok {
+		return false
+	}
+	if s.limit == 0 || l.n < s.limit {
+		s.limit = l.n
+	}
+	return true
 }
 
 func parseSort(v bsoncore.Value, pc *ParseContext) ([]stage, error) {

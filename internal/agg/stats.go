@@ -11,6 +11,35 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.first = yes
+		w.inFacet = no
+		w.apiV1 = no
+		registerStage("$collStats", stageDef{parse: parseCollStats, access: onNS("collStats"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+	{
+		w := anywhere
+		w.first = yes
+		w.inFacet = no
+		w.apiV1 = no
+		registerStage("$indexStats", stageDef{parse: parseIndexStats, access: onNS("indexStats"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+	{
+		w := anywhere
+		w.apiV1 = no
+		registerStage("$listSearchIndexes", stageDef{parse: parseListSearchIndexes, access: onNS("listSearchIndexes"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+}
+
+// parseListSearchIndexes: outside Atlas, mongod 7.0 knows the stage and
+// refuses it.
+func parseListSearchIndexes(bsoncore.Value, *ParseContext) ([]stage, error) {
+	return nil, errs.New(errs.Location6047401, "$listSearchIndexes stage is only allowed on MongoDB Atlas")
+}
+
 // collStatsStage is $collStats (count and storageStats; latencyStats and
 // queryExecStats render empty sections).
 type collStatsStage struct {

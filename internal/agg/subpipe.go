@@ -9,6 +9,24 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entries of the stages in this file (stagedef.go).
+func init() {
+	{
+		w := anywhere
+		w.inFacet = no
+		registerStage("$facet", stageDef{parse: parseFacet, access: facetAccess, where: w, explain: explainNone, shape: shapeArgs})
+	}
+	{
+		w := anywhere
+		w.inView = no
+		w.first = yes
+		w.inFacet = no
+		w.dbLevel = yes
+		registerStage("$documents", stageDef{parse: parseDocuments, access: noAccess, initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	}
+	registerStage("$unionWith", stageDef{parse: parseUnionWith, access: unionWithAccess, where: anywhere, explain: explainNone, shape: shapeArgs})
+}
+
 // parseSubPipeline reads an array of stage documents and parses it.
 func parseSubPipeline(stageName string, v bsoncore.Value, pc *ParseContext) (*Pipeline, error) {
 	arr, ok := v.ArrayOK()

@@ -10,6 +10,11 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$unwind", stageDef{parse: parseUnwind, access: noAccess, where: anywhere, explain: explainNone, shape: shapeArgs})
+}
+
 // unwindStage is $unwind.
 type unwindStage struct {
 	raw      bsoncore.Value

@@ -10,17 +10,6 @@ import (
 	"github.com/lodedb/lode/internal/expr"
 )
 
-// updateStages are the stages MongoDB allows in a pipeline-style update
-// (isAllowedWithinUpdatePipeline).
-var updateStages = map[string]bool{
-	"$addFields":   true,
-	"$set":         true,
-	"$project":     true,
-	"$unset":       true,
-	"$replaceRoot": true,
-	"$replaceWith": true,
-}
-
 // UpdatePipeline is a parsed pipeline-style update (MongoDB 4.2+): an
 // array of $addFields/$set, $project/$unset and $replaceRoot/$replaceWith
 // stages run over one document at a time. It reuses the aggregation
@@ -43,16 +32,18 @@ func ParseUpdatePipeline(pipeline []bsoncore.Document, ec *expr.ParseContext) (*
 	var stages []stage
 	disallowed := ""
 	for _, d := range pipeline {
-		_, spec, p, err := stageSpec(d)
+		_, spec, def, err := stageSpec(d)
 		if err != nil {
 			return nil, err
 		}
-		ss, err := p(spec, pc)
+		ss, err := def.parse(spec, pc)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range ss {
-			if disallowed == "" && !updateStages[s.name()] {
+			// The stages MongoDB allows there
+			// (isAllowedWithinUpdatePipeline) say so in the registry.
+			if d := stageDefs[s.name()]; disallowed == "" && (d == nil || d.where.inUpdate != yes) {
 				disallowed = s.name()
 			}
 		}

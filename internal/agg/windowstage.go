@@ -13,6 +13,23 @@ import (
 	"github.com/lodedb/lode/internal/membudget"
 )
 
+// The registry entry of the stage in this file (stagedef.go).
+func init() {
+	registerStage("$_internalSetWindowFields", stageDef{parse: parseInternalSetWindowFields, access: noAccess, where: anywhere, explain: windowExplain, shape: shapeExpr})
+}
+
+// windowExplain appends the execution figures of
+// $_internalSetWindowFields.
+func windowExplain(b *bsoncore.DocumentBuilder, st *stageStats, _ int64) {
+	fb := bsoncore.NewDocumentBuilder()
+	for i, f := range st.window.fields {
+		fb.AppendInt64(f, st.window.funcs[i])
+	}
+	b.AppendDocument("maxFunctionMemoryUsageBytes", fb.Build()).
+		AppendInt64("maxTotalMemoryUsageBytes", st.window.total).
+		AppendBoolean("usedDisk", st.spill.runs > 0)
+}
+
 // windowStage is $_internalSetWindowFields: it reads documents sorted by
 // (partition key, sortBy) and streams them out partition by partition
 // with each output field set to its window function's value. It holds

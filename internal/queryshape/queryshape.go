@@ -323,24 +323,20 @@ func Stage(st bsoncore.Document) bsoncore.Document {
 	}
 	name, v := el.Key(), el.Value()
 	b := bsoncore.NewDocumentBuilder()
-	switch name {
-	case "$match":
+	switch stageForms[name] {
+	case FormFilter:
 		if d, ok := v.DocumentOK(); ok {
 			return b.AppendDocument(name, Filter(d)).Build()
 		}
-	case "$sort", "$out", "$count", "$unset", "$sortByCount":
-		if name != "$sortByCount" {
-			return b.AppendValue(name, v).Build()
-		}
-	case "$limit", "$skip", "$sample":
-		if name != "$sample" {
-			return b.AppendString(name, "?number").Build()
-		}
-	case "$project":
+	case FormVerbatim:
+		return b.AppendValue(name, v).Build()
+	case FormNumber:
+		return b.AppendString(name, "?number").Build()
+	case FormProjection:
 		if d, ok := v.DocumentOK(); ok {
 			return b.AppendDocument(name, Projection(d)).Build()
 		}
-	case "$lookup", "$unionWith", "$graphLookup", "$merge", "$unwind", "$geoNear", "$facet":
+	case FormArgs:
 		if d, ok := v.DocumentOK(); ok {
 			return b.AppendDocument(name, stageArgs(d)).Build()
 		}

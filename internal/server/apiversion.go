@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 )
@@ -13,12 +14,12 @@ import (
 // and with it apiStrict (refuse what is not in API Version 1, 323) and
 // apiDeprecationErrors (refuse what API Version 1 deprecates, 324).
 
-// apiV1ExcludedStages are the aggregation stages mongod refuses under
-// apiStrict (registered as never in API Version 1).
-var apiV1ExcludedStages = map[string]bool{
-	"$collStats": true, "$currentOp": true, "$indexStats": true, "$listLocalSessions": true,
-	"$listSessions": true, "$planCacheStats": true, "$search": true, "$searchMeta": true,
-	"$listSearchIndexes": true, "$queryStats": true, "$listCatalog": true,
+// apiV1UnimplementedStages are stages mongod registers as never in API
+// Version 1 that Lode does not implement: apiStrict refuses them before
+// the parser calls them unknown. The stages Lode implements say whether
+// they are in API Version 1 in their registry entry (agg.StageTraits).
+var apiV1UnimplementedStages = map[string]bool{
+	"$planCacheStats": true, "$search": true, "$searchMeta": true, "$listCatalog": true,
 }
 
 // checkAPIParams validates a command's Stable API parameters and applies
@@ -109,7 +110,7 @@ func strictPipeline(p bsoncore.Array) error {
 			continue
 		}
 		name := el.Key()
-		if apiV1ExcludedStages[name] {
+		if st, known := agg.StageTraits(name); (known && !st.APIV1) || (!known && apiV1UnimplementedStages[name]) {
 			return errs.New(errs.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", name)
 		}
 		spec, ok := el.Value().DocumentOK()

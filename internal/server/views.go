@@ -182,15 +182,14 @@ func (s *Server) validateViewPipeline(db, name, viewOn string, pipeline []bsonco
 		return wrap(perr)
 	}
 	for i, st := range names {
-		if st == "$out" || st == "$merge" {
+		if t, _ := agg.StageTraits(st); t.Writes {
 			return wrap(errs.New(errs.OptionNotSupportedOnView,
 				"The aggregation stage %s in location %d of the pipeline cannot be used in the view definition of %s.%s because it writes to disk",
 				st, i, db, name))
 		}
 	}
 	for _, st := range names {
-		switch st {
-		case "$documents", "$currentOp", "$listLocalSessions":
+		if t, _ := agg.StageTraits(st); !t.InView {
 			return wrap(errs.New(errs.InvalidNamespace, "'%s' cannot be used in a view definition", st))
 		}
 	}
