@@ -25,7 +25,7 @@ func i32(v int32) bsoncore.Value {
 // fetchFixture stores n documents {_id: rid, g: rid%3, ts: perm[rid]} and
 // the index {g: 1, ts: -1} over them, plus index entries for the records
 // in gone, which have no document (deleted between scan and fetch).
-func fetchFixture(t *testing.T, n int, gone []uint64) (storage.Reader, *plan.Index) {
+func fetchFixture(t testing.TB, n int, gone []uint64) (storage.Reader, *plan.Index) {
 	t.Helper()
 	db, err := storage.Open(t.TempDir(), storage.Options{})
 	if err != nil {
