@@ -432,7 +432,7 @@ func (e *Engine) loadCatalog() error {
 		if err != nil {
 			return err
 		}
-		c.state.lastRec = last
+		c.state.lastRec = uint64(last)
 		maxID = max(maxID, c.id)
 		for _, ix := range c.indexes {
 			maxID = max(maxID, ix.id)

@@ -127,6 +127,8 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		groups [][]bsoncore.Value
 		prev   []byte
 		rids   []uint64
+		buf    []byte
+		r      = storage.Pebble(snap)
 	)
 	flush := func() error {
 		if len(rids) < 2 {
@@ -134,13 +136,16 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		}
 		ids := make([]bsoncore.Value, 0, len(rids))
 		for _, rid := range rids {
-			v, closer, err := snap.Get(storage.AppendRecordKey(nil, c.id, rid))
+			v, found, err := storage.GetRecord(r, c.id, storage.RecordID(rid), buf[:0])
+			if err == nil && !found {
+				err = pebble.ErrNotFound
+			}
 			if err != nil {
 				return fmt.Errorf("unique conversion: record %d: %w", rid, err)
 			}
+			buf = v
 			id := bsoncore.Document(v).Lookup("_id")
 			ids = append(ids, bsoncore.Value{Type: id.Type, Data: append([]byte(nil), id.Data...)})
-			closer.Close()
 		}
 		groups = append(groups, ids)
 		return nil

@@ -317,8 +317,7 @@ func (e *Engine) dropLocked(c *collection) error {
 // index entries to b.
 func deleteCollection(b *pebble.Batch, c *collection) {
 	_ = b.Delete(storage.CollectionKey(c.id), nil)
-	lo, hi := storage.RecordRange(c.id)
-	_ = b.DeleteRange(lo, hi, nil)
+	_ = storage.DeleteRecords(b, c.id)
 	for _, ix := range c.indexes {
 		lo, hi := storage.IndexRange(ix.id)
 		_ = b.DeleteRange(lo, hi, nil)

@@ -21,9 +21,6 @@ import (
 // data is unflushed or compresses well, the disk estimate when old
 // versions and tombstones not yet compacted take more room.
 
-// recordKeyLen is the length of a record key: kind, collection id, record id.
-const recordKeyLen = 1 + 8 + 8
-
 // noteIndexBytes records that an index entry of n bytes was set (or, with
 // del, removed) in the batch.
 func (t *writeBatch) noteIndexBytes(indexID uint64, n int, del bool) {
@@ -77,6 +74,16 @@ func (e *Engine) recountIndexes(c *collection) error {
 
 // sizeEstimate returns the larger of Pebble's on-disk estimate of [lo, hi)
 // and the logical size of the range.
+// recordsSizeEstimate is sizeEstimate for the records of collection
+// collID.
+func (e *Engine) recordsSizeEstimate(collID uint64, logical int64) (int64, error) {
+	n, err := e.db.RecordsDiskUsage(collID)
+	if err != nil {
+		return 0, fmt.Errorf("estimating disk usage: %w", err)
+	}
+	return max(int64(n), logical), nil
+}
+
 func (e *Engine) sizeEstimate(lo, hi []byte, logical int64) (int64, error) {
 	n, err := e.db.EstimateDiskUsage(lo, hi)
 	if err != nil {

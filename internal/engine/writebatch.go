@@ -296,8 +296,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 		}
 	}
 	t.c.state.lastRec = rid
-	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
-	if err := t.b.Set(t.kbuf, doc, nil); err != nil {
+	if err := storage.SetRecord(t.b, t.c.id, storage.RecordID(rid), doc); err != nil {
 		return 0, err
 	}
 	t.writeStaged(rid)
@@ -431,8 +430,7 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 			}
 		}
 	}
-	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
-	if err := t.b.Set(t.kbuf, newDoc, nil); err != nil {
+	if err := storage.SetRecord(t.b, t.c.id, storage.RecordID(rid), newDoc); err != nil {
 		return err
 	}
 	t.writeStaged(rid)
@@ -455,8 +453,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if _, err := t.stageKeys(doc, true); err != nil {
 		return err
 	}
-	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
-	if err := t.b.Delete(t.kbuf, nil); err != nil {
+	if err := storage.DeleteRecord(t.b, t.c.id, storage.RecordID(rid)); err != nil {
 		return err
 	}
 	t.writeStaged(rid)

@@ -44,7 +44,7 @@ func fetchFixture(t testing.TB, n int, gone []uint64) (storage.Reader, *plan.Ind
 	for rid := uint64(1); rid <= uint64(n); rid++ {
 		doc := bsoncore.NewDocumentBuilder().AppendInt64("_id", int64(rid)).
 			AppendInt32("g", int32(rid%3)).AppendInt32("ts", int32(perm[rid-1])).Build()
-		if err := b.Set(storage.AppendRecordKey(nil, testColl, rid), doc, nil); err != nil {
+		if err := storage.SetRecord(b, testColl, storage.RecordID(rid), doc); err != nil {
 			t.Fatal(err)
 		}
 		addEntry(rid)
