@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
@@ -118,7 +117,8 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 	lo, hi := storage.IndexRange(ix.id)
 	snap := e.db.NewSnapshot()
 	defer snap.Close()
-	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	r := storage.Pebble(snap)
+	it, err := storage.NewRangeIter(r, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("unique conversion: %w", err)
 	}
@@ -128,7 +128,6 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		prev   []byte
 		rids   []uint64
 		buf    []byte
-		r      = storage.Pebble(snap)
 	)
 	flush := func() error {
 		if len(rids) < 2 {
@@ -138,7 +137,7 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		for _, rid := range rids {
 			v, found, err := storage.GetRecord(r, c.id, storage.RecordID(rid), buf[:0])
 			if err == nil && !found {
-				err = pebble.ErrNotFound
+				err = storage.ErrNotFound
 			}
 			if err != nil {
 				return fmt.Errorf("unique conversion: record %d: %w", rid, err)

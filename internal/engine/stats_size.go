@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -53,7 +51,7 @@ func (e *Engine) recountIndexes(c *collection) error {
 	sizes := make(map[uint64]int64, len(c.indexes))
 	for _, ix := range c.indexes {
 		lo, hi := storage.IndexRange(ix.id)
-		it, err := e.db.Reader().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
 		if err != nil {
 			return fmt.Errorf("index %s size: %w", ix.name, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/oplog"
@@ -33,7 +32,7 @@ type writeBatch struct {
 	st *opstats.Stats
 	c  *collection // current metadata; replaced when an index turns multikey
 
-	b    *pebble.Batch
+	b    *storage.Batch
 	it   storage.Iterator // DB iterator for unique checks, per batch
 	docs int
 	// uniqMax holds, per unique index, the last keystring it holds in t.it's
