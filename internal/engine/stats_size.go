@@ -12,7 +12,8 @@ import (
 // memtable (64 MiB) or the WAL weighs nothing, and a fresh collection
 // would report storageSize and indexSizes of 0. The engine therefore also
 // keeps the logical size of every key range it reports: for records, the
-// document bytes (dataSize) plus one record key per document; for each
+// document bytes (dataSize) plus one record key per document
+// (storage.RecordOverhead); for each
 // index, the bytes of its entries (key + type bits), maintained by the
 // write path like dataSize (writeBatch.noteIndexBytes, applied on commit).
 // A reported size is the larger of the two figures: the logical size while
@@ -70,8 +71,6 @@ func (e *Engine) recountIndexes(c *collection) error {
 	return nil
 }
 
-// sizeEstimate returns the larger of Pebble's on-disk estimate of [lo, hi)
-// and the logical size of the range.
 // recordsSizeEstimate is sizeEstimate for the records of collection
 // collID.
 func (e *Engine) recordsSizeEstimate(collID uint64, logical int64) (int64, error) {
@@ -82,6 +81,8 @@ func (e *Engine) recordsSizeEstimate(collID uint64, logical int64) (int64, error
 	return max(int64(n), logical), nil
 }
 
+// sizeEstimate returns the larger of Pebble's on-disk estimate of [lo, hi)
+// and the logical size of the range.
 func (e *Engine) sizeEstimate(lo, hi []byte, logical int64) (int64, error) {
 	n, err := e.db.EstimateDiskUsage(lo, hi)
 	if err != nil {

@@ -285,20 +285,22 @@ func (c *RecordCursor) position(rid RecordID, k []byte) (bool, error) {
 	return bytes.Equal(c.it.Key(), k), nil
 }
 
-// FetchAscending reads the records rids, which must be in ascending
-// order (repeats allowed), calling fn(i, doc, found) for each, found
-// false when rids[i] has no record; doc is valid only during the call. It stops at
-// the first read that fails and returns its index with the error, or
-// len(rids) and nil.
-func (c *RecordCursor) FetchAscending(rids []RecordID, fn func(i int, doc []byte, found bool)) (int, error) {
-	for i, rid := range rids {
-		doc, found, err := c.SeekExact(rid)
+// FetchAscending reads n records in ascending RecordID order: rid(i)
+// names the i-th, and must not decrease with i (repeats are allowed). It
+// calls fn(i, doc, found) for each, found false when the record does not
+// exist; doc is valid only during the call. It stops at the first read
+// that fails and returns its index with the error, or n and nil. (The
+// caller keeps the ids where it likes: a batched FETCH sorts indexes into
+// its buffered child outcomes.)
+func (c *RecordCursor) FetchAscending(n int, rid func(i int) RecordID, fn func(i int, doc []byte, found bool)) (int, error) {
+	for i := 0; i < n; i++ {
+		doc, found, err := c.SeekExact(rid(i))
 		if err != nil {
 			return i, err
 		}
 		fn(i, doc, found)
 	}
-	return len(rids), nil
+	return n, nil
 }
 
 // Err returns the error that ended iteration, if any.

@@ -71,7 +71,7 @@ func TestRecordCursorSeekExact(t *testing.T) {
 
 	// FetchAscending, repeats and missing records included.
 	var got []string
-	n, err := c.FetchAscending(probes, func(i int, doc []byte, found bool) {
+	n, err := c.FetchAscending(len(probes), func(i int) RecordID { return probes[i] }, func(i int, doc []byte, found bool) {
 		if found {
 			got = append(got, fmt.Sprintf("%d:%s", probes[i], doc))
 		}

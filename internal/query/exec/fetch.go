@@ -42,7 +42,6 @@ type Fetch struct {
 	slab      slab
 	m         Member
 	cur       storage.RecordCursor // opened by the first read
-	rids      []storage.RecordID   // a run's record ids, ascending
 
 	// Batching: maxBatch > 1 turns it on. want is the number of results
 	// the consumer takes at most (0: unknown); returned counts results.
@@ -175,15 +174,6 @@ func (f *Fetch) refill() {
 		n = int(min(int64(n), max(f.want-f.returned, 1)))
 	}
 	f.batch = min(f.batch*2, f.maxBatch)
-	if f.order == nil {
-		// A run reads at most maxBatch records (want, when fewer are
-		// wanted): size the run's slices once.
-		k := f.maxBatch
-		if f.want > 0 {
-			k = int(min(int64(k), f.want))
-		}
-		f.order, f.rids = make([]int, 0, k), make([]storage.RecordID, 0, k)
-	}
 	f.q, f.qi, f.order = f.q[:0], 0, f.order[:0]
 	adv := 0
 	for adv < n && len(f.q) < maxFetchOutcomes {
@@ -231,14 +221,11 @@ func (f *Fetch) readRun() {
 		}
 		return 0
 	})
-	f.rids = f.rids[:0]
-	for _, i := range f.order {
-		f.rids = append(f.rids, storage.RecordID(f.q[i].rid))
-	}
 	n, err := 0, f.open()
 	if err == nil {
 		var prev *fetchSlot
-		n, err = f.cur.FetchAscending(f.rids, func(k int, doc []byte, found bool) {
+		rid := func(k int) storage.RecordID { return storage.RecordID(f.q[f.order[k]].rid) }
+		n, err = f.cur.FetchAscending(len(f.order), rid, func(k int, doc []byte, found bool) {
 			s := &f.q[f.order[k]]
 			if prev != nil && prev.rid == s.rid {
 				s.doc = prev.doc
