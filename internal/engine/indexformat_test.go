@@ -88,7 +88,7 @@ func indexEntries(t *testing.T, e *Engine, db, coll, name string) int {
 	t.Helper()
 	ix := e.cat.Load().lookup(db, coll).indexByName(name)
 	lo, hi := storage.IndexRange(ix.id)
-	it, err := e.db.Pebble().NewIter(nil)
+	it, err := e.db.Reader().NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,8 @@ var pebbleImportAllowed = map[string]string{
 }
 
 // TestStorageLayering fails when a file outside internal/storage imports
-// Pebble without being listed in pebbleImportAllowed, or when storage
+// Pebble or calls DB.Pebble() without being listed in
+// pebbleImportAllowed, or when storage
 // exports a helper that builds or decodes record keys again (the record
 // layout stays inside records.go: callers name records by RecordID).
 func TestStorageLayering(t *testing.T) {
@@ -44,18 +45,26 @@ func TestStorageLayering(t *testing.T) {
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
 			return err
 		}
+		_, allowed := pebbleImportAllowed[rel]
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasPrefix(p, "github.com/cockroachdb/pebble") {
-				if _, ok := pebbleImportAllowed[rel]; !ok {
-					t.Errorf("%s imports %s: go through internal/storage (or add it to pebbleImportAllowed with a reason)", rel, p)
-				}
+			if strings.HasPrefix(p, "github.com/cockroachdb/pebble") && !allowed {
+				t.Errorf("%s imports %s: go through internal/storage (or add it to pebbleImportAllowed with a reason)", rel, p)
 			}
 		}
+		// DB.Pebble() hands out the Pebble database itself.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok && len(c.Args) == 0 {
+				if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Pebble" && !allowed {
+					t.Errorf("%s: %s calls DB.Pebble(): go through internal/storage", rel, fset.Position(c.Pos()))
+				}
+			}
+			return true
+		})
 		return nil
 	})
 	if err != nil {

@@ -258,6 +258,8 @@ func (c *RecordCursor) SeekExact(rid RecordID) (doc []byte, found bool, err erro
 
 // position moves the iterator to k (record rid) and reports whether that
 // record exists; c.at is where the iterator stands (0: not on a record).
+// The iterator's bounds keep it within this collection's records, so
+// record ids compare as their keys do.
 func (c *RecordCursor) position(rid RecordID, k []byte) (bool, error) {
 	if c.at > 0 {
 		if c.at == rid {
@@ -269,10 +271,9 @@ func (c *RecordCursor) position(rid RecordID, k []byte) (bool, error) {
 					c.at = 0
 					return false, c.it.Error()
 				}
-				ik := c.it.Key()
-				c.at = recordIDFromKey(ik)
-				if cmp := bytes.Compare(ik, k); cmp >= 0 {
-					return cmp == 0, nil
+				c.at = recordIDFromKey(c.it.Key())
+				if c.at >= rid {
+					return c.at == rid, nil
 				}
 			}
 		}
@@ -282,7 +283,7 @@ func (c *RecordCursor) position(rid RecordID, k []byte) (bool, error) {
 		return false, c.it.Error()
 	}
 	c.at = recordIDFromKey(c.it.Key())
-	return bytes.Equal(c.it.Key(), k), nil
+	return c.at == rid, nil
 }
 
 // FetchAscending reads n records in ascending RecordID order: rid(i)
