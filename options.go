@@ -4,9 +4,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/internal/storage"
 )
 
 type config struct {
@@ -23,7 +23,7 @@ type config struct {
 	params       [][2]string // WithSetParameter's, in order
 	slowOp       time.Duration
 	slowOpSet    bool
-	fs           vfs.FS // the storage engine's filesystem; tests inject I/O errors (nil: the OS's)
+	fs           storage.FS // the storage engine's filesystem; tests inject I/O errors (nil: the OS's)
 }
 
 // Option configures Open.

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
@@ -35,7 +34,7 @@ type Options struct {
 	OnFailure func(*storage.Failure)
 	// FS is the filesystem under the storage engine; nil means the
 	// operating system's (tests inject I/O errors through it).
-	FS vfs.FS
+	FS storage.FS
 }
 
 // DefaultOplogBytes is the oplog's bound unless configured: 1 GiB, about

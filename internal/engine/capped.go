@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sync/atomic"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
@@ -57,19 +55,16 @@ func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 		return count > 1 && ((t.c.max > 0 && count > t.c.max) || size > t.c.size)
 	}
 	if over() {
-		lo := storage.AppendRecordKey(nil, t.c.id, info.head)
-		_, hi := storage.RecordRange(t.c.id)
-		it, err := t.e.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.id, storage.RecordID(info.head), 0)
 		if err != nil {
 			return 0, fmt.Errorf("capped trim: %w", err)
 		}
-		for valid := it.First(); valid && over(); valid = it.Next() {
-			old := storage.RecordIDFromKey(it.Key())
-			v, err := it.ValueAndErr()
-			if err != nil {
-				it.Close()
-				return 0, fmt.Errorf("capped trim: %w", err)
+		for over() {
+			rid, v, ok := it.Next()
+			if !ok {
+				break
 			}
+			old := uint64(rid)
 			// Each member of a mongod replica set trims its own capped
 			// collections: the deletions are not in the oplog.
 			t.quiet = true
@@ -85,6 +80,10 @@ func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 			if info.trimmedUpTo.Load() < old {
 				info.trimmedUpTo.Store(old)
 			}
+		}
+		if err := it.Err(); err != nil {
+			it.Close()
+			return 0, fmt.Errorf("capped trim: %w", err)
 		}
 		if err := it.Close(); err != nil {
 			return 0, fmt.Errorf("capped trim: %w", err)
@@ -141,7 +140,7 @@ type tailIter struct {
 	proj   *query.Projection
 	skip   int64
 
-	it     *pebble.Iterator
+	it     *storage.RecordCursor
 	last   uint64 // recordID of the last record examined
 	closed bool
 	slab   slab
@@ -162,39 +161,32 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 		if cur := t.e.cat.Load().lookup(t.c.db, t.c.name); cur == nil || cur.state != t.c.state {
 			return nil, errs.New(errs.QueryPlanKilled, "collection dropped: %s", t.c.ns())
 		}
-		lo := storage.AppendRecordKey(nil, t.c.id, t.last+1)
-		_, hi := storage.RecordRange(t.c.id)
-		it, err := t.e.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.id, storage.RecordID(t.last+1), 0)
 		if err != nil {
 			return nil, fmt.Errorf("tailable cursor: %w", err)
 		}
-		// Read trimmedUpTo after the iterator fixed its view (see cappedInfo).
+		// Read trimmedUpTo after the cursor fixed its view (see cappedInfo).
 		if t.last > 0 && t.info.trimmedUpTo.Load() > t.last {
 			it.Close()
 			return nil, errs.New(errs.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(%d)", t.last)
 		}
 		t.it = it
-		if !it.First() {
-			return nil, t.release()
-		}
-	} else if !t.it.Next() {
-		return nil, t.release()
 	}
 	for {
+		rid, doc, ok := t.it.Next()
+		if !ok {
+			if err := t.it.Err(); err != nil {
+				t.release()
+				return nil, fmt.Errorf("tailable cursor: %w", err)
+			}
+			return nil, t.release()
+		}
 		if t.ctx != nil {
 			if err := t.ctx.Err(); err != nil {
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 		}
-		key := t.it.Key()
-		if len(key) != storage.RecordKeyLen || !bytes.HasPrefix(key, storage.AppendRecordKey(nil, t.c.id, 0)[:9]) {
-			return nil, t.release()
-		}
-		t.last = storage.RecordIDFromKey(key)
-		doc, err := t.it.ValueAndErr()
-		if err != nil {
-			return nil, fmt.Errorf("tailable cursor: %w", err)
-		}
+		t.last = uint64(rid)
 		matched, pos := t.filter.MatchPositional(doc)
 		if matched {
 			if t.skip > 0 {
@@ -207,13 +199,10 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 				return out, nil
 			}
 		}
-		if !t.it.Next() {
-			return nil, t.release()
-		}
 	}
 }
 
-// release closes the Pebble iterator at the end of the current data; the
+// release closes the record cursor at the end of the current data; the
 // next call opens a fresh one that sees newer commits.
 func (t *tailIter) release() error {
 	if t.it == nil {

@@ -416,8 +416,7 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 func (e *Engine) loadCatalog() error {
 	cat := &catalog{dbs: map[string]map[string]*collection{}}
 	lo, hi := storage.CollectionKeyRange()
-	pdb := e.db.Pebble()
-	it, err := pdb.NewIter(nil)
+	it, err := e.db.Reader().NewIter(nil)
 	if err != nil {
 		return fmt.Errorf("catalog iterator: %w", err)
 	}
@@ -432,7 +431,7 @@ func (e *Engine) loadCatalog() error {
 		if err != nil {
 			return err
 		}
-		c.state.lastRec = last
+		c.state.lastRec = uint64(last)
 		maxID = max(maxID, c.id)
 		for _, ix := range c.indexes {
 			maxID = max(maxID, ix.id)

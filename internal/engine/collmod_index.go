@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
@@ -118,7 +117,8 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 	lo, hi := storage.IndexRange(ix.id)
 	snap := e.db.NewSnapshot()
 	defer snap.Close()
-	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	r := storage.Pebble(snap)
+	it, err := storage.NewRangeIter(r, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("unique conversion: %w", err)
 	}
@@ -127,6 +127,7 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		groups [][]bsoncore.Value
 		prev   []byte
 		rids   []uint64
+		buf    []byte
 	)
 	flush := func() error {
 		if len(rids) < 2 {
@@ -134,13 +135,16 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		}
 		ids := make([]bsoncore.Value, 0, len(rids))
 		for _, rid := range rids {
-			v, closer, err := snap.Get(storage.AppendRecordKey(nil, c.id, rid))
+			v, found, err := storage.GetRecord(r, c.id, storage.RecordID(rid), buf[:0])
+			if err == nil && !found {
+				err = storage.ErrNotFound
+			}
 			if err != nil {
 				return fmt.Errorf("unique conversion: record %d: %w", rid, err)
 			}
+			buf = v
 			id := bsoncore.Document(v).Lookup("_id")
 			ids = append(ids, bsoncore.Value{Type: id.Type, Data: append([]byte(nil), id.Data...)})
-			closer.Close()
 		}
 		groups = append(groups, ids)
 		return nil

@@ -163,7 +163,8 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	}
 	defer cur.Close()
 	var scanned, size int64
-	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
+	for crid, doc, ok := cur.Next(); ok; crid, doc, ok = cur.Next() {
+		rid := uint64(crid)
 		size += int64(len(doc))
 		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 		mk, err := t.stageKeys(doc, false)
@@ -215,7 +216,7 @@ func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error
 	if !bytes.Equal(pks, cks) {
 		return nil
 	}
-	doc, found, err := storage.Get(e.db.Reader(), storage.AppendRecordKey(nil, c.id, rid), nil)
+	doc, found, err := storage.GetRecord(e.db.Reader(), c.id, storage.RecordID(rid), nil)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,8 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
+	for crid, doc, ok := cur.Next(); ok; crid, doc, ok = cur.Next() {
+		rid := uint64(crid)
 		keys, tbs := legacyKeys(ix, doc)
 		for i, k := range keys {
 			_ = b.Set(storage.AppendIndexKey(nil, ix.id, k, rid), tbs[i], nil)
@@ -87,7 +88,7 @@ func indexEntries(t *testing.T, e *Engine, db, coll, name string) int {
 	t.Helper()
 	ix := e.cat.Load().lookup(db, coll).indexByName(name)
 	lo, hi := storage.IndexRange(ix.id)
-	it, err := e.db.Pebble().NewIter(nil)
+	it, err := e.db.Reader().NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -315,10 +314,9 @@ func (e *Engine) dropLocked(c *collection) error {
 
 // deleteCollection adds the removal of c's catalog entry, records and
 // index entries to b.
-func deleteCollection(b *pebble.Batch, c *collection) {
+func deleteCollection(b *storage.Batch, c *collection) {
 	_ = b.Delete(storage.CollectionKey(c.id), nil)
-	lo, hi := storage.RecordRange(c.id)
-	_ = b.DeleteRange(lo, hi, nil)
+	_ = storage.DeleteRecords(b, c.id)
 	for _, ix := range c.indexes {
 		lo, hi := storage.IndexRange(ix.id)
 		_ = b.DeleteRange(lo, hi, nil)

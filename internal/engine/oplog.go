@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/oplog"
+	"github.com/lodedb/lode/internal/storage"
 )
 
 // The engine's side of the operation log: every write batch, transaction
@@ -118,7 +118,7 @@ func (t *writeBatch) keepImages(pre, post bsoncore.Document) {
 
 // stageOps writes the pending entries into b; done must be called after
 // b is committed (or fails).
-func (e *Engine) stageOps(b *pebble.Batch, ops []oplog.Entry) (done func(committed bool), err error) {
+func (e *Engine) stageOps(b *storage.Batch, ops []oplog.Entry) (done func(committed bool), err error) {
 	if e.oplog == nil || len(ops) == 0 {
 		return func(bool) {}, nil
 	}
@@ -130,7 +130,7 @@ func (e *Engine) stageOps(b *pebble.Batch, ops []oplog.Entry) (done func(committ
 }
 
 // commitLogged commits b with the entries ops, for catalog changes.
-func (e *Engine) commitLogged(b *pebble.Batch, ops ...oplog.Entry) error {
+func (e *Engine) commitLogged(b *storage.Batch, ops ...oplog.Entry) error {
 	done, err := e.stageOps(b, ops)
 	if err != nil {
 		b.Close()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
@@ -113,20 +112,11 @@ func (e *Engine) plansCollScan(r storage.Reader, db *storage.DB, c *collection, 
 
 // recordSpan returns the lowest and highest record ids of collection id.
 func recordSpan(r storage.Reader, collID uint64) (first, last uint64, err error) {
-	lo, hi := storage.RecordRange(collID)
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	f, l, err := storage.RecordSpan(r, collID)
 	if err != nil {
-		return 0, 0, fmt.Errorf("partition: record iterator: %w", err)
+		return 0, 0, fmt.Errorf("partition: %w", err)
 	}
-	defer it.Close()
-	if !it.First() {
-		return 0, 0, it.Error()
-	}
-	first = storage.RecordIDFromKey(it.Key())
-	if !it.Last() {
-		return 0, 0, it.Error()
-	}
-	return first, storage.RecordIDFromKey(it.Key()), nil
+	return uint64(f), uint64(l), nil
 }
 
 // sharedSnapshot closes a snapshot when the last of its users releases
@@ -151,7 +141,7 @@ type rangeScan struct {
 	lo, hi uint64
 	filter *query.Filter
 	snap   *sharedSnapshot
-	it     storage.Iterator
+	it     *storage.RecordCursor
 	n      int
 	done   bool
 }
@@ -161,21 +151,19 @@ func (s *rangeScan) Next() (bsoncore.Document, error) {
 	if s.done {
 		return nil, nil
 	}
-	var valid bool
 	if s.it == nil {
-		lo := storage.AppendRecordKey(nil, s.collID, s.lo)
-		hi := storage.AppendRecordKey(nil, s.collID, s.hi)
-		it, err := s.r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		it, err := storage.NewRecordRangeCursor(s.r, s.collID, storage.RecordID(s.lo), storage.RecordID(s.hi))
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("partition: record iterator: %w", err)
+			return nil, fmt.Errorf("partition: %w", err)
 		}
 		s.it = it
-		valid = it.First()
-	} else {
-		valid = s.it.Next()
 	}
-	for ; valid; valid = s.it.Next() {
+	for {
+		_, v, ok := s.it.Next()
+		if !ok {
+			break
+		}
 		s.n++
 		if s.n&1023 == 0 {
 			if err := s.ctx.Err(); err != nil {
@@ -183,16 +171,11 @@ func (s *rangeScan) Next() (bsoncore.Document, error) {
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 		}
-		v, err := s.it.ValueAndErr()
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("partition: record value: %w", err)
-		}
 		if s.filter.Match(v) {
 			return v, nil
 		}
 	}
-	err := s.it.Error()
+	err := s.it.Err()
 	s.Close()
 	return nil, err
 }

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/storage"
@@ -40,7 +38,7 @@ const maxHeldSnapshots = 1024
 // heldSnapshot is one Pebble snapshot served at a cluster time.
 type heldSnapshot struct {
 	ts      oplog.TS
-	snap    *pebble.Snapshot
+	snap    *storage.Snapshot
 	refs    int       // open readers (statements, cursors)
 	lastUse time.Time // when the last reader let go
 	closed  bool

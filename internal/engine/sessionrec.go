@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/storage"
@@ -29,7 +28,7 @@ type StmtRecorder interface {
 	Change(op byte, pre, post bsoncore.Document)
 	// Stage writes the session's record, covering every change noted so
 	// far, into b, which commits next.
-	Stage(b *pebble.Batch) error
+	Stage(b *storage.Batch) error
 	// Done reports whether the batch last staged committed. Changes
 	// noted since the previous Done that did not commit are forgotten.
 	Done(committed bool)
@@ -71,7 +70,7 @@ func (e *Engine) SessionRecord(id []byte) ([]byte, error) {
 func (e *Engine) SessionStmts(id []byte, txn int64, fn func(stmt int32, v []byte) error) error {
 	lo := storage.SessionStmtKey(id, txn, 0)
 	hi := storage.SessionStmtKey(id, txn+1, 0)
-	it, err := e.db.Reader().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
 	if err != nil {
 		return err
 	}
@@ -100,7 +99,7 @@ func (e *Engine) SessionRecords(fn func(id, v []byte) error) error {
 		return err
 	}
 	lo, hi := storage.SessionsRange()
-	it, err := e.db.Reader().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
 	if err != nil {
 		return err
 	}

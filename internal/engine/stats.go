@@ -38,8 +38,7 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 		logical[i] = c.state.idxBytes[ix.id]
 	}
 	c.state.mu.Unlock()
-	lo, hi := storage.RecordRange(c.id)
-	if st.StorageSize, err = e.sizeEstimate(lo, hi, st.Size+st.Count*recordKeyLen); err != nil {
+	if st.StorageSize, err = e.recordsSizeEstimate(c.id, st.Size+st.Count*storage.RecordOverhead); err != nil {
 		return st, fmt.Errorf("storage size of %s.%s: %w", db, coll, err)
 	}
 	st.IndexSizes = make(map[string]int64, len(c.indexes))

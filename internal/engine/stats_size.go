@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -14,15 +12,13 @@ import (
 // memtable (64 MiB) or the WAL weighs nothing, and a fresh collection
 // would report storageSize and indexSizes of 0. The engine therefore also
 // keeps the logical size of every key range it reports: for records, the
-// document bytes (dataSize) plus one record key per document; for each
+// document bytes (dataSize) plus one record key per document
+// (storage.RecordOverhead); for each
 // index, the bytes of its entries (key + type bits), maintained by the
 // write path like dataSize (writeBatch.noteIndexBytes, applied on commit).
 // A reported size is the larger of the two figures: the logical size while
 // data is unflushed or compresses well, the disk estimate when old
 // versions and tombstones not yet compacted take more room.
-
-// recordKeyLen is the length of a record key: kind, collection id, record id.
-const recordKeyLen = 1 + 8 + 8
 
 // noteIndexBytes records that an index entry of n bytes was set (or, with
 // del, removed) in the batch.
@@ -56,7 +52,7 @@ func (e *Engine) recountIndexes(c *collection) error {
 	sizes := make(map[uint64]int64, len(c.indexes))
 	for _, ix := range c.indexes {
 		lo, hi := storage.IndexRange(ix.id)
-		it, err := e.db.Reader().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
 		if err != nil {
 			return fmt.Errorf("index %s size: %w", ix.name, err)
 		}
@@ -73,6 +69,16 @@ func (e *Engine) recountIndexes(c *collection) error {
 	}
 	c.state.idxBytes, c.state.idxValid = sizes, true
 	return nil
+}
+
+// recordsSizeEstimate is sizeEstimate for the records of collection
+// collID.
+func (e *Engine) recordsSizeEstimate(collID uint64, logical int64) (int64, error) {
+	n, err := e.db.RecordsDiskUsage(collID)
+	if err != nil {
+		return 0, fmt.Errorf("estimating disk usage: %w", err)
+	}
+	return max(int64(n), logical), nil
 }
 
 // sizeEstimate returns the larger of Pebble's on-disk estimate of [lo, hi)

@@ -218,7 +218,7 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 	var n int64
 	for _, rid := range rids {
 		var found bool
-		buf, found, err = storage.GetRecord(e.db.Reader(), lc.id, rid, buf[:0])
+		buf, found, err = storage.GetRecord(e.db.Reader(), lc.id, storage.RecordID(rid), buf[:0])
 		if err != nil {
 			return n, false, err
 		}

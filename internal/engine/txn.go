@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
@@ -29,11 +28,11 @@ import (
 type Txn struct {
 	e        *Engine
 	start    uint64 // conflict-table sequence when the transaction began
-	b        *pebble.Batch
-	snap     *pebble.Snapshot // committed state when the transaction began
-	view     *storage.Overlay // snap with b applied: what the transaction reads
-	snapOnce sync.Once        // closes snap once (Commit, Abort or engine Close)
-	keys     []string         // conflict keys claimed by this transaction
+	b        *storage.Batch
+	snap     *storage.Snapshot // committed state when the transaction began
+	view     *storage.Overlay  // snap with b applied: what the transaction reads
+	snapOnce sync.Once         // closes snap once (Commit, Abort or engine Close)
+	keys     []string          // conflict keys claimed by this transaction
 	colls    map[uint64]*txnColl
 
 	failed    error // set when a write conflicted; the transaction must abort
@@ -47,14 +46,14 @@ type Txn struct {
 	info *oplog.TxnInfo // the session and transaction number (SetSession)
 	// commitRec writes the session's record into the commit's batch
 	// (SetCommitRecord).
-	commitRec func(b *pebble.Batch) error
+	commitRec func(b *storage.Batch) error
 }
 
 // SetCommitRecord has fn write the session's record (config.transactions)
 // into the batch that commits the transaction, so that the record of a
 // committed transaction is exactly as durable as its writes. A
 // transaction that wrote nothing commits no batch and no record.
-func (tx *Txn) SetCommitRecord(fn func(b *pebble.Batch) error) { tx.commitRec = fn }
+func (tx *Txn) SetCommitRecord(fn func(b *storage.Batch) error) { tx.commitRec = fn }
 
 // SetSession names the transaction's session and number, which its
 // oplog entry records.

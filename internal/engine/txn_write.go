@@ -37,8 +37,8 @@ func (t *writeBatch) reader() storage.Reader {
 
 // claimRecord claims record rid of t's collection in the conflict table.
 func (t *writeBatch) claimRecord(rid uint64) error {
-	var kb [storage.RecordKeyLen]byte
-	return t.claim(storage.AppendRecordKey(kb[:0], t.c.id, rid))
+	var kb [32]byte // room for the lock key without allocating
+	return t.claim(storage.AppendRecordLockKey(kb[:0], t.c.id, storage.RecordID(rid)))
 }
 
 // claim checks key against concurrent writers: inside a transaction it

@@ -67,7 +67,8 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	missing := make([]int64, len(c.indexes))
 	var g keyGen
 	var kbuf []byte
-	for rid, raw, ok := cur.Next(); ok; rid, raw, ok = cur.Next() {
+	for crid, raw, ok := cur.Next(); ok; crid, raw, ok = cur.Next() {
+		rid := uint64(crid)
 		if err := ctx.Err(); err != nil {
 			return res, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 		}
@@ -161,7 +162,7 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 	var buf []byte
 	for ks, rid, _, ok := ic.Next(); ok && len(res.Extra) < maxValidateDetails; ks, rid, _, ok = ic.Next() {
 		var present bool
-		buf, present, err = storage.GetRecord(snap, c.id, rid, buf[:0])
+		buf, present, err = storage.GetRecord(snap, c.id, storage.RecordID(rid), buf[:0])
 		if err != nil {
 			return n, extra, err
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/oplog"
@@ -33,7 +32,7 @@ type writeBatch struct {
 	st *opstats.Stats
 	c  *collection // current metadata; replaced when an index turns multikey
 
-	b    *pebble.Batch
+	b    *storage.Batch
 	it   storage.Iterator // DB iterator for unique checks, per batch
 	docs int
 	// uniqMax holds, per unique index, the last keystring it holds in t.it's
@@ -296,8 +295,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 		}
 	}
 	t.c.state.lastRec = rid
-	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
-	if err := t.b.Set(t.kbuf, doc, nil); err != nil {
+	if err := storage.SetRecord(t.b, t.c.id, storage.RecordID(rid), doc); err != nil {
 		return 0, err
 	}
 	t.writeStaged(rid)
@@ -431,8 +429,7 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 			}
 		}
 	}
-	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
-	if err := t.b.Set(t.kbuf, newDoc, nil); err != nil {
+	if err := storage.SetRecord(t.b, t.c.id, storage.RecordID(rid), newDoc); err != nil {
 		return err
 	}
 	t.writeStaged(rid)
@@ -455,8 +452,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if _, err := t.stageKeys(doc, true); err != nil {
 		return err
 	}
-	t.kbuf = storage.AppendRecordKey(t.kbuf[:0], t.c.id, rid)
-	if err := t.b.Delete(t.kbuf, nil); err != nil {
+	if err := storage.DeleteRecord(t.b, t.c.id, storage.RecordID(rid)); err != nil {
 		return err
 	}
 	t.writeStaged(rid)

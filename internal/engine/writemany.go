@@ -98,7 +98,7 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 		for len(ids) > 0 && !t.full() {
 			rid := ids[0]
 			ids = ids[1:]
-			doc, found, err := storage.GetRecord(t.reader(), lc.id, rid, buf[:0])
+			doc, found, err := storage.GetRecord(t.reader(), lc.id, storage.RecordID(rid), buf[:0])
 			if err != nil {
 				stmtErr = err
 				break

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/storage"
@@ -37,7 +36,7 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 	l.max.Store(maxBytes)
 	l.chunks.size = chunkSize(maxBytes)
 	lo, hi := storage.OplogRange()
-	it, err := db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := storage.NewRangeIter(db.Reader(), lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	}
@@ -83,7 +82,7 @@ func (t Ticket) Last() TS { return t.last }
 // Stage gives ents consecutive timestamps and writes them into b. The
 // caller commits b and then calls Done with the ticket, whether or not
 // the commit succeeded. An empty ents stages nothing.
-func (l *Log) Stage(b *pebble.Batch, ents []Entry) (Ticket, error) {
+func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 	if len(ents) == 0 {
 		return Ticket{}, nil
 	}
@@ -176,7 +175,7 @@ type Stats struct {
 func (l *Log) Stats() (Stats, error) {
 	st := Stats{MaxBytes: l.max.Load(), Bytes: l.size.Load(), Count: l.n.Load()}
 	lo, hi := storage.OplogRange()
-	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := storage.NewRangeIter(l.db.Reader(), lo, hi)
 	if err != nil {
 		return st, fmt.Errorf("oplog: stats: %w", err)
 	}
@@ -202,7 +201,7 @@ func (l *Log) Scan(after, upTo TS, fn func(ts TS, doc bsoncore.Document) error) 
 	}
 	lo := storage.OplogKey(uint64(after) + 1)
 	hi := storage.OplogKey(uint64(upTo) + 1)
-	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := storage.NewRangeIter(l.db.Reader(), lo, hi)
 	if err != nil {
 		return fmt.Errorf("oplog: scan: %w", err)
 	}
@@ -226,7 +225,7 @@ func (l *Log) ScanReverse(from, upTo TS, fn func(ts TS, doc bsoncore.Document) e
 	}
 	lo := storage.OplogKey(uint64(from))
 	hi := storage.OplogKey(uint64(upTo) + 1)
-	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := storage.NewRangeIter(l.db.Reader(), lo, hi)
 	if err != nil {
 		return fmt.Errorf("oplog: scan: %w", err)
 	}
@@ -245,8 +244,7 @@ func (l *Log) ScanReverse(from, upTo TS, fn func(ts TS, doc bsoncore.Document) e
 // countImages adds the sizes of the kept images to the log's size and to
 // the chunks holding their entries (both are in timestamp order).
 func (l *Log) countImages() error {
-	it, err := l.db.Pebble().NewIter(&pebble.IterOptions{
-		LowerBound: []byte{storage.KindOplogImage}, UpperBound: []byte{storage.KindOplogImage + 1}})
+	it, err := storage.NewRangeIter(l.db.Reader(), []byte{storage.KindOplogImage}, []byte{storage.KindOplogImage + 1})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/engine"
@@ -360,7 +359,7 @@ func (r *retryRecorder) Change(op byte, pre, post bsoncore.Document) {
 	rec.results[r.cur] = res
 }
 
-func (r *retryRecorder) Stage(b *pebble.Batch) error {
+func (r *retryRecorder) Stage(b *storage.Batch) error {
 	rec := r.rec
 	if r.clearStmts {
 		lo, hi := storage.SessionStmtRange(r.id)
@@ -650,10 +649,10 @@ func (s *Server) famRetryReply(req *Request, rec *retryRecord) (bsoncore.Documen
 
 // txnCommitRecord returns the function that writes the record of the
 // committed transaction txnNum of ss into its commit batch.
-func txnCommitRecord(ss *session, txnNum int64) func(b *pebble.Batch) error {
+func txnCommitRecord(ss *session, txnNum int64) func(b *storage.Batch) error {
 	id := []byte(ss.id)
 	clearStmts := ss.rec != nil && ss.rec.stmtKeys
-	return func(b *pebble.Batch) error {
+	return func(b *storage.Batch) error {
 		if clearStmts {
 			lo, hi := storage.SessionStmtRange(id)
 			if err := b.DeleteRange(lo, hi, nil); err != nil {

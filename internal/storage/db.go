@@ -71,6 +71,24 @@ type Iterator interface {
 	Close() error
 }
 
+// Batch is a write batch; Snapshot a consistent point-in-time view of a
+// DB; FS the filesystem a DB writes through (Options.FS). They are
+// Pebble's types under storage's names, so that code outside this package
+// does not import Pebble.
+type (
+	Batch    = pebble.Batch
+	Snapshot = pebble.Snapshot
+	FS       = vfs.FS
+)
+
+// ErrNotFound is the error a Reader's Get returns for a missing key.
+var ErrNotFound = pebble.ErrNotFound
+
+// NewRangeIter opens an iterator of r over the keys in [lo, hi).
+func NewRangeIter(r Reader, lo, hi []byte) (Iterator, error) {
+	return r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+}
+
 // PebbleReader is what *pebble.DB, *pebble.Snapshot and indexed
 // *pebble.Batch have in common.
 type PebbleReader interface {

@@ -28,4 +28,26 @@
 // entries whose key changed), so they are removed with SingleDelete, which
 // leaves fewer tombstones behind in queue-like workloads. Records are
 // overwritten in place and are removed with Delete.
+//
+// # Record store
+//
+// Only records.go knows the record key layout. The rest of Lode names a
+// collection's records by RecordID and goes through the record store:
+// GetRecord, SetRecord, DeleteRecord; a RecordCursor (NewRecordCursor,
+// NewRecordRangeCursor, or Open on a cursor kept in the caller's struct)
+// with Next (record order, either direction), SeekAfter, SeekExact (one
+// record by id) and FetchAscending (a sorted run of ids, as a batched
+// FETCH reads them); and whole-collection helpers for drop, capped
+// trimming, partitioning and statistics (DeleteRecords, RecordSpan,
+// LastRecordID, DB.RecordsDiskUsage). The cursor decides how to reach a
+// record: it reuses one iterator, steps with Next when the record is a
+// few ids ahead of where it stands and seeks otherwise, so FETCH only
+// names record ids, like MongoDB's FETCH calling seekExact on a
+// RecordStore cursor. A different layout (a clustered collection keyed
+// by _id, say) would change records.go, not its callers.
+//
+// Outside this package Lode does not import Pebble (TestStorageLayering
+// keeps it so; its allow-list names the exceptions): Batch, Snapshot, FS
+// and ErrNotFound are Pebble's types under storage's names, and
+// NewRangeIter opens a bounded iterator.
 package storage

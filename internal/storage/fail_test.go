@@ -59,7 +59,7 @@ func TestWALFailureFailsDB(t *testing.T) {
 	ctx := context.Background()
 	commit := func(i uint64) (uint64, error) {
 		b := db.NewBatch()
-		b.Set(AppendRecordKey(nil, 1, i), []byte("x"), nil)
+		b.Set(appendRecordKey(nil, 1, RecordID(i)), []byte("x"), nil)
 		return db.Commit(b)
 	}
 	seq, err := commit(1)
@@ -131,7 +131,7 @@ func TestFlushFailureFailsDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := db.NewBatch()
-	b.Set(AppendRecordKey(nil, 1, 1), []byte("x"), nil)
+	b.Set(appendRecordKey(nil, 1, RecordID(1)), []byte("x"), nil)
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}

@@ -34,26 +34,6 @@ func CollectionKeyRange() (lo, hi []byte) {
 	return []byte{KindCatalog, catalogCollection}, []byte{KindCatalog, catalogCollection + 1}
 }
 
-// AppendRecordKey appends the key of record recID of collection collID.
-func AppendRecordKey(dst []byte, collID, recID uint64) []byte {
-	dst = append(dst, KindRecord)
-	dst = binary.BigEndian.AppendUint64(dst, collID)
-	return binary.BigEndian.AppendUint64(dst, recID)
-}
-
-// RecordKeyLen is the length of a record key.
-const RecordKeyLen = 17
-
-// RecordIDFromKey extracts the recordID from a record key.
-func RecordIDFromKey(k []byte) uint64 { return binary.BigEndian.Uint64(k[9:17]) }
-
-// RecordRange returns the bounds [lo, hi) of every record of collID.
-func RecordRange(collID uint64) (lo, hi []byte) {
-	lo = binary.BigEndian.AppendUint64([]byte{KindRecord}, collID)
-	hi = prefixEnd(lo)
-	return lo, hi
-}
-
 // AppendIndexPrefix appends the prefix shared by all entries of indexID.
 func AppendIndexPrefix(dst []byte, indexID uint64) []byte {
 	dst = append(dst, KindIndex)

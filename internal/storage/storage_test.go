@@ -22,7 +22,7 @@ func TestGroupCommit(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				b := db.NewBatch()
-				b.Set(AppendRecordKey(nil, 1, uint64(w*each+i+1)), []byte("x"), nil)
+				b.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
 				seq, err := db.Commit(b)
 				if err != nil {
 					t.Error(err)
@@ -54,7 +54,7 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	defer db.Close()
 	b := db.NewBatch()
 	for i := uint64(1); i <= 5; i++ {
-		b.Set(AppendRecordKey(nil, 7, i), []byte(fmt.Sprint(i)), nil)
+		b.Set(appendRecordKey(nil, 7, RecordID(i)), []byte(fmt.Sprint(i)), nil)
 		b.Set(AppendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
 	}
 	b.Set(AppendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
@@ -67,7 +67,7 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	c, _ := NewRecordCursor(db.Reader(), 7, true)
 	var got []uint64
 	for id, _, ok := c.Next(); ok; id, _, ok = c.Next() {
-		got = append(got, id)
+		got = append(got, uint64(id))
 	}
 	c.Close()
 	if fmt.Sprint(got) != "[5 4 3 2 1]" {

@@ -68,7 +68,7 @@ func (s *CollScan) work() (State, *Member, error) {
 			return NeedTime, nil, nil
 		}
 	}
-	s.m = Member{RID: rid, Doc: s.slab.copy(doc), Pos: pos}
+	s.m = Member{RID: uint64(rid), Doc: s.slab.copy(doc), Pos: pos}
 	return Advanced, &s.m, nil
 }
 

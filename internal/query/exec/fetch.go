@@ -1,11 +1,9 @@
 package exec
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 
-	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/query"
@@ -26,8 +24,9 @@ const maxFetchOutcomes = 4 * MaxFetchBatch
 // bounds do not already guarantee).
 //
 // Batched (SetBatch), it works its child ahead for a run of record ids,
-// reads their documents in record-id order through one forward iterator
-// (ascending seeks, which Pebble turns into Nexts when close), then
+// reads their documents in record-id order through one record cursor
+// (storage.RecordCursor.FetchAscending: the cursor decides how to reach
+// each record, stepping when it is near), then
 // replays the child's outcomes one per Work in the child's order. Its own
 // counters (works, needTime, docsExamined) are those of the unbatched
 // stage: a document counts as examined when the replay hands it on, not
@@ -42,9 +41,7 @@ type Fetch struct {
 	filterDoc bsoncore.Document
 	slab      slab
 	m         Member
-	it        storage.Iterator
-	key       []byte
-	at        uint64 // the record id the iterator is at, 0: unknown
+	cur       storage.RecordCursor // opened by the first read
 
 	// Batching: maxBatch > 1 turns it on. want is the number of results
 	// the consumer takes at most (0: unknown); returned counts results.
@@ -124,7 +121,7 @@ func (f *Fetch) work() (State, *Member, error) {
 		if !found {
 			return NeedTime, nil, nil
 		}
-		f.m = Member{RID: in.RID, Doc: f.slab.claim(doc), Pos: -1}
+		f.m = Member{RID: in.RID, Doc: doc, Pos: -1}
 	}
 	return f.match()
 }
@@ -209,7 +206,7 @@ func (f *Fetch) refill() {
 }
 
 // readRun reads the documents of the buffered records that need one, in
-// ascending record id order through one iterator.
+// ascending record id order through the record cursor.
 func (f *Fetch) readRun() {
 	if len(f.order) == 0 {
 		return
@@ -224,87 +221,56 @@ func (f *Fetch) readRun() {
 		}
 		return 0
 	})
-	var prev *fetchSlot
-	for k, i := range f.order {
-		s := &f.q[i]
-		if prev != nil && prev.rid == s.rid {
-			s.doc = prev.doc
-			continue
-		}
-		doc, found, err := f.get(s.rid)
-		if err != nil {
-			// Hand the error on at the turn of the first record not read.
-			for _, j := range f.order[k:] {
-				f.q[j].err = err
+	n, err := 0, f.open()
+	if err == nil {
+		var prev *fetchSlot
+		rid := func(k int) storage.RecordID { return storage.RecordID(f.q[f.order[k]].rid) }
+		n, err = f.cur.FetchAscending(len(f.order), rid, func(k int, doc []byte, found bool) {
+			s := &f.q[f.order[k]]
+			if prev != nil && prev.rid == s.rid {
+				s.doc = prev.doc
+				return
 			}
-			return
+			if found {
+				s.doc = f.slab.copy(doc)
+			}
+			prev = s
+		})
+	}
+	if err != nil {
+		// Hand the error on at the turn of the first record not read.
+		for _, j := range f.order[n:] {
+			f.q[j].err = err
 		}
-		if found {
-			s.doc = f.slab.claim(doc)
-		}
-		prev = s
 	}
 }
 
-// maxNextSteps is the record-id distance up to which get steps the
-// iterator forward with Next rather than seeking.
-const maxNextSteps = 32
-
-// get reads record rid with a reused iterator: a seek on an open
-// iterator costs much less than a point Get, which opens one per call,
-// and a record a little ahead of the iterator's position (the next of an
-// ascending run) is reached by stepping, cheaper still.
-func (f *Fetch) get(rid uint64) ([]byte, bool, error) {
-	if f.it == nil {
-		lo, hi := storage.RecordRange(f.collID)
-		it, err := f.r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
-		if err != nil {
-			return nil, false, fmt.Errorf("fetch: record iterator: %w", err)
-		}
-		f.it = it
+// open opens the record cursor on first use.
+func (f *Fetch) open() error {
+	if f.cur.IsOpen() {
+		return nil
 	}
-	f.key = storage.AppendRecordKey(f.key[:0], f.collID, rid)
-	found, err := f.position(rid)
+	if err := f.cur.Open(f.r, f.collID, false); err != nil {
+		return fmt.Errorf("fetch: %w", err)
+	}
+	return nil
+}
+
+// get reads record rid through the record cursor.
+func (f *Fetch) get(rid uint64) (bsoncore.Document, bool, error) {
+	if err := f.open(); err != nil {
+		return nil, false, err
+	}
+	doc, found, err := f.cur.SeekExact(storage.RecordID(rid))
 	if err != nil || !found {
 		return nil, false, err
 	}
-	v, err := f.it.ValueAndErr()
-	if err != nil {
-		return nil, false, fmt.Errorf("fetch: record value: %w", err)
-	}
-	return append(f.slab.tail(), v...), true, nil
-}
-
-// position moves the iterator to f.key (record rid) and reports whether
-// that record exists.
-func (f *Fetch) position(rid uint64) (bool, error) {
-	if f.at > 0 && f.at < rid && rid-f.at <= maxNextSteps {
-		for steps := 0; steps <= maxNextSteps; steps++ {
-			if !f.it.Next() {
-				f.at = 0
-				return false, f.it.Error()
-			}
-			k := f.it.Key()
-			f.at = storage.RecordIDFromKey(k)
-			if c := bytes.Compare(k, f.key); c >= 0 {
-				return c == 0, nil
-			}
-		}
-	}
-	if !f.it.SeekGE(f.key) {
-		f.at = 0
-		return false, f.it.Error()
-	}
-	f.at = storage.RecordIDFromKey(f.it.Key())
-	return bytes.Equal(f.it.Key(), f.key), nil
+	return f.slab.copy(doc), true, nil
 }
 
 // Close implements Stage.
 func (f *Fetch) Close() {
-	if f.it != nil {
-		f.it.Close()
-		f.it = nil
-	}
+	f.cur.Close()
 	f.closeChildren()
 }
 

@@ -25,7 +25,7 @@ func i32(v int32) bsoncore.Value {
 // fetchFixture stores n documents {_id: rid, g: rid%3, ts: perm[rid]} and
 // the index {g: 1, ts: -1} over them, plus index entries for the records
 // in gone, which have no document (deleted between scan and fetch).
-func fetchFixture(t *testing.T, n int, gone []uint64) (storage.Reader, *plan.Index) {
+func fetchFixture(t testing.TB, n int, gone []uint64) (storage.Reader, *plan.Index) {
 	t.Helper()
 	db, err := storage.Open(t.TempDir(), storage.Options{})
 	if err != nil {
@@ -44,7 +44,7 @@ func fetchFixture(t *testing.T, n int, gone []uint64) (storage.Reader, *plan.Ind
 	for rid := uint64(1); rid <= uint64(n); rid++ {
 		doc := bsoncore.NewDocumentBuilder().AppendInt64("_id", int64(rid)).
 			AppendInt32("g", int32(rid%3)).AppendInt32("ts", int32(perm[rid-1])).Build()
-		if err := b.Set(storage.AppendRecordKey(nil, testColl, rid), doc, nil); err != nil {
+		if err := storage.SetRecord(b, testColl, storage.RecordID(rid), doc); err != nil {
 			t.Fatal(err)
 		}
 		addEntry(rid)

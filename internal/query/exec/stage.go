@@ -133,22 +133,3 @@ func (s *slab) copy(doc []byte) bsoncore.Document {
 	s.buf = append(s.buf, doc...)
 	return s.buf[start:len(s.buf):len(s.buf)]
 }
-
-// tail returns spare capacity to append a document into; claim marks n
-// bytes of it used when the append happened in place.
-func (s *slab) tail() []byte {
-	if cap(s.buf)-len(s.buf) < 1024 {
-		s.buf = make([]byte, 0, s.grow())
-	}
-	return s.buf[len(s.buf):len(s.buf)]
-}
-
-func (s *slab) claim(doc []byte) bsoncore.Document {
-	free := cap(s.buf) - len(s.buf)
-	if len(doc) <= free && len(doc) > 0 && &s.buf[:len(s.buf)+1][len(s.buf)] == &doc[0] {
-		start := len(s.buf)
-		s.buf = s.buf[:start+len(doc)]
-		return s.buf[start : start+len(doc) : start+len(doc)]
-	}
-	return doc
-}

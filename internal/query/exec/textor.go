@@ -168,7 +168,7 @@ func (t *TextOr) work() (State, *Member, error) {
 		return NeedTime, nil, nil
 	}
 	t.docsExamined++
-	d := t.reader.slab.claim(doc)
+	d := doc
 	if t.filter != nil && !t.filter.Match(d) {
 		return NeedTime, nil, nil
 	}
