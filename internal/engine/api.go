@@ -51,7 +51,9 @@ type WriteOptions struct {
 	BypassDocumentValidation bool
 	// System marks a write Lode makes itself to a system collection that
 	// user commands may not write: admin.system.users and
-	// admin.system.roles (internal/auth). Commands never set it.
+	// admin.system.roles (internal/auth), local.system.lode.queryStats.
+	// Commands never set it. Its documents skip the 180-level depth
+	// check that user documents get (a deep query's statistics).
 	System bool
 	// ShallowDocs tells Insert that no document is nested deeper than
 	// MaxStorageDepth (the server knows it from the wire layer's

@@ -38,7 +38,9 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		if t.rec != nil && t.rec.Begin(i) {
 			continue // ran in an earlier attempt of this retryable write
 		}
-		prepared, werr := prepareInsert(doc, &idBuf, !opts.ShallowDocs)
+		// Lode's own documents (System: query statistics of a deep query, a
+		// profile entry) are not held to the user storage depth.
+		prepared, werr := prepareInsert(doc, &idBuf, !opts.ShallowDocs && !opts.System)
 		if werr == nil {
 			var err error
 			if t.c.capped {

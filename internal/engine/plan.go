@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -231,6 +232,22 @@ func projFields(o exec.Options) []string {
 	return f
 }
 
+// opExpired reports whether the operation bounded by ctx has ended: its
+// context is done, or its deadline (maxTimeMS) has passed by the clock.
+// The timer that cancels a context can fire several milliseconds late on
+// a loaded machine, and a scan that ends in that gap must still fail with
+// MaxTimeMSExpired, as mongod, which compares the clock, fails it.
+func opExpired(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
 // runPlan works root until EOF, calling fn with each result until fn
 // returns false. It checks ctx every 256 works.
 func runPlan(ctx context.Context, root exec.Stage, fn func(m *exec.Member) bool) error {
@@ -239,7 +256,7 @@ func runPlan(ctx context.Context, root exec.Stage, fn func(m *exec.Member) bool)
 		// Also after a slow backtracking regex match (regex.SlowEpoch).
 		if e := regex.SlowEpoch(); (i&255 == 0 || e != slow) && ctx != nil {
 			slow = e
-			if err := ctx.Err(); err != nil {
+			if opExpired(ctx) {
 				return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 		}
@@ -255,7 +272,7 @@ func runPlan(ctx context.Context, root exec.Stage, fn func(m *exec.Member) bool)
 		case exec.EOF:
 			// Once more at the end: an expression stopped by the deadline
 			// (a $expr whose loop checked it) ends the scan as a non-match.
-			if ctx != nil && ctx.Err() != nil {
+			if opExpired(ctx) {
 				return errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 			return nil
@@ -310,7 +327,7 @@ func (it *planIter) Next() (bsoncore.Document, error) {
 		// Also after a slow backtracking regex match (regex.SlowEpoch).
 		if e := regex.SlowEpoch(); it.n&255 == 0 || e != it.slow {
 			it.slow = e
-			if err := it.ctx.Err(); err != nil {
+			if opExpired(it.ctx) {
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 		}
@@ -332,7 +349,7 @@ func (it *planIter) Next() (bsoncore.Document, error) {
 			return doc, nil
 		case exec.EOF:
 			it.Close()
-			if it.ctx.Err() != nil { // as in runPlan
+			if opExpired(it.ctx) { // as in runPlan
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 			return nil, nil
