@@ -194,23 +194,7 @@ func (c *RecordCursor) SeekAfter(rid RecordID) {
 // Next advances to the next record. The returned slice is valid only until
 // the cursor moves again; ok is false at the end or on error (see Err).
 func (c *RecordCursor) Next() (rid RecordID, doc []byte, ok bool) {
-	var valid bool
-	switch {
-	case c.positioned:
-		c.positioned = false
-		valid = c.it.Valid()
-	case !c.started:
-		c.started = true
-		if c.reverse {
-			valid = c.it.Last()
-		} else {
-			valid = c.it.First()
-		}
-	case c.reverse:
-		valid = c.it.Prev()
-	default:
-		valid = c.it.Next()
-	}
+	valid := step(c.it, &c.started, &c.positioned, c.reverse)
 	c.at = 0
 	if !valid {
 		c.err = c.it.Error()

@@ -56,23 +56,7 @@ func (c *IndexCursor) SeekGE(key []byte) {
 // Slices are valid only until the next call; ok is false at the end or on
 // error (see Err).
 func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
-	var valid bool
-	switch {
-	case c.sought:
-		c.sought = false
-		valid = c.it.Valid()
-	case !c.started:
-		c.started = true
-		if c.reverse {
-			valid = c.it.Last()
-		} else {
-			valid = c.it.First()
-		}
-	case c.reverse:
-		valid = c.it.Prev()
-	default:
-		valid = c.it.Next()
-	}
+	valid := step(c.it, &c.started, &c.sought, c.reverse)
 	if !valid {
 		c.err = c.it.Error()
 		return nil, 0, nil, false
@@ -157,4 +141,27 @@ func LastIndexKeystring(it Iterator, indexID uint64, dst []byte) (ks []byte, ok 
 		return dst, false, fmt.Errorf("storage: malformed index key %x", k)
 	}
 	return append(dst[:0], k[IndexPrefixLen:len(k)-8]...), true, nil
+}
+
+// step moves a cursor's iterator one entry in its direction and reports
+// whether it is on an entry: to the first (last, when reverse) entry the
+// first time, nowhere after a seek that left it on the entry to return
+// (positioned), else to the next (previous) one. Record and index
+// cursors share it.
+func step(it Iterator, started, positioned *bool, reverse bool) bool {
+	switch {
+	case *positioned:
+		*positioned = false
+		return it.Valid()
+	case !*started:
+		*started = true
+		if reverse {
+			return it.Last()
+		}
+		return it.First()
+	case reverse:
+		return it.Prev()
+	default:
+		return it.Next()
+	}
 }
