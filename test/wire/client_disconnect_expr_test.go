@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -23,14 +22,6 @@ func TestClientDisconnectInterruptsExpression(t *testing.T) {
 	if _, err := db.Collection("one").InsertOne(c, bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	running := func() bool {
-		var res bson.Raw
-		if err := db.Client().Database("admin").RunCommand(c, bson.D{{Key: "currentOp", Value: 1}, {Key: "command.aggregate", Value: "one"}}).Decode(&res); err != nil {
-			t.Fatal(err)
-		}
-		ops, _ := res.Lookup("inprog").Array().Values()
-		return len(ops) > 0
-	}
 	nc, err := net.Dial("tcp", testenv.HostPort(ldb))
 	if err != nil {
 		t.Fatal(err)
@@ -48,24 +39,5 @@ func TestClientDisconnectInterruptsExpression(t *testing.T) {
 	if _, err := nc.Write(wire.AppendMsg(nil, 1, 0, 0, cmd)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !running() {
-		if time.Now().After(deadline) {
-			t.Fatal("the aggregation never showed in currentOp")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // past the watcher's start
-	if !running() {
-		t.Fatal("the aggregation finished too soon to test an interruption")
-	}
-	nc.Close()
-	closed := time.Now()
-	for running() {
-		if time.Since(closed) > time.Second {
-			t.Fatal("the aggregation still runs a second after its client disconnected")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Logf("interrupted %v after the disconnect", time.Since(closed))
+	awaitInterruptOnDisconnect(t, db, nc, "one")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/wire"
@@ -30,14 +31,6 @@ func TestClientDisconnectInterruptsOperation(t *testing.T) {
 	if _, err := coll.InsertMany(c, docs); err != nil {
 		t.Fatal(err)
 	}
-	running := func() bool {
-		var res bson.Raw
-		if err := db.Client().Database("admin").RunCommand(c, bson.D{{Key: "currentOp", Value: 1}, {Key: "command.aggregate", Value: "slow"}}).Decode(&res); err != nil {
-			t.Fatal(err)
-		}
-		ops, _ := res.Lookup("inprog").Array().Values()
-		return len(ops) > 0
-	}
 	addr := testenv.HostPort(ldb)
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -51,6 +44,23 @@ func TestClientDisconnectInterruptsOperation(t *testing.T) {
 		AppendDocument("cursor", bsoncore.NewDocumentBuilder().Build()).AppendString("$db", "test").Build()
 	if _, err := nc.Write(wire.AppendMsg(nil, 1, 0, 0, cmd)); err != nil {
 		t.Fatal(err)
+	}
+	awaitInterruptOnDisconnect(t, db, nc, "slow")
+}
+
+// awaitInterruptOnDisconnect waits until the aggregate on coll, sent on
+// nc, shows in currentOp and is still running 200 ms later, closes nc,
+// and fails unless the operation leaves currentOp within a second.
+func awaitInterruptOnDisconnect(t *testing.T, db *mongo.Database, nc net.Conn, coll string) {
+	t.Helper()
+	c := context.Background()
+	running := func() bool {
+		var res bson.Raw
+		if err := db.Client().Database("admin").RunCommand(c, bson.D{{Key: "currentOp", Value: 1}, {Key: "command.aggregate", Value: coll}}).Decode(&res); err != nil {
+			t.Fatal(err)
+		}
+		ops, _ := res.Lookup("inprog").Array().Values()
+		return len(ops) > 0
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for !running() {
