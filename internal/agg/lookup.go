@@ -274,15 +274,18 @@ func lookupForeignDBAllowed(db, coll string) bool {
 // {db, coll} only one of the internal namespaces lookupForeignDBAllowed
 // lists, FailedToParse (9) otherwise.
 func LookupFrom(v bsoncore.Value, db string) (string, string, error) {
-	switch v.Type {
-	case bsoncore.TypeString:
-		return db, v.StringValue(), nil
-	case bsoncore.TypeEmbeddedDocument:
-	default:
+	if s, ok := v.StringValueOK(); ok {
+		return db, s, nil
+	}
+	d, ok := v.DocumentOK()
+	if !ok {
+		if v.Type == bsoncore.TypeString || v.Type == bsoncore.TypeEmbeddedDocument {
+			return "", "", errs.New(errs.InvalidBSON, "$lookup from: malformed %s", bsonutil.TypeName(v.Type))
+		}
 		return "", "", errs.New(errs.FailedToParse, "$lookup 'from' field must be a string, but found %s", bsonutil.TypeName(v.Type))
 	}
 	var fdb, fcoll string
-	els, err := v.Document().Elements()
+	els, err := d.Elements()
 	if err != nil {
 		return "", "", errs.New(errs.InvalidBSON, "$lookup from: %v", err)
 	}
