@@ -19,6 +19,9 @@ import (
 // catalog (copy on write) under Engine.catMu and publish it atomically.
 type catalog struct {
 	dbs map[string]map[string]*collection
+	// views holds each database's parsed view definitions (views.go),
+	// shared between versions and replaced whole when they change.
+	views map[string]*dbViews
 }
 
 func (c *catalog) lookup(db, coll string) *collection {
@@ -45,7 +48,7 @@ func (c *catalog) byUUID(u [16]byte) *collection {
 
 // clone returns a copy whose maps can be changed.
 func (c *catalog) clone() *catalog {
-	n := &catalog{dbs: make(map[string]map[string]*collection, len(c.dbs)+1)}
+	n := &catalog{dbs: make(map[string]map[string]*collection, len(c.dbs)+1), views: c.views}
 	for db, colls := range c.dbs {
 		m := make(map[string]*collection, len(colls)+1)
 		for k, v := range colls {

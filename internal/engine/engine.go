@@ -81,6 +81,10 @@ func Open(dir string, opts Options) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}
+	if err := e.loadViews(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
+	}
 	if err := e.upgradeIndexKeys(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)

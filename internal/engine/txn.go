@@ -278,6 +278,9 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 	tx.committed, tx.seq = true, seq
 	tx.applyStats(colls)
 	unlock()
+	for _, tc := range colls {
+		tx.e.viewsWritten(tc.db, tc.name)
+	}
 	tx.e.txns.finish(tx, true)
 	tx.endCreated(true)
 	return tx.WaitDurable(ctx, journal)

@@ -115,7 +115,7 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	} else if v != nil {
 		return nil, errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but is a view on %s.%s rather than %s.",
-			req.DB, coll, req.DB, v.viewOn, req.DB)
+			req.DB, coll, req.DB, v.ViewOn, req.DB)
 	}
 	if opts.Capped && opts.Size <= 0 {
 		return nil, errs.New(errs.InvalidOptions, "the 'size' field is required when 'capped' is true")

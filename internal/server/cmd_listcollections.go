@@ -101,14 +101,14 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 		return nil, err
 	}
 	for _, v := range views {
-		if g != nil && !g.AnyOn(auth.CollResource(req.DB, v.name)) {
+		if g != nil && !g.AnyOn(auth.CollResource(req.DB, v.Name)) {
 			continue
 		}
 		b := bsoncore.NewDocumentBuilder().
-			AppendString("name", v.name).
+			AppendString("name", v.Name).
 			AppendString("type", "view")
 		if !nameOnly {
-			opts := viewDoc(req.DB, v.name, v.viewOn, v.pipeline, v.collation)
+			opts := viewDoc(req.DB, v.Name, v.ViewOn, v.Pipeline, v.Collation)
 			elems, _ := opts.Elements()
 			ob := bsoncore.NewDocumentBuilder()
 			for _, el := range elems[1:] { // without _id

@@ -19,89 +19,39 @@ import (
 // {_id: "<db>.<view>", viewOn: "<source>", pipeline: [...]} of the
 // ordinary collection <db>.system.views, so the view catalog is durable,
 // replicated through the oplog (inserts, updates and deletes on
-// system.views, as mongod logs them) and dropped with its database. A read
-// on a view runs the view's pipeline, resolved through the views it is
-// defined on, followed by the read as aggregation stages.
+// system.views, as mongod logs them) and dropped with its database. The
+// engine's catalog holds the definitions parsed and keeps them current
+// (engine/views.go); this file resolves and checks them. A read on a view
+// runs the view's pipeline, resolved through the views it is defined on,
+// followed by the read as aggregation stages.
 
 const (
-	systemViews  = "system.views"
+	systemViews  = engine.SystemViews
 	maxViewDepth = 20 // ViewGraph::kMaxViewDepth
 )
 
-// viewDef is one view definition.
-type viewDef struct {
-	name, viewOn string
-	pipeline     []bsoncore.Document
-	// collation is the view's default collation, the normalised spec
-	// document; nil for the simple one.
-	collation bsoncore.Document
-}
-
-// parseViewDoc reads a system.views document of db.
-func parseViewDoc(db string, d bsoncore.Document) (viewDef, bool) {
-	id, ok := d.Lookup("_id").StringValueOK()
-	if !ok || !strings.HasPrefix(id, db+".") {
-		return viewDef{}, false
-	}
-	v := viewDef{name: id[len(db)+1:]}
-	v.viewOn, _ = d.Lookup("viewOn").StringValueOK()
-	v.collation, _ = d.Lookup("collation").DocumentOK()
-	if arr, ok := d.Lookup("pipeline").ArrayOK(); ok {
-		vals, _ := arr.Values()
-		for _, x := range vals {
-			if sd, ok := x.DocumentOK(); ok {
-				v.pipeline = append(v.pipeline, sd)
-			}
-		}
-	}
-	return v, v.viewOn != ""
-}
-
 // lookupView returns the view db.coll, or nil when db.coll is not a view.
-func (s *Server) lookupView(ctx context.Context, db, coll string) (*viewDef, error) {
-	if db == "" || coll == "" || !s.eng.HasCollection(db, systemViews) || s.eng.HasCollection(db, coll) {
+// The definition comes from the engine's catalog, which holds every
+// database's system.views parsed (engine/views.go).
+func (s *Server) lookupView(ctx context.Context, db, coll string) (*engine.View, error) {
+	if db == "" || coll == "" {
 		return nil, nil
 	}
-	filter := bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+coll).Build()
-	it, err := s.eng.Find(ctx, db, systemViews, engine.FindSpec{Filter: filter, Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
-	d, err := it.Next()
-	if err != nil || d == nil {
-		return nil, err
-	}
-	v, ok := parseViewDoc(db, d)
-	if !ok {
-		return nil, nil
-	}
-	return &v, nil
+	return s.eng.View(db, coll)
 }
 
-// allViews returns the views of db by name.
-func (s *Server) allViews(ctx context.Context, db string) (map[string]viewDef, error) {
-	out := map[string]viewDef{}
-	if !s.eng.HasCollection(db, systemViews) {
-		return out, nil
-	}
-	it, err := s.eng.Find(ctx, db, systemViews, engine.FindSpec{})
+// allViews returns the views of db by name, in a map the caller may
+// change.
+func (s *Server) allViews(ctx context.Context, db string) (map[string]*engine.View, error) {
+	views, err := s.eng.Views(db)
 	if err != nil {
 		return nil, err
 	}
-	defer it.Close()
-	for {
-		d, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if d == nil {
-			return out, nil
-		}
-		if v, ok := parseViewDoc(db, d); ok {
-			out[v.name] = v
-		}
+	out := make(map[string]*engine.View, len(views)+1)
+	for k, v := range views {
+		out[k] = v
 	}
+	return out, nil
 }
 
 // resolveView resolves db.coll through the views it is defined on, as
@@ -119,8 +69,8 @@ func (s *Server) resolveView(ctx context.Context, db, coll string) (base string,
 			return cur, pipeline, isView, nil
 		}
 		isView = true
-		cur = v.viewOn
-		pipeline = append(append([]bsoncore.Document(nil), v.pipeline...), pipeline...)
+		cur = v.ViewOn
+		pipeline = append(append([]bsoncore.Document(nil), v.Pipeline...), pipeline...)
 	}
 	return "", nil, false, errs.New(errs.ViewDepthLimitExceeded,
 		"View depth too deep or view cycle detected; maximum depth is %d", maxViewDepth)
@@ -263,10 +213,10 @@ func (s *Server) checkViewGraph(ctx context.Context, db, name, viewOn string, pi
 	if err != nil {
 		return err
 	}
-	views[name] = viewDef{name: name, viewOn: viewOn, pipeline: pipeline}
+	views[name] = &engine.View{Name: name, ViewOn: viewOn, Pipeline: pipeline}
 	children := map[string][]string{}
 	for n, v := range views {
-		children[n] = involvedNamespaces(v.viewOn, v.pipeline)
+		children[n] = involvedNamespaces(v.ViewOn, v.Pipeline)
 	}
 	// Cycles through the new view, reported as mongod does.
 	var path []string
@@ -369,7 +319,7 @@ func (s *Server) checkViewOnCollation(ctx context.Context, db, name, viewOn stri
 	if err != nil || under == nil {
 		return err
 	}
-	if !bytes.Equal(under.collation, collation) {
+	if !bytes.Equal(under.Collation, collation) {
 		return errs.New(errs.OptionNotSupportedOnView, "View %s.%s has a different default collation than the view %s.%s it is defined on", db, name, db, viewOn)
 	}
 	return nil
@@ -403,13 +353,13 @@ func (s *Server) createView(ctx context.Context, db, name, viewOn string, pipeli
 	if old, err := s.lookupView(ctx, db, name); err != nil {
 		return err
 	} else if old != nil {
-		if old.viewOn != viewOn {
+		if old.ViewOn != viewOn {
 			return errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but is a view on %s.%s rather than %s.%s",
-				db, name, db, old.viewOn, db, viewOn)
+				db, name, db, old.ViewOn, db, viewOn)
 		}
-		if pipelineString(old.pipeline) != pipelineString(pipeline) {
+		if pipelineString(old.Pipeline) != pipelineString(pipeline) {
 			return errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but with pipeline %s rather than %s",
-				db, name, pipelineString(old.pipeline), pipelineString(pipeline))
+				db, name, pipelineString(old.Pipeline), pipelineString(pipeline))
 		}
 		return nil
 	}
@@ -436,15 +386,15 @@ func (s *Server) createView(ctx context.Context, db, name, viewOn string, pipeli
 }
 
 // modifyView redefines the view db.name (collMod with viewOn/pipeline).
-func (s *Server) modifyView(ctx context.Context, db, name string, old *viewDef, viewOn *string, pipeline []bsoncore.Document, hasPipeline bool) error {
-	on := old.viewOn
+func (s *Server) modifyView(ctx context.Context, db, name string, old *engine.View, viewOn *string, pipeline []bsoncore.Document, hasPipeline bool) error {
+	on := old.ViewOn
 	if viewOn != nil {
 		on = *viewOn
 		if on == "" {
 			return errs.New(errs.BadValue, "'viewOn' cannot be empty")
 		}
 	}
-	pipe := old.pipeline
+	pipe := old.Pipeline
 	if hasPipeline {
 		pipe = pipeline
 	}
@@ -456,11 +406,11 @@ func (s *Server) modifyView(ctx context.Context, db, name string, old *viewDef, 
 	if err := s.checkViewGraph(ctx, db, name, on, pipe); err != nil {
 		return err
 	}
-	if err := s.checkViewOnCollation(ctx, db, name, on, old.collation); err != nil {
+	if err := s.checkViewOnCollation(ctx, db, name, on, old.Collation); err != nil {
 		return err
 	}
 	filter := bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+name).Build()
-	doc := viewDoc(db, name, on, pipe, old.collation)
+	doc := viewDoc(db, name, on, pipe, old.Collation)
 	res, err := s.eng.Update(ctx, db, systemViews, []engine.UpdateSpec{{Filter: filter,
 		Update: bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}}}, engine.WriteOptions{Ordered: true})
 	if err != nil {
@@ -489,16 +439,16 @@ func (s *Server) dropView(ctx context.Context, db, name string) error {
 
 // viewCollectionInfos are the listCollections entries of db's views, by
 // name.
-func (s *Server) viewCollectionInfos(ctx context.Context, db string) ([]viewDef, error) {
-	views, err := s.allViews(ctx, db)
+func (s *Server) viewCollectionInfos(ctx context.Context, db string) ([]*engine.View, error) {
+	views, err := s.eng.Views(db)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]viewDef, 0, len(views))
+	out := make([]*engine.View, 0, len(views))
 	for _, v := range views {
 		out = append(out, v)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 

@@ -42,7 +42,7 @@ func (s *Server) viewCollation(ctx context.Context, db, coll string, given bsonc
 	}
 	var vc bsoncore.Document
 	if v != nil {
-		vc = v.collation
+		vc = v.Collation
 	}
 	if given != nil {
 		g, err := normalCollation(given)
