@@ -24,7 +24,7 @@ func TestMultikeyAndParallelArrays(t *testing.T) {
 	}
 	c := e.cat.Load().lookup("db", "m")
 	var g keyGen
-	keys, _, _, err := g.indexKeys(c.indexes[1], D(t, bson.D{{Key: "metadata", Value: bson.A{
+	keys, _, _, err := g.indexKeys(c.Indexes[1], D(t, bson.D{{Key: "metadata", Value: bson.A{
 		bson.D{{Key: "key", Value: "color"}, {Key: "value", Value: "red"}},
 		bson.D{{Key: "key", Value: "size"}, {Key: "value", Value: 3}},
 	}}}))

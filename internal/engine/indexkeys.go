@@ -57,14 +57,14 @@ var (
 // document has no entry (sparse with all fields missing, or outside the
 // partial filter). The returned slices are valid until the next call on g.
 func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arrayPaths []string, skip bool, err error) {
-	if ix.partialFilter != nil && !ix.partialFilter.Match(doc) {
+	if ix.PartialFilter != nil && !ix.PartialFilter.Match(doc) {
 		return nil, nil, true, nil
 	}
-	if ix.text != nil {
+	if ix.Text != nil {
 		if err := g.textKeys(ix, doc); err != nil {
 			return nil, nil, false, err
 		}
-	} else if ix.hasGeo() {
+	} else if ix.HasGeo() {
 		if err := g.generateGeo(ix, doc); err != nil {
 			return nil, nil, false, err
 		}
@@ -96,7 +96,7 @@ func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arr
 // generate encodes every key of doc into g.buf/g.tbuf, recording their
 // offsets in g.offs (unsorted, possibly with duplicates).
 func (g *keyGen) generate(ix *index, doc bsoncore.Document) error {
-	n := len(ix.fields)
+	n := len(ix.Fields)
 	g.ix = ix
 	if cap(g.fixed) < n {
 		g.fixed = make([]bsoncore.Value, n)
@@ -123,7 +123,7 @@ func (g *keyGen) expand(obj bsoncore.Document, active []int, notFound int) error
 	var arr bsoncore.Value
 	arrField, arrPart := -1, 0
 	for _, i := range active {
-		f := &g.ix.fields[i]
+		f := &g.ix.Fields[i]
 		v, p, ok := g.walk(i, obj, g.pos[i])
 		switch {
 		case !ok:
@@ -137,7 +137,7 @@ func (g *keyGen) expand(obj bsoncore.Document, active []int, notFound int) error
 		case !sameData(v.Data, arr.Data):
 			g.stack = g.stack[:base]
 			return errs.New(errs.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]",
-				f.parts[p-1], g.ix.fields[arrField].parts[arrPart-1])
+				f.Parts[p-1], g.ix.Fields[arrField].Parts[arrPart-1])
 		default:
 			g.stack = append(g.stack, i, p)
 		}
@@ -172,7 +172,7 @@ func (g *keyGen) element(e bsoncore.Value, base, top, notFound int) error {
 	sub := len(g.stack)
 	for k := base; k < top; k += 2 {
 		i, p := g.stack[k], g.stack[k+1]
-		if p == len(g.ix.fields[i].parts) {
+		if p == len(g.ix.Fields[i].Parts) {
 			g.fixed[i] = e
 			continue
 		}
@@ -198,7 +198,7 @@ func (g *keyGen) element(e bsoncore.Value, base, top, notFound int) error {
 // is missing. A numeric part after an array selects that element
 // (positional paths such as "a.0.b") instead of expanding the array.
 func (g *keyGen) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int, bool) {
-	parts := g.ix.fields[i].parts
+	parts := g.ix.Fields[i].Parts
 	v, err := obj.LookupErr(parts[p])
 	if err != nil {
 		return bsoncore.Value{}, 0, false
@@ -252,8 +252,8 @@ func sameData(a, b []byte) bool {
 
 // addPath records the array met by field i after p parts.
 func (g *keyGen) addPath(i, p int) {
-	f := &g.ix.fields[i]
-	path := f.path[:f.prefixEnd[p]]
+	f := &g.ix.Fields[i]
+	path := f.Path[:f.PrefixEnd[p]]
 	for _, q := range g.paths {
 		if q == path {
 			return
@@ -265,17 +265,17 @@ func (g *keyGen) addPath(i, p int) {
 // emit encodes the current field values as one key, unless the index is
 // sparse and every field is missing.
 func (g *keyGen) emit(notFound int) {
-	fields := g.ix.fields
-	if g.ix.sparse && notFound == len(fields) {
+	fields := g.ix.Fields
+	if g.ix.Sparse && notFound == len(fields) {
 		return
 	}
 	start, tstart := len(g.buf), len(g.tbuf)
 	for i := range fields {
 		v := g.fixed[i]
-		if g.ix.coll != nil {
-			v = g.ix.coll.Transform(v)
+		if g.ix.Collator != nil {
+			v = g.ix.Collator.Transform(v)
 		}
-		g.buf = keystring.AppendValue(g.buf, v, fields[i].desc)
+		g.buf = keystring.AppendValue(g.buf, v, fields[i].Desc)
 		g.tbuf = keystring.AppendTypeBits(g.tbuf, v)
 	}
 	g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
@@ -300,7 +300,7 @@ func (s keySorter) Swap(i, j int) {
 func keyValues(ix *index, doc bsoncore.Document, ks []byte) bsoncore.Document {
 	g := keyGen{keepVals: true}
 	_ = g.generate(ix, doc)
-	n := len(ix.fields)
+	n := len(ix.Fields)
 	pick := -1
 	for k := 0; k < len(g.offs); k += 4 {
 		if bytes.Equal(g.buf[g.offs[k]:g.offs[k+1]], ks) {
@@ -312,12 +312,12 @@ func keyValues(ix *index, doc bsoncore.Document, ks []byte) bsoncore.Document {
 		pick = 0 // not found: report the first key
 	}
 	b := bsoncore.NewDocumentBuilder()
-	for i, f := range ix.fields {
+	for i, f := range ix.Fields {
 		v := nullValue
 		if pick >= 0 {
 			v = g.vals[pick*n+i]
 		}
-		b.AppendValue(f.path, v)
+		b.AppendValue(f.Path, v)
 	}
 	return b.Build()
 }

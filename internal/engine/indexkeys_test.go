@@ -50,9 +50,9 @@ func genKeys(t *testing.T, pattern, doc string, sparse bool) (keys, paths []stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := make([]bool, len(ix.fields))
-	for i, f := range ix.fields {
-		dirs[i] = f.desc
+	dirs := make([]bool, len(ix.Fields))
+	for i, f := range ix.Fields {
+		dirs[i] = f.Desc
 	}
 	var g keyGen
 	ks, ps, skip, err := g.indexKeys(ix, extJSON(t, doc))

@@ -54,17 +54,17 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	if c == nil {
 		return res, errs.New(errs.NamespaceNotFound, "Collection '%s.%s' does not exist to validate.", db, coll)
 	}
-	res.UUID = c.uuid
+	res.UUID = c.UUID
 	psnap := e.db.NewSnapshot()
 	defer psnap.Close()
 	snap := storage.Pebble(psnap)
-	cur, err := storage.NewRecordCursor(snap, c.id, false)
+	cur, err := storage.NewRecordCursor(snap, c.ID, false)
 	if err != nil {
 		return res, err
 	}
 	defer cur.Close()
-	found := make([]int64, len(c.indexes))
-	missing := make([]int64, len(c.indexes))
+	found := make([]int64, len(c.Indexes))
+	missing := make([]int64, len(c.Indexes))
 	var g keyGen
 	var kbuf []byte
 	for crid, raw, ok := cur.Next(); ok; crid, raw, ok = cur.Next() {
@@ -81,17 +81,17 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 			}
 			continue
 		}
-		for i, ix := range c.indexes {
+		for i, ix := range c.Indexes {
 			keys, _, skip, err := g.indexKeys(ix, doc)
 			if err != nil {
-				res.Errors = append(res.Errors, fmt.Sprintf("record %d: index %s: %v", rid, ix.name, err))
+				res.Errors = append(res.Errors, fmt.Sprintf("record %d: index %s: %v", rid, ix.Name, err))
 				continue
 			}
 			if skip {
 				continue
 			}
 			for _, ks := range keys {
-				kbuf = storage.AppendIndexKey(kbuf[:0], ix.id, ks, rid)
+				kbuf = storage.AppendIndexKey(kbuf[:0], ix.ID, ks, rid)
 				_, ok, err := storage.Get(snap, kbuf, nil)
 				if err != nil {
 					return res, err
@@ -103,7 +103,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 				missing[i]++
 				res.NMissing++
 				if len(res.Missing) < maxValidateDetails {
-					res.Missing = append(res.Missing, IndexEntryProblem{Index: ix.name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
+					res.Missing = append(res.Missing, IndexEntryProblem{Index: ix.Name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
 				}
 			}
 		}
@@ -111,13 +111,13 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	if err := cur.Err(); err != nil {
 		return res, err
 	}
-	for i, ix := range c.indexes {
+	for i, ix := range c.Indexes {
 		n, extra, err := e.validateIndexEntries(snap, c, ix, found[i], &res)
 		if err != nil {
 			return res, err
 		}
 		res.NExtra += extra
-		res.Indexes = append(res.Indexes, IndexValidation{Name: ix.name, Keys: n, Valid: extra == 0 && missing[i] == 0})
+		res.Indexes = append(res.Indexes, IndexValidation{Name: ix.Name, Keys: n, Valid: extra == 0 && missing[i] == 0})
 	}
 	if res.NInvalidDocuments > 0 {
 		res.Errors = append(res.Errors, fmt.Sprintf("Detected %d invalid documents.", res.NInvalidDocuments))
@@ -136,7 +136,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 // that records produce are extra; it lists the first of them by checking
 // each entry's record.
 func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *index, found int64, res *ValidateResult) (n, extra int64, err error) {
-	ic, err := storage.NewIndexCursor(snap, ix.id, nil, nil, false)
+	ic, err := storage.NewIndexCursor(snap, ix.ID, nil, nil, false)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -153,7 +153,7 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 		return n, 0, nil
 	}
 	// Locate the extra entries for the report.
-	ic, err = storage.NewIndexCursor(snap, ix.id, nil, nil, false)
+	ic, err = storage.NewIndexCursor(snap, ix.ID, nil, nil, false)
 	if err != nil {
 		return n, extra, err
 	}
@@ -162,7 +162,7 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 	var buf []byte
 	for ks, rid, _, ok := ic.Next(); ok && len(res.Extra) < maxValidateDetails; ks, rid, _, ok = ic.Next() {
 		var present bool
-		buf, present, err = storage.GetRecord(snap, c.id, storage.RecordID(rid), buf[:0])
+		buf, present, err = storage.GetRecord(snap, c.ID, storage.RecordID(rid), buf[:0])
 		if err != nil {
 			return n, extra, err
 		}
@@ -179,7 +179,7 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 			}
 		}
 		if !belongs {
-			res.Extra = append(res.Extra, IndexEntryProblem{Index: ix.name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
+			res.Extra = append(res.Extra, IndexEntryProblem{Index: ix.Name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
 		}
 	}
 	return n, extra, ic.Err()
