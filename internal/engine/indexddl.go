@@ -10,6 +10,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -223,7 +224,7 @@ func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error
 	if !found {
 		return dupKeyError(c, ix, nil)
 	}
-	return dupKeyError(c, ix, keyValues(ix, doc, cks))
+	return dupKeyError(c, ix, indexkey.Values(ix, doc, cks))
 }
 
 // ListIndexes returns the indexes of db.coll in creation order.

@@ -80,3 +80,8 @@ func subset(a, b []string) bool {
 	}
 	return true
 }
+
+var (
+	nullValue      = bsoncore.Value{Type: bsoncore.TypeNull}
+	undefinedValue = bsoncore.Value{Type: bsoncore.TypeUndefined}
+)

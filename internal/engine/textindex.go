@@ -9,7 +9,6 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
-	"github.com/lodedb/lode/internal/keystring"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/plan"
 	"github.com/lodedb/lode/internal/text"
@@ -182,57 +181,6 @@ func textIndexConflict(indexes []*index, spec IndexSpec) error {
 		if !textSpecEqual(ix.Spec(), spec) || !keyEqual(ix.Key, spec.Key) {
 			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", specString(spec), specString(ix.Spec()))
 		}
-	}
-	return nil
-}
-
-// textKeys generates the entries of a text index for doc into g: one per
-// term, (prefix values, term, score, suffix values).
-func (g *keyGen) textKeys(ix *index, doc bsoncore.Document) error {
-	g.buf, g.offs, g.tbuf, g.paths = g.buf[:0], g.offs[:0], g.tbuf[:0], g.paths[:0]
-	terms, err := ix.Text.Spec.Score(doc)
-	if err != nil {
-		if le, ok := err.(*text.LanguageError); ok {
-			return errs.New(errs.Location17262, "language override unsupported: %s", le.Name)
-		}
-		return err
-	}
-	if len(terms) == 0 {
-		return nil
-	}
-	n := len(ix.Fields)
-	if cap(g.fixed) < n {
-		g.fixed = make([]bsoncore.Value, n)
-	}
-	g.fixed = g.fixed[:n]
-	np := ix.Text.NPrefix
-	for i, f := range ix.Fields {
-		if i == np || i == np+1 {
-			continue
-		}
-		v, err := doc.LookupErr(f.Parts...)
-		switch {
-		case err != nil:
-			v = nullValue
-		case v.Type == bsoncore.TypeArray:
-			where := "prefix"
-			if i > np {
-				where = "suffix"
-			}
-			return errs.New(errs.Location16675, "cannot have a multi-key as a %s to a text index", where)
-		}
-		g.fixed[i] = v
-	}
-	for _, t := range terms {
-		g.fixed[np] = bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, t.Term)}
-		g.fixed[np+1] = bsoncore.Value{Type: bsoncore.TypeDouble, Data: bsoncore.AppendDouble(nil, t.Score)}
-		start, tstart := len(g.buf), len(g.tbuf)
-		for i := range ix.Fields {
-			g.buf = keystring.AppendValue(g.buf, g.fixed[i], ix.Fields[i].Desc)
-			g.tbuf = keystring.AppendTypeBits(g.tbuf, g.fixed[i])
-		}
-		g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
-		g.offs = append(g.offs, start, len(g.buf), tstart, len(g.tbuf))
 	}
 	return nil
 }

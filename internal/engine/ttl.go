@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/keystring"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -213,7 +214,7 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 	}
 	t := e.newWriteBatch(lc)
 	defer t.abort()
-	var g keyGen
+	var g indexkey.Generator
 	var buf []byte
 	var n int64
 	for _, rid := range rids {
@@ -225,7 +226,7 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 		if !found {
 			continue
 		}
-		keys, _, skip, err := g.indexKeys(cur, buf)
+		keys, _, skip, err := g.Keys(cur, buf)
 		if err != nil || skip {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -65,7 +66,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	defer cur.Close()
 	found := make([]int64, len(c.Indexes))
 	missing := make([]int64, len(c.Indexes))
-	var g keyGen
+	var g indexkey.Generator
 	var kbuf []byte
 	for crid, raw, ok := cur.Next(); ok; crid, raw, ok = cur.Next() {
 		rid := uint64(crid)
@@ -82,7 +83,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 			continue
 		}
 		for i, ix := range c.Indexes {
-			keys, _, skip, err := g.indexKeys(ix, doc)
+			keys, _, skip, err := g.Keys(ix, doc)
 			if err != nil {
 				res.Errors = append(res.Errors, fmt.Sprintf("record %d: index %s: %v", rid, ix.Name, err))
 				continue
@@ -158,7 +159,7 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 		return n, extra, err
 	}
 	defer ic.Close()
-	var g keyGen
+	var g indexkey.Generator
 	var buf []byte
 	for ks, rid, _, ok := ic.Next(); ok && len(res.Extra) < maxValidateDetails; ks, rid, _, ok = ic.Next() {
 		var present bool
@@ -168,7 +169,7 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 		}
 		belongs := false
 		if present {
-			keys, _, skip, kerr := g.indexKeys(ix, buf)
+			keys, _, skip, kerr := g.Keys(ix, buf)
 			if kerr == nil && !skip {
 				for _, k := range keys {
 					if string(k) == string(ks) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/plan"
 	"github.com/lodedb/lode/internal/storage"
@@ -187,7 +188,7 @@ type whatIfSample struct {
 	weight  []float64
 	indexes map[uint64]*index
 	keys    map[uint64][][][]byte // index id -> per document keys
-	gen     keyGen
+	gen     indexkey.Generator
 }
 
 // whatIfSampleMax is WhatIfSampleMax (tests lower it).
@@ -266,7 +267,7 @@ func (w *whatIfSample) keysOf(ix *index) ([][][]byte, error) {
 	}
 	out := make([][][]byte, len(w.docs))
 	for i, d := range w.docs {
-		keys, _, skip, err := w.gen.indexKeys(ix, d)
+		keys, _, skip, err := w.gen.Keys(ix, d)
 		if err != nil {
 			return nil, fmt.Errorf("whatif: keys of %s: %w", ix.Name, err)
 		}
@@ -292,7 +293,7 @@ func (w *whatIfSample) describe(ix *index, qc *collation.Collator) (*plan.Index,
 	var size float64
 	out := make([][][]byte, len(w.docs))
 	for i, d := range w.docs {
-		keys, arr, skip, err := w.gen.indexKeys(ix, d)
+		keys, arr, skip, err := w.gen.Keys(ix, d)
 		if err != nil {
 			return nil, 0, fmt.Errorf("whatif: keys of %s: %w", ix.Name, err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/storage"
@@ -40,7 +41,7 @@ type writeBatch struct {
 	// no entry, so monotonic keys (ObjectIds, counters) need no seek.
 	uniqMax map[uint64][]byte
 
-	g       keyGen
+	g       indexkey.Generator
 	staged  []stagedKey
 	sbuf    []byte
 	removed map[string]struct{} // index keys removed in this batch
@@ -181,7 +182,7 @@ func (t *writeBatch) abort() {
 // per index.
 func (t *writeBatch) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]string, err error) {
 	for i, ix := range t.c.Indexes {
-		keys, paths, skip, err := t.g.indexKeys(ix, doc)
+		keys, paths, skip, err := t.g.Keys(ix, doc)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +193,7 @@ func (t *writeBatch) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]st
 			off := len(t.sbuf)
 			t.sbuf = append(t.sbuf, k...)
 			end := len(t.sbuf)
-			t.sbuf = append(t.sbuf, t.g.tbs[j]...)
+			t.sbuf = append(t.sbuf, t.g.TypeBits(j)...)
 			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: end, tbOff: end, tbEnd: len(t.sbuf), del: del})
 		}
 		if !del && len(paths) > 0 && !hasPaths(ix.MultikeyPaths, paths) {
@@ -218,7 +219,7 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		return err
 	}
 	if r, ok := t.pending[string(t.kbuf)]; ok && r != rid {
-		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
+		return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
 	}
 	// The collection's cached upper bound answers most checks (ascending
 	// _ids, ObjectIds) without an iterator or a seek.
@@ -270,7 +271,7 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		return fmt.Errorf("unique check: %w", err)
 	}
 	if conflict {
-		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
+		return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
 	}
 	return nil
 }

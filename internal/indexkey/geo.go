@@ -1,4 +1,4 @@
-package engine
+package indexkey
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/catalog"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/geo"
 	"github.com/lodedb/lode/internal/keystring"
@@ -23,7 +24,7 @@ import (
 // that is not a valid geometry fails the write with 16755.
 
 // generateGeo fills g's key buffers for a document of a 2dsphere index.
-func (g *keyGen) generateGeo(ix *index, doc bsoncore.Document) error {
+func (g *Generator) generateGeo(ix *catalog.Index, doc bsoncore.Document) error {
 	g.ix = ix
 	g.stack, g.paths = g.stack[:0], g.paths[:0]
 	g.buf, g.offs, g.tbuf, g.vals = g.buf[:0], g.offs[:0], g.tbuf[:0], g.vals[:0]
@@ -64,7 +65,7 @@ func (g *keyGen) generateGeo(ix *index, doc bsoncore.Document) error {
 	return nil
 }
 
-func (g *keyGen) addPathString(p string) {
+func (g *Generator) addPathString(p string) {
 	for _, q := range g.paths {
 		if q == p {
 			return
@@ -74,7 +75,7 @@ func (g *keyGen) addPathString(p string) {
 }
 
 // product emits one key per combination of the fields' values.
-func (g *keyGen) product(per [][]bsoncore.Value, i int) {
+func (g *Generator) product(per [][]bsoncore.Value, i int) {
 	if i == len(per) {
 		start, tstart := len(g.buf), len(g.tbuf)
 		for k, f := range g.ix.Fields {
