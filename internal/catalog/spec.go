@@ -4,7 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// IndexSpec describes an index to create.
+// IndexSpec describes an index to create (engine.IndexSpec).
 type IndexSpec struct {
 	Name string
 	// Key is the key pattern, an ordered document such as {a: 1, b: -1}.
@@ -26,7 +26,7 @@ type IndexSpec struct {
 	// {locale: "simple"} the simple collation.
 	Collation bsoncore.Document
 	// Weights, DefaultLanguage, LanguageOverride and TextIndexVersion are
-	// a text index's options, in stored form (textindex.go); a zero
+	// a text index's options, in stored form (engine/textindex.go normalises them); a zero
 	// TextIndexVersion means the index is not a text index.
 	Weights          bsoncore.Document
 	DefaultLanguage  string

@@ -201,7 +201,7 @@ func TestKeyValuesElementWise(t *testing.T) {
 	keys, _, _, _ := g.Keys(ix, doc)
 	got := Values(ix, doc, keys[1]).String()
 	if got != `{"m.k": "b","m.v": {"$numberInt":"2"}}` {
-		t.Fatalf("keyValues = %s", got)
+		t.Fatalf("Values = %s", got)
 	}
 }
 
