@@ -54,6 +54,8 @@ func (c *catalog) clone() *catalog {
 	return n
 }
 
+// put adds or replaces coll in c, sealing its descriptors (their cached
+// planner views) first: every collection is published through put.
 func (c *catalog) put(coll *collection) {
 	m := c.dbs[coll.DB]
 	if m == nil {
