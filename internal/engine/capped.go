@@ -52,10 +52,10 @@ func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 	count := st.count + t.countDelta
 	size := st.dataSize + t.sizeDelta
 	over := func() bool {
-		return count > 1 && ((t.c.max > 0 && count > t.c.max) || size > t.c.size)
+		return count > 1 && ((t.c.Max > 0 && count > t.c.Max) || size > t.c.Size)
 	}
 	if over() {
-		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.id, storage.RecordID(info.head), 0)
+		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.ID, storage.RecordID(info.head), 0)
 		if err != nil {
 			return 0, fmt.Errorf("capped trim: %w", err)
 		}
@@ -98,7 +98,7 @@ func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 // checkCappedUpdate refuses an update that grows a document of a capped
 // collection.
 func checkCappedUpdate(c *collection, oldDoc, newDoc bsoncore.Document) error {
-	if c.capped && len(newDoc) > len(oldDoc) {
+	if c.Capped && len(newDoc) > len(oldDoc) {
 		return errs.New(errs.CannotGrowDocumentInCappedNamespace, "Cannot change the size of a document in a capped collection: %d != %d", len(oldDoc), len(newDoc))
 	}
 	return nil
@@ -106,8 +106,8 @@ func checkCappedUpdate(c *collection, oldDoc, newDoc bsoncore.Document) error {
 
 // findTailable returns a tailable iterator over the capped collection c.
 func (e *Engine) findTailable(ctx context.Context, c *collection, spec FindSpec, f *query.Filter, proj *query.Projection) (Iterator, error) {
-	if !c.capped {
-		return nil, errs.New(errs.BadValue, "error processing query: ns=%s tailable cursor requested on non capped collection", c.ns())
+	if !c.Capped {
+		return nil, errs.New(errs.BadValue, "error processing query: ns=%s tailable cursor requested on non capped collection", c.NS())
 	}
 	if _, _, tn := query.TextOrBranch(f); tn != nil {
 		return nil, errs.New(errs.NotImplemented, "$text on a tailable cursor is not supported by Lode")
@@ -121,7 +121,7 @@ func (e *Engine) findTailable(ctx context.Context, c *collection, spec FindSpec,
 			return nil, err
 		}
 		if dir, ok := s.Natural(); !ok || dir < 0 {
-			return nil, errs.New(errs.BadValue, "error processing query: ns=%s cannot use tailable option with a sort other than {$natural: 1}", c.ns())
+			return nil, errs.New(errs.BadValue, "error processing query: ns=%s cannot use tailable option with a sort other than {$natural: 1}", c.NS())
 		}
 	}
 	return &tailIter{ctx: ctx, e: e, c: c, info: &c.state.capped, filter: f, proj: proj, skip: spec.Skip}, nil
@@ -158,10 +158,10 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 		if t.e.closed.Load() {
 			return nil, errs.New(errs.ShutdownInProgress, "The server is in quiesce mode and will shut down")
 		}
-		if cur := t.e.cat.Load().lookup(t.c.db, t.c.name); cur == nil || cur.state != t.c.state {
-			return nil, errs.New(errs.QueryPlanKilled, "collection dropped: %s", t.c.ns())
+		if cur := t.e.cat.Load().lookup(t.c.DB, t.c.Name); cur == nil || cur.state != t.c.state {
+			return nil, errs.New(errs.QueryPlanKilled, "collection dropped: %s", t.c.NS())
 		}
-		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.id, storage.RecordID(t.last+1), 0)
+		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.ID, storage.RecordID(t.last+1), 0)
 		if err != nil {
 			return nil, fmt.Errorf("tailable cursor: %w", err)
 		}

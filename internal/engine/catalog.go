@@ -3,15 +3,13 @@ package engine
 import (
 	"crypto/rand"
 	"fmt"
-	"github.com/lodedb/lode/internal/collation"
 	"sort"
 	"sync"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/geo"
-	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -38,7 +36,7 @@ func (c *catalog) byUUID(u [16]byte) *collection {
 	}
 	for _, colls := range c.dbs {
 		for _, coll := range colls {
-			if coll.uuid == u {
+			if coll.UUID == u {
 				return coll
 			}
 		}
@@ -59,13 +57,16 @@ func (c *catalog) clone() *catalog {
 	return n
 }
 
+// put adds or replaces coll in c, sealing its descriptors (their cached
+// planner views) first: every collection is published through put.
 func (c *catalog) put(coll *collection) {
-	m := c.dbs[coll.db]
+	m := c.dbs[coll.DB]
 	if m == nil {
 		m = make(map[string]*collection)
-		c.dbs[coll.db] = m
+		c.dbs[coll.DB] = m
 	}
-	m[coll.name] = coll
+	coll.Seal()
+	m[coll.Name] = coll
 }
 
 func (c *catalog) remove(db, name string) {
@@ -77,24 +78,16 @@ func (c *catalog) remove(db, name string) {
 	}
 }
 
-// collection is one collection's metadata. A value is never modified after
-// it is published; state is shared by all versions.
+// collection is one collection's descriptor (descriptors.go) with
+// the engine's view of its options and its mutable state. A value is
+// never modified after it is published; state is shared by all versions.
 type collection struct {
-	db, name string
-	id       uint64
-	uuid     [16]byte
-	options  bsoncore.Document
-	capped   bool
-	size     int64
-	max      int64
-	indexes  []*index
-	state    *collState
+	collDesc
+	state *collState
 	// images: changeStreamPreAndPostImages is enabled (from options).
 	images bool
 	// validator: the document validation of options (validator.go).
 	validator *docValidator
-	// coll is the default collation of options (nil: simple).
-	coll *collation.Collator
 }
 
 // collatorOf reads a collection's default collation from its options,
@@ -169,60 +162,9 @@ type collState struct {
 // published.
 func (c *collection) copyMeta() *collection {
 	n := *c
-	n.indexes = append([]*index(nil), c.indexes...)
+	n.Indexes = append([]*index(nil), c.Indexes...)
 	return &n
 }
-
-func (c *collection) ns() string { return c.db + "." + c.name }
-
-func (c *collection) indexByName(name string) *index {
-	for _, ix := range c.indexes {
-		if ix.name == name {
-			return ix
-		}
-	}
-	return nil
-}
-
-// index is one index's metadata, immutable once published.
-type index struct {
-	id            uint64
-	name          string
-	key           bsoncore.Document
-	fields        []keyField
-	unique        bool
-	sparse        bool
-	partial       bsoncore.Document
-	partialFilter *query.Filter
-	ttl           *int64
-	multikey      bool
-	multikeyPaths []string
-	// keyFormat is how the index's keys were generated (indexformat.go).
-	keyFormat int
-	// hidden: maintained and enforced, but not used by the planner.
-	hidden bool
-	// prepareUnique: new duplicate keys are refused, so that collMod can
-	// convert the index to unique once existing duplicates are resolved.
-	prepareUnique bool
-	// collation is the normalised collation spec (nil: simple) and coll
-	// its collator: string keys are stored as coll's sort keys.
-	collation bsoncore.Document
-	coll      *collation.Collator
-	// text is set for a text index (textindex.go).
-	text *textIndex
-	// textSpec holds the text options as stored.
-	textSpec IndexSpec
-	// geo2D holds a 2d index's bits, min and max as given (nil: none),
-	// and grid2D the grid they make (nil unless the index is 2d).
-	geo2D  bsoncore.Document
-	grid2D *geo.Grid2D
-}
-
-func (ix *index) isID() bool { return ix.name == "_id_" }
-
-// enforcesUnique reports whether a write may not add a key the index
-// already holds for another record (unique, or prepareUnique).
-func (ix *index) enforcesUnique() bool { return ix.unique || ix.prepareUnique }
 
 func newUUID() [16]byte {
 	var u [16]byte
@@ -235,55 +177,55 @@ func newUUID() [16]byte {
 // encodeCollection renders the persisted catalog entry of c.
 func encodeCollection(c *collection) []byte {
 	idx, b := bsoncore.AppendDocumentStart(nil)
-	b = bsoncore.AppendStringElement(b, "db", c.db)
-	b = bsoncore.AppendStringElement(b, "name", c.name)
-	b = bsoncore.AppendInt64Element(b, "id", int64(c.id))
-	b = bsoncore.AppendBinaryElement(b, "uuid", 4, c.uuid[:])
-	if c.options != nil {
-		b = bsoncore.AppendDocumentElement(b, "options", c.options)
+	b = bsoncore.AppendStringElement(b, "db", c.DB)
+	b = bsoncore.AppendStringElement(b, "name", c.Name)
+	b = bsoncore.AppendInt64Element(b, "id", int64(c.ID))
+	b = bsoncore.AppendBinaryElement(b, "uuid", 4, c.UUID[:])
+	if c.Options != nil {
+		b = bsoncore.AppendDocumentElement(b, "options", c.Options)
 	}
-	b = bsoncore.AppendBooleanElement(b, "capped", c.capped)
-	b = bsoncore.AppendInt64Element(b, "size", c.size)
-	b = bsoncore.AppendInt64Element(b, "max", c.max)
+	b = bsoncore.AppendBooleanElement(b, "capped", c.Capped)
+	b = bsoncore.AppendInt64Element(b, "size", c.Size)
+	b = bsoncore.AppendInt64Element(b, "max", c.Max)
 	aidx, b := bsoncore.AppendArrayElementStart(b, "indexes")
-	for i, ix := range c.indexes {
+	for i, ix := range c.Indexes {
 		didx, bb := bsoncore.AppendDocumentElementStart(b, fmt.Sprint(i))
-		bb = bsoncore.AppendInt64Element(bb, "id", int64(ix.id))
-		bb = bsoncore.AppendStringElement(bb, "name", ix.name)
-		bb = bsoncore.AppendDocumentElement(bb, "key", ix.key)
-		bb = bsoncore.AppendBooleanElement(bb, "unique", ix.unique)
-		bb = bsoncore.AppendBooleanElement(bb, "sparse", ix.sparse)
-		if ix.hidden {
+		bb = bsoncore.AppendInt64Element(bb, "id", int64(ix.ID))
+		bb = bsoncore.AppendStringElement(bb, "name", ix.Name)
+		bb = bsoncore.AppendDocumentElement(bb, "key", ix.Key)
+		bb = bsoncore.AppendBooleanElement(bb, "unique", ix.Unique)
+		bb = bsoncore.AppendBooleanElement(bb, "sparse", ix.Sparse)
+		if ix.Hidden {
 			bb = bsoncore.AppendBooleanElement(bb, "hidden", true)
 		}
-		if ix.prepareUnique {
+		if ix.PrepareUnique {
 			bb = bsoncore.AppendBooleanElement(bb, "prepareUnique", true)
 		}
-		if ix.partial != nil {
-			bb = bsoncore.AppendDocumentElement(bb, "partialFilterExpression", ix.partial)
+		if ix.Partial != nil {
+			bb = bsoncore.AppendDocumentElement(bb, "partialFilterExpression", ix.Partial)
 		}
-		if ix.ttl != nil {
-			bb = bsoncore.AppendInt64Element(bb, "expireAfterSeconds", *ix.ttl)
+		if ix.TTL != nil {
+			bb = bsoncore.AppendInt64Element(bb, "expireAfterSeconds", *ix.TTL)
 		}
-		if ix.collation != nil {
-			bb = bsoncore.AppendDocumentElement(bb, "collation", ix.collation)
+		if ix.Collation != nil {
+			bb = bsoncore.AppendDocumentElement(bb, "collation", ix.Collation)
 		}
-		if ix.text != nil {
-			ts := ix.textSpec
+		if ix.Text != nil {
+			ts := ix.TextSpec
 			bb = bsoncore.AppendDocumentElement(bb, "weights", ts.Weights)
 			bb = bsoncore.AppendStringElement(bb, "default_language", ts.DefaultLanguage)
 			bb = bsoncore.AppendStringElement(bb, "language_override", ts.LanguageOverride)
 			bb = bsoncore.AppendInt32Element(bb, "textIndexVersion", ts.TextIndexVersion)
 		}
-		if ix.geo2D != nil {
-			bb = bsoncore.AppendDocumentElement(bb, "geo2d", ix.geo2D)
+		if ix.Geo2D != nil {
+			bb = bsoncore.AppendDocumentElement(bb, "geo2d", ix.Geo2D)
 		}
-		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.multikey)
-		if ix.keyFormat != 0 {
-			bb = bsoncore.AppendInt32Element(bb, "keyFormat", int32(ix.keyFormat))
+		bb = bsoncore.AppendBooleanElement(bb, "multikey", ix.Multikey)
+		if ix.KeyFormat != 0 {
+			bb = bsoncore.AppendInt32Element(bb, "keyFormat", int32(ix.KeyFormat))
 		}
 		pidx, bb2 := bsoncore.AppendArrayElementStart(bb, "multikeyPaths")
-		for j, p := range ix.multikeyPaths {
+		for j, p := range ix.MultikeyPaths {
 			bb2 = bsoncore.AppendStringElement(bb2, fmt.Sprint(j), p)
 		}
 		bb, _ = bsoncore.AppendArrayEnd(bb2, pidx)
@@ -301,20 +243,20 @@ func decodeCollection(raw []byte) (*collection, error) {
 		return nil, fmt.Errorf("catalog entry: %w", err)
 	}
 	c := &collection{state: &collState{commits: &txnCommits{}}}
-	c.db = d.Lookup("db").StringValue()
-	c.name = d.Lookup("name").StringValue()
-	c.id = uint64(d.Lookup("id").Int64())
+	c.DB = d.Lookup("db").StringValue()
+	c.Name = d.Lookup("name").StringValue()
+	c.ID = uint64(d.Lookup("id").Int64())
 	_, u := d.Lookup("uuid").Binary()
-	copy(c.uuid[:], u)
+	copy(c.UUID[:], u)
 	if v, err := d.LookupErr("options"); err == nil {
-		c.options = append(bsoncore.Document(nil), v.Document()...)
-		c.images = imagesEnabled(c.options)
-		c.validator = validatorOf(c.options)
-		c.coll = collatorOf(c.options)
+		c.Options = append(bsoncore.Document(nil), v.Document()...)
+		c.images = imagesEnabled(c.Options)
+		c.validator = validatorOf(c.Options)
+		c.Collator = collatorOf(c.Options)
 	}
-	c.capped = d.Lookup("capped").Boolean()
-	c.size = d.Lookup("size").Int64()
-	c.max = d.Lookup("max").Int64()
+	c.Capped = d.Lookup("capped").Boolean()
+	c.Size = d.Lookup("size").Int64()
+	c.Max = d.Lookup("max").Int64()
 	vals, err := d.Lookup("indexes").Array().Values()
 	if err != nil {
 		return nil, fmt.Errorf("catalog entry indexes: %w", err)
@@ -356,63 +298,20 @@ func decodeCollection(raw []byte) (*collection, error) {
 		if err != nil {
 			return nil, fmt.Errorf("catalog index %s: %w", spec.Name, err)
 		}
-		ix.multikey = id.Lookup("multikey").Boolean()
-		ix.keyFormat = keyFormatCrossProduct // entries written before formats were recorded
+		ix.Multikey = id.Lookup("multikey").Boolean()
+		ix.KeyFormat = keyFormatCrossProduct // entries written before formats were recorded
 		if fv, err := id.LookupErr("keyFormat"); err == nil && fv.Type == bsoncore.TypeInt32 {
-			ix.keyFormat = int(fv.Int32())
+			ix.KeyFormat = int(fv.Int32())
 		}
 		if pv, err := id.LookupErr("multikeyPaths"); err == nil {
 			ps, _ := pv.Array().Values()
 			for _, p := range ps {
-				ix.multikeyPaths = append(ix.multikeyPaths, p.StringValue())
+				ix.MultikeyPaths = append(ix.MultikeyPaths, p.StringValue())
 			}
 		}
-		c.indexes = append(c.indexes, ix)
+		c.Indexes = append(c.Indexes, ix)
 	}
 	return c, nil
-}
-
-// newIndex builds index metadata from a spec.
-func newIndex(id uint64, spec IndexSpec) (*index, error) {
-	fields, err := parseKeyPattern(spec.Key)
-	if err != nil {
-		return nil, err
-	}
-	ix := &index{
-		id: id, name: spec.Name, key: spec.Key, fields: fields,
-		unique: spec.Unique, sparse: spec.Sparse, partial: spec.PartialFilterExpression,
-		ttl: spec.ExpireAfterSeconds, keyFormat: keyFormatCurrent,
-		hidden: spec.Hidden, prepareUnique: spec.PrepareUnique,
-	}
-	if spec.Collation != nil {
-		s, err := collation.Parse(spec.Collation)
-		if err != nil {
-			return nil, err
-		}
-		if s != nil {
-			ix.coll = collation.New(s)
-			ix.collation = s.Document()
-		}
-	}
-	if spec.TextIndexVersion != 0 {
-		ix.text = newTextIndex(spec, fields)
-		ix.textSpec = IndexSpec{Weights: spec.Weights, DefaultLanguage: spec.DefaultLanguage,
-			LanguageOverride: spec.LanguageOverride, TextIndexVersion: spec.TextIndexVersion}
-	}
-	if err := ix.setGrid2D(spec.Geo2D); err != nil {
-		return nil, err
-	}
-	if spec.PartialFilterExpression != nil {
-		f, err := query.Parse(spec.PartialFilterExpression)
-		if err != nil {
-			return nil, err
-		}
-		if err := query.RefuseText(f); err != nil {
-			return nil, err
-		}
-		ix.partialFilter = f
-	}
-	return ix, nil
 }
 
 // loadCatalog reads every collection entry and recovers record ids.
@@ -430,14 +329,14 @@ func (e *Engine) loadCatalog() error {
 		if err != nil {
 			return err
 		}
-		last, err := storage.LastRecordID(e.db.Reader(), c.id)
+		last, err := storage.LastRecordID(e.db.Reader(), c.ID)
 		if err != nil {
 			return err
 		}
 		c.state.lastRec = uint64(last)
-		maxID = max(maxID, c.id)
-		for _, ix := range c.indexes {
-			maxID = max(maxID, ix.id)
+		maxID = max(maxID, c.ID)
+		for _, ix := range c.Indexes {
+			maxID = max(maxID, ix.ID)
 		}
 		cat.put(c)
 	}

@@ -16,8 +16,8 @@ import (
 // its normalised form.
 func resolveIndexCollation(c *collection, raw bsoncore.Document) (bsoncore.Document, error) {
 	if raw == nil {
-		if c.coll != nil {
-			return c.coll.Spec().Document(), nil
+		if c.Collator != nil {
+			return c.Collator.Spec().Document(), nil
 		}
 		return nil, nil
 	}
@@ -57,7 +57,7 @@ func collationSupported(spec IndexSpec) error {
 func queryCollator(c *collection, raw bsoncore.Document) (*collation.Collator, error) {
 	if raw == nil {
 		if c != nil {
-			return c.coll, nil
+			return c.Collator, nil
 		}
 		return nil, nil
 	}
@@ -101,12 +101,6 @@ func distinctCollated(vals []bsoncore.Value, coll *collation.Collator) []bsoncor
 		}
 	}
 	return out
-}
-
-// isSimpleDoc reports whether a collation document is {locale: "simple"}.
-func isSimpleDoc(d bsoncore.Document) bool {
-	s, _ := d.Lookup("locale").StringValueOK()
-	return s == "simple"
 }
 
 // StatementCollator resolves a command's collation document against

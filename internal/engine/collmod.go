@@ -27,26 +27,26 @@ func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Docum
 		return out, err
 	}
 	defer c.state.mu.Unlock()
-	old := c.indexes[pos]
-	if old.isID() {
+	old := c.Indexes[pos]
+	if old.IsID() {
 		return out, errs.New(errs.InvalidOptions, "the _id field does not support TTL indexes")
 	}
-	if len(old.fields) != 1 {
+	if len(old.Fields) != 1 {
 		return out, errs.New(errs.InvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
 	}
 	if secs < 0 {
 		return out, errs.New(errs.InvalidOptions, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
 	}
-	if old.ttl != nil {
-		v := *old.ttl
+	if old.TTL != nil {
+		v := *old.TTL
 		out.Old = &v
 	}
 	out.New = secs
 	n := c.copyMeta()
 	ix := *old
-	ix.ttl = &secs
-	n.indexes[pos] = &ix
-	o := cmdDoc("collMod", c.name, "index", cmdDoc("name", ix.name, "expireAfterSeconds", secs))
+	ix.TTL = &secs
+	n.Indexes[pos] = &ix
+	o := cmdDoc("collMod", c.Name, "index", cmdDoc("name", ix.Name, "expireAfterSeconds", secs))
 	if err := e.commitCollMod(c, n, o); err != nil {
 		return out, err
 	}
@@ -65,7 +65,7 @@ func (e *Engine) SetChangeStreamImages(db, coll string, enabled bool) error {
 	n := c.copyMeta()
 	setting := bsoncore.NewDocumentBuilder().AppendBoolean("enabled", enabled).Build()
 	b := bsoncore.NewDocumentBuilder()
-	if els, err := c.options.Elements(); err == nil {
+	if els, err := c.Options.Elements(); err == nil {
 		for _, el := range els {
 			if el.Key() != "changeStreamPreAndPostImages" {
 				b.AppendValue(el.Key(), el.Value())
@@ -73,9 +73,9 @@ func (e *Engine) SetChangeStreamImages(db, coll string, enabled bool) error {
 		}
 	}
 	b.AppendDocument("changeStreamPreAndPostImages", setting)
-	n.options = b.Build()
+	n.Options = b.Build()
 	n.images = enabled
-	o := cmdDoc("collMod", c.name, "changeStreamPreAndPostImages", setting)
+	o := cmdDoc("collMod", c.Name, "changeStreamPreAndPostImages", setting)
 	if err := e.commitCollMod(c, n, o); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error 
 	}
 	defer c.state.mu.Unlock()
 	b := bsoncore.NewDocumentBuilder()
-	if els, err := c.options.Elements(); err == nil {
+	if els, err := c.Options.Elements(); err == nil {
 		for _, el := range els {
 			if _, err := fields.LookupErr(el.Key()); err != nil {
 				b.AppendValue(el.Key(), el.Value())
@@ -112,9 +112,9 @@ func (e *Engine) SetValidation(db, coll string, fields bsoncore.Document) error 
 		return err
 	}
 	n := c.copyMeta()
-	n.options = opts
+	n.Options = opts
 	n.validator = v
-	ob := bsoncore.NewDocumentBuilder().AppendString("collMod", c.name)
+	ob := bsoncore.NewDocumentBuilder().AppendString("collMod", c.Name)
 	for _, el := range els {
 		ob.AppendValue(el.Key(), el.Value())
 	}
@@ -133,7 +133,7 @@ func (e *Engine) TouchCollMod(db, coll string) error {
 		return err
 	}
 	defer c.state.mu.Unlock()
-	return e.commitLogged(e.db.NewBatch(), e.commandEntry(c.db, &c.uuid, cmdDoc("collMod", c.name))...)
+	return e.commitLogged(e.db.NewBatch(), e.commandEntry(c.DB, &c.UUID, cmdDoc("collMod", c.Name))...)
 }
 
 // lockCollForCollMod locks db.coll, which must exist, for a collMod; the
@@ -156,11 +156,11 @@ func (e *Engine) lockCollForCollMod(db, coll string) (*collection, error) {
 // collMod oplog entry o in one batch, then publishes it.
 func (e *Engine) commitCollMod(c, n *collection, o bsoncore.Document) error {
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+	if err := b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil); err != nil {
 		b.Close()
-		return fmt.Errorf("collMod %s: %w", c.ns(), err)
+		return fmt.Errorf("collMod %s: %w", c.NS(), err)
 	}
-	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, o)...); err != nil {
+	if err := e.commitLogged(b, e.commandEntry(c.DB, &c.UUID, o)...); err != nil {
 		return err
 	}
 	e.publish(n)
@@ -176,8 +176,8 @@ func (e *Engine) lockIndexForCollMod(db, coll, name string, key bsoncore.Documen
 	if err != nil {
 		return nil, 0, err
 	}
-	for i, ix := range c.indexes {
-		if (name != "" && ix.name == name) || (name == "" && keyEqual(ix.key, key)) {
+	for i, ix := range c.Indexes {
+		if (name != "" && ix.Name == name) || (name == "" && keyEqual(ix.Key, key)) {
 			return c, i, nil
 		}
 	}
@@ -186,5 +186,5 @@ func (e *Engine) lockIndexForCollMod(db, coll, name string, key bsoncore.Documen
 	if what == "" {
 		what = bsonutil.FormatDoc(key, msgStyle)
 	}
-	return nil, 0, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.ns())
+	return nil, 0, errs.New(errs.IndexNotFound, "cannot find index %s for ns %s", what, c.NS())
 }

@@ -41,23 +41,23 @@ func (e *Engine) ModifyIndexFlags(db, coll, name string, key bsoncore.Document, 
 		return out, err
 	}
 	defer c.state.mu.Unlock()
-	old := c.indexes[pos]
-	if old.isID() {
+	old := c.Indexes[pos]
+	if old.IsID() {
 		return out, errs.New(errs.BadValue, "can't modify the hidden, prepareUnique or unique option of the _id index")
 	}
 	ix := *old
-	out.HiddenOld, out.PrepareUniqueOld = old.hidden, old.prepareUnique
+	out.HiddenOld, out.PrepareUniqueOld = old.Hidden, old.PrepareUnique
 	if ch.Hidden != nil {
-		ix.hidden = *ch.Hidden
+		ix.Hidden = *ch.Hidden
 	}
 	if ch.PrepareUnique != nil {
-		if *ch.PrepareUnique && old.unique {
-			return out, errs.New(errs.InvalidOptions, "Cannot set 'prepareUnique' on an index that is already unique: %s", old.name)
+		if *ch.PrepareUnique && old.Unique {
+			return out, errs.New(errs.InvalidOptions, "Cannot set 'prepareUnique' on an index that is already unique: %s", old.Name)
 		}
-		ix.prepareUnique = *ch.PrepareUnique
+		ix.PrepareUnique = *ch.PrepareUnique
 	}
-	if ch.Unique && !old.unique {
-		if !old.prepareUnique {
+	if ch.Unique && !old.Unique {
+		if !old.PrepareUnique {
 			return out, errs.New(errs.InvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
 		}
 		violations, err := e.duplicateKeyGroups(c, old)
@@ -77,16 +77,16 @@ func (e *Engine) ModifyIndexFlags(db, coll, name string, key bsoncore.Document, 
 			err.Info = bsoncore.NewDocumentBuilder().AppendArray("violations", ab.Build()).Build()
 			return out, err
 		}
-		ix.unique, ix.prepareUnique = true, false
+		ix.Unique, ix.PrepareUnique = true, false
 		out.UniqueNew = true
 	}
-	if ch.ForceNonUnique && old.unique {
-		ix.unique = false
+	if ch.ForceNonUnique && old.Unique {
+		ix.Unique = false
 		out.ForceNonUniqueNew = true
 	}
 	n := c.copyMeta()
-	n.indexes[pos] = &ix
-	o := cmdDoc("collMod", c.name, "index", indexFlagsDoc(&ix, ch))
+	n.Indexes[pos] = &ix
+	o := cmdDoc("collMod", c.Name, "index", indexFlagsDoc(&ix, ch))
 	if err := e.commitCollMod(c, n, o); err != nil {
 		return out, err
 	}
@@ -95,9 +95,9 @@ func (e *Engine) ModifyIndexFlags(db, coll, name string, key bsoncore.Document, 
 
 // indexFlagsDoc is the collMod index document the oplog records.
 func indexFlagsDoc(ix *index, ch IndexFlagChange) bsoncore.Document {
-	b := bsoncore.NewDocumentBuilder().AppendString("name", ix.name)
+	b := bsoncore.NewDocumentBuilder().AppendString("name", ix.Name)
 	if ch.Hidden != nil {
-		b.AppendBoolean("hidden", ix.hidden)
+		b.AppendBoolean("hidden", ix.Hidden)
 	}
 	if ch.PrepareUnique != nil {
 		b.AppendBoolean("prepareUnique", *ch.PrepareUnique)
@@ -114,7 +114,7 @@ func indexFlagsDoc(ix *index, ch IndexFlagChange) bsoncore.Document {
 // duplicateKeyGroups returns the _ids of the records of each key that
 // several records share in ix, in key order.
 func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Value, error) {
-	lo, hi := storage.IndexRange(ix.id)
+	lo, hi := storage.IndexRange(ix.ID)
 	snap := e.db.NewSnapshot()
 	defer snap.Close()
 	r := storage.Pebble(snap)
@@ -135,7 +135,7 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		}
 		ids := make([]bsoncore.Value, 0, len(rids))
 		for _, rid := range rids {
-			v, found, err := storage.GetRecord(r, c.id, storage.RecordID(rid), buf[:0])
+			v, found, err := storage.GetRecord(r, c.ID, storage.RecordID(rid), buf[:0])
 			if err == nil && !found {
 				err = storage.ErrNotFound
 			}

@@ -16,9 +16,9 @@ var msgStyle = bsonutil.Style{GoNonFinite: true, JSONCode: true}
 // dupKeyError builds MongoDB's E11000 error for a conflict on ix.
 func dupKeyError(c *collection, ix *index, keyValue bsoncore.Document) *errs.Error {
 	e := errs.New(errs.DuplicateKey, "E11000 duplicate key error collection: %s index: %s dup key: %s",
-		c.ns(), ix.name, bsonutil.FormatDoc(keyValue, msgStyle))
+		c.NS(), ix.Name, bsonutil.FormatDoc(keyValue, msgStyle))
 	e.Info = bsoncore.NewDocumentBuilder().
-		AppendDocument("keyPattern", ix.key).
+		AppendDocument("keyPattern", ix.Key).
 		AppendDocument("keyValue", keyValue).
 		Build()
 	return e

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 )
 
 func TestMultikeyAndParallelArrays(t *testing.T) {
@@ -23,8 +24,8 @@ func TestMultikeyAndParallelArrays(t *testing.T) {
 		t.Fatalf("multikey info = %+v", ix[1])
 	}
 	c := e.cat.Load().lookup("db", "m")
-	var g keyGen
-	keys, _, _, err := g.indexKeys(c.indexes[1], D(t, bson.D{{Key: "metadata", Value: bson.A{
+	var g indexkey.Generator
+	keys, _, _, err := g.Keys(c.Indexes[1], D(t, bson.D{{Key: "metadata", Value: bson.A{
 		bson.D{{Key: "key", Value: "color"}, {Key: "value", Value: "red"}},
 		bson.D{{Key: "key", Value: "size"}, {Key: "value", Value: 3}},
 	}}}))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -85,10 +86,10 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if err := collationSupported(spec); err != nil {
 		return false, err
 	}
-	if err := textIndexConflict(c.indexes, spec); err != nil {
+	if err := textIndexConflict(c.Indexes, spec); err != nil {
 		return false, err
 	}
-	if err := indexConflict(c.indexes, spec); err != nil || indexExists(c.indexes, spec) {
+	if err := indexConflict(c.Indexes, spec); err != nil || indexExists(c.Indexes, spec) {
 		return false, err
 	}
 	if spec.Name == "_id_" {
@@ -104,18 +105,18 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 		return false, err
 	}
 	n := c.copyMeta()
-	n.indexes = append(n.indexes, ix)
-	if err := e.buildIndex(ctx, n, len(n.indexes)-1); err != nil {
+	n.Indexes = append(n.Indexes, ix)
+	if err := e.buildIndex(ctx, n, len(n.Indexes)-1); err != nil {
 		// Remove entries of batches the failed build already committed.
 		b := e.db.NewBatch()
-		lo, hi := storage.IndexRange(ix.id)
+		lo, hi := storage.IndexRange(ix.ID)
 		_ = b.DeleteRange(lo, hi, nil)
 		if _, cerr := e.db.Commit(b); cerr != nil {
-			e.log.Error("cleaning up failed index build", "index", ix.name, "err", cerr)
+			e.log.Error("cleaning up failed index build", "index", ix.Name, "err", cerr)
 		}
 		return false, err
 	}
-	if tc := tx.collFor(c.id); tc != nil {
+	if tc := tx.collFor(c.ID); tc != nil {
 		// The transaction's own build: its later writes stage entries
 		// for the new index, so this is the index set to commit against.
 		tc.indexIDs = indexIDs(e.cat.Load().lookup(db, coll))
@@ -135,12 +136,12 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 // removes those of an index a crash left out of the catalog.
 func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	only := n.copyMeta()
-	only.indexes = []*index{n.indexes[i]}
-	ix := only.indexes[0]
+	only.Indexes = []*index{n.Indexes[i]}
+	ix := only.Indexes[0]
 	t := e.newWriteBatch(only)
 	defer t.abort()
 	var check func(prev, cur []byte) error
-	if ix.unique {
+	if ix.Unique {
 		check = func(prev, cur []byte) error { return e.buildDupCheck(n, ix, prev, cur) }
 	}
 	load := e.db.NewSortedLoad(storage.IndexPrefixLen, check)
@@ -157,7 +158,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	}
 	prog.set(progressScan, 0, total)
 	load.SizeHint(int(total))
-	cur, err := storage.NewRecordCursor(e.db.Reader(), n.id, false)
+	cur, err := storage.NewRecordCursor(e.db.Reader(), n.ID, false)
 	if err != nil {
 		return err
 	}
@@ -172,8 +173,8 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 			return err
 		}
 		for _, s := range t.staged {
-			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, t.sbuf[s.off:s.end], rid)
-			t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, false)
+			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.ID, t.sbuf[s.off:s.end], rid)
+			t.noteIndexBytes(ix.ID, len(t.kbuf)+s.tbEnd-s.tbOff, false)
 			if err := load.Add(t.kbuf, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
 				return err
 			}
@@ -200,10 +201,10 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	if _, err := load.Finish(ctx); err != nil {
 		return err
 	}
-	n.indexes[i] = t.c.indexes[0]
+	n.Indexes[i] = t.c.Indexes[0]
 	t.c = n
 	t.metaDirty = true
-	t.ops = append(t.ops, e.commandEntry(n.db, &n.uuid, createIndexesO(n.name, ix.spec()))...)
+	t.ops = append(t.ops, e.commandEntry(n.DB, &n.UUID, createIndexesO(n.Name, ix.Spec()))...)
 	return t.commit()
 }
 
@@ -216,14 +217,14 @@ func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error
 	if !bytes.Equal(pks, cks) {
 		return nil
 	}
-	doc, found, err := storage.GetRecord(e.db.Reader(), c.id, storage.RecordID(rid), nil)
+	doc, found, err := storage.GetRecord(e.db.Reader(), c.ID, storage.RecordID(rid), nil)
 	if err != nil {
 		return err
 	}
 	if !found {
 		return dupKeyError(c, ix, nil)
 	}
-	return dupKeyError(c, ix, keyValues(ix, doc, cks))
+	return dupKeyError(c, ix, indexkey.Values(ix, doc, cks))
 }
 
 // ListIndexes returns the indexes of db.coll in creation order.
@@ -235,13 +236,13 @@ func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
 	if c == nil {
 		return nil, errs.New(errs.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
-	out := make([]IndexInfo, 0, len(c.indexes))
-	for _, ix := range c.indexes {
+	out := make([]IndexInfo, 0, len(c.Indexes))
+	for _, ix := range c.Indexes {
 		out = append(out, IndexInfo{
-			IndexSpec: ix.spec(), ID: ix.id, Multikey: ix.multikey,
-			MultikeyPaths: append([]string(nil), ix.multikeyPaths...),
+			IndexSpec: ix.Spec(), ID: ix.ID, Multikey: ix.Multikey,
+			MultikeyPaths: append([]string(nil), ix.MultikeyPaths...),
 		})
-		out[len(out)-1].Accesses, out[len(out)-1].AccessesSince = e.IndexAccesses(ix.id)
+		out[len(out)-1].Accesses, out[len(out)-1].AccessesSince = e.IndexAccesses(ix.ID)
 	}
 	return out, nil
 }
@@ -263,8 +264,8 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 		return errs.New(errs.InvalidOptions, "cannot drop _id index")
 	}
 	pos := -1
-	for i, ix := range c.indexes {
-		if ix.name == name {
+	for i, ix := range c.Indexes {
+		if ix.Name == name {
 			pos = i
 		}
 	}
@@ -272,21 +273,21 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 		return errs.New(errs.IndexNotFound, "index not found with name [%s]", name)
 	}
 	n := c.copyMeta()
-	ix := n.indexes[pos]
-	n.indexes = append(n.indexes[:pos], n.indexes[pos+1:]...)
+	ix := n.Indexes[pos]
+	n.Indexes = append(n.Indexes[:pos], n.Indexes[pos+1:]...)
 	b := e.db.NewBatch()
-	lo, hi := storage.IndexRange(ix.id)
+	lo, hi := storage.IndexRange(ix.ID)
 	_ = b.DeleteRange(lo, hi, nil)
-	_ = b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil)
-	o := cmdDoc("dropIndexes", c.name, "index", ix.name)
-	ops := e.commandEntry(c.db, &c.uuid, o)
+	_ = b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil)
+	o := cmdDoc("dropIndexes", c.Name, "index", ix.Name)
+	ops := e.commandEntry(c.DB, &c.UUID, o)
 	if len(ops) > 0 {
-		ops[0].O2 = ix.spec().Doc()
+		ops[0].O2 = ix.Spec().Doc()
 	}
 	if err := e.commitLogged(b, ops...); err != nil {
 		return err
 	}
-	delete(c.state.idxBytes, ix.id)
+	delete(c.state.idxBytes, ix.ID)
 	e.publish(n)
 	return nil
 }
@@ -307,13 +308,13 @@ const (
 
 // compareIndex compares a requested spec with an existing index.
 func compareIndex(ix *index, spec IndexSpec) int {
-	if !keyEqual(ix.key, spec.Key) || ix.unique != spec.Unique || ix.sparse != spec.Sparse ||
-		(ix.partial == nil) != (spec.PartialFilterExpression == nil) ||
-		!bsonEqualDoc(ix.partial, spec.PartialFilterExpression) ||
-		!bsonEqualDoc(ix.collation, spec.Collation) {
+	if !keyEqual(ix.Key, spec.Key) || ix.Unique != spec.Unique || ix.Sparse != spec.Sparse ||
+		(ix.Partial == nil) != (spec.PartialFilterExpression == nil) ||
+		!bsonEqualDoc(ix.Partial, spec.PartialFilterExpression) ||
+		!bsonEqualDoc(ix.Collation, spec.Collation) {
 		return indexDifferent
 	}
-	if !ttlEqual(ix.ttl, spec.ExpireAfterSeconds) || !grid2DEqual(ix, spec) {
+	if !ttlEqual(ix.TTL, spec.ExpireAfterSeconds) || !ix.SameGrid2D(spec) {
 		return indexEquivalent
 	}
 	return indexIdentical
@@ -326,23 +327,23 @@ func compareIndex(ix *index, spec IndexSpec) int {
 // name (85 IndexOptionsConflict).
 func indexConflict(indexes []*index, spec IndexSpec) error {
 	for _, ix := range indexes {
-		if ix.name != spec.Name {
+		if ix.Name != spec.Name {
 			continue
 		}
 		switch compareIndex(ix, spec) {
 		case indexDifferent:
-			return errs.New(errs.IndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+			return errs.New(errs.IndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", specString(spec), specString(ix.Spec()))
 		case indexEquivalent:
-			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", specString(spec), specString(ix.Spec()))
 		}
 		return nil
 	}
 	for _, ix := range indexes {
 		switch compareIndex(ix, spec) {
 		case indexEquivalent:
-			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", specString(spec), specString(ix.Spec()))
 		case indexIdentical:
-			return errs.New(errs.IndexOptionsConflict, "Index already exists with a different name: %s", ix.name)
+			return errs.New(errs.IndexOptionsConflict, "Index already exists with a different name: %s", ix.Name)
 		}
 	}
 	return nil
@@ -352,20 +353,11 @@ func indexConflict(indexes []*index, spec IndexSpec) error {
 // spec's name (creating it again is a no-op).
 func indexExists(indexes []*index, spec IndexSpec) bool {
 	for _, ix := range indexes {
-		if ix.name == spec.Name && compareIndex(ix, spec) == indexIdentical {
+		if ix.Name == spec.Name && compareIndex(ix, spec) == indexIdentical {
 			return true
 		}
 	}
 	return false
-}
-
-func (ix *index) spec() IndexSpec {
-	return IndexSpec{Name: ix.name, Key: ix.key, Unique: ix.unique, Sparse: ix.sparse,
-		PartialFilterExpression: ix.partial, ExpireAfterSeconds: ix.ttl,
-		Hidden: ix.hidden, PrepareUnique: ix.prepareUnique, Collation: ix.collation,
-		Weights: ix.textSpec.Weights, DefaultLanguage: ix.textSpec.DefaultLanguage,
-		LanguageOverride: ix.textSpec.LanguageOverride, TextIndexVersion: ix.textSpec.TextIndexVersion,
-		Geo2D: ix.geo2D}
 }
 
 func specString(s IndexSpec) string {

@@ -7,43 +7,6 @@ import (
 	"github.com/lodedb/lode/internal/storage"
 )
 
-// Index key formats, recorded per index in the catalog entry.
-const (
-	// keyFormatCrossProduct: compound multikey keys were the cross product
-	// of every field's values, and an array element lacking the indexed
-	// subfield produced no key. Catalog entries without a keyFormat field
-	// use it.
-	keyFormatCrossProduct = 1
-	// keyFormatElementWise: MongoDB's element-by-element generation
-	// (indexkeys.go).
-	keyFormatElementWise = 2
-
-	keyFormatCurrent = keyFormatElementWise
-)
-
-// needsKeyRebuild reports whether an index built with an older key format
-// may hold other keys than the current format generates: only arrays met
-// before the end of a field's path (a multikey path that is a strict
-// prefix of an indexed field) make the formats differ. An index whose
-// arrays all sit at the end of its paths, or that never met an array, has
-// the same keys in both.
-func needsKeyRebuild(ix *index) bool {
-	if ix.keyFormat >= keyFormatCurrent || !ix.multikey {
-		return false
-	}
-	if len(ix.multikeyPaths) == 0 {
-		return true // no path information: assume the worst
-	}
-	for _, m := range ix.multikeyPaths {
-		for _, f := range ix.fields {
-			if len(f.path) > len(m) && f.path[:len(m)] == m && f.path[len(m)] == '.' {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // upgradeIndexKeys runs at open, before any client: it rebuilds the
 // indexes whose keys an older format generated differently, and records
 // the current format on the others.
@@ -51,7 +14,7 @@ func (e *Engine) upgradeIndexKeys() error {
 	cat := e.cat.Load()
 	for _, db := range cat.sortedDBNames() {
 		for _, c := range cat.dbs[db] {
-			if err := e.upgradeCollectionKeys(c.db, c.name); err != nil {
+			if err := e.upgradeCollectionKeys(c.DB, c.Name); err != nil {
 				return err
 			}
 		}
@@ -62,17 +25,17 @@ func (e *Engine) upgradeIndexKeys() error {
 func (e *Engine) upgradeCollectionKeys(db, name string) error {
 	c := e.cat.Load().lookup(db, name)
 	old := false
-	for i, ix := range c.indexes {
-		if ix.keyFormat >= keyFormatCurrent {
+	for i, ix := range c.Indexes {
+		if ix.KeyFormat >= keyFormatCurrent {
 			continue
 		}
 		old = true
-		if needsKeyRebuild(ix) {
+		if ix.NeedsKeyRebuild() {
 			if err := e.rebuildIndexKeys(db, name, i); err != nil {
 				// Keep the old entries: they are a superset of what the
 				// planner's bounds need for all but null lookups.
 				e.log.Error("cannot rebuild index with the current key format; keeping the old keys",
-					"ns", c.ns(), "index", ix.name, "err", err)
+					"ns", c.NS(), "index", ix.Name, "err", err)
 			}
 		}
 	}
@@ -81,15 +44,15 @@ func (e *Engine) upgradeCollectionKeys(db, name string) error {
 	}
 	c = e.cat.Load().lookup(db, name)
 	n := c.copyMeta()
-	for i, ix := range n.indexes {
-		if ix.keyFormat < keyFormatCurrent && !needsKeyRebuild(ix) {
+	for i, ix := range n.Indexes {
+		if ix.KeyFormat < keyFormatCurrent && !ix.NeedsKeyRebuild() {
 			cp := *ix
-			cp.keyFormat = keyFormatCurrent
-			n.indexes[i] = &cp
+			cp.KeyFormat = keyFormatCurrent
+			n.Indexes[i] = &cp
 		}
 	}
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+	if err := b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil); err != nil {
 		return fmt.Errorf("catalog update: %w", err)
 	}
 	if _, err := e.db.Commit(b); err != nil {
@@ -105,14 +68,14 @@ func (e *Engine) upgradeCollectionKeys(db, name string) error {
 // it to be rebuilt at the next open.
 func (e *Engine) rebuildIndexKeys(db, name string, i int) error {
 	c := e.cat.Load().lookup(db, name)
-	old := c.indexes[i]
+	old := c.Indexes[i]
 	fresh := *old
-	fresh.id = e.allocID()
-	fresh.keyFormat = keyFormatCurrent
-	fresh.multikey, fresh.multikeyPaths = false, nil
-	e.log.Info("rebuilding index built with an older key format", "ns", c.ns(), "index", old.name)
+	fresh.ID = e.allocID()
+	fresh.KeyFormat = keyFormatCurrent
+	fresh.Multikey, fresh.MultikeyPaths = false, nil
+	e.log.Info("rebuilding index built with an older key format", "ns", c.NS(), "index", old.Name)
 	n := c.copyMeta()
-	n.indexes[i] = &fresh
+	n.Indexes[i] = &fresh
 	clearRange := func(id uint64) error {
 		b := e.db.NewBatch()
 		lo, hi := storage.IndexRange(id)
@@ -121,20 +84,20 @@ func (e *Engine) rebuildIndexKeys(db, name string, i int) error {
 		return err
 	}
 	// An interrupted earlier attempt may have left entries under this id.
-	if err := clearRange(fresh.id); err != nil {
+	if err := clearRange(fresh.ID); err != nil {
 		return err
 	}
 	c.state.mu.Lock()
 	err := e.buildIndex(context.Background(), n, i)
 	if err == nil {
-		delete(c.state.idxBytes, old.id)
+		delete(c.state.idxBytes, old.ID)
 	}
 	c.state.mu.Unlock()
 	if err != nil {
-		if cerr := clearRange(fresh.id); cerr != nil {
-			e.log.Error("cleaning up failed index rebuild", "index", old.name, "err", cerr)
+		if cerr := clearRange(fresh.ID); cerr != nil {
+			e.log.Error("cleaning up failed index rebuild", "index", old.Name, "err", cerr)
 		}
 		return err
 	}
-	return clearRange(old.id)
+	return clearRange(old.ID)
 }

@@ -16,10 +16,10 @@ import (
 // array element lacking the subfield, null only for a field missing
 // altogether.
 func legacyKeys(ix *index, doc bsoncore.Document) (keys, tbs [][]byte) {
-	vals := make([][]bsoncore.Value, len(ix.fields))
-	for i, f := range ix.fields {
+	vals := make([][]bsoncore.Value, len(ix.Fields))
+	for i, f := range ix.Fields {
 		var arrs []string
-		collectPath(doc, f.parts, 0, &vals[i], &arrs)
+		collectPath(doc, f.Parts, 0, &vals[i], &arrs)
 		if len(vals[i]) == 0 {
 			vals[i] = []bsoncore.Value{nullValue}
 		}
@@ -27,9 +27,9 @@ func legacyKeys(ix *index, doc bsoncore.Document) (keys, tbs [][]byte) {
 	choice := make([]int, len(vals))
 	for {
 		var k, tb []byte
-		for i, f := range ix.fields {
+		for i, f := range ix.Fields {
 			v := vals[i][choice[i]]
-			k = keystring.AppendValue(k, v, f.desc)
+			k = keystring.AppendValue(k, v, f.Desc)
 			tb = keystring.AppendTypeBits(tb, v)
 		}
 		keys, tbs = append(keys, k), append(tbs, keystring.TrimTypeBits(tb))
@@ -52,11 +52,11 @@ func legacyKeys(ix *index, doc bsoncore.Document) (keys, tbs [][]byte) {
 func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 	t.Helper()
 	c := e.cat.Load().lookup(db, coll)
-	ix := c.indexByName(name)
+	ix := c.IndexByName(name)
 	b := e.db.NewBatch()
-	lo, hi := storage.IndexRange(ix.id)
+	lo, hi := storage.IndexRange(ix.ID)
 	_ = b.DeleteRange(lo, hi, nil)
-	cur, err := storage.NewRecordCursor(e.db.Reader(), c.id, false)
+	cur, err := storage.NewRecordCursor(e.db.Reader(), c.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,19 +64,19 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 		rid := uint64(crid)
 		keys, tbs := legacyKeys(ix, doc)
 		for i, k := range keys {
-			_ = b.Set(storage.AppendIndexKey(nil, ix.id, k, rid), tbs[i], nil)
+			_ = b.Set(storage.AppendIndexKey(nil, ix.ID, k, rid), tbs[i], nil)
 		}
 	}
 	cur.Close()
 	n := c.copyMeta()
-	for i, x := range n.indexes {
-		if x.name == name {
+	for i, x := range n.Indexes {
+		if x.Name == name {
 			cp := *x
-			cp.keyFormat = 0 // no keyFormat field, as entries written before it existed
-			n.indexes[i] = &cp
+			cp.KeyFormat = 0 // no keyFormat field, as entries written before it existed
+			n.Indexes[i] = &cp
 		}
 	}
-	_ = b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil)
+	_ = b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil)
 	if _, err := e.db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +86,8 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 // indexEntries counts the entries stored for index name of db.coll.
 func indexEntries(t *testing.T, e *Engine, db, coll, name string) int {
 	t.Helper()
-	ix := e.cat.Load().lookup(db, coll).indexByName(name)
-	lo, hi := storage.IndexRange(ix.id)
+	ix := e.cat.Load().lookup(db, coll).IndexByName(name)
+	lo, hi := storage.IndexRange(ix.ID)
 	it, err := e.db.Reader().NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -137,9 +137,9 @@ func TestIndexKeyFormatRebuildOnOpen(t *testing.T) {
 
 	e = openTest(t, dir)
 	c := e.cat.Load().lookup("db", "c")
-	for _, ix := range c.indexes {
-		if ix.keyFormat != keyFormatCurrent {
-			t.Errorf("index %s key format %d after open", ix.name, ix.keyFormat)
+	for _, ix := range c.Indexes {
+		if ix.KeyFormat != keyFormatCurrent {
+			t.Errorf("index %s key format %d after open", ix.Name, ix.KeyFormat)
 		}
 	}
 	if n := indexEntries(t, e, "db", "c", "metadata.key_1_metadata.value_1"); n != docs*12+1 {
@@ -159,10 +159,10 @@ func TestIndexKeyFormatRebuildOnOpen(t *testing.T) {
 		t.Fatalf("$elemMatch after rebuild found %d", len(got))
 	}
 	// The catalog entry persisted the format: a second open rebuilds nothing.
-	id := c.indexByName("metadata.key_1_metadata.value_1").id
+	id := c.IndexByName("metadata.key_1_metadata.value_1").ID
 	e.Close()
 	e = openTest(t, dir)
-	if got := e.cat.Load().lookup("db", "c").indexByName("metadata.key_1_metadata.value_1").id; got != id {
+	if got := e.cat.Load().lookup("db", "c").IndexByName("metadata.key_1_metadata.value_1").ID; got != id {
 		t.Fatalf("index rebuilt again at the second open (id %d -> %d)", id, got)
 	}
 }

@@ -43,7 +43,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		prepared, werr := prepareInsert(doc, &idBuf, !opts.ShallowDocs && !opts.System)
 		if werr == nil {
 			var err error
-			if t.c.capped {
+			if t.c.Capped {
 				_, err = t.cappedInsert(prepared)
 			} else {
 				_, err = t.insert(prepared)

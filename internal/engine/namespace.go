@@ -133,11 +133,11 @@ func (e *Engine) ListCollectionsCtx(ctx context.Context, db string) ([]Collectio
 		if !visibleTo(c, tx) {
 			continue
 		}
-		opts := c.options
+		opts := c.Options
 		if opts == nil {
 			opts = emptyDoc
 		}
-		out = append(out, CollectionInfo{Name: c.name, Type: "collection", Options: opts, UUID: c.uuid})
+		out = append(out, CollectionInfo{Name: c.Name, Type: "collection", Options: opts, UUID: c.UUID})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -174,7 +174,7 @@ func (e *Engine) CreateCollectionCtx(ctx context.Context, db, coll string, opts 
 	if err != nil {
 		return err
 	}
-	if !created && !sameCreateOptions(c.options, opts.Raw) {
+	if !created && !sameCreateOptions(c.Options, opts.Raw) {
 		return errs.New(errs.NamespaceExists, "namespace %s.%s already exists, but with different options: %s",
 			db, coll, renderCollOptions(c))
 	}
@@ -202,9 +202,9 @@ func sameCreateOptions(a, b bsoncore.Document) bool {
 // NamespaceExists message: { uuid: UUID("..."), capped: true, ... }.
 func renderCollOptions(c *collection) string {
 	var sb strings.Builder
-	u := hex.EncodeToString(c.uuid[:])
+	u := hex.EncodeToString(c.UUID[:])
 	sb.WriteString(`{ uuid: UUID("` + u[0:8] + "-" + u[8:12] + "-" + u[12:16] + "-" + u[16:20] + "-" + u[20:] + `")`)
-	elems, _ := c.options.Elements()
+	elems, _ := c.Options.Elements()
 	for _, el := range elems {
 		sb.WriteString(", " + el.Key() + ": ")
 		bsonutil.AppendValue(&sb, el.Value(), msgStyle)
@@ -227,36 +227,36 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	uuid := newUUID()
 	if opts.UUID != nil {
 		if other := cat.byUUID(*opts.UUID); other != nil {
-			return nil, false, errs.New(errs.NotImplemented, "cannot create %s.%s with the UUID of the existing collection %s.%s: Lode does not move a collection to the name a UUID is given with", db, coll, other.db, other.name)
+			return nil, false, errs.New(errs.NotImplemented, "cannot create %s.%s with the UUID of the existing collection %s.%s: Lode does not move a collection to the name a UUID is given with", db, coll, other.DB, other.Name)
 		}
 		uuid = *opts.UUID
 	}
 	c := &collection{
-		db: db, name: coll, id: e.allocID(), uuid: uuid,
-		capped: opts.Capped, size: opts.Size, max: opts.Max,
+		collDesc: collDesc{DB: db, Name: coll, ID: e.allocID(), UUID: uuid,
+			Capped: opts.Capped, Size: opts.Size, Max: opts.Max},
 		state: &collState{statsValid: true, idxValid: true, commits: &txnCommits{}, txnOwner: tx},
 	}
 	if len(opts.Raw) > 5 {
-		c.options = append(bsoncore.Document(nil), opts.Raw...)
-		c.images = imagesEnabled(c.options)
-		c.validator = validatorOf(c.options)
-		c.coll = collatorOf(c.options)
+		c.Options = append(bsoncore.Document(nil), opts.Raw...)
+		c.images = imagesEnabled(c.Options)
+		c.validator = validatorOf(c.Options)
+		c.Collator = collatorOf(c.Options)
 	}
 	idSpec := IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true}
-	if c.coll != nil {
-		idSpec.Collation = c.coll.Spec().Document()
+	if c.Collator != nil {
+		idSpec.Collation = c.Collator.Spec().Document()
 	}
 	idIx, err := newIndex(e.allocID(), idSpec)
 	if err != nil {
 		return nil, false, err
 	}
-	c.indexes = []*index{idIx}
+	c.Indexes = []*index{idIx}
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(c.id), encodeCollection(c), nil); err != nil {
+	if err := b.Set(storage.CollectionKey(c.ID), encodeCollection(c), nil); err != nil {
 		b.Close()
 		return nil, false, fmt.Errorf("create collection: %w", err)
 	}
-	ops := e.commandEntry(db, &c.uuid, createO(coll, c.options))
+	ops := e.commandEntry(db, &c.UUID, createO(coll, c.Options))
 	if coll == "system.profile" {
 		ops = nil // the profiler's collection is not replicated (logged)
 	}
@@ -300,13 +300,13 @@ func (e *Engine) dropLocked(c *collection) error {
 	deleteCollection(b, c)
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
-	if err := e.commitLogged(b, e.commandEntry(c.db, &c.uuid, cmdDoc("drop", c.name))...); err != nil {
+	if err := e.commitLogged(b, e.commandEntry(c.DB, &c.UUID, cmdDoc("drop", c.Name))...); err != nil {
 		return err
 	}
 	c.state.dropped = true
 	c.state.hints.clear()
 	n := e.cat.Load().clone()
-	n.remove(c.db, c.name)
+	n.remove(c.DB, c.Name)
 	e.cat.Store(n)
 	e.namespaceGone(c, "")
 	return nil
@@ -315,10 +315,10 @@ func (e *Engine) dropLocked(c *collection) error {
 // deleteCollection adds the removal of c's catalog entry, records and
 // index entries to b.
 func deleteCollection(b *storage.Batch, c *collection) {
-	_ = b.Delete(storage.CollectionKey(c.id), nil)
-	_ = storage.DeleteRecords(b, c.id)
-	for _, ix := range c.indexes {
-		lo, hi := storage.IndexRange(ix.id)
+	_ = b.Delete(storage.CollectionKey(c.ID), nil)
+	_ = storage.DeleteRecords(b, c.ID)
+	for _, ix := range c.Indexes {
+		lo, hi := storage.IndexRange(ix.ID)
 		_ = b.DeleteRange(lo, hi, nil)
 	}
 }
@@ -331,7 +331,7 @@ func (e *Engine) DropDatabase(db string) error {
 	}
 	dropped := 0
 	for _, c := range e.cat.Load().dbs[db] {
-		lc, err := e.lockColl(db, c.name, false)
+		lc, err := e.lockColl(db, c.Name, false)
 		if err != nil {
 			return err
 		}
@@ -373,7 +373,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 		defer dst.state.mu.Unlock()
 	}
 	moved := src.copyMeta()
-	moved.db, moved.name = toDB, toColl
+	moved.DB, moved.Name = toDB, toColl
 	moved.state = &collState{
 		lastRec: src.state.lastRec, statsValid: src.state.statsValid,
 		count: src.state.count, dataSize: src.state.dataSize,
@@ -383,7 +383,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	moved.state.docCount.Store(src.state.count)
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
-	if cur := e.cat.Load().lookup(toDB, toColl); cur != nil && (dst == nil || cur.id != dst.id) {
+	if cur := e.cat.Load().lookup(toDB, toColl); cur != nil && (dst == nil || cur.ID != dst.ID) {
 		return errs.New(errs.NamespaceExists, "target namespace exists")
 	}
 	b := e.db.NewBatch()
@@ -393,16 +393,16 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 		// entry whose dropTarget names the dropped collection.
 		deleteCollection(b, dst)
 	}
-	_ = b.Set(storage.CollectionKey(moved.id), encodeCollection(moved), nil)
+	_ = b.Set(storage.CollectionKey(moved.ID), encodeCollection(moved), nil)
 	var ops []oplog.Entry
 	if fromDB != "local" && toDB != "local" {
 		kv := []any{"renameCollection", fromDB + "." + fromColl, "to", toDB + "." + toColl, "stayTemp", false}
 		if dst != nil {
 			// As mongod's, the entry names the collection the rename
 			// replaced by its UUID.
-			kv = append(kv, "dropTarget", bsoncore.Value{Type: bsoncore.TypeBinary, Data: bsoncore.AppendBinary(nil, 4, dst.uuid[:])})
+			kv = append(kv, "dropTarget", bsoncore.Value{Type: bsoncore.TypeBinary, Data: bsoncore.AppendBinary(nil, 4, dst.UUID[:])})
 		}
-		ops = e.commandEntry(fromDB, &src.uuid, cmdDoc(kv...))
+		ops = e.commandEntry(fromDB, &src.UUID, cmdDoc(kv...))
 	}
 	if err := e.commitLogged(b, ops...); err != nil {
 		return err
@@ -450,7 +450,7 @@ func (e *Engine) lockRenamePair(fromDB, fromColl, toDB, toColl string, dropTarge
 			return src, nil, nil
 		}
 		first, second := [2]string{fromDB, fromColl}, [2]string{toDB, toColl}
-		if md.id < ms.id {
+		if md.ID < ms.ID {
 			first, second = second, first
 		}
 		a, err := e.lockColl(first[0], first[1], false)
@@ -464,12 +464,12 @@ func (e *Engine) lockRenamePair(fromDB, fromColl, toDB, toColl string, dropTarge
 			}
 			return nil, nil, err
 		}
-		if md.id < ms.id {
+		if md.ID < ms.ID {
 			src, dst = b, a
 		} else {
 			src, dst = a, b
 		}
-		if src != nil && dst != nil && src.id == ms.id && dst.id == md.id {
+		if src != nil && dst != nil && src.ID == ms.ID && dst.ID == md.ID {
 			return src, dst, nil
 		}
 		// The catalog changed between the lookup and the locks: retry.

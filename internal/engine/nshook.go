@@ -24,6 +24,6 @@ func (e *Engine) SetNamespaceHook(fn func(NamespaceEvent)) { e.nsHook.fn.Store(&
 
 func (e *Engine) namespaceGone(c *collection, renamedTo string) {
 	if fn := e.nsHook.fn.Load(); fn != nil {
-		(*fn)(NamespaceEvent{DB: c.db, Coll: c.name, UUID: c.uuid, RenamedTo: renamedTo})
+		(*fn)(NamespaceEvent{DB: c.DB, Coll: c.Name, UUID: c.UUID, RenamedTo: renamedTo})
 	}
 }

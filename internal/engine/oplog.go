@@ -66,7 +66,7 @@ func (e *Engine) Oplog() *oplog.Log { return e.oplog }
 // does not replicate the local database, nor the profiler's
 // system.profile collections.
 func (e *Engine) logged(c *collection) bool {
-	return e.oplog != nil && c.db != "local" && c.name != "system.profile"
+	return e.oplog != nil && c.DB != "local" && c.Name != "system.profile"
 }
 
 // idDoc is {_id: doc._id}.
@@ -87,9 +87,9 @@ func (t *writeBatch) logOp(op string, o, o2 bsoncore.Document) {
 	// One namespace string per batch, and the UUID of the collection's
 	// (immutable) metadata: no allocation per document for either.
 	if t.opsNS == "" {
-		t.opsNS = t.c.ns()
+		t.opsNS = t.c.NS()
 	}
-	t.ops = append(t.ops, oplog.Entry{Op: op, NS: t.opsNS, UI: &t.c.uuid, O: o, O2: o2})
+	t.ops = append(t.ops, oplog.Entry{Op: op, NS: t.opsNS, UI: &t.c.UUID, O: o, O2: o2})
 }
 
 // logUpdate adds an update entry: the full new document for a

@@ -69,7 +69,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 		snap.Close()
 		return nil, err
 	}
-	first, last, err := recordSpan(r, c.id)
+	first, last, err := recordSpan(r, c.ID)
 	if err != nil || last-first < uint64(n) {
 		snap.Close()
 		return nil, err
@@ -94,7 +94,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 				return nil, err
 			}
 		}
-		parts = append(parts, &rangeScan{ctx: ctx, r: r, collID: c.id, lo: lo, hi: hi, filter: pf, snap: shared})
+		parts = append(parts, &rangeScan{ctx: ctx, r: r, collID: c.ID, lo: lo, hi: hi, filter: pf, snap: shared})
 	}
 	return parts, nil
 }

@@ -10,7 +10,7 @@ import (
 // collectPath appends the values found at parts[i:] below doc to out, and
 // the paths of the arrays it traversed to arrs: every value a query on the
 // path sees, as distinct reports them (index keys are generated element by
-// element instead, see indexkeys.go).
+// element instead, see internal/indexkey).
 func collectPath(doc bsoncore.Document, parts []string, i int, out *[]bsoncore.Value, arrs *[]string) {
 	v, err := doc.LookupErr(parts[i])
 	if err != nil {
@@ -80,3 +80,8 @@ func subset(a, b []string) bool {
 	}
 	return true
 }
+
+var (
+	nullValue      = bsoncore.Value{Type: bsoncore.TypeNull}
+	undefinedValue = bsoncore.Value{Type: bsoncore.TypeUndefined}
+)

@@ -15,28 +15,19 @@ import (
 	"github.com/lodedb/lode/internal/storage"
 )
 
-// planIndexes describes c's indexes for the planner.
+// planIndexes describes c's indexes for the planner: the descriptors'
+// cached views (catalog/planview.go) for the query's collation.
 func planIndexes(c *collection, q *planReq) ([]*plan.Index, error) {
-	out := make([]*plan.Index, 0, len(c.indexes))
-	for _, ix := range c.indexes {
-		if ix.hidden {
+	out := make([]*plan.Index, 0, len(c.Indexes))
+	qc := q.filter.Collator()
+	for _, ix := range c.Indexes {
+		if ix.Hidden {
 			continue // hidden from the planner, hints included (mongod 4.4+)
 		}
-		if ix.text != nil {
+		if ix.Text != nil {
 			continue // used only by $text (textIndexFor)
 		}
-		pi := &plan.Index{
-			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique || ix.isID(),
-			Sparse: ix.sparse, Partial: ix.partialFilter, Multikey: ix.multikey,
-			MultikeyPaths: ix.multikeyPaths, Collation: ix.collation,
-			// Its keys are not in the query's string order.
-			CollationMismatch: ix.coll != q.filter.Collator(),
-			Grid2D:            ix.grid2D,
-		}
-		for _, f := range ix.fields {
-			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc, Geo: f.geo})
-		}
-		out = append(out, pi)
+		out = append(out, ix.PlanIndex(qc))
 	}
 	return out, nil
 }
@@ -125,7 +116,7 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 	if err := checkTextMeta(q); err != nil {
 		return nil, err
 	}
-	env := exec.Env{Reader: r, CollID: c.id, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
+	env := exec.Env{Reader: r, CollID: c.ID, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
 		// Explain prints stage filters in mongod's parsed form.
 		env.FilterDoc = q.filter.Serialize()
@@ -135,7 +126,7 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 		return nil, err
 	}
 	sols, err := plan.Plan(plan.Params{
-		NS: c.ns(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
+		NS: c.NS(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,
 		NaturalDir: q.naturalDir, Indexes: pix, Hint: q.hint, TextIndex: textPlanIndex(c),
 		MaxScansToExplode: int(e.params.MaxScansToExplode.Load()), Covered: q.covered, DistinctKey: q.distinctKey,
 		ProjFields: projFields(q.opts),

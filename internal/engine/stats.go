@@ -33,32 +33,32 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 		}
 	}
 	st.Count, st.Size = c.state.count, c.state.dataSize
-	logical := make([]int64, len(c.indexes))
-	for i, ix := range c.indexes {
-		logical[i] = c.state.idxBytes[ix.id]
+	logical := make([]int64, len(c.Indexes))
+	for i, ix := range c.Indexes {
+		logical[i] = c.state.idxBytes[ix.ID]
 	}
 	c.state.mu.Unlock()
-	if st.StorageSize, err = e.recordsSizeEstimate(c.id, st.Size+st.Count*storage.RecordOverhead); err != nil {
+	if st.StorageSize, err = e.recordsSizeEstimate(c.ID, st.Size+st.Count*storage.RecordOverhead); err != nil {
 		return st, fmt.Errorf("storage size of %s.%s: %w", db, coll, err)
 	}
-	st.IndexSizes = make(map[string]int64, len(c.indexes))
-	for i, ix := range c.indexes {
-		lo, hi := storage.IndexRange(ix.id)
+	st.IndexSizes = make(map[string]int64, len(c.Indexes))
+	for i, ix := range c.Indexes {
+		lo, hi := storage.IndexRange(ix.ID)
 		n, err := e.sizeEstimate(lo, hi, logical[i])
 		if err != nil {
-			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.name, db, coll, err)
+			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.Name, db, coll, err)
 		}
-		st.IndexSizes[ix.name] = n
+		st.IndexSizes[ix.Name] = n
 		st.TotalIndexSize += n
 	}
-	st.NIndexes = len(c.indexes)
-	st.Capped, st.Max, st.MaxSize = c.capped, c.max, c.size
+	st.NIndexes = len(c.Indexes)
+	st.Capped, st.Max, st.MaxSize = c.Capped, c.Max, c.Size
 	return st, nil
 }
 
 // recount scans c's records to set its count and size; c.state.mu is held.
 func (e *Engine) recount(c *collection) error {
-	cur, err := storage.NewRecordCursor(e.db.Reader(), c.id, false)
+	cur, err := storage.NewRecordCursor(e.db.Reader(), c.ID, false)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (e *Engine) recount(c *collection) error {
 func (e *Engine) DatabaseSize(db string) int64 {
 	var total int64
 	for _, c := range e.cat.Load().dbs[db] {
-		st, err := e.CollectionStats(c.db, c.name)
+		st, err := e.CollectionStats(c.DB, c.Name)
 		if err != nil {
 			continue // dropped meanwhile
 		}

@@ -49,12 +49,12 @@ func (st *collState) addIndexBytes(d map[uint64]int64) {
 // recountIndexes scans c's index entries to set their logical sizes;
 // c.state.mu is held.
 func (e *Engine) recountIndexes(c *collection) error {
-	sizes := make(map[uint64]int64, len(c.indexes))
-	for _, ix := range c.indexes {
-		lo, hi := storage.IndexRange(ix.id)
+	sizes := make(map[uint64]int64, len(c.Indexes))
+	for _, ix := range c.Indexes {
+		lo, hi := storage.IndexRange(ix.ID)
 		it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
 		if err != nil {
-			return fmt.Errorf("index %s size: %w", ix.name, err)
+			return fmt.Errorf("index %s size: %w", ix.Name, err)
 		}
 		var n int64
 		for ok := it.First(); ok; ok = it.Next() {
@@ -63,9 +63,9 @@ func (e *Engine) recountIndexes(c *collection) error {
 		err = it.Error()
 		it.Close()
 		if err != nil {
-			return fmt.Errorf("index %s size: %w", ix.name, err)
+			return fmt.Errorf("index %s size: %w", ix.Name, err)
 		}
-		sizes[ix.id] = n
+		sizes[ix.ID] = n
 	}
 	c.state.idxBytes, c.state.idxValid = sizes, true
 	return nil

@@ -22,15 +22,15 @@ func indexBytes(t *testing.T, e *Engine, db, coll string) (kept, scanned map[str
 		t.Fatal("index sizes not maintained")
 	}
 	kept, scanned = map[string]int64{}, map[string]int64{}
-	for _, ix := range c.indexes {
-		kept[ix.name] = c.state.idxBytes[ix.id]
+	for _, ix := range c.Indexes {
+		kept[ix.Name] = c.state.idxBytes[ix.ID]
 	}
 	saved := c.state.idxBytes
 	if err := e.recountIndexes(c); err != nil {
 		t.Fatal(err)
 	}
-	for _, ix := range c.indexes {
-		scanned[ix.name] = c.state.idxBytes[ix.id]
+	for _, ix := range c.Indexes {
+		scanned[ix.Name] = c.state.idxBytes[ix.ID]
 	}
 	c.state.idxBytes = saved
 	return kept, scanned

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
-	"github.com/lodedb/lode/internal/keystring"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/plan"
 	"github.com/lodedb/lode/internal/text"
@@ -23,18 +22,10 @@ import (
 // document's weighted score for the term (text.Spec.Score).
 
 const (
-	textDefaultLanguage  = "english"
 	textLanguageOverride = "language"
 	textIndexVersion     = 3
 	textWeightMax        = 100000
 )
-
-// textIndex is the text part of an index.
-type textIndex struct {
-	spec *text.Spec
-	// nPrefix is the number of key fields before _fts.
-	nPrefix int
-}
 
 // isTextKey reports whether a key pattern declares a text index ("text"
 // values, or the stored form's _fts field).
@@ -166,21 +157,6 @@ func normalizeTextSpec(spec *IndexSpec) error {
 	return nil
 }
 
-// newTextIndex builds the text part of an index from its stored spec.
-func newTextIndex(spec IndexSpec, fields []keyField) *textIndex {
-	lang, ok := text.LookupLanguage(spec.DefaultLanguage)
-	if !ok {
-		lang, _ = text.LookupLanguage(textDefaultLanguage)
-	}
-	t := &textIndex{spec: text.NewSpec(spec.Weights, lang, spec.LanguageOverride)}
-	for i, f := range fields {
-		if f.path == "_fts" {
-			t.nPrefix = i
-		}
-	}
-	return t
-}
-
 // textSpecEqual reports whether two text index specs have the same text
 // options.
 func textSpecEqual(a, b IndexSpec) bool {
@@ -196,66 +172,15 @@ func textIndexConflict(indexes []*index, spec IndexSpec) error {
 		return nil
 	}
 	for _, ix := range indexes {
-		if ix.text == nil {
+		if ix.Text == nil {
 			continue
 		}
-		if ix.name != spec.Name {
-			return errs.New(errs.CannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", ix.name)
+		if ix.Name != spec.Name {
+			return errs.New(errs.CannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", ix.Name)
 		}
-		if !textSpecEqual(ix.spec(), spec) || !keyEqual(ix.key, spec.Key) {
-			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", specString(spec), specString(ix.spec()))
+		if !textSpecEqual(ix.Spec(), spec) || !keyEqual(ix.Key, spec.Key) {
+			return errs.New(errs.IndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", specString(spec), specString(ix.Spec()))
 		}
-	}
-	return nil
-}
-
-// textKeys generates the entries of a text index for doc into g: one per
-// term, (prefix values, term, score, suffix values).
-func (g *keyGen) textKeys(ix *index, doc bsoncore.Document) error {
-	g.buf, g.offs, g.tbuf, g.paths = g.buf[:0], g.offs[:0], g.tbuf[:0], g.paths[:0]
-	terms, err := ix.text.spec.Score(doc)
-	if err != nil {
-		if le, ok := err.(*text.LanguageError); ok {
-			return errs.New(errs.Location17262, "language override unsupported: %s", le.Name)
-		}
-		return err
-	}
-	if len(terms) == 0 {
-		return nil
-	}
-	n := len(ix.fields)
-	if cap(g.fixed) < n {
-		g.fixed = make([]bsoncore.Value, n)
-	}
-	g.fixed = g.fixed[:n]
-	np := ix.text.nPrefix
-	for i, f := range ix.fields {
-		if i == np || i == np+1 {
-			continue
-		}
-		v, err := doc.LookupErr(f.parts...)
-		switch {
-		case err != nil:
-			v = nullValue
-		case v.Type == bsoncore.TypeArray:
-			where := "prefix"
-			if i > np {
-				where = "suffix"
-			}
-			return errs.New(errs.Location16675, "cannot have a multi-key as a %s to a text index", where)
-		}
-		g.fixed[i] = v
-	}
-	for _, t := range terms {
-		g.fixed[np] = bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, t.Term)}
-		g.fixed[np+1] = bsoncore.Value{Type: bsoncore.TypeDouble, Data: bsoncore.AppendDouble(nil, t.Score)}
-		start, tstart := len(g.buf), len(g.tbuf)
-		for i := range ix.fields {
-			g.buf = keystring.AppendValue(g.buf, g.fixed[i], ix.fields[i].desc)
-			g.tbuf = keystring.AppendTypeBits(g.tbuf, g.fixed[i])
-		}
-		g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
-		g.offs = append(g.offs, start, len(g.buf), tstart, len(g.tbuf))
 	}
 	return nil
 }
@@ -263,19 +188,11 @@ func (g *keyGen) textKeys(ix *index, doc bsoncore.Document) error {
 // textPlanIndex describes c's text index for the planner, nil when c has
 // none (or it is hidden).
 func textPlanIndex(c *collection) *plan.Index {
-	for _, ix := range c.indexes {
-		if ix.text == nil || ix.hidden {
+	for _, ix := range c.Indexes {
+		if ix.Text == nil || ix.Hidden {
 			continue
 		}
-		pi := &plan.Index{
-			ID: ix.id, Name: ix.name, KeyPattern: ix.key, Sparse: ix.sparse, Partial: ix.partialFilter,
-			Multikey: true,
-			Text:     &plan.TextIndex{Spec: ix.text.spec, NPrefix: ix.text.nPrefix, Version: ix.textSpec.TextIndexVersion},
-		}
-		for _, f := range ix.fields {
-			pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
-		}
-		return pi
+		return ix.PlanIndex(ix.Collator)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/keystring"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -119,17 +120,17 @@ func (e *Engine) RunTTLPass(ctx context.Context, now time.Time) (int64, error) {
 	cat := e.cat.Load()
 	for _, db := range cat.sortedDBNames() {
 		for _, c := range cat.dbs[db] {
-			if c.capped {
+			if c.Capped {
 				continue
 			}
-			for _, ix := range c.indexes {
-				if ix.ttl == nil || len(ix.fields) != 1 || ix.isID() {
+			for _, ix := range c.Indexes {
+				if ix.TTL == nil || len(ix.Fields) != 1 || ix.IsID() {
 					continue
 				}
 				n, err := e.expireIndex(ctx, c, ix, now)
 				total += n
 				if err != nil {
-					return total, fmt.Errorf("TTL %s.%s index %s: %w", c.db, c.name, ix.name, err)
+					return total, fmt.Errorf("TTL %s.%s index %s: %w", c.DB, c.Name, ix.Name, err)
 				}
 			}
 		}
@@ -142,7 +143,7 @@ func (e *Engine) RunTTLPass(ctx context.Context, now time.Time) (int64, error) {
 func ttlRange(ix *index, cutoff time.Time) (lo, hi []byte) {
 	minDate := bsoncore.Value{Type: bsoncore.TypeDateTime, Data: bsoncore.AppendDateTime(nil, math.MinInt64)}
 	cut := bsoncore.Value{Type: bsoncore.TypeDateTime, Data: bsoncore.AppendDateTime(nil, cutoff.UnixMilli())}
-	desc := ix.fields[0].desc
+	desc := ix.Fields[0].Desc
 	if desc {
 		return keystring.Interval(nil, cut, minDate, false, true, true)
 	}
@@ -152,7 +153,7 @@ func ttlRange(ix *index, cutoff time.Time) (lo, hi []byte) {
 // expireIndex removes the expired documents of one TTL index, in batches
 // that each hold the collection's writer lock briefly.
 func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, now time.Time) (int64, error) {
-	cutoff := now.Add(-time.Duration(*ix.ttl) * time.Second)
+	cutoff := now.Add(-time.Duration(*ix.TTL) * time.Second)
 	lo, hi := ttlRange(ix, cutoff)
 	if hi != nil && string(lo) >= string(hi) {
 		return 0, nil
@@ -162,7 +163,7 @@ func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, now 
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
-		rids, err := e.ttlCandidates(ix.id, lo, hi)
+		rids, err := e.ttlCandidates(ix.ID, lo, hi)
 		if err != nil || len(rids) == 0 {
 			return total, err
 		}
@@ -199,7 +200,7 @@ func (e *Engine) ttlCandidates(indexID uint64, lo, hi []byte) ([]uint64, error) 
 // writer lock. more reports whether a full batch was found (so another
 // may follow).
 func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids []uint64, lo, hi []byte) (int64, bool, error) {
-	lc, err := e.lockColl(c.db, c.name, false)
+	lc, err := e.lockColl(c.DB, c.Name, false)
 	if err != nil || lc == nil {
 		return 0, false, err
 	}
@@ -207,25 +208,25 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 	if lc.state != c.state {
 		return 0, false, nil
 	}
-	cur := lc.indexByName(ix.name)
-	if cur == nil || cur.id != ix.id || cur.ttl == nil {
+	cur := lc.IndexByName(ix.Name)
+	if cur == nil || cur.ID != ix.ID || cur.TTL == nil {
 		return 0, false, nil
 	}
 	t := e.newWriteBatch(lc)
 	defer t.abort()
-	var g keyGen
+	var g indexkey.Generator
 	var buf []byte
 	var n int64
 	for _, rid := range rids {
 		var found bool
-		buf, found, err = storage.GetRecord(e.db.Reader(), lc.id, storage.RecordID(rid), buf[:0])
+		buf, found, err = storage.GetRecord(e.db.Reader(), lc.ID, storage.RecordID(rid), buf[:0])
 		if err != nil {
 			return n, false, err
 		}
 		if !found {
 			continue
 		}
-		keys, _, skip, err := g.indexKeys(cur, buf)
+		keys, _, skip, err := g.Keys(cur, buf)
 		if err != nil || skip {
 			continue
 		}

@@ -128,16 +128,16 @@ type txnColl struct {
 // newTxnColl records collection c as written by a transaction: its index
 // set now, which Commit compares with the index set then.
 func newTxnColl(c *collection) *txnColl {
-	tc := &txnColl{state: c.state, db: c.db, name: c.name}
+	tc := &txnColl{state: c.state, db: c.DB, name: c.Name}
 	tc.indexIDs = indexIDs(c)
 	return tc
 }
 
 // indexIDs returns the ids of c's indexes in order.
 func indexIDs(c *collection) []uint64 {
-	ids := make([]uint64, len(c.indexes))
-	for i, ix := range c.indexes {
-		ids[i] = ix.id
+	ids := make([]uint64, len(c.Indexes))
+	for i, ix := range c.Indexes {
+		ids[i] = ix.ID
 	}
 	return ids
 }

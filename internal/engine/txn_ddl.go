@@ -36,9 +36,9 @@ func (tx *Txn) endCreated(commit bool) {
 		st.txnOwner = nil
 		st.uncommitted.Store(nil)
 		if !commit && !st.dropped {
-			if cur := tx.e.cat.Load().lookup(c.db, c.name); cur != nil && cur.state == st {
+			if cur := tx.e.cat.Load().lookup(c.DB, c.Name); cur != nil && cur.state == st {
 				if err := tx.e.dropLocked(cur); err != nil {
-					tx.e.log.Error("dropping a collection created by an aborted transaction", "ns", c.ns(), "err", err)
+					tx.e.log.Error("dropping a collection created by an aborted transaction", "ns", c.NS(), "err", err)
 				}
 			}
 		}
@@ -68,7 +68,7 @@ func (e *Engine) lockCollCtx(ctx context.Context, db, coll string, create bool) 
 func checkTxnWrite(tx *Txn, c *collection) error {
 	if owner := c.state.txnOwner; owner != nil && owner != tx {
 		if tx == nil {
-			return errs.New(errs.WriteConflict, "Write conflict: collection %s is being created by an uncommitted transaction. Please retry your operation.", c.ns())
+			return errs.New(errs.WriteConflict, "Write conflict: collection %s is being created by an uncommitted transaction. Please retry your operation.", c.NS())
 		}
 		e := conflictError()
 		if tx.failed == nil {
@@ -76,8 +76,8 @@ func checkTxnWrite(tx *Txn, c *collection) error {
 		}
 		return e
 	}
-	if tx != nil && c.capped {
-		return errs.New(errs.OperationNotSupportedInTransaction, "Collection '%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.ns())
+	if tx != nil && c.Capped {
+		return errs.New(errs.OperationNotSupportedInTransaction, "Collection '%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.NS())
 	}
 	return nil
 }
@@ -87,15 +87,15 @@ func checkTxnWrite(tx *Txn, c *collection) error {
 // empty in tx's view. The caller holds c.state.mu.
 func (e *Engine) checkTxnIndexBuild(tx *Txn, c *collection) error {
 	if c.state.txnOwner != tx {
-		return errs.New(errs.OperationNotSupportedInTransaction, "Cannot create new indexes on existing collection %s in a multi-document transaction.", c.ns())
+		return errs.New(errs.OperationNotSupportedInTransaction, "Cannot create new indexes on existing collection %s in a multi-document transaction.", c.NS())
 	}
-	cur, err := storage.NewRecordCursor(tx.view, c.id, false)
+	cur, err := storage.NewRecordCursor(tx.view, c.ID, false)
 	if err != nil {
 		return err
 	}
 	defer cur.Close()
 	if _, _, ok := cur.Next(); ok {
-		return errs.New(errs.OperationNotSupportedInTransaction, "Cannot create new indexes on non-empty collection %s in a multi-document transaction.", c.ns())
+		return errs.New(errs.OperationNotSupportedInTransaction, "Cannot create new indexes on non-empty collection %s in a multi-document transaction.", c.NS())
 	}
 	return cur.Err()
 }

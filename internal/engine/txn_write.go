@@ -21,8 +21,8 @@ func (e *Engine) newWriteBatchCtx(ctx context.Context, c *collection) *writeBatc
 		t.rec = recorderFrom(ctx)
 		return t
 	}
-	if _, ok := tx.colls[c.id]; !ok {
-		tx.colls[c.id] = newTxnColl(c)
+	if _, ok := tx.colls[c.ID]; !ok {
+		tx.colls[c.ID] = newTxnColl(c)
 	}
 	return &writeBatch{e: e, c: c, b: tx.b, tx: tx, bypass: bypassFrom(ctx), st: opstats.From(ctx)}
 }
@@ -38,7 +38,7 @@ func (t *writeBatch) reader() storage.Reader {
 // claimRecord claims record rid of t's collection in the conflict table.
 func (t *writeBatch) claimRecord(rid uint64) error {
 	var kb [32]byte // room for the lock key without allocating
-	return t.claim(storage.AppendRecordLockKey(kb[:0], t.c.id, storage.RecordID(rid)))
+	return t.claim(storage.AppendRecordLockKey(kb[:0], t.c.ID, storage.RecordID(rid)))
 }
 
 // claim checks key against concurrent writers: inside a transaction it
@@ -80,10 +80,10 @@ func (t *writeBatch) commitInTxn() error {
 		t.it.Close()
 		t.it = nil
 	}
-	tc := t.tx.colls[t.c.id]
+	tc := t.tx.colls[t.c.ID]
 	if tc == nil {
 		tc = newTxnColl(t.c)
-		t.tx.colls[t.c.id] = tc
+		t.tx.colls[t.c.ID] = tc
 	}
 	tc.countDelta += t.countDelta
 	tc.sizeDelta += t.sizeDelta
@@ -103,7 +103,7 @@ func (t *writeBatch) commitInTxn() error {
 	t.ops = t.ops[:0]
 	if t.metaDirty {
 		b := t.e.db.NewBatch()
-		if err := b.Set(storage.CollectionKey(t.c.id), encodeCollection(t.c), nil); err != nil {
+		if err := b.Set(storage.CollectionKey(t.c.ID), encodeCollection(t.c), nil); err != nil {
 			b.Close()
 			return fmt.Errorf("catalog update: %w", err)
 		}

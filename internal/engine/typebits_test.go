@@ -21,7 +21,7 @@ func TestIndexEntryTypeBits(t *testing.T) {
 	decodeA := func() bsoncore.Type {
 		t.Helper()
 		c := e.cat.Load().lookup("db", "t")
-		cur, err := storage.NewIndexCursor(e.db.Reader(), c.indexes[1].id, nil, nil, false)
+		cur, err := storage.NewIndexCursor(e.db.Reader(), c.Indexes[1].ID, nil, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -54,18 +55,18 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	if c == nil {
 		return res, errs.New(errs.NamespaceNotFound, "Collection '%s.%s' does not exist to validate.", db, coll)
 	}
-	res.UUID = c.uuid
+	res.UUID = c.UUID
 	psnap := e.db.NewSnapshot()
 	defer psnap.Close()
 	snap := storage.Pebble(psnap)
-	cur, err := storage.NewRecordCursor(snap, c.id, false)
+	cur, err := storage.NewRecordCursor(snap, c.ID, false)
 	if err != nil {
 		return res, err
 	}
 	defer cur.Close()
-	found := make([]int64, len(c.indexes))
-	missing := make([]int64, len(c.indexes))
-	var g keyGen
+	found := make([]int64, len(c.Indexes))
+	missing := make([]int64, len(c.Indexes))
+	var g indexkey.Generator
 	var kbuf []byte
 	for crid, raw, ok := cur.Next(); ok; crid, raw, ok = cur.Next() {
 		rid := uint64(crid)
@@ -81,17 +82,17 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 			}
 			continue
 		}
-		for i, ix := range c.indexes {
-			keys, _, skip, err := g.indexKeys(ix, doc)
+		for i, ix := range c.Indexes {
+			keys, _, skip, err := g.Keys(ix, doc)
 			if err != nil {
-				res.Errors = append(res.Errors, fmt.Sprintf("record %d: index %s: %v", rid, ix.name, err))
+				res.Errors = append(res.Errors, fmt.Sprintf("record %d: index %s: %v", rid, ix.Name, err))
 				continue
 			}
 			if skip {
 				continue
 			}
 			for _, ks := range keys {
-				kbuf = storage.AppendIndexKey(kbuf[:0], ix.id, ks, rid)
+				kbuf = storage.AppendIndexKey(kbuf[:0], ix.ID, ks, rid)
 				_, ok, err := storage.Get(snap, kbuf, nil)
 				if err != nil {
 					return res, err
@@ -103,7 +104,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 				missing[i]++
 				res.NMissing++
 				if len(res.Missing) < maxValidateDetails {
-					res.Missing = append(res.Missing, IndexEntryProblem{Index: ix.name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
+					res.Missing = append(res.Missing, IndexEntryProblem{Index: ix.Name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
 				}
 			}
 		}
@@ -111,13 +112,13 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	if err := cur.Err(); err != nil {
 		return res, err
 	}
-	for i, ix := range c.indexes {
+	for i, ix := range c.Indexes {
 		n, extra, err := e.validateIndexEntries(snap, c, ix, found[i], &res)
 		if err != nil {
 			return res, err
 		}
 		res.NExtra += extra
-		res.Indexes = append(res.Indexes, IndexValidation{Name: ix.name, Keys: n, Valid: extra == 0 && missing[i] == 0})
+		res.Indexes = append(res.Indexes, IndexValidation{Name: ix.Name, Keys: n, Valid: extra == 0 && missing[i] == 0})
 	}
 	if res.NInvalidDocuments > 0 {
 		res.Errors = append(res.Errors, fmt.Sprintf("Detected %d invalid documents.", res.NInvalidDocuments))
@@ -136,7 +137,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 // that records produce are extra; it lists the first of them by checking
 // each entry's record.
 func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *index, found int64, res *ValidateResult) (n, extra int64, err error) {
-	ic, err := storage.NewIndexCursor(snap, ix.id, nil, nil, false)
+	ic, err := storage.NewIndexCursor(snap, ix.ID, nil, nil, false)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -153,22 +154,22 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 		return n, 0, nil
 	}
 	// Locate the extra entries for the report.
-	ic, err = storage.NewIndexCursor(snap, ix.id, nil, nil, false)
+	ic, err = storage.NewIndexCursor(snap, ix.ID, nil, nil, false)
 	if err != nil {
 		return n, extra, err
 	}
 	defer ic.Close()
-	var g keyGen
+	var g indexkey.Generator
 	var buf []byte
 	for ks, rid, _, ok := ic.Next(); ok && len(res.Extra) < maxValidateDetails; ks, rid, _, ok = ic.Next() {
 		var present bool
-		buf, present, err = storage.GetRecord(snap, c.id, storage.RecordID(rid), buf[:0])
+		buf, present, err = storage.GetRecord(snap, c.ID, storage.RecordID(rid), buf[:0])
 		if err != nil {
 			return n, extra, err
 		}
 		belongs := false
 		if present {
-			keys, _, skip, kerr := g.indexKeys(ix, buf)
+			keys, _, skip, kerr := g.Keys(ix, buf)
 			if kerr == nil && !skip {
 				for _, k := range keys {
 					if string(k) == string(ks) {
@@ -179,7 +180,7 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 			}
 		}
 		if !belongs {
-			res.Extra = append(res.Extra, IndexEntryProblem{Index: ix.name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
+			res.Extra = append(res.Extra, IndexEntryProblem{Index: ix.Name, RecordID: rid, Key: fmt.Sprintf("%x", ks)})
 		}
 	}
 	return n, extra, ic.Err()

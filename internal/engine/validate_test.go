@@ -32,8 +32,8 @@ func TestValidateDetectsMissingAndExtraEntries(t *testing.T) {
 	}
 	// Corrupt: drop one entry of a_1 and add an entry for no record.
 	c := e.cat.Load().lookup("db", "c")
-	ix := c.indexByName("a_1")
-	cur, err := storage.NewIndexCursor(e.db.Reader(), ix.id, nil, nil, false)
+	ix := c.IndexByName("a_1")
+	cur, err := storage.NewIndexCursor(e.db.Reader(), ix.ID, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +41,8 @@ func TestValidateDetectsMissingAndExtraEntries(t *testing.T) {
 	if !ok {
 		t.Fatal("no index entry")
 	}
-	victim := storage.AppendIndexKey(nil, ix.id, ks, rid)
-	bogus := storage.AppendIndexKey(nil, ix.id, ks, 999)
+	victim := storage.AppendIndexKey(nil, ix.ID, ks, rid)
+	bogus := storage.AppendIndexKey(nil, ix.ID, ks, 999)
 	cur.Close()
 	b := e.db.NewBatch()
 	_ = b.Delete(victim, nil)

@@ -164,7 +164,7 @@ func (t *writeBatch) validate(old, doc bsoncore.Document) error {
 	}
 	info := validationInfo(v, doc)
 	if v.action == "warn" {
-		t.e.log.Warn("Document would fail validation", slog.String("namespace", t.c.ns()),
+		t.e.log.Warn("Document would fail validation", slog.String("namespace", t.c.NS()),
 			slog.String("document", docString(doc)), slog.String("errInfo", docString(info)))
 		return nil
 	}

@@ -26,7 +26,7 @@ func TestStoredInvalidValidatorRefusesWrites(t *testing.T) {
 	}
 	c := e.cat.Load().lookup("db", "c")
 	n := c.copyMeta()
-	n.options, n.validator = bad, v
+	n.Options, n.validator = bad, v
 	e.publish(n)
 	doc := bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()
 	res, err := e.Insert(context.Background(), "db", "c", []bsoncore.Document{doc}, WriteOptions{Ordered: true})

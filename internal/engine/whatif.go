@@ -10,7 +10,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/plan"
 	"github.com/lodedb/lode/internal/storage"
@@ -131,27 +133,26 @@ func (e *Engine) WhatIf(ctx context.Context, db, coll string, q WhatIfQuery, hyp
 		if err != nil {
 			return nil, fmt.Errorf("whatif: hypothetical index %s: %w", spec.Name, err)
 		}
-		if ix.text != nil || ix.hasGeo() {
+		if ix.Text != nil || ix.HasGeo() {
 			return nil, errs.New(errs.BadValue, "whatif: hypothetical index %s: only btree indexes", spec.Name)
 		}
-		pi, bytes, err := w.describe(ix)
+		pi, bytes, err := w.describe(ix, f.Collator())
 		if err != nil {
 			return nil, err
 		}
-		pi.CollationMismatch = ix.coll != f.Collator()
 		res.IndexBytes[spec.Name] = bytes
 		pix = append(pix, pi)
 	}
 	sols, err := plan.Plan(plan.Params{
-		NS: c.ns(), Filter: f, FilterDoc: filterDoc, Sort: req.sort, SortDoc: req.sortDoc,
+		NS: c.NS(), Filter: f, FilterDoc: filterDoc, Sort: req.sort, SortDoc: req.sortDoc,
 		Indexes: pix, TextIndex: textPlanIndex(c), Covered: q.Count,
 		MaxScansToExplode: int(e.params.MaxScansToExplode.Load()),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("whatif: plan: %w", err)
 	}
-	for _, ix := range c.indexes {
-		w.indexes[ix.id] = ix
+	for _, ix := range c.Indexes {
+		w.indexes[ix.ID] = ix
 	}
 	best, bestCost := -1, math.Inf(1)
 	for _, s := range sols {
@@ -187,7 +188,7 @@ type whatIfSample struct {
 	weight  []float64
 	indexes map[uint64]*index
 	keys    map[uint64][][][]byte // index id -> per document keys
-	gen     keyGen
+	gen     indexkey.Generator
 }
 
 // whatIfSampleMax is WhatIfSampleMax (tests lower it).
@@ -201,9 +202,9 @@ var whatIfSampleMax = WhatIfSampleMax
 // image out of millions) thus keeps every document it returns, and the
 // keys of the others are estimated.
 func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection, f *query.Filter) (*whatIfSample, error) {
-	cur, err := storage.NewRecordCursor(r, c.id, false)
+	cur, err := storage.NewRecordCursor(r, c.ID, false)
 	if err != nil {
-		return nil, fmt.Errorf("whatif: scan %s: %w", c.ns(), err)
+		return nil, fmt.Errorf("whatif: scan %s: %w", c.NS(), err)
 	}
 	defer cur.Close()
 	type kept struct {
@@ -242,7 +243,7 @@ func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection
 		all++
 	}
 	if err := cur.Err(); err != nil {
-		return nil, fmt.Errorf("whatif: scan %s: %w", c.ns(), err)
+		return nil, fmt.Errorf("whatif: scan %s: %w", c.NS(), err)
 	}
 	merged := append(res[0], res[1]...)
 	sort.Slice(merged, func(i, j int) bool { return merged[i].pos < merged[j].pos })
@@ -261,14 +262,14 @@ func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection
 
 // keysOf returns (and caches) every sampled document's keys for ix.
 func (w *whatIfSample) keysOf(ix *index) ([][][]byte, error) {
-	if k, ok := w.keys[ix.id]; ok {
+	if k, ok := w.keys[ix.ID]; ok {
 		return k, nil
 	}
 	out := make([][][]byte, len(w.docs))
 	for i, d := range w.docs {
-		keys, _, skip, err := w.gen.indexKeys(ix, d)
+		keys, _, skip, err := w.gen.Keys(ix, d)
 		if err != nil {
-			return nil, fmt.Errorf("whatif: keys of %s: %w", ix.name, err)
+			return nil, fmt.Errorf("whatif: keys of %s: %w", ix.Name, err)
 		}
 		if skip {
 			continue
@@ -279,22 +280,22 @@ func (w *whatIfSample) keysOf(ix *index) ([][][]byte, error) {
 		}
 		out[i] = ks
 	}
-	w.keys[ix.id] = out
+	w.keys[ix.ID] = out
 	return out, nil
 }
 
 // describe returns a hypothetical index's planner description, multikey
 // when some sampled document meets an array on its paths, and its
-// estimated size.
-func (w *whatIfSample) describe(ix *index) (*plan.Index, int64, error) {
-	w.indexes[ix.id] = ix
+// estimated size, for a query whose collation is qc.
+func (w *whatIfSample) describe(ix *index, qc *collation.Collator) (*plan.Index, int64, error) {
+	w.indexes[ix.ID] = ix
 	paths := map[string]bool{}
 	var size float64
 	out := make([][][]byte, len(w.docs))
 	for i, d := range w.docs {
-		keys, arr, skip, err := w.gen.indexKeys(ix, d)
+		keys, arr, skip, err := w.gen.Keys(ix, d)
 		if err != nil {
-			return nil, 0, fmt.Errorf("whatif: keys of %s: %w", ix.name, err)
+			return nil, 0, fmt.Errorf("whatif: keys of %s: %w", ix.Name, err)
 		}
 		for _, p := range arr {
 			paths[p] = true
@@ -309,16 +310,16 @@ func (w *whatIfSample) describe(ix *index) (*plan.Index, int64, error) {
 		}
 		out[i] = ks
 	}
-	w.keys[ix.id] = out
-	pi := &plan.Index{ID: ix.id, Name: ix.name, KeyPattern: ix.key, Unique: ix.unique, Sparse: ix.sparse, Partial: ix.partialFilter}
-	for _, f := range ix.fields {
-		pi.Fields = append(pi.Fields, plan.Field{Path: f.path, Desc: f.desc})
-	}
+	w.keys[ix.ID] = out
+	// ix is this call's own descriptor, not published: it takes the
+	// sample's multikey paths before its planner view is derived.
+	ix.MultikeyPaths = ix.MultikeyPaths[:0]
 	for p := range paths {
-		pi.MultikeyPaths = append(pi.MultikeyPaths, p)
+		ix.MultikeyPaths = append(ix.MultikeyPaths, p)
 	}
-	sort.Strings(pi.MultikeyPaths)
-	pi.Multikey = len(pi.MultikeyPaths) > 0
+	sort.Strings(ix.MultikeyPaths)
+	ix.Multikey = len(ix.MultikeyPaths) > 0
+	pi := ix.PlanIndex(qc)
 	return pi, int64(size), nil
 }
 

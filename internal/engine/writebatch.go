@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/storage"
@@ -40,7 +41,7 @@ type writeBatch struct {
 	// no entry, so monotonic keys (ObjectIds, counters) need no seek.
 	uniqMax map[uint64][]byte
 
-	g       keyGen
+	g       indexkey.Generator
 	staged  []stagedKey
 	sbuf    []byte
 	removed map[string]struct{} // index keys removed in this batch
@@ -97,7 +98,7 @@ func (t *writeBatch) commit() error {
 		return nil
 	}
 	if t.metaDirty {
-		if err := t.b.Set(storage.CollectionKey(t.c.id), encodeCollection(t.c), nil); err != nil {
+		if err := t.b.Set(storage.CollectionKey(t.c.ID), encodeCollection(t.c), nil); err != nil {
 			return fmt.Errorf("catalog update: %w", err)
 		}
 	}
@@ -181,8 +182,8 @@ func (t *writeBatch) abort() {
 // t.staged (with del set as given) and returns the multikey paths found
 // per index.
 func (t *writeBatch) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]string, err error) {
-	for i, ix := range t.c.indexes {
-		keys, paths, skip, err := t.g.indexKeys(ix, doc)
+	for i, ix := range t.c.Indexes {
+		keys, paths, skip, err := t.g.Keys(ix, doc)
 		if err != nil {
 			return nil, err
 		}
@@ -193,10 +194,10 @@ func (t *writeBatch) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]st
 			off := len(t.sbuf)
 			t.sbuf = append(t.sbuf, k...)
 			end := len(t.sbuf)
-			t.sbuf = append(t.sbuf, t.g.tbs[j]...)
+			t.sbuf = append(t.sbuf, t.g.TypeBits(j)...)
 			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: end, tbOff: end, tbEnd: len(t.sbuf), del: del})
 		}
-		if !del && len(paths) > 0 && !hasPaths(ix.multikeyPaths, paths) {
+		if !del && len(paths) > 0 && !hasPaths(ix.MultikeyPaths, paths) {
 			if mk == nil {
 				mk = map[int][]string{}
 			}
@@ -213,17 +214,17 @@ func hasPaths(have, want []string) bool {
 // checkUnique verifies that adding keystring ks to unique index ix for
 // record rid conflicts with no other record.
 func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
-	t.kbuf = storage.AppendIndexPrefix(t.kbuf[:0], ix.id)
+	t.kbuf = storage.AppendIndexPrefix(t.kbuf[:0], ix.ID)
 	t.kbuf = append(t.kbuf, ks...)
 	if err := t.claim(t.kbuf); err != nil {
 		return err
 	}
 	if r, ok := t.pending[string(t.kbuf)]; ok && r != rid {
-		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
+		return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
 	}
 	// The collection's cached upper bound answers most checks (ascending
 	// _ids, ObjectIds) without an iterator or a seek.
-	if max, ok := t.uniqueMax(ix.id); ok && (max == nil || bytes.Compare(ks, max) > 0) {
+	if max, ok := t.uniqueMax(ix.ID); ok && (max == nil || bytes.Compare(ks, max) > 0) {
 		return nil
 	}
 	if t.it == nil {
@@ -234,9 +235,9 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		t.it = it
 		clear(t.uniqMax)
 	}
-	max, known := t.uniqMax[ix.id]
+	max, known := t.uniqMax[ix.ID]
 	if !known {
-		last, ok, err := storage.LastIndexKeystring(t.it, ix.id, nil)
+		last, ok, err := storage.LastIndexKeystring(t.it, ix.ID, nil)
 		if err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
@@ -246,20 +247,20 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		if t.uniqMax == nil {
 			t.uniqMax = map[uint64][]byte{}
 		}
-		t.uniqMax[ix.id], max = last, last
-		t.setUniqueMax(ix.id, last)
+		t.uniqMax[ix.ID], max = last, last
+		t.setUniqueMax(ix.ID, last)
 	}
 	if max == nil || bytes.Compare(ks, max) > 0 {
 		return nil // after the index's last entry: no record has ks
 	}
 	conflict := false
 	var err error
-	t.it, t.fbuf, err = storage.FindIndexKey(nil, t.it, ix.id, ks, t.fbuf, func(r uint64) bool {
+	t.it, t.fbuf, err = storage.FindIndexKey(nil, t.it, ix.ID, ks, t.fbuf, func(r uint64) bool {
 		if r == rid {
 			return true
 		}
 		if len(t.removed) > 0 {
-			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, r)
+			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.ID, ks, r)
 			if _, gone := t.removed[string(t.kbuf)]; gone {
 				return true
 			}
@@ -271,7 +272,7 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		return fmt.Errorf("unique check: %w", err)
 	}
 	if conflict {
-		return dupKeyError(t.c, ix, keyValues(ix, doc, ks))
+		return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
 	}
 	return nil
 }
@@ -288,15 +289,15 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	}
 	rid := t.c.state.lastRec + 1
 	for _, s := range t.staged {
-		ix := t.c.indexes[s.ix]
-		if ix.enforcesUnique() {
+		ix := t.c.Indexes[s.ix]
+		if ix.EnforcesUnique() {
 			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, doc); err != nil {
 				return 0, err
 			}
 		}
 	}
 	t.c.state.lastRec = rid
-	if err := storage.SetRecord(t.b, t.c.id, storage.RecordID(rid), doc); err != nil {
+	if err := storage.SetRecord(t.b, t.c.ID, storage.RecordID(rid), doc); err != nil {
 		return 0, err
 	}
 	t.writeStaged(rid)
@@ -313,10 +314,10 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 // writeStaged applies the staged index changes for record rid.
 func (t *writeBatch) writeStaged(rid uint64) {
 	for _, s := range t.staged {
-		ix := t.c.indexes[s.ix]
+		ix := t.c.Indexes[s.ix]
 		ks := t.sbuf[s.off:s.end]
-		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, rid)
-		t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
+		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.ID, ks, rid)
+		t.noteIndexBytes(ix.ID, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
 		if t.st != nil {
 			if s.del {
 				t.st.KeysDeleted++
@@ -332,7 +333,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 				t.removed = map[string]struct{}{}
 			}
 			t.removed[string(t.kbuf)] = struct{}{}
-			if ix.enforcesUnique() && t.pending != nil {
+			if ix.EnforcesUnique() && t.pending != nil {
 				u := t.kbuf[:len(t.kbuf)-8]
 				if r, ok := t.pending[string(u)]; ok && r == rid {
 					delete(t.pending, string(u))
@@ -341,11 +342,11 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			continue
 		}
 		_ = t.b.Set(t.kbuf, t.sbuf[s.tbOff:s.tbEnd], nil)
-		t.c.state.noteIndexSet(ix.id, t.kbuf)
+		t.c.state.noteIndexSet(ix.ID, t.kbuf)
 		if t.removed != nil {
 			delete(t.removed, string(t.kbuf))
 		}
-		if ix.enforcesUnique() {
+		if ix.EnforcesUnique() {
 			if t.pending == nil {
 				t.pending = map[string]uint64{}
 			}
@@ -365,14 +366,14 @@ func (t *writeBatch) markMultikey(mk map[int][]string) {
 		t.metaDirty = true
 	}
 	for i, paths := range mk {
-		old := t.c.indexes[i]
+		old := t.c.Indexes[i]
 		n := *old
-		n.multikey = true
-		n.multikeyPaths = append([]string(nil), old.multikeyPaths...)
+		n.Multikey = true
+		n.MultikeyPaths = append([]string(nil), old.MultikeyPaths...)
 		for _, p := range paths {
-			addArrayPath(&n.multikeyPaths, []string{p})
+			addArrayPath(&n.MultikeyPaths, []string{p})
 		}
-		t.c.indexes[i] = &n
+		t.c.Indexes[i] = &n
 	}
 }
 
@@ -423,14 +424,14 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	}
 	t.staged = t.staged[:w]
 	for _, s := range t.staged {
-		ix := t.c.indexes[s.ix]
-		if !s.del && ix.enforcesUnique() {
+		ix := t.c.Indexes[s.ix]
+		if !s.del && ix.EnforcesUnique() {
 			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, newDoc); err != nil {
 				return err
 			}
 		}
 	}
-	if err := storage.SetRecord(t.b, t.c.id, storage.RecordID(rid), newDoc); err != nil {
+	if err := storage.SetRecord(t.b, t.c.ID, storage.RecordID(rid), newDoc); err != nil {
 		return err
 	}
 	t.writeStaged(rid)
@@ -453,7 +454,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if _, err := t.stageKeys(doc, true); err != nil {
 		return err
 	}
-	if err := storage.DeleteRecord(t.b, t.c.id, storage.RecordID(rid)); err != nil {
+	if err := storage.DeleteRecord(t.b, t.c.ID, storage.RecordID(rid)); err != nil {
 		return err
 	}
 	t.writeStaged(rid)

@@ -87,7 +87,7 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 	var buf []byte
 	for len(ids) > 0 {
 		lc, err := e.lockCollCtx(ctx, db, coll, false)
-		if err != nil || lc == nil || lc.id != c.id {
+		if err != nil || lc == nil || lc.ID != c.ID {
 			if lc != nil {
 				lc.state.mu.Unlock()
 			}
@@ -98,7 +98,7 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 		for len(ids) > 0 && !t.full() {
 			rid := ids[0]
 			ids = ids[1:]
-			doc, found, err := storage.GetRecord(t.reader(), lc.id, storage.RecordID(rid), buf[:0])
+			doc, found, err := storage.GetRecord(t.reader(), lc.ID, storage.RecordID(rid), buf[:0])
 			if err != nil {
 				stmtErr = err
 				break

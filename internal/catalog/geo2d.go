@@ -1,4 +1,4 @@
-package engine
+package catalog
 
 import (
 	"fmt"
@@ -10,18 +10,18 @@ import (
 
 // A 2d index's geohash grid: bits per coordinate over [min, max], from
 // the index specification's bits, min and max (mongod's defaults: 26 bits
-// over [-180, 180]). The options are kept as given (index.geo2D, the
+// over [-180, 180]). The options are kept as given (Index.Geo2D, the
 // catalog entry's "geo2d" document) so that listIndexes shows them as the
-// user wrote them, and the grid (index.grid2D) keys documents
-// (hash2DKeyValues), bounds $geoWithin scans and sizes $near's annuli
+// user wrote them, and the grid (Index.Grid2D) keys documents
+// (internal/indexkey), bounds $geoWithin scans and sizes $near's annuli
 // (plan.Index.Grid2D).
 
 // setGrid2D gives a 2d index its grid from its options (nil: defaults);
 // other indexes get none.
-func (ix *index) setGrid2D(opts bsoncore.Document) error {
+func (ix *Index) setGrid2D(opts bsoncore.Document) error {
 	is2D := false
-	for _, f := range ix.fields {
-		if f.geo == "2d" {
+	for _, f := range ix.Fields {
+		if f.Geo == "2d" {
 			is2D = true
 		}
 	}
@@ -32,22 +32,22 @@ func (ix *index) setGrid2D(opts bsoncore.Document) error {
 	if opts != nil {
 		var err error
 		if g, err = geo.ParseGrid2D(opts); err != nil {
-			return fmt.Errorf("2d index %s: %w", ix.name, err)
+			return fmt.Errorf("2d index %s: %w", ix.Name, err)
 		}
 	}
-	ix.geo2D, ix.grid2D = opts, g
+	ix.Geo2D, ix.Grid2D = opts, g
 	return nil
 }
 
-// grid2DEqual reports whether spec asks for ix's 2d grid (an index that
+// SameGrid2D reports whether spec asks for ix's 2d grid (an index that
 // differs only there is equivalent, not identical: mongod's 85).
-func grid2DEqual(ix *index, spec IndexSpec) bool {
-	if ix.grid2D == nil {
+func (ix *Index) SameGrid2D(spec IndexSpec) bool {
+	if ix.Grid2D == nil {
 		return true
 	}
 	g, err := geo.ParseGrid2D(spec.Geo2D)
 	if err != nil {
 		return false
 	}
-	return g.Bits == ix.grid2D.Bits && g.Min == ix.grid2D.Min && g.Max == ix.grid2D.Max
+	return g.Bits == ix.Grid2D.Bits && g.Min == ix.Grid2D.Min && g.Max == ix.Grid2D.Max
 }

@@ -1,4 +1,4 @@
-package engine
+package indexkey
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/catalog"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/geo"
 	"github.com/lodedb/lode/internal/keystring"
@@ -22,64 +23,28 @@ import (
 // indexes of version 2 and later are sparse on their geo fields); a value
 // that is not a valid geometry fails the write with 16755.
 
-// hasGeo reports whether ix has a 2dsphere field.
-func (ix *index) hasGeo() bool {
-	for i := range ix.fields {
-		if ix.fields[i].geo != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// checkGeoPattern refuses key patterns mongod refuses or Lode does not
-// build: a descending geo field cannot exist (the value is a string), two
-// 2dsphere fields are accepted by mongod but not by Lode.
-func checkGeoPattern(fields []keyField) error {
-	n := 0
-	for _, f := range fields {
-		if f.geo != "" {
-			n++
-		}
-	}
-	for i, f := range fields {
-		if f.geo == "2d" {
-			if n > 1 {
-				return errs.New(errs.Code(16800), "can't have 2 geo fields")
-			}
-			if i != 0 {
-				return errs.New(errs.Code(16801), "2d has to be first in index")
-			}
-		}
-	}
-	if n > 1 {
-		return errs.New(errs.NotImplemented, "2dsphere indexes with more than one geo field are not supported by Lode")
-	}
-	return nil
-}
-
 // generateGeo fills g's key buffers for a document of a 2dsphere index.
-func (g *keyGen) generateGeo(ix *index, doc bsoncore.Document) error {
+func (g *Generator) generateGeo(ix *catalog.Index, doc bsoncore.Document) error {
 	g.ix = ix
 	g.stack, g.paths = g.stack[:0], g.paths[:0]
 	g.buf, g.offs, g.tbuf, g.vals = g.buf[:0], g.offs[:0], g.tbuf[:0], g.vals[:0]
 	defer func() { g.ix = nil }()
-	per := make([][]bsoncore.Value, len(ix.fields))
-	for i := range ix.fields {
-		f := &ix.fields[i]
-		if f.geo == "" {
-			per[i] = btreeValues(doc, f.path)
+	per := make([][]bsoncore.Value, len(ix.Fields))
+	for i := range ix.Fields {
+		f := &ix.Fields[i]
+		if f.Geo == "" {
+			per[i] = btreeValues(doc, f.Path)
 			if len(per[i]) > 1 {
-				g.addPathString(f.path)
+				g.addPathString(f.Path)
 			}
 			continue
 		}
 		var vals []bsoncore.Value
 		var err error
-		if f.geo == "2d" {
-			vals, err = hash2DKeyValues(doc, f.path, ix.grid2D)
+		if f.Geo == "2d" {
+			vals, err = hash2DKeyValues(doc, f.Path, ix.Grid2D)
 		} else {
-			vals, err = geoKeyValues(doc, f.path)
+			vals, err = geoKeyValues(doc, f.Path)
 		}
 		if err != nil {
 			return err
@@ -88,19 +53,19 @@ func (g *keyGen) generateGeo(ix *index, doc bsoncore.Document) error {
 			return nil // no geometry: no entry
 		}
 		if len(vals) > 1 {
-			g.addPathString(f.path)
+			g.addPathString(f.Path)
 		}
 		per[i] = vals
 	}
-	if n := len(ix.fields); cap(g.fixed) < n {
+	if n := len(ix.Fields); cap(g.fixed) < n {
 		g.fixed = make([]bsoncore.Value, n)
 	}
-	g.fixed = g.fixed[:len(ix.fields)]
+	g.fixed = g.fixed[:len(ix.Fields)]
 	g.product(per, 0)
 	return nil
 }
 
-func (g *keyGen) addPathString(p string) {
+func (g *Generator) addPathString(p string) {
 	for _, q := range g.paths {
 		if q == p {
 			return
@@ -110,11 +75,11 @@ func (g *keyGen) addPathString(p string) {
 }
 
 // product emits one key per combination of the fields' values.
-func (g *keyGen) product(per [][]bsoncore.Value, i int) {
+func (g *Generator) product(per [][]bsoncore.Value, i int) {
 	if i == len(per) {
 		start, tstart := len(g.buf), len(g.tbuf)
-		for k, f := range g.ix.fields {
-			g.buf = keystring.AppendValue(g.buf, g.fixed[k], f.desc)
+		for k, f := range g.ix.Fields {
+			g.buf = keystring.AppendValue(g.buf, g.fixed[k], f.Desc)
 			g.tbuf = keystring.AppendTypeBits(g.tbuf, g.fixed[k])
 		}
 		g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)

@@ -1,4 +1,9 @@
-package engine
+// Package indexkey generates the keys of an index (internal/catalog's
+// Index descriptor) for a document: btree keys with multikey expansion,
+// 2dsphere and 2d keys, and text index entries, as keystrings with their
+// type bits; and rebuilds the field values behind a key for duplicate key
+// errors. It does not read or write storage.
+package indexkey
 
 import (
 	"bytes"
@@ -6,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/catalog"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/keystring"
 )
@@ -24,10 +30,11 @@ import (
 // different paths can only be met at different levels (nested), where the
 // expansion recurses. Duplicate keys are removed.
 
-// keyGen holds reusable scratch space for key generation. It is not safe
-// for concurrent use.
-type keyGen struct {
-	ix    *index
+// Generator generates index keys, keeping reusable scratch space between
+// calls so that a warm Generator does not allocate for btree keys. It is
+// not safe for concurrent use; the zero value is ready.
+type Generator struct {
+	ix    *catalog.Index
 	fixed []bsoncore.Value // the value of each field in the key being built
 	pos   []int            // the next path part of each field to walk
 	// stack holds, per recursion level, the fields still to walk (the
@@ -52,19 +59,20 @@ var (
 	emptyDocument  = bsoncore.Document{5, 0, 0, 0, 0}
 )
 
-// indexKeys returns the distinct keystrings doc produces for ix (sorted),
+// Keys returns the distinct keystrings doc produces for ix (sorted),
 // and the array paths that make them multikey. skip is true when the
 // document has no entry (sparse with all fields missing, or outside the
-// partial filter). The returned slices are valid until the next call on g.
-func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arrayPaths []string, skip bool, err error) {
-	if ix.partialFilter != nil && !ix.partialFilter.Match(doc) {
+// partial filter). The returned slices are valid until the next call on
+// g; TypeBits(i) is the type bits of keys[i].
+func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byte, arrayPaths []string, skip bool, err error) {
+	if ix.PartialFilter != nil && !ix.PartialFilter.Match(doc) {
 		return nil, nil, true, nil
 	}
-	if ix.text != nil {
+	if ix.Text != nil {
 		if err := g.textKeys(ix, doc); err != nil {
 			return nil, nil, false, err
 		}
-	} else if ix.hasGeo() {
+	} else if ix.HasGeo() {
 		if err := g.generateGeo(ix, doc); err != nil {
 			return nil, nil, false, err
 		}
@@ -95,8 +103,8 @@ func (g *keyGen) indexKeys(ix *index, doc bsoncore.Document) (keys [][]byte, arr
 
 // generate encodes every key of doc into g.buf/g.tbuf, recording their
 // offsets in g.offs (unsorted, possibly with duplicates).
-func (g *keyGen) generate(ix *index, doc bsoncore.Document) error {
-	n := len(ix.fields)
+func (g *Generator) generate(ix *catalog.Index, doc bsoncore.Document) error {
+	n := len(ix.Fields)
 	g.ix = ix
 	if cap(g.fixed) < n {
 		g.fixed = make([]bsoncore.Value, n)
@@ -118,12 +126,12 @@ func (g *keyGen) generate(ix *index, doc bsoncore.Document) error {
 // level: directly when no field meets an array, else once per element of
 // the (single) array met. notFound counts the fields already null because
 // their path is missing (for sparse indexes).
-func (g *keyGen) expand(obj bsoncore.Document, active []int, notFound int) error {
+func (g *Generator) expand(obj bsoncore.Document, active []int, notFound int) error {
 	base := len(g.stack)
 	var arr bsoncore.Value
 	arrField, arrPart := -1, 0
 	for _, i := range active {
-		f := &g.ix.fields[i]
+		f := &g.ix.Fields[i]
 		v, p, ok := g.walk(i, obj, g.pos[i])
 		switch {
 		case !ok:
@@ -137,7 +145,7 @@ func (g *keyGen) expand(obj bsoncore.Document, active []int, notFound int) error
 		case !sameData(v.Data, arr.Data):
 			g.stack = g.stack[:base]
 			return errs.New(errs.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]",
-				f.parts[p-1], g.ix.fields[arrField].parts[arrPart-1])
+				f.Parts[p-1], g.ix.Fields[arrField].Parts[arrPart-1])
 		default:
 			g.stack = append(g.stack, i, p)
 		}
@@ -168,11 +176,11 @@ func (g *keyGen) expand(obj bsoncore.Document, active []int, notFound int) error
 // element emits the keys of one element e of the array the fields paired
 // in g.stack[base:top] met: those ending at the array take e, the others
 // walk on inside e.
-func (g *keyGen) element(e bsoncore.Value, base, top, notFound int) error {
+func (g *Generator) element(e bsoncore.Value, base, top, notFound int) error {
 	sub := len(g.stack)
 	for k := base; k < top; k += 2 {
 		i, p := g.stack[k], g.stack[k+1]
-		if p == len(g.ix.fields[i].parts) {
+		if p == len(g.ix.Fields[i].Parts) {
 			g.fixed[i] = e
 			continue
 		}
@@ -197,8 +205,8 @@ func (g *keyGen) element(e bsoncore.Value, base, top, notFound int) error {
 // (returning the array and the part after it); ok is false when the path
 // is missing. A numeric part after an array selects that element
 // (positional paths such as "a.0.b") instead of expanding the array.
-func (g *keyGen) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int, bool) {
-	parts := g.ix.fields[i].parts
+func (g *Generator) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int, bool) {
+	parts := g.ix.Fields[i].Parts
 	v, err := obj.LookupErr(parts[p])
 	if err != nil {
 		return bsoncore.Value{}, 0, false
@@ -251,9 +259,9 @@ func sameData(a, b []byte) bool {
 }
 
 // addPath records the array met by field i after p parts.
-func (g *keyGen) addPath(i, p int) {
-	f := &g.ix.fields[i]
-	path := f.path[:f.prefixEnd[p]]
+func (g *Generator) addPath(i, p int) {
+	f := &g.ix.Fields[i]
+	path := f.Path[:f.PrefixEnd[p]]
 	for _, q := range g.paths {
 		if q == path {
 			return
@@ -264,18 +272,18 @@ func (g *keyGen) addPath(i, p int) {
 
 // emit encodes the current field values as one key, unless the index is
 // sparse and every field is missing.
-func (g *keyGen) emit(notFound int) {
-	fields := g.ix.fields
-	if g.ix.sparse && notFound == len(fields) {
+func (g *Generator) emit(notFound int) {
+	fields := g.ix.Fields
+	if g.ix.Sparse && notFound == len(fields) {
 		return
 	}
 	start, tstart := len(g.buf), len(g.tbuf)
 	for i := range fields {
 		v := g.fixed[i]
-		if g.ix.coll != nil {
-			v = g.ix.coll.Transform(v)
+		if g.ix.Collator != nil {
+			v = g.ix.Collator.Transform(v)
 		}
-		g.buf = keystring.AppendValue(g.buf, v, fields[i].desc)
+		g.buf = keystring.AppendValue(g.buf, v, fields[i].Desc)
 		g.tbuf = keystring.AppendTypeBits(g.tbuf, v)
 	}
 	g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
@@ -285,8 +293,8 @@ func (g *keyGen) emit(notFound int) {
 	}
 }
 
-// keySorter sorts a keyGen's keys with their type bits.
-type keySorter struct{ g *keyGen }
+// keySorter sorts a Generator's keys with their type bits.
+type keySorter struct{ g *Generator }
 
 func (s keySorter) Len() int           { return len(s.g.keys) }
 func (s keySorter) Less(i, j int) bool { return bytes.Compare(s.g.keys[i], s.g.keys[j]) < 0 }
@@ -295,12 +303,12 @@ func (s keySorter) Swap(i, j int) {
 	s.g.tbs[i], s.g.tbs[j] = s.g.tbs[j], s.g.tbs[i]
 }
 
-// keyValues returns the field values of doc that produce keystring ks for
+// Values returns the field values of doc that produce keystring ks for
 // ix, as a document {field: value, ...} for duplicate key errors.
-func keyValues(ix *index, doc bsoncore.Document, ks []byte) bsoncore.Document {
-	g := keyGen{keepVals: true}
+func Values(ix *catalog.Index, doc bsoncore.Document, ks []byte) bsoncore.Document {
+	g := Generator{keepVals: true}
 	_ = g.generate(ix, doc)
-	n := len(ix.fields)
+	n := len(ix.Fields)
 	pick := -1
 	for k := 0; k < len(g.offs); k += 4 {
 		if bytes.Equal(g.buf[g.offs[k]:g.offs[k+1]], ks) {
@@ -312,12 +320,16 @@ func keyValues(ix *index, doc bsoncore.Document, ks []byte) bsoncore.Document {
 		pick = 0 // not found: report the first key
 	}
 	b := bsoncore.NewDocumentBuilder()
-	for i, f := range ix.fields {
+	for i, f := range ix.Fields {
 		v := nullValue
 		if pick >= 0 {
 			v = g.vals[pick*n+i]
 		}
-		b.AppendValue(f.path, v)
+		b.AppendValue(f.Path, v)
 	}
 	return b.Build()
 }
+
+// TypeBits returns the type bits of the i-th key of the last Keys call,
+// valid until the next call on g.
+func (g *Generator) TypeBits(i int) []byte { return g.tbs[i] }

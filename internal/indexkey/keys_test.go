@@ -1,4 +1,4 @@
-package engine
+package indexkey
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/catalog"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/keystring"
 )
@@ -20,7 +21,11 @@ func extJSON(t testing.TB, s string) bsoncore.Document {
 	if err := bson.UnmarshalExtJSON([]byte(s), false, &d); err != nil {
 		t.Fatalf("%s: %v", s, err)
 	}
-	return D(t, d)
+	raw, err := bson.Marshal(d)
+	if err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return raw
 }
 
 // renderKeyValue prints a decoded key value compactly.
@@ -46,16 +51,16 @@ func renderKeyValue(v bsoncore.Value) string {
 // "[v1, v2, ...]", and the multikey paths.
 func genKeys(t *testing.T, pattern, doc string, sparse bool) (keys, paths []string, skip bool, err error) {
 	t.Helper()
-	ix, err := newIndex(1, IndexSpec{Name: "x", Key: extJSON(t, pattern), Sparse: sparse})
+	ix, err := catalog.NewIndex(1, catalog.IndexSpec{Name: "x", Key: extJSON(t, pattern), Sparse: sparse})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := make([]bool, len(ix.fields))
-	for i, f := range ix.fields {
-		dirs[i] = f.desc
+	dirs := make([]bool, len(ix.Fields))
+	for i, f := range ix.Fields {
+		dirs[i] = f.Desc
 	}
-	var g keyGen
-	ks, ps, skip, err := g.indexKeys(ix, extJSON(t, doc))
+	var g Generator
+	ks, ps, skip, err := g.Keys(ix, extJSON(t, doc))
 	if err != nil || skip {
 		return nil, nil, skip, err
 	}
@@ -187,16 +192,16 @@ func TestIndexKeysSparse(t *testing.T) {
 // TestKeyValuesElementWise: duplicate key errors report the values of the
 // element that produced the key.
 func TestKeyValuesElementWise(t *testing.T) {
-	ix, err := newIndex(1, IndexSpec{Name: "x", Key: extJSON(t, `{"m.k": 1, "m.v": 1}`)})
+	ix, err := catalog.NewIndex(1, catalog.IndexSpec{Name: "x", Key: extJSON(t, `{"m.k": 1, "m.v": 1}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := extJSON(t, `{"m": [{"k": "a", "v": 1}, {"k": "b", "v": 2}]}`)
-	var g keyGen
-	keys, _, _, _ := g.indexKeys(ix, doc)
-	got := keyValues(ix, doc, keys[1]).String()
+	var g Generator
+	keys, _, _, _ := g.Keys(ix, doc)
+	got := Values(ix, doc, keys[1]).String()
 	if got != `{"m.k": "b","m.v": {"$numberInt":"2"}}` {
-		t.Fatalf("keyValues = %s", got)
+		t.Fatalf("Values = %s", got)
 	}
 }
 
@@ -210,12 +215,12 @@ func BenchmarkIndexKeysSeedShape(b *testing.B) {
 		fmt.Fprintf(&sb, `{"key": "key%d", "value": "value-%d"}`, i, i)
 	}
 	sb.WriteString(`]}`)
-	ix, _ := newIndex(1, IndexSpec{Name: "x", Key: extJSON(b, `{"metadata.key": 1, "metadata.value": 1}`)})
+	ix, _ := catalog.NewIndex(1, catalog.IndexSpec{Name: "x", Key: extJSON(b, `{"metadata.key": 1, "metadata.value": 1}`)})
 	doc := extJSON(b, sb.String())
-	var g keyGen
+	var g Generator
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, _, _, err := g.indexKeys(ix, doc); err != nil {
+		if _, _, _, err := g.Keys(ix, doc); err != nil {
 			b.Fatal(err)
 		}
 	}

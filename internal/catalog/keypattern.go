@@ -1,4 +1,4 @@
-package engine
+package catalog
 
 import (
 	"strings"
@@ -9,23 +9,25 @@ import (
 	"github.com/lodedb/lode/internal/errs"
 )
 
-// keyField is one field of an index key pattern.
-type keyField struct {
-	path  string
-	parts []string
-	// prefixEnd[k] is the length of the path prefix made of the first k
-	// parts, so f.path[:f.prefixEnd[k]] names the array met after k parts
+// KeyField is one field of an index key pattern.
+type KeyField struct {
+	// Path is the dotted field path and Parts its components.
+	Path  string
+	Parts []string
+	// PrefixEnd[k] is the length of the path prefix made of the first k
+	// parts, so f.Path[:f.PrefixEnd[k]] names the array met after k parts
 	// without building a string.
-	prefixEnd []int
-	desc      bool
-	// text marks _fts, the term field of a text index.
-	text bool
-	// geo is "2dsphere" for a geo field (geokeys.go).
-	geo string
+	PrefixEnd []int
+	// Desc marks a descending field.
+	Desc bool
+	// Text marks _fts, the term field of a text index.
+	Text bool
+	// Geo is "2dsphere" or "2d" for a geo field, "" otherwise.
+	Geo string
 }
 
-// parseKeyPattern validates a key pattern and splits its fields.
-func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
+// ParseKeyPattern validates a key pattern and splits its fields.
+func ParseKeyPattern(key bsoncore.Document) ([]KeyField, error) {
 	elems, err := key.Elements()
 	if err != nil {
 		return nil, errs.New(errs.FailedToParse, "invalid index key pattern: %v", err)
@@ -33,45 +35,45 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 	if len(elems) == 0 {
 		return nil, errs.New(errs.CannotCreateIndex, "Index keys cannot be an empty object.")
 	}
-	fields := make([]keyField, 0, len(elems))
+	fields := make([]KeyField, 0, len(elems))
 	for _, e := range elems {
 		name := e.Key()
 		v := e.Value()
-		f := keyField{path: name, parts: strings.Split(name, ".")}
+		f := KeyField{Path: name, Parts: strings.Split(name, ".")}
 		switch {
 		case bsonutil.IsNumber(v.Type):
 			n := bsonutil.AsFloat64(v)
 			if n == 0 {
 				return nil, errs.New(errs.CannotCreateIndex, "Values in the index key pattern can't be all zero or empty: %s", name)
 			}
-			f.desc = n < 0
+			f.Desc = n < 0
 		case v.Type == bsoncore.TypeString:
 			switch v.StringValue() {
 			case "text":
 				if name != "_fts" {
 					return nil, errs.New(errs.CannotCreateIndex, "text index key pattern not in stored form: %s", name)
 				}
-				f.text = true
+				f.Text = true
 			case "2dsphere", "2d":
-				f.geo = v.StringValue() // geokeys.go
+				f.Geo = v.StringValue()
 			case "hashed":
 				// MongoDB's index type that Lode does not build.
 				return nil, errs.New(errs.NotImplemented, "Index type '%s' is not supported by Lode", v.StringValue())
 			}
-			if !f.text && f.geo == "" {
+			if !f.Text && f.Geo == "" {
 				return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
 			}
 		default:
 			return nil, errs.New(errs.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", bsonutil.TypeName(v.Type))
 		}
-		f.prefixEnd = make([]int, len(f.parts)+1)
-		for k, p := range f.parts {
+		f.PrefixEnd = make([]int, len(f.Parts)+1)
+		for k, p := range f.Parts {
 			if p == "" {
 				return nil, errs.New(errs.CannotCreateIndex, "Index keys cannot contain an empty field.")
 			}
-			f.prefixEnd[k+1] = f.prefixEnd[k] + len(p)
+			f.PrefixEnd[k+1] = f.PrefixEnd[k] + len(p)
 			if k > 0 {
-				f.prefixEnd[k+1]++ // the dot
+				f.PrefixEnd[k+1]++ // the dot
 			}
 		}
 		fields = append(fields, f)
@@ -80,4 +82,30 @@ func parseKeyPattern(key bsoncore.Document) ([]keyField, error) {
 		return nil, err
 	}
 	return fields, nil
+}
+
+// checkGeoPattern refuses key patterns mongod refuses or Lode does not
+// build: a descending geo field cannot exist (the value is a string), two
+// 2dsphere fields are accepted by mongod but not by Lode.
+func checkGeoPattern(fields []KeyField) error {
+	n := 0
+	for _, f := range fields {
+		if f.Geo != "" {
+			n++
+		}
+	}
+	for i, f := range fields {
+		if f.Geo == "2d" {
+			if n > 1 {
+				return errs.New(errs.Code(16800), "can't have 2 geo fields")
+			}
+			if i != 0 {
+				return errs.New(errs.Code(16801), "2d has to be first in index")
+			}
+		}
+	}
+	if n > 1 {
+		return errs.New(errs.NotImplemented, "2dsphere indexes with more than one geo field are not supported by Lode")
+	}
+	return nil
 }

@@ -1,0 +1,131 @@
+package catalog
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/collation"
+	"github.com/lodedb/lode/internal/geo"
+	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/plan"
+)
+
+// Index is one index's descriptor. It is immutable once published: a
+// change copies it (cp := *ix), changes the copy and publishes the copy
+// in a new Collection.
+type Index struct {
+	// ID is the index's numeric id (its storage key prefix).
+	ID   uint64
+	Name string
+	// Key is the key pattern as stored and Fields its parsed fields.
+	Key    bsoncore.Document
+	Fields []KeyField
+	Unique bool
+	Sparse bool
+	// Partial is the partialFilterExpression (nil: none) and
+	// PartialFilter its parsed form.
+	Partial       bsoncore.Document
+	PartialFilter *query.Filter
+	// TTL is expireAfterSeconds (nil: not a TTL index).
+	TTL *int64
+	// Multikey: some document produced several keys; MultikeyPaths lists
+	// the dotted path prefixes where arrays were met.
+	Multikey      bool
+	MultikeyPaths []string
+	// KeyFormat is how the index's keys were generated (format.go).
+	KeyFormat int
+	// Hidden: maintained and enforced, but not used by the planner.
+	Hidden bool
+	// PrepareUnique: new duplicate keys are refused, so that collMod can
+	// convert the index to unique once existing duplicates are resolved.
+	PrepareUnique bool
+	// Collation is the normalised collation spec (nil: simple) and
+	// Collator its collator: string keys are stored as its sort keys.
+	Collation bsoncore.Document
+	Collator  *collation.Collator
+	// Text is set for a text index (text.go); TextSpec holds its text
+	// options as stored (Weights, DefaultLanguage, LanguageOverride,
+	// TextIndexVersion).
+	Text     *TextIndex
+	TextSpec IndexSpec
+	// Geo2D holds a 2d index's bits, min and max as given (nil: none),
+	// and Grid2D the grid they make (nil unless the index is 2d).
+	Geo2D  bsoncore.Document
+	Grid2D *geo.Grid2D
+
+	// views caches the planner's view of the index (planview.go): with
+	// the index's collation, and with another. viewsOf is the index they
+	// were built for, so that a copy does not use its original's.
+	views   [2]*plan.Index
+	viewsOf *Index
+}
+
+// NewIndex builds an index descriptor from a spec whose key pattern and
+// text options are in stored form. The index has the current key format.
+func NewIndex(id uint64, spec IndexSpec) (*Index, error) {
+	fields, err := ParseKeyPattern(spec.Key)
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{
+		ID: id, Name: spec.Name, Key: spec.Key, Fields: fields,
+		Unique: spec.Unique, Sparse: spec.Sparse, Partial: spec.PartialFilterExpression,
+		TTL: spec.ExpireAfterSeconds, KeyFormat: KeyFormatCurrent,
+		Hidden: spec.Hidden, PrepareUnique: spec.PrepareUnique,
+	}
+	if spec.Collation != nil {
+		s, err := collation.Parse(spec.Collation)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			ix.Collator = collation.New(s)
+			ix.Collation = s.Document()
+		}
+	}
+	if spec.TextIndexVersion != 0 {
+		ix.Text = newTextIndex(spec, fields)
+		ix.TextSpec = IndexSpec{Weights: spec.Weights, DefaultLanguage: spec.DefaultLanguage,
+			LanguageOverride: spec.LanguageOverride, TextIndexVersion: spec.TextIndexVersion}
+	}
+	if err := ix.setGrid2D(spec.Geo2D); err != nil {
+		return nil, err
+	}
+	if spec.PartialFilterExpression != nil {
+		f, err := query.Parse(spec.PartialFilterExpression)
+		if err != nil {
+			return nil, err
+		}
+		if err := query.RefuseText(f); err != nil {
+			return nil, err
+		}
+		ix.PartialFilter = f
+	}
+	return ix, nil
+}
+
+// IsID reports whether ix is the _id index.
+func (ix *Index) IsID() bool { return ix.Name == "_id_" }
+
+// EnforcesUnique reports whether a write may not add a key the index
+// already holds for another record (unique, or prepareUnique).
+func (ix *Index) EnforcesUnique() bool { return ix.Unique || ix.PrepareUnique }
+
+// HasGeo reports whether ix has a geo (2dsphere or 2d) field.
+func (ix *Index) HasGeo() bool {
+	for i := range ix.Fields {
+		if ix.Fields[i].Geo != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Spec returns the specification ix was created with (in stored form).
+func (ix *Index) Spec() IndexSpec {
+	return IndexSpec{Name: ix.Name, Key: ix.Key, Unique: ix.Unique, Sparse: ix.Sparse,
+		PartialFilterExpression: ix.Partial, ExpireAfterSeconds: ix.TTL,
+		Hidden: ix.Hidden, PrepareUnique: ix.PrepareUnique, Collation: ix.Collation,
+		Weights: ix.TextSpec.Weights, DefaultLanguage: ix.TextSpec.DefaultLanguage,
+		LanguageOverride: ix.TextSpec.LanguageOverride, TextIndexVersion: ix.TextSpec.TextIndexVersion,
+		Geo2D: ix.Geo2D}
+}
