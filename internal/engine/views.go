@@ -145,7 +145,7 @@ func (e *Engine) refreshViews(db string, force bool) (*dbViews, error) {
 // readViews parses the committed documents of c, a system.views
 // collection.
 func (e *Engine) readViews(c *collection) (*dbViews, error) {
-	cur, err := storage.NewRecordCursor(e.db.Reader(), c.id, false)
+	cur, err := storage.NewRecordCursor(e.db.Reader(), c.ID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (e *Engine) readViews(c *collection) (*dbViews, error) {
 		if !ok {
 			break
 		}
-		if v, ok := ParseView(c.db, append(bsoncore.Document(nil), doc...)); ok {
+		if v, ok := ParseView(c.DB, append(bsoncore.Document(nil), doc...)); ok {
 			dv.byName[v.Name] = v
 		}
 	}

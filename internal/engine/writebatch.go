@@ -155,7 +155,7 @@ func (t *writeBatch) commit() error {
 	st.addIndexBytes(t.idxDelta)
 	t.countDelta, t.sizeDelta = 0, 0
 	clear(t.idxDelta)
-	t.e.viewsWritten(t.c.db, t.c.name)
+	t.e.viewsWritten(t.c.DB, t.c.Name)
 	return nil
 }
 
