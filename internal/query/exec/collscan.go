@@ -18,9 +18,12 @@ type CollScan struct {
 	filter    *query.Filter
 	filterDoc bsoncore.Document
 	cur       storage.RecordIterator
-	slab      slab
-	m         Member
-	done      bool
+	// rc is cur when it is a collection's record cursor: Next is called
+	// on it directly, without the interface's dispatch per record.
+	rc   *storage.RecordCursor
+	slab slab
+	m    Member
+	done bool
 
 	docsExamined int64
 }
@@ -60,8 +63,16 @@ func (s *CollScan) work() (State, *Member, error) {
 			return EOF, nil, err
 		}
 		s.cur = cur
+		s.rc, _ = cur.(*storage.RecordCursor)
 	}
-	rid, doc, ok := s.cur.Next()
+	var rid storage.RecordID
+	var doc []byte
+	var ok bool
+	if s.rc != nil {
+		rid, doc, ok = s.rc.Next()
+	} else {
+		rid, doc, ok = s.cur.Next()
+	}
 	if !ok {
 		s.done = true
 		err := s.cur.Err()
@@ -84,7 +95,7 @@ func (s *CollScan) work() (State, *Member, error) {
 func (s *CollScan) Close() {
 	if s.cur != nil {
 		s.cur.Close()
-		s.cur = nil
+		s.cur, s.rc = nil, nil
 	}
 }
 
