@@ -120,3 +120,31 @@ func TestOplogTailFromTS(t *testing.T) {
 		t.Fatal("tailable cursor closed at the end of the data")
 	}
 }
+
+// TestOplogExplain: explain of a find on local.oplog.rs shows the scan
+// that reads it, a COLLSCAN in the requested direction, and its figures.
+func TestOplogExplain(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	for i := range 5 {
+		if _, err := db.Collection("explained").InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := testenv.RunCmd(t, db.Client().Database("local"), bson.D{
+		{Key: "explain", Value: bson.D{{Key: "find", Value: "oplog.rs"},
+			{Key: "filter", Value: bson.D{{Key: "ns", Value: "test.explained"}}},
+			{Key: "sort", Value: bson.D{{Key: "ts", Value: -1}}}}},
+		{Key: "verbosity", Value: "executionStats"}})
+	testenv.WantOK(t, res, err)
+	plan := res.Lookup("queryPlanner", "winningPlan")
+	if s, _ := plan.Document().Lookup("stage").StringValueOK(); s != "COLLSCAN" {
+		t.Fatalf("winningPlan = %v", plan)
+	}
+	if d, _ := plan.Document().Lookup("direction").StringValueOK(); d != "backward" {
+		t.Fatalf("winningPlan = %v, want a backward scan for {ts: -1}", plan)
+	}
+	if n, _ := res.Lookup("executionStats", "nReturned").AsInt64OK(); n != 5 {
+		t.Fatalf("executionStats = %v", res.Lookup("executionStats"))
+	}
+}
