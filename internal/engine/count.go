@@ -39,9 +39,9 @@ func (e *Engine) CountCollated(ctx context.Context, db, coll string, filter bson
 	if err != nil {
 		return 0, err
 	}
-	c := e.cat.Load().lookup(db, coll)
-	if c == nil {
-		return 0, nil
+	c, records, err := e.readColl(ctx, db, coll, f)
+	if err != nil || c == nil {
+		return 0, err
 	}
 	if limit < 0 {
 		limit = -limit
@@ -63,7 +63,7 @@ func (e *Engine) CountCollated(ctx context.Context, db, coll string, filter bson
 	r, release := e.snapshotCtx(ctx)
 	defer release()
 	q := countReq(filter, f, skip, limit, hint, false)
-	q.stats = opstats.From(ctx)
+	q.stats, q.records = opstats.From(ctx), records
 	bp, err := e.buildPlan(r, c, q)
 	if err != nil {
 		return 0, err
@@ -95,6 +95,9 @@ func (e *Engine) Distinct(ctx context.Context, db, coll, key string, filter bson
 func (e *Engine) DistinctCollated(ctx context.Context, db, coll, key string, filter, collationDoc bsoncore.Document) ([]bsoncore.Value, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
+	}
+	if e.isOplog(db, coll) {
+		return nil, errOplogDistinct() // oplogcoll.go
 	}
 	if filter == nil {
 		filter = emptyDoc

@@ -56,6 +56,8 @@ type Engine struct {
 	// oplog records every committed change (oplog.go); nil when off.
 	oplog *oplog.Log
 	clock oplog.Clock // cluster time when the oplog is off
+	// oplogColl is local.oplog.rs's collection descriptor (oplogcoll.go).
+	oplogColl *collection
 }
 
 // Open opens (creating if needed) the engine stored in dir.

@@ -96,6 +96,14 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		spec.Verbosity = VerbosityAllPlansExecution
 	}
 	fs := spec.Find
+	// A find or count of local.oplog.rs explains the oplog's scan.
+	oplogRead := e.isOplog(db, coll) && (spec.Kind == ExplainFindOp || spec.Kind == ExplainCountOp)
+	if oplogRead {
+		var err error
+		if fs, err = oplogFindSpec(ctx, fs); err != nil { // oplogcoll.go
+			return nil, err
+		}
+	}
 	collator, err := e.statementCollator(db, coll, fs.Collation)
 	if err != nil {
 		return nil, err
@@ -124,6 +132,11 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 	}
 	x := &explainRun{spec: spec, ns: db + "." + coll, filter: f, release: func() {}, start: time.Now()}
 	c := e.cat.Load().lookup(db, coll)
+	if oplogRead {
+		if c, q.records, err = e.readColl(ctx, db, coll, f); err != nil {
+			return nil, err
+		}
+	}
 	if c == nil {
 		x.bp = &builtPlan{root: exec.NewEOF()}
 		return x, nil

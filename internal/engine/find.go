@@ -17,6 +17,13 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
+	oplogRead := e.isOplog(db, coll)
+	if oplogRead {
+		var err error
+		if spec, err = oplogFindSpec(ctx, spec); err != nil { // oplogcoll.go
+			return nil, err
+		}
+	}
 	collator, err := e.statementCollator(db, coll, spec.Collation)
 	if err != nil {
 		return nil, err
@@ -53,7 +60,13 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	if limit < 0 {
 		limit = -limit
 	}
-	c := e.cat.Load().lookup(db, coll)
+	if oplogRead && spec.Tailable {
+		return e.tailOplog(ctx, spec, f, proj) // oplogtail.go
+	}
+	c, records, err := e.readColl(ctx, db, coll, f)
+	if err != nil {
+		return nil, err
+	}
 	if c == nil {
 		return &sliceIter{}, nil
 	}
@@ -64,7 +77,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
 	snap, release := e.snapshotCtx(ctx) // the transaction's view inside one (txn_write.go)
-	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db, stats: opstats.From(ctx)}
+	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db, stats: opstats.From(ctx), records: records}
 	if reverse {
 		q.naturalDir = -1
 	}

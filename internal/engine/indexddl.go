@@ -229,6 +229,9 @@ func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error
 
 // ListIndexes returns the indexes of db.coll in creation order.
 func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
+	if e.isOplog(db, coll) {
+		return nil, nil // the oplog has no index
+	}
 	c := e.cat.Load().lookup(db, coll)
 	if c == nil || !visibleTo(c, nil) { // listIndexes runs outside transactions
 		c = nil

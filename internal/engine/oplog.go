@@ -27,7 +27,7 @@ func (e *Engine) openOplog(bytes int64) error {
 	if err != nil {
 		return err
 	}
-	e.oplog = l
+	e.oplog, e.oplogColl = l, newOplogColl()
 	return e.startOplog() // oplogns.go
 }
 

@@ -7,9 +7,9 @@ import (
 	"github.com/lodedb/lode/internal/oplog"
 )
 
-// The oplog's namespace. Clients read the log as local.oplog.rs (the
-// server's oplog source); it is not a collection of the catalog, and no
-// command writes to it or drops it, as on a mongod replica-set member.
+// The oplog's namespace. Clients read the log as local.oplog.rs, a
+// system collection whose records are the log's entries (oplogcoll.go);
+// no command writes to it or drops it, as on a mongod replica-set member.
 
 // OplogDB and OplogColl name the namespace the oplog is read as.
 const (

@@ -54,6 +54,9 @@ type planReq struct {
 	db *storage.DB
 	// stats receives the plan's figures when it closes (nil: none).
 	stats *opstats.Stats
+	// records, when set, is what a collection scan reads instead of the
+	// collection's record store (the oplog's entries: oplogcoll.go).
+	records storage.RecordSource
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that
@@ -116,7 +119,7 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 	if err := checkTextMeta(q); err != nil {
 		return nil, err
 	}
-	env := exec.Env{Reader: r, CollID: c.ID, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
+	env := exec.Env{Reader: r, CollID: c.ID, Records: q.records, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
 		// Explain prints stage filters in mongod's parsed form.
 		env.FilterDoc = q.filter.Serialize()

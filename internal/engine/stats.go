@@ -12,6 +12,9 @@ import (
 // Open computes them with one scan. Storage and index sizes are estimates
 // that are never 0 for non-empty data (see stats_size.go).
 func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
+	if e.isOplog(db, coll) {
+		return e.oplogStats() // oplogcoll.go
+	}
 	var st CollectionStats
 	c, err := e.lockColl(db, coll, false)
 	if err != nil {

@@ -35,21 +35,24 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 	l := &Log{db: db}
 	l.max.Store(maxBytes)
 	l.chunks.size = chunkSize(maxBytes)
-	lo, hi := storage.OplogRange()
-	it, err := storage.NewRangeIter(db.Reader(), lo, hi)
+	it, err := storage.NewOplogCursor(db.Reader(), 0, ^uint64(0), false)
 	if err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	}
 	var newest TS
-	for it.First(); it.Valid(); it.Next() {
-		ts := TS(storage.OplogTS(it.Key()))
-		n := int64(len(it.Value()))
+	for {
+		rid, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		ts := TS(rid)
+		n := int64(len(v))
 		l.size.Add(n)
 		l.n.Add(1)
 		l.chunks.add(ts, ts, n, 1)
 		newest = ts
 	}
-	if err := it.Close(); err != nil {
+	if err := errors.Join(it.Err(), it.Close()); err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	}
 	if err := l.countImages(); err != nil {
@@ -93,12 +96,11 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 	l.clock.mu.Unlock()
 	tk := Ticket{first: first, last: last, n: int64(len(ents))}
 	wall := time.Now()
-	var buf, key []byte // Set copies both, so they are reused
+	var buf []byte // Set copies it, so it is reused
 	for i := range ents {
 		ts := first + TS(i)
 		buf = ents[i].appendDoc(buf[:0], ts, wall)
-		key = binary.BigEndian.AppendUint64(append(key[:0], storage.KindOplog), uint64(ts))
-		if err := b.Set(key, buf, nil); err != nil {
+		if err := storage.SetOplogEntry(b, uint64(ts), buf); err != nil {
 			l.vis.end(first)
 			return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
 		}
@@ -106,7 +108,7 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 		for j := range ents[i].Images {
 			im := &ents[i].Images[j]
 			d := im.doc()
-			if err := b.Set(storage.OplogImageKey(uint64(ts), im.Op), d, nil); err != nil {
+			if err := storage.SetOplogImage(b, uint64(ts), im.Op, d); err != nil {
 				l.vis.end(first)
 				return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
 			}
@@ -119,7 +121,7 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 // Image returns the pre- and post-image of operation op of the entry at
 // ts; found is false when none was kept (or it was trimmed).
 func (l *Log) Image(ts TS, op uint32) (pre, post bsoncore.Document, found bool, err error) {
-	v, ok, err := l.db.Get(storage.OplogImageKey(uint64(ts), op), nil)
+	v, ok, err := l.db.GetOplogImage(uint64(ts), op)
 	if err != nil || !ok {
 		return nil, nil, false, err
 	}
@@ -174,18 +176,11 @@ type Stats struct {
 // and newest entries.
 func (l *Log) Stats() (Stats, error) {
 	st := Stats{MaxBytes: l.max.Load(), Bytes: l.size.Load(), Count: l.n.Load()}
-	lo, hi := storage.OplogRange()
-	it, err := storage.NewRangeIter(l.db.Reader(), lo, hi)
+	first, last, err := storage.OplogSpan(l.db.Reader())
 	if err != nil {
 		return st, fmt.Errorf("oplog: stats: %w", err)
 	}
-	defer it.Close()
-	if it.First() {
-		st.First = TS(storage.OplogTS(it.Key()))
-	}
-	if it.Last() {
-		st.Last = TS(storage.OplogTS(it.Key()))
-	}
+	st.First, st.Last = TS(first), TS(last)
 	return st, nil
 }
 
@@ -199,22 +194,7 @@ func (l *Log) Scan(after, upTo TS, fn func(ts TS, doc bsoncore.Document) error) 
 	if upTo <= after {
 		return nil
 	}
-	lo := storage.OplogKey(uint64(after) + 1)
-	hi := storage.OplogKey(uint64(upTo) + 1)
-	it, err := storage.NewRangeIter(l.db.Reader(), lo, hi)
-	if err != nil {
-		return fmt.Errorf("oplog: scan: %w", err)
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		if err := fn(TS(storage.OplogTS(it.Key())), it.Value()); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
-			return err
-		}
-	}
-	return it.Error()
+	return l.scan(after+1, upTo, false, fn)
 }
 
 // ScanReverse is Scan newest first: entries in [from, upTo] from upTo
@@ -223,35 +203,45 @@ func (l *Log) ScanReverse(from, upTo TS, fn func(ts TS, doc bsoncore.Document) e
 	if upTo < from {
 		return nil
 	}
-	lo := storage.OplogKey(uint64(from))
-	hi := storage.OplogKey(uint64(upTo) + 1)
-	it, err := storage.NewRangeIter(l.db.Reader(), lo, hi)
+	return l.scan(from, upTo, true, fn)
+}
+
+// scan calls fn with the entries in [lo, hi] in either order.
+func (l *Log) scan(lo, hi TS, reverse bool, fn func(ts TS, doc bsoncore.Document) error) error {
+	it, err := storage.NewOplogCursor(l.db.Reader(), uint64(lo), uint64(hi), reverse)
 	if err != nil {
 		return fmt.Errorf("oplog: scan: %w", err)
 	}
 	defer it.Close()
-	for it.Last(); it.Valid(); it.Prev() {
-		if err := fn(TS(storage.OplogTS(it.Key())), it.Value()); err != nil {
+	for {
+		ts, doc, ok := it.Next()
+		if !ok {
+			return it.Err()
+		}
+		if err := fn(TS(ts), doc); err != nil {
 			if errors.Is(err, ErrStop) {
 				return nil
 			}
 			return err
 		}
 	}
-	return it.Error()
 }
 
 // countImages adds the sizes of the kept images to the log's size and to
 // the chunks holding their entries (both are in timestamp order).
 func (l *Log) countImages() error {
-	it, err := storage.NewRangeIter(l.db.Reader(), []byte{storage.KindOplogImage}, []byte{storage.KindOplogImage + 1})
+	it, err := storage.NewOplogImageCursor(l.db.Reader())
 	if err != nil {
 		return err
 	}
 	c := 0
-	for it.First(); it.Valid(); it.Next() {
-		ts := TS(storage.OplogTS(it.Key()))
-		n := int64(len(it.Value()))
+	for {
+		rid, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		ts := TS(rid)
+		n := int64(len(v))
 		l.size.Add(n)
 		for c < len(l.chunks.full) && l.chunks.full[c].last < ts {
 			c++
@@ -262,5 +252,5 @@ func (l *Log) countImages() error {
 			l.chunks.cur.bytes += n
 		}
 	}
-	return it.Close()
+	return errors.Join(it.Err(), it.Close())
 }

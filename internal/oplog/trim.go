@@ -70,13 +70,8 @@ func (l *Log) trim() {
 
 // deleteThrough removes every entry at or before ts.
 func (l *Log) deleteThrough(ts TS) error {
-	lo, _ := storage.OplogRange()
 	b := l.db.NewBatch()
-	if err := b.DeleteRange(lo, storage.OplogKey(uint64(ts)+1), nil); err != nil {
-		b.Close()
-		return fmt.Errorf("oplog: trim: %w", err)
-	}
-	if err := b.DeleteRange([]byte{storage.KindOplogImage}, storage.OplogImageKey(uint64(ts)+1, 0), nil); err != nil {
+	if err := storage.DeleteOplogThrough(b, uint64(ts)); err != nil {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}

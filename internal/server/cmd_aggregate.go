@@ -189,7 +189,7 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if coll == "" {
 		nsName = req.DB + ".$cmd.aggregate"
 	}
-	it, err := p.Run(sctx, s.withViews(cat), vars) // local.oplog.rs reads the oplog (oplogcatalog.go), views resolve (views_agg.go)
+	it, err := p.Run(sctx, s.withViews(cat), vars) // views resolve (views_agg.go)
 	if err != nil {
 		return nil, viewTargetErr(err, p.Writes(), nsName)
 	}

@@ -52,7 +52,7 @@ func cmdCollStats(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.collectionStats(req.DB, coll) // local.oplog.rs too (oplogcatalog.go)
+	st, err := s.eng.CollectionStats(req.DB, coll) // local.oplog.rs too
 	if err != nil {
 		if errs.Is(err, errs.NamespaceNotFound) {
 			return nil, errs.New(errs.NamespaceNotFound, "Collection [%s.%s] not found.", req.DB, coll)

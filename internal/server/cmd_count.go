@@ -36,12 +36,7 @@ func cmdCount(ctx context.Context, s *Server, req *Request) (bsoncore.Document, 
 		appendNumber(b, "n", n)
 		return b.Build(), nil
 	}
-	var n int64
-	if s.oplogNS(req.DB, c.coll) {
-		n, err = s.countOplog(ctx, c.filter, c.skip, c.limit) // oplogscan.go
-	} else {
-		n, err = s.eng.CountCollated(ctx, req.DB, c.coll, c.filter, c.skip, c.limit, c.hint, c.collation)
-	}
+	n, err := s.eng.CountCollated(ctx, req.DB, c.coll, c.filter, c.skip, c.limit, c.hint, c.collation)
 	if err != nil {
 		return nil, err
 	}

@@ -37,9 +37,6 @@ func cmdDistinct(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 		}
 		return bsoncore.NewDocumentBuilder().AppendArray("values", values).Build(), nil
 	}
-	if s.oplogNS(req.DB, d.coll) {
-		return nil, errs.New(errs.NotImplemented, "distinct on %s.%s is not supported by Lode; use aggregate with $match and $group", req.DB, d.coll)
-	}
 	vals, err := s.eng.DistinctCollated(ctx, req.DB, d.coll, d.key, d.filter, d.collation)
 	if err != nil {
 		return nil, err

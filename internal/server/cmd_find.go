@@ -65,9 +65,7 @@ func cmdFind(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	spec, coll, batchSize, hasBatch := f.spec, f.coll, f.batchSize, f.hasBatch
 	sctx := cursor.NewSwitchContext(ctx)
 	var it cursor.Source
-	if s.oplogNS(req.DB, coll) {
-		it, err = s.openOplog(sctx, spec) // local.oplog.rs (oplogscan.go)
-	} else if txnTableNS(req.DB, coll) {
+	if txnTableNS(req.DB, coll) {
 		it, err = s.openTxnTable(sctx, spec) // config.transactions (session_retry.go)
 	} else {
 		it, err = s.eng.Find(sctx, req.DB, coll, spec)

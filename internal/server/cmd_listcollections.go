@@ -57,7 +57,7 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 			return nil, err
 		}
 	}
-	colls, err := s.listCollections(req.DB) // with local.oplog.rs (oplogcatalog.go)
+	colls, err := s.eng.ListCollectionsWithOplog(req.DB)
 	if err != nil {
 		return nil, err
 	}

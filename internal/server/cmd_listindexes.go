@@ -7,7 +7,6 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
-	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -56,11 +55,9 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if buildUUIDs && buildInfo {
 		return nil, errs.New(errs.InvalidOptions, "The 'includeBuildUUIDs' and 'includeIndexBuildInfo' options are mutually exclusive")
 	}
-	var ixs []engine.IndexInfo
-	if !s.oplogNS(req.DB, coll) { // the oplog has no index
-		if ixs, err = s.eng.ListIndexes(req.DB, coll); err != nil {
-			return nil, err
-		}
+	ixs, err := s.eng.ListIndexes(req.DB, coll) // none on local.oplog.rs
+	if err != nil {
+		return nil, err
 	}
 	docs := make([]bsoncore.Document, 0, len(ixs))
 	for _, ix := range ixs {

@@ -78,3 +78,9 @@ func cmdReplSetResizeOplog(_ context.Context, s *Server, req *Request) (bsoncore
 	}
 	return nil, nil
 }
+
+// errNoOplog is mongod's answer to a command on the oplog when there is
+// none (lode serve --oplog-size-mb 0).
+func errNoOplog() error {
+	return errs.New(errs.NamespaceNotFound, "oplog does not exist")
+}

@@ -17,7 +17,7 @@ import (
 // from inside a pipeline ($lookup, $unionWith) runs the
 // view's resolved pipeline followed by the read, and writes, $collStats
 // and $indexStats on a view fail as mongod's do. Other namespaces go to
-// next (the oplog-aware catalog).
+// next (the engine's catalog, local.oplog.rs included).
 type viewCatalog struct {
 	*aggengine.Catalog // the optional interfaces (change streams, $currentOp, explain)
 	next               agg.Catalog
@@ -26,7 +26,7 @@ type viewCatalog struct {
 
 // withViews wraps an aggregation catalog so that it resolves views.
 func (s *Server) withViews(c *aggengine.Catalog) agg.Catalog {
-	return viewCatalog{Catalog: c, next: s.withOplog(c), s: s}
+	return viewCatalog{Catalog: c, next: c, s: s}
 }
 
 // viewRead runs db.view's resolved pipeline followed by spec.

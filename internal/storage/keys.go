@@ -77,31 +77,14 @@ func prefixEnd(p []byte) []byte {
 	return nil
 }
 
-// KindOplog prefixes the operation log's entries, keyed by timestamp.
-const KindOplog byte = 0x04
-
-// OplogKey returns the key of the oplog entry at timestamp ts.
-func OplogKey(ts uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{KindOplog}, ts)
-}
-
-// OplogTS extracts the timestamp of an oplog key.
-func OplogTS(k []byte) uint64 { return binary.BigEndian.Uint64(k[1:9]) }
-
-// OplogRange returns the bounds [lo, hi) of every oplog entry.
-func OplogRange() (lo, hi []byte) { return []byte{KindOplog}, []byte{KindOplog + 1} }
-
-// KindOplogImage prefixes the pre- and post-images of changes to
-// collections with changeStreamPreAndPostImages, keyed by the oplog
-// timestamp and the operation's index in its entry.
-const KindOplogImage byte = 0x05
-
-// OplogImageKey returns the key of the images of operation op of the
-// oplog entry at ts.
-func OplogImageKey(ts uint64, op uint32) []byte {
-	k := binary.BigEndian.AppendUint64([]byte{KindOplogImage}, ts)
-	return binary.BigEndian.AppendUint32(k, op)
-}
+// KindOplog prefixes the operation log's entries, keyed by timestamp;
+// KindOplogImage the pre- and post-images of changes to collections with
+// changeStreamPreAndPostImages, keyed by the oplog timestamp and the
+// operation's index in its entry. oplog.go lays both out.
+const (
+	KindOplog      byte = 0x04
+	KindOplogImage byte = 0x05
+)
 
 // KindSession prefixes the sessions' retryable-write and transaction
 // records (mongod's config.transactions): the header of session id at

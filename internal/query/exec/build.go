@@ -13,8 +13,11 @@ import (
 // Env is what stages read: a storage view, the collection and the query's
 // filter.
 type Env struct {
-	Reader    storage.Reader
-	CollID    uint64
+	Reader storage.Reader
+	CollID uint64
+	// Records, when set, is what COLLSCAN reads instead of the
+	// collection's record store (the oplog's entries).
+	Records   storage.RecordSource
 	Filter    *query.Filter
 	FilterDoc bsoncore.Document // the parsed filter as explain shows it
 	// Timing measures executionTimeMillisEstimate per stage (explain).
@@ -105,6 +108,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 	case plan.StageEOF:
 		return NewEOF(), nil
 	case plan.StageCollScan:
+		if env.Records != nil {
+			return NewSourceScan(env.Reader, env.Records, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
+		}
 		return NewCollScan(env.Reader, env.CollID, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageIxScan:
 		ix := NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing)

@@ -7,26 +7,37 @@ import (
 	"github.com/lodedb/lode/internal/storage"
 )
 
-// CollScan is COLLSCAN: every record of a collection in record order
-// (insertion order), forward or backward, filtered.
+// CollScan is COLLSCAN: every record of a record source (a collection's
+// record store, or the oplog's entries) in record order (insertion
+// order), forward or backward, filtered.
 type CollScan struct {
 	base
 	r         storage.Reader
-	collID    uint64
+	src       storage.RecordSource
 	dir       int
 	filter    *query.Filter
 	filterDoc bsoncore.Document
-	cur       *storage.RecordCursor
-	slab      slab
-	m         Member
-	done      bool
+	cur       storage.RecordIterator
+	// rc is cur when it is a collection's record cursor: Next is called
+	// on it directly, without the interface's dispatch per record.
+	rc   *storage.RecordCursor
+	slab slab
+	m    Member
+	done bool
 
 	docsExamined int64
 }
 
-// NewCollScan returns a COLLSCAN; filter may be nil.
+// NewCollScan returns a COLLSCAN of collection collID's records; filter
+// may be nil.
 func NewCollScan(r storage.Reader, collID uint64, dir int, filter *query.Filter, filterDoc bsoncore.Document, timing bool) *CollScan {
-	s := &CollScan{r: r, collID: collID, dir: dir, filter: filter, filterDoc: filterDoc}
+	return NewSourceScan(r, storage.CollectionRecords(collID), dir, filter, filterDoc, timing)
+}
+
+// NewSourceScan returns a COLLSCAN of the records of src; filter may be
+// nil.
+func NewSourceScan(r storage.Reader, src storage.RecordSource, dir int, filter *query.Filter, filterDoc bsoncore.Document, timing bool) *CollScan {
+	s := &CollScan{r: r, src: src, dir: dir, filter: filter, filterDoc: filterDoc}
 	s.timing = timing
 	return s
 }
@@ -47,13 +58,21 @@ func (s *CollScan) work() (State, *Member, error) {
 		return EOF, nil, nil
 	}
 	if s.cur == nil {
-		cur, err := storage.NewRecordCursor(s.r, s.collID, s.dir < 0)
+		cur, err := s.src.OpenRecords(s.r, s.dir < 0)
 		if err != nil {
 			return EOF, nil, err
 		}
 		s.cur = cur
+		s.rc, _ = cur.(*storage.RecordCursor)
 	}
-	rid, doc, ok := s.cur.Next()
+	var rid storage.RecordID
+	var doc []byte
+	var ok bool
+	if s.rc != nil {
+		rid, doc, ok = s.rc.Next()
+	} else {
+		rid, doc, ok = s.cur.Next()
+	}
 	if !ok {
 		s.done = true
 		err := s.cur.Err()
@@ -76,7 +95,7 @@ func (s *CollScan) work() (State, *Member, error) {
 func (s *CollScan) Close() {
 	if s.cur != nil {
 		s.cur.Close()
-		s.cur = nil
+		s.cur, s.rc = nil, nil
 	}
 }
 
