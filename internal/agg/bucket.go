@@ -12,7 +12,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$bucket", stageDef{parse: parseBucket, access: noAccess, where: anywhere, explain: groupExplain, shape: shapeExpr})
+	registerStage("$bucket", stageDef{parse: parseBucket, access: noAccess, sources: noSources, where: anywhere, explain: groupExplain, shape: shapeExpr})
 }
 
 // bucketStage is $bucket: a $group keyed by the boundary range of groupBy,

@@ -12,8 +12,8 @@ import (
 
 // The registry entries of the stages in this file (stagedef.go).
 func init() {
-	registerStage("$count", stageDef{parse: parseCount, access: noAccess, where: anywhere, explain: explainNone, shape: shapeVerbatim})
-	registerStage("$sortByCount", stageDef{parse: parseSortByCount, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$count", stageDef{parse: parseCount, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeVerbatim})
+	registerStage("$sortByCount", stageDef{parse: parseSortByCount, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
 }
 
 // countStage is $count.

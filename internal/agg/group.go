@@ -13,7 +13,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$group", stageDef{parse: parseGroup, access: noAccess, where: anywhere, explain: groupExplain, shape: shapeExpr})
+	registerStage("$group", stageDef{parse: parseGroup, access: noAccess, sources: noSources, where: anywhere, explain: groupExplain, shape: shapeExpr})
 }
 
 // groupExplain appends the execution figures of $group and $bucket.

@@ -11,8 +11,8 @@ import (
 
 // The registry entries of the stages in this file (stagedef.go).
 func init() {
-	registerStage("$limit", stageDef{parse: parseLimit, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
-	registerStage("$skip", stageDef{parse: parseSkip, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
+	registerStage("$limit", stageDef{parse: parseLimit, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeNumber})
+	registerStage("$skip", stageDef{parse: parseSkip, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeNumber})
 }
 
 // limitStage is $limit.

@@ -10,7 +10,9 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$match", stageDef{parse: parseMatch, access: noAccess, where: perEvent, explain: explainNone, shape: shapeFilter})
+	w := perEvent
+	w.ownsTextMeta = yes
+	registerStage("$match", stageDef{parse: parseMatch, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeFilter})
 }
 
 // matchStage is $match: a find filter, plus the $expr clauses that

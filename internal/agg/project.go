@@ -15,32 +15,32 @@ func init() {
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$project", stageDef{parse: parseProject, access: noAccess, where: w, explain: explainNone, shape: shapeProjection})
+		registerStage("$project", stageDef{parse: parseProject, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeProjection})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$addFields", stageDef{parse: parseAddFields("$addFields"), access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$addFields", stageDef{parse: parseAddFields("$addFields"), access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$set", stageDef{parse: parseAddFields("$set"), access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$set", stageDef{parse: parseAddFields("$set"), access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$unset", stageDef{parse: parseUnset, access: noAccess, where: w, explain: explainNone, shape: shapeVerbatim})
+		registerStage("$unset", stageDef{parse: parseUnset, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeVerbatim})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$replaceRoot", stageDef{parse: parseReplaceRoot, access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$replaceRoot", stageDef{parse: parseReplaceRoot, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$replaceWith", stageDef{parse: parseReplaceWith, access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$replaceWith", stageDef{parse: parseReplaceWith, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 }
 

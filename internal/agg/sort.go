@@ -13,7 +13,9 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$sort", stageDef{parse: parseSort, access: noAccess, where: anywhere, explain: sortExplain, shape: shapeVerbatim})
+	w := anywhere
+	w.ownsTextMeta = yes
+	registerStage("$sort", stageDef{parse: parseSort, access: noAccess, sources: noSources, where: w, explain: sortExplain, shape: shapeVerbatim})
 }
 
 // sortExplain appends the execution figures of $sort.

@@ -133,6 +133,13 @@ type command struct {
 	// which mongod's parser refuses with apiStrict: true (apiversion.go);
 	// Lode checks them on the commands that declare them.
 	apiUnstable map[string]bool
+	// apiStrictArgs, when set, checks the rest of its arguments under
+	// apiStrict: true (aggregate's pipeline stages).
+	apiStrictArgs func(req *Request) error
+	// writeConcernWhen, for a command whose writeConcern is no, tells
+	// the requests that take one all the same (aggregate writing with
+	// $out or $merge).
+	writeConcernWhen func(req *Request) bool
 	// sensitive are the top-level fields never echoed (redact.go).
 	sensitive []string
 	// testOnly: served only with Config.TestCommands, as mongod serves
