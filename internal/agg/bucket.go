@@ -15,6 +15,10 @@ func init() {
 	registerStage("$bucket", stageDef{parse: parseBucket, access: noAccess, sources: noSources, where: anywhere, explain: groupExplain, shape: shapeExpr})
 }
 
+// countPlan: a $bucket needs its documents (the embedded group's count
+// plan is not its).
+func (s *bucketStage) countPlan() *countPlan { return nil }
+
 // bucketStage is $bucket: a $group keyed by the boundary range of groupBy,
 // followed by a sort on _id.
 type bucketStage struct {

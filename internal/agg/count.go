@@ -19,6 +19,9 @@ func init() {
 // countStage is $count.
 type countStage struct{ field string }
 
+// countPlan answers $count from the catalog's count.
+func (s *countStage) countPlan() *countPlan { return &countPlan{st: s, field: s.field} }
+
 func parseCount(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	s, ok := v.StringValueOK()
 	if !ok || s == "" {

@@ -110,6 +110,39 @@ func parseUnset(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	return []stage{&projectStage{stageName: "$unset", raw: v, tree: tree, exclusion: true}}, nil
 }
 
+// fuseTree: a $group after a $project reads the fields it includes or
+// computes (fuse.go); after an exclusion or $unset, all but those it
+// drops.
+func (p *projectStage) fuseTree() (*pnode, int) {
+	if p.exclusion {
+		return p.tree, fuseExclude
+	}
+	return p.tree, fuseInclude
+}
+
+// fused makes the $project pass its input through.
+func (p *projectStage) fused() { p.passThrough = true }
+
+// fuseTree: a $group after an $addFields reads its computed fields and
+// the input's others (fuse.go).
+func (a *addFieldsStage) fuseTree() (*pnode, int) { return a.tree, fuseAdd }
+
+// fused makes the $addFields pass its input through.
+func (a *addFieldsStage) fused() { a.passThrough = true }
+
+// pushStep: an inclusion-only $project is the scan's projection.
+func (p *projectStage) pushStep() pushStep { return pushProjection }
+
+// pushInto makes an inclusion-only $project (not $unset, not one a
+// $group evaluates) the scan's projection.
+func (p *projectStage) pushInto(_ *Pipeline, spec *FindSpec) (stage, bool) {
+	if p.stageName != "$project" || p.exclusion || p.passThrough || !p.tree.onlyIncludes() {
+		return nil, false
+	}
+	spec.Projection = p.raw.Document()
+	return nil, true
+}
+
 func (p *projectStage) name() string            { return p.stageName }
 func (p *projectStage) spec() bsoncore.Document { return specDoc(p.stageName, p.raw) }
 

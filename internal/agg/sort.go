@@ -37,6 +37,16 @@ type sortStage struct {
 	limit int64 // 0 = none
 }
 
+// pushStep: a $sort is the scan's sort.
+func (s *sortStage) pushStep() pushStep { return pushSort }
+
+// pushInto makes the sort, and its coalesced limit, the scan's.
+func (s *sortStage) pushInto(_ *Pipeline, spec *FindSpec) (stage, bool) {
+	spec.Sort = s.raw
+	spec.Limit = s.limit
+	return nil, true
+}
+
 // absorb takes a $limit that follows into a top-k sort (coalesce).
 func (s *sortStage) absorb(next stage) bool {
 	l, ok := next.(*limitStage)
