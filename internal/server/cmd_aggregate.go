@@ -19,8 +19,9 @@ import (
 
 func init() {
 	register(command{names: []string{"aggregate"}, handler: cmdAggregate, authz: requires(bypassNeeds(aggregateNeeds)),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
-		observe: observed(opCommand, onColl, cursorReply, queryShaped),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: &explainer{self: explainAggregate}, applyOps: no,
+		observe: observed(opCommand, onColl, cursorReply),
+		shape:   &shapeForm{pipeline: true},
 		// Fields its IDL marks unstable or internal: refused with
 		// apiStrict: true.
 		apiUnstable: setOf("explain", "needsMerge", "fromMongos", "$queryOptions",

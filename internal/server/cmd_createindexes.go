@@ -16,7 +16,7 @@ import (
 
 func init() {
 	register(command{names: []string{"createIndexes"}, handler: cmdCreateIndexes, authz: requires(collNeeds(auth.ActCreateIndex)),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: no, applyOps: yes,
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
 		observe: observed(opCommand, onColl)})
 }
 

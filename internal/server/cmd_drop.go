@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(command{names: []string{"drop"}, handler: cmdDrop, authz: requires(collNeeds(auth.ActDropCollection)),
-		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: no, applyOps: yes,
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
 		observe: observed(opCommand, onColl)})
 }
 

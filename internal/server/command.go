@@ -6,9 +6,10 @@ package server
 // transaction behaviour, read and write concerns, explain, how it is
 // observed). The dispatcher looks the descriptor up once per request
 // and the other files read it from the Request; no table of command
-// names holds a trait elsewhere. (Code that differs per command, such
-// as explainSpec's parsers or queryshape_cmd.go's shapes, still
-// switches on the name.)
+// names holds a trait elsewhere. Code that differs per command is a
+// hook or a form the descriptor names: how explain parses it and what
+// it runs as on a view (explainer), the fields its query shape keeps
+// (shapeForm), aggregate's pipeline checks.
 //
 // Every trait a command could silently get wrong has an "undecided"
 // zero value, which TestEveryCommandDecidesEveryTrait refuses: a new
@@ -77,9 +78,6 @@ const (
 	// cursorReply: the slow log and the profiler report its cursor
 	// (cursorid, cursorExhausted).
 	cursorReply
-	// queryShaped: its statements are counted per query shape under its
-	// first name (querystats.go, queryshape_cmd.go).
-	queryShaped
 )
 
 // observation is how a command is observed; undecided while op is.
@@ -121,14 +119,24 @@ type command struct {
 	// supportsWriteConcern (failpoint.go); aggregate decides per
 	// pipeline.
 	writeConcern yesNo
-	// explain: the explain command explains it (cmd_explain.go).
-	explain yesNo
+	// explain is how the explain command explains it (cmd_explain.go);
+	// notExplained for a command it refuses.
+	explain *explainer
 	// applyOps: an applyOps command entry may carry it (cmd_applyops.go).
 	applyOps yesNo
 	// observe is how currentOp, serverStatus, the slow log, the profiler
 	// and the query statistics see it.
 	observe observation
 
+	// shape, when set, is the form of its query shape: its statements
+	// are counted per query shape under its first name (querystats.go,
+	// queryshape_cmd.go).
+	shape *shapeForm
+	// stmts is the array field holding a write's statements (insert's
+	// documents, update's updates, delete's deletes): a retried write
+	// numbers them (session_retry.go), the query statistics shape each
+	// one.
+	stmts string
 	// apiUnstable are the fields its IDL marks unstable or internal,
 	// which mongod's parser refuses with apiStrict: true (apiversion.go);
 	// Lode checks them on the commands that declare them.
@@ -160,7 +168,7 @@ type command struct {
 // not in applyOps, observed as a "command" on db.$cmd. Its methods change what differs.
 func admin(h handler, authz authzRule, names ...string) command {
 	return command{names: names, handler: h, authz: authz, api: apiNotV1,
-		inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no, applyOps: no,
+		inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
 		observe: observed(opCommand)}
 }
 
@@ -276,10 +284,13 @@ func (c *command) undecidedTraits() []string {
 		name string
 		v    yesNo
 	}{{"inTxn", c.inTxn}, {"retryable", c.retryable}, {"snapshotRead", c.snapshotRead},
-		{"writeConcern", c.writeConcern}, {"explain", c.explain}, {"applyOps", c.applyOps}} {
+		{"writeConcern", c.writeConcern}, {"applyOps", c.applyOps}} {
 		if t.v == undecided {
 			out = append(out, t.name)
 		}
+	}
+	if c.explain == nil {
+		out = append(out, "explain")
 	}
 	if c.observe.op == opUndecided {
 		out = append(out, "observe")

@@ -115,7 +115,7 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 	}
 	ps := o.profile(req.DB)
 	c := req.command()
-	qsCmd := c.observe.has(queryShaped)
+	qsCmd := c.shape != nil
 	qsName := ""
 	if qsCmd {
 		qsName = c.names[0]

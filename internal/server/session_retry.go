@@ -506,8 +506,7 @@ func snapshotRan(prior *retryRecord, req *Request, ids stmtIDs) []ranStmt {
 	if prior == nil || len(prior.executed) == 0 {
 		return nil
 	}
-	field := map[string]string{"insert": "documents", "update": "updates", "delete": "deletes"}[req.Name]
-	arr, ok := req.Cmd.Lookup(field).ArrayOK()
+	arr, ok := req.Cmd.Lookup(req.command().stmts).ArrayOK()
 	if !ok {
 		return nil
 	}
