@@ -78,6 +78,10 @@ const (
 	// cursorReply: the slow log and the profiler report its cursor
 	// (cursorid, cursorExhausted).
 	cursorReply
+	// modifyReply: its reply's lastErrorObject gives the write counts
+	// the slow log and the profiler show (findAndModify); an insert,
+	// update or delete's are read as its op kind says (obs.go).
+	modifyReply
 )
 
 // observation is how a command is observed; undecided while op is.

@@ -92,8 +92,9 @@ func TestCommandTraits(t *testing.T) {
 // TestCommandHooksAsBefore pins the commands that declare explain plans,
 // view rewrites, query-shape forms and statement fields to the name
 // switches they replaced (cmd_explain.go's explainSpec, explainOnView,
-// queryshape_cmd.go, snapshotRan's map, takesWriteConcern and the
-// apiStrict pipeline check).
+// queryshape_cmd.go, snapshotRan's map, takesWriteConcern, the
+// apiStrict pipeline check and the write counts of obs.go, slowlog.go and
+// profiler.go).
 func TestCommandHooksAsBefore(t *testing.T) {
 	with := func(pick func(*command) bool) []string {
 		var out []string
@@ -120,6 +121,7 @@ func TestCommandHooksAsBefore(t *testing.T) {
 		{"statements", func(c *command) bool { return c.stmts != "" }, "delete insert update"},
 		{"write concern by request", func(c *command) bool { return c.writeConcernWhen != nil }, "aggregate"},
 		{"apiStrict argument check", func(c *command) bool { return c.apiStrictArgs != nil }, "aggregate"},
+		{"write counts in a findAndModify reply", func(c *command) bool { return c.observe.has(modifyReply) }, "findAndModify findandmodify"},
 	} {
 		if got := strings.Join(with(c.pick), " "); got != c.want {
 			t.Errorf("%s: %s, want %s", c.trait, got, c.want)
