@@ -14,7 +14,7 @@ import (
 func init() {
 	register(command{names: []string{"create"}, handler: cmdCreate, authz: authzRule{needs: collNeeds(auth.ActCreateCollection), check: viewDefCheck(auth.ActCreateCollection)},
 		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
-		observe: observed(opCommand, onColl)})
+		observe: observed(opCommand, onColl), creates: true})
 }
 
 // cmdCreate creates a collection, optionally capped. Inside a transaction

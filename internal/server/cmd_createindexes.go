@@ -17,7 +17,7 @@ import (
 func init() {
 	register(command{names: []string{"createIndexes"}, handler: cmdCreateIndexes, authz: requires(collNeeds(auth.ActCreateIndex)),
 		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
-		observe: observed(opCommand, onColl)})
+		observe: observed(opCommand, onColl), creates: true, outlivesClient: true})
 }
 
 // indexSpecFields are the fields an index specification may carry. Those

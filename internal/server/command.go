@@ -164,6 +164,15 @@ type command struct {
 	// of its own (isMaster of hello): a failCommand failpoint naming one
 	// matches both.
 	sameAs string
+	// ofSessions: it ends or kills sessions, so it runs without checking
+	// out the session its lsid names (session_run.go).
+	ofSessions bool
+	// creates: it creates a collection or an index, which a transaction
+	// allows only at readConcern local (session_run.go).
+	creates bool
+	// outlivesClient: its work goes on when its client disconnects (an
+	// index build, conn.go).
+	outlivesClient bool
 }
 
 // admin is the descriptor of a command outside the CRUD, session and
@@ -200,6 +209,10 @@ func (c command) formOf(name string) command { c.sameAs = name; return c }
 
 // inApplyOps lets an applyOps command entry carry the command.
 func (c command) inApplyOps() command { c.applyOps = yes; return c }
+
+// endingSessions marks a command that ends or kills sessions
+// (ofSessions).
+func (c command) endingSessions() command { c.ofSessions = true; return c }
 
 // forTests makes the command a test command.
 func (c command) forTests() command { c.testOnly = true; return c }

@@ -122,6 +122,10 @@ func TestCommandHooksAsBefore(t *testing.T) {
 		{"write concern by request", func(c *command) bool { return c.writeConcernWhen != nil }, "aggregate"},
 		{"apiStrict argument check", func(c *command) bool { return c.apiStrictArgs != nil }, "aggregate"},
 		{"write counts in a findAndModify reply", func(c *command) bool { return c.observe.has(modifyReply) }, "findAndModify findandmodify"},
+		{"ends or kills sessions", func(c *command) bool { return c.ofSessions },
+			"endSessions killAllSessions killAllSessionsByPattern killSessions"},
+		{"creates", func(c *command) bool { return c.creates }, "create createIndexes"},
+		{"outlives its client", func(c *command) bool { return c.outlivesClient }, "createIndexes"},
 	} {
 		if got := strings.Join(with(c.pick), " "); got != c.want {
 			t.Errorf("%s: %s, want %s", c.trait, got, c.want)
