@@ -1,5 +1,7 @@
 package server
 
+import "go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 // A command is described once, beside its handler in its cmd_*.go file:
 // its names, its handler and every trait the rest of the server asks
 // about it (authorization, Stable API membership, session and
@@ -173,6 +175,13 @@ type command struct {
 	// outlivesClient: its work goes on when its client disconnects (an
 	// index build, conn.go).
 	outlivesClient bool
+	// applyOpsEntry, for a command applyOps carries, turns an entry's o
+	// (for database db) into the command and the database it runs on
+	// (cmd_applyops.go); nil runs o as it is on db.
+	applyOpsEntry func(o bsoncore.Document, db string) (bsoncore.Document, string)
+	// applyOpsGoneOK: an entry whose collection is already gone
+	// (NamespaceNotFound) is applied, as mongod applies a drop.
+	applyOpsGoneOK bool
 }
 
 // admin is the descriptor of a command outside the CRUD, session and

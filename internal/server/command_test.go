@@ -94,7 +94,7 @@ func TestCommandTraits(t *testing.T) {
 // switches they replaced (cmd_explain.go's explainSpec, explainOnView,
 // queryshape_cmd.go, snapshotRan's map, takesWriteConcern, the
 // apiStrict pipeline check and the write counts of obs.go, slowlog.go and
-// profiler.go).
+// profiler.go, and applyOps's entry forms).
 func TestCommandHooksAsBefore(t *testing.T) {
 	with := func(pick func(*command) bool) []string {
 		var out []string
@@ -126,6 +126,9 @@ func TestCommandHooksAsBefore(t *testing.T) {
 			"endSessions killAllSessions killAllSessionsByPattern killSessions"},
 		{"creates", func(c *command) bool { return c.creates }, "create createIndexes"},
 		{"outlives its client", func(c *command) bool { return c.outlivesClient }, "createIndexes"},
+		{"applyOps entry form", func(c *command) bool { return c.applyOpsEntry != nil },
+			"applyOps create createIndexes renameCollection"},
+		{"applyOps gone is applied", func(c *command) bool { return c.applyOpsGoneOK }, "drop"},
 	} {
 		if got := strings.Join(with(c.pick), " "); got != c.want {
 			t.Errorf("%s: %s, want %s", c.trait, got, c.want)
