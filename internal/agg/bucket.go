@@ -12,8 +12,12 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$bucket", stageDef{parse: parseBucket, access: noAccess, where: anywhere, explain: groupExplain, shape: shapeExpr})
+	registerStage("$bucket", stageDef{parse: parseBucket, access: noAccess, sources: noSources, where: anywhere, explain: groupExplain, shape: shapeExpr})
 }
+
+// countPlan: a $bucket needs its documents (the embedded group's count
+// plan is not its).
+func (s *bucketStage) countPlan() *countPlan { return nil }
 
 // bucketStage is $bucket: a $group keyed by the boundary range of groupBy,
 // followed by a sort on _id.

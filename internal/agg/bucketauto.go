@@ -15,7 +15,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$bucketAuto", stageDef{parse: parseBucketAuto, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$bucketAuto", stageDef{parse: parseBucketAuto, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
 }
 
 // bucketAutoStage is $bucketAuto.

@@ -19,7 +19,8 @@ func init() {
 		w.inLookup = no
 		w.inUnion = no
 		w.dbLevel = yes
-		registerStage("$changeStream", stageDef{parse: parseChangeStream, access: changeStreamAccess, initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		w.overView = no
+		registerStage("$changeStream", stageDef{parse: parseChangeStream, access: changeStreamAccess, sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 }
 

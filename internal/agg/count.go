@@ -12,12 +12,15 @@ import (
 
 // The registry entries of the stages in this file (stagedef.go).
 func init() {
-	registerStage("$count", stageDef{parse: parseCount, access: noAccess, where: anywhere, explain: explainNone, shape: shapeVerbatim})
-	registerStage("$sortByCount", stageDef{parse: parseSortByCount, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$count", stageDef{parse: parseCount, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeVerbatim})
+	registerStage("$sortByCount", stageDef{parse: parseSortByCount, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
 }
 
 // countStage is $count.
 type countStage struct{ field string }
+
+// countPlan answers $count from the catalog's count.
+func (s *countStage) countPlan() *countPlan { return &countPlan{st: s, field: s.field} }
 
 func parseCount(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	s, ok := v.StringValueOK()

@@ -21,7 +21,7 @@ func init() {
 		w.dbLevel = yes
 		w.adminOnly = yes
 		w.apiV1 = no
-		registerStage("$currentOp", stageDef{parse: parseCurrentOp, access: onCluster("inprog"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$currentOp", stageDef{parse: parseCurrentOp, access: onCluster("inprog"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 }
 

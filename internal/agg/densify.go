@@ -13,8 +13,8 @@ import (
 
 // The registry entries of the stages in this file (stagedef.go).
 func init() {
-	registerStage("$densify", stageDef{parse: parseDensify, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
-	registerStage("$_internalDensify", stageDef{parse: parseInternalDensify, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$densify", stageDef{parse: parseDensify, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$_internalDensify", stageDef{parse: parseInternalDensify, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
 }
 
 // Bounds kinds of $densify's range.

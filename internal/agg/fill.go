@@ -10,7 +10,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$fill", stageDef{parse: parseFill, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$fill", stageDef{parse: parseFill, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
 }
 
 // parseFill parses $fill and rewrites it as mongod 7.0 does: the

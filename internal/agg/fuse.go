@@ -31,32 +31,33 @@ type preField struct {
 	e    expr.Expr
 }
 
+// groupFeeder is a stage a $group right after it can read through: a
+// $project or $unset, an $addFields or $set. Each says so beside its
+// type.
+type groupFeeder interface {
+	// fuseTree is the stage's field tree and how the group reads it
+	// (fuseInclude, fuseExclude, fuseAdd).
+	fuseTree() (tree *pnode, mode int)
+	// fused makes the stage pass its input through: the group
+	// evaluates it.
+	fused()
+}
+
 // fuseGroups folds each eligible stage into a $group right after it.
 func fuseGroups(stages []stage, pc *ParseContext) []stage {
 	for i := 0; i+1 < len(stages); i++ {
 		g, ok := stages[i+1].(*groupStage)
-		if !ok || g.stageName != "$group" || g.keyFn != nil || g.pre != nil {
+		if !ok || !g.takesFused() {
 			continue
 		}
-		var tree *pnode
-		var mode int
-		var mark func()
-		switch s := stages[i].(type) {
-		case *projectStage:
-			tree, mode = s.tree, fuseInclude
-			if s.exclusion {
-				mode = fuseExclude
-			}
-			mark = func() { s.passThrough = true }
-		case *addFieldsStage:
-			tree, mode = s.tree, fuseAdd
-			mark = func() { s.passThrough = true }
-		default:
+		f, ok := stages[i].(groupFeeder)
+		if !ok {
 			continue
 		}
+		tree, mode := f.fuseTree()
 		if fg := fuseGroup(g, tree, mode, pc); fg != nil {
 			stages[i+1] = fg
-			mark()
+			f.fused()
 		}
 	}
 	return stages

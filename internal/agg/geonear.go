@@ -20,7 +20,7 @@ func init() {
 		w := anywhere
 		w.first = yes
 		w.inFacet = no
-		registerStage("$geoNear", stageDef{parse: parseGeoNear, access: noAccess, where: w, explain: explainNone, shape: shapeArgs})
+		registerStage("$geoNear", stageDef{parse: parseGeoNear, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeArgs})
 	}
 }
 

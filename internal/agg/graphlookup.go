@@ -15,7 +15,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$graphLookup", stageDef{parse: parseGraphLookup, access: graphLookupAccess, where: anywhere, explain: lookupExplain, shape: shapeArgs})
+	registerStage("$graphLookup", stageDef{parse: parseGraphLookup, access: graphLookupAccess, sources: graphLookupSources, where: anywhere, explain: lookupExplain, shape: shapeArgs})
 }
 
 // graphLookupStage is $graphLookup: for each input document, a
@@ -537,6 +537,19 @@ func visitValue(v bsoncore.Value, rest []string, fn func(bsoncore.Value)) {
 			}
 		}
 	}
+}
+
+// graphLookupSources: from, a collection of the aggregate's database, with
+// no sub-pipeline.
+func graphLookupSources(spec bsoncore.Value, ns Namespace) ([]Source, error) {
+	d, ok := spec.DocumentOK()
+	if !ok {
+		return nil, nil
+	}
+	if from, ok := d.Lookup("from").StringValueOK(); ok {
+		return []Source{{From: Namespace{DB: ns.DB, Coll: from}, Foreign: true, Named: true}}, nil
+	}
+	return nil, nil
 }
 
 // graphLookupAccess: find on from, a collection of the aggregate's

@@ -13,7 +13,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$group", stageDef{parse: parseGroup, access: noAccess, where: anywhere, explain: groupExplain, shape: shapeExpr})
+	registerStage("$group", stageDef{parse: parseGroup, access: noAccess, sources: noSources, where: anywhere, explain: groupExplain, shape: shapeExpr})
 }
 
 // groupExplain appends the execution figures of $group and $bucket.
@@ -55,6 +55,13 @@ type groupStage struct {
 	// coll, when not nil, is the pipeline's collation: keys whose
 	// strings are equal under it are one group (groupkey.go).
 	coll *collation.Collator
+}
+
+// takesFused reports whether the stage before g may be folded into it
+// (fuse.go): a $group of its own (not one a $bucket or $sortByCount
+// runs) that no stage was folded into yet.
+func (g *groupStage) takesFused() bool {
+	return g.stageName == "$group" && g.keyFn == nil && g.pre == nil
 }
 
 func parseGroup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -283,4 +290,25 @@ func (g *groupStage) mergeRuns(rc *runCtx, sp *spiller, recs [][]byte) Iterator 
 		}
 		return g.nextSpilled(m, rc.vars)
 	}}
+}
+
+// countPlan answers a $group with a constant _id whose accumulators are
+// $count or a constant $sum from the catalog's count.
+func (s *groupStage) countPlan() *countPlan {
+	if !s.idConst {
+		return nil
+	}
+	cp := &countPlan{st: s, id: s.idValue, fields: s.fields}
+	for i, op := range s.ops {
+		a := s.args[i]
+		switch {
+		case op == "$count":
+			cp.mults = append(cp.mults, bsoncore.Value{})
+		case op == "$sum" && (a.Type == bsoncore.TypeInt32 || a.Type == bsoncore.TypeInt64 || a.Type == bsoncore.TypeDouble):
+			cp.mults = append(cp.mults, a)
+		default:
+			return nil
+		}
+	}
+	return cp
 }

@@ -11,8 +11,8 @@ import (
 
 // The registry entries of the stages in this file (stagedef.go).
 func init() {
-	registerStage("$limit", stageDef{parse: parseLimit, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
-	registerStage("$skip", stageDef{parse: parseSkip, access: noAccess, where: anywhere, explain: explainNone, shape: shapeNumber})
+	registerStage("$limit", stageDef{parse: parseLimit, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeNumber})
+	registerStage("$skip", stageDef{parse: parseSkip, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeNumber})
 }
 
 // limitStage is $limit.
@@ -20,6 +20,30 @@ type limitStage struct{ n int64 }
 
 // skipStage is $skip.
 type skipStage struct{ n int64 }
+
+// pushStep: a $skip is the scan's skip.
+func (s *skipStage) pushStep() pushStep { return pushSkip }
+
+// pushInto makes the skip the scan's, unless a limit went down before it.
+func (s *skipStage) pushInto(_ *Pipeline, spec *FindSpec) (stage, bool) {
+	if spec.Limit != 0 {
+		return nil, false
+	}
+	spec.Skip = s.n
+	return nil, true
+}
+
+// pushStep: a $limit is the scan's limit.
+func (s *limitStage) pushStep() pushStep { return pushLimit }
+
+// pushInto makes the limit the scan's, unless one went down before it.
+func (s *limitStage) pushInto(_ *Pipeline, spec *FindSpec) (stage, bool) {
+	if spec.Limit != 0 {
+		return nil, false
+	}
+	spec.Limit = s.n
+	return nil, true
+}
 
 // absorb keeps the smallest of consecutive $limits (coalesce).
 func (s *limitStage) absorb(next stage) bool {

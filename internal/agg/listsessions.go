@@ -19,14 +19,14 @@ func init() {
 		w.inFacet = no
 		w.dbLevel = yes
 		w.apiV1 = no
-		registerStage("$listLocalSessions", stageDef{parse: parseListLocalSessions, access: listSessionsAccess("$listLocalSessions"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$listLocalSessions", stageDef{parse: parseListLocalSessions, access: listSessionsAccess("$listLocalSessions"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := anywhere
 		w.first = yes
 		w.inFacet = no
 		w.apiV1 = no
-		registerStage("$listSessions", stageDef{parse: parseListSessions, access: listSessionsAccess("$listSessions"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$listSessions", stageDef{parse: parseListSessions, access: listSessionsAccess("$listSessions"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$lookup", stageDef{parse: parseLookup, access: lookupAccess, where: anywhere, explain: lookupExplain, shape: shapeArgs})
+	w := anywhere
+	w.ownsTextMeta = yes
+	registerStage("$lookup", stageDef{parse: parseLookup, access: lookupAccess, sources: lookupSources, where: w, explain: lookupExplain, shape: shapeArgs})
 }
 
 // lookupExplain appends the execution figures of $lookup and
@@ -311,21 +313,27 @@ func LookupFrom(v bsoncore.Value, db string) (string, string, error) {
 	return fdb, fcoll, nil
 }
 
-// lookupAccess: find on the foreign namespace (unless the sub-pipeline
-// opens with $documents) and what the sub-pipeline needs, as mongod's
-// DocumentSourceLookUp::LiteParsed.
-func lookupAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+// lookupSources: the foreign namespace and the sub-pipeline run on it (a
+// from-less $lookup's opens with $documents), as mongod's
+// DocumentSourceLookUp::LiteParsed; a from LookupFrom refuses is its
+// error, the sub-pipeline still read. Its access (lookupAccess) is find
+// on the foreign namespace (unless the sub-pipeline opens with
+// $documents) and what the sub-pipeline needs.
+func lookupSources(spec bsoncore.Value, ns Namespace) ([]Source, error) {
 	d, ok := spec.DocumentOK()
 	if !ok {
 		return nil, nil
 	}
-	foreign := Namespace{DB: ns.DB}
+	src := Source{From: Namespace{DB: ns.DB}, Foreign: true, Pipeline: pipelineDocs(d.Lookup("pipeline"))}
 	if from, err := d.LookupErr("from"); err == nil {
 		db, coll, err := LookupFrom(from, ns.DB)
 		if err != nil {
-			return nil, err
+			return []Source{src}, err
 		}
-		foreign = Namespace{DB: db, Coll: coll}
+		src.From = Namespace{DB: db, Coll: coll}
+		_, src.Named = from.StringValueOK()
 	}
-	return PipelineAccess(foreign, pipelineDocs(d.Lookup("pipeline")))
+	return []Source{src}, nil
 }
+
+var lookupAccess = sourcesAccess(lookupSources)

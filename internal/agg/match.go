@@ -10,7 +10,9 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$match", stageDef{parse: parseMatch, access: noAccess, where: perEvent, explain: explainNone, shape: shapeFilter})
+	w := perEvent
+	w.ownsTextMeta = yes
+	registerStage("$match", stageDef{parse: parseMatch, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeFilter})
 }
 
 // matchStage is $match: a find filter, plus the $expr clauses that
@@ -166,6 +168,22 @@ func (m *matchStage) spec() bsoncore.Document { return specDoc("$match", docValu
 
 // pushable reports whether the whole filter can run in the catalog.
 func (m *matchStage) pushable() bool { return len(m.exprs) == 0 && len(m.logic) == 0 }
+
+// pushStep: a $match is the scan's filter.
+func (m *matchStage) pushStep() pushStep { return pushFilter }
+
+// pushInto makes the filter the scan's; the $expr clauses that use
+// variables stay behind as a residual $match.
+func (m *matchStage) pushInto(p *Pipeline, spec *FindSpec) (stage, bool) {
+	spec.Filter = m.filterDoc
+	spec.TextScore = p.pc.textScore
+	if m.pushable() {
+		return nil, true
+	}
+	p.pushedStages = append(p.pushedStages, specDoc("$match", docValue(m.filterDoc)))
+	all, _ := query.Parse(emptyDoc)
+	return &matchStage{raw: m.raw, filterDoc: emptyDoc, filter: all, exprs: m.exprs, logic: m.logic, pushedText: p.pc.textScore}, true
+}
 
 func (m *matchStage) matches(d bsoncore.Document, rc *runCtx) (bool, error) {
 	c := conjunction{filter: m.filter, exprs: m.exprs, logic: m.logic}

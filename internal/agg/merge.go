@@ -18,12 +18,13 @@ func init() {
 	{
 		w := anywhere
 		w.writes = yes
+		w.dropsTextScore = yes
 		w.inView = no
 		w.last = yes
 		w.inFacet = no
 		w.inLookup = no
 		w.inUnion = no
-		registerStage("$merge", stageDef{parse: parseMerge, access: mergeAccess, where: w, explain: explainNone, shape: shapeArgs})
+		registerStage("$merge", stageDef{parse: parseMerge, access: mergeAccess, sources: noSources, where: w, explain: explainNone, shape: shapeArgs})
 	}
 }
 

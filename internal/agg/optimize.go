@@ -6,7 +6,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/expr"
-	"github.com/lodedb/lode/internal/query"
 )
 
 // absorber is a stage that can take the stage following it into itself:
@@ -31,8 +30,35 @@ func coalesce(in []stage) []stage {
 	return out
 }
 
-// pushdown moves the leading $match, $sort, $skip, $limit and
-// inclusion-only $project into the FindSpec of the collection scan.
+// pushStep is a stage's place in the query of the collection scan, in
+// the order the scan applies its parts.
+type pushStep uint8
+
+const (
+	pushFilter     pushStep = iota // $match
+	pushSort                       // $sort (with a coalesced $limit)
+	pushSkip                       // $skip
+	pushLimit                      // $limit
+	pushProjection                 // an inclusion-only $project
+)
+
+// pushable is a stage that can go down into the FindSpec of the
+// collection scan when the stages before it did: $match, $sort, $skip,
+// $limit, an inclusion-only $project. Each says so beside its type.
+type pushable interface {
+	// pushStep is the stage's place in the scan's query: a stage goes
+	// down only after stages of earlier steps.
+	pushStep() pushStep
+	// pushInto moves the stage into spec, the scan's query of pipeline
+	// p; ok is false when it cannot go down. rest, when not nil, is what
+	// stays in the pipeline in its place (it went down in part), and
+	// nothing after it goes down.
+	pushInto(p *Pipeline, spec *FindSpec) (rest stage, ok bool)
+}
+
+// pushdown moves the leading stages that can go down (pushable, in their
+// steps' order) into the FindSpec of the collection scan, then lets the
+// next one answer the pipeline from the catalog's count (counter).
 func (p *Pipeline) pushdown() {
 	pc := p.pc
 	if pc.Coll == "" || (len(p.stages) > 0 && isSource(p.stages[0])) {
@@ -42,56 +68,32 @@ func (p *Pipeline) pushdown() {
 	p.push = spec
 	st := p.stages
 	i := 0
-	take := func() {
-		p.pushedStages = append(p.pushedStages, st[i].spec())
-		i++
-	}
 	done := false
-	if i < len(st) {
-		if m, ok := st[i].(*matchStage); ok {
-			spec.Filter = m.filterDoc
-			spec.TextScore = pc.textScore
-			if m.pushable() {
-				take()
-			} else {
-				// Keep the $expr clauses that use variables as a residual.
-				p.pushedStages = append(p.pushedStages, specDoc("$match", docValue(m.filterDoc)))
-				all, _ := query.Parse(emptyDoc)
-				st[i] = &matchStage{raw: m.raw, filterDoc: emptyDoc, filter: all, exprs: m.exprs, logic: m.logic, pushedText: pc.textScore}
-				done = true
-			}
+	for next := pushFilter; i < len(st); {
+		ps, ok := st[i].(pushable)
+		if !ok || ps.pushStep() < next {
+			break
 		}
-	}
-	if !done && i < len(st) {
-		if s, ok := st[i].(*sortStage); ok {
-			spec.Sort = s.raw
-			spec.Limit = s.limit
-			take()
+		rest, ok := ps.pushInto(p, spec)
+		if !ok {
+			break
 		}
-	}
-	if !done && spec.Limit == 0 && i < len(st) {
-		if s, ok := st[i].(*skipStage); ok {
-			spec.Skip = s.n
-			take()
+		if rest != nil {
+			st[i] = rest
+			done = true
+			break
 		}
-	}
-	if !done && spec.Limit == 0 && i < len(st) {
-		if l, ok := st[i].(*limitStage); ok {
-			spec.Limit = l.n
-			take()
-		}
-	}
-	if !done && i < len(st) {
-		if pr, ok := st[i].(*projectStage); ok && pr.stageName == "$project" && !pr.exclusion && !pr.passThrough && pr.tree.onlyIncludes() {
-			spec.Projection = pr.raw.Document()
-			take()
-		}
+		p.pushedStages = append(p.pushedStages, st[i].spec())
+		next = ps.pushStep() + 1
+		i++
 	}
 	p.stages = st[i:]
 	if !done && len(p.stages) > 0 && pc.Collation == nil {
 		// (The catalog's count applies the collection's default
 		// collation: not when the pipeline gives another.)
-		p.countOnly = newCountPlan(p.stages[0])
+		if c, ok := p.stages[0].(counter); ok {
+			p.countOnly = c.countPlan()
+		}
 		if p.countOnly != nil {
 			p.stages = p.stages[1:]
 		}
@@ -110,29 +112,13 @@ type countPlan struct {
 	mults  []bsoncore.Value // nil entry = $count accumulator
 }
 
-func newCountPlan(s stage) *countPlan {
-	switch s := s.(type) {
-	case *countStage:
-		return &countPlan{st: s, field: s.field}
-	case *groupStage:
-		if !s.idConst {
-			return nil
-		}
-		cp := &countPlan{st: s, id: s.idValue, fields: s.fields}
-		for i, op := range s.ops {
-			a := s.args[i]
-			switch {
-			case op == "$count":
-				cp.mults = append(cp.mults, bsoncore.Value{})
-			case op == "$sum" && (a.Type == bsoncore.TypeInt32 || a.Type == bsoncore.TypeInt64 || a.Type == bsoncore.TypeDouble):
-				cp.mults = append(cp.mults, a)
-			default:
-				return nil
-			}
-		}
-		return cp
-	}
-	return nil
+// counter is a stage that may answer the pipeline from the catalog's count
+// when it follows what went down into the scan ($count, a $group that
+// counts). Each says so beside its type.
+type counter interface {
+	// countPlan is its count plan, or nil when the stage needs the
+	// documents.
+	countPlan() *countPlan
 }
 
 // sumTimes returns the $sum of n copies of c with $sum's typing.

@@ -16,12 +16,13 @@ func init() {
 	{
 		w := anywhere
 		w.writes = yes
+		w.dropsTextScore = yes
 		w.inView = no
 		w.last = yes
 		w.inFacet = no
 		w.inLookup = no
 		w.inUnion = no
-		registerStage("$out", stageDef{parse: parseOut, access: outAccess, where: w, explain: explainNone, shape: shapeVerbatim})
+		registerStage("$out", stageDef{parse: parseOut, access: outAccess, sources: noSources, where: w, explain: explainNone, shape: shapeVerbatim})
 	}
 }
 

@@ -278,7 +278,7 @@ func (p *Pipeline) run(rc *runCtx) (Iterator, error) {
 		in = &sliceIter{}
 	}
 	for _, s := range stages {
-		if p.pc.textScore && (s.name() == "$out" || s.name() == "$merge" || s.name() == "$facet") {
+		if p.pc.textScore && dropsTextScore(s) {
 			in = stripTextScore(in)
 		}
 		out, err := s.open(rc, in)

@@ -15,32 +15,32 @@ func init() {
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$project", stageDef{parse: parseProject, access: noAccess, where: w, explain: explainNone, shape: shapeProjection})
+		registerStage("$project", stageDef{parse: parseProject, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeProjection})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$addFields", stageDef{parse: parseAddFields("$addFields"), access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$addFields", stageDef{parse: parseAddFields("$addFields"), access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$set", stageDef{parse: parseAddFields("$set"), access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$set", stageDef{parse: parseAddFields("$set"), access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$unset", stageDef{parse: parseUnset, access: noAccess, where: w, explain: explainNone, shape: shapeVerbatim})
+		registerStage("$unset", stageDef{parse: parseUnset, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeVerbatim})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$replaceRoot", stageDef{parse: parseReplaceRoot, access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$replaceRoot", stageDef{parse: parseReplaceRoot, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := perEvent
 		w.inUpdate = yes
-		registerStage("$replaceWith", stageDef{parse: parseReplaceWith, access: noAccess, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$replaceWith", stageDef{parse: parseReplaceWith, access: noAccess, sources: noSources, where: w, explain: explainNone, shape: shapeExpr})
 	}
 }
 
@@ -108,6 +108,39 @@ func parseUnset(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		node.set(leaf, &pchild{kind: pExclude})
 	}
 	return []stage{&projectStage{stageName: "$unset", raw: v, tree: tree, exclusion: true}}, nil
+}
+
+// fuseTree: a $group after a $project reads the fields it includes or
+// computes (fuse.go); after an exclusion or $unset, all but those it
+// drops.
+func (p *projectStage) fuseTree() (*pnode, int) {
+	if p.exclusion {
+		return p.tree, fuseExclude
+	}
+	return p.tree, fuseInclude
+}
+
+// fused makes the $project pass its input through.
+func (p *projectStage) fused() { p.passThrough = true }
+
+// fuseTree: a $group after an $addFields reads its computed fields and
+// the input's others (fuse.go).
+func (a *addFieldsStage) fuseTree() (*pnode, int) { return a.tree, fuseAdd }
+
+// fused makes the $addFields pass its input through.
+func (a *addFieldsStage) fused() { a.passThrough = true }
+
+// pushStep: an inclusion-only $project is the scan's projection.
+func (p *projectStage) pushStep() pushStep { return pushProjection }
+
+// pushInto makes an inclusion-only $project (not $unset, not one a
+// $group evaluates) the scan's projection.
+func (p *projectStage) pushInto(_ *Pipeline, spec *FindSpec) (stage, bool) {
+	if p.stageName != "$project" || p.exclusion || p.passThrough || !p.tree.onlyIncludes() {
+		return nil, false
+	}
+	spec.Projection = p.raw.Document()
+	return nil, true
 }
 
 func (p *projectStage) name() string            { return p.stageName }

@@ -18,7 +18,7 @@ func init() {
 		w.dbLevel = yes
 		w.adminOnly = yes
 		w.apiV1 = no
-		registerStage("$queryStats", stageDef{parse: parseQueryStats, access: onCluster("queryStatsRead"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$queryStats", stageDef{parse: parseQueryStats, access: onCluster("queryStatsRead"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$redact", stageDef{parse: parseRedact, access: noAccess, where: perEvent, explain: explainNone, shape: shapeExpr})
+	registerStage("$redact", stageDef{parse: parseRedact, access: noAccess, sources: noSources, where: perEvent, explain: explainNone, shape: shapeExpr})
 }
 
 // redactStage is $redact. Its expression is evaluated on each document

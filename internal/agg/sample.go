@@ -13,7 +13,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$sample", stageDef{parse: parseSample, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$sample", stageDef{parse: parseSample, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
 }
 
 // sampleStage is $sample: a reservoir of size documents.

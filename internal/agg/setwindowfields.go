@@ -14,7 +14,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$setWindowFields", stageDef{parse: parseSetWindowFields, access: noAccess, where: anywhere, explain: explainNone, shape: shapeExpr})
+	registerStage("$setWindowFields", stageDef{parse: parseSetWindowFields, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeExpr})
 }
 
 // partitionTmpField is the field mongod computes a partitionBy expression

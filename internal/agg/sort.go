@@ -13,7 +13,9 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$sort", stageDef{parse: parseSort, access: noAccess, where: anywhere, explain: sortExplain, shape: shapeVerbatim})
+	w := anywhere
+	w.ownsTextMeta = yes
+	registerStage("$sort", stageDef{parse: parseSort, access: noAccess, sources: noSources, where: w, explain: sortExplain, shape: shapeVerbatim})
 }
 
 // sortExplain appends the execution figures of $sort.
@@ -33,6 +35,16 @@ type sortStage struct {
 	raw   bsoncore.Document
 	sort  *query.Sort
 	limit int64 // 0 = none
+}
+
+// pushStep: a $sort is the scan's sort.
+func (s *sortStage) pushStep() pushStep { return pushSort }
+
+// pushInto makes the sort, and its coalesced limit, the scan's.
+func (s *sortStage) pushInto(_ *Pipeline, spec *FindSpec) (stage, bool) {
+	spec.Sort = s.raw
+	spec.Limit = s.limit
+	return nil, true
 }
 
 // absorb takes a $limit that follows into a top-k sort (coalesce).

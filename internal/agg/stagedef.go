@@ -31,6 +31,9 @@ const (
 type stageDef struct {
 	parse  stageParser
 	access stageAccess
+	// sources are the namespaces and sub-pipelines it reads besides its
+	// input (sources.go); noSources for none.
+	sources stageSources
 	// initial: first in a pipeline, the stage produces the documents
 	// itself, so mongod asks no find on the aggregated collection.
 	initial bool
@@ -82,6 +85,17 @@ type constraints struct {
 	// apiV1: in Stable API Version 1; apiStrict refuses it otherwise
 	// (the server asks StageTraits).
 	apiV1 decision
+	// overView: may open a pipeline run on a view's namespace; the
+	// others read the collection itself and are refused there as a
+	// write on a view is (the server asks StageTraits).
+	overView decision
+	// ownsTextMeta: a text search's {$meta: "textScore"} in its argument
+	// is not rewritten for it: it takes it as is ($match, $sort) or
+	// prepares its sub-pipelines on their own (text.go).
+	ownsTextMeta decision
+	// dropsTextScore: its input loses the hidden text score field first:
+	// it stores its input or runs sub-pipelines over it (text.go).
+	dropsTextScore decision
 }
 
 // anywhere are the constraints of a stage that may appear anywhere but
@@ -89,7 +103,7 @@ type constraints struct {
 // change what differs.
 var anywhere = constraints{first: no, last: no, inFacet: yes, inLookup: yes, inUnion: yes,
 	dbLevel: no, adminOnly: no, afterChangeStream: no, inUpdate: no,
-	writes: no, inView: yes, apiV1: yes}
+	writes: no, inView: yes, apiV1: yes, overView: yes, ownsTextMeta: no, dropsTextScore: no}
 
 // perEvent are the constraints of a stage that looks at one document at a
 // time and may also follow $changeStream.
@@ -146,6 +160,8 @@ type StageInfo struct {
 	Writes bool
 	// InView: allowed in a view definition.
 	InView bool
+	// OverView: may open a pipeline run on a view.
+	OverView bool
 }
 
 // StageTraits returns the traits of the stage registered under name, and
@@ -155,7 +171,8 @@ func StageTraits(name string) (StageInfo, bool) {
 	if !ok {
 		return StageInfo{}, false
 	}
-	return StageInfo{APIV1: d.where.apiV1 == yes, Writes: d.where.writes == yes, InView: d.where.inView == yes}, true
+	return StageInfo{APIV1: d.where.apiV1 == yes, Writes: d.where.writes == yes, InView: d.where.inView == yes,
+		OverView: d.where.overView == yes}, true
 }
 
 // writes reports whether the stage named name writes persistent data.

@@ -22,6 +22,9 @@ func TestEveryStageDecidesTraits(t *testing.T) {
 				t.Errorf("stage %s: trait %s undecided", name, w.Type().Field(i).Name)
 			}
 		}
+		if def.sources == nil {
+			t.Errorf("stage %s: no sources declared (noSources for none)", name)
+		}
 		if def.explain == nil {
 			t.Errorf("stage %s: no explain hook (explainNone for none)", name)
 		}
@@ -34,7 +37,9 @@ func TestEveryStageDecidesTraits(t *testing.T) {
 // TestStageTraitsAsBefore pins the traits to the tables the registry
 // replaced (checkPlacement's switch, changeStreamFollowers,
 // updateStages, apiV1ExcludedStages, the writer and view checks, stageExplain's and queryshape.Stage's
-// switches), so that moving them changed nothing.
+// switches, text.go's ownsMeta and the run loop's text score stripping,
+// the server's stages refused over a view), so that moving them changed
+// nothing.
 func TestStageTraitsAsBefore(t *testing.T) {
 	with := func(pick func(*stageDef) bool) []string {
 		var out []string
@@ -71,6 +76,11 @@ func TestStageTraitsAsBefore(t *testing.T) {
 		{"writes", func(d *stageDef) bool { return d.where.writes == yes }, set("$out", "$merge")},
 		{"not in a view", func(d *stageDef) bool { return d.where.inView == no },
 			set("$out", "$merge", "$changeStream", "$documents", "$currentOp", "$listLocalSessions")},
+		{"not over a view", func(d *stageDef) bool { return d.where.overView == no },
+			set("$changeStream", "$collStats", "$indexStats")},
+		{"owns text meta", func(d *stageDef) bool { return d.where.ownsTextMeta == yes },
+			set("$match", "$sort", "$lookup", "$unionWith", "$facet")},
+		{"drops text score", func(d *stageDef) bool { return d.where.dropsTextScore == yes }, set("$out", "$merge", "$facet")},
 		{"shape filter", func(d *stageDef) bool { return d.shape == shapeFilter }, set("$match")},
 		{"shape verbatim", func(d *stageDef) bool { return d.shape == shapeVerbatim }, set("$sort", "$out", "$count", "$unset")},
 		{"shape number", func(d *stageDef) bool { return d.shape == shapeNumber }, set("$limit", "$skip")},

@@ -18,19 +18,21 @@ func init() {
 		w.first = yes
 		w.inFacet = no
 		w.apiV1 = no
-		registerStage("$collStats", stageDef{parse: parseCollStats, access: onNS("collStats"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		w.overView = no
+		registerStage("$collStats", stageDef{parse: parseCollStats, access: onNS("collStats"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := anywhere
 		w.first = yes
 		w.inFacet = no
 		w.apiV1 = no
-		registerStage("$indexStats", stageDef{parse: parseIndexStats, access: onNS("indexStats"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		w.overView = no
+		registerStage("$indexStats", stageDef{parse: parseIndexStats, access: onNS("indexStats"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 	{
 		w := anywhere
 		w.apiV1 = no
-		registerStage("$listSearchIndexes", stageDef{parse: parseListSearchIndexes, access: onNS("listSearchIndexes"), initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$listSearchIndexes", stageDef{parse: parseListSearchIndexes, access: onNS("listSearchIndexes"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
 }
 

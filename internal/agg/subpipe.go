@@ -14,7 +14,9 @@ func init() {
 	{
 		w := anywhere
 		w.inFacet = no
-		registerStage("$facet", stageDef{parse: parseFacet, access: facetAccess, where: w, explain: explainNone, shape: shapeArgs})
+		w.ownsTextMeta = yes
+		w.dropsTextScore = yes
+		registerStage("$facet", stageDef{parse: parseFacet, access: facetAccess, sources: facetSources, where: w, explain: explainNone, shape: shapeArgs})
 	}
 	{
 		w := anywhere
@@ -22,9 +24,13 @@ func init() {
 		w.first = yes
 		w.inFacet = no
 		w.dbLevel = yes
-		registerStage("$documents", stageDef{parse: parseDocuments, access: noAccess, initial: true, where: w, explain: explainNone, shape: shapeExpr})
+		registerStage("$documents", stageDef{parse: parseDocuments, access: noAccess, sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
 	}
-	registerStage("$unionWith", stageDef{parse: parseUnionWith, access: unionWithAccess, where: anywhere, explain: explainNone, shape: shapeArgs})
+	{
+		w := anywhere
+		w.ownsTextMeta = yes
+		registerStage("$unionWith", stageDef{parse: parseUnionWith, access: unionWithAccess, sources: unionWithSources, where: w, explain: explainNone, shape: shapeArgs})
+	}
 }
 
 // parseSubPipeline reads an array of stage documents and parses it.
@@ -279,36 +285,43 @@ func (f *facetStage) buffer(rc *runCtx, in Iterator, sp *spiller) ([][]byte, err
 	}
 }
 
-// unionWithAccess: find on coll, a collection of the aggregate's database
-// (unless the sub-pipeline opens with $documents), and what the
-// sub-pipeline needs.
-func unionWithAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+// unionWithSources: coll, a collection of the aggregate's database, and
+// the sub-pipeline run on it.
+func unionWithSources(spec bsoncore.Value, ns Namespace) ([]Source, error) {
 	if s, ok := spec.StringValueOK(); ok {
-		return []Access{findOn(ns.DB, s)}, nil
+		return []Source{{From: Namespace{DB: ns.DB, Coll: s}, Foreign: true, Named: true}}, nil
 	}
 	d, ok := spec.DocumentOK()
 	if !ok {
 		return nil, nil
 	}
-	coll, _ := d.Lookup("coll").StringValueOK()
-	return PipelineAccess(Namespace{DB: ns.DB, Coll: coll}, pipelineDocs(d.Lookup("pipeline")))
+	coll, named := d.Lookup("coll").StringValueOK()
+	return []Source{{From: Namespace{DB: ns.DB, Coll: coll}, Foreign: true, Named: named, Pipeline: pipelineDocs(d.Lookup("pipeline"))}}, nil
 }
 
-// facetAccess: what each facet's pipeline needs (they run on the input
-// documents, so no find of their own).
-func facetAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+// unionWithAccess: find on coll (unless the sub-pipeline opens with
+// $documents), and what the sub-pipeline needs.
+func unionWithAccess(spec bsoncore.Value, ns Namespace) ([]Access, error) {
+	if s, ok := spec.StringValueOK(); ok {
+		return []Access{findOn(ns.DB, s)}, nil
+	}
+	return sourcesAccess(unionWithSources)(spec, ns)
+}
+
+// facetSources: each facet's pipeline, run on the stage's input.
+func facetSources(spec bsoncore.Value, ns Namespace) ([]Source, error) {
 	d, ok := spec.DocumentOK()
 	if !ok {
 		return nil, nil
 	}
 	els, _ := d.Elements()
-	var out []Access
+	out := make([]Source, 0, len(els))
 	for _, f := range els {
-		acc, err := stagesAccess(ns, pipelineDocs(f.Value()))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, acc...)
+		out = append(out, Source{From: ns, Pipeline: pipelineDocs(f.Value())})
 	}
 	return out, nil
 }
+
+// facetAccess: what each facet's pipeline needs (they run on the input
+// documents, so no find of their own).
+var facetAccess = sourcesAccess(facetSources)

@@ -14,7 +14,8 @@ import (
 // Later stages read it: a {$meta: "textScore"} expression is rewritten to
 // a $getField of that field, and a {$meta: "textScore"} sort key reads it
 // (query.Sort.Key). The field is removed from the pipeline's output, and
-// from the input of $out, $merge and $facet. Where mongod keeps the score
+// from the input of the stages that declare dropsTextScore ($out, $merge
+// and $facet). Where mongod keeps the score
 // as metadata that survives a $project or $group, the field is only kept
 // by stages that keep the document's other fields: after an inclusion
 // $project or a $group, $meta: "textScore" gives null here.
@@ -63,15 +64,20 @@ func prepareText(pipeline []bsoncore.Document, pc *ParseContext) ([]bsoncore.Doc
 }
 
 // ownsMeta reports whether a stage's {$meta: "textScore"} is not one
-// for this pipeline to rewrite: $match and $sort take it as is, and the
-// sub-pipelines of $lookup, $unionWith and $facet are prepared on their
-// own.
+// for this pipeline to rewrite, as the stage declares (ownsTextMeta:
+// $match and $sort take it as is, and the sub-pipelines of $lookup,
+// $unionWith and $facet are prepared on their own).
 func ownsMeta(stage string) bool {
-	switch stage {
-	case "$match", "$sort", "$lookup", "$unionWith", "$facet":
-		return true
-	}
-	return false
+	d := stageDefs[stage]
+	return d != nil && d.where.ownsTextMeta == yes
+}
+
+// dropsTextScore reports whether s's input loses the hidden score field
+// before s, as the stage declares ($out and $merge store it, $facet runs
+// sub-pipelines over it).
+func dropsTextScore(s stage) bool {
+	d := stageDefs[s.name()]
+	return d != nil && d.where.dropsTextScore == yes
 }
 
 // isTextMatch reports whether a $match filter has $text at its top level

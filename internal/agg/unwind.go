@@ -12,7 +12,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$unwind", stageDef{parse: parseUnwind, access: noAccess, where: anywhere, explain: explainNone, shape: shapeArgs})
+	registerStage("$unwind", stageDef{parse: parseUnwind, access: noAccess, sources: noSources, where: anywhere, explain: explainNone, shape: shapeArgs})
 }
 
 // unwindStage is $unwind.

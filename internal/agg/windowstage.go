@@ -15,7 +15,7 @@ import (
 
 // The registry entry of the stage in this file (stagedef.go).
 func init() {
-	registerStage("$_internalSetWindowFields", stageDef{parse: parseInternalSetWindowFields, access: noAccess, where: anywhere, explain: windowExplain, shape: shapeExpr})
+	registerStage("$_internalSetWindowFields", stageDef{parse: parseInternalSetWindowFields, access: noAccess, sources: noSources, where: anywhere, explain: windowExplain, shape: shapeExpr})
 }
 
 // windowExplain appends the execution figures of

@@ -88,56 +88,25 @@ func checkAPIParams(req *Request) error {
 			}
 		}
 	}
-	if strict && req.Name == "aggregate" {
-		if v, err := req.Cmd.LookupErr("pipeline"); err == nil && v.Type == bsoncore.TypeArray {
-			return strictPipeline(v.Array())
-		}
+	if c := req.command(); strict && c.apiStrictArgs != nil {
+		return c.apiStrictArgs(req)
 	}
 	return nil
 }
 
 // strictPipeline refuses the stages API Version 1 excludes, in the
-// pipeline and the sub-pipelines of $lookup, $unionWith and $facet.
+// pipeline and the sub-pipelines its stages declare ($lookup's,
+// $unionWith's, $facet's), at any depth.
 func strictPipeline(p bsoncore.Array) error {
-	vals, _ := p.Values()
-	for _, sv := range vals {
-		st, ok := sv.DocumentOK()
-		if !ok {
-			continue
+	return agg.WalkPipeline(agg.Namespace{}, docs(p), func(v agg.StageVisit) error {
+		if v.Name == "" {
+			return nil
 		}
-		el, err := st.IndexErr(0)
-		if err != nil {
-			continue
+		if st, known := agg.StageTraits(v.Name); (known && !st.APIV1) || (!known && apiV1UnimplementedStages[v.Name]) {
+			return errs.New(errs.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", v.Name)
 		}
-		name := el.Key()
-		if st, known := agg.StageTraits(name); (known && !st.APIV1) || (!known && apiV1UnimplementedStages[name]) {
-			return errs.New(errs.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", name)
-		}
-		spec, ok := el.Value().DocumentOK()
-		if !ok {
-			continue
-		}
-		var subs []bsoncore.Value
-		switch name {
-		case "$lookup", "$unionWith":
-			if v, err := spec.LookupErr("pipeline"); err == nil {
-				subs = append(subs, v)
-			}
-		case "$facet":
-			fe, _ := spec.Elements()
-			for _, f := range fe {
-				subs = append(subs, f.Value())
-			}
-		}
-		for _, sub := range subs {
-			if a, ok := sub.ArrayOK(); ok {
-				if err := strictPipeline(a); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func setOf(names ...string) map[string]bool {

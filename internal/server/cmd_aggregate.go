@@ -19,8 +19,9 @@ import (
 
 func init() {
 	register(command{names: []string{"aggregate"}, handler: cmdAggregate, authz: requires(bypassNeeds(aggregateNeeds)),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
-		observe: observed(opCommand, onColl, cursorReply, queryShaped),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: &explainer{self: explainAggregate}, applyOps: no,
+		observe: observed(opCommand, onColl, cursorReply),
+		shape:   &shapeForm{pipeline: true},
 		// Fields its IDL marks unstable or internal: refused with
 		// apiStrict: true.
 		apiUnstable: setOf("explain", "needsMerge", "fromMongos", "$queryOptions",
@@ -28,7 +29,37 @@ func init() {
 			"isMapReduceCommand", "collectionUUID", "$_passthroughToShard",
 			"encryptionInformation", "$_externalDataSources", "sampleId",
 			"stmtId", "$_isClusterQueryWithoutShardKeyCmd",
-			"$_generateV2ResumeTokens")})
+			"$_generateV2ResumeTokens"),
+		apiStrictArgs: strictAggregate, writeConcernWhen: pipelineWrites})
+}
+
+// strictAggregate refuses, under apiStrict: true, the stages of the
+// pipeline API Version 1 excludes (apiversion.go).
+func strictAggregate(req *Request) error {
+	if v, err := req.Cmd.LookupErr("pipeline"); err == nil && v.Type == bsoncore.TypeArray {
+		return strictPipeline(v.Array())
+	}
+	return nil
+}
+
+// pipelineWrites reports whether the aggregate's pipeline has a stage
+// that writes ($out, $merge): it then takes a write concern.
+func pipelineWrites(req *Request) bool {
+	arr, ok := req.Cmd.Lookup("pipeline").ArrayOK()
+	if !ok {
+		return false
+	}
+	vals, _ := arr.Values()
+	for _, v := range vals {
+		if d, ok := v.DocumentOK(); ok {
+			if el, err := d.IndexErr(0); err == nil {
+				if st, _ := agg.StageTraits(el.Key()); st.Writes {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // aggregateArgs are the parsed options of the aggregate command.
@@ -126,8 +157,9 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		}
 		if isView {
 			if len(a.pipeline) > 0 && len(a.pipeline[0]) > 5 {
-				switch a.pipeline[0].Index(0).Key() {
-				case "$changeStream", "$collStats", "$indexStats":
+				// A stage that reads the collection itself
+				// ($changeStream, $collStats, $indexStats).
+				if st, known := agg.StageTraits(a.pipeline[0].Index(0).Key()); known && !st.OverView {
 					return nil, viewWriteErr(req.DB, coll)
 				}
 			}

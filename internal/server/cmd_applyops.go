@@ -13,7 +13,9 @@ import (
 )
 
 func init() {
-	register(admin(cmdApplyOps, authzRule{needs: applyOpsNeeds, check: applyOpsCheck}, "applyOps").takingWriteConcern().inApplyOps())
+	c := admin(cmdApplyOps, authzRule{needs: applyOpsNeeds, check: applyOpsCheck}, "applyOps").takingWriteConcern().inApplyOps()
+	c.applyOpsEntry = onAdmin
+	register(c)
 }
 
 // cmdApplyOps applies oplog entries, in order, as mongod's applyOps does
@@ -228,68 +230,31 @@ func idFilter(id bsoncore.Value) bsoncore.Document {
 }
 
 // command runs a command entry's o on db through the command's own
-// handler, from the entry's form to the command's: create without its
-// (default) idIndex, createIndexes with its one specification in
-// indexes, renameCollection on admin.
+// handler, from the entry's form to the command's as the command's
+// descriptor says (applyOpsEntry: create without its (default) idIndex,
+// createIndexes with its one specification in indexes, renameCollection
+// and applyOps on admin).
 func (a *applier) command(ctx context.Context, db string, o bsoncore.Document) error {
 	first, err := o.IndexErr(0)
 	if err != nil {
 		return errs.New(errs.FailedToParse, "applyOps: empty command entry")
 	}
 	name := first.Key()
-	if lookupCommand(name).applyOps != yes {
+	c := lookupCommand(name)
+	if c.applyOps != yes {
 		return errs.New(errs.BadValue, "Invalid key '%s' found in field 'o' of an applyOps command entry", name)
 	}
-	els, _ := o.Elements()
-	b := bsoncore.NewDocumentBuilder()
-	switch name {
-	case "create":
-		for _, el := range els {
-			if el.Key() != "idIndex" {
-				b.AppendValue(el.Key(), el.Value())
-			}
-		}
-	case "createIndexes":
-		spec := bsoncore.NewDocumentBuilder()
-		hasCollation := false
-		for _, el := range els[1:] {
-			spec.AppendValue(el.Key(), el.Value())
-			hasCollation = hasCollation || el.Key() == "collation"
-		}
-		if !hasCollation {
-			// An entry's spec is exact: without a collation the index is
-			// simple, not the collection default (as mongod applies it).
-			spec.AppendDocument("collation", bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build())
-		}
-		b.AppendValue(name, first.Value()).
-			AppendArray("indexes", bsoncore.NewArrayBuilder().AppendDocument(spec.Build()).Build())
-	case "renameCollection":
-		db = "admin"
-		for _, el := range els {
-			v := el.Value()
-			if el.Key() == "dropTarget" && v.Type != bsoncore.TypeBoolean {
-				// mongod's entries name the dropped target by its UUID.
-				b.AppendBoolean("dropTarget", v.Type != bsoncore.TypeNull)
-				continue
-			}
-			b.AppendValue(el.Key(), v)
-		}
-	default:
-		for _, el := range els {
-			b.AppendValue(el.Key(), el.Value())
-		}
+	body := copyEntry(o)
+	if c.applyOpsEntry != nil {
+		body, db = c.applyOpsEntry(o, db)
 	}
-	if name == "applyOps" {
-		db = "admin"
-	}
-	cmd := appendFields(b.Build(), bsoncore.NewDocumentBuilder().AppendString("$db", db).Build())
-	c, ok := commands[name]
-	if !ok {
+	cmd := appendFields(body, bsoncore.NewDocumentBuilder().AppendString("$db", db).Build())
+	if c == noCommand {
 		return errs.New(errs.CommandNotFound, "no such command: '%s'", name)
 	}
 	sub := &Request{Name: name, DB: db, Cmd: cmd, conn: a.req.conn}
 	_, err = c.handler(ctx, a.s, sub)
-	if err != nil && name == "drop" && errs.Is(err, errs.NamespaceNotFound) {
+	if err != nil && c.applyOpsGoneOK && errs.Is(err, errs.NamespaceNotFound) {
 		return nil // as mongod applies it: the collection is already gone
 	}
 	return err
@@ -386,4 +351,21 @@ func entryUUID(e bsoncore.Document) ([16]byte, bool) {
 	}
 	copy(u[:], data)
 	return u, true
+}
+
+// copyEntry is a command entry's o as the command it runs, field by
+// field.
+func copyEntry(o bsoncore.Document) bsoncore.Document {
+	els, _ := o.Elements()
+	b := bsoncore.NewDocumentBuilder()
+	for _, el := range els {
+		b.AppendValue(el.Key(), el.Value())
+	}
+	return b.Build()
+}
+
+// onAdmin is the applyOps form of an applyOps command entry: run on
+// admin.
+func onAdmin(o bsoncore.Document, _ string) (bsoncore.Document, string) {
+	return copyEntry(o), "admin"
 }

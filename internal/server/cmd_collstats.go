@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(command{names: []string{"collStats", "collstats"}, handler: cmdCollStats, authz: requires(collNeeds(auth.ActCollStats)),
-		api: apiNotV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no, applyOps: no,
+		api: apiNotV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
 		observe: observed(opCommand, onColl)})
 }
 

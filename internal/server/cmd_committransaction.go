@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register(command{names: []string{"commitTransaction", "abortTransaction"}, handler: cmdTxnOutside, authz: authenticated(),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: no, applyOps: no,
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: no,
 		observe: observed(opCommand)})
 }
 

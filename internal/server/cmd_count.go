@@ -11,8 +11,9 @@ import (
 
 func init() {
 	register(command{names: []string{"count"}, handler: cmdCount, authz: requires(collNeeds(auth.ActFind)),
-		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: yes, applyOps: no,
-		observe: observed(opCommand, onColl, queryShaped)})
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: &explainer{plan: explainCount, onView: countOnView}, applyOps: no,
+		observe: observed(opCommand, onColl),
+		shape:   &shapeForm{filter: "query", limitSkip: true}})
 }
 
 // cmdCount counts the documents matching a query.

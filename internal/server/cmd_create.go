@@ -13,8 +13,21 @@ import (
 
 func init() {
 	register(command{names: []string{"create"}, handler: cmdCreate, authz: authzRule{needs: collNeeds(auth.ActCreateCollection), check: viewDefCheck(auth.ActCreateCollection)},
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: no, applyOps: yes,
-		observe: observed(opCommand, onColl)})
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
+		observe: observed(opCommand, onColl), creates: true, applyOpsEntry: createFromEntry})
+}
+
+// createFromEntry is the applyOps form of a create entry: without its
+// (default) idIndex.
+func createFromEntry(o bsoncore.Document, db string) (bsoncore.Document, string) {
+	els, _ := o.Elements()
+	b := bsoncore.NewDocumentBuilder()
+	for _, el := range els {
+		if el.Key() != "idIndex" {
+			b.AppendValue(el.Key(), el.Value())
+		}
+	}
+	return b.Build(), db
 }
 
 // cmdCreate creates a collection, optionally capped. Inside a transaction

@@ -16,8 +16,28 @@ import (
 
 func init() {
 	register(command{names: []string{"createIndexes"}, handler: cmdCreateIndexes, authz: requires(collNeeds(auth.ActCreateIndex)),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: no, applyOps: yes,
-		observe: observed(opCommand, onColl)})
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
+		observe: observed(opCommand, onColl), creates: true, outlivesClient: true,
+		applyOpsEntry: createIndexesFromEntry})
+}
+
+// createIndexesFromEntry is the applyOps form of a createIndexes entry,
+// which holds one index specification in the command's own fields.
+func createIndexesFromEntry(o bsoncore.Document, db string) (bsoncore.Document, string) {
+	els, _ := o.Elements()
+	spec := bsoncore.NewDocumentBuilder()
+	hasCollation := false
+	for _, el := range els[1:] {
+		spec.AppendValue(el.Key(), el.Value())
+		hasCollation = hasCollation || el.Key() == "collation"
+	}
+	if !hasCollation {
+		// An entry's spec is exact: without a collation the index is
+		// simple, not the collection default (as mongod applies it).
+		spec.AppendDocument("collation", bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build())
+	}
+	return bsoncore.NewDocumentBuilder().AppendValue(els[0].Key(), els[0].Value()).
+		AppendArray("indexes", bsoncore.NewArrayBuilder().AppendDocument(spec.Build()).Build()).Build(), db
 }
 
 // indexSpecFields are the fields an index specification may carry. Those

@@ -12,8 +12,9 @@ import (
 
 func init() {
 	register(command{names: []string{"delete"}, handler: cmdDelete, authz: requires(collNeeds(auth.ActRemove)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes, applyOps: no,
-		observe: observed(opRemove, onColl, queryShaped)})
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: &explainer{plan: explainDelete}, applyOps: no,
+		observe: observed(opRemove, onColl),
+		shape:   &shapeForm{perStatement: true, filter: "q", stmtLimit: true}, stmts: "deletes"})
 }
 
 // cmdDelete applies a batch of delete statements.

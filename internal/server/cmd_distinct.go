@@ -12,8 +12,9 @@ import (
 
 func init() {
 	register(command{names: []string{"distinct"}, handler: cmdDistinct, authz: requires(collNeeds(auth.ActFind)),
-		api: apiNotV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
-		observe: observed(opCommand, onColl, queryShaped)})
+		api: apiNotV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: &explainer{plan: explainDistinct, onView: distinctOnView}, applyOps: no,
+		observe: observed(opCommand, onColl),
+		shape:   &shapeForm{filter: "query", key: true}})
 }
 
 // cmdDistinct returns the distinct values of a field.

@@ -11,8 +11,8 @@ import (
 
 func init() {
 	register(command{names: []string{"drop"}, handler: cmdDrop, authz: requires(collNeeds(auth.ActDropCollection)),
-		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: no, applyOps: yes,
-		observe: observed(opCommand, onColl)})
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
+		observe: observed(opCommand, onColl), applyOpsGoneOK: true})
 }
 
 // cmdDrop drops a collection. As in MongoDB 7.0, dropping a collection

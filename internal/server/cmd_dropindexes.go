@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"dropIndexes", "deleteIndexes"}, handler: cmdDropIndexes, authz: requires(collNeeds(auth.ActDropIndex)),
-		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: no, applyOps: yes,
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: yes,
 		observe: observed(opCommand, onColl)})
 }
 

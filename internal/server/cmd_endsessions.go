@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdEndSessions, anyone(), "endSessions").inAPIV1().servedOnFailure())
+	register(admin(cmdEndSessions, anyone(), "endSessions").inAPIV1().servedOnFailure().endingSessions())
 }
 
 // cmdEndSessions ends logical sessions of the caller: their open

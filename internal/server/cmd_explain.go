@@ -49,20 +49,24 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		return nil, errs.New(errs.FailedToParse, "explain command requires a nested object")
 	}
 	name := elems[0].Key()
+	ex := lookupCommand(name).explain // explainer.go
+	if ex == nil {
+		ex = notExplained
+	}
+	if ex.self != nil {
+		return ex.self(ctx, s, req, inner, verbosity)
+	}
 	collV := elems[0].Value()
 	coll, ok := collV.StringValueOK()
-	if !ok && name != "aggregate" {
+	if !ok {
 		return nil, errs.New(errs.InvalidNamespace, "collection name has invalid type %s", bsonutil.TypeName(collV.Type))
-	}
-	if name == "aggregate" {
-		return explainAggregate(ctx, s, req, inner, verbosity)
 	}
 	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
 		return nil, err
 	} else if v != nil {
-		return explainOnView(ctx, s, req, name, inner, verbosity) // views_agg.go
+		return explainOnView(ctx, s, req, name, ex, inner, verbosity) // views_agg.go
 	}
-	spec, err := explainSpec(s, req, name, inner)
+	spec, err := explainSpec(s, req, name, ex, inner)
 	if err != nil {
 		return nil, err
 	}
@@ -75,70 +79,92 @@ func cmdExplain(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 }
 
 // explainSpec parses the explained command inner (named name) with the
-// command's own parser, as mongod parses it with the command's IDL, so a
-// bad argument fails the same way whether the command runs or is
-// explained. An update or delete is explained by its first statement.
-func explainSpec(s *Server, req *Request, name string, inner bsoncore.Document) (engine.ExplainSpec, error) {
+// command's own parser, as its explainer says, as mongod parses it with
+// the command's IDL, so a bad argument fails the same way whether the
+// command runs or is explained.
+func explainSpec(s *Server, req *Request, name string, ex *explainer, inner bsoncore.Document) (engine.ExplainSpec, error) {
+	if ex.plan == nil {
+		return engine.ExplainSpec{}, errs.New(errs.CommandNotFound, "Explain failed due to unknown command: %s", name)
+	}
+	return ex.plan(s, req, &Request{Name: name, DB: req.DB, Cmd: inner, conn: req.conn})
+}
+
+// The explain plans of the commands explain explains, named by their
+// descriptors' explainers. An update or delete is explained by its first
+// statement.
+
+func explainFind(s *Server, req, sub *Request) (engine.ExplainSpec, error) {
 	var spec engine.ExplainSpec
-	sub := &Request{Name: name, DB: req.DB, Cmd: inner, conn: req.conn}
-	if sub.command().explain != yes {
-		return spec, errs.New(errs.CommandNotFound, "Explain failed due to unknown command: %s", name)
+	f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
+	if err != nil {
+		return spec, err
 	}
-	switch name {
-	case "find":
-		f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
-		if err != nil {
+	if f.collectionUUID != nil {
+		if err := s.checkCollectionUUID(req.DB, f.coll, *f.collectionUUID); err != nil {
 			return spec, err
 		}
-		if f.collectionUUID != nil {
-			if err := s.checkCollectionUUID(req.DB, f.coll, *f.collectionUUID); err != nil {
-				return spec, err
-			}
-		}
-		spec.Kind, spec.Find = engine.ExplainFindOp, f.spec
-	case "count":
-		c, err := parseCount(sub)
-		if err != nil {
-			return spec, err
-		}
-		spec.Kind = engine.ExplainCountOp
-		spec.Find = engine.FindSpec{Filter: c.filter, Skip: c.skip, Limit: c.limit, Hint: c.hint, Collation: c.collation}
-	case "distinct":
-		d, err := parseDistinct(sub)
-		if err != nil {
-			return spec, err
-		}
-		spec.Kind, spec.Key, spec.Find.Filter = engine.ExplainDistinctOp, d.key, d.filter
-		spec.Find.Collation = d.collation
-	case "update":
-		_, specs, err := parseUpdate(sub)
-		if err != nil {
-			return spec, err
-		}
-		st := specs[0]
-		spec.Kind, spec.Multi = engine.ExplainUpdateOp, st.Multi
-		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let, Collation: st.Collation}
-	case "delete":
-		_, specs, err := parseDelete(sub)
-		if err != nil {
-			return spec, err
-		}
-		st := specs[0]
-		spec.Kind, spec.Multi = engine.ExplainDeleteOp, st.Limit == 0
-		spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let, Collation: st.Collation}
-	case "findAndModify", "findandmodify":
-		_, f, err := parseFindAndModify(sub)
-		if err != nil {
-			return spec, err
-		}
-		spec.Kind = engine.ExplainUpdateOp
-		if f.Remove {
-			spec.Kind = engine.ExplainDeleteOp
-		}
-		spec.Find = engine.FindSpec{Filter: f.Query, Sort: f.Sort, Hint: f.Hint, Let: f.Let, Collation: f.Collation}
-	default:
-		return spec, errs.New(errs.CommandNotFound, "Explain failed due to unknown command: %s", name)
 	}
+	spec.Kind, spec.Find = engine.ExplainFindOp, f.spec
+	return spec, nil
+}
+
+func explainCount(_ *Server, _, sub *Request) (engine.ExplainSpec, error) {
+	var spec engine.ExplainSpec
+	c, err := parseCount(sub)
+	if err != nil {
+		return spec, err
+	}
+	spec.Kind = engine.ExplainCountOp
+	spec.Find = engine.FindSpec{Filter: c.filter, Skip: c.skip, Limit: c.limit, Hint: c.hint, Collation: c.collation}
+	return spec, nil
+}
+
+func explainDistinct(_ *Server, _, sub *Request) (engine.ExplainSpec, error) {
+	var spec engine.ExplainSpec
+	d, err := parseDistinct(sub)
+	if err != nil {
+		return spec, err
+	}
+	spec.Kind, spec.Key, spec.Find.Filter = engine.ExplainDistinctOp, d.key, d.filter
+	spec.Find.Collation = d.collation
+	return spec, nil
+}
+
+func explainUpdate(_ *Server, _, sub *Request) (engine.ExplainSpec, error) {
+	var spec engine.ExplainSpec
+	_, specs, err := parseUpdate(sub)
+	if err != nil {
+		return spec, err
+	}
+	st := specs[0]
+	spec.Kind, spec.Multi = engine.ExplainUpdateOp, st.Multi
+	spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let, Collation: st.Collation}
+	return spec, nil
+}
+
+func explainDelete(_ *Server, _, sub *Request) (engine.ExplainSpec, error) {
+	var spec engine.ExplainSpec
+	_, specs, err := parseDelete(sub)
+	if err != nil {
+		return spec, err
+	}
+	st := specs[0]
+	spec.Kind, spec.Multi = engine.ExplainDeleteOp, st.Limit == 0
+	spec.Find = engine.FindSpec{Filter: st.Filter, Hint: st.Hint, Let: st.Let, Collation: st.Collation}
+	return spec, nil
+}
+
+func explainFindAndModify(_ *Server, _, sub *Request) (engine.ExplainSpec, error) {
+	var spec engine.ExplainSpec
+	_, f, err := parseFindAndModify(sub)
+	if err != nil {
+		return spec, err
+	}
+	spec.Kind = engine.ExplainUpdateOp
+	if f.Remove {
+		spec.Kind = engine.ExplainDeleteOp
+	}
+	spec.Find = engine.FindSpec{Filter: f.Query, Sort: f.Sort, Hint: f.Hint, Let: f.Let, Collation: f.Collation}
 	return spec, nil
 }
 

@@ -13,8 +13,9 @@ import (
 
 func init() {
 	register(command{names: []string{"find"}, handler: cmdFind, authz: requires(collNeeds(auth.ActFind)),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: yes, applyOps: no,
-		observe: observed(opQuery, onColl, cursorReply, queryShaped),
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: yes, writeConcern: no, explain: &explainer{plan: explainFind, onView: findOnView}, applyOps: no,
+		observe: observed(opQuery, onColl, cursorReply),
+		shape:   &shapeForm{filter: "filter", proj: "projection", limitSkip: true},
 		// Fields its IDL marks unstable or internal: refused with
 		// apiStrict: true.
 		apiUnstable: setOf("min", "max", "returnKey", "showRecordId",

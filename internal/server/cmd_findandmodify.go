@@ -11,8 +11,9 @@ import (
 
 func init() {
 	register(command{names: []string{"findAndModify", "findandmodify"}, handler: cmdFindAndModify, authz: requires(bypassNeeds(findAndModifyNeeds)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes, applyOps: no,
-		observe: observed(opCommand, onColl, queryShaped)})
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: &explainer{plan: explainFindAndModify}, applyOps: no,
+		observe: observed(opCommand, onColl, modifyReply),
+		shape:   &shapeForm{filter: "query", proj: "fields", update: "update", flags: []string{"remove", "new", "upsert"}}})
 }
 
 // cmdFindAndModify atomically finds one document and updates or removes

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(command{names: []string{"getMore"}, handler: cmdGetMore, authz: authenticated(),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: no, explain: no, applyOps: no,
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
 		observe: observed(opGetMore, cursorReply)})
 }
 

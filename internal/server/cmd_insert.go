@@ -11,8 +11,9 @@ import (
 
 func init() {
 	register(command{names: []string{"insert"}, handler: cmdInsert, authz: requires(bypassNeeds(collNeeds(auth.ActInsert))),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: no, applyOps: no,
-		observe: observed(opInsert, onColl)})
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: no,
+		observe: observed(opInsert, onColl),
+		stmts:   "documents"})
 }
 
 // cmdInsert inserts a batch of documents.

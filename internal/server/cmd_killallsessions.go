@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdKillAllSessions, requires(clusterNeeds(auth.ActKillAnySession)), "killAllSessions"))
+	register(admin(cmdKillAllSessions, requires(clusterNeeds(auth.ActKillAnySession)), "killAllSessions").endingSessions())
 }
 
 // cmdKillAllSessions kills the sessions of the users listed,

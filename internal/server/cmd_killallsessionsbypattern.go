@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdKillAllSessionsByPattern, requires(clusterNeeds(auth.ActKillAnySession)), "killAllSessionsByPattern"))
+	register(admin(cmdKillAllSessionsByPattern, requires(clusterNeeds(auth.ActKillAnySession)), "killAllSessionsByPattern").endingSessions())
 }
 
 // cmdKillAllSessionsByPattern kills the sessions matching any of the

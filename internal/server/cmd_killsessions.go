@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdKillSessions, authenticated(), "killSessions"))
+	register(admin(cmdKillSessions, authenticated(), "killSessions").endingSessions())
 }
 
 // cmdKillSessions kills the given sessions (mongod's killSessions):

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"listIndexes"}, handler: cmdListIndexes, authz: requires(collNeeds(auth.ActListIndexes)),
-		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no, applyOps: no,
+		api: apiV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
 		observe: observed(opCommand, onColl)})
 }
 

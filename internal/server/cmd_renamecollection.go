@@ -9,7 +9,26 @@ import (
 )
 
 func init() {
-	register(admin(cmdRenameCollection, authzRule{needs: renameNeeds, check: renameCheck}, "renameCollection").takingWriteConcern().inApplyOps())
+	c := admin(cmdRenameCollection, authzRule{needs: renameNeeds, check: renameCheck}, "renameCollection").takingWriteConcern().inApplyOps()
+	c.applyOpsEntry = renameFromEntry
+	register(c)
+}
+
+// renameFromEntry is the applyOps form of a renameCollection entry: run on
+// admin, its dropTarget (the dropped target's UUID in mongod's entries) a
+// boolean.
+func renameFromEntry(o bsoncore.Document, _ string) (bsoncore.Document, string) {
+	els, _ := o.Elements()
+	b := bsoncore.NewDocumentBuilder()
+	for _, el := range els {
+		v := el.Value()
+		if el.Key() == "dropTarget" && v.Type != bsoncore.TypeBoolean {
+			b.AppendBoolean("dropTarget", v.Type != bsoncore.TypeNull)
+			continue
+		}
+		b.AppendValue(el.Key(), v)
+	}
+	return b.Build(), "admin"
 }
 
 // cmdRenameCollection renames "db.a" to "db2.b"; it runs on admin.

@@ -11,8 +11,9 @@ import (
 
 func init() {
 	register(command{names: []string{"update"}, handler: cmdUpdate, authz: requires(bypassNeeds(updateNeeds)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: yes, applyOps: no,
-		observe: observed(opUpdate, onColl, queryShaped)})
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: &explainer{plan: explainUpdate}, applyOps: no,
+		observe: observed(opUpdate, onColl),
+		shape:   &shapeForm{perStatement: true, filter: "q", update: "u", flags: []string{"multi", "upsert"}}, stmts: "updates"})
 }
 
 // cmdUpdate applies a batch of update statements.

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(admin(cmdUsersInfo, requires(usersInfoNeeds), "usersInfo"))
+	register(admin(cmdUsersInfo, authzRule{needs: usersInfoNeeds, waived: asksAboutSelf}, "usersInfo"))
 }
 
 // cmdUsersInfo lists users: usersInfo: 1 (the database's), a name, a

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(command{names: []string{"validate"}, handler: cmdValidate, authz: requires(collNeeds(auth.ActValidate)),
-		api: apiNotV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no, applyOps: no,
+		api: apiNotV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
 		observe: observed(opCommand, onColl)})
 }
 

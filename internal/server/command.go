@@ -1,14 +1,17 @@
 package server
 
+import "go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 // A command is described once, beside its handler in its cmd_*.go file:
 // its names, its handler and every trait the rest of the server asks
 // about it (authorization, Stable API membership, session and
 // transaction behaviour, read and write concerns, explain, how it is
 // observed). The dispatcher looks the descriptor up once per request
 // and the other files read it from the Request; no table of command
-// names holds a trait elsewhere. (Code that differs per command, such
-// as explainSpec's parsers or queryshape_cmd.go's shapes, still
-// switches on the name.)
+// names holds a trait elsewhere. Code that differs per command is a
+// hook or a form the descriptor names: how explain parses it and what
+// it runs as on a view (explainer), the fields its query shape keeps
+// (shapeForm), aggregate's pipeline checks.
 //
 // Every trait a command could silently get wrong has an "undecided"
 // zero value, which TestEveryCommandDecidesEveryTrait refuses: a new
@@ -77,9 +80,10 @@ const (
 	// cursorReply: the slow log and the profiler report its cursor
 	// (cursorid, cursorExhausted).
 	cursorReply
-	// queryShaped: its statements are counted per query shape under its
-	// first name (querystats.go, queryshape_cmd.go).
-	queryShaped
+	// modifyReply: its reply's lastErrorObject gives the write counts
+	// the slow log and the profiler show (findAndModify); an insert,
+	// update or delete's are read as its op kind says (obs.go).
+	modifyReply
 )
 
 // observation is how a command is observed; undecided while op is.
@@ -121,18 +125,35 @@ type command struct {
 	// supportsWriteConcern (failpoint.go); aggregate decides per
 	// pipeline.
 	writeConcern yesNo
-	// explain: the explain command explains it (cmd_explain.go).
-	explain yesNo
+	// explain is how the explain command explains it (cmd_explain.go);
+	// notExplained for a command it refuses.
+	explain *explainer
 	// applyOps: an applyOps command entry may carry it (cmd_applyops.go).
 	applyOps yesNo
 	// observe is how currentOp, serverStatus, the slow log, the profiler
 	// and the query statistics see it.
 	observe observation
 
+	// shape, when set, is the form of its query shape: its statements
+	// are counted per query shape under its first name (querystats.go,
+	// queryshape_cmd.go).
+	shape *shapeForm
+	// stmts is the array field holding a write's statements (insert's
+	// documents, update's updates, delete's deletes): a retried write
+	// numbers them (session_retry.go), the query statistics shape each
+	// one.
+	stmts string
 	// apiUnstable are the fields its IDL marks unstable or internal,
 	// which mongod's parser refuses with apiStrict: true (apiversion.go);
 	// Lode checks them on the commands that declare them.
 	apiUnstable map[string]bool
+	// apiStrictArgs, when set, checks the rest of its arguments under
+	// apiStrict: true (aggregate's pipeline stages).
+	apiStrictArgs func(req *Request) error
+	// writeConcernWhen, for a command whose writeConcern is no, tells
+	// the requests that take one all the same (aggregate writing with
+	// $out or $merge).
+	writeConcernWhen func(req *Request) bool
 	// sensitive are the top-level fields never echoed (redact.go).
 	sensitive []string
 	// testOnly: served only with Config.TestCommands, as mongod serves
@@ -145,6 +166,22 @@ type command struct {
 	// of its own (isMaster of hello): a failCommand failpoint naming one
 	// matches both.
 	sameAs string
+	// ofSessions: it ends or kills sessions, so it runs without checking
+	// out the session its lsid names (session_run.go).
+	ofSessions bool
+	// creates: it creates a collection or an index, which a transaction
+	// allows only at readConcern local (session_run.go).
+	creates bool
+	// outlivesClient: its work goes on when its client disconnects (an
+	// index build, conn.go).
+	outlivesClient bool
+	// applyOpsEntry, for a command applyOps carries, turns an entry's o
+	// (for database db) into the command and the database it runs on
+	// (cmd_applyops.go); nil runs o as it is on db.
+	applyOpsEntry func(o bsoncore.Document, db string) (bsoncore.Document, string)
+	// applyOpsGoneOK: an entry whose collection is already gone
+	// (NamespaceNotFound) is applied, as mongod applies a drop.
+	applyOpsGoneOK bool
 }
 
 // admin is the descriptor of a command outside the CRUD, session and
@@ -153,7 +190,7 @@ type command struct {
 // not in applyOps, observed as a "command" on db.$cmd. Its methods change what differs.
 func admin(h handler, authz authzRule, names ...string) command {
 	return command{names: names, handler: h, authz: authz, api: apiNotV1,
-		inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: no, applyOps: no,
+		inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
 		observe: observed(opCommand)}
 }
 
@@ -181,6 +218,10 @@ func (c command) formOf(name string) command { c.sameAs = name; return c }
 
 // inApplyOps lets an applyOps command entry carry the command.
 func (c command) inApplyOps() command { c.applyOps = yes; return c }
+
+// endingSessions marks a command that ends or kills sessions
+// (ofSessions).
+func (c command) endingSessions() command { c.ofSessions = true; return c }
 
 // forTests makes the command a test command.
 func (c command) forTests() command { c.testOnly = true; return c }
@@ -269,10 +310,13 @@ func (c *command) undecidedTraits() []string {
 		name string
 		v    yesNo
 	}{{"inTxn", c.inTxn}, {"retryable", c.retryable}, {"snapshotRead", c.snapshotRead},
-		{"writeConcern", c.writeConcern}, {"explain", c.explain}, {"applyOps", c.applyOps}} {
+		{"writeConcern", c.writeConcern}, {"applyOps", c.applyOps}} {
 		if t.v == undecided {
 			out = append(out, t.name)
 		}
+	}
+	if c.explain == nil {
+		out = append(out, "explain")
 	}
 	if c.observe.op == opUndecided {
 		out = append(out, "observe")

@@ -29,8 +29,17 @@ func TestEveryCommandDecidesEveryTrait(t *testing.T) {
 		if c.sameAs != "" && lookupCommand(c.sameAs) == noCommand {
 			t.Errorf("command %s is a form of %s, which is not registered", n, c.sameAs)
 		}
-		if c.observe.has(queryShaped) && !c.observe.has(onColl) {
+		if c.shape != nil && !c.observe.has(onColl) {
 			t.Errorf("command %s is counted per query shape but names no collection", n)
+		}
+		if c.shape != nil && c.shape.perStatement && c.stmts == "" {
+			t.Errorf("command %s is shaped per statement but names no statements field", n)
+		}
+		if c.stmts != "" && c.retryable != yes {
+			t.Errorf("command %s names statements but is not a retryable write", n)
+		}
+		if e := c.explain; e != nil && e.self == nil && e.plan == nil && e.onView != nil {
+			t.Errorf("command %s is rewritten for explain on a view but explain refuses it", n)
 		}
 	}
 }
@@ -43,7 +52,7 @@ func TestUndecidedTraitsAreReported(t *testing.T) {
 		t.Fatalf("admin leaves %v undecided", a.undecidedTraits())
 	}
 	c := command{names: []string{"x"}, handler: h, authz: anyone(), api: apiNotV1, inTxn: no,
-		snapshotRead: no, writeConcern: no, explain: no, applyOps: no, observe: observed(opCommand)}
+		snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no, observe: observed(opCommand)}
 	if u := c.undecidedTraits(); len(u) != 1 || u[0] != "retryable" {
 		t.Fatalf("undecided = %v, want [retryable]", u)
 	}
@@ -60,8 +69,8 @@ func TestCommandTraits(t *testing.T) {
 		ok   func(*command) bool
 	}{
 		{"find", func(c *command) bool {
-			return c.api == apiV1 && c.inTxn == yes && c.snapshotRead == yes && c.explain == yes &&
-				c.observe.op == opQuery && c.observe.has(cursorReply) && c.observe.has(queryShaped)
+			return c.api == apiV1 && c.inTxn == yes && c.snapshotRead == yes && c.explain.explainable() &&
+				c.observe.op == opQuery && c.observe.has(cursorReply) && c.shape != nil
 		}},
 		{"findandmodify", func(c *command) bool { return c.retryable == yes && c.names[0] == "findAndModify" }},
 		{"isMaster", func(c *command) bool { return c.api == apiNotV1 && c.servedWhenFailed && c.sameAs == "hello" }},
@@ -77,5 +86,52 @@ func TestCommandTraits(t *testing.T) {
 	}
 	if !sameCommand("hello", "isMaster") || !sameCommand("isMaster", "hello") || !sameCommand("ismaster", "isMaster") {
 		t.Error("hello and isMaster are the same command to a failCommand failpoint")
+	}
+}
+
+// TestCommandHooksAsBefore pins the commands that declare explain plans,
+// view rewrites, query-shape forms and statement fields to the name
+// switches they replaced (cmd_explain.go's explainSpec, explainOnView,
+// queryshape_cmd.go, snapshotRan's map, takesWriteConcern, the
+// apiStrict pipeline check and the write counts of obs.go, slowlog.go and
+// profiler.go, and applyOps's entry forms).
+func TestCommandHooksAsBefore(t *testing.T) {
+	with := func(pick func(*command) bool) []string {
+		var out []string
+		for n, c := range commands {
+			if pick(c) {
+				out = append(out, n)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, c := range []struct {
+		trait string
+		pick  func(*command) bool
+		want  string
+	}{
+		{"explainable", func(c *command) bool { return c.explain.explainable() },
+			"aggregate count delete distinct find findAndModify findandmodify update"},
+		{"explains itself", func(c *command) bool { return c.explain.self != nil }, "aggregate"},
+		{"explained on a view", func(c *command) bool { return c.explain.onView != nil }, "count distinct find"},
+		{"query shaped", func(c *command) bool { return c.shape != nil },
+			"aggregate count delete distinct find findAndModify findandmodify update"},
+		{"shaped per statement", func(c *command) bool { return c.shape != nil && c.shape.perStatement }, "delete update"},
+		{"statements", func(c *command) bool { return c.stmts != "" }, "delete insert update"},
+		{"write concern by request", func(c *command) bool { return c.writeConcernWhen != nil }, "aggregate"},
+		{"apiStrict argument check", func(c *command) bool { return c.apiStrictArgs != nil }, "aggregate"},
+		{"write counts in a findAndModify reply", func(c *command) bool { return c.observe.has(modifyReply) }, "findAndModify findandmodify"},
+		{"ends or kills sessions", func(c *command) bool { return c.ofSessions },
+			"endSessions killAllSessions killAllSessionsByPattern killSessions"},
+		{"creates", func(c *command) bool { return c.creates }, "create createIndexes"},
+		{"outlives its client", func(c *command) bool { return c.outlivesClient }, "createIndexes"},
+		{"applyOps entry form", func(c *command) bool { return c.applyOpsEntry != nil },
+			"applyOps create createIndexes renameCollection"},
+		{"applyOps gone is applied", func(c *command) bool { return c.applyOpsGoneOK }, "drop"},
+	} {
+		if got := strings.Join(with(c.pick), " "); got != c.want {
+			t.Errorf("%s: %s, want %s", c.trait, got, c.want)
+		}
 	}
 }

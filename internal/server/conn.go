@@ -87,7 +87,7 @@ func (c *conn) startWatch() {
 		return // endWatch stopped us
 	}
 	c.goneOnce.Do(func() { close(c.gone) })
-	if op := c.op.Load(); op != nil && op.name != "createIndexes" {
+	if op := c.op.Load(); op != nil && !lookupCommand(op.name).outlivesClient {
 		// Index builds are server work and go on, as in mongod.
 		op.disconnected.Store(true)
 		op.cancel()

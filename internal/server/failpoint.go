@@ -328,27 +328,11 @@ func (s *Server) failCommandAfter(req *Request, body bsoncore.Document) bsoncore
 }
 
 // takesWriteConcern reports whether the command takes a write concern
-// (mongod's supportsWriteConcern); aggregate does with $out or $merge.
+// (mongod's supportsWriteConcern), as its descriptor says; aggregate does
+// with $out or $merge (writeConcernWhen).
 func takesWriteConcern(req *Request) bool {
-	if req.command().writeConcern == yes {
-		return true
-	}
-	if req.Name != "aggregate" {
-		return false
-	}
-	arr, ok := req.Cmd.Lookup("pipeline").ArrayOK()
-	if !ok {
-		return false
-	}
-	vals, _ := arr.Values()
-	for _, v := range vals {
-		if d, ok := v.DocumentOK(); ok {
-			if el, err := d.IndexErr(0); err == nil && (el.Key() == "$out" || el.Key() == "$merge") {
-				return true
-			}
-		}
-	}
-	return false
+	c := req.command()
+	return c.writeConcern == yes || (c.writeConcernWhen != nil && c.writeConcernWhen(req))
 }
 
 // failCommandLabels returns the failpoint's errorLabels when it has an

@@ -115,7 +115,7 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 	}
 	ps := o.profile(req.DB)
 	c := req.command()
-	qsCmd := c.observe.has(queryShaped)
+	qsCmd := c.shape != nil
 	qsName := ""
 	if qsCmd {
 		qsName = c.names[0]
@@ -131,7 +131,7 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 		}
 	}
 	if err == nil {
-		writeFigures(req.Name, reply, &op.stats)
+		writeFigures(c.observe, reply, &op.stats)
 		if qsCmd || req.Name == "getMore" {
 			s.recordQueryStats(req, op, qsName, d)
 		}
@@ -220,14 +220,16 @@ func opNS(req *Request) string {
 	return req.DB + ".$cmd"
 }
 
-// writeFigures reads the write counts of a write command's reply into st.
-func writeFigures(name string, reply bsoncore.Document, st *opstats.Stats) {
-	switch name {
-	case "insert":
+// writeFigures reads the write counts of a write command's reply into st,
+// as the command is observed (an insert, update or delete by its op
+// kind, findAndModify by modifyReply).
+func writeFigures(o observation, reply bsoncore.Document, st *opstats.Stats) {
+	switch {
+	case o.op == opInsert:
 		st.NInserted, _ = asInt64(reply.Lookup("n"))
-	case "delete":
+	case o.op == opRemove:
 		st.NDeleted, _ = asInt64(reply.Lookup("n"))
-	case "update":
+	case o.op == opUpdate:
 		n, _ := asInt64(reply.Lookup("n"))
 		st.NModified, _ = asInt64(reply.Lookup("nModified"))
 		if up, ok := reply.Lookup("upserted").ArrayOK(); ok {
@@ -235,7 +237,7 @@ func writeFigures(name string, reply bsoncore.Document, st *opstats.Stats) {
 			st.NUpserted = int64(len(vals))
 		}
 		st.NMatched = n - st.NUpserted
-	case "findAndModify", "findandmodify":
+	case o.has(modifyReply):
 		le, ok := reply.Lookup("lastErrorObject").DocumentOK()
 		if !ok {
 			return

@@ -74,18 +74,18 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 	if st.UsedDisk {
 		b.AppendBoolean("usedDisk", true)
 	}
-	switch e.req.Name {
-	case "update":
+	switch o := e.req.command().observe; {
+	case o.op == opUpdate:
 		appendNum(b, "nMatched", st.NMatched)
 		appendNum(b, "nModified", st.NModified)
 		if st.NUpserted > 0 {
 			appendNum(b, "nUpserted", st.NUpserted)
 		}
-	case "delete":
+	case o.op == opRemove:
 		appendNum(b, "ndeleted", st.NDeleted)
-	case "insert":
+	case o.op == opInsert:
 		appendNum(b, "ninserted", st.NInserted)
-	case "findAndModify", "findandmodify":
+	case o.has(modifyReply):
 		if st.NDeleted > 0 {
 			appendNum(b, "ndeleted", st.NDeleted)
 		} else {
@@ -175,14 +175,8 @@ func lastColon(s string) int {
 // {q, limit}) as mongod does; a large command is cut.
 func profiledCommand(req *Request) bsoncore.Document {
 	cmd := redactCommand(req.Cmd) // redact.go
-	key := ""
-	switch req.Name {
-	case "update":
-		key = "updates"
-	case "delete":
-		key = "deletes"
-	}
-	if key != "" {
+	c := req.command()
+	if key := c.stmts; key != "" && (c.observe.op == opUpdate || c.observe.op == opRemove) {
 		if arr, ok := cmd.Lookup(key).ArrayOK(); ok {
 			if vals, _ := arr.Values(); len(vals) == 1 {
 				if d, ok := vals[0].DocumentOK(); ok {

@@ -8,62 +8,75 @@ import (
 	"github.com/lodedb/lode/internal/queryshape"
 )
 
-// commandShape returns the queryShape of a find, aggregate, count,
-// distinct or findAndModify (nil for a command that has none) and its
-// representativeQuery: the same fields with their values, as the command
-// gave them.
+// shapeForm is how the query statistics shape a command (or, for update
+// and delete, each of its statements): the fields its queryShape keeps,
+// in this order. Each command that has one names it in its descriptor
+// (command.go).
+type shapeForm struct {
+	// filter is the field holding its filter ("" for none: aggregate).
+	filter string
+	// proj is the field holding its projection, kept with its sort (""
+	// for neither).
+	proj string
+	// limitSkip: its limit and skip, when not zero.
+	limitSkip bool
+	// key: distinct's key.
+	key bool
+	// update is the field holding its update ("" for none), flags the
+	// boolean fields kept when true.
+	update string
+	flags  []string
+	// pipeline: aggregate's pipeline.
+	pipeline bool
+	// perStatement: each statement of the command's stmts array is
+	// shaped and counted (update, delete); stmtLimit keeps a delete
+	// statement's limit.
+	perStatement bool
+	stmtLimit    bool
+}
+
+// commandShape returns the queryShape of a command its descriptor shapes
+// whole (find, aggregate, count, distinct, findAndModify; nil for the
+// others) and its representativeQuery: the same fields with their values,
+// as the command gave them.
 func commandShape(db string, cmd bsoncore.Document, name, coll string) (shape, rep bsoncore.Document) {
+	form := lookupCommand(name).shape
+	if form == nil || form.perStatement {
+		return nil, nil
+	}
 	sb := bsoncore.NewDocumentBuilder().
 		AppendDocument("cmdNs", bsoncore.NewDocumentBuilder().AppendString("db", db).AppendString("coll", coll).Build()).
 		AppendString("command", name)
 	rb := bsoncore.NewDocumentBuilder()
-	filterKey := "filter"
-	switch name {
-	case "count", "distinct", "findAndModify":
-		filterKey = "query"
-	}
-	if name != "aggregate" {
-		f, _ := cmd.Lookup(filterKey).DocumentOK()
+	if form.filter != "" {
+		f, _ := cmd.Lookup(form.filter).DocumentOK()
 		if f == nil {
 			f = emptyDoc()
 		}
 		sb.AppendDocument("filter", queryshape.Filter(f))
 		rb.AppendDocument("filter", f)
 	}
-	switch name {
-	case "find":
-		appendSortProj(cmd, "projection", sb, rb)
+	if form.proj != "" {
+		appendSortProj(cmd, form.proj, sb, rb)
+	}
+	if form.limitSkip {
 		appendShapeNumber(cmd, "limit", sb, rb)
 		appendShapeNumber(cmd, "skip", sb, rb)
-	case "count":
-		appendShapeNumber(cmd, "limit", sb, rb)
-		appendShapeNumber(cmd, "skip", sb, rb)
-	case "distinct":
+	}
+	if form.key {
 		if k, ok := cmd.Lookup("key").StringValueOK(); ok {
 			sb.AppendString("key", k)
 			rb.AppendString("key", k)
 		}
-	case "findAndModify":
-		appendSortProj(cmd, "fields", sb, rb)
-		if u := cmd.Lookup("update"); u.Type != 0 {
-			sb.AppendValue("update", queryshape.Update(u))
-			rb.AppendValue("update", u)
-		}
-		for _, k := range []string{"remove", "new", "upsert"} {
-			if v, ok := cmd.Lookup(k).BooleanOK(); ok && v {
-				sb.AppendBoolean(k, true)
-				rb.AppendBoolean(k, true)
-			}
-		}
-	case "aggregate":
+	}
+	appendUpdateFlags(cmd, form, sb, rb)
+	if form.pipeline {
 		arr, ok := cmd.Lookup("pipeline").ArrayOK()
 		if !ok {
 			return nil, nil
 		}
 		sb.AppendArray("pipeline", queryshape.Pipeline(docs(arr)))
 		rb.AppendArray("pipeline", arr)
-	default:
-		return nil, nil
 	}
 	for _, k := range []string{"hint", "collation"} {
 		if v := cmd.Lookup(k); v.Type != 0 {
@@ -71,6 +84,24 @@ func commandShape(db string, cmd bsoncore.Document, name, coll string) (shape, r
 		}
 	}
 	return sb.Build(), rb.Build()
+}
+
+// appendUpdateFlags adds the update (its structure in the shape) and the
+// flags that are true.
+func appendUpdateFlags(cmd bsoncore.Document, form *shapeForm, sb, rb *bsoncore.DocumentBuilder) {
+	if form.update == "" {
+		return
+	}
+	if u := cmd.Lookup(form.update); u.Type != 0 {
+		sb.AppendValue("update", queryshape.Update(u))
+		rb.AppendValue("update", u)
+	}
+	for _, k := range form.flags {
+		if v, ok := cmd.Lookup(k).BooleanOK(); ok && v {
+			sb.AppendBoolean(k, true)
+			rb.AppendBoolean(k, true)
+		}
+	}
 }
 
 // appendSortProj adds sort (kept as given: it has no literals) and the
@@ -111,28 +142,19 @@ func docs(a bsoncore.Array) []bsoncore.Document {
 // writeStatementShape is the queryShape of one update ({q, u, multi,
 // upsert}) or delete ({q, limit}) statement and its representative query.
 func writeStatementShape(db, coll, name string, stmt bsoncore.Document) (shape, rep bsoncore.Document) {
+	form := lookupCommand(name).shape
 	sb := bsoncore.NewDocumentBuilder().
 		AppendDocument("cmdNs", bsoncore.NewDocumentBuilder().AppendString("db", db).AppendString("coll", coll).Build()).
 		AppendString("command", name)
 	rb := bsoncore.NewDocumentBuilder()
-	q, _ := stmt.Lookup("q").DocumentOK()
+	q, _ := stmt.Lookup(form.filter).DocumentOK()
 	if q == nil {
 		q = emptyDoc()
 	}
 	sb.AppendDocument("filter", queryshape.Filter(q))
 	rb.AppendDocument("filter", q)
-	if name == "update" {
-		if u := stmt.Lookup("u"); u.Type != 0 {
-			sb.AppendValue("update", queryshape.Update(u))
-			rb.AppendValue("update", u)
-		}
-		for _, k := range []string{"multi", "upsert"} {
-			if v, ok := stmt.Lookup(k).BooleanOK(); ok && v {
-				sb.AppendBoolean(k, true)
-				rb.AppendBoolean(k, true)
-			}
-		}
-	} else if n, ok := asInt64(stmt.Lookup("limit")); ok {
+	appendUpdateFlags(stmt, form, sb, rb)
+	if n, ok := asInt64(stmt.Lookup("limit")); ok && form.stmtLimit {
 		sb.AppendString("limit", "?number")
 		rb.AppendInt64("limit", n)
 	}
@@ -143,22 +165,19 @@ func writeStatementShape(db, coll, name string, stmt bsoncore.Document) (shape, 
 }
 
 // shapeFingerprint hashes what the queryShape of a find, count, distinct
-// or findAndModify command depends on, without its literal values and
-// without allocating (queryshape.WriteStructure); ok is false for the
-// commands it does not cover (aggregate), whose shape is computed every
-// time.
-func shapeFingerprint(seed maphash.Seed, db string, cmd bsoncore.Document, name, coll string) (fp uint64, ok bool) {
+// or findAndModify command (shaped by form) depends on, without its
+// literal values and without allocating (queryshape.WriteStructure); ok
+// is false for the commands it does not cover (aggregate), whose shape is
+// computed every time.
+func shapeFingerprint(seed maphash.Seed, db string, cmd bsoncore.Document, name string, form *shapeForm, coll string) (fp uint64, ok bool) {
 	var filter, sortV, proj, limit, skip, key, update bsoncore.Value
-	var flags [3]bool // remove, new, upsert
-	filterKey, projKey := "filter", "projection"
-	switch name {
-	case "find":
-	case "count", "distinct":
-		filterKey = "query"
-	case "findAndModify":
-		filterKey, projKey = "query", "fields"
-	default:
+	var flags [3]bool // form.flags (at most 3)
+	if form == nil || form.pipeline || form.perStatement || form.filter == "" || len(form.flags) > len(flags) {
 		return 0, false
+	}
+	filterKey, projKey, updateKey := form.filter, form.proj, form.update
+	if projKey == "" {
+		projKey = "projection" // hashed though the shape keeps none
 	}
 	// One pass over the command: the fields the shape reads.
 	if len(cmd) < 5 {
@@ -185,17 +204,13 @@ func shapeFingerprint(seed maphash.Seed, db string, cmd bsoncore.Document, name,
 			skip = el.Value()
 		case "key":
 			key = el.Value()
-		case "update":
+		case updateKey:
 			update = el.Value()
-		case "remove", "new", "upsert":
-			v, _ := el.Value().BooleanOK()
-			switch string(kb) {
-			case "remove":
-				flags[0] = v
-			case "new":
-				flags[1] = v
-			default:
-				flags[2] = v
+		default:
+			for i, f := range form.flags {
+				if string(kb) == f {
+					flags[i], _ = el.Value().BooleanOK()
+				}
 			}
 		}
 	}
@@ -210,15 +225,16 @@ func shapeFingerprint(seed maphash.Seed, db string, cmd bsoncore.Document, name,
 	fpDoc(&h, filter)
 	fpRaw(&h, sortV)
 	fpRaw(&h, proj)
-	switch name {
-	case "find", "count":
+	if form.limitSkip {
 		fpNonZero(&h, limit)
 		fpNonZero(&h, skip)
-	case "distinct":
+	}
+	if form.key {
 		fpRaw(&h, key)
-	case "findAndModify":
+	}
+	if form.update != "" {
 		fpUpdate(&h, update)
-		for _, f := range flags {
+		for _, f := range flags[:len(form.flags)] {
 			if f {
 				h.WriteByte('1')
 			} else {
@@ -229,8 +245,9 @@ func shapeFingerprint(seed maphash.Seed, db string, cmd bsoncore.Document, name,
 	return h.Sum64(), true
 }
 
-// writeFingerprint is shapeFingerprint for one update or delete statement.
-func writeFingerprint(seed maphash.Seed, db, coll, name string, stmt bsoncore.Document) uint64 {
+// writeFingerprint is shapeFingerprint for one update or delete statement
+// (shaped by form).
+func writeFingerprint(seed maphash.Seed, db, coll, name string, form *shapeForm, stmt bsoncore.Document) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	h.WriteString(name)
@@ -239,10 +256,10 @@ func writeFingerprint(seed maphash.Seed, db, coll, name string, stmt bsoncore.Do
 	h.WriteByte(0)
 	h.WriteString(coll)
 	h.WriteByte(0)
-	fpDoc(&h, stmt.Lookup("q"))
-	if name == "update" {
-		fpUpdate(&h, stmt.Lookup("u"))
-		for _, k := range []string{"multi", "upsert"} {
+	fpDoc(&h, stmt.Lookup(form.filter))
+	if form.update != "" {
+		fpUpdate(&h, stmt.Lookup(form.update))
+		for _, k := range form.flags {
 			v, _ := stmt.Lookup(k).BooleanOK()
 			if v {
 				h.WriteByte('1')
@@ -250,7 +267,8 @@ func writeFingerprint(seed maphash.Seed, db, coll, name string, stmt bsoncore.Do
 				h.WriteByte('0')
 			}
 		}
-	} else if _, ok := asInt64(stmt.Lookup("limit")); ok {
+	}
+	if _, ok := asInt64(stmt.Lookup("limit")); ok && form.stmtLimit {
 		h.WriteByte('l')
 	}
 	return h.Sum64()

@@ -185,10 +185,9 @@ func (e *qsEntry) representative() bsoncore.Document {
 		return e.rep
 	}
 	var rep bsoncore.Document
-	switch e.repName {
-	case "update", "delete":
+	if f := lookupCommand(e.repName).shape; f != nil && f.perStatement {
 		_, rep = writeStatementShape(e.repDB, e.repColl, e.repName, e.repCmd)
-	default:
+	} else {
 		_, rep = commandShape(e.repDB, e.repCmd, e.repName, e.repColl)
 	}
 	if rep == nil {
@@ -279,13 +278,14 @@ func (s *Server) recordQueryStats(req *Request, op *runningOp, name string, d ti
 	if !ok || systemNS(req.DB, coll) {
 		return
 	}
-	if name == "update" || name == "delete" {
+	form := req.command().shape
+	if form != nil && form.perStatement {
 		s.recordWriteShapes(req, op, name, coll, d)
 		return
 	}
 	f := qsFigures{micros: d.Microseconds(), nret: st.NReturned, keys: st.KeysExamined, docs: st.DocsExamined, plan: st.PlanSummary}
 	rep := repOf{name: name, db: req.DB, coll: coll, cmd: redactCommand(req.Cmd)} // redact.go
-	fp, hasFP := shapeFingerprint(q.seed, req.DB, req.Cmd, name, coll)
+	fp, hasFP := shapeFingerprint(q.seed, req.DB, req.Cmd, name, form, coll)
 	open := op.cursor != nil && st.CursorID != 0
 	if hasFP && !open && q.recordFP(fp, &f, &rep) {
 		return
@@ -332,11 +332,8 @@ func (s *Server) cursorClosed(c *cursor.Cursor) {
 // statements.
 func (s *Server) recordWriteShapes(req *Request, op *runningOp, name, coll string, d time.Duration) {
 	q := s.obs.qs
-	key := "updates"
-	if name == "delete" {
-		key = "deletes"
-	}
-	arr, ok := req.Cmd.Lookup(key).ArrayOK()
+	c := req.command()
+	arr, ok := req.Cmd.Lookup(c.stmts).ArrayOK()
 	if !ok {
 		return
 	}
@@ -353,7 +350,7 @@ func (s *Server) recordWriteShapes(req *Request, op *runningOp, name, coll strin
 			continue
 		}
 		rep := repOf{name: name, db: req.DB, coll: coll, cmd: stmt}
-		fp := writeFingerprint(q.seed, req.DB, coll, name, stmt)
+		fp := writeFingerprint(q.seed, req.DB, coll, name, c.shape, stmt)
 		if q.recordFP(fp, &f, &rep) {
 			continue
 		}

@@ -409,10 +409,11 @@ func (r *retryRecorder) Done(committed bool) {
 	clear(r.touched)
 }
 
-// famCmd names findAndModify's two spellings alike.
+// famCmd names a command's spellings alike (findAndModify's two): by
+// its descriptor's first name.
 func famCmd(name string) string {
-	if name == "findandmodify" {
-		return "findAndModify"
+	if c := lookupCommand(name); len(c.names) > 0 {
+		return c.names[0]
 	}
 	return name
 }
@@ -506,8 +507,7 @@ func snapshotRan(prior *retryRecord, req *Request, ids stmtIDs) []ranStmt {
 	if prior == nil || len(prior.executed) == 0 {
 		return nil
 	}
-	field := map[string]string{"insert": "documents", "update": "updates", "delete": "deletes"}[req.Name]
-	arr, ok := req.Cmd.Lookup(field).ArrayOK()
+	arr, ok := req.Cmd.Lookup(req.command().stmts).ArrayOK()
 	if !ok {
 		return nil
 	}

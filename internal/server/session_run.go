@@ -122,8 +122,7 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 	if err != nil {
 		return nil, err
 	}
-	switch req.Name {
-	case "endSessions", "killSessions", "killAllSessions", "killAllSessionsByPattern":
+	if req.command().ofSessions {
 		return h(ctx, s, req)
 	}
 	if (a.hasTxnNumber || a.hasAutocommit) && !s.replSet() {
@@ -262,7 +261,7 @@ func (s *Server) runInTxn(ctx context.Context, h handler, req *Request, ss *sess
 	if a.hasWC {
 		return nil, errs.New(errs.InvalidOptions, "Cannot set write concern after starting a transaction.")
 	}
-	if (req.Name == "create" || req.Name == "createIndexes") && ss.txReadConcern != "" && ss.txReadConcern != "local" {
+	if req.command().creates && ss.txReadConcern != "" && ss.txReadConcern != "local" {
 		// mongod runs DDL in a transaction only at readConcern local.
 		ss.abortTxn(errs.New(errs.NoSuchTransaction, "aborted"))
 		return nil, errs.New(errs.InvalidOptions, "Cannot run '%s' in a multi-document transaction with readConcern level '%s': only readConcern level 'local' is allowed for collection and index creation", req.Name, ss.txReadConcern)

@@ -92,17 +92,18 @@ func (s *Server) logSlow(e *opEntry) {
 // appendWriteAttrs adds the write counts mongod logs for writes.
 func appendWriteAttrs(attrs []slog.Attr, e *opEntry) []slog.Attr {
 	st := &e.op.stats
-	switch e.req.Name {
-	case "update":
+	o := e.req.command().observe
+	switch {
+	case o.op == opUpdate:
 		attrs = append(attrs, slog.Int64("nMatched", st.NMatched), slog.Int64("nModified", st.NModified))
 		if st.NUpserted > 0 {
 			attrs = append(attrs, slog.Int64("nUpserted", st.NUpserted))
 		}
-	case "delete":
+	case o.op == opRemove:
 		attrs = append(attrs, slog.Int64("ndeleted", st.NDeleted))
-	case "insert":
+	case o.op == opInsert:
 		attrs = append(attrs, slog.Int64("ninserted", st.NInserted))
-	case "findAndModify", "findandmodify":
+	case o.has(modifyReply):
 		if st.NDeleted > 0 {
 			attrs = append(attrs, slog.Int64("ndeleted", st.NDeleted))
 		} else {

@@ -147,47 +147,20 @@ func (s *Server) validateViewPipeline(db, name, viewOn string, pipeline []bsonco
 }
 
 // involvedNamespaces lists the collections or views a view reads: its
-// viewOn and those of $lookup, $graphLookup and $unionWith, at any depth.
+// viewOn and the namespaces its stages declare reading ($lookup's,
+// $graphLookup's and $unionWith's), at any depth.
 func involvedNamespaces(viewOn string, pipeline []bsoncore.Document) []string {
 	out := []string{viewOn}
-	var walk func(p []bsoncore.Document)
-	walk = func(p []bsoncore.Document) {
-		for _, d := range p {
-			elems, err := d.Elements()
-			if err != nil || len(elems) != 1 {
-				continue
-			}
-			v := elems[0].Value()
-			switch elems[0].Key() {
-			case "$lookup", "$graphLookup":
-				if spec, ok := v.DocumentOK(); ok {
-					// {db, coll} names an internal namespace of another
-					// database, never a view of this one.
-					if from, ok := spec.Lookup("from").StringValueOK(); ok {
-						out = append(out, from)
-					}
-					walk(docArray(spec.Lookup("pipeline")))
-				}
-			case "$unionWith":
-				if c, ok := v.StringValueOK(); ok {
-					out = append(out, c)
-				} else if spec, ok := v.DocumentOK(); ok {
-					if c, ok := spec.Lookup("coll").StringValueOK(); ok {
-						out = append(out, c)
-					}
-					walk(docArray(spec.Lookup("pipeline")))
-				}
-			case "$facet":
-				if spec, ok := v.DocumentOK(); ok {
-					fe, _ := spec.Elements()
-					for _, f := range fe {
-						walk(docArray(f.Value()))
-					}
-				}
+	_ = agg.WalkPipeline(agg.Namespace{Coll: viewOn}, pipeline, func(v agg.StageVisit) error {
+		for _, src := range v.Sources {
+			// A {db, coll} from names an internal namespace of another
+			// database, never a view of this one.
+			if src.Foreign && src.Named {
+				out = append(out, src.From.Coll)
 			}
 		}
-	}
-	walk(pipeline)
+		return nil
+	})
 	return out
 }
 

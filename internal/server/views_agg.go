@@ -346,40 +346,49 @@ func drainFirstBatch(reply bsoncore.Document) []bsoncore.Document {
 	return docArray(cur.Lookup("firstBatch"))
 }
 
-// explainOnView explains a find, count or distinct on a view as the
-// aggregate it runs; writes on a view fail as they do when run.
-func explainOnView(ctx context.Context, s *Server, req *Request, name string, inner bsoncore.Document, verbosity string) (bsoncore.Document, error) {
-	sub := &Request{Name: name, DB: req.DB, Cmd: inner, conn: req.conn}
-	var cmd bsoncore.Document
-	switch name {
-	case "find":
-		if err := viewFindOptions(inner); err != nil {
-			return nil, err
-		}
-		f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
-		if err != nil {
-			return nil, err
-		}
-		if cmd, err = findAsAggregate(sub, f); err != nil {
-			return nil, err
-		}
-	case "count":
-		c, err := parseCount(sub)
-		if err != nil {
-			return nil, err
-		}
-		cmd = countAsAggregate(sub, c)
-	case "distinct":
-		d, err := parseDistinct(sub)
-		if err != nil {
-			return nil, err
-		}
-		cmd = distinctAsAggregate(sub, d)
-	default:
+// explainOnView explains a command on a view as the aggregate its
+// explainer rewrites it to (find, count, distinct); writes on a view
+// fail as they do when run.
+func explainOnView(ctx context.Context, s *Server, req *Request, name string, ex *explainer, inner bsoncore.Document, verbosity string) (bsoncore.Document, error) {
+	if ex.onView == nil {
 		coll, _ := inner.Index(0).Value().StringValueOK()
 		return nil, viewWriteErr(req.DB, coll)
 	}
+	cmd, err := ex.onView(s, &Request{Name: name, DB: req.DB, Cmd: inner, conn: req.conn})
+	if err != nil {
+		return nil, err
+	}
 	return explainAggregate(ctx, s, req, cmd, verbosity)
+}
+
+// findOnView is find's aggregate on a view, for its explainer.
+func findOnView(s *Server, sub *Request) (bsoncore.Document, error) {
+	if err := viewFindOptions(sub.Cmd); err != nil {
+		return nil, err
+	}
+	f, err := parseFind(sub, s.eng.Params().AllowDiskUseByDefault.Load())
+	if err != nil {
+		return nil, err
+	}
+	return findAsAggregate(sub, f)
+}
+
+// countOnView is count's aggregate on a view, for its explainer.
+func countOnView(_ *Server, sub *Request) (bsoncore.Document, error) {
+	c, err := parseCount(sub)
+	if err != nil {
+		return nil, err
+	}
+	return countAsAggregate(sub, c), nil
+}
+
+// distinctOnView is distinct's aggregate on a view, for its explainer.
+func distinctOnView(_ *Server, sub *Request) (bsoncore.Document, error) {
+	d, err := parseDistinct(sub)
+	if err != nil {
+		return nil, err
+	}
+	return distinctAsAggregate(sub, d), nil
 }
 
 // viewTargetErr is the error of a $out or $merge whose target is a view
