@@ -415,15 +415,9 @@ func newIndex(id uint64, spec IndexSpec) (*index, error) {
 // loadCatalog reads every collection entry and recovers record ids.
 func (e *Engine) loadCatalog() error {
 	cat := &catalog{dbs: map[string]map[string]*collection{}}
-	lo, hi := storage.CollectionKeyRange()
-	it, err := e.db.Reader().NewIter(nil)
-	if err != nil {
-		return fmt.Errorf("catalog iterator: %w", err)
-	}
-	defer it.Close()
 	maxID := uint64(0)
-	for valid := it.SeekGE(lo); valid && string(it.Key()) < string(hi); valid = it.Next() {
-		c, err := decodeCollection(it.Value())
+	err := storage.CollectionEntries(e.db.Reader(), func(entry []byte) error {
+		c, err := decodeCollection(entry)
 		if err != nil {
 			return err
 		}
@@ -437,9 +431,10 @@ func (e *Engine) loadCatalog() error {
 			maxID = max(maxID, ix.id)
 		}
 		cat.put(c)
-	}
-	if err := it.Error(); err != nil {
-		return fmt.Errorf("catalog scan: %w", err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// A crash between an index build's ingestion and the catalog commit
 	// that publishes it leaves entries under an id the catalog never held;

@@ -108,8 +108,7 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if err := e.buildIndex(ctx, n, len(n.indexes)-1); err != nil {
 		// Remove entries of batches the failed build already committed.
 		b := e.db.NewBatch()
-		lo, hi := storage.IndexRange(ix.id)
-		_ = b.DeleteRange(lo, hi, nil)
+		_ = storage.DeleteIndexEntries(b, ix.id)
 		if _, cerr := e.db.Commit(b); cerr != nil {
 			e.log.Error("cleaning up failed index build", "index", ix.name, "err", cerr)
 		}
@@ -139,11 +138,11 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	ix := only.indexes[0]
 	t := e.newWriteBatch(only)
 	defer t.abort()
-	var check func(prev, cur []byte) error
+	var check func(prevKS, ks []byte, rid storage.RecordID) error
 	if ix.unique {
-		check = func(prev, cur []byte) error { return e.buildDupCheck(n, ix, prev, cur) }
+		check = func(prevKS, ks []byte, rid storage.RecordID) error { return e.buildDupCheck(n, ix, prevKS, ks, rid) }
 	}
-	load := e.db.NewSortedLoad(storage.IndexPrefixLen, check)
+	load := e.db.NewIndexLoad(ix.id, check)
 	defer load.Abort()
 	prog := progressFrom(ctx)
 	// The total for progress and the sort's size hint: the count when
@@ -163,8 +162,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	}
 	defer cur.Close()
 	var scanned, size int64
-	for crid, doc, ok := cur.Next(); ok; crid, doc, ok = cur.Next() {
-		rid := uint64(crid)
+	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		size += int64(len(doc))
 		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 		mk, err := t.stageKeys(doc, false)
@@ -172,9 +170,9 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 			return err
 		}
 		for _, s := range t.staged {
-			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, t.sbuf[s.off:s.end], rid)
-			t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, false)
-			if err := load.Add(t.kbuf, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
+			ks := t.sbuf[s.off:s.end]
+			t.noteIndexBytes(ix.id, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, false)
+			if err := load.Add(ks, rid, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
 				return err
 			}
 		}
@@ -196,7 +194,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		st.docCount.Store(scanned)
 	}
 	prog.set(progressInsert, 0, load.Keys())
-	load.OnEmitted = func(done, total int64) { prog.set(progressInsert, done, total) }
+	load.OnEmitted(func(done, total int64) { prog.set(progressInsert, done, total) })
 	if _, err := load.Finish(ctx); err != nil {
 		return err
 	}
@@ -210,13 +208,11 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 // buildDupCheck refuses two neighbouring entries of a unique index with
 // the same keystring, as mongod's bulk builder does, naming the values of
 // the second document.
-func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error {
-	pks, _ := storage.SplitIndexKey(prev)
-	cks, rid := storage.SplitIndexKey(cur)
+func (e *Engine) buildDupCheck(c *collection, ix *index, pks, cks []byte, rid storage.RecordID) error {
 	if !bytes.Equal(pks, cks) {
 		return nil
 	}
-	doc, found, err := storage.GetRecord(e.db.Reader(), c.id, storage.RecordID(rid), nil)
+	doc, found, err := storage.GetRecord(e.db.Reader(), c.id, rid, nil)
 	if err != nil {
 		return err
 	}
@@ -275,9 +271,8 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 	ix := n.indexes[pos]
 	n.indexes = append(n.indexes[:pos], n.indexes[pos+1:]...)
 	b := e.db.NewBatch()
-	lo, hi := storage.IndexRange(ix.id)
-	_ = b.DeleteRange(lo, hi, nil)
-	_ = b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil)
+	_ = storage.DeleteIndexEntries(b, ix.id)
+	_ = storage.SetCollectionEntry(b, n.id, encodeCollection(n))
 	o := cmdDoc("dropIndexes", c.name, "index", ix.name)
 	ops := e.commandEntry(c.db, &c.uuid, o)
 	if len(ops) > 0 {

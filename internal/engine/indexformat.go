@@ -89,7 +89,7 @@ func (e *Engine) upgradeCollectionKeys(db, name string) error {
 		}
 	}
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil); err != nil {
+	if err := storage.SetCollectionEntry(b, n.id, encodeCollection(n)); err != nil {
 		return fmt.Errorf("catalog update: %w", err)
 	}
 	if _, err := e.db.Commit(b); err != nil {
@@ -115,8 +115,7 @@ func (e *Engine) rebuildIndexKeys(db, name string, i int) error {
 	n.indexes[i] = &fresh
 	clearRange := func(id uint64) error {
 		b := e.db.NewBatch()
-		lo, hi := storage.IndexRange(id)
-		_ = b.DeleteRange(lo, hi, nil)
+		_ = storage.DeleteIndexEntries(b, id)
 		_, err := e.db.Commit(b)
 		return err
 	}

@@ -54,8 +54,7 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 	c := e.cat.Load().lookup(db, coll)
 	ix := c.indexByName(name)
 	b := e.db.NewBatch()
-	lo, hi := storage.IndexRange(ix.id)
-	_ = b.DeleteRange(lo, hi, nil)
+	_ = storage.DeleteIndexEntries(b, ix.id)
 	cur, err := storage.NewRecordCursor(e.db.Reader(), c.id, false)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +63,7 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 		rid := uint64(crid)
 		keys, tbs := legacyKeys(ix, doc)
 		for i, k := range keys {
-			_ = b.Set(storage.AppendIndexKey(nil, ix.id, k, rid), tbs[i], nil)
+			_ = b.Set(storage.AppendIndexKey(nil, ix.id, k, rid), tbs[i])
 		}
 	}
 	cur.Close()
@@ -76,7 +75,7 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 			n.indexes[i] = &cp
 		}
 	}
-	_ = b.Set(storage.CollectionKey(n.id), encodeCollection(n), nil)
+	_ = storage.SetCollectionEntry(b, n.id, encodeCollection(n))
 	if _, err := e.db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func indexEntries(t *testing.T, e *Engine, db, coll, name string) int {
 	t.Helper()
 	ix := e.cat.Load().lookup(db, coll).indexByName(name)
 	lo, hi := storage.IndexRange(ix.id)
-	it, err := e.db.Reader().NewIter(nil)
+	it, err := storage.NewRangeIter(e.db.Reader(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,7 +252,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	}
 	c.indexes = []*index{idIx}
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(c.id), encodeCollection(c), nil); err != nil {
+	if err := storage.SetCollectionEntry(b, c.id, encodeCollection(c)); err != nil {
 		b.Close()
 		return nil, false, fmt.Errorf("create collection: %w", err)
 	}
@@ -315,11 +315,10 @@ func (e *Engine) dropLocked(c *collection) error {
 // deleteCollection adds the removal of c's catalog entry, records and
 // index entries to b.
 func deleteCollection(b *storage.Batch, c *collection) {
-	_ = b.Delete(storage.CollectionKey(c.id), nil)
+	_ = storage.DeleteCollectionEntry(b, c.id)
 	_ = storage.DeleteRecords(b, c.id)
 	for _, ix := range c.indexes {
-		lo, hi := storage.IndexRange(ix.id)
-		_ = b.DeleteRange(lo, hi, nil)
+		_ = storage.DeleteIndexEntries(b, ix.id)
 	}
 }
 
@@ -393,7 +392,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 		// entry whose dropTarget names the dropped collection.
 		deleteCollection(b, dst)
 	}
-	_ = b.Set(storage.CollectionKey(moved.id), encodeCollection(moved), nil)
+	_ = storage.SetCollectionEntry(b, moved.id, encodeCollection(moved))
 	var ops []oplog.Entry
 	if fromDB != "local" && toDB != "local" {
 		kv := []any{"renameCollection", fromDB + "." + fromColl, "to", toDB + "." + toColl, "stayTemp", false}

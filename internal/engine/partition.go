@@ -63,7 +63,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 		return nil, err
 	}
 	snap := e.db.NewSnapshot()
-	r := storage.Pebble(snap)
+	r := snap.Reader()
 	ok, err := e.plansCollScan(r, e.db, c, filter, f, spec.Hint)
 	if err != nil || !ok {
 		snap.Close()

@@ -43,8 +43,7 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 	}
 	st.IndexSizes = make(map[string]int64, len(c.indexes))
 	for i, ix := range c.indexes {
-		lo, hi := storage.IndexRange(ix.id)
-		n, err := e.sizeEstimate(lo, hi, logical[i])
+		n, err := e.indexSizeEstimate(ix.id, logical[i])
 		if err != nil {
 			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.name, db, coll, err)
 		}

@@ -103,7 +103,7 @@ func (t *writeBatch) commitInTxn() error {
 	t.ops = t.ops[:0]
 	if t.metaDirty {
 		b := t.e.db.NewBatch()
-		if err := b.Set(storage.CollectionKey(t.c.id), encodeCollection(t.c), nil); err != nil {
+		if err := storage.SetCollectionEntry(b, t.c.id, encodeCollection(t.c)); err != nil {
 			b.Close()
 			return fmt.Errorf("catalog update: %w", err)
 		}
@@ -127,5 +127,5 @@ func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
 		return r, release
 	}
 	snap := e.db.NewSnapshot()
-	return storage.Pebble(snap), func() { snap.Close() }
+	return snap.Reader(), func() { snap.Close() }
 }

@@ -57,7 +57,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	res.UUID = c.uuid
 	psnap := e.db.NewSnapshot()
 	defer psnap.Close()
-	snap := storage.Pebble(psnap)
+	snap := psnap.Reader()
 	cur, err := storage.NewRecordCursor(snap, c.id, false)
 	if err != nil {
 		return res, err
@@ -66,7 +66,6 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	found := make([]int64, len(c.indexes))
 	missing := make([]int64, len(c.indexes))
 	var g keyGen
-	var kbuf []byte
 	for crid, raw, ok := cur.Next(); ok; crid, raw, ok = cur.Next() {
 		rid := uint64(crid)
 		if err := ctx.Err(); err != nil {
@@ -91,8 +90,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 				continue
 			}
 			for _, ks := range keys {
-				kbuf = storage.AppendIndexKey(kbuf[:0], ix.id, ks, rid)
-				_, ok, err := storage.Get(snap, kbuf, nil)
+				ok, err := storage.HasIndexEntry(snap, ix.id, ks, storage.RecordID(rid))
 				if err != nil {
 					return res, err
 				}

@@ -97,7 +97,7 @@ func (t *writeBatch) commit() error {
 		return nil
 	}
 	if t.metaDirty {
-		if err := t.b.Set(storage.CollectionKey(t.c.id), encodeCollection(t.c), nil); err != nil {
+		if err := storage.SetCollectionEntry(t.b, t.c.id, encodeCollection(t.c)); err != nil {
 			return fmt.Errorf("catalog update: %w", err)
 		}
 	}
@@ -212,8 +212,7 @@ func hasPaths(have, want []string) bool {
 // checkUnique verifies that adding keystring ks to unique index ix for
 // record rid conflicts with no other record.
 func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
-	t.kbuf = storage.AppendIndexPrefix(t.kbuf[:0], ix.id)
-	t.kbuf = append(t.kbuf, ks...)
+	t.kbuf = storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.id, ks)
 	if err := t.claim(t.kbuf); err != nil {
 		return err
 	}
@@ -226,7 +225,7 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		return nil
 	}
 	if t.it == nil {
-		it, err := t.reader().NewIter(nil)
+		it, err := storage.NewRangeIter(t.reader(), nil, nil)
 		if err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
@@ -258,7 +257,7 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 			return true
 		}
 		if len(t.removed) > 0 {
-			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, r)
+			t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.id, ks, storage.RecordID(r))
 			if _, gone := t.removed[string(t.kbuf)]; gone {
 				return true
 			}
@@ -314,8 +313,8 @@ func (t *writeBatch) writeStaged(rid uint64) {
 	for _, s := range t.staged {
 		ix := t.c.indexes[s.ix]
 		ks := t.sbuf[s.off:s.end]
-		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.id, ks, rid)
-		t.noteIndexBytes(ix.id, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
+		t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.id, ks, storage.RecordID(rid))
+		t.noteIndexBytes(ix.id, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, s.del)
 		if t.st != nil {
 			if s.del {
 				t.st.KeysDeleted++
@@ -324,23 +323,21 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			}
 		}
 		if s.del {
-			// Index entries are set once and removed once (see package
-			// storage), so SingleDelete is safe.
-			_ = t.b.SingleDelete(t.kbuf, nil)
+			_ = storage.DeleteIndexEntry(t.b, ix.id, ks, storage.RecordID(rid))
 			if t.removed == nil {
 				t.removed = map[string]struct{}{}
 			}
 			t.removed[string(t.kbuf)] = struct{}{}
 			if ix.enforcesUnique() && t.pending != nil {
-				u := t.kbuf[:len(t.kbuf)-8]
+				u := storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.id, ks)
 				if r, ok := t.pending[string(u)]; ok && r == rid {
 					delete(t.pending, string(u))
 				}
 			}
 			continue
 		}
-		_ = t.b.Set(t.kbuf, t.sbuf[s.tbOff:s.tbEnd], nil)
-		t.c.state.noteIndexSet(ix.id, t.kbuf)
+		_ = storage.SetIndexEntry(t.b, ix.id, ks, storage.RecordID(rid), t.sbuf[s.tbOff:s.tbEnd])
+		t.c.state.noteIndexSet(ix.id, ks, rid)
 		if t.removed != nil {
 			delete(t.removed, string(t.kbuf))
 		}
@@ -348,7 +345,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			if t.pending == nil {
 				t.pending = map[string]uint64{}
 			}
-			t.pending[string(t.kbuf[:len(t.kbuf)-8])] = rid
+			t.pending[string(storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.id, ks))] = rid
 		}
 	}
 }

@@ -98,7 +98,7 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 		ts := first + TS(i)
 		buf = ents[i].appendDoc(buf[:0], ts, wall)
 		key = binary.BigEndian.AppendUint64(append(key[:0], storage.KindOplog), uint64(ts))
-		if err := b.Set(key, buf, nil); err != nil {
+		if err := b.Set(key, buf); err != nil {
 			l.vis.end(first)
 			return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
 		}
@@ -106,7 +106,7 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 		for j := range ents[i].Images {
 			im := &ents[i].Images[j]
 			d := im.doc()
-			if err := b.Set(storage.OplogImageKey(uint64(ts), im.Op), d, nil); err != nil {
+			if err := b.Set(storage.OplogImageKey(uint64(ts), im.Op), d); err != nil {
 				l.vis.end(first)
 				return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
 			}

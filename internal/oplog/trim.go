@@ -72,15 +72,15 @@ func (l *Log) trim() {
 func (l *Log) deleteThrough(ts TS) error {
 	lo, _ := storage.OplogRange()
 	b := l.db.NewBatch()
-	if err := b.DeleteRange(lo, storage.OplogKey(uint64(ts)+1), nil); err != nil {
+	if err := b.DeleteRange(lo, storage.OplogKey(uint64(ts)+1)); err != nil {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
-	if err := b.DeleteRange([]byte{storage.KindOplogImage}, storage.OplogImageKey(uint64(ts)+1, 0), nil); err != nil {
+	if err := b.DeleteRange([]byte{storage.KindOplogImage}, storage.OplogImageKey(uint64(ts)+1, 0)); err != nil {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
-	if err := b.Set(trimmedKey, binary.BigEndian.AppendUint64(nil, uint64(ts)), nil); err != nil {
+	if err := b.Set(trimmedKey, binary.BigEndian.AppendUint64(nil, uint64(ts))); err != nil {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}

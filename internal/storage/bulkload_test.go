@@ -37,7 +37,7 @@ func sortKeys(ks [][]byte) { slices.SortFunc(ks, bytes.Compare) }
 func checkIndex(t *testing.T, db *DB, want [][]byte) {
 	t.Helper()
 	lo, hi := IndexRange(7)
-	it, err := db.Pebble().NewIter(nil)
+	it, err := db.pdb.NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestSortedLoad(t *testing.T) {
 			checkIndex(t, db, want)
 			b := db.NewBatch()
 			for _, k := range want[1:] {
-				b.SingleDelete(k, nil)
+				b.pb.SingleDelete(k, nil)
 			}
 			if _, err := db.Commit(b); err != nil {
 				t.Fatal(err)
@@ -150,8 +150,8 @@ func TestClearIndexesAbove(t *testing.T) {
 	}
 	defer db.Close()
 	b := db.NewBatch()
-	b.Set(AppendIndexKey(nil, 7, []byte("a"), 1), []byte{1}, nil)
-	b.Set(AppendIndexKey(nil, 9, []byte("b"), 2), nil, nil)
+	b.pb.Set(AppendIndexKey(nil, 7, []byte("a"), 1), []byte{1}, nil)
+	b.pb.Set(AppendIndexKey(nil, 9, []byte("b"), 2), nil, nil)
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}

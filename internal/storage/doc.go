@@ -47,7 +47,9 @@
 // by _id, say) would change records.go, not its callers.
 //
 // Outside this package Lode does not import Pebble (TestStorageLayering
-// keeps it so; its allow-list names the exceptions): Batch, Snapshot, FS
-// and ErrNotFound are Pebble's types under storage's names, and
+// keeps it so; its allow-list names the exceptions). Batch, Snapshot, FS
+// and Reader are storage's own types that expose only what callers need,
+// so no Pebble type or method is reachable through them
+// (TestNoPebbleInAPI checks storage's exported signatures), and
 // NewRangeIter opens a bounded iterator.
 package storage

@@ -14,27 +14,27 @@ func TestFindIndexKeyStopsAtItsPrefix(t *testing.T) {
 	db := openTestDB(t)
 	b := db.NewBatch()
 	for i := uint64(0); i < 5000; i++ {
-		if err := b.Set(AppendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil, nil); err != nil {
+		if err := b.pb.Set(AppendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := b.pb.Commit(pebble.NoSync); err != nil {
 		t.Fatal(err)
 	}
 	b = db.NewBatch()
 	for i := uint64(0); i < 5000; i++ {
-		if err := b.SingleDelete(AppendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil); err != nil {
+		if err := b.pb.SingleDelete(AppendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	live := AppendIndexKey(nil, 7, []byte{0x20}, 1)
-	if err := b.Set(live, nil, nil); err != nil {
+	if err := b.pb.Set(live, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := b.pb.Commit(pebble.NoSync); err != nil {
 		t.Fatal(err)
 	}
-	it, err := db.Reader().NewIter(nil)
+	it, err := db.Reader().newIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

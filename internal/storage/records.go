@@ -59,22 +59,22 @@ func AppendRecordLockKey(dst []byte, collID uint64, rid RecordID) []byte {
 
 // SetRecord adds to b the write of doc as record rid of collID (inserted
 // or replaced).
-func SetRecord(b *pebble.Batch, collID uint64, rid RecordID, doc []byte) error {
+func SetRecord(b *Batch, collID uint64, rid RecordID, doc []byte) error {
 	var kb [recordKeyLen]byte
-	return b.Set(appendRecordKey(kb[:0], collID, rid), doc, nil)
+	return b.Set(appendRecordKey(kb[:0], collID, rid), doc)
 }
 
 // DeleteRecord adds to b the removal of record rid of collID.
-func DeleteRecord(b *pebble.Batch, collID uint64, rid RecordID) error {
+func DeleteRecord(b *Batch, collID uint64, rid RecordID) error {
 	var kb [recordKeyLen]byte
-	return b.Delete(appendRecordKey(kb[:0], collID, rid), nil)
+	return b.del(appendRecordKey(kb[:0], collID, rid))
 }
 
 // DeleteRecords adds to b the removal of every record of collID (a drop
 // or a truncation).
-func DeleteRecords(b *pebble.Batch, collID uint64) error {
+func DeleteRecords(b *Batch, collID uint64) error {
 	lo, hi := recordRange(collID)
-	return b.DeleteRange(lo, hi, nil)
+	return b.DeleteRange(lo, hi)
 }
 
 // RecordsDiskUsage estimates the bytes the records of collID take on
@@ -101,7 +101,7 @@ func LastRecordID(r Reader, collID uint64) (RecordID, error) {
 // when the collection has no records.
 func RecordSpan(r Reader, collID uint64) (first, last RecordID, err error) {
 	lo, hi := recordRange(collID)
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return 0, 0, fmt.Errorf("storage: record iterator: %w", err)
 	}
@@ -155,7 +155,7 @@ func NewRecordRangeCursor(r Reader, collID uint64, lo, hi RecordID) (*RecordCurs
 	} else {
 		upper = appendRecordKey(nil, collID, hi)
 	}
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("storage: record iterator: %w", err)
 	}
@@ -166,7 +166,7 @@ func NewRecordRangeCursor(r Reader, collID uint64, lo, hi RecordID) (*RecordCurs
 // of collID in r, for callers that keep the cursor in their own struct.
 func (c *RecordCursor) Open(r Reader, collID uint64, reverse bool) error {
 	lo, hi := recordRange(collID)
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return fmt.Errorf("storage: record iterator: %w", err)
 	}

@@ -34,7 +34,7 @@ func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*Ind
 		upper = AppendIndexPrefix(nil, indexID)
 		upper = append(upper, hi...)
 	}
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("storage: index iterator: %w", err)
 	}
@@ -101,7 +101,7 @@ func (c *IndexCursor) Close() error {
 func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(recID uint64) bool) (Iterator, []byte, error) {
 	if it == nil {
 		var err error
-		it, err = r.NewIter(nil)
+		it, err = r.newIter(nil)
 		if err != nil {
 			return nil, buf, fmt.Errorf("storage: index iterator: %w", err)
 		}

@@ -22,7 +22,7 @@ func TestGroupCommit(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				b := db.NewBatch()
-				b.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
+				b.pb.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
 				seq, err := db.Commit(b)
 				if err != nil {
 					t.Error(err)
@@ -54,10 +54,10 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	defer db.Close()
 	b := db.NewBatch()
 	for i := uint64(1); i <= 5; i++ {
-		b.Set(appendRecordKey(nil, 7, RecordID(i)), []byte(fmt.Sprint(i)), nil)
-		b.Set(AppendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
+		b.pb.Set(appendRecordKey(nil, 7, RecordID(i)), []byte(fmt.Sprint(i)), nil)
+		b.pb.Set(AppendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
 	}
-	b.Set(AppendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
+	b.pb.Set(AppendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
