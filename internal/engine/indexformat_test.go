@@ -59,11 +59,10 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for crid, doc, ok := cur.Next(); ok; crid, doc, ok = cur.Next() {
-		rid := uint64(crid)
+	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		keys, tbs := legacyKeys(ix, doc)
 		for i, k := range keys {
-			_ = b.Set(storage.AppendIndexKey(nil, ix.id, k, rid), tbs[i])
+			_ = storage.SetIndexEntry(b, ix.id, k, rid, tbs[i])
 		}
 	}
 	cur.Close()
@@ -86,15 +85,17 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 func indexEntries(t *testing.T, e *Engine, db, coll, name string) int {
 	t.Helper()
 	ix := e.cat.Load().lookup(db, coll).indexByName(name)
-	lo, hi := storage.IndexRange(ix.id)
-	it, err := storage.NewRangeIter(e.db.Reader(), nil, nil)
+	cur, err := storage.NewIndexCursor(e.db.Reader(), ix.id, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
+	defer cur.Close()
 	n := 0
-	for ok := it.SeekGE(lo); ok && string(it.Key()) < string(hi); ok = it.Next() {
+	for _, _, _, ok := cur.Next(); ok; _, _, _, ok = cur.Next() {
 		n++
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

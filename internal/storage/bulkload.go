@@ -591,8 +591,8 @@ func (db *DB) ClearIndexesAbove(id uint64) error {
 	if id == ^uint64(0) {
 		return nil
 	}
-	lo := AppendIndexPrefix(nil, id+1)
-	hi := []byte{KindIndex + 1}
+	lo := appendIndexPrefix(nil, id+1)
+	hi := []byte{kindIndex + 1}
 	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return fmt.Errorf("storage: orphaned index entries: %w", err)

@@ -6,24 +6,24 @@ import "fmt"
 //
 // The engine's catalog is one entry per collection (its metadata and
 // index specs, encoded by the engine), keyed by collection id under
-// KindCatalog, next to named metadata entries (MetaKey). The engine reads
+// kindCatalog, next to named metadata entries (MetaKey). The engine reads
 // and writes entries by collection id; it never builds their keys.
 
 // SetCollectionEntry adds to b the write of collID's catalog entry.
 func SetCollectionEntry(b *Batch, collID uint64, entry []byte) error {
-	return b.Set(CollectionKey(collID), entry)
+	return b.Set(collectionKey(collID), entry)
 }
 
 // DeleteCollectionEntry adds to b the removal of collID's catalog entry.
 func DeleteCollectionEntry(b *Batch, collID uint64) error {
-	return b.del(CollectionKey(collID))
+	return b.del(collectionKey(collID))
 }
 
 // CollectionEntries calls fn with every collection's catalog entry, in
 // collection id order, until fn returns an error. The entry is valid only
 // during the call.
 func CollectionEntries(r Reader, fn func(entry []byte) error) error {
-	lo, hi := CollectionKeyRange()
+	lo, hi := collectionKeyRange()
 	it, err := NewRangeIter(r, lo, hi)
 	if err != nil {
 		return fmt.Errorf("storage: catalog iterator: %w", err)

@@ -14,7 +14,7 @@ func TestFindIndexKeyStopsAtItsPrefix(t *testing.T) {
 	db := openTestDB(t)
 	b := db.NewBatch()
 	for i := uint64(0); i < 5000; i++ {
-		if err := b.pb.Set(AppendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil, nil); err != nil {
+		if err := b.pb.Set(appendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -23,11 +23,11 @@ func TestFindIndexKeyStopsAtItsPrefix(t *testing.T) {
 	}
 	b = db.NewBatch()
 	for i := uint64(0); i < 5000; i++ {
-		if err := b.pb.SingleDelete(AppendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil); err != nil {
+		if err := b.pb.SingleDelete(appendIndexKey(nil, 8, []byte{0x10, byte(i >> 8), byte(i)}, i), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	live := AppendIndexKey(nil, 7, []byte{0x20}, 1)
+	live := appendIndexKey(nil, 7, []byte{0x20}, 1)
 	if err := b.pb.Set(live, nil, nil); err != nil {
 		t.Fatal(err)
 	}

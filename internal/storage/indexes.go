@@ -21,7 +21,7 @@ import (
 // tables and the sets of entries a write batch touched. Callers do not
 // take it apart.
 func AppendIndexEntryLockKey(dst []byte, indexID uint64, ks []byte, rid RecordID) []byte {
-	return AppendIndexKey(dst, indexID, ks, uint64(rid))
+	return appendIndexKey(dst, indexID, ks, uint64(rid))
 }
 
 // AppendIndexKeyLockKey appends a byte string that names keystring ks of
@@ -29,13 +29,13 @@ func AppendIndexEntryLockKey(dst []byte, indexID uint64, ks []byte, rid RecordID
 // conflict tables alongside AppendIndexEntryLockKey's and
 // AppendRecordLockKey's.
 func AppendIndexKeyLockKey(dst []byte, indexID uint64, ks []byte) []byte {
-	return append(AppendIndexPrefix(dst, indexID), ks...)
+	return append(appendIndexPrefix(dst, indexID), ks...)
 }
 
 // SetIndexEntry adds to b the entry (indexID, ks, rid) with value tb (the
 // keystring's type bits).
 func SetIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID, tb []byte) error {
-	b.kb = AppendIndexKey(b.scratch(), indexID, ks, uint64(rid))
+	b.kb = appendIndexKey(b.scratch(), indexID, ks, uint64(rid))
 	return b.pb.Set(b.kb, tb, nil)
 }
 
@@ -43,25 +43,25 @@ func SetIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID, tb []byte)
 // Index entries are set once and removed once (see the package comment),
 // so the removal is a single delete.
 func DeleteIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID) error {
-	b.kb = AppendIndexKey(b.scratch(), indexID, ks, uint64(rid))
+	b.kb = appendIndexKey(b.scratch(), indexID, ks, uint64(rid))
 	return b.pb.SingleDelete(b.kb, nil)
 }
 
 // DeleteIndexEntries adds to b the removal of every entry of indexID (a
 // drop, a failed build's cleanup).
 func DeleteIndexEntries(b *Batch, indexID uint64) error {
-	lo, hi := IndexRange(indexID)
+	lo, hi := indexRange(indexID)
 	return b.DeleteRange(lo, hi)
 }
 
 // IndexEntryOverhead is the number of bytes an index entry's key takes
 // besides its keystring, for size accounting: an entry of keystring ks
 // and type bits tb takes IndexEntryOverhead + len(ks) + len(tb).
-const IndexEntryOverhead = IndexPrefixLen + 8
+const IndexEntryOverhead = indexPrefixLen + 8
 
 // HasIndexEntry reports whether r holds the entry (indexID, ks, rid).
 func HasIndexEntry(r Reader, indexID uint64, ks []byte, rid RecordID) (bool, error) {
-	v, closer, err := r.get(AppendIndexKey(nil, indexID, ks, uint64(rid)))
+	v, closer, err := r.get(appendIndexKey(nil, indexID, ks, uint64(rid)))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil
 	}
@@ -76,7 +76,7 @@ func HasIndexEntry(r Reader, indexID uint64, ks []byte, rid RecordID) (bool, err
 // IndexEntriesSize returns the bytes (keys and values) of every entry of
 // indexID in r, counted one by one.
 func IndexEntriesSize(r Reader, indexID uint64) (int64, error) {
-	lo, hi := IndexRange(indexID)
+	lo, hi := indexRange(indexID)
 	it, err := NewRangeIter(r, lo, hi)
 	if err != nil {
 		return 0, err
@@ -96,12 +96,12 @@ func IndexEntriesSize(r Reader, indexID uint64) (int64, error) {
 // indexID whose keystring lies in [lo, hi); a nil hi means the end of the
 // index.
 func (db *DB) IndexSpanDiskUsage(indexID uint64, lo, hi []byte) (uint64, error) {
-	a := append(AppendIndexPrefix(nil, indexID), lo...)
+	a := append(appendIndexPrefix(nil, indexID), lo...)
 	var b []byte
 	if hi == nil {
-		_, b = IndexRange(indexID)
+		_, b = indexRange(indexID)
 	} else {
-		b = append(AppendIndexPrefix(nil, indexID), hi...)
+		b = append(appendIndexPrefix(nil, indexID), hi...)
 	}
 	return db.EstimateDiskUsage(a, b)
 }
@@ -122,17 +122,17 @@ func (db *DB) NewIndexLoad(indexID uint64, check func(prevKS, ks []byte, rid Rec
 	var c func(prev, cur []byte) error
 	if check != nil {
 		c = func(prev, cur []byte) error {
-			pks, _ := SplitIndexKey(prev)
-			cks, rid := SplitIndexKey(cur)
+			pks, _ := splitIndexKey(prev)
+			cks, rid := splitIndexKey(cur)
 			return check(pks, cks, RecordID(rid))
 		}
 	}
-	return &IndexLoad{l: db.NewSortedLoad(IndexPrefixLen, c), indexID: indexID}
+	return &IndexLoad{l: db.NewSortedLoad(indexPrefixLen, c), indexID: indexID}
 }
 
 // Add adds the entry (ks, rid) with type bits tb; all are copied.
 func (l *IndexLoad) Add(ks []byte, rid RecordID, tb []byte) error {
-	l.kb = AppendIndexKey(l.kb[:0], l.indexID, ks, uint64(rid))
+	l.kb = appendIndexKey(l.kb[:0], l.indexID, ks, uint64(rid))
 	return l.l.Add(l.kb, tb)
 }
 

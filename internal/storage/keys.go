@@ -4,9 +4,9 @@ import "encoding/binary"
 
 // Key kind prefixes.
 const (
-	KindCatalog byte = 0x01
-	KindRecord  byte = 0x02
-	KindIndex   byte = 0x03
+	kindCatalog byte = 0x01
+	kindRecord  byte = 0x02
+	kindIndex   byte = 0x03
 )
 
 // Catalog sub-kinds.
@@ -18,47 +18,47 @@ const (
 // MetaKey returns the catalog key of an engine metadata entry.
 func MetaKey(name string) []byte {
 	k := make([]byte, 0, 2+len(name))
-	k = append(k, KindCatalog, catalogMeta)
+	k = append(k, kindCatalog, catalogMeta)
 	return append(k, name...)
 }
 
-// CollectionKey returns the catalog key of a collection's entry.
-func CollectionKey(collID uint64) []byte {
+// collectionKey returns the catalog key of a collection's entry.
+func collectionKey(collID uint64) []byte {
 	k := make([]byte, 0, 10)
-	k = append(k, KindCatalog, catalogCollection)
+	k = append(k, kindCatalog, catalogCollection)
 	return binary.BigEndian.AppendUint64(k, collID)
 }
 
-// CollectionKeyRange returns the bounds [lo, hi) of all collection entries.
-func CollectionKeyRange() (lo, hi []byte) {
-	return []byte{KindCatalog, catalogCollection}, []byte{KindCatalog, catalogCollection + 1}
+// collectionKeyRange returns the bounds [lo, hi) of all collection entries.
+func collectionKeyRange() (lo, hi []byte) {
+	return []byte{kindCatalog, catalogCollection}, []byte{kindCatalog, catalogCollection + 1}
 }
 
-// AppendIndexPrefix appends the prefix shared by all entries of indexID.
-func AppendIndexPrefix(dst []byte, indexID uint64) []byte {
-	dst = append(dst, KindIndex)
+// appendIndexPrefix appends the prefix shared by all entries of indexID.
+func appendIndexPrefix(dst []byte, indexID uint64) []byte {
+	dst = append(dst, kindIndex)
 	return binary.BigEndian.AppendUint64(dst, indexID)
 }
 
-// IndexPrefixLen is the length of an index prefix.
-const IndexPrefixLen = 9
+// indexPrefixLen is the length of an index prefix.
+const indexPrefixLen = 9
 
-// AppendIndexKey appends the key of the entry (indexID, ks, recID).
-func AppendIndexKey(dst []byte, indexID uint64, ks []byte, recID uint64) []byte {
-	dst = AppendIndexPrefix(dst, indexID)
+// appendIndexKey appends the key of the entry (indexID, ks, recID).
+func appendIndexKey(dst []byte, indexID uint64, ks []byte, recID uint64) []byte {
+	dst = appendIndexPrefix(dst, indexID)
 	dst = append(dst, ks...)
 	return binary.BigEndian.AppendUint64(dst, recID)
 }
 
-// SplitIndexKey splits an index entry key into its keystring and recordID.
-func SplitIndexKey(k []byte) (ks []byte, recID uint64) {
+// splitIndexKey splits an index entry key into its keystring and recordID.
+func splitIndexKey(k []byte) (ks []byte, recID uint64) {
 	n := len(k) - 8
-	return k[IndexPrefixLen:n], binary.BigEndian.Uint64(k[n:])
+	return k[indexPrefixLen:n], binary.BigEndian.Uint64(k[n:])
 }
 
-// IndexRange returns the bounds [lo, hi) of every entry of indexID.
-func IndexRange(indexID uint64) (lo, hi []byte) {
-	lo = AppendIndexPrefix(nil, indexID)
+// indexRange returns the bounds [lo, hi) of every entry of indexID.
+func indexRange(indexID uint64) (lo, hi []byte) {
+	lo = appendIndexPrefix(nil, indexID)
 	return lo, prefixEnd(lo)
 }
 

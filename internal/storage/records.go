@@ -36,7 +36,7 @@ const RecordOverhead = recordKeyLen
 
 // appendRecordKey appends the key of record rid of collection collID.
 func appendRecordKey(dst []byte, collID uint64, rid RecordID) []byte {
-	dst = append(dst, KindRecord)
+	dst = append(dst, kindRecord)
 	dst = binary.BigEndian.AppendUint64(dst, collID)
 	return binary.BigEndian.AppendUint64(dst, uint64(rid))
 }
@@ -46,7 +46,7 @@ func recordIDFromKey(k []byte) RecordID { return RecordID(binary.BigEndian.Uint6
 
 // recordRange returns the bounds [lo, hi) of every record of collID.
 func recordRange(collID uint64) (lo, hi []byte) {
-	lo = binary.BigEndian.AppendUint64([]byte{KindRecord}, collID)
+	lo = binary.BigEndian.AppendUint64([]byte{kindRecord}, collID)
 	return lo, prefixEnd(lo)
 }
 

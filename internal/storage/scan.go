@@ -25,13 +25,13 @@ type IndexCursor struct {
 // Bounds compare against the whole keystring; to include every entry whose
 // keystring starts with p, pass hi = PrefixEnd(p).
 func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*IndexCursor, error) {
-	lower := AppendIndexPrefix(nil, indexID)
+	lower := appendIndexPrefix(nil, indexID)
 	lower = append(lower, lo...)
 	var upper []byte
 	if hi == nil {
-		_, upper = IndexRange(indexID)
+		_, upper = indexRange(indexID)
 	} else {
-		upper = AppendIndexPrefix(nil, indexID)
+		upper = appendIndexPrefix(nil, indexID)
 		upper = append(upper, hi...)
 	}
 	it, err := r.newIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
@@ -47,7 +47,7 @@ func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*Ind
 // Seeking forward from where the cursor stands costs little: Pebble
 // steps instead of searching when the target is near.
 func (c *IndexCursor) SeekGE(key []byte) {
-	c.kbuf = append(AppendIndexPrefix(c.kbuf[:0], c.indexID), key...)
+	c.kbuf = append(appendIndexPrefix(c.kbuf[:0], c.indexID), key...)
 	c.started, c.sought = true, true
 	c.it.SeekGE(c.kbuf)
 }
@@ -62,7 +62,7 @@ func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
 		return nil, 0, nil, false
 	}
 	k := c.it.Key()
-	if len(k) < IndexPrefixLen+8 {
+	if len(k) < indexPrefixLen+8 {
 		c.err = fmt.Errorf("storage: malformed index key %x", k)
 		return nil, 0, nil, false
 	}
@@ -72,7 +72,7 @@ func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
 		return nil, 0, nil, false
 	}
 	n := len(k) - 8
-	return k[IndexPrefixLen:n], binary.BigEndian.Uint64(k[n:]), v, true
+	return k[indexPrefixLen:n], binary.BigEndian.Uint64(k[n:]), v, true
 }
 
 // Err returns the error that ended iteration, if any.
@@ -106,7 +106,7 @@ func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, 
 			return nil, buf, fmt.Errorf("storage: index iterator: %w", err)
 		}
 	}
-	buf = AppendIndexPrefix(buf[:0], indexID)
+	buf = appendIndexPrefix(buf[:0], indexID)
 	buf = append(buf, ks...)
 	plen := len(buf)
 	buf = append(buf, PrefixEnd(buf)...) // upper bound: after the prefix
@@ -131,16 +131,16 @@ func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, 
 // as it reads (copied into dst), or ok false when the index is empty. It
 // rebounds it to the index.
 func LastIndexKeystring(it Iterator, indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
-	lo, hi := IndexRange(indexID)
+	lo, hi := indexRange(indexID)
 	it.SetBounds(lo, hi)
 	if !it.Last() {
 		return dst, false, it.Error()
 	}
 	k := it.Key()
-	if len(k) < IndexPrefixLen+8 {
+	if len(k) < indexPrefixLen+8 {
 		return dst, false, fmt.Errorf("storage: malformed index key %x", k)
 	}
-	return append(dst[:0], k[IndexPrefixLen:len(k)-8]...), true, nil
+	return append(dst[:0], k[indexPrefixLen:len(k)-8]...), true, nil
 }
 
 // step moves a cursor's iterator one entry in its direction and reports

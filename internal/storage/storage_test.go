@@ -55,9 +55,9 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	b := db.NewBatch()
 	for i := uint64(1); i <= 5; i++ {
 		b.pb.Set(appendRecordKey(nil, 7, RecordID(i)), []byte(fmt.Sprint(i)), nil)
-		b.pb.Set(AppendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
+		b.pb.Set(appendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
 	}
-	b.pb.Set(AppendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
+	b.pb.Set(appendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
