@@ -126,8 +126,8 @@ func imagesEnabled(options bsoncore.Document) bool {
 type collState struct {
 	// mu serializes writers for the read-modify-commit critical section.
 	mu      sync.Mutex
-	dropped bool   // under mu
-	lastRec uint64 // under mu: highest recordID allocated
+	dropped bool              // under mu
+	rids    storage.RecordIDs // under mu: allocates new records' ids
 
 	// Record count and total size, maintained under mu once valid.
 	statsValid bool
@@ -421,11 +421,9 @@ func (e *Engine) loadCatalog() error {
 		if err != nil {
 			return err
 		}
-		last, err := storage.LastRecordID(e.db.Reader(), c.id)
-		if err != nil {
+		if c.state.rids, err = storage.OpenRecordIDs(e.db.Reader(), c.id); err != nil {
 			return err
 		}
-		c.state.lastRec = uint64(last)
 		maxID = max(maxID, c.id)
 		for _, ix := range c.indexes {
 			maxID = max(maxID, ix.id)

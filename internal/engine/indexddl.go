@@ -150,7 +150,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	// deleted from; mongod's figure is an estimate too). The scan below
 	// counts, and sets the count when it was unknown.
 	st := n.state
-	total := int64(st.lastRec)
+	total := st.rids.Taken()
 	if st.statsValid {
 		total = st.count
 	}

@@ -374,7 +374,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	moved := src.copyMeta()
 	moved.db, moved.name = toDB, toColl
 	moved.state = &collState{
-		lastRec: src.state.lastRec, statsValid: src.state.statsValid,
+		rids: src.state.rids, statsValid: src.state.statsValid,
 		count: src.state.count, dataSize: src.state.dataSize,
 		idxValid: src.state.idxValid, idxBytes: maps.Clone(src.state.idxBytes),
 		commits: src.state.commits,

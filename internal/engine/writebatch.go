@@ -284,7 +284,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	rid := t.c.state.lastRec + 1
+	rid := uint64(t.c.state.rids.Peek())
 	for _, s := range t.staged {
 		ix := t.c.indexes[s.ix]
 		if ix.enforcesUnique() {
@@ -293,8 +293,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 			}
 		}
 	}
-	t.c.state.lastRec = rid
-	if err := storage.SetRecord(t.b, t.c.id, storage.RecordID(rid), doc); err != nil {
+	if err := storage.SetRecord(t.b, t.c.id, t.c.state.rids.Take(), doc); err != nil {
 		return 0, err
 	}
 	t.writeStaged(rid)

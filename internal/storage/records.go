@@ -17,12 +17,12 @@ import (
 // everything else names records by collection and RecordID and reads them
 // through GetRecord and a RecordCursor, writes them with SetRecord and
 // DeleteRecord, and works on a whole collection with DeleteRecords,
-// RecordSpan, LastRecordID and DB.RecordsDiskUsage. The layout may change
+// RecordIDs, SplitRecords and DB.RecordsDiskUsage. The layout may change
 // (a clustered collection keyed by _id, say) without touching the query
 // executor, as MongoDB's RecordStore lets FETCH call seekExact on a
 // cursor without knowing how the storage engine finds the record.
 
-// RecordID names a record of a collection. The engine hands them out in
+// RecordID names a record of a collection. RecordIDs hands them out in
 // insertion order; storage only relies on their order, not on their
 // being dense.
 type RecordID uint64
@@ -90,16 +90,9 @@ func GetRecord(r Reader, collID uint64, rid RecordID, dst []byte) (doc []byte, f
 	return Get(r, appendRecordKey(kb[:0], collID, rid), dst)
 }
 
-// LastRecordID returns the highest RecordID of collID, or 0 when the
-// collection has no records.
-func LastRecordID(r Reader, collID uint64) (RecordID, error) {
-	_, last, err := RecordSpan(r, collID)
-	return last, err
-}
-
-// RecordSpan returns the lowest and highest RecordIDs of collID, or 0, 0
+// recordSpan returns the lowest and highest RecordIDs of collID, or 0, 0
 // when the collection has no records.
-func RecordSpan(r Reader, collID uint64) (first, last RecordID, err error) {
+func recordSpan(r Reader, collID uint64) (first, last RecordID, err error) {
 	lo, hi := recordRange(collID)
 	it, err := r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {

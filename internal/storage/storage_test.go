@@ -61,8 +61,8 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
-	if last, _ := LastRecordID(db.Reader(), 7); last != 5 {
-		t.Fatalf("last = %d", last)
+	if a, _ := OpenRecordIDs(db.Reader(), 7); a.Peek() != 6 {
+		t.Fatalf("next record id = %d, want 6", a.Peek())
 	}
 	c, _ := NewRecordCursor(db.Reader(), 7, true)
 	var got []uint64
