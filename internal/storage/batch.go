@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"sync"
+
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -47,14 +49,42 @@ func (b *Batch) Empty() bool { return b.pb.Empty() }
 func (b *Batch) Reader() Reader { return pebbleReader{b.pb} }
 
 // Close releases the batch without committing it. DB.Commit closes the
-// batches it commits.
-func (b *Batch) Close() error { return b.pb.Close() }
+// batches it commits. The batch must not be used after.
+func (b *Batch) Close() error {
+	if b.pb == nil {
+		return nil // closed already
+	}
+	err := b.pb.Close()
+	b.pb = nil
+	if cap(b.kb) > maxPooledScratch {
+		b.kb = nil
+	}
+	batchPool.Put(b)
+	return err
+}
+
+// batchPool recycles Batch values: a single-document write makes one or
+// two batches, and Pebble pools its own.
+var batchPool = sync.Pool{New: func() any { return new(Batch) }}
+
+// maxPooledScratch bounds the key scratch a pooled Batch keeps.
+const maxPooledScratch = 4 << 10
+
+// newBatch wraps pb in a pooled Batch.
+func newBatch(pb *pebble.Batch) *Batch {
+	b := batchPool.Get().(*Batch)
+	b.pb = pb
+	return b
+}
 
 // Snapshot is a consistent point-in-time view of a DB. Close it when done.
-type Snapshot struct{ ps *pebble.Snapshot }
+type Snapshot struct {
+	ps *pebble.Snapshot
+	r  pebbleReader // Reader's, kept here so that handing it out allocates nothing
+}
 
 // Reader returns the snapshot's view.
-func (s *Snapshot) Reader() Reader { return pebbleReader{s.ps} }
+func (s *Snapshot) Reader() Reader { return &s.r }
 
 // Close releases the snapshot.
 func (s *Snapshot) Close() error { return s.ps.Close() }

@@ -238,14 +238,17 @@ func (db *DB) openPebble(popts *pebble.Options) (pdb *pebble.DB, err error) {
 }
 
 // NewBatch returns a write-only batch.
-func (db *DB) NewBatch() *Batch { return &Batch{pb: db.pdb.NewBatch()} }
+func (db *DB) NewBatch() *Batch { return newBatch(db.pdb.NewBatch()) }
 
 // NewIndexedBatch returns a batch that can also be read (it sees its own
 // writes over the database).
-func (db *DB) NewIndexedBatch() *Batch { return &Batch{pb: db.pdb.NewIndexedBatch()} }
+func (db *DB) NewIndexedBatch() *Batch { return newBatch(db.pdb.NewIndexedBatch()) }
 
 // NewSnapshot returns a consistent point-in-time view. Close it when done.
-func (db *DB) NewSnapshot() *Snapshot { return &Snapshot{ps: db.pdb.NewSnapshot()} }
+func (db *DB) NewSnapshot() *Snapshot {
+	ps := db.pdb.NewSnapshot()
+	return &Snapshot{ps: ps, r: pebbleReader{ps}}
+}
 
 // Get reads the latest value of key; found is false when it does not exist.
 // The returned slice is a copy appended to dst.
