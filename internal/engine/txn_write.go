@@ -76,10 +76,7 @@ func (t *writeBatch) noteCommitted() {
 // multikey change of an index is committed at once (marking an index
 // multikey early is harmless).
 func (t *writeBatch) commitInTxn() error {
-	if t.it != nil {
-		t.it.Close()
-		t.it = nil
-	}
+	t.probe.Close()
 	tc := t.tx.colls[t.c.id]
 	if tc == nil {
 		tc = newTxnColl(t.c)

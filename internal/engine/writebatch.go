@@ -32,10 +32,10 @@ type writeBatch struct {
 	st *opstats.Stats
 	c  *collection // current metadata; replaced when an index turns multikey
 
-	b    *storage.Batch
-	it   storage.Iterator // DB iterator for unique checks, per batch
-	docs int
-	// uniqMax holds, per unique index, the last keystring it holds in t.it's
+	b     *storage.Batch
+	probe storage.IndexProbe // unique checks' reads, per batch
+	docs  int
+	// uniqMax holds, per unique index, the last keystring it holds in t.probe's
 	// view (nil: empty index); valid as long as it. A key above it has
 	// no entry, so monotonic keys (ObjectIds, counters) need no seek.
 	uniqMax map[uint64][]byte
@@ -46,7 +46,6 @@ type writeBatch struct {
 	removed map[string]struct{} // index keys removed in this batch
 	pending map[string]uint64   // unique (indexID, keystring) added in this batch
 	kbuf    []byte
-	fbuf    []byte
 
 	metaDirty  bool
 	countDelta int64
@@ -86,10 +85,7 @@ func (t *writeBatch) full() bool {
 
 // commit commits the pending batch (if any) without sync.
 func (t *writeBatch) commit() error {
-	if t.it != nil {
-		t.it.Close()
-		t.it = nil
-	}
+	t.probe.Close()
 	if t.tx != nil {
 		return t.commitInTxn()
 	}
@@ -159,10 +155,7 @@ func (t *writeBatch) commit() error {
 
 // abort discards the uncommitted batch.
 func (t *writeBatch) abort() {
-	if t.it != nil {
-		t.it.Close()
-		t.it = nil
-	}
+	t.probe.Close()
 	if t.tx != nil {
 		t.b = nil // the transaction owns its batch
 		return
@@ -224,17 +217,15 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 	if max, ok := t.uniqueMax(ix.id); ok && (max == nil || bytes.Compare(ks, max) > 0) {
 		return nil
 	}
-	if t.it == nil {
-		it, err := storage.NewRangeIter(t.reader(), nil, nil)
-		if err != nil {
+	if !t.probe.IsOpen() {
+		if err := t.probe.Open(t.reader()); err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
-		t.it = it
 		clear(t.uniqMax)
 	}
 	max, known := t.uniqMax[ix.id]
 	if !known {
-		last, ok, err := storage.LastIndexKeystring(t.it, ix.id, nil)
+		last, ok, err := t.probe.LastKeystring(ix.id, nil)
 		if err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
@@ -251,13 +242,12 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		return nil // after the index's last entry: no record has ks
 	}
 	conflict := false
-	var err error
-	t.it, t.fbuf, err = storage.FindIndexKey(nil, t.it, ix.id, ks, t.fbuf, func(r uint64) bool {
-		if r == rid {
+	err := t.probe.Find(ix.id, ks, func(r storage.RecordID) bool {
+		if uint64(r) == rid {
 			return true
 		}
 		if len(t.removed) > 0 {
-			t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.id, ks, storage.RecordID(r))
+			t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.id, ks, r)
 			if _, gone := t.removed[string(t.kbuf)]; gone {
 				return true
 			}

@@ -51,7 +51,7 @@
 //
 // Likewise the index store (indexes.go, scan.go) names an entry by index
 // id, keystring and RecordID: SetIndexEntry, DeleteIndexEntry,
-// DeleteIndexEntries, an IndexCursor, FindIndexKey and LastIndexKeystring
+// DeleteIndexEntries, an IndexCursor, an IndexProbe
 // for unique checks, IndexLoad for builds, and lock keys
 // (AppendIndexEntryLockKey, AppendIndexKeyLockKey, AppendRecordLockKey)
 // that name an entry, a keystring or a record for conflict tables without

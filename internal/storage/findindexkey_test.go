@@ -40,12 +40,12 @@ func TestFindIndexKeyStopsAtItsPrefix(t *testing.T) {
 	}
 	defer it.Close()
 	var found []uint64
-	collect := func(r uint64) bool { found = append(found, r); return true }
+	collect := func(r RecordID) bool { found = append(found, uint64(r)); return true }
 	// Index 7's only key, then a key past it: the next keys in the
 	// keyspace are index 8's 5,000 deleted entries.
 	for _, ks := range [][]byte{{0x20}, {0x30}} {
 		found = found[:0]
-		if it, _, err = FindIndexKey(nil, it, 7, ks, nil, collect); err != nil {
+		if it, _, err = findIndexKey(nil, it, 7, ks, nil, collect); err != nil {
 			t.Fatal(err)
 		}
 		if want := ks[0] == 0x20; (len(found) == 1) != want {

@@ -88,7 +88,7 @@ func (c *IndexCursor) Close() error {
 	return err
 }
 
-// FindIndexKey looks for entries of indexID whose keystring equals ks
+// findIndexKey looks for entries of indexID whose keystring equals ks
 // exactly, using it (an iterator over r, reused across calls; pass nil to
 // create one). It calls fn with each recordID found until fn returns
 // false. It returns the iterator for reuse.
@@ -98,7 +98,7 @@ func (c *IndexCursor) Close() error {
 // of stepping over whatever follows, which in a queue's claim index is a
 // growing run of deleted entries still in the memtable (every claim
 // moves an entry) that an unbounded seek would walk on each insert.
-func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(recID uint64) bool) (Iterator, []byte, error) {
+func findIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(rid RecordID) bool) (Iterator, []byte, error) {
 	if it == nil {
 		var err error
 		it, err = r.newIter(nil)
@@ -120,17 +120,17 @@ func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, 
 		if len(k) != plen+8 {
 			continue // a longer keystring that merely starts with ks
 		}
-		if !fn(binary.BigEndian.Uint64(k[plen:])) {
+		if !fn(RecordID(binary.BigEndian.Uint64(k[plen:]))) {
 			break
 		}
 	}
 	return it, buf, it.Error()
 }
 
-// LastIndexKeystring returns the keystring of the last entry of indexID
+// lastIndexKeystring returns the keystring of the last entry of indexID
 // as it reads (copied into dst), or ok false when the index is empty. It
 // rebounds it to the index.
-func LastIndexKeystring(it Iterator, indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
+func lastIndexKeystring(it Iterator, indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
 	lo, hi := indexRange(indexID)
 	it.SetBounds(lo, hi)
 	if !it.Last() {
@@ -164,4 +164,50 @@ func step(it Iterator, started, positioned *bool, reverse bool) bool {
 	default:
 		return it.Next()
 	}
+}
+
+// IndexProbe answers a write's unique checks on any index of a reader:
+// the last keystring of an index, and the records of one keystring. It
+// reuses one iterator across calls (keep the probe in the caller's struct:
+// Open, use, Close). It is not safe for concurrent use.
+type IndexProbe struct {
+	it  Iterator
+	buf []byte
+}
+
+// Open (re)initializes p, closed or zero, as a probe of r.
+func (p *IndexProbe) Open(r Reader) error {
+	it, err := r.newIter(nil)
+	if err != nil {
+		return fmt.Errorf("storage: index iterator: %w", err)
+	}
+	p.it = it
+	return nil
+}
+
+// IsOpen reports whether p is open.
+func (p *IndexProbe) IsOpen() bool { return p.it != nil }
+
+// LastKeystring returns the keystring of the last entry of indexID
+// (appended to dst[:0]), or ok false when the index is empty.
+func (p *IndexProbe) LastKeystring(indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
+	return lastIndexKeystring(p.it, indexID, dst)
+}
+
+// Find calls fn with the RecordID of each entry of indexID whose
+// keystring equals ks exactly, until fn returns false.
+func (p *IndexProbe) Find(indexID uint64, ks []byte, fn func(rid RecordID) bool) error {
+	var err error
+	p.it, p.buf, err = findIndexKey(nil, p.it, indexID, ks, p.buf, fn)
+	return err
+}
+
+// Close releases the probe's iterator.
+func (p *IndexProbe) Close() error {
+	if p.it == nil {
+		return nil
+	}
+	err := p.it.Close()
+	p.it = nil
+	return err
 }

@@ -74,9 +74,9 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 		t.Fatalf("reverse = %v", got)
 	}
 	var ids []uint64
-	_, _, err = FindIndexKey(db.Reader(), nil, 9, []byte("a"), nil, func(r uint64) bool { ids = append(ids, r); return true })
+	_, _, err = findIndexKey(db.Reader(), nil, 9, []byte("a"), nil, func(r RecordID) bool { ids = append(ids, uint64(r)); return true })
 	if err != nil || fmt.Sprint(ids) != "[2 4]" {
-		t.Fatalf("FindIndexKey = %v %v", ids, err)
+		t.Fatalf("findIndexKey = %v %v", ids, err)
 	}
 	ic, _ := NewIndexCursor(db.Reader(), 9, []byte("b"), nil, false)
 	ids = nil
