@@ -83,7 +83,7 @@ func TestStorageLayering(t *testing.T) {
 		"AppendRecordKey": true, "RecordRange": true, "RecordIDFromKey": true, "RecordKeyLen": true,
 		"AppendIndexKey": true, "SplitIndexKey": true, "IndexPrefixLen": true, "AppendIndexPrefix": true, "IndexRange": true,
 		"CollectionKey": true, "CollectionKeyRange": true,
-		"SessionKey": true, "SessionStmtKey": true, "SessionStmtRange": true, "SessionsRange": true, "SessionRange": true, "IsSessionHeaderKey": true,
+		"SessionKey": true, "SessionStmtKey": true, "SessionStmtRange": true, "SessionsRange": true, "SessionRange": true, "IsSessionHeaderKey": true, "KindSession": true,
 	}
 	for _, pkg := range pkgs {
 		for name, f := range pkg.Files {

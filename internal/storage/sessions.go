@@ -8,17 +8,17 @@ import (
 // Session store.
 //
 // The sessions' retryable-write and transaction records (mongod's
-// config.transactions) live under KindSession: session id's header at
+// config.transactions) live under kindSession: session id's header at
 // 0x06 | len(id) | id, the result of statement stmt of its transaction
 // number txn at the header's key | 0x01 | txn | stmt (big-endian). The
 // records' format is the server's; this file alone knows their keys.
 
-// KindSession prefixes the sessions' records.
-const KindSession byte = 0x06
+// kindSession prefixes the sessions' records.
+const kindSession byte = 0x06
 
 // appendSessionKey appends the key of session id's header.
 func appendSessionKey(dst, id []byte) []byte {
-	dst = append(dst, KindSession, byte(len(id)))
+	dst = append(dst, kindSession, byte(len(id)))
 	return append(dst, id...)
 }
 
@@ -97,7 +97,7 @@ func SessionStmts(r Reader, id []byte, txn int64, fn func(stmt int32, v []byte) 
 // that has one, until fn returns an error. Both are valid only during the
 // call.
 func Sessions(r Reader, fn func(id, header []byte) error) error {
-	it, err := NewRangeIter(r, []byte{KindSession}, []byte{KindSession + 1})
+	it, err := NewRangeIter(r, []byte{kindSession}, []byte{kindSession + 1})
 	if err != nil {
 		return fmt.Errorf("storage: session iterator: %w", err)
 	}
