@@ -16,6 +16,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
+	"github.com/lodedb/lode/internal/storage"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -23,7 +24,7 @@ import (
 )
 
 // withFS runs the storage engine on fs (tests inject I/O errors).
-func withFS(fs vfs.FS) Option { return func(c *config) { c.fs = fs } }
+func withFS(fs vfs.FS) Option { return func(c *config) { c.fs = storage.NewFS(fs) } }
 
 // failingFS wraps the OS filesystem: once armed, every write, sync and
 // file creation under it fails with errno.

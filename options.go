@@ -23,7 +23,7 @@ type config struct {
 	params       [][2]string // WithSetParameter's, in order
 	slowOp       time.Duration
 	slowOpSet    bool
-	fs           storage.FS // the storage engine's filesystem; tests inject I/O errors (nil: the OS's)
+	fs           storage.FS // the storage engine's filesystem; tests inject I/O errors (zero: the OS's)
 }
 
 // Option configures Open.

@@ -32,7 +32,7 @@ type Options struct {
 	// full, EIO) and the engine enters its failed state, where every
 	// operation returns the failure (storage.Options.OnFailure).
 	OnFailure func(*storage.Failure)
-	// FS is the filesystem under the storage engine; nil means the
+	// FS is the filesystem under the storage engine; the zero FS is the
 	// operating system's (tests inject I/O errors through it).
 	FS storage.FS
 }

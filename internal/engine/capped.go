@@ -20,9 +20,10 @@ import (
 
 // cappedInfo is the in-memory state of one capped collection incarnation.
 type cappedInfo struct {
-	// head is the lowest recordID that may still exist (under the
-	// collection's writer lock); trimming seeks here to skip tombstones.
-	head uint64
+	// trimmed is the highest recordID trimming removed (under the
+	// collection's writer lock); trimming continues after it to skip
+	// tombstones.
+	trimmed storage.RecordID
 	// trimmedUpTo is the highest recordID removed to make room. It is
 	// raised before the removing batch commits, so a reader that sees the
 	// removal also sees the new value.
@@ -55,10 +56,11 @@ func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 		return count > 1 && ((t.c.Max > 0 && count > t.c.Max) || size > t.c.Size)
 	}
 	if over() {
-		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.ID, storage.RecordID(info.head), 0)
+		it, err := storage.NewRecordCursor(t.e.db.Reader(), t.c.ID, false)
 		if err != nil {
 			return 0, fmt.Errorf("capped trim: %w", err)
 		}
+		it.SeekAfter(info.trimmed)
 		for over() {
 			rid, v, ok := it.Next()
 			if !ok {
@@ -76,7 +78,7 @@ func (t *writeBatch) cappedInsert(doc bsoncore.Document) (uint64, error) {
 			}
 			count--
 			size -= int64(len(v))
-			info.head = old + 1
+			info.trimmed = rid
 			if info.trimmedUpTo.Load() < old {
 				info.trimmedUpTo.Store(old)
 			}
@@ -141,7 +143,7 @@ type tailIter struct {
 	skip   int64
 
 	it     *storage.RecordCursor
-	last   uint64 // recordID of the last record examined
+	last   storage.RecordID // the last record examined
 	closed bool
 	slab   slab
 }
@@ -161,12 +163,13 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 		if cur := t.e.cat.Load().lookup(t.c.DB, t.c.Name); cur == nil || cur.state != t.c.state {
 			return nil, errs.New(errs.QueryPlanKilled, "collection dropped: %s", t.c.NS())
 		}
-		it, err := storage.NewRecordRangeCursor(t.e.db.Reader(), t.c.ID, storage.RecordID(t.last+1), 0)
+		it, err := storage.NewRecordCursor(t.e.db.Reader(), t.c.ID, false)
 		if err != nil {
 			return nil, fmt.Errorf("tailable cursor: %w", err)
 		}
+		it.SeekAfter(t.last)
 		// Read trimmedUpTo after the cursor fixed its view (see cappedInfo).
-		if t.last > 0 && t.info.trimmedUpTo.Load() > t.last {
+		if t.last > 0 && t.info.trimmedUpTo.Load() > uint64(t.last) {
 			it.Close()
 			return nil, errs.New(errs.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(%d)", t.last)
 		}
@@ -186,7 +189,7 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 		}
-		t.last = uint64(rid)
+		t.last = rid
 		matched, pos := t.filter.MatchPositional(doc)
 		if matched {
 			if t.skip > 0 {

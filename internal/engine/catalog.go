@@ -122,8 +122,8 @@ func imagesEnabled(options bsoncore.Document) bool {
 type collState struct {
 	// mu serializes writers for the read-modify-commit critical section.
 	mu      sync.Mutex
-	dropped bool   // under mu
-	lastRec uint64 // under mu: highest recordID allocated
+	dropped bool              // under mu
+	rids    storage.RecordIDs // under mu: allocates new records' ids
 
 	// Record count and total size, maintained under mu once valid.
 	statsValid bool
@@ -317,31 +317,24 @@ func decodeCollection(raw []byte) (*collection, error) {
 // loadCatalog reads every collection entry and recovers record ids.
 func (e *Engine) loadCatalog() error {
 	cat := &catalog{dbs: map[string]map[string]*collection{}}
-	lo, hi := storage.CollectionKeyRange()
-	it, err := e.db.Reader().NewIter(nil)
-	if err != nil {
-		return fmt.Errorf("catalog iterator: %w", err)
-	}
-	defer it.Close()
 	maxID := uint64(0)
-	for valid := it.SeekGE(lo); valid && string(it.Key()) < string(hi); valid = it.Next() {
-		c, err := decodeCollection(it.Value())
+	err := storage.CollectionEntries(e.db.Reader(), func(entry []byte) error {
+		c, err := decodeCollection(entry)
 		if err != nil {
 			return err
 		}
-		last, err := storage.LastRecordID(e.db.Reader(), c.ID)
-		if err != nil {
+		if c.state.rids, err = storage.OpenRecordIDs(e.db.Reader(), c.ID); err != nil {
 			return err
 		}
-		c.state.lastRec = uint64(last)
 		maxID = max(maxID, c.ID)
 		for _, ix := range c.Indexes {
 			maxID = max(maxID, ix.ID)
 		}
 		cat.put(c)
-	}
-	if err := it.Error(); err != nil {
-		return fmt.Errorf("catalog scan: %w", err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// A crash between an index build's ingestion and the catalog commit
 	// that publishes it leaves entries under an id the catalog never held;

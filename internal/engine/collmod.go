@@ -156,7 +156,7 @@ func (e *Engine) lockCollForCollMod(db, coll string) (*collection, error) {
 // collMod oplog entry o in one batch, then publishes it.
 func (e *Engine) commitCollMod(c, n *collection, o bsoncore.Document) error {
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil); err != nil {
+	if err := storage.SetCollectionEntry(b, n.ID, encodeCollection(n)); err != nil {
 		b.Close()
 		return fmt.Errorf("collMod %s: %w", c.NS(), err)
 	}

@@ -114,11 +114,10 @@ func indexFlagsDoc(ix *index, ch IndexFlagChange) bsoncore.Document {
 // duplicateKeyGroups returns the _ids of the records of each key that
 // several records share in ix, in key order.
 func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Value, error) {
-	lo, hi := storage.IndexRange(ix.ID)
 	snap := e.db.NewSnapshot()
 	defer snap.Close()
-	r := storage.Pebble(snap)
-	it, err := storage.NewRangeIter(r, lo, hi)
+	r := snap.Reader()
+	it, err := storage.NewIndexCursor(r, ix.ID, nil, nil, false)
 	if err != nil {
 		return nil, fmt.Errorf("unique conversion: %w", err)
 	}
@@ -149,8 +148,7 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		groups = append(groups, ids)
 		return nil
 	}
-	for ok := it.First(); ok; ok = it.Next() {
-		ks, rid := storage.SplitIndexKey(it.Key())
+	for ks, rid, _, ok := it.Next(); ok; ks, rid, _, ok = it.Next() {
 		if prev != nil && bytes.Equal(ks, prev) {
 			rids = append(rids, rid)
 			continue
@@ -164,5 +162,5 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	return groups, it.Error()
+	return groups, it.Err()
 }

@@ -64,7 +64,6 @@ const minEstimateBytes = 256 << 10
 // collScanShareNum/Den of its index's entries, with the reason explain
 // shows.
 func boundsHoldMost(r storage.Reader, db *storage.DB, c *collection, scan *plan.Node) (string, bool) {
-	lo, hi := storage.IndexRange(scan.Index.ID)
 	var total uint64
 	var err error
 	if db != nil {
@@ -74,12 +73,7 @@ func boundsHoldMost(r storage.Reader, db *storage.DB, c *collection, scan *plan.
 		starts, ends := exec.ScanRanges(scan.Bounds)
 		var part uint64
 		for i := range starts {
-			a := append(append([]byte(nil), lo...), starts[i]...)
-			b := hi
-			if ends[i] != nil {
-				b = append(append([]byte(nil), lo...), ends[i]...)
-			}
-			n, err := db.EstimateDiskUsage(a, b)
+			n, err := db.IndexSpanDiskUsage(scan.Index.ID, starts[i], ends[i])
 			if err != nil {
 				return "", false
 			}

@@ -109,8 +109,7 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if err := e.buildIndex(ctx, n, len(n.Indexes)-1); err != nil {
 		// Remove entries of batches the failed build already committed.
 		b := e.db.NewBatch()
-		lo, hi := storage.IndexRange(ix.ID)
-		_ = b.DeleteRange(lo, hi, nil)
+		_ = storage.DeleteIndexEntries(b, ix.ID)
 		if _, cerr := e.db.Commit(b); cerr != nil {
 			e.log.Error("cleaning up failed index build", "index", ix.Name, "err", cerr)
 		}
@@ -140,11 +139,11 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	ix := only.Indexes[0]
 	t := e.newWriteBatch(only)
 	defer t.abort()
-	var check func(prev, cur []byte) error
+	var check func(prevKS, ks []byte, rid storage.RecordID) error
 	if ix.Unique {
-		check = func(prev, cur []byte) error { return e.buildDupCheck(n, ix, prev, cur) }
+		check = func(prevKS, ks []byte, rid storage.RecordID) error { return e.buildDupCheck(n, ix, prevKS, ks, rid) }
 	}
-	load := e.db.NewSortedLoad(storage.IndexPrefixLen, check)
+	load := e.db.NewIndexLoad(ix.ID, check)
 	defer load.Abort()
 	prog := progressFrom(ctx)
 	// The total for progress and the sort's size hint: the count when
@@ -152,7 +151,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	// deleted from; mongod's figure is an estimate too). The scan below
 	// counts, and sets the count when it was unknown.
 	st := n.state
-	total := int64(st.lastRec)
+	total := st.rids.Taken()
 	if st.statsValid {
 		total = st.count
 	}
@@ -164,8 +163,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	}
 	defer cur.Close()
 	var scanned, size int64
-	for crid, doc, ok := cur.Next(); ok; crid, doc, ok = cur.Next() {
-		rid := uint64(crid)
+	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		size += int64(len(doc))
 		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
 		mk, err := t.stageKeys(doc, false)
@@ -173,9 +171,9 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 			return err
 		}
 		for _, s := range t.staged {
-			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.ID, t.sbuf[s.off:s.end], rid)
-			t.noteIndexBytes(ix.ID, len(t.kbuf)+s.tbEnd-s.tbOff, false)
-			if err := load.Add(t.kbuf, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
+			ks := t.sbuf[s.off:s.end]
+			t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, false)
+			if err := load.Add(ks, rid, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
 				return err
 			}
 		}
@@ -197,7 +195,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		st.docCount.Store(scanned)
 	}
 	prog.set(progressInsert, 0, load.Keys())
-	load.OnEmitted = func(done, total int64) { prog.set(progressInsert, done, total) }
+	load.OnEmitted(func(done, total int64) { prog.set(progressInsert, done, total) })
 	if _, err := load.Finish(ctx); err != nil {
 		return err
 	}
@@ -211,13 +209,11 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 // buildDupCheck refuses two neighbouring entries of a unique index with
 // the same keystring, as mongod's bulk builder does, naming the values of
 // the second document.
-func (e *Engine) buildDupCheck(c *collection, ix *index, prev, cur []byte) error {
-	pks, _ := storage.SplitIndexKey(prev)
-	cks, rid := storage.SplitIndexKey(cur)
+func (e *Engine) buildDupCheck(c *collection, ix *index, pks, cks []byte, rid storage.RecordID) error {
 	if !bytes.Equal(pks, cks) {
 		return nil
 	}
-	doc, found, err := storage.GetRecord(e.db.Reader(), c.ID, storage.RecordID(rid), nil)
+	doc, found, err := storage.GetRecord(e.db.Reader(), c.ID, rid, nil)
 	if err != nil {
 		return err
 	}
@@ -279,9 +275,8 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 	ix := n.Indexes[pos]
 	n.Indexes = append(n.Indexes[:pos], n.Indexes[pos+1:]...)
 	b := e.db.NewBatch()
-	lo, hi := storage.IndexRange(ix.ID)
-	_ = b.DeleteRange(lo, hi, nil)
-	_ = b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil)
+	_ = storage.DeleteIndexEntries(b, ix.ID)
+	_ = storage.SetCollectionEntry(b, n.ID, encodeCollection(n))
 	o := cmdDoc("dropIndexes", c.Name, "index", ix.Name)
 	ops := e.commandEntry(c.DB, &c.UUID, o)
 	if len(ops) > 0 {

@@ -52,7 +52,7 @@ func (e *Engine) upgradeCollectionKeys(db, name string) error {
 		}
 	}
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil); err != nil {
+	if err := storage.SetCollectionEntry(b, n.ID, encodeCollection(n)); err != nil {
 		return fmt.Errorf("catalog update: %w", err)
 	}
 	if _, err := e.db.Commit(b); err != nil {
@@ -78,8 +78,7 @@ func (e *Engine) rebuildIndexKeys(db, name string, i int) error {
 	n.Indexes[i] = &fresh
 	clearRange := func(id uint64) error {
 		b := e.db.NewBatch()
-		lo, hi := storage.IndexRange(id)
-		_ = b.DeleteRange(lo, hi, nil)
+		_ = storage.DeleteIndexEntries(b, id)
 		_, err := e.db.Commit(b)
 		return err
 	}

@@ -54,17 +54,15 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 	c := e.cat.Load().lookup(db, coll)
 	ix := c.IndexByName(name)
 	b := e.db.NewBatch()
-	lo, hi := storage.IndexRange(ix.ID)
-	_ = b.DeleteRange(lo, hi, nil)
+	_ = storage.DeleteIndexEntries(b, ix.ID)
 	cur, err := storage.NewRecordCursor(e.db.Reader(), c.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for crid, doc, ok := cur.Next(); ok; crid, doc, ok = cur.Next() {
-		rid := uint64(crid)
+	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		keys, tbs := legacyKeys(ix, doc)
 		for i, k := range keys {
-			_ = b.Set(storage.AppendIndexKey(nil, ix.ID, k, rid), tbs[i], nil)
+			_ = storage.SetIndexEntry(b, ix.ID, k, rid, tbs[i])
 		}
 	}
 	cur.Close()
@@ -76,7 +74,7 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 			n.Indexes[i] = &cp
 		}
 	}
-	_ = b.Set(storage.CollectionKey(n.ID), encodeCollection(n), nil)
+	_ = storage.SetCollectionEntry(b, n.ID, encodeCollection(n))
 	if _, err := e.db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -87,15 +85,17 @@ func writeLegacyIndex(t *testing.T, e *Engine, db, coll, name string) {
 func indexEntries(t *testing.T, e *Engine, db, coll, name string) int {
 	t.Helper()
 	ix := e.cat.Load().lookup(db, coll).IndexByName(name)
-	lo, hi := storage.IndexRange(ix.ID)
-	it, err := e.db.Reader().NewIter(nil)
+	cur, err := storage.NewIndexCursor(e.db.Reader(), ix.ID, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
+	defer cur.Close()
 	n := 0
-	for ok := it.SeekGE(lo); ok && string(it.Key()) < string(hi); ok = it.Next() {
+	for _, _, _, ok := cur.Next(); ok; _, _, _, ok = cur.Next() {
 		n++
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

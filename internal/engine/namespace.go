@@ -252,7 +252,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	}
 	c.Indexes = []*index{idIx}
 	b := e.db.NewBatch()
-	if err := b.Set(storage.CollectionKey(c.ID), encodeCollection(c), nil); err != nil {
+	if err := storage.SetCollectionEntry(b, c.ID, encodeCollection(c)); err != nil {
 		b.Close()
 		return nil, false, fmt.Errorf("create collection: %w", err)
 	}
@@ -315,11 +315,10 @@ func (e *Engine) dropLocked(c *collection) error {
 // deleteCollection adds the removal of c's catalog entry, records and
 // index entries to b.
 func deleteCollection(b *storage.Batch, c *collection) {
-	_ = b.Delete(storage.CollectionKey(c.ID), nil)
+	_ = storage.DeleteCollectionEntry(b, c.ID)
 	_ = storage.DeleteRecords(b, c.ID)
 	for _, ix := range c.Indexes {
-		lo, hi := storage.IndexRange(ix.ID)
-		_ = b.DeleteRange(lo, hi, nil)
+		_ = storage.DeleteIndexEntries(b, ix.ID)
 	}
 }
 
@@ -375,7 +374,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	moved := src.copyMeta()
 	moved.DB, moved.Name = toDB, toColl
 	moved.state = &collState{
-		lastRec: src.state.lastRec, statsValid: src.state.statsValid,
+		rids: src.state.rids, statsValid: src.state.statsValid,
 		count: src.state.count, dataSize: src.state.dataSize,
 		idxValid: src.state.idxValid, idxBytes: maps.Clone(src.state.idxBytes),
 		commits: src.state.commits,
@@ -393,7 +392,7 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 		// entry whose dropTarget names the dropped collection.
 		deleteCollection(b, dst)
 	}
-	_ = b.Set(storage.CollectionKey(moved.ID), encodeCollection(moved), nil)
+	_ = storage.SetCollectionEntry(b, moved.ID, encodeCollection(moved))
 	var ops []oplog.Entry
 	if fromDB != "local" && toDB != "local" {
 		kv := []any{"renameCollection", fromDB + "." + fromColl, "to", toDB + "." + toColl, "stayTemp", false}

@@ -63,24 +63,21 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 		return nil, err
 	}
 	snap := e.db.NewSnapshot()
-	r := storage.Pebble(snap)
+	r := snap.Reader()
 	ok, err := e.plansCollScan(r, e.db, c, filter, f, spec.Hint)
 	if err != nil || !ok {
 		snap.Close()
 		return nil, err
 	}
-	first, last, err := recordSpan(r, c.ID)
-	if err != nil || last-first < uint64(n) {
+	splits, err := storage.SplitRecords(r, c.ID, n)
+	if err != nil || splits == nil {
 		snap.Close()
 		return nil, err
 	}
 	shared := &sharedSnapshot{close: func() { snap.Close() }}
 	shared.refs.Store(int32(n))
 	parts := make([]PartitionIter, 0, n)
-	span := last - first + 1
-	for i := 0; i < n; i++ {
-		lo := first + span*uint64(i)/uint64(n)
-		hi := first + span*uint64(i+1)/uint64(n) // exclusive
+	for i, sp := range splits {
 		pf := f
 		if i > 0 {
 			// Each goroutine gets its own parsed filter.
@@ -94,7 +91,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 				return nil, err
 			}
 		}
-		parts = append(parts, &rangeScan{ctx: ctx, r: r, collID: c.ID, lo: lo, hi: hi, filter: pf, snap: shared})
+		parts = append(parts, &rangeScan{ctx: ctx, r: r, collID: c.ID, lo: sp.Lo, hi: sp.Hi, filter: pf, snap: shared})
 	}
 	return parts, nil
 }
@@ -108,15 +105,6 @@ func (e *Engine) plansCollScan(r storage.Reader, db *storage.DB, c *collection, 
 	}
 	defer bp.close()
 	return bp.sol != nil && bp.sol.Root != nil && bp.sol.Root.Stage == plan.StageCollScan, nil
-}
-
-// recordSpan returns the lowest and highest record ids of collection id.
-func recordSpan(r storage.Reader, collID uint64) (first, last uint64, err error) {
-	f, l, err := storage.RecordSpan(r, collID)
-	if err != nil {
-		return 0, 0, fmt.Errorf("partition: %w", err)
-	}
-	return uint64(f), uint64(l), nil
 }
 
 // sharedSnapshot closes a snapshot when the last of its users releases
@@ -138,7 +126,7 @@ type rangeScan struct {
 	ctx    context.Context
 	r      storage.Reader
 	collID uint64
-	lo, hi uint64
+	lo, hi storage.RecordID
 	filter *query.Filter
 	snap   *sharedSnapshot
 	it     *storage.RecordCursor
@@ -152,7 +140,7 @@ func (s *rangeScan) Next() (bsoncore.Document, error) {
 		return nil, nil
 	}
 	if s.it == nil {
-		it, err := storage.NewRecordRangeCursor(s.r, s.collID, storage.RecordID(s.lo), storage.RecordID(s.hi))
+		it, err := storage.NewRecordRangeCursor(s.r, s.collID, s.lo, s.hi)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("partition: %w", err)

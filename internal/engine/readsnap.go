@@ -125,7 +125,7 @@ func (e *Engine) readSnapFrom(ctx context.Context) (storage.Reader, func()) {
 		return nil, nil
 	}
 	hs.refs++
-	return storage.Pebble(hs.snap), hs.release(h)
+	return hs.snap.Reader(), hs.release(h)
 }
 
 // release returns a function that drops one reference, once.

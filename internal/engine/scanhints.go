@@ -2,10 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync/atomic"
 
 	"github.com/lodedb/lode/internal/query/exec"
-	"github.com/lodedb/lode/internal/storage"
 )
 
 // Known-empty index ranges ("empty prefix" hints).
@@ -61,6 +61,7 @@ type emptyRanges struct {
 	// raises it (noteIndexSet), removals leave it an upper bound, and a
 	// transaction commit (txnGen) or DDL discards it.
 	uniqMax map[uint64][]byte
+	pos     []byte // noteIndexSet's scratch
 }
 
 // clear drops every hint.
@@ -169,18 +170,22 @@ func (v *lockedRanges) Note(id uint64, start, first []byte) {
 	h.byIndex[id] = append(rs, emptyRange{start: append([]byte(nil), start...), end: append([]byte(nil), first...)})
 }
 
-// noteIndexSet shrinks the hints of index id around a new entry (full
-// Pebble key). The caller holds the collection's writer lock.
-func (st *collState) noteIndexSet(id uint64, key []byte) {
+// noteIndexSet shrinks the hints of index id around a new entry
+// (keystring ks, record rid). The caller holds the collection's writer
+// lock.
+func (st *collState) noteIndexSet(id uint64, ks []byte, rid uint64) {
 	if max, ok := st.hints.uniqMax[id]; ok {
-		if ks, _ := storage.SplitIndexKey(key); max == nil || bytes.Compare(ks, max) > 0 {
+		if max == nil || bytes.Compare(ks, max) > 0 {
 			st.hints.uniqMax[id] = append(max[:0], ks...)
 		}
 	}
 	if st.hints.byIndex == nil {
 		return
 	}
-	st.hints.shrink(id, key[storage.IndexPrefixLen:])
+	// Hints compare entry positions: keystring, then big-endian record id
+	// (storage.IndexCursor.SeekGE's).
+	st.hints.pos = binary.BigEndian.AppendUint64(append(st.hints.pos[:0], ks...), rid)
+	st.hints.shrink(id, st.hints.pos)
 }
 
 // uniqueMax returns the cached upper bound of unique index id's keystrings

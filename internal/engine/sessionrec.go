@@ -16,7 +16,8 @@ import (
 // changes it staged, and each batch that commits the statement's changes
 // also carries the session's record, written by the recorder. The record
 // is thus exactly as durable as the write. Records live under
-// storage.KindSession; their format is the server's.
+// storage's session store (storage.SetSession); their format is the
+// server's.
 
 // StmtRecorder follows the statements of one retryable write command.
 type StmtRecorder interface {
@@ -58,7 +59,7 @@ func (e *Engine) SessionRecord(id []byte) ([]byte, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	v, ok, err := e.db.Get(storage.SessionKey(id), nil)
+	v, ok, err := storage.GetSession(e.db.Reader(), id, nil)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -68,28 +69,7 @@ func (e *Engine) SessionRecord(id []byte) ([]byte, error) {
 // SessionStmts calls fn with each statement record of transaction number
 // txn of session id, in statement order.
 func (e *Engine) SessionStmts(id []byte, txn int64, fn func(stmt int32, v []byte) error) error {
-	lo := storage.SessionStmtKey(id, txn, 0)
-	hi := storage.SessionStmtKey(id, txn+1, 0)
-	it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for ok := it.First(); ok; ok = it.Next() {
-		k := it.Key()
-		if len(k) != len(lo) {
-			continue
-		}
-		stmt := int32(uint32(k[len(k)-4])<<24 | uint32(k[len(k)-3])<<16 | uint32(k[len(k)-2])<<8 | uint32(k[len(k)-1]))
-		v, err := it.ValueAndErr()
-		if err != nil {
-			return err
-		}
-		if err := fn(stmt, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return storage.SessionStmts(e.db.Reader(), id, txn, fn)
 }
 
 // SessionRecords calls fn with the id and header record of every session
@@ -98,26 +78,7 @@ func (e *Engine) SessionRecords(fn func(id, v []byte) error) error {
 	if err := e.checkOpen(); err != nil {
 		return err
 	}
-	lo, hi := storage.SessionsRange()
-	it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for ok := it.First(); ok; ok = it.Next() {
-		id, ok := storage.IsSessionHeaderKey(it.Key())
-		if !ok {
-			continue
-		}
-		v, err := it.ValueAndErr()
-		if err != nil {
-			return err
-		}
-		if err := fn(id, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return storage.Sessions(e.db.Reader(), fn)
 }
 
 // DeleteSessionRecords removes every record of the sessions ids (their
@@ -132,15 +93,14 @@ func (e *Engine) DeleteSessionRecords(ids [][]byte) error {
 	}
 	b := e.db.NewBatch()
 	for _, id := range ids {
-		if _, ok, err := e.db.Get(storage.SessionKey(id), nil); err != nil || !ok {
+		if _, ok, err := storage.GetSession(e.db.Reader(), id, nil); err != nil || !ok {
 			if err != nil {
 				b.Close()
 				return err
 			}
 			continue // no record: no tombstone
 		}
-		lo, hi := storage.SessionRange(id)
-		if err := b.DeleteRange(lo, hi, nil); err != nil {
+		if err := storage.DeleteSession(b, id); err != nil {
 			b.Close()
 			return fmt.Errorf("prune session records: %w", err)
 		}

@@ -46,8 +46,7 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 	}
 	st.IndexSizes = make(map[string]int64, len(c.Indexes))
 	for i, ix := range c.Indexes {
-		lo, hi := storage.IndexRange(ix.ID)
-		n, err := e.sizeEstimate(lo, hi, logical[i])
+		n, err := e.indexSizeEstimate(ix.ID, logical[i])
 		if err != nil {
 			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.Name, db, coll, err)
 		}

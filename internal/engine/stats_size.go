@@ -51,17 +51,7 @@ func (st *collState) addIndexBytes(d map[uint64]int64) {
 func (e *Engine) recountIndexes(c *collection) error {
 	sizes := make(map[uint64]int64, len(c.Indexes))
 	for _, ix := range c.Indexes {
-		lo, hi := storage.IndexRange(ix.ID)
-		it, err := storage.NewRangeIter(e.db.Reader(), lo, hi)
-		if err != nil {
-			return fmt.Errorf("index %s size: %w", ix.Name, err)
-		}
-		var n int64
-		for ok := it.First(); ok; ok = it.Next() {
-			n += int64(len(it.Key()) + len(it.Value()))
-		}
-		err = it.Error()
-		it.Close()
+		n, err := storage.IndexEntriesSize(e.db.Reader(), ix.ID)
 		if err != nil {
 			return fmt.Errorf("index %s size: %w", ix.Name, err)
 		}
@@ -71,7 +61,7 @@ func (e *Engine) recountIndexes(c *collection) error {
 	return nil
 }
 
-// recordsSizeEstimate is sizeEstimate for the records of collection
+// recordsSizeEstimate is indexSizeEstimate for the records of collection
 // collID.
 func (e *Engine) recordsSizeEstimate(collID uint64, logical int64) (int64, error) {
 	n, err := e.db.RecordsDiskUsage(collID)
@@ -81,10 +71,10 @@ func (e *Engine) recordsSizeEstimate(collID uint64, logical int64) (int64, error
 	return max(int64(n), logical), nil
 }
 
-// sizeEstimate returns the larger of Pebble's on-disk estimate of [lo, hi)
-// and the logical size of the range.
-func (e *Engine) sizeEstimate(lo, hi []byte, logical int64) (int64, error) {
-	n, err := e.db.EstimateDiskUsage(lo, hi)
+// indexSizeEstimate returns the larger of Pebble's on-disk estimate of
+// the entries of index indexID and their logical size.
+func (e *Engine) indexSizeEstimate(indexID uint64, logical int64) (int64, error) {
+	n, err := e.db.IndexSpanDiskUsage(indexID, nil, nil)
 	if err != nil {
 		return 0, fmt.Errorf("estimating disk usage: %w", err)
 	}

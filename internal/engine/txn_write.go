@@ -76,10 +76,7 @@ func (t *writeBatch) noteCommitted() {
 // multikey change of an index is committed at once (marking an index
 // multikey early is harmless).
 func (t *writeBatch) commitInTxn() error {
-	if t.it != nil {
-		t.it.Close()
-		t.it = nil
-	}
+	t.probe.Close()
 	tc := t.tx.colls[t.c.ID]
 	if tc == nil {
 		tc = newTxnColl(t.c)
@@ -103,7 +100,7 @@ func (t *writeBatch) commitInTxn() error {
 	t.ops = t.ops[:0]
 	if t.metaDirty {
 		b := t.e.db.NewBatch()
-		if err := b.Set(storage.CollectionKey(t.c.ID), encodeCollection(t.c), nil); err != nil {
+		if err := storage.SetCollectionEntry(b, t.c.ID, encodeCollection(t.c)); err != nil {
 			b.Close()
 			return fmt.Errorf("catalog update: %w", err)
 		}
@@ -127,5 +124,5 @@ func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
 		return r, release
 	}
 	snap := e.db.NewSnapshot()
-	return storage.Pebble(snap), func() { snap.Close() }
+	return snap.Reader(), func() { snap.Close() }
 }

@@ -58,7 +58,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	res.UUID = c.UUID
 	psnap := e.db.NewSnapshot()
 	defer psnap.Close()
-	snap := storage.Pebble(psnap)
+	snap := psnap.Reader()
 	cur, err := storage.NewRecordCursor(snap, c.ID, false)
 	if err != nil {
 		return res, err
@@ -67,7 +67,6 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	found := make([]int64, len(c.Indexes))
 	missing := make([]int64, len(c.Indexes))
 	var g indexkey.Generator
-	var kbuf []byte
 	for crid, raw, ok := cur.Next(); ok; crid, raw, ok = cur.Next() {
 		rid := uint64(crid)
 		if err := ctx.Err(); err != nil {
@@ -92,8 +91,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 				continue
 			}
 			for _, ks := range keys {
-				kbuf = storage.AppendIndexKey(kbuf[:0], ix.ID, ks, rid)
-				_, ok, err := storage.Get(snap, kbuf, nil)
+				ok, err := storage.HasIndexEntry(snap, ix.ID, ks, storage.RecordID(rid))
 				if err != nil {
 					return res, err
 				}

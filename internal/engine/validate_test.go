@@ -41,12 +41,11 @@ func TestValidateDetectsMissingAndExtraEntries(t *testing.T) {
 	if !ok {
 		t.Fatal("no index entry")
 	}
-	victim := storage.AppendIndexKey(nil, ix.ID, ks, rid)
-	bogus := storage.AppendIndexKey(nil, ix.ID, ks, 999)
+	ks = append([]byte(nil), ks...)
 	cur.Close()
 	b := e.db.NewBatch()
-	_ = b.Delete(victim, nil)
-	_ = b.Set(bogus, nil, nil)
+	_ = storage.DeleteIndexEntry(b, ix.ID, ks, storage.RecordID(rid))
+	_ = storage.SetIndexEntry(b, ix.ID, ks, 999, nil)
 	if _, err := e.db.Commit(b); err != nil {
 		t.Fatal(err)
 	}

@@ -306,7 +306,7 @@ func (w *whatIfSample) describe(ix *index, qc *collation.Collator) (*plan.Index,
 		ks := make([][]byte, len(keys))
 		for j, k := range keys {
 			ks[j] = append([]byte(nil), k...)
-			size += (float64(len(k)) + storage.IndexPrefixLen + 8) * w.weight[i] // an entry: prefix, keystring, record id
+			size += (float64(len(k)) + storage.IndexEntryOverhead) * w.weight[i] // an entry: keystring and its key's overhead
 		}
 		out[i] = ks
 	}

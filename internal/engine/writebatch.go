@@ -33,10 +33,10 @@ type writeBatch struct {
 	st *opstats.Stats
 	c  *collection // current metadata; replaced when an index turns multikey
 
-	b    *storage.Batch
-	it   storage.Iterator // DB iterator for unique checks, per batch
-	docs int
-	// uniqMax holds, per unique index, the last keystring it holds in t.it's
+	b     *storage.Batch
+	probe storage.IndexProbe // unique checks' reads, per batch
+	docs  int
+	// uniqMax holds, per unique index, the last keystring it holds in t.probe's
 	// view (nil: empty index); valid as long as it. A key above it has
 	// no entry, so monotonic keys (ObjectIds, counters) need no seek.
 	uniqMax map[uint64][]byte
@@ -47,7 +47,6 @@ type writeBatch struct {
 	removed map[string]struct{} // index keys removed in this batch
 	pending map[string]uint64   // unique (indexID, keystring) added in this batch
 	kbuf    []byte
-	fbuf    []byte
 
 	metaDirty  bool
 	countDelta int64
@@ -87,10 +86,7 @@ func (t *writeBatch) full() bool {
 
 // commit commits the pending batch (if any) without sync.
 func (t *writeBatch) commit() error {
-	if t.it != nil {
-		t.it.Close()
-		t.it = nil
-	}
+	t.probe.Close()
 	if t.tx != nil {
 		return t.commitInTxn()
 	}
@@ -98,7 +94,7 @@ func (t *writeBatch) commit() error {
 		return nil
 	}
 	if t.metaDirty {
-		if err := t.b.Set(storage.CollectionKey(t.c.ID), encodeCollection(t.c), nil); err != nil {
+		if err := storage.SetCollectionEntry(t.b, t.c.ID, encodeCollection(t.c)); err != nil {
 			return fmt.Errorf("catalog update: %w", err)
 		}
 	}
@@ -161,10 +157,7 @@ func (t *writeBatch) commit() error {
 
 // abort discards the uncommitted batch.
 func (t *writeBatch) abort() {
-	if t.it != nil {
-		t.it.Close()
-		t.it = nil
-	}
+	t.probe.Close()
 	if t.tx != nil {
 		t.b = nil // the transaction owns its batch
 		return
@@ -214,8 +207,7 @@ func hasPaths(have, want []string) bool {
 // checkUnique verifies that adding keystring ks to unique index ix for
 // record rid conflicts with no other record.
 func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
-	t.kbuf = storage.AppendIndexPrefix(t.kbuf[:0], ix.ID)
-	t.kbuf = append(t.kbuf, ks...)
+	t.kbuf = storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks)
 	if err := t.claim(t.kbuf); err != nil {
 		return err
 	}
@@ -227,17 +219,15 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 	if max, ok := t.uniqueMax(ix.ID); ok && (max == nil || bytes.Compare(ks, max) > 0) {
 		return nil
 	}
-	if t.it == nil {
-		it, err := t.reader().NewIter(nil)
-		if err != nil {
+	if !t.probe.IsOpen() {
+		if err := t.probe.Open(t.reader()); err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
-		t.it = it
 		clear(t.uniqMax)
 	}
 	max, known := t.uniqMax[ix.ID]
 	if !known {
-		last, ok, err := storage.LastIndexKeystring(t.it, ix.ID, nil)
+		last, ok, err := t.probe.LastKeystring(ix.ID, nil)
 		if err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
@@ -254,13 +244,12 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		return nil // after the index's last entry: no record has ks
 	}
 	conflict := false
-	var err error
-	t.it, t.fbuf, err = storage.FindIndexKey(nil, t.it, ix.ID, ks, t.fbuf, func(r uint64) bool {
-		if r == rid {
+	err := t.probe.Find(ix.ID, ks, func(r storage.RecordID) bool {
+		if uint64(r) == rid {
 			return true
 		}
 		if len(t.removed) > 0 {
-			t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.ID, ks, r)
+			t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, r)
 			if _, gone := t.removed[string(t.kbuf)]; gone {
 				return true
 			}
@@ -287,7 +276,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	rid := t.c.state.lastRec + 1
+	rid := uint64(t.c.state.rids.Peek())
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]
 		if ix.EnforcesUnique() {
@@ -296,8 +285,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 			}
 		}
 	}
-	t.c.state.lastRec = rid
-	if err := storage.SetRecord(t.b, t.c.ID, storage.RecordID(rid), doc); err != nil {
+	if err := storage.SetRecord(t.b, t.c.ID, t.c.state.rids.Take(), doc); err != nil {
 		return 0, err
 	}
 	t.writeStaged(rid)
@@ -316,8 +304,8 @@ func (t *writeBatch) writeStaged(rid uint64) {
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]
 		ks := t.sbuf[s.off:s.end]
-		t.kbuf = storage.AppendIndexKey(t.kbuf[:0], ix.ID, ks, rid)
-		t.noteIndexBytes(ix.ID, len(t.kbuf)+s.tbEnd-s.tbOff, s.del)
+		t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, storage.RecordID(rid))
+		t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, s.del)
 		if t.st != nil {
 			if s.del {
 				t.st.KeysDeleted++
@@ -326,23 +314,21 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			}
 		}
 		if s.del {
-			// Index entries are set once and removed once (see package
-			// storage), so SingleDelete is safe.
-			_ = t.b.SingleDelete(t.kbuf, nil)
+			_ = storage.DeleteIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid))
 			if t.removed == nil {
 				t.removed = map[string]struct{}{}
 			}
 			t.removed[string(t.kbuf)] = struct{}{}
 			if ix.EnforcesUnique() && t.pending != nil {
-				u := t.kbuf[:len(t.kbuf)-8]
+				u := storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks)
 				if r, ok := t.pending[string(u)]; ok && r == rid {
 					delete(t.pending, string(u))
 				}
 			}
 			continue
 		}
-		_ = t.b.Set(t.kbuf, t.sbuf[s.tbOff:s.tbEnd], nil)
-		t.c.state.noteIndexSet(ix.ID, t.kbuf)
+		_ = storage.SetIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid), t.sbuf[s.tbOff:s.tbEnd])
+		t.c.state.noteIndexSet(ix.ID, ks, rid)
 		if t.removed != nil {
 			delete(t.removed, string(t.kbuf))
 		}
@@ -350,7 +336,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			if t.pending == nil {
 				t.pending = map[string]uint64{}
 			}
-			t.pending[string(t.kbuf[:len(t.kbuf)-8])] = rid
+			t.pending[string(storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks))] = rid
 		}
 	}
 }

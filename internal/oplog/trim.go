@@ -75,7 +75,7 @@ func (l *Log) deleteThrough(ts TS) error {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
-	if err := b.Set(trimmedKey, binary.BigEndian.AppendUint64(nil, uint64(ts)), nil); err != nil {
+	if err := b.Set(trimmedKey, binary.BigEndian.AppendUint64(nil, uint64(ts))); err != nil {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // Durable retryable-write and transaction history: mongod's
 // config.transactions. Each session that ran a retryable write or
-// committed a transaction has one header record (storage.SessionKey):
+// committed a transaction has one header record (storage.SetSession):
 //
 //	{_id: {id}, txnNum, lastWriteDate, state: "committed" (transactions),
 //	 lodeRetry: {cmd, executed: [[from, to), ...], image: {op, doc, id}}}
@@ -24,7 +24,7 @@ import (
 // executed lists the statements (by index in the command, mongod's
 // default stmtIds) that ran; a statement whose result is not the default
 // of its command ({n: 1} for insert and delete, {n: 1, nModified: 1} for
-// update) also has a statement record (storage.SessionStmtKey) with that
+// update) also has a statement record (storage.SetSessionStmt) with that
 // result. image is findAndModify's: the document it returned (mongod's
 // config.image_collection). The records are written by retryRecorder in
 // the very Pebble batches that commit the write (engine.StmtRecorder), and
@@ -249,7 +249,6 @@ func (s *Server) loadRecord(ss *session) error {
 type retryRecorder struct {
 	ids stmtIDs // statement index -> stmtId
 	id  []byte
-	key []byte // storage.SessionKey(id)
 	buf []byte // the header's encoding, reused
 	rec *retryRecord
 	cur int32
@@ -362,8 +361,7 @@ func (r *retryRecorder) Change(op byte, pre, post bsoncore.Document) {
 func (r *retryRecorder) Stage(b *storage.Batch) error {
 	rec := r.rec
 	if r.clearStmts {
-		lo, hi := storage.SessionStmtRange(r.id)
-		if err := b.DeleteRange(lo, hi, nil); err != nil {
+		if err := storage.DeleteSessionStmts(b, r.id); err != nil {
 			return err
 		}
 	}
@@ -372,13 +370,13 @@ func (r *retryRecorder) Stage(b *storage.Batch) error {
 		if i == 0 || isDefault(rec.cmd, res) || rec.cmd == "findAndModify" {
 			continue // statement 0's result is in the header
 		}
-		if err := b.Set(storage.SessionStmtKey(r.id, rec.txnNum, i), encodeStmt(res), nil); err != nil {
+		if err := storage.SetSessionStmt(b, r.id, rec.txnNum, i, encodeStmt(res)); err != nil {
 			return err
 		}
 		r.stmtKey = true
 	}
 	r.buf = appendHeader(r.buf[:0], r.id, rec, rec.stmtKeys && !r.clearStmts || r.stmtKey, time.Now())
-	err := b.Set(r.key, r.buf, nil) // the batch copies it
+	err := storage.SetSession(b, r.id, r.buf) // the batch copies it
 	if cap(r.buf) > 64<<10 {
 		r.buf = nil // a findAndModify's large image: not kept per session
 	}
@@ -447,7 +445,6 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 	rr := &ss.recorder
 	if rr.id == nil {
 		rr.id = []byte(ss.id)
-		rr.key = storage.SessionKey(rr.id)
 	}
 	rr.cur, rr.pending, rr.stmtKey = 0, false, false
 	rr.ids = stmtIDs{}
@@ -654,12 +651,11 @@ func txnCommitRecord(ss *session, txnNum int64) func(b *storage.Batch) error {
 	clearStmts := ss.rec != nil && ss.rec.stmtKeys
 	return func(b *storage.Batch) error {
 		if clearStmts {
-			lo, hi := storage.SessionStmtRange(id)
-			if err := b.DeleteRange(lo, hi, nil); err != nil {
+			if err := storage.DeleteSessionStmts(b, id); err != nil {
 				return err
 			}
 		}
-		return b.Set(storage.SessionKey(id), appendHeader(nil, id, &retryRecord{txnNum: txnNum, committed: true}, false, time.Now()), nil)
+		return storage.SetSession(b, id, appendHeader(nil, id, &retryRecord{txnNum: txnNum, committed: true}, false, time.Now()))
 	}
 }
 

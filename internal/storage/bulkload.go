@@ -351,11 +351,11 @@ type loadSink interface {
 // batchSink writes a small load through one batch.
 type batchSink struct {
 	db *DB
-	b  *pebble.Batch
+	b  *Batch
 }
 
 func (s *batchSink) add(k, v []byte) error {
-	if err := s.b.Set(k, v, nil); err != nil {
+	if err := s.b.Set(k, v); err != nil {
 		return fmt.Errorf("storage: sorted load: %w", err)
 	}
 	return nil
@@ -591,8 +591,8 @@ func (db *DB) ClearIndexesAbove(id uint64) error {
 	if id == ^uint64(0) {
 		return nil
 	}
-	lo := AppendIndexPrefix(nil, id+1)
-	hi := []byte{KindIndex + 1}
+	lo := appendIndexPrefix(nil, id+1)
+	hi := []byte{kindIndex + 1}
 	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return fmt.Errorf("storage: orphaned index entries: %w", err)
@@ -606,7 +606,7 @@ func (db *DB) ClearIndexesAbove(id uint64) error {
 	}
 	db.log.Warn("removing index entries of an index build interrupted by a crash", "above_id", id)
 	b := db.NewBatch()
-	if err := b.DeleteRange(lo, hi, nil); err != nil {
+	if err := b.DeleteRange(lo, hi); err != nil {
 		b.Close()
 		return fmt.Errorf("storage: orphaned index entries: %w", err)
 	}

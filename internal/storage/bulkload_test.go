@@ -22,7 +22,7 @@ func loadKeys(t *testing.T, l *SortedLoad, n int, pad int) [][]byte {
 		// Compound-key-like keystrings: a repeated first field, so the
 		// sixteen abbreviated bytes often tie and the full compare decides.
 		ks := fmt.Appendf(nil, "cat%03d|%0*d", i%7, pad, i)
-		k := AppendIndexKey(nil, 7, ks, uint64(i))
+		k := appendIndexKey(nil, 7, ks, uint64(i))
 		if err := l.Add(k, []byte{byte(i)}); err != nil {
 			t.Fatal(err)
 		}
@@ -36,8 +36,8 @@ func sortKeys(ks [][]byte) { slices.SortFunc(ks, bytes.Compare) }
 
 func checkIndex(t *testing.T, db *DB, want [][]byte) {
 	t.Helper()
-	lo, hi := IndexRange(7)
-	it, err := db.Pebble().NewIter(nil)
+	lo, hi := indexRange(7)
+	it, err := db.pdb.NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func checkIndex(t *testing.T, db *DB, want [][]byte) {
 		if i >= len(want) || !bytes.Equal(it.Key(), want[i]) {
 			t.Fatalf("entry %d is %q, want %q", i, it.Key(), want[min(i, len(want)-1)])
 		}
-		_, rid := SplitIndexKey(it.Key())
+		_, rid := splitIndexKey(it.Key())
 		if len(it.Value()) != 1 || it.Value()[0] != byte(rid) {
 			t.Fatalf("entry %d has value %v", i, it.Value())
 		}
@@ -76,7 +76,7 @@ func TestSortedLoad(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			l := db.NewSortedLoad(IndexPrefixLen, nil)
+			l := db.NewSortedLoad(indexPrefixLen, nil)
 			l.SetBudget(tc.budget)
 			want := loadKeys(t, l, tc.n, tc.pad)
 			var done, total int64
@@ -103,7 +103,7 @@ func TestSortedLoad(t *testing.T) {
 			checkIndex(t, db, want)
 			b := db.NewBatch()
 			for _, k := range want[1:] {
-				b.SingleDelete(k, nil)
+				b.pb.SingleDelete(k, nil)
 			}
 			if _, err := db.Commit(b); err != nil {
 				t.Fatal(err)
@@ -120,9 +120,9 @@ func TestSortedLoadCheckRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		errDup := errors.New("duplicate")
-		l := db.NewSortedLoad(IndexPrefixLen, func(prev, cur []byte) error {
-			p, _ := SplitIndexKey(prev)
-			c, _ := SplitIndexKey(cur)
+		l := db.NewSortedLoad(indexPrefixLen, func(prev, cur []byte) error {
+			p, _ := splitIndexKey(prev)
+			c, _ := splitIndexKey(cur)
 			if bytes.Equal(p, c) {
 				return errDup
 			}
@@ -130,7 +130,7 @@ func TestSortedLoadCheckRefuses(t *testing.T) {
 		})
 		loadKeys(t, l, n, 40)
 		// One more entry with an existing keystring and another record id.
-		if err := l.Add(AppendIndexKey(nil, 7, fmt.Appendf(nil, "cat%03d|%0*d", 5%7, 40, 5), uint64(n+1)), []byte{1}); err != nil {
+		if err := l.Add(appendIndexKey(nil, 7, fmt.Appendf(nil, "cat%03d|%0*d", 5%7, 40, 5), uint64(n+1)), []byte{1}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := l.Finish(context.Background()); !errors.Is(err, errDup) {
@@ -150,16 +150,16 @@ func TestClearIndexesAbove(t *testing.T) {
 	}
 	defer db.Close()
 	b := db.NewBatch()
-	b.Set(AppendIndexKey(nil, 7, []byte("a"), 1), []byte{1}, nil)
-	b.Set(AppendIndexKey(nil, 9, []byte("b"), 2), nil, nil)
+	b.pb.Set(appendIndexKey(nil, 7, []byte("a"), 1), []byte{1}, nil)
+	b.pb.Set(appendIndexKey(nil, 9, []byte("b"), 2), nil, nil)
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.ClearIndexesAbove(7); err != nil {
 		t.Fatal(err)
 	}
-	checkIndex(t, db, [][]byte{AppendIndexKey(nil, 7, []byte("a"), 1)})
-	if _, found, _ := db.Get(AppendIndexKey(nil, 9, []byte("b"), 2), nil); found {
+	checkIndex(t, db, [][]byte{appendIndexKey(nil, 7, []byte("a"), 1)})
+	if _, found, _ := db.Get(appendIndexKey(nil, 9, []byte("b"), 2), nil); found {
 		t.Fatal("index 9's entry survived")
 	}
 }
@@ -173,7 +173,7 @@ func TestSortedLoadSharedPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	l := db.NewSortedLoad(IndexPrefixLen, nil)
+	l := db.NewSortedLoad(indexPrefixLen, nil)
 	r := rand.New(rand.NewPCG(3, 4))
 	var want [][]byte
 	for _, i := range r.Perm(150_000) {
@@ -181,7 +181,7 @@ func TestSortedLoadSharedPrefix(t *testing.T) {
 		if i%5 == 0 {
 			ks = ks[:14] // "/site/section0"-like: shorter than prefix+16
 		}
-		k := AppendIndexKey(nil, 7, ks, uint64(i))
+		k := appendIndexKey(nil, 7, ks, uint64(i))
 		if err := l.Add(k, []byte{byte(i)}); err != nil {
 			t.Fatal(err)
 		}

@@ -33,9 +33,9 @@ type Options struct {
 	// at error level. It may be called from any goroutine, Pebble's
 	// included, and must not call the DB.
 	OnFailure func(*Failure)
-	// FS is the filesystem Pebble uses; nil means the operating system's.
-	// Tests inject I/O errors through it.
-	FS vfs.FS
+	// FS is the filesystem Pebble uses; the zero FS means the operating
+	// system's. Tests inject I/O errors through it (NewFS).
+	FS FS
 }
 
 // DefaultCacheSize is the block cache size when Options leave it zero.
@@ -43,12 +43,13 @@ type Options struct {
 // disk read once the data outgrows it.
 const DefaultCacheSize = 1 << 30
 
-// Reader is the read interface of the engine's read paths. Wrap a
-// *pebble.DB, *pebble.Snapshot or indexed *pebble.Batch with Pebble; a
-// transaction reads through an *Overlay.
+// Reader is the read interface of the engine's read paths: the latest
+// committed state (DB.Reader), a Snapshot's, an indexed Batch's, or a
+// transaction's Overlay. Its methods are storage's own, so only storage
+// implements it; callers read through the store types and cursors.
 type Reader interface {
-	Get(key []byte) ([]byte, io.Closer, error)
-	NewIter(o *pebble.IterOptions) (Iterator, error)
+	get(key []byte) ([]byte, io.Closer, error)
+	newIter(o *pebble.IterOptions) (Iterator, error)
 }
 
 // Iterator is the subset of *pebble.Iterator the read paths use;
@@ -71,39 +72,25 @@ type Iterator interface {
 	Close() error
 }
 
-// Batch is a write batch; Snapshot a consistent point-in-time view of a
-// DB; FS the filesystem a DB writes through (Options.FS). They are
-// Pebble's types under storage's names, so that code outside this package
-// does not import Pebble.
-type (
-	Batch    = pebble.Batch
-	Snapshot = pebble.Snapshot
-	FS       = vfs.FS
-)
-
-// ErrNotFound is the error a Reader's Get returns for a missing key.
-var ErrNotFound = pebble.ErrNotFound
-
-// NewRangeIter opens an iterator of r over the keys in [lo, hi).
+// NewRangeIter opens an iterator of r over the keys in [lo, hi); nil
+// bounds leave that side open.
 func NewRangeIter(r Reader, lo, hi []byte) (Iterator, error) {
-	return r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	return r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 }
 
-// PebbleReader is what *pebble.DB, *pebble.Snapshot and indexed
+// pebbleSource is what *pebble.DB, *pebble.Snapshot and indexed
 // *pebble.Batch have in common.
-type PebbleReader interface {
+type pebbleSource interface {
 	Get(key []byte) ([]byte, io.Closer, error)
 	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
 }
 
-// Pebble adapts a Pebble reader to Reader.
-func Pebble(r PebbleReader) Reader { return pebbleReader{r} }
+// pebbleReader adapts a Pebble reader to Reader.
+type pebbleReader struct{ r pebbleSource }
 
-type pebbleReader struct{ r PebbleReader }
+func (p pebbleReader) get(key []byte) ([]byte, io.Closer, error) { return p.r.Get(key) }
 
-func (p pebbleReader) Get(key []byte) ([]byte, io.Closer, error) { return p.r.Get(key) }
-
-func (p pebbleReader) NewIter(o *pebble.IterOptions) (Iterator, error) {
+func (p pebbleReader) newIter(o *pebble.IterOptions) (Iterator, error) {
 	it, err := p.r.NewIter(o)
 	if err != nil {
 		return nil, err
@@ -181,10 +168,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	if opts.CacheSize <= 0 {
 		opts.CacheSize = DefaultCacheSize
 	}
-	if opts.FS == nil {
-		opts.FS = vfs.Default
+	fsys := opts.FS.v
+	if fsys == nil {
+		fsys = vfs.Default
 	}
-	if err := checkWritable(opts.FS, dir); err != nil {
+	if err := checkWritable(fsys, dir); err != nil {
 		return nil, fmt.Errorf("storage: %w", err) // names dir
 	}
 	cache := pebble.NewCache(opts.CacheSize)
@@ -195,12 +183,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		round:     make(chan struct{}),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
-		fs:        opts.FS,
+		fs:        fsys,
 		onFailure: opts.OnFailure,
 		failedCh:  make(chan struct{}),
 	}
 	popts := &pebble.Options{
-		FS:           opts.FS,
+		FS:           fsys,
 		Logger:       quietLogger{opts.Logger, db},
 		Cache:        cache,
 		MemTableSize: 64 << 20,
@@ -249,18 +237,18 @@ func (db *DB) openPebble(popts *pebble.Options) (pdb *pebble.DB, err error) {
 	return pebble.Open(db.dir, popts)
 }
 
-// Pebble returns the underlying Pebble database.
-func (db *DB) Pebble() *pebble.DB { return db.pdb }
-
 // NewBatch returns a write-only batch.
-func (db *DB) NewBatch() *pebble.Batch { return db.pdb.NewBatch() }
+func (db *DB) NewBatch() *Batch { return newBatch(db.pdb.NewBatch()) }
 
 // NewIndexedBatch returns a batch that can also be read (it sees its own
 // writes over the database).
-func (db *DB) NewIndexedBatch() *pebble.Batch { return db.pdb.NewIndexedBatch() }
+func (db *DB) NewIndexedBatch() *Batch { return newBatch(db.pdb.NewIndexedBatch()) }
 
 // NewSnapshot returns a consistent point-in-time view. Close it when done.
-func (db *DB) NewSnapshot() *pebble.Snapshot { return db.pdb.NewSnapshot() }
+func (db *DB) NewSnapshot() *Snapshot {
+	ps := db.pdb.NewSnapshot()
+	return &Snapshot{ps: ps, r: pebbleReader{ps}}
+}
 
 // Get reads the latest value of key; found is false when it does not exist.
 // The returned slice is a copy appended to dst.
@@ -270,7 +258,7 @@ func (db *DB) Get(key, dst []byte) (val []byte, found bool, err error) {
 
 // Get reads key from r and appends its value to dst.
 func Get(r Reader, key, dst []byte) (val []byte, found bool, err error) {
-	v, closer, err := r.Get(key)
+	v, closer, err := r.get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return dst, false, nil
 	}
@@ -287,12 +275,12 @@ func Get(r Reader, key, dst []byte) (val []byte, found bool, err error) {
 //
 // Once the DB has failed (Failed) it returns the Failure without calling
 // Pebble, whose commit pipeline a failed WAL write leaves unusable.
-func (db *DB) Commit(b *pebble.Batch) (seq uint64, err error) {
+func (db *DB) Commit(b *Batch) (seq uint64, err error) {
 	if f := db.failure.Load(); f != nil {
 		b.Close()
 		return 0, f
 	}
-	if err := db.commit(b); err != nil {
+	if err := db.commit(b.pb); err != nil {
 		b.Close()
 		if isIOFailure(err) {
 			return 0, db.fail(err)

@@ -38,16 +38,32 @@
 // with Next (record order, either direction), SeekAfter, SeekExact (one
 // record by id) and FetchAscending (a sorted run of ids, as a batched
 // FETCH reads them); and whole-collection helpers for drop, capped
-// trimming, partitioning and statistics (DeleteRecords, RecordSpan,
-// LastRecordID, DB.RecordsDiskUsage). The cursor decides how to reach a
+// trimming, partitioning and statistics (DeleteRecords, SplitRecords,
+// DB.RecordsDiskUsage), and RecordIDs, the allocator of a collection's
+// new record ids. The cursor decides how to reach a
 // record: it reuses one iterator, steps with Next when the record is a
 // few ids ahead of where it stands and seeks otherwise, so FETCH only
 // names record ids, like MongoDB's FETCH calling seekExact on a
 // RecordStore cursor. A different layout (a clustered collection keyed
 // by _id, say) would change records.go, not its callers.
 //
+// # Index, catalog and session stores
+//
+// Likewise the index store (indexes.go, scan.go) names an entry by index
+// id, keystring and RecordID: SetIndexEntry, DeleteIndexEntry,
+// DeleteIndexEntries, an IndexCursor, an IndexProbe
+// for unique checks, IndexLoad for builds, and lock keys
+// (AppendIndexEntryLockKey, AppendIndexKeyLockKey, AppendRecordLockKey)
+// that name an entry, a keystring or a record for conflict tables without
+// being taken apart. The catalog store (catalog.go) keeps collection
+// entries by collection id, the session store (sessions.go) session and
+// statement records by session id. Only the oplog's keys (OplogKey,
+// OplogImageKey) and MetaKey are still built outside the stores.
+//
 // Outside this package Lode does not import Pebble (TestStorageLayering
-// keeps it so; its allow-list names the exceptions): Batch, Snapshot, FS
-// and ErrNotFound are Pebble's types under storage's names, and
+// keeps it so; its allow-list names the exceptions). Batch, Snapshot, FS
+// and Reader are storage's own types that expose only what callers need,
+// so no Pebble type or method is reachable through them
+// (TestNoPebbleInAPI checks storage's exported signatures), and
 // NewRangeIter opens a bounded iterator.
 package storage

@@ -19,13 +19,13 @@ import (
 
 // injectFS fails, while armed, every write whose path satisfies match
 // with errno.
-func injectFS(armed *atomic.Bool, errno syscall.Errno, match func(path string) bool) vfs.FS {
-	return errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
+func injectFS(armed *atomic.Bool, errno syscall.Errno, match func(path string) bool) FS {
+	return NewFS(errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
 		if armed.Load() && op.Kind.ReadOrWrite() == errorfs.OpIsWrite && match(op.Path) {
 			return &os.PathError{Op: "injected", Path: op.Path, Err: errno}
 		}
 		return nil
-	}))
+	})))
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -59,7 +59,7 @@ func TestWALFailureFailsDB(t *testing.T) {
 	ctx := context.Background()
 	commit := func(i uint64) (uint64, error) {
 		b := db.NewBatch()
-		b.Set(appendRecordKey(nil, 1, RecordID(i)), []byte("x"), nil)
+		b.pb.Set(appendRecordKey(nil, 1, RecordID(i)), []byte("x"), nil)
 		return db.Commit(b)
 	}
 	seq, err := commit(1)
@@ -131,7 +131,7 @@ func TestFlushFailureFailsDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := db.NewBatch()
-	b.Set(appendRecordKey(nil, 1, RecordID(1)), []byte("x"), nil)
+	b.pb.Set(appendRecordKey(nil, 1, RecordID(1)), []byte("x"), nil)
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,9 @@ import "encoding/binary"
 
 // Key kind prefixes.
 const (
-	KindCatalog byte = 0x01
-	KindRecord  byte = 0x02
-	KindIndex   byte = 0x03
+	kindCatalog byte = 0x01
+	kindRecord  byte = 0x02
+	kindIndex   byte = 0x03
 )
 
 // Catalog sub-kinds.
@@ -18,47 +18,47 @@ const (
 // MetaKey returns the catalog key of an engine metadata entry.
 func MetaKey(name string) []byte {
 	k := make([]byte, 0, 2+len(name))
-	k = append(k, KindCatalog, catalogMeta)
+	k = append(k, kindCatalog, catalogMeta)
 	return append(k, name...)
 }
 
-// CollectionKey returns the catalog key of a collection's entry.
-func CollectionKey(collID uint64) []byte {
+// collectionKey returns the catalog key of a collection's entry.
+func collectionKey(collID uint64) []byte {
 	k := make([]byte, 0, 10)
-	k = append(k, KindCatalog, catalogCollection)
+	k = append(k, kindCatalog, catalogCollection)
 	return binary.BigEndian.AppendUint64(k, collID)
 }
 
-// CollectionKeyRange returns the bounds [lo, hi) of all collection entries.
-func CollectionKeyRange() (lo, hi []byte) {
-	return []byte{KindCatalog, catalogCollection}, []byte{KindCatalog, catalogCollection + 1}
+// collectionKeyRange returns the bounds [lo, hi) of all collection entries.
+func collectionKeyRange() (lo, hi []byte) {
+	return []byte{kindCatalog, catalogCollection}, []byte{kindCatalog, catalogCollection + 1}
 }
 
-// AppendIndexPrefix appends the prefix shared by all entries of indexID.
-func AppendIndexPrefix(dst []byte, indexID uint64) []byte {
-	dst = append(dst, KindIndex)
+// appendIndexPrefix appends the prefix shared by all entries of indexID.
+func appendIndexPrefix(dst []byte, indexID uint64) []byte {
+	dst = append(dst, kindIndex)
 	return binary.BigEndian.AppendUint64(dst, indexID)
 }
 
-// IndexPrefixLen is the length of an index prefix.
-const IndexPrefixLen = 9
+// indexPrefixLen is the length of an index prefix.
+const indexPrefixLen = 9
 
-// AppendIndexKey appends the key of the entry (indexID, ks, recID).
-func AppendIndexKey(dst []byte, indexID uint64, ks []byte, recID uint64) []byte {
-	dst = AppendIndexPrefix(dst, indexID)
+// appendIndexKey appends the key of the entry (indexID, ks, recID).
+func appendIndexKey(dst []byte, indexID uint64, ks []byte, recID uint64) []byte {
+	dst = appendIndexPrefix(dst, indexID)
 	dst = append(dst, ks...)
 	return binary.BigEndian.AppendUint64(dst, recID)
 }
 
-// SplitIndexKey splits an index entry key into its keystring and recordID.
-func SplitIndexKey(k []byte) (ks []byte, recID uint64) {
+// splitIndexKey splits an index entry key into its keystring and recordID.
+func splitIndexKey(k []byte) (ks []byte, recID uint64) {
 	n := len(k) - 8
-	return k[IndexPrefixLen:n], binary.BigEndian.Uint64(k[n:])
+	return k[indexPrefixLen:n], binary.BigEndian.Uint64(k[n:])
 }
 
-// IndexRange returns the bounds [lo, hi) of every entry of indexID.
-func IndexRange(indexID uint64) (lo, hi []byte) {
-	lo = AppendIndexPrefix(nil, indexID)
+// indexRange returns the bounds [lo, hi) of every entry of indexID.
+func indexRange(indexID uint64) (lo, hi []byte) {
+	lo = appendIndexPrefix(nil, indexID)
 	return lo, prefixEnd(lo)
 }
 
@@ -85,51 +85,3 @@ const (
 	KindOplog      byte = 0x04
 	KindOplogImage byte = 0x05
 )
-
-// KindSession prefixes the sessions' retryable-write and transaction
-// records (mongod's config.transactions): the header of session id at
-// SessionKey(id), the results of the statements of its transaction
-// number txn at SessionStmtKey(id, txn, stmt).
-const KindSession byte = 0x06
-
-// SessionKey returns the key of session id's record.
-func SessionKey(id []byte) []byte {
-	k := make([]byte, 0, 2+len(id))
-	k = append(k, KindSession, byte(len(id)))
-	return append(k, id...)
-}
-
-// SessionStmtKey returns the key of statement stmt of transaction number
-// txn of session id.
-func SessionStmtKey(id []byte, txn int64, stmt int32) []byte {
-	k := append(SessionKey(id), 0x01)
-	k = binary.BigEndian.AppendUint64(k, uint64(txn))
-	return binary.BigEndian.AppendUint32(k, uint32(stmt))
-}
-
-// SessionStmtRange returns the bounds [lo, hi) of the statement keys of
-// session id, every transaction number.
-func SessionStmtRange(id []byte) (lo, hi []byte) {
-	lo = append(SessionKey(id), 0x01)
-	hi = append(SessionKey(id), 0x02)
-	return lo, hi
-}
-
-// SessionRange returns the bounds [lo, hi) of every key of session id
-// (its header and statements).
-func SessionRange(id []byte) (lo, hi []byte) {
-	lo = SessionKey(id)
-	return lo, append(SessionKey(id), 0xff)
-}
-
-// SessionsRange returns the bounds [lo, hi) of every session key.
-func SessionsRange() (lo, hi []byte) { return []byte{KindSession}, []byte{KindSession + 1} }
-
-// IsSessionHeaderKey reports whether k (in SessionsRange) is a session's
-// header, and returns the session id.
-func IsSessionHeaderKey(k []byte) ([]byte, bool) {
-	if len(k) < 2 || k[0] != KindSession || len(k) != 2+int(k[1]) {
-		return nil, false
-	}
-	return k[2:], true
-}

@@ -22,8 +22,10 @@ var pebbleImportAllowed = map[string]string{
 // TestStorageLayering fails when a file outside internal/storage imports
 // Pebble or calls DB.Pebble() without being listed in
 // pebbleImportAllowed, or when storage
-// exports a helper that builds or decodes record keys again (the record
-// layout stays inside records.go: callers name records by RecordID).
+// exports a helper that builds or decodes record, index, catalog or
+// session keys again (the layouts stay inside storage: callers name
+// records by RecordID and index entries by index id, keystring and
+// RecordID).
 func TestStorageLayering(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -75,7 +77,14 @@ func TestStorageLayering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forbidden := map[string]bool{"AppendRecordKey": true, "RecordRange": true, "RecordIDFromKey": true, "RecordKeyLen": true}
+	// Key builders and splitters of the record, index, catalog and
+	// session stores: callers go through the stores' operations.
+	forbidden := map[string]bool{
+		"AppendRecordKey": true, "RecordRange": true, "RecordIDFromKey": true, "RecordKeyLen": true,
+		"AppendIndexKey": true, "SplitIndexKey": true, "IndexPrefixLen": true, "AppendIndexPrefix": true, "IndexRange": true,
+		"CollectionKey": true, "CollectionKeyRange": true,
+		"SessionKey": true, "SessionStmtKey": true, "SessionStmtRange": true, "SessionsRange": true, "SessionRange": true, "IsSessionHeaderKey": true, "KindSession": true,
+	}
 	for _, pkg := range pkgs {
 		for name, f := range pkg.Files {
 			for _, decl := range f.Decls {
@@ -99,7 +108,7 @@ func TestStorageLayering(t *testing.T) {
 				}
 				for _, n := range names {
 					if forbidden[n] {
-						t.Errorf("%s: storage exports %s, a record-key helper: keep the record layout in records.go", name, n)
+						t.Errorf("%s: storage exports %s, a key helper: keep the key layout inside storage's stores", name, n)
 					}
 				}
 			}

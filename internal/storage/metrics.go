@@ -92,7 +92,7 @@ func (db *DB) IndexDiskUsage(indexID uint64) (uint64, error) {
 	if ok && now.Sub(e.at) < indexUsageTTL {
 		return e.bytes, nil
 	}
-	lo, hi := IndexRange(indexID)
+	lo, hi := indexRange(indexID)
 	n, err := db.EstimateDiskUsage(lo, hi)
 	if err != nil {
 		return 0, err

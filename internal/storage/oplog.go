@@ -39,13 +39,13 @@ func oplogImageKey(ts uint64, op uint32) []byte {
 // SetOplogEntry adds to b the write of doc as the oplog entry at ts.
 func SetOplogEntry(b *Batch, ts uint64, doc []byte) error {
 	var kb [oplogKeyLen]byte
-	return b.Set(appendOplogKey(kb[:0], ts), doc, nil)
+	return b.Set(appendOplogKey(kb[:0], ts), doc)
 }
 
 // SetOplogImage adds to b the write of the images of operation op of the
 // entry at ts.
 func SetOplogImage(b *Batch, ts uint64, op uint32, doc []byte) error {
-	return b.Set(oplogImageKey(ts, op), doc, nil)
+	return b.Set(oplogImageKey(ts, op), doc)
 }
 
 // GetOplogImage reads the images of operation op of the entry at ts.
@@ -56,10 +56,10 @@ func (db *DB) GetOplogImage(ts uint64, op uint32) (doc []byte, found bool, err e
 // DeleteOplogThrough adds to b the removal of every oplog entry, and
 // every image, at or before ts.
 func DeleteOplogThrough(b *Batch, ts uint64) error {
-	if err := b.DeleteRange([]byte{KindOplog}, appendOplogKey(nil, ts+1), nil); err != nil {
+	if err := b.DeleteRange([]byte{KindOplog}, appendOplogKey(nil, ts+1)); err != nil {
 		return err
 	}
-	return b.DeleteRange([]byte{KindOplogImage}, oplogImageKey(ts+1, 0), nil)
+	return b.DeleteRange([]byte{KindOplogImage}, oplogImageKey(ts+1, 0))
 }
 
 // OplogCursor reads oplog entries (or, opened with NewOplogImageCursor,
@@ -97,7 +97,7 @@ func NewOplogImageCursor(r Reader) (*OplogCursor, error) {
 }
 
 func openOplogCursor(r Reader, lower, upper []byte, reverse bool) (*OplogCursor, error) {
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("storage: oplog iterator: %w", err)
 	}
@@ -136,7 +136,7 @@ func (c *OplogCursor) Close() error {
 // OplogSpan returns the timestamps of the oldest and newest oplog entries
 // of r, or 0, 0 when there are none.
 func OplogSpan(r Reader) (first, last uint64, err error) {
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: []byte{KindOplog}, UpperBound: []byte{KindOplog + 1}})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: []byte{KindOplog}, UpperBound: []byte{KindOplog + 1}})
 	if err != nil {
 		return 0, 0, fmt.Errorf("storage: oplog iterator: %w", err)
 	}

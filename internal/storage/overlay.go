@@ -40,8 +40,8 @@ type touch struct {
 
 // NewOverlay returns the view of b over snap. b must be an indexed batch.
 // The caller keeps ownership of both.
-func NewOverlay(snap *pebble.Snapshot, b *pebble.Batch) *Overlay {
-	return &Overlay{snap: snap, b: b, touched: map[string]touch{}}
+func NewOverlay(snap *Snapshot, b *Batch) *Overlay {
+	return &Overlay{snap: snap.ps, b: b.pb, touched: map[string]touch{}}
 }
 
 // sync decodes the batch entries appended since the last call.
@@ -90,9 +90,9 @@ func (o *Overlay) sync() error {
 	return nil
 }
 
-// Get reads key: the batch's version when the batch wrote it, else the
+// get reads key: the batch's version when the batch wrote it, else the
 // snapshot's.
-func (o *Overlay) Get(key []byte) ([]byte, io.Closer, error) {
+func (o *Overlay) get(key []byte) ([]byte, io.Closer, error) {
 	if err := o.sync(); err != nil {
 		return nil, nil, err
 	}
@@ -107,9 +107,9 @@ func (o *Overlay) Get(key []byte) ([]byte, io.Closer, error) {
 	return o.snap.Get(key)
 }
 
-// NewIter returns an iterator over the merged view. Like Pebble's batch
+// newIter returns an iterator over the merged view. Like Pebble's batch
 // iterators, it sees the batch as it was when the iterator was created.
-func (o *Overlay) NewIter(opts *pebble.IterOptions) (Iterator, error) {
+func (o *Overlay) newIter(opts *pebble.IterOptions) (Iterator, error) {
 	if err := o.sync(); err != nil {
 		return nil, err
 	}

@@ -24,10 +24,10 @@ func commitSets(t *testing.T, db *DB, kv map[string]string, dels ...string) {
 	t.Helper()
 	b := db.NewBatch()
 	for k, v := range kv {
-		_ = b.Set([]byte(k), []byte(v), nil)
+		_ = b.pb.Set([]byte(k), []byte(v), nil)
 	}
 	for _, k := range dels {
-		_ = b.Delete([]byte(k), nil)
+		_ = b.pb.Delete([]byte(k), nil)
 	}
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func commitSets(t *testing.T, db *DB, kv map[string]string, dels ...string) {
 // scanAll returns "k=v" for every entry of it, forward or backward.
 func scanAll(t *testing.T, r Reader, reverse bool) []string {
 	t.Helper()
-	it, err := r.NewIter(nil)
+	it, err := r.newIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +79,10 @@ func TestOverlaySnapshotIsolation(t *testing.T) {
 
 	// Committed after the snapshot: invisible to the overlay.
 	commitSets(t, db, map[string]string{"a": "2", "e": "2"}, "b")
-	_ = b.Set([]byte("c"), []byte("tx"), nil)
-	_ = b.SingleDelete([]byte("d"), nil)
-	_ = b.Set([]byte("f"), []byte("tx"), nil)
-	_ = b.Delete([]byte("b"), nil)
+	_ = b.pb.Set([]byte("c"), []byte("tx"), nil)
+	_ = b.pb.SingleDelete([]byte("d"), nil)
+	_ = b.pb.Set([]byte("f"), []byte("tx"), nil)
+	_ = b.pb.Delete([]byte("b"), nil)
 
 	tests := []struct{ key, want string }{
 		{"a", "1"},      // snapshot value, not the later commit
@@ -108,9 +108,9 @@ func TestOverlaySnapshotIsolation(t *testing.T) {
 
 	// Writes after an iterator was created are not seen by it, but are seen
 	// by a new one; a deleted-then-set key comes back.
-	it, _ := o.NewIter(nil)
-	_ = b.Set([]byte("b"), []byte("again"), nil)
-	_ = b.Delete([]byte("a"), nil)
+	it, _ := o.newIter(nil)
+	_ = b.pb.Set([]byte("b"), []byte("again"), nil)
+	_ = b.pb.Delete([]byte("a"), nil)
 	var old []string
 	for v := it.First(); v; v = it.Next() {
 		old = append(old, string(it.Key()))
@@ -154,10 +154,10 @@ func TestOverlayRandom(t *testing.T) {
 			k := key()
 			if rng.Intn(2) == 0 {
 				v := fmt.Sprintf("b%d", round)
-				_ = b.Set([]byte(k), []byte(v), nil)
+				_ = b.pb.Set([]byte(k), []byte(v), nil)
 				model[k] = v
 			} else {
-				_ = b.Delete([]byte(k), nil)
+				_ = b.pb.Delete([]byte(k), nil)
 				delete(model, k)
 			}
 		}
@@ -177,7 +177,7 @@ func TestOverlayRandom(t *testing.T) {
 			}
 		}
 		// Random walk: seek, then move either way, checking positions.
-		it, err := o.NewIter(&pebble.IterOptions{})
+		it, err := o.newIter(&pebble.IterOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

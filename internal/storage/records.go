@@ -17,12 +17,12 @@ import (
 // everything else names records by collection and RecordID and reads them
 // through GetRecord and a RecordCursor, writes them with SetRecord and
 // DeleteRecord, and works on a whole collection with DeleteRecords,
-// RecordSpan, LastRecordID and DB.RecordsDiskUsage. The layout may change
+// RecordIDs, SplitRecords and DB.RecordsDiskUsage. The layout may change
 // (a clustered collection keyed by _id, say) without touching the query
 // executor, as MongoDB's RecordStore lets FETCH call seekExact on a
 // cursor without knowing how the storage engine finds the record.
 
-// RecordID names a record of a collection. The engine hands them out in
+// RecordID names a record of a collection. RecordIDs hands them out in
 // insertion order; storage only relies on their order, not on their
 // being dense.
 type RecordID uint64
@@ -36,7 +36,7 @@ const RecordOverhead = recordKeyLen
 
 // appendRecordKey appends the key of record rid of collection collID.
 func appendRecordKey(dst []byte, collID uint64, rid RecordID) []byte {
-	dst = append(dst, KindRecord)
+	dst = append(dst, kindRecord)
 	dst = binary.BigEndian.AppendUint64(dst, collID)
 	return binary.BigEndian.AppendUint64(dst, uint64(rid))
 }
@@ -46,7 +46,7 @@ func recordIDFromKey(k []byte) RecordID { return RecordID(binary.BigEndian.Uint6
 
 // recordRange returns the bounds [lo, hi) of every record of collID.
 func recordRange(collID uint64) (lo, hi []byte) {
-	lo = binary.BigEndian.AppendUint64([]byte{KindRecord}, collID)
+	lo = binary.BigEndian.AppendUint64([]byte{kindRecord}, collID)
 	return lo, prefixEnd(lo)
 }
 
@@ -59,22 +59,22 @@ func AppendRecordLockKey(dst []byte, collID uint64, rid RecordID) []byte {
 
 // SetRecord adds to b the write of doc as record rid of collID (inserted
 // or replaced).
-func SetRecord(b *pebble.Batch, collID uint64, rid RecordID, doc []byte) error {
+func SetRecord(b *Batch, collID uint64, rid RecordID, doc []byte) error {
 	var kb [recordKeyLen]byte
-	return b.Set(appendRecordKey(kb[:0], collID, rid), doc, nil)
+	return b.Set(appendRecordKey(kb[:0], collID, rid), doc)
 }
 
 // DeleteRecord adds to b the removal of record rid of collID.
-func DeleteRecord(b *pebble.Batch, collID uint64, rid RecordID) error {
+func DeleteRecord(b *Batch, collID uint64, rid RecordID) error {
 	var kb [recordKeyLen]byte
-	return b.Delete(appendRecordKey(kb[:0], collID, rid), nil)
+	return b.del(appendRecordKey(kb[:0], collID, rid))
 }
 
 // DeleteRecords adds to b the removal of every record of collID (a drop
 // or a truncation).
-func DeleteRecords(b *pebble.Batch, collID uint64) error {
+func DeleteRecords(b *Batch, collID uint64) error {
 	lo, hi := recordRange(collID)
-	return b.DeleteRange(lo, hi, nil)
+	return b.DeleteRange(lo, hi)
 }
 
 // RecordsDiskUsage estimates the bytes the records of collID take on
@@ -90,18 +90,11 @@ func GetRecord(r Reader, collID uint64, rid RecordID, dst []byte) (doc []byte, f
 	return Get(r, appendRecordKey(kb[:0], collID, rid), dst)
 }
 
-// LastRecordID returns the highest RecordID of collID, or 0 when the
-// collection has no records.
-func LastRecordID(r Reader, collID uint64) (RecordID, error) {
-	_, last, err := RecordSpan(r, collID)
-	return last, err
-}
-
-// RecordSpan returns the lowest and highest RecordIDs of collID, or 0, 0
+// recordSpan returns the lowest and highest RecordIDs of collID, or 0, 0
 // when the collection has no records.
-func RecordSpan(r Reader, collID uint64) (first, last RecordID, err error) {
+func recordSpan(r Reader, collID uint64) (first, last RecordID, err error) {
 	lo, hi := recordRange(collID)
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return 0, 0, fmt.Errorf("storage: record iterator: %w", err)
 	}
@@ -155,7 +148,7 @@ func NewRecordRangeCursor(r Reader, collID uint64, lo, hi RecordID) (*RecordCurs
 	} else {
 		upper = appendRecordKey(nil, collID, hi)
 	}
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("storage: record iterator: %w", err)
 	}
@@ -166,7 +159,7 @@ func NewRecordRangeCursor(r Reader, collID uint64, lo, hi RecordID) (*RecordCurs
 // of collID in r, for callers that keep the cursor in their own struct.
 func (c *RecordCursor) Open(r Reader, collID uint64, reverse bool) error {
 	lo, hi := recordRange(collID)
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return fmt.Errorf("storage: record iterator: %w", err)
 	}

@@ -150,12 +150,12 @@ func TestRecordRangesAndSpan(t *testing.T) {
 			t.Errorf("[%d, %d) = %s, want %s", c.lo, c.hi, got, c.want)
 		}
 	}
-	first, last, err := RecordSpan(db.Reader(), 7)
+	first, last, err := recordSpan(db.Reader(), 7)
 	if err != nil || first != 3 || last != 12 {
-		t.Fatalf("RecordSpan = %d %d %v", first, last, err)
+		t.Fatalf("recordSpan = %d %d %v", first, last, err)
 	}
-	if first, last, err := RecordSpan(db.Reader(), 99); err != nil || first != 0 || last != 0 {
-		t.Fatalf("RecordSpan of an empty collection = %d %d %v", first, last, err)
+	if first, last, err := recordSpan(db.Reader(), 99); err != nil || first != 0 || last != 0 {
+		t.Fatalf("recordSpan of an empty collection = %d %d %v", first, last, err)
 	}
 
 	b := db.NewBatch()
@@ -179,7 +179,7 @@ func TestRecordRangesAndSpan(t *testing.T) {
 		t.Fatalf("after DeleteRecords: %s", got)
 	}
 	for _, coll := range []uint64{6, 8} {
-		if _, last, _ := RecordSpan(db.Reader(), coll); last == 0 && coll == 6 {
+		if _, last, _ := recordSpan(db.Reader(), coll); last == 0 && coll == 6 {
 			t.Fatalf("DeleteRecords removed collection %d's records", coll)
 		}
 	}

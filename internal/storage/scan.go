@@ -25,16 +25,16 @@ type IndexCursor struct {
 // Bounds compare against the whole keystring; to include every entry whose
 // keystring starts with p, pass hi = PrefixEnd(p).
 func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*IndexCursor, error) {
-	lower := AppendIndexPrefix(nil, indexID)
+	lower := appendIndexPrefix(nil, indexID)
 	lower = append(lower, lo...)
 	var upper []byte
 	if hi == nil {
-		_, upper = IndexRange(indexID)
+		_, upper = indexRange(indexID)
 	} else {
-		upper = AppendIndexPrefix(nil, indexID)
+		upper = appendIndexPrefix(nil, indexID)
 		upper = append(upper, hi...)
 	}
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := r.newIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("storage: index iterator: %w", err)
 	}
@@ -47,7 +47,7 @@ func NewIndexCursor(r Reader, indexID uint64, lo, hi []byte, reverse bool) (*Ind
 // Seeking forward from where the cursor stands costs little: Pebble
 // steps instead of searching when the target is near.
 func (c *IndexCursor) SeekGE(key []byte) {
-	c.kbuf = append(AppendIndexPrefix(c.kbuf[:0], c.indexID), key...)
+	c.kbuf = append(appendIndexPrefix(c.kbuf[:0], c.indexID), key...)
 	c.started, c.sought = true, true
 	c.it.SeekGE(c.kbuf)
 }
@@ -62,7 +62,7 @@ func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
 		return nil, 0, nil, false
 	}
 	k := c.it.Key()
-	if len(k) < IndexPrefixLen+8 {
+	if len(k) < indexPrefixLen+8 {
 		c.err = fmt.Errorf("storage: malformed index key %x", k)
 		return nil, 0, nil, false
 	}
@@ -72,7 +72,7 @@ func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
 		return nil, 0, nil, false
 	}
 	n := len(k) - 8
-	return k[IndexPrefixLen:n], binary.BigEndian.Uint64(k[n:]), v, true
+	return k[indexPrefixLen:n], binary.BigEndian.Uint64(k[n:]), v, true
 }
 
 // Err returns the error that ended iteration, if any.
@@ -88,7 +88,7 @@ func (c *IndexCursor) Close() error {
 	return err
 }
 
-// FindIndexKey looks for entries of indexID whose keystring equals ks
+// findIndexKey looks for entries of indexID whose keystring equals ks
 // exactly, using it (an iterator over r, reused across calls; pass nil to
 // create one). It calls fn with each recordID found until fn returns
 // false. It returns the iterator for reuse.
@@ -98,15 +98,15 @@ func (c *IndexCursor) Close() error {
 // of stepping over whatever follows, which in a queue's claim index is a
 // growing run of deleted entries still in the memtable (every claim
 // moves an entry) that an unbounded seek would walk on each insert.
-func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(recID uint64) bool) (Iterator, []byte, error) {
+func findIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(rid RecordID) bool) (Iterator, []byte, error) {
 	if it == nil {
 		var err error
-		it, err = r.NewIter(nil)
+		it, err = r.newIter(nil)
 		if err != nil {
 			return nil, buf, fmt.Errorf("storage: index iterator: %w", err)
 		}
 	}
-	buf = AppendIndexPrefix(buf[:0], indexID)
+	buf = appendIndexPrefix(buf[:0], indexID)
 	buf = append(buf, ks...)
 	plen := len(buf)
 	buf = append(buf, PrefixEnd(buf)...) // upper bound: after the prefix
@@ -120,27 +120,27 @@ func FindIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, 
 		if len(k) != plen+8 {
 			continue // a longer keystring that merely starts with ks
 		}
-		if !fn(binary.BigEndian.Uint64(k[plen:])) {
+		if !fn(RecordID(binary.BigEndian.Uint64(k[plen:]))) {
 			break
 		}
 	}
 	return it, buf, it.Error()
 }
 
-// LastIndexKeystring returns the keystring of the last entry of indexID
+// lastIndexKeystring returns the keystring of the last entry of indexID
 // as it reads (copied into dst), or ok false when the index is empty. It
 // rebounds it to the index.
-func LastIndexKeystring(it Iterator, indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
-	lo, hi := IndexRange(indexID)
+func lastIndexKeystring(it Iterator, indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
+	lo, hi := indexRange(indexID)
 	it.SetBounds(lo, hi)
 	if !it.Last() {
 		return dst, false, it.Error()
 	}
 	k := it.Key()
-	if len(k) < IndexPrefixLen+8 {
+	if len(k) < indexPrefixLen+8 {
 		return dst, false, fmt.Errorf("storage: malformed index key %x", k)
 	}
-	return append(dst[:0], k[IndexPrefixLen:len(k)-8]...), true, nil
+	return append(dst[:0], k[indexPrefixLen:len(k)-8]...), true, nil
 }
 
 // step moves a cursor's iterator one entry in its direction and reports
@@ -164,4 +164,50 @@ func step(it Iterator, started, positioned *bool, reverse bool) bool {
 	default:
 		return it.Next()
 	}
+}
+
+// IndexProbe answers a write's unique checks on any index of a reader:
+// the last keystring of an index, and the records of one keystring. It
+// reuses one iterator across calls (keep the probe in the caller's struct:
+// Open, use, Close). It is not safe for concurrent use.
+type IndexProbe struct {
+	it  Iterator
+	buf []byte
+}
+
+// Open (re)initializes p, closed or zero, as a probe of r.
+func (p *IndexProbe) Open(r Reader) error {
+	it, err := r.newIter(nil)
+	if err != nil {
+		return fmt.Errorf("storage: index iterator: %w", err)
+	}
+	p.it = it
+	return nil
+}
+
+// IsOpen reports whether p is open.
+func (p *IndexProbe) IsOpen() bool { return p.it != nil }
+
+// LastKeystring returns the keystring of the last entry of indexID
+// (appended to dst[:0]), or ok false when the index is empty.
+func (p *IndexProbe) LastKeystring(indexID uint64, dst []byte) (ks []byte, ok bool, err error) {
+	return lastIndexKeystring(p.it, indexID, dst)
+}
+
+// Find calls fn with the RecordID of each entry of indexID whose
+// keystring equals ks exactly, until fn returns false.
+func (p *IndexProbe) Find(indexID uint64, ks []byte, fn func(rid RecordID) bool) error {
+	var err error
+	p.it, p.buf, err = findIndexKey(nil, p.it, indexID, ks, p.buf, fn)
+	return err
+}
+
+// Close releases the probe's iterator.
+func (p *IndexProbe) Close() error {
+	if p.it == nil {
+		return nil
+	}
+	err := p.it.Close()
+	p.it = nil
+	return err
 }

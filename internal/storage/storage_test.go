@@ -22,7 +22,7 @@ func TestGroupCommit(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				b := db.NewBatch()
-				b.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
+				b.pb.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
 				seq, err := db.Commit(b)
 				if err != nil {
 					t.Error(err)
@@ -54,15 +54,15 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	defer db.Close()
 	b := db.NewBatch()
 	for i := uint64(1); i <= 5; i++ {
-		b.Set(appendRecordKey(nil, 7, RecordID(i)), []byte(fmt.Sprint(i)), nil)
-		b.Set(AppendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
+		b.pb.Set(appendRecordKey(nil, 7, RecordID(i)), []byte(fmt.Sprint(i)), nil)
+		b.pb.Set(appendIndexKey(nil, 9, []byte{byte('a' + i%2)}, i), nil, nil)
 	}
-	b.Set(AppendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
+	b.pb.Set(appendIndexKey(nil, 9, []byte("ab"), 6), nil, nil)
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
-	if last, _ := LastRecordID(db.Reader(), 7); last != 5 {
-		t.Fatalf("last = %d", last)
+	if a, _ := OpenRecordIDs(db.Reader(), 7); a.Peek() != 6 {
+		t.Fatalf("next record id = %d, want 6", a.Peek())
 	}
 	c, _ := NewRecordCursor(db.Reader(), 7, true)
 	var got []uint64
@@ -74,9 +74,9 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 		t.Fatalf("reverse = %v", got)
 	}
 	var ids []uint64
-	_, _, err = FindIndexKey(db.Reader(), nil, 9, []byte("a"), nil, func(r uint64) bool { ids = append(ids, r); return true })
+	_, _, err = findIndexKey(db.Reader(), nil, 9, []byte("a"), nil, func(r RecordID) bool { ids = append(ids, uint64(r)); return true })
 	if err != nil || fmt.Sprint(ids) != "[2 4]" {
-		t.Fatalf("FindIndexKey = %v %v", ids, err)
+		t.Fatalf("findIndexKey = %v %v", ids, err)
 	}
 	ic, _ := NewIndexCursor(db.Reader(), 9, []byte("b"), nil, false)
 	ids = nil

@@ -37,7 +37,7 @@ func fetchFixture(t testing.TB, n int, gone []uint64) (storage.Reader, *plan.Ind
 	addEntry := func(rid uint64) {
 		ks := keystring.AppendValue(nil, i32(int32(rid%3)), false)
 		ks = keystring.AppendValue(ks, i32(int32(perm[rid-1])), true)
-		if err := b.Set(storage.AppendIndexKey(nil, testIndex, ks, rid), nil, nil); err != nil {
+		if err := storage.SetIndexEntry(b, testIndex, ks, storage.RecordID(rid), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

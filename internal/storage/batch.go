@@ -1,0 +1,102 @@
+package storage
+
+import (
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Batch is a set of writes committed atomically by DB.Commit. The store
+// types add their writes to it (SetRecord, the index, session and catalog
+// stores); only the keys of families whose layout is kept outside them
+// (the oplog's: OplogKey) are written raw with Set and DeleteRange.
+type Batch struct {
+	pb  *pebble.Batch
+	kb  []byte // key scratch of the store functions (the batch copies keys)
+	arr [64]byte
+}
+
+// scratch returns the batch's key buffer, emptied; it starts in the
+// batch itself, so most keys cost no allocation.
+func (b *Batch) scratch() []byte {
+	if b.kb == nil {
+		b.kb = b.arr[:0]
+	}
+	return b.kb[:0]
+}
+
+// Set adds the write of value at key. The batch copies both.
+func (b *Batch) Set(key, value []byte) error { return b.pb.Set(key, value, nil) }
+
+// DeleteRange adds the removal of every key in [lo, hi).
+func (b *Batch) DeleteRange(lo, hi []byte) error { return b.pb.DeleteRange(lo, hi, nil) }
+
+// del adds the removal of key.
+func (b *Batch) del(key []byte) error { return b.pb.Delete(key, nil) }
+
+// Len is the size of the batch's representation in bytes.
+func (b *Batch) Len() int { return b.pb.Len() }
+
+// Count is the number of writes in the batch.
+func (b *Batch) Count() uint32 { return b.pb.Count() }
+
+// Empty reports whether the batch holds no writes.
+func (b *Batch) Empty() bool { return b.pb.Empty() }
+
+// Reader returns the view of an indexed batch (DB.NewIndexedBatch): its
+// writes over the latest committed state.
+func (b *Batch) Reader() Reader { return pebbleReader{b.pb} }
+
+// Close releases the batch without committing it. DB.Commit closes the
+// batches it commits. The batch must not be used after.
+func (b *Batch) Close() error {
+	if b.pb == nil {
+		return nil // closed already
+	}
+	err := b.pb.Close()
+	b.pb = nil
+	if cap(b.kb) > maxPooledScratch {
+		b.kb = nil
+	}
+	batchPool.Put(b)
+	return err
+}
+
+// batchPool recycles Batch values: a single-document write makes one or
+// two batches, and Pebble pools its own.
+var batchPool = sync.Pool{New: func() any { return new(Batch) }}
+
+// maxPooledScratch bounds the key scratch a pooled Batch keeps.
+const maxPooledScratch = 4 << 10
+
+// newBatch wraps pb in a pooled Batch.
+func newBatch(pb *pebble.Batch) *Batch {
+	b := batchPool.Get().(*Batch)
+	b.pb = pb
+	return b
+}
+
+// Snapshot is a consistent point-in-time view of a DB. Close it when done.
+type Snapshot struct {
+	ps *pebble.Snapshot
+	r  pebbleReader // Reader's, kept here so that handing it out allocates nothing
+}
+
+// Reader returns the snapshot's view.
+func (s *Snapshot) Reader() Reader { return &s.r }
+
+// Close releases the snapshot.
+func (s *Snapshot) Close() error { return s.ps.Close() }
+
+// FS is the filesystem a DB writes through (Options.FS); the zero FS is
+// the operating system's.
+type FS struct{ v vfs.FS }
+
+// NewFS wraps a Pebble filesystem: tests inject I/O errors with one (the
+// only files outside storage that may import Pebble, see
+// TestStorageLayering).
+func NewFS(v vfs.FS) FS { return FS{v} }
+
+// ErrNotFound is the error a missing key reads as.
+var ErrNotFound = pebble.ErrNotFound
