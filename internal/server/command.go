@@ -169,6 +169,10 @@ type command struct {
 	// of its own (isMaster of hello): a failCommand failpoint naming one
 	// matches both.
 	sameAs string
+	// onCursor: it works on a cursor an earlier command opened, and so
+	// reads that command's snapshot, whatever its own readConcern says
+	// (readconcern.go).
+	onCursor bool
 	// ofSessions: it ends or kills sessions, so it runs without checking
 	// out the session its lsid names (session_run.go).
 	ofSessions bool

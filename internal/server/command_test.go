@@ -143,6 +143,7 @@ func TestCommandHooksAsBefore(t *testing.T) {
 		{"ends or kills sessions", func(c *command) bool { return c.ofSessions },
 			"endSessions killAllSessions killAllSessionsByPattern killSessions"},
 		{"creates", func(c *command) bool { return c.creates }, "create createIndexes"},
+		{"on a cursor", func(c *command) bool { return c.onCursor }, "getMore killCursors"},
 		{"outlives its client", func(c *command) bool { return c.outlivesClient }, "createIndexes"},
 		{"applyOps entry form", func(c *command) bool { return c.applyOpsEntry != nil },
 			"applyOps create createIndexes renameCollection"},
