@@ -7,13 +7,16 @@ import (
 
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/query"
 )
 
 func init() {
 	register(command{names: []string{"findAndModify", "findandmodify"}, handler: cmdFindAndModify, authz: requires(bypassNeeds(findAndModifyNeeds)),
 		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: &explainer{plan: explainFindAndModify}, applyOps: no,
 		observe: observed(opCommand, onColl, modifyReply),
-		shape:   &shapeForm{filter: "query", proj: "fields", update: "update", flags: []string{"remove", "new", "upsert"}}})
+		shape:   &shapeForm{filter: "query", proj: "fields", update: "update", flags: []string{"remove", "new", "upsert"}},
+		// A retry is answered from the image of the document it returned.
+		retry: &retryForm{answer: famRetryReply, imageAfter: famImageAfter}})
 }
 
 // cmdFindAndModify atomically finds one document and updates or removes
@@ -149,4 +152,50 @@ func parseFindAndModify(req *Request) (string, engine.FindAndModifySpec, error) 
 		return "", spec, errs.New(errs.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
 	}
 	return coll, spec, nil
+}
+
+// famRetryReply answers a retried findAndModify from the image its
+// earlier attempt recorded (session_retry.go), projected by the retry's
+// fields.
+func famRetryReply(req *Request, im *retryImage) (bsoncore.Document, error) {
+	_, spec, err := parseFindAndModify(req)
+	if err != nil {
+		return nil, err
+	}
+	wc, err := parseWriteConcern(req)
+	if err != nil {
+		return nil, err
+	}
+	leo := bsoncore.NewDocumentBuilder().AppendInt32("n", 1)
+	if im.op != "d" {
+		leo.AppendBoolean("updatedExisting", im.op == "u")
+	}
+	if im.op == "i" && im.id.Type != 0 {
+		leo.AppendValue("upserted", im.id)
+	}
+	b := bsoncore.NewDocumentBuilder().AppendDocument("lastErrorObject", leo.Build())
+	doc := im.doc
+	if doc != nil && len(spec.Fields) > 5 {
+		p, err := query.ParseProjection(spec.Fields)
+		if err != nil {
+			return nil, err
+		}
+		if doc, err = p.Apply(doc, 0); err != nil {
+			return nil, err
+		}
+	}
+	if doc != nil {
+		b.AppendDocument("value", doc)
+	} else {
+		b.AppendNull("value")
+	}
+	appendWriteConcernError(b, wc)
+	return b.Build(), nil
+}
+
+// famImageAfter: the image of a findAndModify with new: true is the
+// document after the change.
+func famImageAfter(req *Request) bool {
+	after, _ := req.Cmd.Lookup("new").BooleanOK()
+	return after
 }

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(command{names: []string{"getMore"}, handler: cmdGetMore, authz: authenticated(),
 		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
-		observe: observed(opGetMore, cursorReply)})
+		observe: observed(opGetMore, cursorReply), onCursor: true})
 }
 
 // cmdGetMore returns the next batch of an open cursor. A tailable

@@ -13,7 +13,9 @@ func init() {
 	register(command{names: []string{"insert"}, handler: cmdInsert, authz: requires(bypassNeeds(collNeeds(auth.ActInsert))),
 		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: no,
 		observe: observed(opInsert, onColl),
-		stmts:   "documents"})
+		stmts:   "documents",
+		// Every document inserted is {n: 1}: no statement result is recorded.
+		retry: &retryForm{dflt: stmtResult{n: 1}}})
 }
 
 // cmdInsert inserts a batch of documents.

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(command{names: []string{"killCursors"}, handler: cmdKillCursors, authz: authenticated(),
 		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
-		observe: observed(opCommand)})
+		observe: observed(opCommand), onCursor: true})
 }
 
 // cmdKillCursors closes cursors by id. Under authorization each open

@@ -116,8 +116,11 @@ type command struct {
 	// inTxn: allowed in a multi-document transaction (session_run.go).
 	inTxn yesNo
 	// retryable: a txnNumber outside a transaction makes it a retryable
-	// write (session_run.go, session_retry.go).
+	// write (session_run.go, session_retry.go); retry, which a retryable
+	// write must set and no other command sets, is how its statements are
+	// recorded and a retry answered from the record (session_retryform.go).
 	retryable yesNo
+	retry     *retryForm
 	// snapshotRead: takes readConcern "snapshot" outside a transaction
 	// (readconcern.go).
 	snapshotRead yesNo
@@ -166,6 +169,10 @@ type command struct {
 	// of its own (isMaster of hello): a failCommand failpoint naming one
 	// matches both.
 	sameAs string
+	// onCursor: it works on a cursor an earlier command opened, and so
+	// reads that command's snapshot, whatever its own readConcern says
+	// (readconcern.go).
+	onCursor bool
 	// ofSessions: it ends or kills sessions, so it runs without checking
 	// out the session its lsid names (session_run.go).
 	ofSessions bool
@@ -314,6 +321,9 @@ func (c *command) undecidedTraits() []string {
 		if t.v == undecided {
 			out = append(out, t.name)
 		}
+	}
+	if c.retryable == yes && c.retry == nil {
+		out = append(out, "retry")
 	}
 	if c.explain == nil {
 		out = append(out, "explain")

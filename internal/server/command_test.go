@@ -38,6 +38,15 @@ func TestEveryCommandDecidesEveryTrait(t *testing.T) {
 		if c.stmts != "" && c.retryable != yes {
 			t.Errorf("command %s names statements but is not a retryable write", n)
 		}
+		if c.retry != nil && c.retryable != yes {
+			t.Errorf("command %s has a retry form but is not a retryable write", n)
+		}
+		if f := c.retry; f != nil && (f.answer == nil) == (c.stmts == "") {
+			t.Errorf("command %s: a retry is answered either from its statements or from its image", n)
+		}
+		if f := c.retry; f != nil && (f.answer == nil) != (f.imageAfter == nil) {
+			t.Errorf("command %s: a retry form answers from an image it says how to keep, or neither", n)
+		}
 		if e := c.explain; e != nil && e.self == nil && e.plan == nil && e.onView != nil {
 			t.Errorf("command %s is rewritten for explain on a view but explain refuses it", n)
 		}
@@ -55,6 +64,10 @@ func TestUndecidedTraitsAreReported(t *testing.T) {
 		snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no, observe: observed(opCommand)}
 	if u := c.undecidedTraits(); len(u) != 1 || u[0] != "retryable" {
 		t.Fatalf("undecided = %v, want [retryable]", u)
+	}
+	c.retryable = yes
+	if u := c.undecidedTraits(); len(u) != 1 || u[0] != "retry" {
+		t.Fatalf("a retryable write without its retry form: undecided = %v, want [retry]", u)
 	}
 	if u := (&command{names: []string{"x"}, handler: h}).undecidedTraits(); len(u) != 9 {
 		t.Fatalf("an empty descriptor leaves %v undecided, want all 9 traits", u)
@@ -119,12 +132,18 @@ func TestCommandHooksAsBefore(t *testing.T) {
 			"aggregate count delete distinct find findAndModify findandmodify update"},
 		{"shaped per statement", func(c *command) bool { return c.shape != nil && c.shape.perStatement }, "delete update"},
 		{"statements", func(c *command) bool { return c.stmts != "" }, "delete insert update"},
+		{"retry form", func(c *command) bool { return c.retry != nil }, "delete findAndModify findandmodify insert update"},
+		{"retry answered from an image", func(c *command) bool { return c.retry != nil && c.retry.answer != nil }, "findAndModify findandmodify"},
+		{"retry counts nModified and upserted", func(c *command) bool {
+			return c.retry != nil && c.retry.counts&(countModified|countUpserted) != 0
+		}, "update"},
 		{"write concern by request", func(c *command) bool { return c.writeConcernWhen != nil }, "aggregate"},
 		{"apiStrict argument check", func(c *command) bool { return c.apiStrictArgs != nil }, "aggregate"},
 		{"write counts in a findAndModify reply", func(c *command) bool { return c.observe.has(modifyReply) }, "findAndModify findandmodify"},
 		{"ends or kills sessions", func(c *command) bool { return c.ofSessions },
 			"endSessions killAllSessions killAllSessionsByPattern killSessions"},
 		{"creates", func(c *command) bool { return c.creates }, "create createIndexes"},
+		{"on a cursor", func(c *command) bool { return c.onCursor }, "getMore killCursors"},
 		{"outlives its client", func(c *command) bool { return c.outlivesClient }, "createIndexes"},
 		{"applyOps entry form", func(c *command) bool { return c.applyOpsEntry != nil },
 			"applyOps create createIndexes renameCollection"},
@@ -133,5 +152,33 @@ func TestCommandHooksAsBefore(t *testing.T) {
 		if got := strings.Join(with(c.pick), " "); got != c.want {
 			t.Errorf("%s: %s, want %s", c.trait, got, c.want)
 		}
+	}
+}
+
+// TestRetryFormsAsBefore pins the retry forms to the per-command cases of
+// session_retry.go they replaced: the default statement results and what
+// a change counts.
+func TestRetryFormsAsBefore(t *testing.T) {
+	for name, want := range map[string]stmtResult{"insert": {n: 1}, "delete": {n: 1}, "update": {n: 1, nModified: 1}} {
+		if got := lookupCommand(name).retry.dflt; got.n != want.n || got.nModified != want.nModified || got.upserted.Type != 0 {
+			t.Errorf("%s: default result %+v, want %+v", name, got, want)
+		}
+	}
+	post := bsoncore.NewDocumentBuilder().AppendInt32("_id", 7).Build()
+	var del, upd stmtResult
+	for _, op := range []byte{'d', 'd'} {
+		lookupCommand("delete").retry.count(&del, op, nil)
+	}
+	for _, op := range []byte{'u', 'i'} {
+		lookupCommand("update").retry.count(&upd, op, post)
+	}
+	if del.n != 2 || del.nModified != 0 || del.upserted.Type != 0 {
+		t.Errorf("delete counts %+v", del)
+	}
+	if upd.n != 2 || upd.nModified != 1 || upd.upserted.AsInt32() != 7 {
+		t.Errorf("update counts %+v", upd)
+	}
+	if lookupCommand("insert").retry.counts != 0 {
+		t.Error("insert records no statement result")
 	}
 }

@@ -84,7 +84,7 @@ func tsString(ts oplog.TS) string {
 // cursor document for find and aggregate, at the top for distinct), as
 // mongod does.
 func (s *Server) runSnapshotRead(ctx context.Context, h handler, req *Request, a sessionArgs) (bsoncore.Document, error) {
-	if req.Name == "getMore" || req.Name == "killCursors" {
+	if req.command().onCursor {
 		// A cursor reads the snapshot its command opened it on; drivers
 		// repeat the session's readConcern on its getMores.
 		return s.runSessionCmd(ctx, h, req, a)

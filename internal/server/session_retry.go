@@ -23,10 +23,12 @@ import (
 //
 // executed lists the statements (by index in the command, mongod's
 // default stmtIds) that ran; a statement whose result is not the default
-// of its command ({n: 1} for insert and delete, {n: 1, nModified: 1} for
-// update) also has a statement record (storage.SetSessionStmt) with that
-// result. image is findAndModify's: the document it returned (mongod's
-// config.image_collection). The records are written by retryRecorder in
+// of its command (its descriptor's retry form, session_retryform.go:
+// {n: 1} for insert and delete, {n: 1, nModified: 1} for update) also
+// has a statement record (storage.SetSessionStmt) with that result.
+// image is that of a command answered from its image (findAndModify's):
+// the document it returned (mongod's config.image_collection). cmd is
+// the command's first name. The records are written by retryRecorder in
 // the very Pebble batches that commit the write (engine.StmtRecorder), and
 // by a transaction's commit batch, so they are exactly as durable as the
 // write. The session keeps the record in memory (session.rec); it reads
@@ -37,11 +39,14 @@ import (
 // retryRecord is a session's latest record, as committed.
 type retryRecord struct {
 	txnNum    int64
-	cmd       string // the retryable write's command; "" for a transaction
-	committed bool   // a committed multi-document transaction
-	executed  []span // statements that ran, sorted, disjoint
-	image     *famImage
-	famNew    bool // findAndModify new: true (the attempt's, not kept)
+	cmd       string     // the retryable write's command; "" for a transaction
+	form      *retryForm // cmd's, once a write of cmd runs under txnNum
+	committed bool       // a committed multi-document transaction
+	executed  []span     // statements that ran, sorted, disjoint
+	image     *retryImage
+	// imageAfter: the image keeps the document after the change
+	// (findAndModify new: true; the attempt's, not kept).
+	imageAfter bool
 	// stmtKeys: statement records exist for txnNum (or older numbers),
 	// to delete when the next number writes.
 	stmtKeys bool
@@ -54,20 +59,6 @@ type retryRecord struct {
 }
 
 type span struct{ from, to int32 }
-
-// stmtResult is a statement's outcome as its command reports it.
-type stmtResult struct {
-	n, nModified int32
-	upserted     bsoncore.Value // update: the upserted _id
-}
-
-// famImage is the outcome of a findAndModify: op 'u', 'i' (upsert) or
-// 'd', the document it returned and, for an upsert, the new _id.
-type famImage struct {
-	op  string
-	doc bsoncore.Document
-	id  bsoncore.Value
-}
 
 func (r *retryRecord) ran(i int32) bool {
 	k := sort.Search(len(r.executed), func(k int) bool { return r.executed[k].to > i })
@@ -96,18 +87,6 @@ func addSpan(sp []span, i int32) []span {
 	copy(sp[k+1:], sp[k:])
 	sp[k] = span{i, i + 1}
 	return sp
-}
-
-func defaultResult(cmd string) stmtResult {
-	if cmd == "update" {
-		return stmtResult{n: 1, nModified: 1}
-	}
-	return stmtResult{n: 1}
-}
-
-func isDefault(cmd string, r stmtResult) bool {
-	d := defaultResult(cmd)
-	return r.n == d.n && r.nModified == d.nModified && r.upserted.Type == 0
 }
 
 // appendHeader appends the header record of r for session id to dst;
@@ -150,7 +129,7 @@ func appendHeader(dst, id []byte, r *retryRecord, stmtKeys bool, at time.Time) [
 			}
 			dst, _ = bsoncore.AppendDocumentEnd(dst, im)
 		}
-		if res, ok := r.results[0]; ok && r.cmd != "findAndModify" && !isDefault(r.cmd, res) {
+		if res, ok := r.results[0]; ok && !r.form.isDefault(res) {
 			dst = bsoncore.AppendDocumentElement(dst, "first", encodeStmt(res))
 		}
 		if stmtKeys {
@@ -190,7 +169,7 @@ func decodeHeader(v bsoncore.Document) (*retryRecord, time.Time) {
 			}
 		}
 		if im, ok := lr.Lookup("image").DocumentOK(); ok {
-			fi := &famImage{}
+			fi := &retryImage{}
 			fi.op, _ = im.Lookup("op").StringValueOK()
 			fi.doc, _ = im.Lookup("doc").DocumentOK()
 			fi.id = im.Lookup("id")
@@ -260,7 +239,7 @@ type retryRecorder struct {
 	// result (ok=false: none), and the spans before.
 	touched  map[int32]prevResult
 	oldSpans []span
-	oldImage *famImage
+	oldImage *retryImage
 	pending  bool
 	stmtKey  bool // a statement record was staged
 }
@@ -316,8 +295,13 @@ func (r *retryRecorder) Change(op byte, pre, post bsoncore.Document) {
 		r.oldImage = rec.image
 	}
 	rec.executed = addSpan(rec.executed, r.cur)
-	if rec.cmd == "insert" {
-		return // every inserted statement has the default result
+	f := rec.form
+	if f.answer != nil {
+		rec.image = newRetryImage(op, pre, post, rec.imageAfter)
+		return // the image answers: no statement result
+	}
+	if f.counts == 0 {
+		return // every statement that runs has the default result (insert)
 	}
 	if r.touched == nil {
 		r.touched = map[int32]prevResult{}
@@ -330,31 +314,7 @@ func (r *retryRecorder) Change(op byte, pre, post bsoncore.Document) {
 		rec.results = map[int32]stmtResult{}
 	}
 	res := rec.results[r.cur]
-	switch rec.cmd {
-	case "findAndModify":
-		doc := pre
-		if rec.famNew || op == 'i' {
-			doc = post
-		}
-		im := &famImage{op: string(op)}
-		if op == 'i' {
-			im.id = post.Lookup("_id")
-		}
-		if doc != nil && (op != 'i' || rec.famNew) {
-			im.doc = append(bsoncore.Document(nil), doc...)
-		}
-		rec.image = im
-		res.n = 1
-	case "update":
-		res.n++
-		if op == 'u' {
-			res.nModified++
-		} else if op == 'i' {
-			res.upserted = post.Lookup("_id")
-		}
-	default:
-		res.n++
-	}
+	f.count(&res, op, post)
 	rec.results[r.cur] = res
 }
 
@@ -367,7 +327,7 @@ func (r *retryRecorder) Stage(b *storage.Batch) error {
 	}
 	for i := range r.touched {
 		res := rec.results[i]
-		if i == 0 || isDefault(rec.cmd, res) || rec.cmd == "findAndModify" {
+		if i == 0 || rec.form.isDefault(res) {
 			continue // statement 0's result is in the header
 		}
 		if err := storage.SetSessionStmt(b, r.id, rec.txnNum, i, encodeStmt(res)); err != nil {
@@ -407,37 +367,32 @@ func (r *retryRecorder) Done(committed bool) {
 	clear(r.touched)
 }
 
-// famCmd names a command's spellings alike (findAndModify's two): by
-// its descriptor's first name.
-func famCmd(name string) string {
-	if c := lookupCommand(name); len(c.names) > 0 {
-		return c.names[0]
-	}
-	return name
-}
-
 // runRetryableWrite runs h as the retryable write a.txnNumber, new or
 // retried after its first attempt's reply was lost (ss.rec holds the
 // statements that ran). Called with ss.mu held.
 func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request, ss *session, a sessionArgs) (bsoncore.Document, error) {
-	cmd := famCmd(req.Name)
+	// The record names the command by its descriptor's first name, so
+	// that its spellings (findAndModify's two) are one command.
+	c := req.command()
+	cmd, form := c.names[0], c.retry
 	var prior *retryRecord // the earlier attempts' record
 	if ss.rec != nil && ss.rec.txnNum == a.txnNumber && ss.rec.cmd != "" {
 		prior = ss.rec
 		if prior.cmd != cmd {
 			return nil, errs.New(errs.Location50911, "Request with transaction number %d has already been used for a %s command", a.txnNumber, prior.cmd)
 		}
+		prior.form = form // a record read from disk names only cmd
 		if len(prior.executed) > 0 {
 			if err := s.loadResults(ss.id, prior); err != nil {
 				return nil, err
 			}
 		}
-		if cmd == "findAndModify" && prior.image != nil {
+		if form.answer != nil && prior.image != nil {
 			s.log.Debug("retryable write answered from its record", "cmd", req.Name, "txnNumber", a.txnNumber)
 			if err := s.retryDurable(ctx, req); err != nil {
 				return nil, err
 			}
-			return s.famRetryReply(req, prior)
+			return form.answer(req, prior.image)
 		}
 	}
 	// The session's recorder and record are reused from write to write:
@@ -463,9 +418,9 @@ func (s *Server) runRetryableWrite(ctx context.Context, h handler, req *Request,
 		// batch of this one.
 		rr.clearStmts = rec.stmtKeys
 		clear(rec.results)
-		*rec = retryRecord{txnNum: a.txnNumber, cmd: cmd, executed: rec.executed[:0], stmtKeys: rec.stmtKeys, results: rec.results}
-		if cmd == "findAndModify" {
-			rec.famNew, _ = req.Cmd.Lookup("new").BooleanOK()
+		*rec = retryRecord{txnNum: a.txnNumber, cmd: cmd, form: form, executed: rec.executed[:0], stmtKeys: rec.stmtKeys, results: rec.results}
+		if form.imageAfter != nil {
+			rec.imageAfter = form.imageAfter(req)
 		}
 	}
 	rr.rec = rec
@@ -556,7 +511,7 @@ func mergeRetried(body bsoncore.Document, rec *retryRecord, skipped []ranStmt) b
 	for _, st := range skipped {
 		r, ok := rec.results[st.id]
 		if !ok {
-			r = defaultResult(rec.cmd)
+			r = rec.form.dflt
 		}
 		n += r.n
 		nMod += r.nModified
@@ -572,6 +527,9 @@ func mergeRetried(body bsoncore.Document, rec *retryRecord, skipped []ranStmt) b
 		}
 	}
 	sort.Slice(ups, func(a, b int) bool { return ups[a].index < ups[b].index })
+	// upserted follows nModified, or n in a reply without nModified, as
+	// the handlers write it.
+	_, errNMod := body.LookupErr("nModified")
 	b := bsoncore.NewDocumentBuilder()
 	elems, _ := body.Elements()
 	wroteUps := false
@@ -590,7 +548,7 @@ func mergeRetried(body bsoncore.Document, rec *retryRecord, skipped []ranStmt) b
 		switch el.Key() {
 		case "n":
 			b.AppendInt32("n", el.Value().AsInt32()+n)
-			if rec.cmd != "update" {
+			if errNMod != nil {
 				appendUps()
 			}
 		case "nModified":
@@ -604,44 +562,6 @@ func mergeRetried(body bsoncore.Document, rec *retryRecord, skipped []ranStmt) b
 	}
 	appendUps()
 	return b.Build()
-}
-
-// famRetryReply answers a retried findAndModify from its record.
-func (s *Server) famRetryReply(req *Request, rec *retryRecord) (bsoncore.Document, error) {
-	_, spec, err := parseFindAndModify(req)
-	if err != nil {
-		return nil, err
-	}
-	wc, err := parseWriteConcern(req)
-	if err != nil {
-		return nil, err
-	}
-	im := rec.image
-	leo := bsoncore.NewDocumentBuilder().AppendInt32("n", 1)
-	if im.op != "d" {
-		leo.AppendBoolean("updatedExisting", im.op == "u")
-	}
-	if im.op == "i" && im.id.Type != 0 {
-		leo.AppendValue("upserted", im.id)
-	}
-	b := bsoncore.NewDocumentBuilder().AppendDocument("lastErrorObject", leo.Build())
-	doc := im.doc
-	if doc != nil && len(spec.Fields) > 5 {
-		p, err := query.ParseProjection(spec.Fields)
-		if err != nil {
-			return nil, err
-		}
-		if doc, err = p.Apply(doc, 0); err != nil {
-			return nil, err
-		}
-	}
-	if doc != nil {
-		b.AppendDocument("value", doc)
-	} else {
-		b.AppendNull("value")
-	}
-	appendWriteConcernError(b, wc)
-	return b.Build(), nil
 }
 
 // txnCommitRecord returns the function that writes the record of the
