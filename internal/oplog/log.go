@@ -58,7 +58,7 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 	if err := l.countImages(); err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	}
-	if v, ok, err := db.Get(trimmedKey, nil); err != nil {
+	if v, ok, err := db.GetMeta(trimmedMeta, nil); err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	} else if ok && len(v) == 8 {
 		l.trimmed.Store(binary.BigEndian.Uint64(v))

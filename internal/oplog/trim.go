@@ -75,7 +75,7 @@ func (l *Log) deleteThrough(ts TS) error {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
-	if err := b.Set(trimmedKey, binary.BigEndian.AppendUint64(nil, uint64(ts))); err != nil {
+	if err := storage.SetMeta(b, trimmedMeta, binary.BigEndian.AppendUint64(nil, uint64(ts))); err != nil {
 		b.Close()
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
@@ -95,8 +95,9 @@ func (l *Log) Resize(maxBytes int64) {
 	l.trim()
 }
 
-// trimmedKey keeps Trimmed across restarts.
-var trimmedKey = storage.MetaKey("oplog.trimmed")
+// trimmedMeta names the metadata value that keeps Trimmed across
+// restarts.
+const trimmedMeta = "oplog.trimmed"
 
 // Trimmed is the newest timestamp ever removed by trimming (0: none). A reader positioned at or before it has lost history.
 func (l *Log) Trimmed() TS { return TS(l.trimmed.Load()) }

@@ -26,11 +26,11 @@ func (b *Batch) scratch() []byte {
 	return b.kb[:0]
 }
 
-// Set adds the write of value at key. The batch copies both.
-func (b *Batch) Set(key, value []byte) error { return b.pb.Set(key, value, nil) }
+// set adds the write of value at key. The batch copies both.
+func (b *Batch) set(key, value []byte) error { return b.pb.Set(key, value, nil) }
 
-// DeleteRange adds the removal of every key in [lo, hi).
-func (b *Batch) DeleteRange(lo, hi []byte) error { return b.pb.DeleteRange(lo, hi, nil) }
+// deleteRange adds the removal of every key in [lo, hi).
+func (b *Batch) deleteRange(lo, hi []byte) error { return b.pb.DeleteRange(lo, hi, nil) }
 
 // del adds the removal of key.
 func (b *Batch) del(key []byte) error { return b.pb.Delete(key, nil) }

@@ -355,7 +355,7 @@ type batchSink struct {
 }
 
 func (s *batchSink) add(k, v []byte) error {
-	if err := s.b.Set(k, v); err != nil {
+	if err := s.b.set(k, v); err != nil {
 		return fmt.Errorf("storage: sorted load: %w", err)
 	}
 	return nil
@@ -606,7 +606,7 @@ func (db *DB) ClearIndexesAbove(id uint64) error {
 	}
 	db.log.Warn("removing index entries of an index build interrupted by a crash", "above_id", id)
 	b := db.NewBatch()
-	if err := b.DeleteRange(lo, hi); err != nil {
+	if err := b.deleteRange(lo, hi); err != nil {
 		b.Close()
 		return fmt.Errorf("storage: orphaned index entries: %w", err)
 	}

@@ -11,7 +11,7 @@ import "fmt"
 
 // SetCollectionEntry adds to b the write of collID's catalog entry.
 func SetCollectionEntry(b *Batch, collID uint64, entry []byte) error {
-	return b.Set(collectionKey(collID), entry)
+	return b.set(collectionKey(collID), entry)
 }
 
 // DeleteCollectionEntry adds to b the removal of collID's catalog entry.

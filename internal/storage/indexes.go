@@ -51,7 +51,7 @@ func DeleteIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID) error {
 // drop, a failed build's cleanup).
 func DeleteIndexEntries(b *Batch, indexID uint64) error {
 	lo, hi := indexRange(indexID)
-	return b.DeleteRange(lo, hi)
+	return b.deleteRange(lo, hi)
 }
 
 // IndexEntryOverhead is the number of bytes an index entry's key takes

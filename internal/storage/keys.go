@@ -15,8 +15,8 @@ const (
 	catalogCollection byte = 0x01
 )
 
-// MetaKey returns the catalog key of an engine metadata entry.
-func MetaKey(name string) []byte {
+// metaKey returns the catalog key of an engine metadata entry.
+func metaKey(name string) []byte {
 	k := make([]byte, 0, 2+len(name))
 	k = append(k, kindCatalog, catalogMeta)
 	return append(k, name...)

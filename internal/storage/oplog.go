@@ -39,13 +39,13 @@ func oplogImageKey(ts uint64, op uint32) []byte {
 // SetOplogEntry adds to b the write of doc as the oplog entry at ts.
 func SetOplogEntry(b *Batch, ts uint64, doc []byte) error {
 	var kb [oplogKeyLen]byte
-	return b.Set(appendOplogKey(kb[:0], ts), doc)
+	return b.set(appendOplogKey(kb[:0], ts), doc)
 }
 
 // SetOplogImage adds to b the write of the images of operation op of the
 // entry at ts.
 func SetOplogImage(b *Batch, ts uint64, op uint32, doc []byte) error {
-	return b.Set(oplogImageKey(ts, op), doc)
+	return b.set(oplogImageKey(ts, op), doc)
 }
 
 // GetOplogImage reads the images of operation op of the entry at ts.
@@ -56,10 +56,10 @@ func (db *DB) GetOplogImage(ts uint64, op uint32) (doc []byte, found bool, err e
 // DeleteOplogThrough adds to b the removal of every oplog entry, and
 // every image, at or before ts.
 func DeleteOplogThrough(b *Batch, ts uint64) error {
-	if err := b.DeleteRange([]byte{KindOplog}, appendOplogKey(nil, ts+1)); err != nil {
+	if err := b.deleteRange([]byte{KindOplog}, appendOplogKey(nil, ts+1)); err != nil {
 		return err
 	}
-	return b.DeleteRange([]byte{KindOplogImage}, oplogImageKey(ts+1, 0))
+	return b.deleteRange([]byte{KindOplogImage}, oplogImageKey(ts+1, 0))
 }
 
 // OplogCursor reads oplog entries (or, opened with NewOplogImageCursor,

@@ -61,7 +61,7 @@ func AppendRecordLockKey(dst []byte, collID uint64, rid RecordID) []byte {
 // or replaced).
 func SetRecord(b *Batch, collID uint64, rid RecordID, doc []byte) error {
 	var kb [recordKeyLen]byte
-	return b.Set(appendRecordKey(kb[:0], collID, rid), doc)
+	return b.set(appendRecordKey(kb[:0], collID, rid), doc)
 }
 
 // DeleteRecord adds to b the removal of record rid of collID.
@@ -74,7 +74,7 @@ func DeleteRecord(b *Batch, collID uint64, rid RecordID) error {
 // or a truncation).
 func DeleteRecords(b *Batch, collID uint64) error {
 	lo, hi := recordRange(collID)
-	return b.DeleteRange(lo, hi)
+	return b.deleteRange(lo, hi)
 }
 
 // RecordsDiskUsage estimates the bytes the records of collID take on

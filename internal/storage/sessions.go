@@ -48,7 +48,7 @@ func SetSessionStmt(b *Batch, id []byte, txn int64, stmt int32, v []byte) error 
 func DeleteSessionStmts(b *Batch, id []byte) error {
 	lo := append(appendSessionKey(nil, id), 0x01)
 	hi := append(appendSessionKey(nil, id), 0x02)
-	return b.DeleteRange(lo, hi)
+	return b.deleteRange(lo, hi)
 }
 
 // DeleteSession adds to b the removal of every record of session id: its
@@ -56,7 +56,7 @@ func DeleteSessionStmts(b *Batch, id []byte) error {
 func DeleteSession(b *Batch, id []byte) error {
 	lo := appendSessionKey(nil, id)
 	hi := append(appendSessionKey(nil, id), 0xff)
-	return b.DeleteRange(lo, hi)
+	return b.deleteRange(lo, hi)
 }
 
 // GetSession reads session id's header record from r and appends it to
