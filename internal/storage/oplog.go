@@ -136,17 +136,9 @@ func (c *OplogCursor) Close() error {
 // OplogSpan returns the timestamps of the oldest and newest oplog entries
 // of r, or 0, 0 when there are none.
 func OplogSpan(r Reader) (first, last uint64, err error) {
-	it, err := r.newIter(&pebble.IterOptions{LowerBound: []byte{KindOplog}, UpperBound: []byte{KindOplog + 1}})
-	if err != nil {
-		return 0, 0, fmt.Errorf("storage: oplog iterator: %w", err)
+	fk, lk, err := keySpan(r, []byte{KindOplog}, []byte{KindOplog + 1})
+	if err != nil || fk == nil {
+		return 0, 0, err
 	}
-	defer it.Close()
-	if !it.First() {
-		return 0, 0, it.Error()
-	}
-	first = oplogTS(it.Key())
-	if !it.Last() {
-		return 0, 0, it.Error()
-	}
-	return first, oplogTS(it.Key()), nil
+	return oplogTS(fk), oplogTS(lk), nil
 }

@@ -94,19 +94,29 @@ func GetRecord(r Reader, collID uint64, rid RecordID, dst []byte) (doc []byte, f
 // when the collection has no records.
 func recordSpan(r Reader, collID uint64) (first, last RecordID, err error) {
 	lo, hi := recordRange(collID)
+	fk, lk, err := keySpan(r, lo, hi)
+	if err != nil || fk == nil {
+		return 0, 0, err
+	}
+	return recordIDFromKey(fk), recordIDFromKey(lk), nil
+}
+
+// keySpan returns copies of the first and last keys of r in [lo, hi), or
+// nil, nil when there are none.
+func keySpan(r Reader, lo, hi []byte) (first, last []byte, err error) {
 	it, err := r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
-		return 0, 0, fmt.Errorf("storage: record iterator: %w", err)
+		return nil, nil, fmt.Errorf("storage: iterator: %w", err)
 	}
 	defer it.Close()
 	if !it.First() {
-		return 0, 0, it.Error()
+		return nil, nil, it.Error()
 	}
-	first = recordIDFromKey(it.Key())
+	first = append([]byte(nil), it.Key()...)
 	if !it.Last() {
-		return 0, 0, it.Error()
+		return nil, nil, it.Error()
 	}
-	return first, recordIDFromKey(it.Key()), nil
+	return first, append([]byte(nil), it.Key()...), nil
 }
 
 // RecordCursor reads the records of one collection: in RecordID order
