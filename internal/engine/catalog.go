@@ -156,6 +156,9 @@ type collState struct {
 	// capped is the trimming state of a capped collection (capped.go);
 	// unused otherwise.
 	capped cappedInfo
+
+	// plans is the collection's plan cache (plancache.go).
+	plans planCache
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being

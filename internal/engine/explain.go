@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -79,6 +80,9 @@ type explainRun struct {
 	start   time.Time
 	// nReturned counts the results the plan returned.
 	nReturned int64
+	// queryHash and planCacheKey are the plan cache's (plancache.go);
+	// empty when the read has no shape (a missing collection, the oplog).
+	queryHash, planCacheKey string
 }
 
 // prepareExplain checks the verbosity and builds the plan of an explained
@@ -141,6 +145,11 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		x.bp = &builtPlan{root: exec.NewEOF()}
 		return x, nil
 	}
+	if q.records == nil {
+		shape := planShapeOf(&q)
+		x.queryHash = queryHashOf(shape)
+		x.planCacheKey = fmt.Sprintf("%08X", planCacheKeyOf(shape, c.Indexes))
+	}
 	r, release := e.snapshotCtx(ctx)
 	bp, err := e.buildPlan(r, c, q)
 	if err != nil {
@@ -198,6 +207,9 @@ func (x *explainRun) render(version bool) bsoncore.Document {
 	if cd := collationDoc(x.filter.Collator()); cd != nil {
 		// The query's collation, as mongod's queryPlanner shows it.
 		qp.AppendDocument("collation", cd)
+	}
+	if x.queryHash != "" {
+		qp.AppendString("queryHash", x.queryHash).AppendString("planCacheKey", x.planCacheKey)
 	}
 	qp.AppendBoolean("maxIndexedOrSolutionsReached", false).
 		AppendBoolean("maxIndexedAndSolutionsReached", false).

@@ -74,6 +74,8 @@ type builtPlan struct {
 	rep exec.Totals
 	// summary is the plan's planSummary, once rendered.
 	summary string
+	// fromCache: the plan came from the plan cache (plancache.go).
+	fromCache bool
 }
 
 func (b *builtPlan) close() {
@@ -164,6 +166,12 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 		}
 		return &builtPlan{root: root, sol: sols[0]}, nil
 	}
+	shape, cacheable := planShape(&q)
+	if cacheable {
+		if bp, ok, err := cachedPlan(&c.state.plans, c.Indexes, shape, sols, env, batched, q); ok || err != nil {
+			return bp, err
+		}
+	}
 	cands := make([]exec.Stage, len(sols))
 	for i, s := range sols {
 		if cands[i], err = exec.Build(s, env, q.opts); err != nil {
@@ -179,6 +187,13 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 			c.Close()
 		}
 		return nil, trials[0].Err
+	}
+	if cacheable {
+		scores := make([]float64, len(trials))
+		for i, t := range trials {
+			scores[i] = t.Score
+		}
+		c.state.plans.record(c.Indexes, shape, sols[best], cands[best].Stats().Works, &q, scores)
 	}
 	bp = &builtPlan{sol: sols[best]}
 	for i, c := range cands {

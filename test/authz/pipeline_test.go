@@ -231,8 +231,10 @@ var stageAttempts = map[string][]attempt{
 	},
 	// readWrite has no indexStats (mongod's built-in roles).
 	"$indexStats": {{"own collection", "A", aggr("a", st("$indexStats", d{})), unauthzd}},
-	"$currentOp":  {{"", "admin", aggr(1, st("$currentOp", d{{Key: "allUsers", Value: true}})), unauthzd}},
-	"$queryStats": {{"", "admin", aggr(1, st("$queryStats", d{})), unauthzd}},
+	// readWrite has no planCacheRead either.
+	"$planCacheStats": {{"own collection", "A", aggr("a", st("$planCacheStats", d{})), unauthzd}},
+	"$currentOp":      {{"", "admin", aggr(1, st("$currentOp", d{{Key: "allUsers", Value: true}})), unauthzd}},
+	"$queryStats":     {{"", "admin", aggr(1, st("$queryStats", d{})), unauthzd}},
 	"$changeStream": {
 		{"own collection", "A", aggr("a", st("$changeStream", d{})), ok},
 		{"another database's collection", "B", aggr("secret", st("$changeStream", d{})), unauthzd},
