@@ -8,7 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-func openTest(t *testing.T, dir string) *Engine {
+func openTest(t testing.TB, dir string) *Engine {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
@@ -35,7 +35,7 @@ func val(t testing.TB, d bson.D) bsoncore.Value {
 	return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: D(t, d)}
 }
 
-func findAll(t *testing.T, e *Engine, db, coll string, spec FindSpec) []bsoncore.Document {
+func findAll(t testing.TB, e *Engine, db, coll string, spec FindSpec) []bsoncore.Document {
 	t.Helper()
 	it, err := e.Find(context.Background(), db, coll, spec)
 	if err != nil {
@@ -63,7 +63,7 @@ func jsonOf(docs []bsoncore.Document) []string {
 	return out
 }
 
-func insert(t *testing.T, e *Engine, db, coll string, docs ...bson.D) InsertResult {
+func insert(t testing.TB, e *Engine, db, coll string, docs ...bson.D) InsertResult {
 	t.Helper()
 	raw := make([]bsoncore.Document, len(docs))
 	for i, d := range docs {

@@ -83,7 +83,7 @@ func planShape(q *planReq) (uint64, bool) {
 func planShapeOf(q *planReq) uint64 {
 	var h maphash.Hash
 	h.SetSeed(planCacheSeed)
-	queryshape.WriteStructure(&h, q.filterDoc)
+	writeFilterShape(&h, q.filterDoc)
 	h.WriteByte(1)
 	if q.sort != nil {
 		h.WriteByte('s')
@@ -325,4 +325,75 @@ func cachedPlan(pc *planCache, ixs []*index, shape uint64, sols []*plan.Solution
 	}
 	pc.hits.Add(1)
 	return &builtPlan{root: root, sol: sols[pick], fromCache: true}, true, nil
+}
+
+// writeFilterShape writes a filter's structure into h: field names,
+// value types and nesting, with no value (not even 0 or 1, which
+// queryshape.WriteStructure keeps for projections) and, in an array, a
+// type once for a run of elements of that type ($in lists of any length
+// share a shape).
+func writeFilterShape(h *maphash.Hash, d []byte) {
+	if len(d) < 5 {
+		return
+	}
+	rem := d[4 : len(d)-1]
+	for len(rem) > 0 {
+		el, rest, ok := bsoncore.ReadElement(rem)
+		if !ok {
+			h.WriteByte(0xff)
+			return
+		}
+		rem = rest
+		v := el.Value()
+		h.WriteByte(byte(v.Type))
+		h.WriteString(el.Key())
+		h.WriteByte(0)
+		switch v.Type {
+		case bsoncore.TypeEmbeddedDocument:
+			h.WriteByte('{')
+			writeFilterShape(h, v.Data)
+			h.WriteByte('}')
+		case bsoncore.TypeArray:
+			h.WriteByte('[')
+			writeArrayShape(h, v.Data)
+			h.WriteByte(']')
+		case bsoncore.TypeString:
+			if s, ok := v.StringValueOK(); ok && len(s) > 0 && s[0] == '$' {
+				h.WriteString(s)
+			}
+		}
+	}
+}
+
+// writeArrayShape writes the types of an array's elements, one per run.
+func writeArrayShape(h *maphash.Hash, a []byte) {
+	if len(a) < 5 {
+		return
+	}
+	rem := a[4 : len(a)-1]
+	prev := bsoncore.Type(0)
+	for len(rem) > 0 {
+		el, rest, ok := bsoncore.ReadElement(rem)
+		if !ok {
+			h.WriteByte(0xff)
+			return
+		}
+		rem = rest
+		v := el.Value()
+		switch v.Type {
+		case bsoncore.TypeEmbeddedDocument:
+			h.WriteByte('{')
+			writeFilterShape(h, v.Data)
+			h.WriteByte('}')
+		case bsoncore.TypeArray:
+			h.WriteByte('[')
+			writeArrayShape(h, v.Data)
+			h.WriteByte(']')
+		default:
+			if v.Type != prev {
+				h.WriteByte(byte(v.Type))
+			}
+		}
+		prev = v.Type
+	}
 }

@@ -17,7 +17,7 @@ import (
 func clearShape(filter, sortDoc, proj bsoncore.Document) uint64 {
 	var h maphash.Hash
 	h.SetSeed(planCacheSeed)
-	queryshape.WriteStructure(&h, filter)
+	writeFilterShape(&h, filter)
 	h.WriteByte(1)
 	if els, err := sortDoc.Elements(); err == nil {
 		for _, el := range els {

@@ -9,7 +9,7 @@ import (
 
 // twoIndexColl makes db.c with indexes on a and b, so that {a, b}
 // equalities have two candidate plans.
-func twoIndexColl(t *testing.T, e *Engine, n int) {
+func twoIndexColl(t testing.TB, e *Engine, n int) {
 	docs := make([]bson.D, 0, n)
 	for i := 0; i < n; i++ {
 		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 10}, {Key: "b", Value: i % 100}})
