@@ -21,6 +21,9 @@ func (b *builtPlan) report(st *opstats.Stats, filterDoc bsoncore.Document) {
 		b.summary = "COUNT_SCAN " + keyPatternString(b.sol.Root.Index.KeyPattern)
 	}
 	st.Plan(b.summary, b.sol != nil && b.sol.BlockingSort)
+	if b.keyed && !st.HasPlanCacheKey {
+		st.QueryHash, st.PlanCacheKey, st.HasPlanCacheKey = uint32(b.shape>>32), b.key, true
+	}
 	st.Attach(b)
 }
 

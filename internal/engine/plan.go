@@ -74,8 +74,11 @@ type builtPlan struct {
 	rep exec.Totals
 	// summary is the plan's planSummary, once rendered.
 	summary string
-	// fromCache: the plan came from the plan cache (plancache.go).
-	fromCache bool
+	// fromCache: the plan came from the plan cache (plancache.go);
+	// keyed: the query went through it, with shape and key.
+	fromCache, keyed bool
+	shape            uint64
+	key              uint32
 }
 
 func (b *builtPlan) close() {
@@ -196,6 +199,9 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 		c.state.plans.record(c.Indexes, shape, sols[best], cands[best].Stats().Works, &q, scores)
 	}
 	bp = &builtPlan{sol: sols[best]}
+	if cacheable {
+		bp.keyed, bp.shape, bp.key = true, shape, planCacheKeyOf(shape, c.Indexes)
+	}
 	for i, c := range cands {
 		c.Close()
 		if i != best {

@@ -170,19 +170,19 @@ func sameIndexes(a, b []*index) bool {
 
 // lookup returns the active entry of shape planned over ixs: its
 // solution signature and works.
-func (pc *planCache) lookup(ixs []*index, shape uint64) (sig uint64, works int64, ok bool) {
+func (pc *planCache) lookup(ixs []*index, shape uint64) (en planCacheEntry, ok bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if !sameIndexes(pc.indexes, ixs) {
-		return 0, 0, false
+		return en, false
 	}
-	en := pc.entries[shape]
-	if en == nil || !en.active {
-		return 0, 0, false
+	e := pc.entries[shape]
+	if e == nil || !e.active {
+		return en, false
 	}
 	pc.tick++
-	en.used = pc.tick
-	return en.sig, en.works, true
+	e.used = pc.tick
+	return *e, true
 }
 
 // evict removes shape's entry (its cached plan exceeded its works).
@@ -295,7 +295,8 @@ func runCachedPlan(cand exec.Stage, maxWorks int64) bool {
 // has its structure and it passes its run alone; ok false sends the query
 // to the trial (the entry evicted if the plan failed its run).
 func cachedPlan(pc *planCache, ixs []*index, shape uint64, sols []*plan.Solution, env, batched exec.Env, q planReq) (*builtPlan, bool, error) {
-	sig, works, ok := pc.lookup(ixs, shape)
+	en, ok := pc.lookup(ixs, shape)
+	sig, works := en.sig, en.works
 	if !ok {
 		return nil, false, nil
 	}
@@ -324,7 +325,7 @@ func cachedPlan(pc *planCache, ixs []*index, shape uint64, sols []*plan.Solution
 		return nil, false, err
 	}
 	pc.hits.Add(1)
-	return &builtPlan{root: root, sol: sols[pick], fromCache: true}, true, nil
+	return &builtPlan{root: root, sol: sols[pick], fromCache: true, keyed: true, shape: shape, key: en.key}, true, nil
 }
 
 // writeFilterShape writes a filter's structure into h: field names,

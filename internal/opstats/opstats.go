@@ -32,6 +32,10 @@ type Stats struct {
 	PlanSummary  string
 	HasSortStage bool
 	UsedDisk     bool
+	// QueryHash and PlanCacheKey are the plan cache's of the first plan
+	// that went through it (HasPlanCacheKey set), rendered by the log.
+	QueryHash, PlanCacheKey uint32
+	HasPlanCacheKey         bool
 	// CursorID is the id of the cursor the command left open (0: none).
 	CursorID int64
 

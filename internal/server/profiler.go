@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -117,6 +118,9 @@ func (s *Server) profileDoc(e *opEntry) bsoncore.Document {
 		AppendInt32("millis", int32(min(e.dur.Milliseconds(), math.MaxInt32)))
 	if st.PlanSummary != "" {
 		b.AppendString("planSummary", st.PlanSummary)
+	}
+	if st.HasPlanCacheKey {
+		b.AppendString("queryHash", fmt.Sprintf("%08X", st.QueryHash)).AppendString("planCacheKey", fmt.Sprintf("%08X", st.PlanCacheKey))
 	}
 	b.AppendDateTime("ts", time.Now().UnixMilli())
 	client := e.remote

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -56,6 +57,9 @@ func (s *Server) logSlow(e *opEntry) {
 	}
 	if st.UsedDisk {
 		attrs = append(attrs, slog.Bool("usedDisk", true))
+	}
+	if st.HasPlanCacheKey {
+		attrs = append(attrs, slog.String("queryHash", fmt.Sprintf("%08X", st.QueryHash)), slog.String("planCacheKey", fmt.Sprintf("%08X", st.PlanCacheKey)))
 	}
 	if e.isCursor && e.exhaust {
 		attrs = append(attrs, slog.Bool("cursorExhausted", true))

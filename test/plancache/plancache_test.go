@@ -153,3 +153,30 @@ func TestPlanCacheCommandErrors(t *testing.T) {
 		t.Errorf("planCacheClear of a missing collection: %v", err)
 	}
 }
+
+// The profiler (as the slow-query log) names the queryHash and
+// planCacheKey of a query that went through the plan cache.
+func TestPlanCacheKeysProfiled(t *testing.T) {
+	db, coll := setup(t)
+	if _, err := testenv.RunCmd(t, db, bson.D{{Key: "profile", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	ids(t, coll, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 11}})
+	if _, err := testenv.RunCmd(t, db, bson.D{{Key: "profile", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	st := stats(t, coll)
+	if len(st) != 1 {
+		t.Fatalf("entries %v", st)
+	}
+	var prof bson.Raw
+	err := db.Collection("system.profile").FindOne(context.Background(), bson.D{{Key: "op", Value: "query"}, {Key: "ns", Value: "test.c"}}).Decode(&prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"queryHash", "planCacheKey"} {
+		if got, want := prof.Lookup(k).StringValue(), st[0].Lookup(k).StringValue(); got != want {
+			t.Errorf("profiled %s %q, $planCacheStats %q (%v)", k, got, want, prof)
+		}
+	}
+}
