@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // twoIndexColl makes db.c with indexes on a and b, so that {a, b}
@@ -93,5 +95,63 @@ func TestPlanCacheReplans(t *testing.T) {
 	}
 	if st, _ := e.PlanCacheStats("db", "c"); len(st) != 1 || bson.Raw(st[0]).Lookup("isActive").Boolean() {
 		t.Fatalf("after the replan: %v", st)
+	}
+}
+
+// Readers of one shape share the cache while indexes change: every
+// result stays the collection scan's.
+func TestPlanCacheConcurrent(t *testing.T) {
+	e := openTest(t, t.TempDir())
+	twoIndexColl(t, e, 2000)
+	want := make([]string, 10)
+	for a := range want {
+		want[a] = fmt.Sprint(jsonOf(findAll(t, e, "db", "c", FindSpec{Filter: D(t, bson.D{{Key: "a", Value: a}, {Key: "b", Value: a + 10}}), Hint: val(t, bson.D{{Key: "$natural", Value: 1}})})))
+	}
+	done := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			for i := 0; i < 200; i++ {
+				a := (i + w) % 10
+				it, err := e.Find(context.Background(), "db", "c", FindSpec{Filter: D(t, bson.D{{Key: "a", Value: a}, {Key: "b", Value: a + 10}})})
+				if err != nil {
+					done <- err
+					return
+				}
+				var got []bsoncore.Document
+				for {
+					d, err := it.Next()
+					if err != nil {
+						done <- err
+						return
+					}
+					if d == nil {
+						break
+					}
+					got = append(got, d)
+				}
+				it.Close()
+				if s := fmt.Sprint(jsonOf(got)); s != want[a] {
+					done <- fmt.Errorf("a=%d: %s, want %s", a, s, want[a])
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := e.CreateIndex("db", "c", IndexSpec{Key: D(t, bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}), Name: "ba"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.DropIndex("db", "c", "ba"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for w := 0; w < 4; w++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := cacheOf(e).hits.Load(); h == 0 {
+		t.Log("no cache hit (index changes kept emptying it)")
 	}
 }
