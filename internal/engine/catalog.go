@@ -157,8 +157,10 @@ type collState struct {
 	// unused otherwise.
 	capped cappedInfo
 
-	// plans is the collection's plan cache (plancache.go).
-	plans planCache
+	// plans is the collection's plan cache (plancache.go), filters its
+	// index filters (plancache_filters.go).
+	plans   planCache
+	filters indexFilters
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being

@@ -202,7 +202,7 @@ func (x *explainRun) render(version bool) bsoncore.Document {
 	qp := bsoncore.NewDocumentBuilder().
 		AppendInt32("plannerVersion", 1).
 		AppendString("namespace", x.ns).
-		AppendBoolean("indexFilterSet", false).
+		AppendBoolean("indexFilterSet", bp.filterSet).
 		AppendDocument("parsedQuery", x.filter.Serialize())
 	if cd := collationDoc(x.filter.Collator()); cd != nil {
 		// The query's collation, as mongod's queryPlanner shows it.

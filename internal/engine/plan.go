@@ -54,6 +54,8 @@ type planReq struct {
 	db *storage.DB
 	// stats receives the plan's figures when it closes (nil: none).
 	stats *opstats.Stats
+	// filterSet: an index filter chose the candidates' indexes.
+	filterSet bool
 	// records, when set, is what a collection scan reads instead of the
 	// collection's record store (the oplog's entries: oplogcoll.go).
 	records storage.RecordSource
@@ -77,8 +79,10 @@ type builtPlan struct {
 	// fromCache: the plan came from the plan cache (plancache.go);
 	// keyed: the query went through it, with shape and key.
 	fromCache, keyed bool
-	shape            uint64
-	key              uint32
+	// filterSet: an index filter chose the indexes (plancache_filters.go).
+	filterSet bool
+	shape     uint64
+	key       uint32
 }
 
 func (b *builtPlan) close() {
@@ -132,6 +136,16 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 	pix, err := planIndexes(c, &q)
 	if err != nil {
 		return nil, err
+	}
+	pix, filterSet := filterIndexes(c, &q, pix)
+	if filterSet {
+		q.hint = bsoncore.Value{} // the filter wins over a hint, as in mongod
+		q.filterSet = true
+		defer func() {
+			if bp != nil {
+				bp.filterSet = true
+			}
+		}()
 	}
 	sols, err := plan.Plan(plan.Params{
 		NS: c.NS(), Filter: q.filter, FilterDoc: q.filterDoc, Sort: q.sort, SortDoc: q.sortDoc,

@@ -65,8 +65,9 @@ type planCacheEntry struct {
 	scores             []float64
 	// sol is the winning solution (for cachedPlan); qshape the hash that
 	// planCacheClear's query, sort and projection select it by.
-	sol    *plan.Solution
-	qshape uint64
+	sol       *plan.Solution
+	qshape    uint64
+	filterSet bool
 }
 
 // planShape hashes what a plan choice can depend on, values left out:
@@ -227,7 +228,7 @@ func (pc *planCache) record(ixs []*index, shape uint64, sol *plan.Solution, work
 		shape: shape, key: planCacheKeyOf(shape, ixs), sig: solutionSig(sol), works: works,
 		active: en != nil, created: time.Now(), used: pc.tick,
 		filter: cloneDoc(q.filterDoc), sort: cloneDoc(q.sortDoc), proj: cloneDoc(q.opts.ProjectionDoc),
-		summary: PlanSummary(sol), scores: scores, sol: sol,
+		summary: PlanSummary(sol), scores: scores, sol: sol, filterSet: q.filterSet,
 		qshape: clearShape(q.filterDoc, q.sortDoc, q.opts.ProjectionDoc),
 	}
 	pc.entries[shape] = n

@@ -104,7 +104,7 @@ func planCacheEntryDoc(en *planCacheEntry) bsoncore.Document {
 		AppendDocument("cachedPlan", solutionDoc(en.sol.Root)).
 		AppendArray("creationExecStats", bsoncore.NewArrayBuilder().Build()).
 		AppendArray("candidatePlanScores", scores.Build()).
-		AppendBoolean("indexFilterSet", false).
+		AppendBoolean("indexFilterSet", en.filterSet).
 		AppendInt64("estimatedSizeBytes", int64(len(en.filter)+len(en.sort)+len(en.proj)+256)).
 		AppendString("planSummary", en.summary).
 		Build()

@@ -1,6 +1,7 @@
 // The plan cache through mongosh's helpers: getPlanCache().list() reads
 // $planCacheStats, clearPlansByQuery and clear send planCacheClear, and
-// explain shows the queryHash and planCacheKey of the entry.
+// explain shows the queryHash and planCacheKey of the entry; the index
+// filter commands.
 const d = db.getSiblingDB("plancache_sh");
 function check(cond, what) { if (!cond) throw new Error(what); }
 d.dropDatabase();
@@ -32,10 +33,15 @@ check(pc.list().length === 0, "clear");
 d.c.find({ a: 3, b: 13 }).toArray();
 d.c.createIndex({ a: 1, b: 1 });
 check(pc.list().length === 0, "createIndex empties the cache");
-let code = 0;
-try {
-  const r = d.runCommand({ planCacheListFilters: "c" });
-  code = r.ok === 0 ? r.code : -1;
-} catch (e) { code = e.code; }
-check(code === 238, "index filters refused: " + code);
+// Index filters: the shape's plans use only the listed index.
+let r = d.runCommand({ planCacheSetFilter: "c", query: { a: 1, b: 1 }, indexes: [{ a: 1 }] });
+check(r.ok === 1, "planCacheSetFilter: " + JSON.stringify(r));
+const fx = d.c.find({ a: 7, b: 17 }).explain();
+check(fx.queryPlanner.indexFilterSet === true, "indexFilterSet");
+check(JSON.stringify(fx.queryPlanner.winningPlan).includes('"a_1"'), "filtered plan: " + JSON.stringify(fx.queryPlanner.winningPlan));
+check(d.c.find({ a: 3, b: 13 }).toArray().length === 20, "results with a filter");
+r = d.runCommand({ planCacheListFilters: "c" });
+check(r.filters.length === 1 && r.filters[0].indexes[0].a === 1, "planCacheListFilters: " + JSON.stringify(r));
+d.runCommand({ planCacheClearFilters: "c" });
+check(d.runCommand({ planCacheListFilters: "c" }).filters.length === 0, "planCacheClearFilters");
 print("plancache OK");

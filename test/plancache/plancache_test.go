@@ -1,6 +1,6 @@
 // Package plancache_test checks the plan cache's user handles as mongod
 // 7.0 documents them: $planCacheStats, planCacheClear, explain's
-// queryHash and planCacheKey, and the index filter commands (refused).
+// queryHash and planCacheKey, and the index filter commands.
 package plancache_test
 
 import (
@@ -132,19 +132,18 @@ func TestPlanCacheEntries(t *testing.T) {
 	}
 }
 
-// $planCacheStats must come first; the index filter commands are refused
-// with NotImplemented (docs/compatibility.md); planCacheClear validates
-// its arguments.
+// $planCacheStats must come first; planCacheClear and planCacheSetFilter
+// validate their arguments.
 func TestPlanCacheCommandErrors(t *testing.T) {
 	db, coll := setup(t)
 	_, err := coll.Aggregate(context.Background(), bson.A{bson.D{{Key: "$match", Value: bson.D{}}}, bson.D{{Key: "$planCacheStats", Value: bson.D{}}}})
 	if err == nil {
 		t.Error("$planCacheStats after $match succeeded")
 	}
-	for _, c := range []string{"planCacheSetFilter", "planCacheListFilters", "planCacheClearFilters"} {
-		_, err := testenv.RunCmd(t, db, bson.D{{Key: c, Value: "c"}})
-		testenv.WantCode(t, c, err, 238)
-	}
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "indexes", Value: bson.A{"a_1"}}})
+	testenv.WantCode(t, "planCacheSetFilter without query", err, 2)
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "planCacheSetFilter", Value: "missing"}, {Key: "query", Value: bson.D{}}, {Key: "indexes", Value: bson.A{"a_1"}}})
+	testenv.WantCode(t, "planCacheSetFilter of a missing collection", err, 2)
 	_, err = testenv.RunCmd(t, db, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: 1}})
 	testenv.WantCode(t, "query: 1", err, 14)
 	_, err = testenv.RunCmd(t, db, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}})
