@@ -61,6 +61,7 @@ const (
 	ActNetstat
 	ActPlanCacheRead
 	ActPlanCacheWrite
+	ActPlanCacheIndexFilter
 	ActReIndex
 	ActRemove
 	ActRenameCollectionSameDB
@@ -120,7 +121,8 @@ var coreActionNames = [numCoreActions]string{
 	ActKillAnyCursor: "killAnyCursor", ActKillAnySession: "killAnySession", ActKillCursors: "killCursors",
 	ActKillop: "killop", ActListCollections: "listCollections", ActListDatabases: "listDatabases",
 	ActListIndexes: "listIndexes", ActListSessions: "listSessions", ActNetstat: "netstat",
-	ActPlanCacheRead: "planCacheRead", ActPlanCacheWrite: "planCacheWrite", ActReIndex: "reIndex",
+	ActPlanCacheRead: "planCacheRead", ActPlanCacheWrite: "planCacheWrite",
+	ActPlanCacheIndexFilter: "planCacheIndexFilter", ActReIndex: "reIndex",
 	ActRemove: "remove", ActRenameCollectionSameDB: "renameCollectionSameDB",
 	ActReplSetGetConfig: "replSetGetConfig", ActReplSetGetStatus: "replSetGetStatus", ActRevokeRole: "revokeRole",
 	ActServerStatus: "serverStatus", ActSetDefaultRWConcern: "setDefaultRWConcern", ActSetParameter: "setParameter",
@@ -149,7 +151,7 @@ var otherActionNames = []string{
 	"getShardVersion", "grantPrivilegesToRole", "grantRolesToRole", "grantRolesToUser", "impersonate",
 	"importCollection", "invalidateUserCache", "issueDirectShardOperations", "listCachedAndActiveUsers",
 	"listCursors", "listSampledQueries", "listShards", "moveChunk", "moveCollection", "oidcListKeys",
-	"oidcRefreshKeys", "oidReset", "operationMetrics", "planCacheIndexFilter", "querySettings",
+	"oidcRefreshKeys", "oidReset", "operationMetrics", "querySettings",
 	"queryStatsReadTransformed", "refineCollectionShardKey", "removeShard",
 	"renameCollection", "repairDatabase", "replSetConfigure", "replSetHeartbeat", "replSetReconfig",
 	"replSetStateChange", "reshardCollection", "revokePrivilegesFromRole",

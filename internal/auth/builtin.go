@@ -12,8 +12,8 @@ var (
 		ActCreateSearchIndexes, ActDropSearchIndex, ActUpdateSearchIndex))
 	dbAdminActions = Actions(ActBypassDocumentValidation, ActCollMod, ActCollStats, ActCompact, ActConvertToCapped,
 		ActCreateCollection, ActCreateIndex, ActDBStats, ActDropCollection, ActDropDatabase, ActDropIndex,
-		ActEnableProfiler, ActListCollections, ActListIndexes, ActPlanCacheRead, ActPlanCacheWrite, ActReIndex,
-		ActRenameCollectionSameDB, ActValidate, ActListSearchIndexes)
+		ActEnableProfiler, ActListCollections, ActListIndexes, ActPlanCacheRead, ActPlanCacheWrite,
+		ActPlanCacheIndexFilter, ActReIndex, ActRenameCollectionSameDB, ActValidate, ActListSearchIndexes)
 	// dbAdmin reads and manages system.profile.
 	profileActions   = readActions.Union(Actions(ActDropCollection, ActCreateCollection, ActConvertToCapped))
 	userAdminActions = Actions(ActChangeCustomData, ActChangePassword, ActCreateRole, ActCreateUser, ActDropRole,

@@ -15,8 +15,8 @@ func init() {
 			api: apiNotV1, inTxn: no, retryable: no, snapshotRead: no, writeConcern: no, explain: notExplained, applyOps: no,
 			observe: observed(opCommand, onColl)})
 	}
-	reg("planCacheSetFilter", cmdPlanCacheSetFilter, auth.ActPlanCacheWrite)
-	reg("planCacheClearFilters", cmdPlanCacheClearFilters, auth.ActPlanCacheWrite)
+	reg("planCacheSetFilter", cmdPlanCacheSetFilter, auth.ActPlanCacheIndexFilter)
+	reg("planCacheClearFilters", cmdPlanCacheClearFilters, auth.ActPlanCacheIndexFilter)
 	reg("planCacheListFilters", cmdPlanCacheListFilters, auth.ActPlanCacheRead)
 }
 
