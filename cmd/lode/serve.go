@@ -55,7 +55,7 @@ func runServe(args []string) error {
 	advertise := fs.String("advertise-addr", "", "host:port reported in hello's hosts and me (default: the listen address)")
 	maxConns := fs.Int("max-connections", 0, "maximum open client connections, mongod's maxIncomingConnections (0: 80% of the open-file limit, at most 1000000)")
 	msgTimeout := fs.Duration("message-timeout", server.DefaultMessageTimeout, "time a request may take to arrive once it has begun; a client stalled mid-message is disconnected (0: no limit)")
-	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables (0: none; default half the machine's memory)")
+	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables, and the Go runtime's soft memory limit (0: none; default half the machine's memory, with a 512 MiB soft limit; GOMEMLIMIT, when set, is the limit)")
 	oplogMB := fs.Int64("oplog-size-mb", engine.DefaultOplogBytes>>20, "bound of the operation log (local.oplog.rs, read by change streams and mongodump --oplog) in MiB, oldest entries trimmed first; 0 turns the oplog off, and with it change streams")
 	var cacheGB float64
 	cacheHelp := "size in GiB of the storage engine's block cache, like mongod's --wiredTigerCacheSizeGB (from 0.25 to 10000)"
@@ -110,7 +110,7 @@ func runServe(args []string) error {
 	budget.SetLimit(*budgetMB << 20 / 4 * 3)
 	budgetGiven := false
 	fs.Visit(func(f *flag.Flag) { budgetGiven = budgetGiven || f.Name == "memory-budget-mb" })
-	if !budgetGiven || *budgetMB > 0 {
+	if os.Getenv("GOMEMLIMIT") == "" && (!budgetGiven || *budgetMB > 0) {
 		// The Go heap's soft limit (heaplimit.go): the collector works
 		// harder rather than let GC slack take RSS past it.
 		debug.SetMemoryLimit(goMemoryLimit(*budgetMB<<20, budgetGiven, cacheBytes))
