@@ -77,6 +77,10 @@ func Open(dir string, opts ...Option) (*DB, error) {
 	if cfg.oplogMB < 0 || cfg.oplogMB > 1<<30 {
 		return nil, fmt.Errorf("lode: WithOplogSizeMB(%d): want a size in MiB between 1 and %d, or 0 for no oplog", cfg.oplogMB, int64(1<<30))
 	}
+	cacheBytes, err := storage.CacheSizeFromGB(cfg.cacheGB)
+	if err != nil {
+		return nil, fmt.Errorf("lode: WithCacheSizeGB(%v): %w", cfg.cacheGB, err)
+	}
 	srvCfg := server.Config{TestCommands: cfg.testCommands}
 	if cfg.slowOpSet {
 		if cfg.slowOp < 0 {
@@ -113,7 +117,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 			}
 		})
 	}
-	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger, OplogBytes: cfg.oplogBytes, FS: cfg.fs,
+	eng, err := engine.Open(dir, engine.Options{SyncInterval: cfg.syncInterval, Logger: cfg.logger, OplogBytes: cfg.oplogBytes, FS: cfg.fs, CacheSize: cacheBytes,
 		OnFailure: onFailure})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("lode: data directory %s is in use by another process or another lode.DB (close it first, or use another directory): %w", dir, err)

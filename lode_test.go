@@ -341,3 +341,37 @@ func TestServerMemoryBudget(t *testing.T) {
 		t.Fatal("no refusal counted")
 	}
 }
+
+// TestWithCacheSizeGB checks that the embedded option sets the storage
+// engine's block cache (serverStatus lode.storage.blockCacheMaxBytes, read
+// through the returned client) and that Open refuses a size out of range.
+func TestWithCacheSizeGB(t *testing.T) {
+	for _, tc := range []struct {
+		opts []Option
+		want int64
+	}{
+		{nil, 512 << 20},
+		{[]Option{WithCacheSizeGB(1.5)}, 3 << 29},
+	} {
+		db := open(t, append(tc.opts, InProcess())...)
+		var st struct {
+			Lode struct {
+				Storage struct {
+					Max int64 `bson:"blockCacheMaxBytes"`
+				} `bson:"storage"`
+			} `bson:"lode"`
+		}
+		if err := db.Client().Database("admin").RunCommand(context.Background(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Lode.Storage.Max != tc.want {
+			t.Errorf("blockCacheMaxBytes = %d, want %d", st.Lode.Storage.Max, tc.want)
+		}
+	}
+	for _, bad := range []float64{0.1, -1, 10001} {
+		_, err := Open(t.TempDir(), WithCacheSizeGB(bad), InProcess())
+		if err == nil || !strings.Contains(err.Error(), "WithCacheSizeGB") || !strings.Contains(err.Error(), "between 0.25 and 10000") {
+			t.Errorf("WithCacheSizeGB(%v): err = %v, want a refusal naming the range", bad, err)
+		}
+	}
+}

@@ -17,8 +17,9 @@ type config struct {
 	logger       *slog.Logger
 	syncInterval time.Duration
 	clientOpts   []*options.ClientOptions
-	oplogBytes   int64 // engine.Options.OplogBytes: 0 default, -1 none
-	oplogMB      int64 // WithOplogSizeMB's argument, checked by Open
+	oplogBytes   int64   // engine.Options.OplogBytes: 0 default, -1 none
+	oplogMB      int64   // WithOplogSizeMB's argument, checked by Open
+	cacheGB      float64 // WithCacheSizeGB's argument, checked by Open
 	testCommands bool
 	params       [][2]string // WithSetParameter's, in order
 	slowOp       time.Duration
@@ -79,6 +80,12 @@ func WithOplogSizeMB(mb int64) Option {
 		}
 	}
 }
+
+// WithCacheSizeGB sets the storage engine's block cache to gb GiB, as
+// lode serve --cache-size-gb and mongod --wiredTigerCacheSizeGB do: the
+// decompressed data and index blocks kept in memory. The default is 0.5;
+// Open refuses a size outside 0.25 to 10000.
+func WithCacheSizeGB(gb float64) Option { return func(c *config) { c.cacheGB = gb } }
 
 // WithTestCommands enables MongoDB's test commands, as lode serve
 // --enable-test-commands and mongod --setParameter enableTestCommands=1

@@ -55,8 +55,12 @@ func runServe(args []string) error {
 	advertise := fs.String("advertise-addr", "", "host:port reported in hello's hosts and me (default: the listen address)")
 	maxConns := fs.Int("max-connections", 0, "maximum open client connections, mongod's maxIncomingConnections (0: 80% of the open-file limit, at most 1000000)")
 	msgTimeout := fs.Duration("message-timeout", server.DefaultMessageTimeout, "time a request may take to arrive once it has begun; a client stalled mid-message is disconnected (0: no limit)")
-	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables (0: none; default half the machine's memory)")
+	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables, and the Go runtime's soft memory limit (0: none; default half the machine's memory, with a 512 MiB soft limit; GOMEMLIMIT, when set, is the limit)")
 	oplogMB := fs.Int64("oplog-size-mb", engine.DefaultOplogBytes>>20, "bound of the operation log (local.oplog.rs, read by change streams and mongodump --oplog) in MiB, oldest entries trimmed first; 0 turns the oplog off, and with it change streams")
+	var cacheGB float64
+	cacheHelp := "size in GiB of the storage engine's block cache, like mongod's --wiredTigerCacheSizeGB (from 0.25 to 10000)"
+	fs.Float64Var(&cacheGB, "cache-size-gb", float64(storage.DefaultCacheSize)/(1<<30), cacheHelp)
+	fs.Float64Var(&cacheGB, "wiredTigerCacheSizeGB", float64(storage.DefaultCacheSize)/(1<<30), "the same as --cache-size-gb")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	tlsf := addTLSFlags(fs)
 	authOn := fs.Bool("auth", false, "require clients to authenticate (SCRAM-SHA-256/SCRAM-SHA-1) and enforce users' roles, like mongod --auth; while no user exists a loopback client may create the first one in admin")
@@ -94,16 +98,22 @@ func runServe(args []string) error {
 			return err
 		}
 	}
+	cacheBytes, err := storage.CacheSizeFromGB(cacheGB)
+	if err != nil || cacheGB == 0 {
+		return fmt.Errorf("bad --cache-size-gb %v: want a size in GiB between %v and %v", cacheGB, storage.MinCacheSizeGB, storage.MaxCacheSizeGB)
+	}
 	setServerGC(log)
 	// The instance's memory budget. Reservations may take three quarters
 	// of it; the rest is headroom for what they do not count (the runtime,
 	// connection buffers, the storage engine's memtables).
 	budget := new(membudget.Budget)
 	budget.SetLimit(*budgetMB << 20 / 4 * 3)
-	if *budgetMB > 0 {
-		// The Go heap's soft limit is the budget too, so the collector
-		// works harder rather than let GC slack take RSS past it.
-		debug.SetMemoryLimit(*budgetMB << 20)
+	budgetGiven := false
+	fs.Visit(func(f *flag.Flag) { budgetGiven = budgetGiven || f.Name == "memory-budget-mb" })
+	if os.Getenv("GOMEMLIMIT") == "" && (!budgetGiven || *budgetMB > 0) {
+		// The Go heap's soft limit (heaplimit.go): the collector works
+		// harder rather than let GC slack take RSS past it.
+		debug.SetMemoryLimit(goMemoryLimit(*budgetMB<<20, budgetGiven, cacheBytes))
 	}
 	if err := checkExposure(*addr, *authOn, *insecureOpen, log); err != nil {
 		return err
@@ -113,7 +123,7 @@ func runServe(args []string) error {
 		return err
 	}
 	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log.With(mongolog.KeyComponent, "STORAGE"), TTLMonitorSleep: *ttlSleep, Budget: budget,
-		OplogBytes: oplogBytes, OnFailure: func(f *storage.Failure) { storageFatal(log, f) }})
+		OplogBytes: oplogBytes, CacheSize: cacheBytes, OnFailure: func(f *storage.Failure) { storageFatal(log, f) }})
 	if err != nil {
 		return openError(*dir, err)
 	}

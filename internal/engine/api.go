@@ -24,6 +24,9 @@ type Options struct {
 	// Budget is the memory budget of the instance (`lode serve`'s
 	// --memory-budget-mb); nil means a new unlimited one.
 	Budget *membudget.Budget
+	// CacheSize is the storage engine's block cache in bytes (`lode serve
+	// --cache-size-gb`); zero means storage.DefaultCacheSize.
+	CacheSize int64
 	// OplogBytes bounds the operation log (`lode serve --oplog-size-mb`).
 	// Zero means DefaultOplogBytes; a negative value turns the log off,
 	// and with it change streams.

@@ -66,7 +66,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 		opts.Logger = slog.Default()
 	}
 	db, err := storage.Open(dir, storage.Options{SyncInterval: opts.SyncInterval, Logger: opts.Logger,
-		OnFailure: opts.OnFailure, FS: opts.FS})
+		OnFailure: opts.OnFailure, FS: opts.FS, CacheSize: opts.CacheSize})
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,7 @@ func storageMetricsDoc(s *Server) bsoncore.Document {
 		AppendInt64("memtableBytes", int64(m.MemtableBytes)).
 		AppendInt64("memtables", m.Memtables).
 		AppendInt64("blockCacheBytes", m.BlockCacheBytes).
+		AppendInt64("blockCacheMaxBytes", m.BlockCacheMaxBytes).
 		AppendInt64("blockCacheHits", m.BlockCacheHits).
 		AppendInt64("blockCacheMisses", m.BlockCacheMisses).
 		AppendInt64("writeStalls", m.WriteStalls).

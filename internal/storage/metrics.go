@@ -21,6 +21,7 @@ type EngineMetrics struct {
 	MemtableBytes                      uint64
 	Memtables                          int64
 	BlockCacheBytes, BlockCacheHits    int64
+	BlockCacheMaxBytes                 int64 // the configured capacity
 	BlockCacheMisses                   int64
 	WriteStalls                        int64
 	WriteStallMillis                   int64
@@ -65,6 +66,7 @@ func (db *DB) Metrics() EngineMetrics {
 		MemtableBytes:         m.MemTable.Size,
 		Memtables:             m.MemTable.Count,
 		BlockCacheBytes:       m.BlockCache.Size,
+		BlockCacheMaxBytes:    db.cacheSize,
 		BlockCacheHits:        m.BlockCache.Hits,
 		BlockCacheMisses:      m.BlockCache.Misses,
 		WriteStalls:           db.stalls.n.Load(),

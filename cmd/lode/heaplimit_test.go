@@ -1,0 +1,16 @@
+package main
+
+import "testing"
+
+func TestGoMemoryLimit(t *testing.T) {
+	inHeap := int64(0)
+	if storageInGoHeap {
+		inHeap = 768<<20 + memtableReserve // a 768 MiB cache and the memtables
+	}
+	if got, want := goMemoryLimit(12<<30, false, 768<<20), defaultHeapLimit+inHeap; got != want {
+		t.Errorf("default budget: limit %d, want %d", got, want)
+	}
+	if got, want := goMemoryLimit(2<<30, true, 768<<20), 2<<30+inHeap; got != want {
+		t.Errorf("--memory-budget-mb 2048: limit %d, want %d", got, want)
+	}
+}
