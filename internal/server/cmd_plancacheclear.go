@@ -32,6 +32,10 @@ func cmdPlanCacheClear(ctx context.Context, s *Server, req *Request) (bsoncore.D
 				return true, wrongType(req.Name, k, v, "object")
 			}
 			switch k {
+			case "collation":
+				if len(d) > 5 {
+					return true, errs.New(errs.NotImplemented, "%s.collation is not supported by Lode: its plan cache entries and filters are selected by query, sort and projection only", req.Name)
+				}
 			case "query":
 				query = d
 			case "sort":

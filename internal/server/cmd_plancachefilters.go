@@ -39,6 +39,10 @@ func parseShapeArgs(req *Request, withIndexes bool) (shapeArgs, error) {
 				return true, wrongType(req.Name, k, v, "object")
 			}
 			switch k {
+			case "collation":
+				if len(d) > 5 {
+					return true, errs.New(errs.NotImplemented, "%s.collation is not supported by Lode: its plan cache entries and filters are selected by query, sort and projection only", req.Name)
+				}
 			case "query":
 				a.query = d
 			case "sort":

@@ -148,6 +148,13 @@ func TestPlanCacheCommandErrors(t *testing.T) {
 	testenv.WantCode(t, "query: 1", err, 14)
 	_, err = testenv.RunCmd(t, db, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}})
 	testenv.WantCode(t, "sort without query", err, 2)
+	// Entries are not selected by collation: a non-simple one is refused
+	// rather than ignored.
+	fr := bson.D{{Key: "locale", Value: "fr"}}
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "collation", Value: fr}})
+	testenv.WantCode(t, "planCacheClear with a collation", err, 238)
+	_, err = testenv.RunCmd(t, db, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "collation", Value: fr}, {Key: "indexes", Value: bson.A{"a_1"}}})
+	testenv.WantCode(t, "planCacheSetFilter with a collation", err, 238)
 	if _, err := testenv.RunCmd(t, db, bson.D{{Key: "planCacheClear", Value: "missing"}}); err != nil {
 		t.Errorf("planCacheClear of a missing collection: %v", err)
 	}
