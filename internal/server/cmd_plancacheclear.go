@@ -6,7 +6,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/auth"
-	"github.com/lodedb/lode/internal/errs"
 )
 
 func init() {
@@ -23,40 +22,14 @@ func cmdPlanCacheClear(ctx context.Context, s *Server, req *Request) (bsoncore.D
 	if err != nil {
 		return nil, err
 	}
-	var query, sortDoc, proj bsoncore.Document
-	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
-		switch k {
-		case "query", "sort", "projection", "collation":
-			d, ok := v.DocumentOK()
-			if !ok {
-				return true, wrongType(req.Name, k, v, "object")
-			}
-			switch k {
-			case "collation":
-				if len(d) > 5 {
-					return true, errs.New(errs.NotImplemented, "%s.collation is not supported by Lode: its plan cache entries and filters are selected by query, sort and projection only", req.Name)
-				}
-			case "query":
-				query = d
-			case "sort":
-				sortDoc = d
-			case "projection":
-				proj = d
-			}
-			return true, nil
-		}
-		return false, nil
-	})
+	a, err := parseShapeArgs(req, false)
 	if err != nil {
 		return nil, err
-	}
-	if query == nil && (sortDoc != nil || proj != nil) {
-		return nil, errs.New(errs.BadValue, "sort or projection provided without query")
 	}
 	if err := s.refuseView(ctx, req.DB, coll); err != nil {
 		return nil, err
 	}
-	if err := s.eng.PlanCacheClear(req.DB, coll, query, sortDoc, proj); err != nil {
+	if err := s.eng.PlanCacheClear(req.DB, coll, a.query, a.sort, a.proj); err != nil {
 		return nil, err
 	}
 	return bsoncore.NewDocumentBuilder().Build(), nil
