@@ -351,20 +351,28 @@ func writeFilterShape(h *maphash.Hash, d []byte) {
 		h.WriteString(el.Key())
 		h.WriteByte(0)
 		switch v.Type {
-		case bsoncore.TypeEmbeddedDocument:
-			h.WriteByte('{')
-			writeFilterShape(h, v.Data)
-			h.WriteByte('}')
-		case bsoncore.TypeArray:
-			h.WriteByte('[')
-			writeArrayShape(h, v.Data)
-			h.WriteByte(']')
+		case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
+			writeNestedShape(h, v)
 		case bsoncore.TypeString:
 			if s, ok := v.StringValueOK(); ok && len(s) > 0 && s[0] == '$' {
 				h.WriteString(s)
 			}
 		}
 	}
+}
+
+// writeNestedShape writes the shape of a document or array value,
+// bracketed.
+func writeNestedShape(h *maphash.Hash, v bsoncore.Value) {
+	if v.Type == bsoncore.TypeArray {
+		h.WriteByte('[')
+		writeArrayShape(h, v.Data)
+		h.WriteByte(']')
+		return
+	}
+	h.WriteByte('{')
+	writeFilterShape(h, v.Data)
+	h.WriteByte('}')
 }
 
 // writeArrayShape writes the types of an array's elements, one per run.
@@ -383,14 +391,8 @@ func writeArrayShape(h *maphash.Hash, a []byte) {
 		rem = rest
 		v := el.Value()
 		switch v.Type {
-		case bsoncore.TypeEmbeddedDocument:
-			h.WriteByte('{')
-			writeFilterShape(h, v.Data)
-			h.WriteByte('}')
-		case bsoncore.TypeArray:
-			h.WriteByte('[')
-			writeArrayShape(h, v.Data)
-			h.WriteByte(']')
+		case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
+			writeNestedShape(h, v)
 		default:
 			if v.Type != prev {
 				h.WriteByte(byte(v.Type))

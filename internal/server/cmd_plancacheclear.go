@@ -22,6 +22,13 @@ func cmdPlanCacheClear(ctx context.Context, s *Server, req *Request) (bsoncore.D
 	if err != nil {
 		return nil, err
 	}
+	return s.clearByShape(ctx, req, coll, s.eng.PlanCacheClear)
+}
+
+// clearByShape runs planCacheClear or planCacheClearFilters: clear, on
+// the collection, the entries of the shape its arguments select (all
+// without query).
+func (s *Server) clearByShape(ctx context.Context, req *Request, coll string, clear func(db, coll string, query, sort, proj bsoncore.Document) error) (bsoncore.Document, error) {
 	a, err := parseShapeArgs(req, false)
 	if err != nil {
 		return nil, err
@@ -29,7 +36,7 @@ func cmdPlanCacheClear(ctx context.Context, s *Server, req *Request) (bsoncore.D
 	if err := s.refuseView(ctx, req.DB, coll); err != nil {
 		return nil, err
 	}
-	if err := s.eng.PlanCacheClear(req.DB, coll, a.query, a.sort, a.proj); err != nil {
+	if err := clear(req.DB, coll, a.query, a.sort, a.proj); err != nil {
 		return nil, err
 	}
 	return bsoncore.NewDocumentBuilder().Build(), nil

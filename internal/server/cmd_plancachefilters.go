@@ -113,17 +113,7 @@ func cmdPlanCacheClearFilters(ctx context.Context, s *Server, req *Request) (bso
 	if err != nil {
 		return nil, err
 	}
-	a, err := parseShapeArgs(req, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.refuseView(ctx, req.DB, coll); err != nil {
-		return nil, err
-	}
-	if err := s.eng.ClearIndexFilters(req.DB, coll, a.query, a.sort, a.proj); err != nil {
-		return nil, err
-	}
-	return bsoncore.NewDocumentBuilder().Build(), nil
+	return s.clearByShape(ctx, req, coll, s.eng.ClearIndexFilters)
 }
 
 // cmdPlanCacheListFilters lists the collection's index filters.
