@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -56,26 +55,13 @@ func (b *Batch) Close() error {
 	}
 	err := b.pb.Close()
 	b.pb = nil
-	if cap(b.kb) > maxPooledScratch {
-		b.kb = nil
-	}
-	batchPool.Put(b)
 	return err
 }
 
-// batchPool recycles Batch values: a single-document write makes one or
-// two batches, and Pebble pools its own.
-var batchPool = sync.Pool{New: func() any { return new(Batch) }}
-
-// maxPooledScratch bounds the key scratch a pooled Batch keeps.
-const maxPooledScratch = 4 << 10
-
-// newBatch wraps pb in a pooled Batch.
-func newBatch(pb *pebble.Batch) *Batch {
-	b := batchPool.Get().(*Batch)
-	b.pb = pb
-	return b
-}
+// newBatch wraps pb in a Batch. Batch values are not pooled: a holder
+// that closes a batch twice (Commit closes it, and so may its owner's
+// cleanup) must never close another writer's batch that reused it.
+func newBatch(pb *pebble.Batch) *Batch { return &Batch{pb: pb} }
 
 // Snapshot is a consistent point-in-time view of a DB. Close it when done.
 type Snapshot struct {
