@@ -1,7 +1,6 @@
 package storage
 
 import (
-
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
