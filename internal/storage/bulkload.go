@@ -431,9 +431,10 @@ func (s *tableSink) finish(ctx context.Context) (uint64, error) {
 // ingest ingests sstables, as Commit commits: not on a failed DB, and a
 // failed write fails the DB.
 func (db *DB) ingest(ctx context.Context, paths []string) (err error) {
-	if f := db.failure.Load(); f != nil {
-		return f
+	if !db.enter() {
+		return db.failure.Load()
 	}
+	defer db.leave()
 	defer db.recoverFatal(&err)
 	err = db.pdb.Ingest(ctx, paths)
 	if err != nil && isIOFailure(err) {

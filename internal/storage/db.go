@@ -160,6 +160,7 @@ type DB struct {
 	failure   atomic.Pointer[Failure] // set once by fail (fail.go)
 	onFailure func(*Failure)
 	failedCh  chan struct{} // closed by fail
+	inPebble  atomic.Int64  // calls inside Pebble that may switch memtables (guardfs.go)
 	opening   atomic.Bool   // within pebble.Open: Fatalf panics for openPebble to recover
 	cacheSize int64         // the block cache's capacity (Options.CacheSize)
 }
@@ -196,7 +197,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		cacheSize: opts.CacheSize,
 	}
 	popts := &pebble.Options{
-		FS:           fsys,
+		FS:           guardFS{fsys, db},
 		Logger:       quietLogger{opts.Logger, db},
 		Cache:        cache,
 		MemTableSize: 64 << 20,
@@ -284,11 +285,13 @@ func Get(r Reader, key, dst []byte) (val []byte, found bool, err error) {
 // Once the DB has failed (Failed) it returns the Failure without calling
 // Pebble, whose commit pipeline a failed WAL write leaves unusable.
 func (db *DB) Commit(b *Batch) (seq uint64, err error) {
-	if f := db.failure.Load(); f != nil {
+	if !db.enter() {
 		b.Close()
-		return 0, f
+		return 0, db.failure.Load()
 	}
-	if err := db.commit(b.pb); err != nil {
+	err = db.commit(b.pb)
+	db.leave()
+	if err != nil {
 		b.Close()
 		if isIOFailure(err) {
 			return 0, db.fail(err)
@@ -335,7 +338,16 @@ func (db *DB) Close() error {
 	}
 	db.mu.Unlock()
 	close(db.stop)
-	<-db.done
+	select {
+	case <-db.done:
+	case <-db.failedCh:
+		// Failed: the sync loop may be inside Pebble behind the failed
+		// write (guardfs.go); it is not waited for past a bound.
+		select {
+		case <-db.done:
+		case <-time.After(failedCloseWait):
+		}
+	}
 	if f := db.failure.Load(); f != nil {
 		// Failed: no final sync (Pebble's commit pipeline may be
 		// blocked), and Pebble's close is not waited for past a bound.
@@ -369,7 +381,7 @@ func (db *DB) Close() error {
 
 // failedCloseWait bounds how long Close waits for Pebble to close once
 // the DB has failed.
-const failedCloseWait = 5 * time.Second
+var failedCloseWait = 5 * time.Second
 
 // closePebble closes Pebble after a failure, giving up after
 // failedCloseWait: a goroutine blocked in Pebble's commit pipeline or a
@@ -441,10 +453,11 @@ func (q quietLogger) Fatalf(format string, args ...any) {
 // on-disk estimates). Pebble retries a failed flush forever, so the wait
 // ends when the DB fails.
 func (db *DB) Flush() error {
-	if f := db.failure.Load(); f != nil {
-		return f
+	if !db.enter() {
+		return db.failure.Load()
 	}
 	done, err := db.pdb.AsyncFlush()
+	db.leave()
 	if err != nil {
 		return err
 	}

@@ -175,3 +175,69 @@ func TestOpenRefusesFailingDir(t *testing.T) {
 	}
 	db.Close()
 }
+
+// TestWALFailureWhileSwitchingMemtables: a WAL write failing while Pebble
+// switches memtables (a Flush, or a commit too large for the memtable)
+// is one Pebble cannot unwind: unguarded, it ends the process with a
+// fatal error ("unlock of unlocked mutex"). Guarded (guardfs.go), the DB
+// fails, the switching call stays parked, every later Commit returns the
+// Failure at once and Close returns.
+func TestWALFailureWhileSwitchingMemtables(t *testing.T) {
+	defer func(d time.Duration) { failedCloseWait = d }(failedCloseWait)
+	failedCloseWait = 300 * time.Millisecond // Pebble cannot close here: do not wait long for it
+	for _, how := range []string{"flush", "large commit"} {
+		t.Run(how, func(t *testing.T) {
+			var armed atomic.Bool
+			dir := t.TempDir()
+			db, err := Open(dir, Options{SyncInterval: time.Hour, Logger: quietLog(),
+				FS: injectFS(&armed, syscall.EIO, func(string) bool { return true })})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var big *Batch
+			if how == "large commit" {
+				big = db.NewBatch()
+				val := make([]byte, 1<<20)
+				for i := range 40 { // over half the 64 MiB memtable: Pebble switches memtables for it
+					if err := big.set([]byte{'z', byte(i)}, val); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			b := db.NewBatch()
+			if err := b.set([]byte("k"), []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Commit(b); err != nil {
+				t.Fatal(err)
+			}
+			armed.Store(true)
+			go func() { // stays parked inside Pebble
+				if big != nil {
+					db.Commit(big)
+				} else {
+					db.Flush()
+				}
+			}()
+			deadline := time.Now().Add(10 * time.Second)
+			for db.Failed() == nil {
+				if time.Now().After(deadline) {
+					t.Fatal("the DB did not fail")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			within(t, "Commit on the failed DB", time.Second, func() {
+				b := db.NewBatch()
+				b.set([]byte("k2"), []byte("v"))
+				if _, err := db.Commit(b); !errors.As(err, new(*Failure)) {
+					t.Errorf("Commit: %v, want the Failure", err)
+				}
+			})
+			within(t, "Close", 3*failedCloseWait, func() {
+				if err := db.Close(); !errors.As(err, new(*Failure)) {
+					t.Errorf("Close: %v, want the Failure", err)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,125 @@
+package storage
+
+import (
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// guardFS is the filesystem Pebble writes through. It fails the DB at
+// the first failed write, on the goroutine that met it, before Pebble
+// sees the error: from then on Commit refuses at once, so no commit can
+// go on filling a memtable behind a broken write-ahead log.
+//
+// That matters because Pebble cannot unwind a failed WAL write met while
+// it switches memtables (rotateWAL): it panics with its mutex released,
+// and the deferred unlock turns the panic into a fatal error that no
+// recover catches, ending a program that embeds Lode. A write that fails
+// while a call able to switch memtables (Commit, Flush, an ingestion) is
+// inside Pebble therefore waits until that call has left; if the call is
+// the one switching, or waits for the failed write, the wait never ends,
+// and the goroutine stays parked instead of taking the process down.
+type guardFS struct {
+	vfs.FS
+	db *DB
+}
+
+func (g guardFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := g.FS.Create(name, category)
+	return g.file(f, err)
+}
+
+func (g guardFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := g.FS.ReuseForWrite(oldname, newname, category)
+	return g.file(f, err)
+}
+
+func (g guardFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
+	f, err := g.FS.OpenReadWrite(name, category, opts...)
+	return g.file(f, err)
+}
+
+// OpenDir: Pebble syncs directories after creating a log or a table.
+func (g guardFS) OpenDir(name string) (vfs.File, error) {
+	f, err := g.FS.OpenDir(name)
+	return g.file(f, err)
+}
+
+func (g guardFS) Unwrap() vfs.FS { return g.FS }
+
+func (g guardFS) file(f vfs.File, err error) (vfs.File, error) {
+	if err != nil {
+		return nil, g.db.writeFailed(err)
+	}
+	return guardFile{f, g.db}, nil
+}
+
+// guardFile checks the writes of one file opened for writing.
+type guardFile struct {
+	vfs.File
+	db *DB
+}
+
+func (f guardFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	return n, f.db.writeFailed(err)
+}
+
+func (f guardFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.File.WriteAt(p, off)
+	return n, f.db.writeFailed(err)
+}
+
+func (f guardFile) Preallocate(off, n int64) error {
+	return f.db.writeFailed(f.File.Preallocate(off, n))
+}
+
+func (f guardFile) Sync() error { return f.db.writeFailed(f.File.Sync()) }
+
+func (f guardFile) SyncData() error { return f.db.writeFailed(f.File.SyncData()) }
+
+func (f guardFile) SyncTo(length int64) (bool, error) {
+	full, err := f.File.SyncTo(length)
+	return full, f.db.writeFailed(err)
+}
+
+func (f guardFile) Close() error { return f.db.writeFailed(f.File.Close()) }
+
+// writeFailed passes err on; an I/O failure first fails the DB and waits
+// until no memtable-switching call is inside Pebble (see guardFS).
+func (db *DB) writeFailed(err error) error {
+	if !isIOFailure(err) {
+		return err
+	}
+	db.fail(err)
+	start := time.Now()
+	logged := false
+	pause := time.Millisecond
+	for db.inPebble.Load() > 0 {
+		if !logged && time.Since(start) > parkNotice {
+			logged = true
+			db.log.Warn("a failed storage write met a commit inside the storage engine: both wait for good; "+
+				"the database's directory stays locked until the process exits", "dataPath", db.dir)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+	return err
+}
+
+// parkNotice is how long writeFailed waits before it logs that it may be
+// waiting for good.
+const parkNotice = 2 * time.Second
+
+// enter brackets, with leave, a call into Pebble that may switch
+// memtables. It returns false, without entering, once the DB has failed.
+func (db *DB) enter() bool {
+	db.inPebble.Add(1)
+	if db.failure.Load() != nil {
+		db.inPebble.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (db *DB) leave() { db.inPebble.Add(-1) }
