@@ -60,7 +60,7 @@ func (e *Engine) CountCollated(ctx context.Context, db, coll string, filter bson
 			return n, nil
 		}
 	}
-	r, release := e.snapshotCtx(ctx)
+	r, release, c := e.snapshotOf(ctx, c)
 	defer release()
 	q := countReq(filter, f, skip, limit, hint, false)
 	q.stats, q.records = opstats.From(ctx), records
@@ -114,7 +114,7 @@ func (e *Engine) DistinctCollated(ctx context.Context, db, coll, key string, fil
 	if c == nil {
 		return []bsoncore.Value{}, nil
 	}
-	r, release := e.snapshotCtx(ctx)
+	r, release, c := e.snapshotOf(ctx, c)
 	defer release()
 	q := distinctReq(filter, f, key, false)
 	q.stats = opstats.From(ctx)

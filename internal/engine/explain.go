@@ -150,7 +150,7 @@ func (e *Engine) prepareExplain(ctx context.Context, db, coll string, spec Expla
 		x.queryHash = queryHashOf(shape)
 		x.planCacheKey = fmt.Sprintf("%08X", planCacheKeyOf(shape, c.Indexes))
 	}
-	r, release := e.snapshotCtx(ctx)
+	r, release, c := e.snapshotOf(ctx, c)
 	bp, err := e.buildPlan(r, c, q)
 	if err != nil {
 		release()

@@ -282,11 +282,14 @@ func (e *Engine) DropIndex(db, coll, name string) error {
 	if len(ops) > 0 {
 		ops[0].O2 = ix.Spec().Doc()
 	}
+	// Published before the entries go (see snapshotOf): a reader that
+	// still plans with the index reads a snapshot that has its entries.
+	e.publish(n)
 	if err := e.commitLogged(b, ops...); err != nil {
+		e.publish(c)
 		return err
 	}
 	delete(c.state.idxBytes, ix.ID)
-	e.publish(n)
 	return nil
 }
 

@@ -117,12 +117,36 @@ func (t *writeBatch) commitInTxn() error {
 // the transaction's view inside a transaction, else a new snapshot. Call
 // release when done.
 func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
+	r, release, _ := e.snapshotOf(ctx, nil)
+	return r, release
+}
+
+// snapshotOf is snapshotCtx for a read planned over c's indexes: it
+// returns c as the new snapshot sees it. An index drop publishes the
+// catalog without the index before it deletes the index's entries
+// (DropIndex), and an index build publishes the index after its entries
+// are committed, so a snapshot taken while the catalog shows the same c
+// before and after agrees with c's indexes; when a publish came between,
+// the read takes a new snapshot with the newer c. (A dropped collection
+// keeps its last c: its reads find nothing.) Inside a transaction or at
+// a held snapshot the view is the one the read is bound to.
+func (e *Engine) snapshotOf(ctx context.Context, c *collection) (storage.Reader, func(), *collection) {
 	if tx := TxnFrom(ctx); tx != nil {
-		return tx.view, func() {}
+		return tx.view, func() {}, c
 	}
 	if r, release := e.readSnapFrom(ctx); r != nil { // readsnap.go
-		return r, release
+		return r, release, c
 	}
-	snap := e.db.NewSnapshot()
-	return snap.Reader(), func() { snap.Close() }
+	for {
+		snap := e.db.NewSnapshot()
+		if c == nil || c == e.oplogColl {
+			return snap.Reader(), func() { snap.Close() }, c
+		}
+		cur := e.cat.Load().lookup(c.DB, c.Name)
+		if cur == c || cur == nil {
+			return snap.Reader(), func() { snap.Close() }, c
+		}
+		snap.Close()
+		c = cur
+	}
 }

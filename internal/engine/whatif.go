@@ -113,7 +113,7 @@ func (e *Engine) WhatIf(ctx context.Context, db, coll string, q WhatIfQuery, hyp
 			}
 		}
 	}
-	r, release := e.snapshotCtx(ctx)
+	r, release, c := e.snapshotOf(ctx, c)
 	defer release()
 	w, err := e.sampleColl(ctx, r, c, f)
 	if err != nil {

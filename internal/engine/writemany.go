@@ -73,7 +73,7 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 	if c == nil {
 		return 0, nil
 	}
-	snap, release := e.snapshotCtx(ctx)
+	snap, release, c := e.snapshotOf(ctx, c)
 	var ids []uint64
 	err := e.scanMatches(snap, c, filterDoc, f, hint, opstats.From(ctx), func(rid uint64, _ []byte, _ int) bool {
 		ids = append(ids, rid)
