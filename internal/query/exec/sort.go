@@ -35,6 +35,11 @@ type Sort struct {
 
 	buf      []sortEntry
 	bufBytes int64
+	// cut is, once a limited sort has trimmed its buffer, the last entry
+	// it kept: an input that does not sort before it cannot be among the
+	// first limit (a tie arrived later, and the sort is stable).
+	cut    sortEntry
+	hasCut bool
 	runs     []*spillRun
 	sorted   bool
 	out      []sortEntry
@@ -100,6 +105,9 @@ func (s *Sort) work() (State, *Member, error) {
 			e := sortEntry{key: s.spec.KeyScore(in.Doc, in.Score), m: Member{RID: in.RID, Doc: in.Doc, Pos: in.Pos, Score: in.Score}}
 			size := int64(len(in.Doc)) + 32
 			s.totalDataSize += size
+			if s.hasCut && !s.less(&e, &s.cut) {
+				return NeedTime, nil, nil
+			}
 			s.buf = append(s.buf, e)
 			s.bufBytes += size
 			if s.limit > 0 && int64(len(s.buf)) >= 2*s.limit+64 {
@@ -174,6 +182,7 @@ func (s *Sort) trim() {
 		s.buf[i] = sortEntry{}
 	}
 	s.buf = s.buf[:s.limit]
+	s.cut, s.hasCut = s.buf[s.limit-1], true
 }
 
 // spill writes the sorted buffer to a temporary run file.
