@@ -40,11 +40,11 @@ type Sort struct {
 	// first limit (a tie arrived later, and the sort is stable).
 	cut    sortEntry
 	hasCut bool
-	runs     []*spillRun
-	sorted   bool
-	out      []sortEntry
-	merger   *runMerger
-	m        Member
+	runs   []*spillRun
+	sorted bool
+	out    []sortEntry
+	merger *runMerger
+	m      Member
 
 	totalDataSize int64
 	spills        int64
