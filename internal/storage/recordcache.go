@@ -1,0 +1,245 @@
+package storage
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Record cache.
+//
+// A batched FETCH (RecordCursor.FetchAscending) reads its records through
+// a cache of documents kept in front of Pebble, as WiredTiger serves a
+// FETCH from the working set in its own cache: a hit costs a hash lookup
+// where Pebble costs a seek, or the steps of its merging iterator over
+// the records in between (some ten per document when a query wants one
+// record in ten).
+//
+// Pebble keeps versions by sequence number, the cache does not: it holds
+// the records of one collection as one version of the collection sees
+// them, and serves only readers that see that version. A version is
+// named by a count of committed writes: DB.Commit counts every batch
+// that writes records (one that SetRecord, DeleteRecord or DeleteRecords
+// touched) when it starts and when it ends, and notes for each
+// collection it wrote the count it ended at (its version) and drops the
+// collection's cache. A snapshot taken while no such batch was under way,
+// and none started or ended while it was taken, sees exactly the writes
+// counted so far: it records that count as its view (recordView). A
+// collection whose version is at most the view is seen by the snapshot
+// at that version, and the cache of that version serves it; a collection
+// written since the snapshot has a later version, and its reads go to
+// Pebble. A cache is never changed to another version: a write replaces
+// it, so a reader holding the old one keeps reading its own version.
+//
+// Caching starts only for a collection left unwritten for
+// recordCacheQuiet, so that a collection under writes does not pay for
+// filling caches its next write drops. The caches of a DB share a budget
+// (Options.CacheSize / recordCacheShare); once it is spent, reads of
+// records not cached go to Pebble until writes drop caches. Transactions
+// (an Overlay), indexed batches and DB.Reader are not snapshots and never
+// use the cache.
+
+// recordCacheShare divides Options.CacheSize into the record cache budget,
+// on top of Pebble's block cache.
+const recordCacheShare = 8
+
+// recordCacheQuiet is how long a collection must go unwritten before its
+// records are cached (a variable for tests).
+var recordCacheQuiet = time.Second
+
+// recordCacheChunk is the size of the arena chunks documents are copied
+// into; a larger document is not cached.
+const recordCacheChunk = 1 << 20
+
+// recordEntryOverhead is the bytes a cached record costs besides its
+// document (its map slot), for the budget.
+const recordEntryOverhead = 24
+
+// recordCaches is a DB's record cache state: the write counts and each
+// collection's version and cache.
+type recordCaches struct {
+	started atomic.Uint64 // record-writing commits started
+	done    atomic.Uint64 // record-writing commits ended
+	budget  int64
+	used    atomic.Int64
+
+	mu    sync.Mutex
+	colls map[uint64]*collRecords
+}
+
+// collRecords is one collection's version and cache.
+type collRecords struct {
+	inflight  int    // its commits under way
+	version   uint64 // the commit count its last write ended at
+	writtenAt int64  // unix nanos of the end of its last write
+	cache     *recordCache
+}
+
+// recordView is what a snapshot sees of the record writes: every write
+// counted up to count, none after.
+type recordView struct {
+	rc    *recordCaches
+	count uint64
+}
+
+// view returns the view of a snapshot taken by take, or nil when record
+// writes were under way while it was taken.
+func (rc *recordCaches) view(take func()) *recordView {
+	d1 := rc.done.Load()
+	s1 := rc.started.Load()
+	take()
+	d2 := rc.done.Load()
+	s2 := rc.started.Load()
+	if s1 != d1 || d2 != d1 || s2 != s1 {
+		return nil
+	}
+	return &recordView{rc: rc, count: d1}
+}
+
+// begin counts the start of a commit that writes the records of colls.
+func (rc *recordCaches) begin(colls []uint64) {
+	rc.mu.Lock()
+	rc.started.Add(1)
+	for _, id := range colls {
+		rc.coll(id).inflight++
+	}
+	rc.mu.Unlock()
+}
+
+// end counts the end of a commit begun with begin (committed or not):
+// each collection it wrote takes a new version and loses its cache.
+func (rc *recordCaches) end(colls []uint64) {
+	now := time.Now().UnixNano()
+	rc.mu.Lock()
+	v := rc.done.Add(1)
+	for _, id := range colls {
+		c := rc.coll(id)
+		c.inflight--
+		c.version, c.writtenAt = v, now
+		if c.cache != nil {
+			c.cache.drop()
+			c.cache = nil
+		}
+	}
+	rc.mu.Unlock()
+}
+
+// coll returns the state of collection id, created on first use (a
+// collection not written since the DB opened is at version 0).
+func (rc *recordCaches) coll(id uint64) *collRecords {
+	if rc.colls == nil {
+		rc.colls = map[uint64]*collRecords{}
+	}
+	c := rc.colls[id]
+	if c == nil {
+		c = &collRecords{}
+		rc.colls[id] = c
+	}
+	return c
+}
+
+// cacheFor returns the cache of collID that serves a reader with view v,
+// or nil.
+func (v *recordView) cacheFor(collID uint64) *recordCache {
+	rc := v.rc
+	if rc.budget <= 0 {
+		return nil
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	c := rc.coll(collID)
+	if c.version > v.count {
+		return nil // written since the snapshot
+	}
+	if c.cache == nil {
+		if c.inflight > 0 || time.Now().UnixNano()-c.writtenAt < int64(recordCacheQuiet) || rc.used.Load() >= rc.budget {
+			return nil
+		}
+		c.cache = &recordCache{owner: rc, idx: map[RecordID]uint64{}}
+	}
+	return c.cache
+}
+
+// recordCache holds documents of one collection at one version. Entries
+// are added, never changed or removed; the whole cache is dropped when
+// the collection is written.
+type recordCache struct {
+	owner  *recordCaches
+	mu     sync.RWMutex
+	idx    map[RecordID]uint64 // chunk<<40 | offset<<20 | length
+	chunks [][]byte
+	bytes  int64 // charged to owner.used
+	gone   bool  // dropped: its bytes are no longer charged, and it takes no more
+}
+
+// drop returns the cache's bytes to the budget; readers holding it may
+// go on reading it.
+func (c *recordCache) drop() {
+	c.mu.Lock()
+	c.gone = true
+	c.owner.used.Add(-c.bytes)
+	c.mu.Unlock()
+}
+
+// get returns the cached document of rid. The caller holds mu for reading.
+func (c *recordCache) get(rid RecordID) ([]byte, bool) {
+	e, ok := c.idx[rid]
+	if !ok {
+		return nil, false
+	}
+	ch, off, n := e>>40, (e>>20)&(recordCacheChunk-1), e&(recordCacheChunk-1)
+	return c.chunks[ch][off : off+n : off+n], true
+}
+
+// recordFill is a run of documents read from Pebble, to add to a cache.
+type recordFill struct {
+	rids []RecordID
+	ends []int // ends[i]: the end of document i in buf
+	buf  []byte
+}
+
+func (f *recordFill) reset() { f.rids, f.ends, f.buf = f.rids[:0], f.ends[:0], f.buf[:0] }
+
+// add notes doc as the document of rid, if it fits a chunk.
+func (f *recordFill) add(rid RecordID, doc []byte) {
+	if len(doc) >= recordCacheChunk {
+		return
+	}
+	f.buf = append(f.buf, doc...)
+	f.rids = append(f.rids, rid)
+	f.ends = append(f.ends, len(f.buf))
+}
+
+// put adds the documents of f not cached yet, within the budget.
+func (c *recordCache) put(f *recordFill) {
+	if len(f.rids) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone {
+		return
+	}
+	start := 0
+	for i, rid := range f.rids {
+		doc := f.buf[start:f.ends[i]]
+		start = f.ends[i]
+		if _, ok := c.idx[rid]; ok {
+			continue
+		}
+		cost := int64(len(doc) + recordEntryOverhead)
+		if c.owner.used.Add(cost) > c.owner.budget {
+			c.owner.used.Add(-cost)
+			return
+		}
+		c.bytes += cost
+		last := len(c.chunks) - 1
+		if last < 0 || len(c.chunks[last])+len(doc) > recordCacheChunk {
+			c.chunks = append(c.chunks, make([]byte, 0, recordCacheChunk))
+			last++
+		}
+		off := len(c.chunks[last])
+		c.chunks[last] = append(c.chunks[last], doc...)
+		c.idx[rid] = uint64(last)<<40 | uint64(off)<<20 | uint64(len(doc))
+	}
+}
