@@ -34,6 +34,10 @@ type Options struct {
 	// at error level. It may be called from any goroutine, Pebble's
 	// included, and must not call the DB.
 	OnFailure func(*Failure)
+	// RecordCacheQuiet is how long a collection must go unwritten before
+	// FETCH caches its records (recordcache.go). Zero means
+	// DefaultRecordCacheQuiet; negative, at once (tests).
+	RecordCacheQuiet time.Duration
 	// FS is the filesystem Pebble uses; the zero FS means the operating
 	// system's. Tests inject I/O errors through it (NewFS).
 	FS FS
@@ -202,6 +206,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		cacheSize: opts.CacheSize,
 	}
 	db.records.budget = opts.CacheSize / recordCacheShare
+	switch {
+	case opts.RecordCacheQuiet == 0:
+		db.records.quiet = int64(DefaultRecordCacheQuiet)
+	case opts.RecordCacheQuiet > 0:
+		db.records.quiet = int64(opts.RecordCacheQuiet)
+	}
 	popts := &pebble.Options{
 		FS:           guardFS{fsys, db},
 		Logger:       quietLogger{opts.Logger, db},

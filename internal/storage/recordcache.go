@@ -32,7 +32,7 @@ import (
 // it, so a reader holding the old one keeps reading its own version.
 //
 // Caching starts only for a collection left unwritten for
-// recordCacheQuiet, so that a collection under writes does not pay for
+// Options.RecordCacheQuiet, so that a collection under writes does not pay for
 // filling caches its next write drops. The caches of a DB share a budget
 // (Options.CacheSize / recordCacheShare); once it is spent, reads of
 // records not cached go to Pebble until writes drop caches. Transactions
@@ -43,9 +43,9 @@ import (
 // on top of Pebble's block cache.
 const recordCacheShare = 8
 
-// recordCacheQuiet is how long a collection must go unwritten before its
-// records are cached (a variable for tests).
-var recordCacheQuiet = time.Second
+// DefaultRecordCacheQuiet is how long a collection must go unwritten
+// before its records are cached, when Options leave it zero.
+const DefaultRecordCacheQuiet = time.Second
 
 // recordCacheChunk is the size of the arena chunks documents are copied
 // into; a larger document is not cached.
@@ -61,6 +61,7 @@ type recordCaches struct {
 	started atomic.Uint64 // record-writing commits started
 	done    atomic.Uint64 // record-writing commits ended
 	budget  int64
+	quiet   int64 // nanoseconds (Options.RecordCacheQuiet)
 	used    atomic.Int64
 
 	mu    sync.Mutex
@@ -152,7 +153,7 @@ func (v *recordView) cacheFor(collID uint64) *recordCache {
 		return nil // written since the snapshot
 	}
 	if c.cache == nil {
-		if c.inflight > 0 || time.Now().UnixNano()-c.writtenAt < int64(recordCacheQuiet) || rc.used.Load() >= rc.budget {
+		if c.inflight > 0 || time.Now().UnixNano()-c.writtenAt < rc.quiet || rc.used.Load() >= rc.budget {
 			return nil
 		}
 		c.cache = &recordCache{owner: rc, idx: map[RecordID]uint64{}}

@@ -7,13 +7,6 @@ import (
 	"time"
 )
 
-// quietCache makes the record cache start at once for the test.
-func quietCache(t *testing.T) {
-	old := recordCacheQuiet
-	recordCacheQuiet = 0
-	t.Cleanup(func() { recordCacheQuiet = old })
-}
-
 // putRecords writes doc(rid) as records rids of collID in one commit.
 func putRecords(t *testing.T, db *DB, collID uint64, rids []RecordID, doc func(RecordID) string) {
 	t.Helper()
@@ -74,8 +67,7 @@ func wantDocs(t *testing.T, what string, got map[RecordID]string, want map[Recor
 // snapshot taken before a write never sees it through a cache filled
 // after it.
 func TestRecordCacheSnapshotVersions(t *testing.T) {
-	quietCache(t)
-	db, err := Open(t.TempDir(), Options{})
+	db, err := Open(t.TempDir(), Options{RecordCacheQuiet: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +166,7 @@ func TestRecordCacheSnapshotVersions(t *testing.T) {
 // under way does not know which writes it sees and never uses the cache;
 // nor does any reader while the collection is not quiet yet.
 func TestRecordCacheWriteInFlight(t *testing.T) {
-	quietCache(t)
-	db, err := Open(t.TempDir(), Options{})
+	db, err := Open(t.TempDir(), Options{RecordCacheQuiet: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +183,7 @@ func TestRecordCacheWriteInFlight(t *testing.T) {
 		t.Fatal("the latest state (not a snapshot) used the cache")
 	}
 
-	recordCacheQuiet = time.Hour
+	db.records.quiet = int64(time.Hour)
 	s = db.NewSnapshot()
 	defer s.Close()
 	if _, c := fetchAll(t, s.Reader(), 7, seq(1, 10)); c != nil {
@@ -203,8 +194,7 @@ func TestRecordCacheWriteInFlight(t *testing.T) {
 // TestRecordCacheBudget: the caches stop filling at their budget, reads
 // past it go to Pebble, and a write returns its cache's bytes.
 func TestRecordCacheBudget(t *testing.T) {
-	quietCache(t)
-	db, err := Open(t.TempDir(), Options{CacheSize: 8 << 20})
+	db, err := Open(t.TempDir(), Options{CacheSize: 8 << 20, RecordCacheQuiet: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,8 +229,7 @@ func TestRecordCacheBudget(t *testing.T) {
 // writer keeps rewriting the records read through FetchAscending exactly
 // what a point read of the same snapshot returns.
 func TestRecordCacheConcurrentWrites(t *testing.T) {
-	quietCache(t)
-	db, err := Open(t.TempDir(), Options{})
+	db, err := Open(t.TempDir(), Options{RecordCacheQuiet: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
