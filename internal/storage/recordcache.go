@@ -51,9 +51,16 @@ const DefaultRecordCacheQuiet = time.Second
 // into; a larger document is not cached.
 const recordCacheChunk = 1 << 20
 
-// recordEntryOverhead is the bytes a cached record costs besides its
-// document (its map slot), for the budget.
-const recordEntryOverhead = 24
+// recordBlockBits: the cache indexes records by blocks of 1<<recordBlockBits
+// consecutive record ids, so that a run of ascending ids (a batched
+// FETCH's) finds most of its entries in the block of the one before,
+// without a hash lookup; and a dense collection costs a few bytes per
+// record, not a map slot.
+const recordBlockBits = 5
+
+// recordBlockCost is the budget a block of entries takes (its slab slots
+// and map slot); a record takes its document's bytes besides.
+const recordBlockCost = 8<<recordBlockBits + 16
 
 // recordCaches is a DB's record cache state: the write counts and each
 // collection's version and cache.
@@ -156,7 +163,7 @@ func (v *recordView) cacheFor(collID uint64) *recordCache {
 		if c.inflight > 0 || time.Now().UnixNano()-c.writtenAt < rc.quiet || rc.used.Load() >= rc.budget {
 			return nil
 		}
-		c.cache = &recordCache{owner: rc, idx: map[RecordID]uint64{}}
+		c.cache = &recordCache{owner: rc, blocks: map[uint64]uint32{}}
 	}
 	return c.cache
 }
@@ -167,7 +174,9 @@ func (v *recordView) cacheFor(collID uint64) *recordCache {
 type recordCache struct {
 	owner  *recordCaches
 	mu     sync.RWMutex
-	idx    map[RecordID]uint64 // chunk<<40 | offset<<20 | length
+	blocks map[uint64]uint32 // rid>>recordBlockBits: the block's first entry in slab
+	slab   []uint64          // entries: chunk<<40 | offset<<20 | length; 0: none
+	n      int               // records cached
 	chunks [][]byte
 	bytes  int64 // charged to owner.used
 	gone   bool  // dropped: its bytes are no longer charged, and it takes no more
@@ -182,10 +191,27 @@ func (c *recordCache) drop() {
 	c.mu.Unlock()
 }
 
-// get returns the cached document of rid. The caller holds mu for reading.
-func (c *recordCache) get(rid RecordID) ([]byte, bool) {
-	e, ok := c.idx[rid]
-	if !ok {
+// recordBlockRef remembers the block the last lookup found, for the next.
+type recordBlockRef struct {
+	key   uint64
+	first uint32
+	ok    bool // key and first are set
+	found bool // the block exists
+}
+
+// get returns the cached document of rid. The caller holds mu for reading;
+// ref carries the block of the previous lookup under the same lock hold.
+func (c *recordCache) get(rid RecordID, ref *recordBlockRef) ([]byte, bool) {
+	key := uint64(rid) >> recordBlockBits
+	if !ref.ok || ref.key != key {
+		ref.first, ref.found = c.blocks[key]
+		ref.key, ref.ok = key, true
+	}
+	if !ref.found {
+		return nil, false
+	}
+	e := c.slab[ref.first+uint32(rid)&(1<<recordBlockBits-1)]
+	if e == 0 {
 		return nil, false
 	}
 	ch, off, n := e>>40, (e>>20)&(recordCacheChunk-1), e&(recordCacheChunk-1)
@@ -225,15 +251,25 @@ func (c *recordCache) put(f *recordFill) {
 	for i, rid := range f.rids {
 		doc := f.buf[start:f.ends[i]]
 		start = f.ends[i]
-		if _, ok := c.idx[rid]; ok {
+		key := uint64(rid) >> recordBlockBits
+		first, ok := c.blocks[key]
+		if ok && c.slab[first+uint32(rid)&(1<<recordBlockBits-1)] != 0 {
 			continue
 		}
-		cost := int64(len(doc) + recordEntryOverhead)
-		if c.owner.used.Add(cost) > c.owner.budget {
+		cost := int64(len(doc))
+		if !ok {
+			cost += recordBlockCost
+		}
+		if c.owner.used.Add(cost) > c.owner.budget || !ok && len(c.slab) >= 1<<32-1<<recordBlockBits {
 			c.owner.used.Add(-cost)
 			return
 		}
 		c.bytes += cost
+		if !ok {
+			first = uint32(len(c.slab))
+			c.slab = append(c.slab, make([]uint64, 1<<recordBlockBits)...)
+			c.blocks[key] = first
+		}
 		last := len(c.chunks) - 1
 		if last < 0 || len(c.chunks[last])+len(doc) > recordCacheChunk {
 			c.chunks = append(c.chunks, make([]byte, 0, recordCacheChunk))
@@ -241,6 +277,7 @@ func (c *recordCache) put(f *recordFill) {
 		}
 		off := len(c.chunks[last])
 		c.chunks[last] = append(c.chunks[last], doc...)
-		c.idx[rid] = uint64(last)<<40 | uint64(off)<<20 | uint64(len(doc))
+		c.slab[first+uint32(rid)&(1<<recordBlockBits-1)] = uint64(last)<<40 | uint64(off)<<20 | uint64(len(doc))
+		c.n++
 	}
 }

@@ -85,7 +85,7 @@ func TestRecordCacheSnapshotVersions(t *testing.T) {
 	defer a.Close()
 	got, ca := fetchAll(t, a.Reader(), 7, probe)
 	wantDocs(t, "snapshot a", got, want1)
-	if ca == nil || len(ca.idx) != 50 {
+	if ca == nil || ca.n != 50 {
 		t.Fatalf("the first read must fill the cache: %v", ca)
 	}
 	b := db.NewSnapshot()
@@ -199,7 +199,7 @@ func TestRecordCacheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.records.budget = 100 * (100 + recordEntryOverhead) // room for 100 records
+	db.records.budget = 100*100 + 4*recordBlockCost // room for 100 records in 4 blocks
 	doc := func(rid RecordID) string { return fmt.Sprintf("%0100d", rid) }
 	rids := seq(1, 300)
 	putRecords(t, db, 7, rids, doc)
@@ -211,8 +211,8 @@ func TestRecordCacheBudget(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		got, c := fetchAll(t, s.Reader(), 7, rids)
 		wantDocs(t, "over budget", got, want)
-		if c == nil || len(c.idx) != 100 {
-			t.Fatalf("cache holds %d records, want 100", len(c.idx))
+		if c == nil || c.n != 100 {
+			t.Fatalf("cache holds %d records, want 100", c.n)
 		}
 	}
 	s.Close()

@@ -312,9 +312,10 @@ func (c *RecordCursor) fetchCached(n int, rid func(i int) RecordID, fn func(i in
 	rc := c.cache
 	c.fill.reset()
 	rc.mu.RLock()
+	var ref recordBlockRef
 	for i := 0; i < n; i++ {
 		id := rid(i)
-		if doc, ok := rc.get(id); ok {
+		if doc, ok := rc.get(id, &ref); ok {
 			fn(i, doc, true)
 			continue
 		}
@@ -329,6 +330,7 @@ func (c *RecordCursor) fetchCached(n int, rid func(i int) RecordID, fn func(i in
 		}
 		fn(i, doc, found)
 		rc.mu.RLock()
+		ref = recordBlockRef{} // the cache may have grown meanwhile
 	}
 	rc.mu.RUnlock()
 	rc.put(&c.fill)
