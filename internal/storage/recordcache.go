@@ -51,16 +51,28 @@ const DefaultRecordCacheQuiet = time.Second
 // into; a larger document is not cached.
 const recordCacheChunk = 1 << 20
 
-// recordBlockBits: the cache indexes records by blocks of 1<<recordBlockBits
-// consecutive record ids, so that a run of ascending ids (a batched
-// FETCH's) finds most of its entries in the block of the one before,
-// without a hash lookup; and a dense collection costs a few bytes per
-// record, not a map slot.
-const recordBlockBits = 5
+// The cache indexes records in two levels: a directory for each
+// 1<<recordDirBits consecutive record ids, found by a hash lookup, holds
+// the blocks of 1<<recordBlockBits ids, each an array of entries. A run
+// of ascending ids (a batched FETCH's) finds its entries by indexing the
+// directory of the one before, without a hash lookup; a dense collection
+// costs a few bytes per record, not a map slot.
+const (
+	recordBlockBits = 5
+	recordDirBits   = 12
+	blocksPerDir    = 1 << (recordDirBits - recordBlockBits)
+)
 
-// recordBlockCost is the budget a block of entries takes (its slab slots
-// and map slot); a record takes its document's bytes besides.
-const recordBlockCost = 8<<recordBlockBits + 16
+// recordBlockCost and recordDirCost are the budget a block of entries
+// and a directory take; a record takes its document's bytes besides.
+const (
+	recordBlockCost = 8 << recordBlockBits
+	recordDirCost   = 4*blocksPerDir + 16
+)
+
+// blockOf and slotOf locate rid in its directory and its block.
+func blockOf(rid RecordID) uint32 { return uint32(rid>>recordBlockBits) & (blocksPerDir - 1) }
+func slotOf(rid RecordID) uint32  { return uint32(rid) & (1<<recordBlockBits - 1) }
 
 // recordCaches is a DB's record cache state: the write counts and each
 // collection's version and cache.
@@ -163,7 +175,7 @@ func (v *recordView) cacheFor(collID uint64) *recordCache {
 		if c.inflight > 0 || time.Now().UnixNano()-c.writtenAt < rc.quiet || rc.used.Load() >= rc.budget {
 			return nil
 		}
-		c.cache = &recordCache{owner: rc, blocks: map[uint64]uint32{}}
+		c.cache = &recordCache{owner: rc, dirs: map[uint64]uint32{}}
 	}
 	return c.cache
 }
@@ -172,14 +184,15 @@ func (v *recordView) cacheFor(collID uint64) *recordCache {
 // are added, never changed or removed; the whole cache is dropped when
 // the collection is written.
 type recordCache struct {
-	owner  *recordCaches
-	mu     sync.RWMutex
-	blocks map[uint64]uint32 // rid>>recordBlockBits: the block's first entry in slab
-	slab   []uint64          // entries: chunk<<40 | offset<<20 | length; 0: none
-	n      int               // records cached
-	chunks [][]byte
-	bytes  int64 // charged to owner.used
-	gone   bool  // dropped: its bytes are no longer charged, and it takes no more
+	owner   *recordCaches
+	mu      sync.RWMutex
+	dirs    map[uint64]uint32 // rid>>recordDirBits: the directory's start in dirSlab
+	dirSlab []uint32          // directories: a block's start in slab + 1; 0: none
+	slab    []uint64          // blocks of entries: chunk<<40 | offset<<20 | length; 0: none
+	n       int               // records cached
+	chunks  [][]byte
+	bytes   int64 // charged to owner.used
+	gone    bool  // dropped: its bytes are no longer charged, and it takes no more
 }
 
 // drop returns the cache's bytes to the budget; readers holding it may
@@ -191,26 +204,32 @@ func (c *recordCache) drop() {
 	c.mu.Unlock()
 }
 
-// recordBlockRef remembers the block the last lookup found, for the next.
+// recordBlockRef remembers the directory the last lookup found, for the
+// next.
 type recordBlockRef struct {
 	key   uint64
 	first uint32
 	ok    bool // key and first are set
-	found bool // the block exists
+	found bool // the directory exists
 }
 
 // get returns the cached document of rid. The caller holds mu for reading;
-// ref carries the block of the previous lookup under the same lock hold.
+// ref carries the directory of the previous lookup under the same lock
+// hold.
 func (c *recordCache) get(rid RecordID, ref *recordBlockRef) ([]byte, bool) {
-	key := uint64(rid) >> recordBlockBits
+	key := uint64(rid) >> recordDirBits
 	if !ref.ok || ref.key != key {
-		ref.first, ref.found = c.blocks[key]
+		ref.first, ref.found = c.dirs[key]
 		ref.key, ref.ok = key, true
 	}
 	if !ref.found {
 		return nil, false
 	}
-	e := c.slab[ref.first+uint32(rid)&(1<<recordBlockBits-1)]
+	b := c.dirSlab[ref.first+blockOf(rid)]
+	if b == 0 {
+		return nil, false
+	}
+	e := c.slab[b-1+slotOf(rid)]
 	if e == 0 {
 		return nil, false
 	}
@@ -251,24 +270,36 @@ func (c *recordCache) put(f *recordFill) {
 	for i, rid := range f.rids {
 		doc := f.buf[start:f.ends[i]]
 		start = f.ends[i]
-		key := uint64(rid) >> recordBlockBits
-		first, ok := c.blocks[key]
-		if ok && c.slab[first+uint32(rid)&(1<<recordBlockBits-1)] != 0 {
+		key := uint64(rid) >> recordDirBits
+		d, okd := c.dirs[key]
+		var b uint32
+		if okd {
+			b = c.dirSlab[d+blockOf(rid)]
+		}
+		if b != 0 && c.slab[b-1+slotOf(rid)] != 0 {
 			continue
 		}
 		cost := int64(len(doc))
-		if !ok {
+		if !okd {
+			cost += recordDirCost
+		}
+		if b == 0 {
 			cost += recordBlockCost
 		}
-		if c.owner.used.Add(cost) > c.owner.budget || !ok && len(c.slab) >= 1<<32-1<<recordBlockBits {
+		if c.owner.used.Add(cost) > c.owner.budget || len(c.slab) >= 1<<32-2<<recordBlockBits || len(c.dirSlab) >= 1<<32-2*blocksPerDir {
 			c.owner.used.Add(-cost)
 			return
 		}
 		c.bytes += cost
-		if !ok {
-			first = uint32(len(c.slab))
+		if !okd {
+			d = uint32(len(c.dirSlab))
+			c.dirSlab = append(c.dirSlab, make([]uint32, blocksPerDir)...)
+			c.dirs[key] = d
+		}
+		if b == 0 {
+			b = uint32(len(c.slab)) + 1
 			c.slab = append(c.slab, make([]uint64, 1<<recordBlockBits)...)
-			c.blocks[key] = first
+			c.dirSlab[d+blockOf(rid)] = b
 		}
 		last := len(c.chunks) - 1
 		if last < 0 || len(c.chunks[last])+len(doc) > recordCacheChunk {
@@ -277,7 +308,7 @@ func (c *recordCache) put(f *recordFill) {
 		}
 		off := len(c.chunks[last])
 		c.chunks[last] = append(c.chunks[last], doc...)
-		c.slab[first+uint32(rid)&(1<<recordBlockBits-1)] = uint64(last)<<40 | uint64(off)<<20 | uint64(len(doc))
+		c.slab[b-1+slotOf(rid)] = uint64(last)<<40 | uint64(off)<<20 | uint64(len(doc))
 		c.n++
 	}
 }

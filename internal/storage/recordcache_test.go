@@ -199,7 +199,7 @@ func TestRecordCacheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.records.budget = 100*100 + 4*recordBlockCost // room for 100 records in 4 blocks
+	db.records.budget = 100*100 + 4*recordBlockCost + recordDirCost // room for 100 records in 4 blocks
 	doc := func(rid RecordID) string { return fmt.Sprintf("%0100d", rid) }
 	rids := seq(1, 300)
 	putRecords(t, db, 7, rids, doc)
@@ -293,4 +293,31 @@ func TestRecordCacheConcurrentWrites(t *testing.T) {
 		t.Fatal("no read used the cache")
 	}
 	t.Logf("%d reads used the cache", cached.Load())
+}
+
+// TestRecordCacheSparseIDs: records far apart (other directories and
+// blocks, the edges of both) are cached and served as stored.
+func TestRecordCacheSparseIDs(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{RecordCacheQuiet: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rids := []RecordID{1, 31, 32, 4095, 4096, 4097, 1 << 40, 1<<40 + 33, 1<<63 + 1, 1<<64 - 1}
+	doc := func(rid RecordID) string { return fmt.Sprint("d", rid) }
+	putRecords(t, db, 7, rids, doc)
+	want := map[RecordID]string{}
+	for _, r := range rids {
+		want[r] = doc(r)
+	}
+	probe := []RecordID{0, 1, 2, 30, 31, 32, 33, 4095, 4096, 4097, 1 << 40, 1<<40 + 33, 1<<63 + 1, 1<<64 - 1}
+	s := db.NewSnapshot()
+	defer s.Close()
+	for pass := 0; pass < 2; pass++ {
+		got, c := fetchAll(t, s.Reader(), 7, probe)
+		wantDocs(t, fmt.Sprint("pass ", pass), got, want)
+		if c == nil || c.n != len(rids) {
+			t.Fatalf("pass %d: cache %v", pass, c)
+		}
+	}
 }
