@@ -21,7 +21,6 @@ type SortMerge struct {
 	skip    []int // per child: bytes of the point prefix
 	heads   []*Member
 	eof     []bool
-	queue   []int // the children with a head, a binary heap by head (less)
 	dedup   bool
 	seen    map[uint64]struct{}
 	m       Member
@@ -77,16 +76,28 @@ func (s *SortMerge) work() (State, *Member, error) {
 		switch st {
 		case Advanced:
 			s.heads[i] = m
-			s.push(i)
 		case EOF:
 			s.eof[i] = true
 		}
 		return NeedTime, nil, nil
 	}
-	if len(s.queue) == 0 {
+	best := -1
+	for i, h := range s.heads {
+		if h == nil {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		c := bytes.Compare(h.Key[s.skip[i]:], s.heads[best].Key[s.skip[best]:])
+		if (c < 0 && !s.reverse) || (c > 0 && s.reverse) {
+			best = i
+		}
+	}
+	if best < 0 {
 		return EOF, nil, nil
 	}
-	best := s.pop()
 	h := s.heads[best]
 	s.heads[best] = nil
 	if s.dedup {
@@ -99,58 +110,6 @@ func (s *SortMerge) work() (State, *Member, error) {
 	}
 	s.m = *h
 	return Advanced, &s.m, nil
-}
-
-// less orders children by their heads' keys in the merge's direction,
-// the lower index first among equal keys.
-func (s *SortMerge) less(a, b int) bool {
-	c := bytes.Compare(s.heads[a].Key[s.skip[a]:], s.heads[b].Key[s.skip[b]:])
-	if s.reverse {
-		c = -c
-	}
-	if c != 0 {
-		return c < 0
-	}
-	return a < b
-}
-
-// push adds child i, whose head is set, to the queue.
-func (s *SortMerge) push(i int) {
-	q := append(s.queue, i)
-	for j := len(q) - 1; j > 0; {
-		p := (j - 1) / 2
-		if !s.less(q[j], q[p]) {
-			break
-		}
-		q[j], q[p] = q[p], q[j]
-		j = p
-	}
-	s.queue = q
-}
-
-// pop removes and returns the child with the least head.
-func (s *SortMerge) pop() int {
-	q := s.queue
-	top := q[0]
-	n := len(q) - 1
-	q[0] = q[n]
-	q = q[:n]
-	for j := 0; ; {
-		l, m := 2*j+1, j
-		if l < n && s.less(q[l], q[m]) {
-			m = l
-		}
-		if r := l + 1; r < n && s.less(q[r], q[m]) {
-			m = r
-		}
-		if m == j {
-			break
-		}
-		q[j], q[m] = q[m], q[j]
-		j = m
-	}
-	s.queue = q
-	return top
 }
 
 // Close implements Stage.
