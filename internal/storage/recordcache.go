@@ -47,9 +47,14 @@ const recordCacheShare = 8
 // before its records are cached, when Options leave it zero.
 const DefaultRecordCacheQuiet = time.Second
 
-// recordCacheChunk is the size of the arena chunks documents are copied
-// into; a larger document is not cached.
-const recordCacheChunk = 1 << 20
+// recordCacheChunk is the largest arena chunk documents are copied into;
+// a larger document is not cached. A cache's first chunk is
+// minRecordChunk bytes and each next one twice the last, so that the
+// cache of a small collection stays small.
+const (
+	recordCacheChunk = 1 << 20
+	minRecordChunk   = 4 << 10
+)
 
 // The cache indexes records in two levels: a directory for each
 // 1<<recordDirBits consecutive record ids, found by a hash lookup, holds
@@ -64,7 +69,7 @@ const (
 )
 
 // recordBlockCost and recordDirCost are the budget a block of entries
-// and a directory take; a record takes its document's bytes besides.
+// and a directory take; documents take the arena chunks they fill.
 const (
 	recordBlockCost = 8 << recordBlockBits
 	recordDirCost   = 4*blocksPerDir + 16
@@ -279,7 +284,16 @@ func (c *recordCache) put(f *recordFill) {
 		if b != 0 && c.slab[b-1+slotOf(rid)] != 0 {
 			continue
 		}
-		cost := int64(len(doc))
+		last := len(c.chunks) - 1
+		chunk := 0 // the capacity of a new chunk, if the document needs one
+		if last < 0 || len(c.chunks[last])+len(doc) > cap(c.chunks[last]) {
+			chunk = minRecordChunk
+			if last >= 0 {
+				chunk = min(2*cap(c.chunks[last]), recordCacheChunk)
+			}
+			chunk = max(chunk, len(doc))
+		}
+		cost := int64(chunk)
 		if !okd {
 			cost += recordDirCost
 		}
@@ -301,9 +315,8 @@ func (c *recordCache) put(f *recordFill) {
 			c.slab = append(c.slab, make([]uint64, 1<<recordBlockBits)...)
 			c.dirSlab[d+blockOf(rid)] = b
 		}
-		last := len(c.chunks) - 1
-		if last < 0 || len(c.chunks[last])+len(doc) > recordCacheChunk {
-			c.chunks = append(c.chunks, make([]byte, 0, recordCacheChunk))
+		if chunk > 0 {
+			c.chunks = append(c.chunks, make([]byte, 0, chunk))
 			last++
 		}
 		off := len(c.chunks[last])

@@ -199,7 +199,10 @@ func TestRecordCacheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.records.budget = 100*100 + 4*recordBlockCost + recordDirCost // room for 100 records in 4 blocks
+	// Room for the first chunks (4 KiB, 8 KiB: 122 documents) and the
+	// blocks and directory of 121 records (40 + 81 documents of 100 bytes):
+	// the third chunk does not fit.
+	db.records.budget = (4+8)<<10 + 4*recordBlockCost + recordDirCost
 	doc := func(rid RecordID) string { return fmt.Sprintf("%0100d", rid) }
 	rids := seq(1, 300)
 	putRecords(t, db, 7, rids, doc)
@@ -211,8 +214,8 @@ func TestRecordCacheBudget(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		got, c := fetchAll(t, s.Reader(), 7, rids)
 		wantDocs(t, "over budget", got, want)
-		if c == nil || c.n != 100 {
-			t.Fatalf("cache holds %d records, want 100", c.n)
+		if c == nil || c.n != 121 {
+			t.Fatalf("cache holds %d records, want 121", c.n)
 		}
 	}
 	s.Close()
