@@ -10,9 +10,20 @@ import (
 // stores); only the keys of families whose layout is kept outside them
 // (the oplog's: OplogKey) are written raw with Set and DeleteRange.
 type Batch struct {
-	pb  *pebble.Batch
-	kb  []byte // key scratch of the store functions (the batch copies keys)
-	arr [64]byte
+	pb    *pebble.Batch
+	kb    []byte // key scratch of the store functions (the batch copies keys)
+	arr   [64]byte
+	colls []uint64 // the collections whose records it writes (recordcache.go)
+}
+
+// touch notes that b writes records of collID.
+func (b *Batch) touch(collID uint64) {
+	for _, id := range b.colls {
+		if id == collID {
+			return
+		}
+	}
+	b.colls = append(b.colls, collID)
 }
 
 // scratch returns the batch's key buffer, emptied; it starts in the
@@ -44,7 +55,7 @@ func (b *Batch) Empty() bool { return b.pb.Empty() }
 
 // Reader returns the view of an indexed batch (DB.NewIndexedBatch): its
 // writes over the latest committed state.
-func (b *Batch) Reader() Reader { return pebbleReader{b.pb} }
+func (b *Batch) Reader() Reader { return pebbleReader{r: b.pb} }
 
 // Close releases the batch without committing it. DB.Commit closes the
 // batches it commits. The batch must not be used after.

@@ -34,6 +34,10 @@ type Options struct {
 	// at error level. It may be called from any goroutine, Pebble's
 	// included, and must not call the DB.
 	OnFailure func(*Failure)
+	// RecordCacheQuiet is how long a collection must go unwritten before
+	// FETCH caches its records (recordcache.go). Zero means
+	// DefaultRecordCacheQuiet; negative, at once (tests).
+	RecordCacheQuiet time.Duration
 	// FS is the filesystem Pebble uses; the zero FS means the operating
 	// system's. Tests inject I/O errors through it (NewFS).
 	FS FS
@@ -91,8 +95,12 @@ type pebbleSource interface {
 	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
 }
 
-// pebbleReader adapts a Pebble reader to Reader.
-type pebbleReader struct{ r pebbleSource }
+// pebbleReader adapts a Pebble reader to Reader. A snapshot's has a
+// view of the record writes when it knows which it sees (recordcache.go).
+type pebbleReader struct {
+	r    pebbleSource
+	view *recordView
+}
 
 func (p pebbleReader) get(key []byte) ([]byte, io.Closer, error) { return p.r.Get(key) }
 
@@ -105,7 +113,7 @@ func (p pebbleReader) newIter(o *pebble.IterOptions) (Iterator, error) {
 }
 
 // Reader returns the latest committed state as a Reader.
-func (db *DB) Reader() Reader { return pebbleReader{db.pdb} }
+func (db *DB) Reader() Reader { return pebbleReader{r: db.pdb} }
 
 // Stats are durability counters.
 type Stats struct {
@@ -163,6 +171,7 @@ type DB struct {
 	inPebble  atomic.Int64  // calls inside Pebble that may switch memtables (guardfs.go)
 	opening   atomic.Bool   // within pebble.Open: Fatalf panics for openPebble to recover
 	cacheSize int64         // the block cache's capacity (Options.CacheSize)
+	records   recordCaches  // the record cache (recordcache.go)
 }
 
 // Open opens (creating if needed) the Pebble database in dir.
@@ -195,6 +204,13 @@ func Open(dir string, opts Options) (*DB, error) {
 		onFailure: opts.OnFailure,
 		failedCh:  make(chan struct{}),
 		cacheSize: opts.CacheSize,
+	}
+	db.records.budget = opts.CacheSize / recordCacheShare
+	switch {
+	case opts.RecordCacheQuiet == 0:
+		db.records.quiet = int64(DefaultRecordCacheQuiet)
+	case opts.RecordCacheQuiet > 0:
+		db.records.quiet = int64(opts.RecordCacheQuiet)
 	}
 	popts := &pebble.Options{
 		FS:           guardFS{fsys, db},
@@ -255,8 +271,9 @@ func (db *DB) NewIndexedBatch() *Batch { return newBatch(db.pdb.NewIndexedBatch(
 
 // NewSnapshot returns a consistent point-in-time view. Close it when done.
 func (db *DB) NewSnapshot() *Snapshot {
-	ps := db.pdb.NewSnapshot()
-	return &Snapshot{ps: ps, r: pebbleReader{ps}}
+	var ps *pebble.Snapshot
+	view := db.records.view(func() { ps = db.pdb.NewSnapshot() })
+	return &Snapshot{ps: ps, r: pebbleReader{r: ps, view: view}}
 }
 
 // Get reads the latest value of key; found is false when it does not exist.
@@ -288,6 +305,10 @@ func (db *DB) Commit(b *Batch) (seq uint64, err error) {
 	if !db.enter() {
 		b.Close()
 		return 0, db.failure.Load()
+	}
+	if colls := b.colls; len(colls) > 0 {
+		db.records.begin(colls)
+		defer db.records.end(colls)
 	}
 	err = db.commit(b.pb)
 	db.leave()

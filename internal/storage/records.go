@@ -61,12 +61,14 @@ func AppendRecordLockKey(dst []byte, collID uint64, rid RecordID) []byte {
 // or replaced).
 func SetRecord(b *Batch, collID uint64, rid RecordID, doc []byte) error {
 	var kb [recordKeyLen]byte
+	b.touch(collID)
 	return b.set(appendRecordKey(kb[:0], collID, rid), doc)
 }
 
 // DeleteRecord adds to b the removal of record rid of collID.
 func DeleteRecord(b *Batch, collID uint64, rid RecordID) error {
 	var kb [recordKeyLen]byte
+	b.touch(collID)
 	return b.del(appendRecordKey(kb[:0], collID, rid))
 }
 
@@ -74,6 +76,7 @@ func DeleteRecord(b *Batch, collID uint64, rid RecordID) error {
 // or a truncation).
 func DeleteRecords(b *Batch, collID uint64) error {
 	lo, hi := recordRange(collID)
+	b.touch(collID)
 	return b.deleteRange(lo, hi)
 }
 
@@ -136,6 +139,8 @@ type RecordCursor struct {
 	at         RecordID // the record the iterator is on, 0: unknown
 	err        error
 	kb         [recordKeyLen]byte
+	cache      *recordCache // serves FetchAscending; nil: none (recordcache.go)
+	fill       recordFill   // the documents FetchAscending read past the cache
 }
 
 // NewRecordCursor opens a cursor over every record of collID in r,
@@ -173,7 +178,12 @@ func (c *RecordCursor) Open(r Reader, collID uint64, reverse bool) error {
 	if err != nil {
 		return fmt.Errorf("storage: record iterator: %w", err)
 	}
-	*c = RecordCursor{it: it, collID: collID, reverse: reverse}
+	fill := c.fill
+	fill.reset()
+	*c = RecordCursor{it: it, collID: collID, reverse: reverse, fill: fill}
+	if p, ok := r.(*pebbleReader); ok && p.view != nil {
+		c.cache = p.view.cacheFor(collID)
+	}
 	return nil
 }
 
@@ -279,8 +289,14 @@ func (c *RecordCursor) position(rid RecordID, k []byte) (bool, error) {
 // exist; doc is valid only during the call. It stops at the first read
 // that fails and returns its index with the error, or n and nil. (The
 // caller keeps the ids where it likes: a batched FETCH sorts indexes into
-// its buffered child outcomes.)
+// its buffered child outcomes.) Records are served from the record cache
+// when the cursor's snapshot may use it (recordcache.go), and the ones
+// read from Pebble are added to it; where Next continues after it is
+// unspecified.
 func (c *RecordCursor) FetchAscending(n int, rid func(i int) RecordID, fn func(i int, doc []byte, found bool)) (int, error) {
+	if c.cache != nil {
+		return c.fetchCached(n, rid, fn)
+	}
 	for i := 0; i < n; i++ {
 		doc, found, err := c.SeekExact(rid(i))
 		if err != nil {
@@ -288,6 +304,36 @@ func (c *RecordCursor) FetchAscending(n int, rid func(i int) RecordID, fn func(i
 		}
 		fn(i, doc, found)
 	}
+	return n, nil
+}
+
+// fetchCached is FetchAscending through the record cache.
+func (c *RecordCursor) fetchCached(n int, rid func(i int) RecordID, fn func(i int, doc []byte, found bool)) (int, error) {
+	rc := c.cache
+	c.fill.reset()
+	rc.mu.RLock()
+	var ref recordBlockRef
+	for i := 0; i < n; i++ {
+		id := rid(i)
+		if doc, ok := rc.get(id, &ref); ok {
+			fn(i, doc, true)
+			continue
+		}
+		rc.mu.RUnlock()
+		doc, found, err := c.SeekExact(id)
+		if err != nil {
+			rc.put(&c.fill)
+			return i, err
+		}
+		if found {
+			c.fill.add(id, doc)
+		}
+		fn(i, doc, found)
+		rc.mu.RLock()
+		ref = recordBlockRef{} // the cache may have grown meanwhile
+	}
+	rc.mu.RUnlock()
+	rc.put(&c.fill)
 	return n, nil
 }
 

@@ -27,7 +27,16 @@ func i32(v int32) bsoncore.Value {
 // in gone, which have no document (deleted between scan and fetch).
 func fetchFixture(t testing.TB, n int, gone []uint64) (storage.Reader, *plan.Index) {
 	t.Helper()
-	db, err := storage.Open(t.TempDir(), storage.Options{})
+	r, _, ix := fetchFixtureSnap(t, n, gone)
+	return r, ix
+}
+
+// fetchFixtureSnap is fetchFixture that also returns a snapshot of the
+// data, whose batched FETCH reads through the record cache (caching
+// starts at once).
+func fetchFixtureSnap(t testing.TB, n int, gone []uint64) (latest, snap storage.Reader, ix *plan.Index) {
+	t.Helper()
+	db, err := storage.Open(t.TempDir(), storage.Options{RecordCacheQuiet: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +64,12 @@ func fetchFixture(t testing.TB, n int, gone []uint64) (storage.Reader, *plan.Ind
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
-	ix := &plan.Index{ID: testIndex, Name: "g_1_ts_-1",
+	ix = &plan.Index{ID: testIndex, Name: "g_1_ts_-1",
 		KeyPattern: bsoncore.NewDocumentBuilder().AppendInt32("g", 1).AppendInt32("ts", -1).Build(),
 		Fields:     []plan.Field{{Path: "g"}, {Path: "ts", Desc: true}}}
-	return db.Reader(), ix
+	s := db.NewSnapshot()
+	t.Cleanup(func() { s.Close() })
+	return db.Reader(), s.Reader(), ix
 }
 
 type fetched struct {
@@ -113,7 +124,7 @@ func mustDoc(t *testing.T, s string) bsoncore.Document {
 
 func TestFetchBatchedOrder(t *testing.T) {
 	gone := []uint64{2001, 2002, 2003}
-	r, ix := fetchFixture(t, 2000, gone)
+	r, snap, ix := fetchFixtureSnap(t, 2000, gone)
 	full := []plan.FieldBounds{{Path: "g", OIL: plan.FullOIL()}, {Path: "ts", Desc: true, OIL: plan.FullOIL()}}
 	gRange := plan.OIL{{Lo: i32(0), Hi: i32(1), LoInc: true, HiInc: true}}
 	tsRange := plan.OIL{{Lo: i32(100), Hi: i32(1500), LoInc: true, HiInc: false}}
@@ -136,6 +147,12 @@ func TestFetchBatchedOrder(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			want, one := runFetch(t, r, ix, c.bounds, c.dir, c.filter, 1, c.limit)
 			got, batched := runFetch(t, r, ix, c.bounds, c.dir, c.filter, MaxFetchBatch, c.limit)
+			// A snapshot's batched FETCH through the record cache: the
+			// first run fills it, the second reads it.
+			for range 2 {
+				cached, cb := runFetch(t, snap, ix, c.bounds, c.dir, c.filter, MaxFetchBatch, c.limit)
+				sameFetch(t, "cached", cached, got, cb, batched)
+			}
 			if len(want.rids) == 0 {
 				t.Fatal("no results")
 			}
@@ -165,6 +182,23 @@ func TestFetchBatchedOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sameFetch compares two batched FETCH runs: results and counters.
+func sameFetch(t *testing.T, what string, got, want fetched, g, w *Fetch) {
+	t.Helper()
+	if len(got.rids) != len(want.rids) {
+		t.Fatalf("%s: %d results, want %d", what, len(got.rids), len(want.rids))
+	}
+	for i := range want.rids {
+		if got.rids[i] != want.rids[i] || !bytes.Equal(got.docs[i], want.docs[i]) {
+			t.Fatalf("%s: result %d: rid %d %v, want rid %d %v", what, i, got.rids[i], bsoncore.Document(got.docs[i]), want.rids[i], bsoncore.Document(want.docs[i]))
+		}
+	}
+	a, b := g.Stats(), w.Stats()
+	if *a != *b || g.docsExamined != w.docsExamined {
+		t.Fatalf("%s: stats %+v docsExamined %d, want %+v %d", what, *a, g.docsExamined, *b, w.docsExamined)
 	}
 }
 
