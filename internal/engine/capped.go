@@ -191,6 +191,10 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 		}
 		t.last = rid
 		matched, pos := t.filter.MatchPositional(doc)
+		if err := t.filter.Err(); err != nil {
+			t.release()
+			return nil, err
+		}
 		if matched {
 			if t.skip > 0 {
 				t.skip--

@@ -34,6 +34,9 @@ func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bs
 			return err
 		}
 		matched, pos := f.MatchPositional(doc)
+		if err := f.Err(); err != nil {
+			return err // a $expr failed: the statement fails
+		}
 		if !matched {
 			continue
 		}

@@ -187,6 +187,9 @@ func (e *Engine) scanMatches(r storage.Reader, c *collection, filterDoc bsoncore
 			return nil
 		}
 		matched, pos := f.MatchPositional(doc)
+		if err := f.Err(); err != nil {
+			return err // a $expr failed: the statement fails
+		}
 		if !matched {
 			continue
 		}

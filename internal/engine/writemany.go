@@ -113,6 +113,10 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 			} else {
 				matched = f.Match(doc)
 			}
+			if err := f.Err(); err != nil {
+				stmtErr = err // a $expr failed: the statement fails
+				break
+			}
 			if !matched {
 				continue
 			}

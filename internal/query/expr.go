@@ -2,6 +2,7 @@ package query
 
 import (
 	"strconv"
+	"sync/atomic"
 
 	"github.com/lodedb/lode/internal/expr"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -10,7 +11,8 @@ import (
 // ExprNode is {$expr: <aggregation expression>}: it matches when the
 // expression, evaluated against the document by package expr, is truthy
 // (anything but false, null, undefined, missing and numeric zero). An
-// evaluation error makes the document not match.
+// evaluation error makes the document not match and is kept for the
+// operation to fail with (Filter.Err), as mongod fails the query.
 type ExprNode struct {
 	// Expr is the raw expression argument.
 	Expr bsoncore.Value
@@ -18,6 +20,25 @@ type ExprNode struct {
 	Parsed expr.Expr
 	// Vars binds the command's let variables (nil: none).
 	Vars *expr.Vars
+	fail *evalFailure // the filter's, shared by its $expr nodes
+}
+
+// evalFailure holds the first evaluation error of a filter's $expr.
+type evalFailure struct{ err atomic.Pointer[error] }
+
+func (f *evalFailure) set(err error) { f.err.CompareAndSwap(nil, &err) }
+
+// Err returns the first error a $expr of f met while matching, or nil.
+// A stage checks it after each match: the operation fails with the
+// error instead of returning what it found so far.
+func (f *Filter) Err() error {
+	if f == nil || f.fail == nil {
+		return nil
+	}
+	if p := f.fail.err.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // exprFunc evaluates a parsed expression against a document. A zero Value
@@ -45,12 +66,21 @@ func (p *parser) newExprNode(v bsoncore.Value) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ExprNode{Expr: v, Parsed: e, Vars: p.vars}, nil
+	if p.fail == nil {
+		p.fail = new(evalFailure)
+	}
+	return &ExprNode{Expr: v, Parsed: e, Vars: p.vars, fail: p.fail}, nil
 }
 
 func (n *ExprNode) match(doc []byte, _ *int) bool {
 	r, err := n.Parsed.Eval(doc, n.Vars)
-	return err == nil && expr.Truthy(r)
+	if err != nil {
+		if n.fail != nil {
+			n.fail.set(err)
+		}
+		return false
+	}
+	return expr.Truthy(r)
 }
 
 // matchValue is false: $expr applies only to whole documents.

@@ -14,6 +14,7 @@ import (
 type Filter struct {
 	root Node
 	coll *collation.Collator
+	fail *evalFailure // where its $expr nodes keep an evaluation error (Err)
 }
 
 // Root returns the root of the match tree. A filter with several top-level
@@ -52,6 +53,7 @@ type parser struct {
 	// epc and vars, when set, are the command's let variables for $expr.
 	epc  *expr.ParseContext
 	vars *expr.Vars
+	fail *evalFailure // set by the first $expr
 }
 
 // Parse parses and validates a find filter. Errors are *errs.Error with
@@ -72,7 +74,7 @@ func ParseWithVars(filter bsoncore.Document, epc *expr.ParseContext, vars *expr.
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{root: root}, nil
+	return &Filter{root: root, fail: p.fail}, nil
 }
 
 // simplify unwraps an AND of a single child.

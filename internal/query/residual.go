@@ -12,7 +12,7 @@ func (f *Filter) Without(drop []Node) *Filter {
 	if root == nil {
 		return nil
 	}
-	return &Filter{root: root}
+	return &Filter{root: root, fail: f.fail}
 }
 
 func without(n Node, drop []Node) Node {

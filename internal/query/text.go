@@ -168,4 +168,31 @@ func RefuseText(f *Filter) error {
 }
 
 // NewFilter wraps a match tree node as a Filter (a branch planned alone).
-func NewFilter(n Node) *Filter { return &Filter{root: n} }
+func NewFilter(n Node) *Filter { return &Filter{root: n, fail: failureOf(n)} }
+
+// failureOf returns the evaluation-error holder of the $expr nodes under
+// n (in its $and, $or, $nor and $not), or nil when there are none.
+func failureOf(n Node) *evalFailure {
+	switch n := n.(type) {
+	case *ExprNode:
+		return n.fail
+	case *AndNode:
+		return firstFailure(n.Children)
+	case *OrNode:
+		return firstFailure(n.Children)
+	case *NorNode:
+		return firstFailure(n.Children)
+	case *NotNode:
+		return failureOf(n.Child)
+	}
+	return nil
+}
+
+func firstFailure(kids []Node) *evalFailure {
+	for _, k := range kids {
+		if f := failureOf(k); f != nil {
+			return f
+		}
+	}
+	return nil
+}

@@ -37,7 +37,7 @@ func TextOrBranch(f *Filter) (*OrNode, int, *TextNode) {
 
 // Branch returns a filter matching like the node n of f's tree, with f's
 // collation.
-func (f *Filter) Branch(n Node) *Filter { return &Filter{root: n, coll: f.coll} }
+func (f *Filter) Branch(n Node) *Filter { return &Filter{root: n, coll: f.coll, fail: f.fail} }
 
 // NoScore is the text score of a document that a $text $or returns
 // through a branch other than the $text (NaN, which no score is): a

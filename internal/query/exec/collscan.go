@@ -83,7 +83,11 @@ func (s *CollScan) work() (State, *Member, error) {
 	pos := -1
 	if s.filter != nil {
 		var matched bool
-		if matched, pos = s.filter.MatchPositional(doc); !matched {
+		matched, pos = s.filter.MatchPositional(doc)
+		if err := s.filter.Err(); err != nil {
+			return EOF, nil, err
+		}
+		if !matched {
 			return NeedTime, nil, nil
 		}
 	}

@@ -130,6 +130,9 @@ func (f *Fetch) work() (State, *Member, error) {
 func (f *Fetch) match() (State, *Member, error) {
 	if f.filter != nil {
 		ok, pos := f.filter.MatchPositional(f.m.Doc)
+		if err := f.filter.Err(); err != nil {
+			return EOF, nil, err
+		}
 		if !ok {
 			return NeedTime, nil, nil
 		}

@@ -169,8 +169,14 @@ func (t *TextOr) work() (State, *Member, error) {
 	}
 	t.docsExamined++
 	d := doc
-	if t.filter != nil && !t.filter.Match(d) {
-		return NeedTime, nil, nil
+	if t.filter != nil {
+		ok := t.filter.Match(d)
+		if err := t.filter.Err(); err != nil {
+			return EOF, nil, err
+		}
+		if !ok {
+			return NeedTime, nil, nil
+		}
 	}
 	t.m = Member{RID: rid, Doc: d, Pos: -1, Score: t.scores[rid]}
 	return Advanced, &t.m, nil
