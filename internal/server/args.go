@@ -95,8 +95,11 @@ func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) 
 // commandDocErr passes a handler's error on and turns a BSON framing or
 // element error of the command document into InvalidBSON.
 func commandDocErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	var e *errs.Error
-	if err == nil || errors.As(err, &e) {
+	if errors.As(err, &e) {
 		return err
 	}
 	return errs.New(errs.InvalidBSON, "invalid command document: %v", err)

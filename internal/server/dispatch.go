@@ -112,7 +112,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
 	defer endOp()
 	op := opFrom(ctx)
-	var body bsoncore.Document
+	var body, extra bsoncore.Document
 	if s.cfg.TestCommands {
 		err = s.failCommandBefore(ctx, req) // failpoint.go
 		if req.conn != nil && req.conn.closeNow {
@@ -125,7 +125,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	if err == nil {
 		body, err = s.runCommand(ctx, desc.handler, req) // sessions, transactions, cluster time (session_run.go)
 		if err == nil && s.cfg.TestCommands {
-			body = s.failCommandAfter(req, body)
+			extra = s.failCommandAfter(req)
 		}
 	}
 	err = opError(ctx, err)
@@ -144,7 +144,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 		}
 		reply = errorDoc(e)
 	} else {
-		reply = okDoc(body)
+		reply = s.okReply(body, extra)
 	}
 	// The slow-operation log, the profiler and the query statistics
 	// (obs.go).
@@ -152,18 +152,31 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	return reply
 }
 
-// okDoc appends ok:1 to a handler's reply body.
-func okDoc(body bsoncore.Document) bsoncore.Document {
+// okReply is the reply to a command that succeeded: a handler's body,
+// then on a replica set operationTime and $clusterTime, then extra (a
+// failpoint's fields), then ok: 1, built in one allocation.
+func (s *Server) okReply(body, extra bsoncore.Document) bsoncore.Document {
+	n := len(body) + len(extra) + clusterTimeLen + okLen + 5
+	out := make([]byte, 0, n)
 	if len(body) == 0 {
-		body = bsoncore.NewDocumentBuilder().Build()
+		out = append(out, 0, 0, 0, 0)
+	} else {
+		out = append(out, body[:len(body)-1]...)
 	}
-	out := make([]byte, 0, len(body)+16)
-	out = append(out, body[:len(body)-1]...)
+	if s.replSet() {
+		out = s.appendClusterTime(out)
+	}
+	if len(extra) > 0 {
+		out = append(out, extra[4:len(extra)-1]...)
+	}
 	out = bsoncore.AppendDoubleElement(out, "ok", 1)
 	out = append(out, 0)
 	bsoncore.UpdateLength(out, 0, int32(len(out)))
 	return out
 }
+
+// okLen is the length of the element ok: 1.
+const okLen = 1 + len("ok") + 1 + 8
 
 // errorDoc renders err as {ok:0, errmsg, code, codeName, errorLabels?}
 // plus any extra fields the error carries.

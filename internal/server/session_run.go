@@ -74,22 +74,21 @@ func parseSessionArgs(req *Request) (sessionArgs, error) {
 }
 
 // runCommand runs h for req with the command's session semantics:
-// retryable writes, transactions and cluster times in the reply.
+// retryable writes and transactions. An error carries the cluster time
+// fields of a replica set; a success's body does not: okReply writes
+// them, with ok, into the reply in one piece.
 func (s *Server) runCommand(ctx context.Context, h handler, req *Request) (bsoncore.Document, error) {
 	body, err := s.runSession(ctx, h, req)
-	if !s.replSet() {
+	if err == nil || !s.replSet() {
 		return body, err
 	}
-	if err != nil {
-		e := *errs.As(err)
-		if len(e.Info) == 0 {
-			e.Info = s.clusterTimeFields()
-		} else {
-			e.Info = appendFields(e.Info, s.clusterTimeFields())
-		}
-		return nil, &e
+	e := *errs.As(err)
+	if len(e.Info) == 0 {
+		e.Info = s.clusterTimeFields()
+	} else {
+		e.Info = appendFields(e.Info, s.clusterTimeFields())
 	}
-	return appendFields(body, s.clusterTimeFields()), nil
+	return nil, &e
 }
 
 func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsoncore.Document, error) {
