@@ -36,6 +36,11 @@ type conn struct {
 	closeNow bool
 
 	op atomic.Pointer[runningOp] // the command running now (currentop.go)
+	// opListed: the op registry lists the connection (beginOp); only
+	// its goroutine touches it.
+	opListed bool
+	// remote is raw's remote address as text, made once (remoteAddr).
+	remote string
 
 	// The disconnect watcher (watchDisconnect): a command still running
 	// after disconnectCheckDelay gets a goroutine that waits on the socket
@@ -116,11 +121,21 @@ func (s *Server) newConn(nc net.Conn) *conn {
 	return c
 }
 
+// remoteAddr is the client's address as currentOp and the logs show it.
+// The connection's goroutine computes it once; it does not change.
+func (c *conn) remoteAddr() string {
+	if c.remote == "" && c.raw != nil {
+		c.remote = c.raw.RemoteAddr().String()
+	}
+	return c.remote
+}
+
 func (c *conn) serve() {
 	s := c.s
 	defer s.stats.connClosed() // opened by Serve, which counts it first
 	defer c.raw.Close()
-	log := s.log.With("conn", c.id, "remote", c.raw.RemoteAddr().String())
+	defer s.ops().forgetConn(c)
+	log := s.log.With("conn", c.id, "remote", c.remoteAddr())
 	log.Debug("connection accepted")
 	if !c.negotiate(log) { // TLS or not (tls.go)
 		return

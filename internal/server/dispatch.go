@@ -93,25 +93,24 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 		}
 		ctx = context.WithValue(ctx, cursorAuthKey{}, ca)
 	}
+	var maxTime time.Duration
 	if v, err := cmd.LookupErr("maxTimeMS"); err == nil {
 		ms, err := parseMaxTimeMS(v)
 		if err != nil {
 			return errorDoc(errs.As(err))
 		}
-		if ms > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
-			defer cancel()
-		}
+		maxTime = time.Duration(ms) * time.Millisecond
 	}
 	if ferr := s.eng.Failed(); ferr != nil && !desc.servedWhenFailed {
 		// The storage engine failed (disk full, EIO): lode serve is
 		// exiting; an embedded DB answers every command with the failure.
 		return errorDoc(errs.As(ferr))
 	}
-	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
-	defer endOp()
-	op := opFrom(ctx)
+	// currentOp/killOp (currentop.go); the op is the command's context,
+	// cancellable and with its maxTimeMS deadline.
+	op := s.beginOp(ctx, req, maxTime, start)
+	defer s.endOp(req, op)
+	ctx = op
 	var body, extra bsoncore.Document
 	if s.cfg.TestCommands {
 		err = s.failCommandBefore(ctx, req) // failpoint.go
