@@ -71,12 +71,12 @@ func refusedGenericArg(cmd, k string, v bsoncore.Value) error {
 // unless it is a generic argument.
 func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) error {
 	first := true
-	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
+	each := func(el bsoncore.Element) error {
 		if first { // the command name
 			first = false
 			return nil
 		}
-		k := el.Key()
+		k := argKey(el)
 		known, err := fn(k, el.Value())
 		if err != nil {
 			return err
@@ -88,9 +88,34 @@ func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) 
 			return refusedGenericArg(req.Name, k, el.Value())
 		}
 		return nil
-	})
+	}
+	var err error
+	if req.trusted {
+		err = bsonutil.EachElementTrusted(req.Cmd, each)
+	} else {
+		err = bsonutil.EachElement(req.Cmd, each)
+	}
 	return commandDocErr(err)
 }
+
+// argKey returns el's key, without allocating for a generic argument's:
+// the same string as the one genericArgs holds.
+func argKey(el bsoncore.Element) string {
+	kb := el.KeyBytes()
+	if k, ok := genericArgNames[string(kb)]; ok {
+		return k
+	}
+	return string(kb)
+}
+
+// genericArgNames maps each generic argument to its name, for argKey.
+var genericArgNames = func() map[string]string {
+	m := make(map[string]string, len(genericArgs))
+	for k := range genericArgs {
+		m[k] = k
+	}
+	return m
+}()
 
 // commandDocErr passes a handler's error on and turns a BSON framing or
 // element error of the command document into InvalidBSON.

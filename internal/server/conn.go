@@ -41,6 +41,9 @@ type conn struct {
 	opListed bool
 	// remote is raw's remote address as text, made once (remoteAddr).
 	remote string
+	// lastDB is the $db of the connection's previous command, reused
+	// rather than allocated again when the next names the same (dbName).
+	lastDB string
 
 	// The disconnect watcher (watchDisconnect): a command still running
 	// after disconnectCheckDelay gets a goroutine that waits on the socket
@@ -57,9 +60,9 @@ type conn struct {
 // watching its client's socket for a disconnect.
 const disconnectCheckDelay = 100 * time.Millisecond
 
-// watchDisconnect arms the watcher for the command about to run and
-// returns the function that disarms it when the command is done.
-func (c *conn) watchDisconnect() func() {
+// watchDisconnect arms the watcher for the command about to run;
+// endWatch disarms it when the command is done.
+func (c *conn) watchDisconnect() {
 	c.watchMu.Lock()
 	c.inCmd = true
 	c.watchMu.Unlock()
@@ -68,7 +71,6 @@ func (c *conn) watchDisconnect() func() {
 	} else {
 		c.watchTimer.Reset(disconnectCheckDelay)
 	}
-	return c.endWatch
 }
 
 // startWatch runs on the timer: while the command runs, the connection's
@@ -119,6 +121,18 @@ func (c *conn) endWatch() {
 func (s *Server) newConn(nc net.Conn) *conn {
 	c := &conn{s: s, nc: nc, raw: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10), gone: make(chan struct{})}
 	return c
+}
+
+// dbName returns b as a string, the previous command's when equal: a
+// connection mostly works in one database.
+func (c *conn) dbName(b []byte) string {
+	if c == nil {
+		return string(b)
+	}
+	if c.lastDB != string(b) {
+		c.lastDB = string(b)
+	}
+	return c.lastDB
 }
 
 // remoteAddr is the client's address as currentOp and the logs show it.
@@ -287,8 +301,8 @@ func (c *conn) handle(m wire.Message) error {
 // parsed and run a few at a time rather than all at once; one whose
 // client leaves while it waits is dropped unparsed.
 func (c *conn) handleMsg(m *wire.Msg) error {
-	endWatch := c.watchDisconnect()
-	defer endWatch()
+	c.watchDisconnect()
+	defer c.endWatch()
 	if m.Header.MessageLength >= bigMessage {
 		select {
 		case c.s.bigSlots <- struct{}{}:

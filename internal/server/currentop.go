@@ -45,6 +45,10 @@ type runningOp struct {
 	waited time.Duration
 	// cursor is the cursor the command left open or continued.
 	cursor *cursor.Cursor
+	// session is the command's session (withCmdSession), when
+	// hasSession is set; cmdSessionFrom reads it.
+	session    cmdSession
+	hasSession bool
 }
 
 // OpStats implements opstats.Holder.

@@ -28,16 +28,58 @@ type Request struct {
 	// depth is the command's nesting depth as the wire layer measured it
 	// (wire.Msg.Depth), or -1 when unknown: a command at most
 	// engine.MaxStorageDepth+1 deep carries no document an insert must
-	// check for depth (cmd_insert.go). An int32 beside MoreToCome keeps
-	// the Request in its allocation size class.
+	// check for depth (cmd_insert.go).
 	depth int32
-	conn  *conn
+	// trusted: Cmd came from the wire, which validated it whole (every
+	// element, recursively), so walks over it need not validate again.
+	trusted bool
+	// gen locates the generic arguments of a trusted command (genargs.go).
+	gen  genArgs
+	conn *conn
 	// cmd is the command's descriptor (command.go): dispatch sets it;
 	// Request.command looks it up for a request built inside a command.
 	cmd *command
 	// explainVerbosity is set on the aggregate the explain command runs
 	// (cmd_explain_agg.go).
 	explainVerbosity string
+}
+
+// arg returns generic argument a of the command: its first occurrence,
+// as Document.LookupErr finds it.
+func (r *Request) arg(a genArg) (bsoncore.Value, error) {
+	if r.gen.ok {
+		if v, ok := r.gen.value(r.Cmd, a); ok {
+			return v, nil
+		}
+		return bsoncore.Value{}, bsoncore.ErrElementNotFound
+	}
+	return r.Cmd.LookupErr(genArgNames[a])
+}
+
+// commandName returns name as a string, and the command it names or
+// nil: the registered command's own name string, so that dispatch does
+// not allocate it.
+func commandName(name []byte) (string, *command) {
+	c, ok := commands[string(name)]
+	if !ok {
+		return string(name), nil
+	}
+	for _, n := range c.names {
+		if n == string(name) {
+			return n, c
+		}
+	}
+	return string(name), c
+}
+
+// stringBytes reads a BSON string value's bytes, without its NUL, as
+// bsoncore.ReadString does but without making a string.
+func stringBytes(src []byte) ([]byte, bool) {
+	l, rem, ok := bsoncore.ReadLength(src)
+	if !ok || len(rem) < int(l) || l <= 0 {
+		return nil, false
+	}
+	return rem[:l-1], true
 }
 
 // handler runs one command and returns the reply body without "ok".
@@ -66,18 +108,25 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	if err != nil {
 		return errorDoc(errs.New(errs.FailedToParse, "empty command document"))
 	}
-	req.Name = first.Key()
-	if v, err := cmd.LookupErr("$db"); err == nil {
-		db, ok := v.StringValueOK()
+	var desc *command
+	req.Name, desc = commandName(first.KeyBytes())
+	if depth >= 0 { // from the wire (handleMsg): validated
+		req.trusted = true
+		req.gen.scan(cmd)
+	}
+	if v, err := req.arg(argDB); err == nil {
+		if v.Type != bsoncore.TypeString {
+			return errorDoc(errs.New(errs.TypeMismatch, "BSON field '$db' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type)))
+		}
+		db, ok := stringBytes(v.Data)
 		if !ok {
 			return errorDoc(errs.New(errs.TypeMismatch, "BSON field '$db' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type)))
 		}
-		req.DB = db
+		req.DB = c.dbName(db)
 	} else {
 		return errorDoc(errs.New(errs.FailedToParse, "OP_MSG requests require a $db argument"))
 	}
-	desc, ok := commands[req.Name]
-	if !ok || (desc.testOnly && !s.cfg.TestCommands) {
+	if desc == nil || (desc.testOnly && !s.cfg.TestCommands) {
 		s.stats.command()
 		return errorDoc(errs.New(errs.CommandNotFound, "no such command: '%s'", req.Name))
 	}
@@ -94,7 +143,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 		ctx = context.WithValue(ctx, cursorAuthKey{}, ca)
 	}
 	var maxTime time.Duration
-	if v, err := cmd.LookupErr("maxTimeMS"); err == nil {
+	if v, err := req.arg(argMaxTimeMS); err == nil {
 		ms, err := parseMaxTimeMS(v)
 		if err != nil {
 			return errorDoc(errs.As(err))

@@ -25,52 +25,62 @@ type sessionArgs struct {
 
 func parseSessionArgs(req *Request) (sessionArgs, error) {
 	var a sessionArgs
+	if req.gen.ok {
+		err := req.gen.each(req.Cmd, true, func(g genArg, v bsoncore.Value) error {
+			return a.set(req, genArgNames[g], v)
+		}, argLsid, argTxnNumber, argAutocommit, argStartTransaction, argReadConcern, argWriteConcern)
+		return a, commandDocErr(err)
+	}
 	first := true
 	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
 		if first { // the command name
 			first = false
 			return nil
 		}
-		v := el.Value()
-		switch el.Key() {
-		case "lsid":
-			d, err := argDoc(req.Name, "lsid", v)
-			if err != nil {
-				return err
-			}
-			a.lsid = d
-		case "txnNumber":
-			n, ok := asInt64(v)
-			if !ok || v.Type == bsoncore.TypeDouble {
-				if v.Type != bsoncore.TypeInt64 && v.Type != bsoncore.TypeInt32 {
-					return wrongType(req.Name, "txnNumber", v, "long")
-				}
-			}
-			a.txnNumber, a.hasTxnNumber = n, true
-		case "autocommit":
-			b, err := argBool(req.Name, "autocommit", v)
-			if err != nil {
-				return err
-			}
-			a.autocommit, a.hasAutocommit = b, true
-		case "startTransaction":
-			b, err := argBool(req.Name, "startTransaction", v)
-			if err != nil {
-				return err
-			}
-			a.startTxn = b
-		case "readConcern":
-			d, err := argDoc(req.Name, "readConcern", v)
-			if err != nil {
-				return err
-			}
-			a.readConcern = d
-		case "writeConcern":
-			a.hasWC = true
-		}
-		return nil
+		return a.set(req, el.Key(), el.Value())
 	})
 	return a, commandDocErr(err)
+}
+
+// set reads field k of req's command when it is a session field.
+func (a *sessionArgs) set(req *Request, k string, v bsoncore.Value) error {
+	switch k {
+	case "lsid":
+		d, err := argDoc(req.Name, "lsid", v)
+		if err != nil {
+			return err
+		}
+		a.lsid = d
+	case "txnNumber":
+		n, ok := asInt64(v)
+		if !ok || v.Type == bsoncore.TypeDouble {
+			if v.Type != bsoncore.TypeInt64 && v.Type != bsoncore.TypeInt32 {
+				return wrongType(req.Name, "txnNumber", v, "long")
+			}
+		}
+		a.txnNumber, a.hasTxnNumber = n, true
+	case "autocommit":
+		b, err := argBool(req.Name, "autocommit", v)
+		if err != nil {
+			return err
+		}
+		a.autocommit, a.hasAutocommit = b, true
+	case "startTransaction":
+		b, err := argBool(req.Name, "startTransaction", v)
+		if err != nil {
+			return err
+		}
+		a.startTxn = b
+	case "readConcern":
+		d, err := argDoc(req.Name, "readConcern", v)
+		if err != nil {
+			return err
+		}
+		a.readConcern = d
+	case "writeConcern":
+		a.hasWC = true
+	}
+	return nil
 }
 
 // runCommand runs h for req with the command's session semantics:
@@ -117,7 +127,7 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 		}
 		return h(ctx, s, req)
 	}
-	key, err := sessionKey(a.lsid)
+	id, err := sessionID(a.lsid)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +137,8 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 	if (a.hasTxnNumber || a.hasAutocommit) && !s.replSet() {
 		return nil, errs.New(errs.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	}
-	ctx = withCmdSession(ctx, key, a)
-	ss := s.sessions.get(s, key, s.sessionOwnerOf(ctx, req), true)
+	ss := s.sessions.getID(s, "", id, s.sessionOwnerOf(ctx, req), true)
+	ctx = withCmdSession(ctx, ss.id, a)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if a.hasTxnNumber {
