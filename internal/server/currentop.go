@@ -16,12 +16,11 @@ import (
 )
 
 // runningOp is one command in progress, listed by currentOp and stopped by
-// killOp. It is also the command's context: the cancellable context the
-// command runs under (Context, with its maxTimeMS deadline if any), which
-// answers opstats.HolderFrom with the op itself, so that registering a
-// command costs one allocation besides its context.
+// killOp. It is also the command's context (opCtx, opctx.go: cancellable,
+// with its maxTimeMS deadline if any), which answers opstats.HolderFrom
+// with the op itself, so that registering a command costs one allocation.
 type runningOp struct {
-	context.Context
+	opCtx
 	id     int64
 	connID int64
 	client string
@@ -30,7 +29,6 @@ type runningOp struct {
 	kind   opKind
 	cmd    bsoncore.Document
 	start  time.Time
-	cancel context.CancelFunc
 	killed atomic.Bool
 	// disconnected: the client went away while the op ran (conn.go's
 	// watcher cancelled it); it ends with ClientDisconnect.
@@ -60,7 +58,7 @@ func (op *runningOp) Value(key any) any {
 	if key == opstats.ContextKey {
 		return op
 	}
-	return op.Context.Value(key)
+	return op.parent.Value(key)
 }
 
 // opRegistry tracks the running commands of one server (Server.opReg).
@@ -82,14 +80,9 @@ func (s *Server) ops() *opRegistry { return &s.opReg }
 // unregisters it. start is when the command arrived.
 func (s *Server) beginOp(ctx context.Context, req *Request, maxTime time.Duration, start time.Time) *runningOp {
 	r := s.ops()
-	var cancel context.CancelFunc
-	if maxTime > 0 {
-		ctx, cancel = context.WithTimeout(ctx, maxTime)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
-	op := &runningOp{Context: ctx, id: r.next.Add(1), db: req.DB, name: req.Name, kind: req.command().observe.op,
-		cmd: redactCommandFor(req.Cmd, req.command()), start: start, cancel: cancel}
+	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, kind: req.command().observe.op,
+		cmd: redactCommandFor(req.Cmd, req.command()), start: start}
+	op.opCtx.init(ctx, maxTime)
 	if c := req.conn; c != nil {
 		op.connID = c.id
 		op.client = c.remoteAddr()
