@@ -86,15 +86,7 @@ func (s *Server) beginOp(ctx context.Context, req *Request, maxTime time.Duratio
 	if c := req.conn; c != nil {
 		op.connID = c.id
 		op.client = c.remoteAddr()
-		if !c.opListed {
-			r.mu.Lock()
-			if r.conns == nil {
-				r.conns = map[*conn]struct{}{}
-			}
-			r.conns[c] = struct{}{}
-			r.mu.Unlock()
-			c.opListed = true
-		}
+		r.listConn(c)
 		c.op.Store(op)
 		return op
 	}
@@ -119,6 +111,22 @@ func (s *Server) endOp(req *Request, op *runningOp) {
 		r.mu.Unlock()
 	}
 	op.cancel()
+}
+
+// listConn lists c, once: its running command (conn.op) is then listed,
+// and the disconnect watchdog looks at it (watchdog.go). Only c's
+// goroutine calls it.
+func (r *opRegistry) listConn(c *conn) {
+	if c.opListed {
+		return
+	}
+	r.mu.Lock()
+	if r.conns == nil {
+		r.conns = map[*conn]struct{}{}
+	}
+	r.conns[c] = struct{}{}
+	r.mu.Unlock()
+	c.opListed = true
 }
 
 // forgetConn drops a closed connection from the registry.
