@@ -76,12 +76,12 @@ func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) 
 			first = false
 			return nil
 		}
-		k := argKey(el)
+		k, generic := argKey(el)
 		known, err := fn(k, el.Value())
 		if err != nil {
 			return err
 		}
-		if !known && !genericArgs[k] {
+		if !known && !generic {
 			return errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", req.Name, k)
 		}
 		if !known {
@@ -98,14 +98,14 @@ func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) 
 	return commandDocErr(err)
 }
 
-// argKey returns el's key, without allocating for a generic argument's:
-// the same string as the one genericArgs holds.
-func argKey(el bsoncore.Element) string {
+// argKey returns el's key and whether it is a generic argument, whose
+// key it does not allocate (the string genericArgs holds).
+func argKey(el bsoncore.Element) (string, bool) {
 	kb := el.KeyBytes()
 	if k, ok := genericArgNames[string(kb)]; ok {
-		return k
+		return k, true
 	}
-	return string(kb)
+	return string(kb), false
 }
 
 // genericArgNames maps each generic argument to its name, for argKey.

@@ -243,7 +243,8 @@ func (c *conn) handle(m wire.Message) error {
 // parsed and run a few at a time rather than all at once; one whose
 // client leaves while it waits is dropped unparsed.
 func (c *conn) handleMsg(m *wire.Msg) error {
-	c.beginWatch()
+	start := time.Now()
+	c.beginWatch(start)
 	defer c.endWatch()
 	if m.Header.MessageLength >= bigMessage {
 		select {
@@ -257,13 +258,14 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 			return errClientGone
 		default:
 		}
+		start = time.Now() // the command starts once it has its slot
 	}
 	cmd, err := m.Merged()
 	if err != nil {
 		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
 	}
 	moreToCome := m.FlagBits&wire.MoreToCome != 0
-	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome, m.Depth)
+	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome, m.Depth, start)
 	if c.closeNow {
 		return errFailCommandClose
 	}

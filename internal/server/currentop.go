@@ -82,7 +82,7 @@ func (s *Server) beginOp(ctx context.Context, req *Request, maxTime time.Duratio
 	r := s.ops()
 	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, kind: req.command().observe.op,
 		cmd: redactCommandFor(req.Cmd, req.command()), start: start}
-	op.opCtx.init(ctx, maxTime)
+	op.opCtx.init(ctx, maxTime, start)
 	if c := req.conn; c != nil {
 		op.connID = c.id
 		op.client = c.remoteAddr()

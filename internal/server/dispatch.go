@@ -90,13 +90,12 @@ type handler func(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
 func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool) (reply bsoncore.Document) {
-	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1)
+	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1, time.Now())
 }
 
 // dispatchDepth is dispatch for a command whose nesting depth the wire
-// layer measured (Request.depth).
-func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int) (reply bsoncore.Document) {
-	start := time.Now()
+// layer measured (Request.depth), which arrived at start.
+func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int, start time.Time) (reply bsoncore.Document) {
 	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(depth)}
 	defer func() {
 		if r := recover(); r != nil {

@@ -34,9 +34,9 @@ type opCtx struct {
 // opAfter is a function AfterFunc registered.
 type opAfter struct{ f func() }
 
-// init sets the context up under parent with a deadline maxTime away
-// when maxTime is positive.
-func (c *opCtx) init(parent context.Context, maxTime time.Duration) {
+// init sets the context up under parent with a deadline maxTime after
+// start when maxTime is positive.
+func (c *opCtx) init(parent context.Context, maxTime time.Duration, start time.Time) {
 	if parent.Done() != nil {
 		if maxTime > 0 {
 			c.inner, c.innerCancel = context.WithTimeout(parent, maxTime)
@@ -48,7 +48,7 @@ func (c *opCtx) init(parent context.Context, maxTime time.Duration) {
 	}
 	c.parent = parent
 	if maxTime > 0 {
-		c.deadline = time.Now().Add(maxTime)
+		c.deadline = start.Add(maxTime)
 	}
 }
 

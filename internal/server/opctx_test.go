@@ -13,7 +13,7 @@ type opCtxKey struct{}
 // newTestOp is a running op under parent, as beginOp makes it.
 func newTestOp(parent context.Context, maxTime time.Duration) *runningOp {
 	op := &runningOp{}
-	op.opCtx.init(parent, maxTime)
+	op.opCtx.init(parent, maxTime, time.Now())
 	return op
 }
 

@@ -134,18 +134,18 @@ func sessionID(lsid bsoncore.Document) ([]byte, error) {
 // get returns the session for key, creating it for owner (and adding it
 // to the session cache) when create is set.
 func (r *sessionRegistry) get(s *Server, key string, owner sessionOwner, create bool) *session {
-	return r.getID(s, key, nil, owner, create)
+	return r.getID(s, key, nil, owner, create, time.Now())
 }
 
 // getID is get for the session whose key is key, or, when id is not
-// nil, string(id): then the key is made only for a new session.
-func (r *sessionRegistry) getID(s *Server, key string, id []byte, owner sessionOwner, create bool) *session {
+// nil, string(id): then the key is made only for a new session. now is
+// the time of the use.
+func (r *sessionRegistry) getID(s *Server, key string, id []byte, owner sessionOwner, create bool, now time.Time) *session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
 		r.m = map[string]*session{}
 	}
-	now := time.Now()
 	var ss *session
 	if id != nil {
 		ss = r.m[string(id)]

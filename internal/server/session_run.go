@@ -137,7 +137,13 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 	if (a.hasTxnNumber || a.hasAutocommit) && !s.replSet() {
 		return nil, errs.New(errs.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	}
-	ss := s.sessions.getID(s, "", id, s.sessionOwnerOf(ctx, req), true)
+	now := time.Time{}
+	if op := opFrom(ctx); op != nil {
+		now = op.start // the command's start: no second clock read
+	} else {
+		now = time.Now()
+	}
+	ss := s.sessions.getID(s, "", id, s.sessionOwnerOf(ctx, req), true, now)
 	ctx = withCmdSession(ctx, ss.id, a)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()

@@ -27,12 +27,12 @@ const watchdogIdleTicks = 20
 
 // sinceStart is the server's monotonic clock for command starts: never 0
 // or watching.
-func (s *Server) sinceStart() int64 { return int64(time.Since(s.started)) + 1 }
+func (s *Server) sinceStart(now time.Time) int64 { return int64(now.Sub(s.started)) + 1 }
 
-// beginWatch records the start of the command about to run; endWatch
-// clears it when the command is done.
-func (c *conn) beginWatch() {
-	c.cmdStart.Store(c.s.sinceStart())
+// beginWatch records the start of the command about to run, now;
+// endWatch clears it when the command is done.
+func (c *conn) beginWatch(now time.Time) {
+	c.cmdStart.Store(c.s.sinceStart(now))
 	if c.s.watchIdle.Load() {
 		c.s.wakeWatchdog()
 	}
@@ -134,7 +134,7 @@ func (s *Server) wakeWatchdog() {
 // sweepCommands starts a watcher for each command that has run for
 // disconnectCheckDelay, and reports whether any command is running.
 func (s *Server) sweepCommands() (busy bool) {
-	now := s.sinceStart()
+	now := s.sinceStart(time.Now())
 	r := s.ops()
 	r.mu.Lock()
 	defer r.mu.Unlock()
