@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +30,11 @@ type opCtx struct {
 	err    error         // context.Canceled or DeadlineExceeded once over
 	timer  *time.Timer   // fires at the deadline, armed by Done
 	afters map[*opAfter]struct{}
+
+	// doneA and over mirror done and err for Done and Err without the
+	// mutex: a scan may ask every few documents.
+	doneA atomic.Value // chan struct{}, once made
+	over  atomic.Bool
 }
 
 // opAfter is a function AfterFunc registered.
@@ -65,6 +71,9 @@ func (c *opCtx) Done() <-chan struct{} {
 	if c.inner != nil {
 		return c.inner.Done()
 	}
+	if d, ok := c.doneA.Load().(chan struct{}); ok {
+		return d
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.watchLocked()
@@ -78,6 +87,7 @@ func (c *opCtx) watchLocked() {
 		if c.err != nil {
 			close(c.done)
 		}
+		c.doneA.Store(c.done)
 	}
 	if c.err != nil || c.timer != nil || c.deadline.IsZero() {
 		return
@@ -96,9 +106,12 @@ func (c *opCtx) Err() error {
 	if c.inner != nil {
 		return c.inner.Err()
 	}
+	if !c.over.Load() && (c.deadline.IsZero() || time.Now().Before(c.deadline)) {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err == nil && !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
+	if c.err == nil {
 		c.endLocked(context.DeadlineExceeded)
 	}
 	return c.err
@@ -154,6 +167,7 @@ func (c *opCtx) endLocked(err error) {
 		return
 	}
 	c.err = err
+	c.over.Store(true)
 	if c.done != nil {
 		close(c.done)
 	}
