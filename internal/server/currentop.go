@@ -77,11 +77,15 @@ func (s *Server) ops() *opRegistry { return &s.opReg }
 
 // beginOp registers req as running, under a cancellable context that
 // expires after maxTime when it is positive, and returns it; endOp
-// unregisters it. start is when the command arrived.
-func (s *Server) beginOp(ctx context.Context, req *Request, maxTime time.Duration, start time.Time) *runningOp {
+// unregisters it. start is when the command arrived. op, when not nil,
+// is the zero runningOp to use (allocated with the request).
+func (s *Server) beginOp(ctx context.Context, req *Request, maxTime time.Duration, start time.Time, op *runningOp) *runningOp {
 	r := s.ops()
-	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, kind: req.command().observe.op,
-		cmd: redactCommandFor(req.Cmd, req.command()), start: start}
+	if op == nil {
+		op = &runningOp{}
+	}
+	op.id, op.db, op.name, op.kind = r.next.Add(1), req.DB, req.Name, req.command().observe.op
+	op.cmd, op.start = redactCommandFor(req.Cmd, req.command()), start
 	op.opCtx.init(ctx, maxTime, start)
 	if c := req.conn; c != nil {
 		op.connID = c.id

@@ -20,8 +20,8 @@ func TestOpRegistry(t *testing.T) {
 	c := &conn{id: 9, s: s}
 	onConn := &Request{Name: "ping", DB: "admin", Cmd: cmd, conn: c}
 	inProc := &Request{Name: "ping", DB: "admin", Cmd: cmd}
-	a := s.beginOp(context.Background(), onConn, time.Hour, time.Now())
-	b := s.beginOp(context.Background(), inProc, 0, time.Now())
+	a := s.beginOp(context.Background(), onConn, time.Hour, time.Now(), nil)
+	b := s.beginOp(context.Background(), inProc, 0, time.Now(), &runningOp{})
 	if opFrom(a) != a || opstats.HolderFrom(b) != opstats.Holder(b) {
 		t.Fatal("an op's context does not carry the op")
 	}

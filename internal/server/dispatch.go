@@ -96,7 +96,12 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 // dispatchDepth is dispatch for a command whose nesting depth the wire
 // layer measured (Request.depth), which arrived at start.
 func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int, start time.Time) (reply bsoncore.Document) {
-	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(depth)}
+	// The request and its running op in one allocation.
+	run := &struct {
+		req Request
+		op  runningOp
+	}{req: Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(depth)}}
+	req := &run.req
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in command handler", "cmd", req.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
@@ -156,7 +161,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	}
 	// currentOp/killOp (currentop.go); the op is the command's context,
 	// cancellable and with its maxTimeMS deadline.
-	op := s.beginOp(ctx, req, maxTime, start)
+	op := s.beginOp(ctx, req, maxTime, start, &run.op)
 	defer s.endOp(req, op)
 	ctx = op
 	var body, extra bsoncore.Document
