@@ -18,6 +18,13 @@ func EachElement(doc []byte, fn func(el bsoncore.Element) error) error {
 	return walk(doc, true, fn)
 }
 
+// EachElementTrusted is EachElement for a document already validated
+// whole (a command the wire layer checked): it does not validate the
+// elements again.
+func EachElementTrusted(doc []byte, fn func(el bsoncore.Element) error) error {
+	return walk(doc, false, fn)
+}
+
 // CountElements returns the number of top-level elements of doc, reading
 // only their framing (EachElement validates them).
 func CountElements(doc []byte) (int, error) {

@@ -2,6 +2,7 @@ package oplog
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,15 @@ func (t TS) Inc() uint32 { return uint32(t) }
 type Clock struct {
 	mu   sync.Mutex
 	last TS
+	// pub mirrors last, stored under mu whenever last changes, so that
+	// Last, which every reply on a replica set reads, takes no lock.
+	pub atomic.Uint64
+}
+
+// setLast moves last to t. The caller holds c.mu.
+func (c *Clock) setLast(t TS) {
+	c.last = t
+	c.pub.Store(uint64(t))
 }
 
 // reserve returns the first of n consecutive fresh timestamps. The
@@ -33,14 +43,14 @@ func (c *Clock) reserveLocked(n int) TS {
 	sec := uint32(time.Now().Unix())
 	if sec > c.last.Sec() && uint64(n) < 1<<31 {
 		first := MakeTS(sec, 1)
-		c.last = first + TS(n-1)
+		c.setLast(first + TS(n-1))
 		return first
 	}
 	first := c.last + 1
 	if uint64(first.Inc())+uint64(n) >= 1<<32 { // the increment would wrap
 		first = MakeTS(c.last.Sec()+1, 1)
 	}
-	c.last = first + TS(n-1)
+	c.setLast(first + TS(n-1))
 	return first
 }
 
@@ -53,6 +63,9 @@ func (c *Clock) Now() TS {
 
 // Last returns the newest timestamp handed out (a fresh one if none was).
 func (c *Clock) Last() TS {
+	if t := c.pub.Load(); t != 0 {
+		return TS(t)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.last == 0 {
@@ -66,7 +79,7 @@ func (c *Clock) Last() TS {
 func (c *Clock) advance(t TS) {
 	c.mu.Lock()
 	if t > c.last {
-		c.last = t
+		c.setLast(t)
 	}
 	c.mu.Unlock()
 }

@@ -59,6 +59,11 @@ type Holder interface {
 
 type key struct{}
 
+// ContextKey is the key NewContext stores the Holder under. A context
+// type that is itself a command's Holder answers Value(ContextKey) with
+// itself instead of wrapping a context with NewContext.
+var ContextKey any = key{}
+
 // NewContext returns ctx carrying h, whose Stats From returns.
 func NewContext(ctx context.Context, h Holder) context.Context {
 	return context.WithValue(ctx, key{}, h)

@@ -25,36 +25,20 @@ var apiV1UnimplementedStages = map[string]bool{
 // checkAPIParams validates a command's Stable API parameters and applies
 // apiStrict and apiDeprecationErrors.
 func checkAPIParams(req *Request) error {
-	var (
-		version               string
-		hasVersion            bool
-		strict, deprecErrs    bool
-		hasStrict, hasDeprecE bool
-	)
-	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
-		v := el.Value()
-		switch el.Key() {
-		case "apiVersion":
-			s, ok := v.StringValueOK()
-			if !ok {
-				return errs.New(errs.TypeMismatch, "BSON field 'apiVersion' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type))
-			}
-			version, hasVersion = s, true
-		case "apiStrict":
-			b, ok := v.BooleanOK()
-			if !ok {
-				return errs.New(errs.TypeMismatch, "BSON field 'apiStrict' is the wrong type '%s', expected type 'bool'", bsonutil.TypeName(v.Type))
-			}
-			strict, hasStrict = b, true
-		case "apiDeprecationErrors":
-			b, ok := v.BooleanOK()
-			if !ok {
-				return errs.New(errs.TypeMismatch, "BSON field 'apiDeprecationErrors' is the wrong type '%s', expected type 'bool'", bsonutil.TypeName(v.Type))
-			}
-			deprecErrs, hasDeprecE = b, true
-		}
-		return nil
-	})
+	var a apiParams
+	var err error
+	if req.gen.ok {
+		err = req.gen.each(req.Cmd, false, func(g genArg, v bsoncore.Value) error {
+			return a.set(genArgNames[g], v)
+		}, argAPIVersion, argAPIStrict, argAPIDeprecationErrors)
+	} else {
+		err = bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
+			return a.set(el.Key(), el.Value())
+		})
+	}
+	version, hasVersion := a.version, a.hasVersion
+	strict, deprecErrs := a.strict, a.deprecErrs
+	hasStrict, hasDeprecE := a.hasStrict, a.hasDeprecE
 	if err != nil {
 		var e *errs.Error
 		if errors.As(err, &e) {
@@ -90,6 +74,39 @@ func checkAPIParams(req *Request) error {
 	}
 	if c := req.command(); strict && c.apiStrictArgs != nil {
 		return c.apiStrictArgs(req)
+	}
+	return nil
+}
+
+// apiParams are the API version fields of a command.
+type apiParams struct {
+	version               string
+	hasVersion            bool
+	strict, deprecErrs    bool
+	hasStrict, hasDeprecE bool
+}
+
+// set reads field k of the command when it is an API version field.
+func (a *apiParams) set(k string, v bsoncore.Value) error {
+	switch k {
+	case "apiVersion":
+		s, ok := v.StringValueOK()
+		if !ok {
+			return errs.New(errs.TypeMismatch, "BSON field 'apiVersion' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type))
+		}
+		a.version, a.hasVersion = s, true
+	case "apiStrict":
+		b, ok := v.BooleanOK()
+		if !ok {
+			return errs.New(errs.TypeMismatch, "BSON field 'apiStrict' is the wrong type '%s', expected type 'bool'", bsonutil.TypeName(v.Type))
+		}
+		a.strict, a.hasStrict = b, true
+	case "apiDeprecationErrors":
+		b, ok := v.BooleanOK()
+		if !ok {
+			return errs.New(errs.TypeMismatch, "BSON field 'apiDeprecationErrors' is the wrong type '%s', expected type 'bool'", bsonutil.TypeName(v.Type))
+		}
+		a.deprecErrs, a.hasDeprecE = b, true
 	}
 	return nil
 }

@@ -71,32 +71,60 @@ func refusedGenericArg(cmd, k string, v bsoncore.Value) error {
 // unless it is a generic argument.
 func eachArg(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) error {
 	first := true
-	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
+	each := func(el bsoncore.Element) error {
 		if first { // the command name
 			first = false
 			return nil
 		}
-		k := el.Key()
+		k, generic := argKey(el)
 		known, err := fn(k, el.Value())
 		if err != nil {
 			return err
 		}
-		if !known && !genericArgs[k] {
+		if !known && !generic {
 			return errs.New(errs.Location40415, "BSON field '%s.%s' is an unknown field.", req.Name, k)
 		}
 		if !known {
 			return refusedGenericArg(req.Name, k, el.Value())
 		}
 		return nil
-	})
+	}
+	var err error
+	if req.trusted {
+		err = bsonutil.EachElementTrusted(req.Cmd, each)
+	} else {
+		err = bsonutil.EachElement(req.Cmd, each)
+	}
 	return commandDocErr(err)
 }
+
+// argKey returns el's key and whether it is a generic argument, whose
+// key it does not allocate (the string genericArgs holds).
+func argKey(el bsoncore.Element) (string, bool) {
+	kb := el.KeyBytes()
+	if k, ok := genericArgNames[string(kb)]; ok {
+		return k, true
+	}
+	return string(kb), false
+}
+
+// genericArgNames maps each generic argument to its name, for argKey.
+var genericArgNames = func() map[string]string {
+	m := make(map[string]string, len(genericArgs))
+	for k := range genericArgs {
+		m[k] = k
+	}
+	return m
+}()
 
 // commandDocErr passes a handler's error on and turns a BSON framing or
 // element error of the command document into InvalidBSON.
 func commandDocErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	var e *errs.Error
-	if err == nil || errors.As(err, &e) {
+	if errors.As(err, &e) {
 		return err
 	}
 	return errs.New(errs.InvalidBSON, "invalid command document: %v", err)

@@ -36,79 +36,27 @@ type conn struct {
 	closeNow bool
 
 	op atomic.Pointer[runningOp] // the command running now (currentop.go)
+	// opListed: the op registry lists the connection (beginOp); only
+	// its goroutine touches it.
+	opListed bool
+	// remote is raw's remote address as text, made once (remoteAddr).
+	remote string
+	// lastDB is the $db of the connection's previous command, reused
+	// rather than allocated again when the next names the same (dbName).
+	lastDB string
 
-	// The disconnect watcher (watchDisconnect): a command still running
+	// The disconnect watcher (watchdog.go): a command still running
 	// after disconnectCheckDelay gets a goroutine that waits on the socket
 	// and cancels it if the client goes away.
-	watchMu    sync.Mutex
-	watchTimer *time.Timer
-	inCmd      bool
-	watchDone  chan struct{}
-	gone       chan struct{} // closed when the watcher saw the client leave
-	goneOnce   sync.Once
-}
-
-// disconnectCheckDelay is how long a command runs before Lode starts
-// watching its client's socket for a disconnect.
-const disconnectCheckDelay = 100 * time.Millisecond
-
-// watchDisconnect arms the watcher for the command about to run and
-// returns the function that disarms it when the command is done.
-func (c *conn) watchDisconnect() func() {
-	c.watchMu.Lock()
-	c.inCmd = true
-	c.watchMu.Unlock()
-	if c.watchTimer == nil {
-		c.watchTimer = time.AfterFunc(disconnectCheckDelay, c.startWatch)
-	} else {
-		c.watchTimer.Reset(disconnectCheckDelay)
-	}
-	return c.endWatch
-}
-
-// startWatch runs on the timer: while the command runs, the connection's
-// goroutine is not reading, so the watcher may block in a Peek. EOF or a
-// reset means the client is gone: the running command is cancelled, as
-// mongod interrupts an operation whose client disconnected. Data (a
-// pipelined request) means it is alive, and the watch ends.
-func (c *conn) startWatch() {
-	c.watchMu.Lock()
-	if !c.inCmd {
-		c.watchMu.Unlock()
-		return
-	}
-	done := make(chan struct{})
-	c.watchDone = done
-	c.watchMu.Unlock()
-	defer close(done)
-	if _, err := c.r.Peek(1); err == nil {
-		return
-	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		return // endWatch stopped us
-	}
-	c.goneOnce.Do(func() { close(c.gone) })
-	if op := c.op.Load(); op != nil && !lookupCommand(op.name).outlivesClient {
-		// Index builds are server work and go on, as in mongod.
-		op.disconnected.Store(true)
-		op.cancel()
-		c.s.log.Info("interrupting an operation: its client disconnected", "conn", c.id, "op", op.name)
-	}
-}
-
-// endWatch disarms the watcher and, if it is waiting on the socket, wakes
-// it with a past read deadline and waits for it to let go of the reader.
-func (c *conn) endWatch() {
-	c.watchMu.Lock()
-	c.inCmd = false
-	done := c.watchDone
-	c.watchDone = nil
-	c.watchMu.Unlock()
-	c.watchTimer.Stop()
-	if done != nil {
-		_ = c.nc.SetReadDeadline(time.Now())
-		<-done
-		_ = c.nc.SetReadDeadline(time.Time{})
-	}
+	//
+	// cmdStart is 0 between commands, the start of the running command
+	// (Server.sinceStart) while it runs, and watching once the watchdog
+	// started a watcher for it.
+	cmdStart  atomic.Int64
+	watchMu   sync.Mutex
+	watchDone chan struct{} // closed when the watcher let go of the reader
+	gone      chan struct{} // closed when the watcher saw the client leave
+	goneOnce  sync.Once
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
@@ -116,11 +64,34 @@ func (s *Server) newConn(nc net.Conn) *conn {
 	return c
 }
 
+// dbName returns b as a string, the previous command's when equal: a
+// connection mostly works in one database.
+func (c *conn) dbName(b []byte) string {
+	if c == nil {
+		return string(b)
+	}
+	if c.lastDB != string(b) {
+		c.lastDB = string(b)
+	}
+	return c.lastDB
+}
+
+// remoteAddr is the client's address as currentOp and the logs show it.
+// The connection's goroutine computes it once; it does not change.
+func (c *conn) remoteAddr() string {
+	if c.remote == "" && c.raw != nil {
+		c.remote = c.raw.RemoteAddr().String()
+	}
+	return c.remote
+}
+
 func (c *conn) serve() {
 	s := c.s
 	defer s.stats.connClosed() // opened by Serve, which counts it first
 	defer c.raw.Close()
-	log := s.log.With("conn", c.id, "remote", c.raw.RemoteAddr().String())
+	s.ops().listConn(c) // before its first command (watchdog.go)
+	defer s.ops().forgetConn(c)
+	log := s.log.With("conn", c.id, "remote", c.remoteAddr())
 	log.Debug("connection accepted")
 	if !c.negotiate(log) { // TLS or not (tls.go)
 		return
@@ -272,8 +243,9 @@ func (c *conn) handle(m wire.Message) error {
 // parsed and run a few at a time rather than all at once; one whose
 // client leaves while it waits is dropped unparsed.
 func (c *conn) handleMsg(m *wire.Msg) error {
-	endWatch := c.watchDisconnect()
-	defer endWatch()
+	start := time.Now()
+	c.beginWatch(start)
+	defer c.endWatch()
 	if m.Header.MessageLength >= bigMessage {
 		select {
 		case c.s.bigSlots <- struct{}{}:
@@ -286,13 +258,14 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 			return errClientGone
 		default:
 		}
+		start = time.Now() // the command starts once it has its slot
 	}
 	cmd, err := m.Merged()
 	if err != nil {
 		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
 	}
 	moreToCome := m.FlagBits&wire.MoreToCome != 0
-	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome, m.Depth)
+	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome, m.Depth, start)
 	if c.closeNow {
 		return errFailCommandClose
 	}

@@ -16,8 +16,11 @@ import (
 )
 
 // runningOp is one command in progress, listed by currentOp and stopped by
-// killOp.
+// killOp. It is also the command's context (opCtx, opctx.go: cancellable,
+// with its maxTimeMS deadline if any), which answers opstats.HolderFrom
+// with the op itself, so that registering a command costs one allocation.
 type runningOp struct {
+	opCtx
 	id     int64
 	connID int64
 	client string
@@ -26,7 +29,6 @@ type runningOp struct {
 	kind   opKind
 	cmd    bsoncore.Document
 	start  time.Time
-	cancel context.CancelFunc
 	killed atomic.Bool
 	// disconnected: the client went away while the op ran (conn.go's
 	// watcher cancelled it); it ends with ClientDisconnect.
@@ -41,32 +43,56 @@ type runningOp struct {
 	waited time.Duration
 	// cursor is the cursor the command left open or continued.
 	cursor *cursor.Cursor
+	// session is the command's session (withCmdSession), when
+	// hasSession is set; cmdSessionFrom reads it.
+	session    cmdSession
+	hasSession bool
 }
 
 // OpStats implements opstats.Holder.
 func (op *runningOp) OpStats() *opstats.Stats { return &op.stats }
 
+// Value answers opstats.HolderFrom with op and any other key from the
+// command's context.
+func (op *runningOp) Value(key any) any {
+	if key == opstats.ContextKey {
+		return op
+	}
+	return op.parent.Value(key)
+}
+
 // opRegistry tracks the running commands of one server (Server.opReg).
-// Its zero value is ready to use.
+// A connection runs one command at a time and shows it in conn.op: the
+// registry lists the connection once, at its first command, and a
+// command costs it no lock. Commands run without a connection (in
+// process) are listed one by one. Its zero value is ready to use.
 type opRegistry struct {
-	next atomic.Int64
-	mu   sync.Mutex
-	ops  map[int64]*runningOp // created by the first beginOp
+	next  atomic.Int64
+	mu    sync.Mutex
+	ops   map[int64]*runningOp // commands without a connection
+	conns map[*conn]struct{}   // connections that ran a command
 }
 
 func (s *Server) ops() *opRegistry { return &s.opReg }
 
-// beginOp registers req as running and returns its cancellable context and
-// the function that unregisters it.
-func (s *Server) beginOp(ctx context.Context, req *Request) (context.Context, func()) {
+// beginOp registers req as running, under a cancellable context that
+// expires after maxTime when it is positive, and returns it; endOp
+// unregisters it. start is when the command arrived. op, when not nil,
+// is the zero runningOp to use (allocated with the request).
+func (s *Server) beginOp(ctx context.Context, req *Request, maxTime time.Duration, start time.Time, op *runningOp) *runningOp {
 	r := s.ops()
-	ctx, cancel := context.WithCancel(ctx)
-	op := &runningOp{id: r.next.Add(1), db: req.DB, name: req.Name, kind: req.command().observe.op, cmd: redactCommand(req.Cmd), start: time.Now(), cancel: cancel}
-	if req.conn != nil {
-		op.connID = req.conn.id
-		if req.conn.nc != nil {
-			op.client = req.conn.nc.RemoteAddr().String()
-		}
+	if op == nil {
+		op = &runningOp{}
+	}
+	op.id, op.db, op.name, op.kind = r.next.Add(1), req.DB, req.Name, req.command().observe.op
+	op.cmd, op.start = redactCommandFor(req.Cmd, req.command()), start
+	op.opCtx.init(ctx, maxTime, start)
+	if c := req.conn; c != nil {
+		op.connID = c.id
+		op.client = c.remoteAddr()
+		r.listConn(c)
+		c.op.Store(op)
+		return op
 	}
 	r.mu.Lock()
 	if r.ops == nil {
@@ -74,21 +100,47 @@ func (s *Server) beginOp(ctx context.Context, req *Request) (context.Context, fu
 	}
 	r.ops[op.id] = op
 	r.mu.Unlock()
-	if req.conn != nil {
-		req.conn.op.Store(op)
-	}
-	// The op is the context's opstats.Holder: the engine reports the
-	// command's figures into op.stats (no second context value).
-	ctx = opstats.NewContext(ctx, op)
-	return ctx, func() {
-		if req.conn != nil {
-			req.conn.op.CompareAndSwap(op, nil)
-		}
+	return op
+}
+
+// endOp unregisters op, begun by beginOp for req, and releases its
+// context.
+func (s *Server) endOp(req *Request, op *runningOp) {
+	if c := req.conn; c != nil {
+		c.op.CompareAndSwap(op, nil)
+	} else {
+		r := s.ops()
 		r.mu.Lock()
 		delete(r.ops, op.id)
 		r.mu.Unlock()
-		cancel()
 	}
+	op.cancel()
+}
+
+// listConn lists c, once: its running command (conn.op) is then listed,
+// and the disconnect watchdog looks at it (watchdog.go). Only c's
+// goroutine calls it.
+func (r *opRegistry) listConn(c *conn) {
+	if c.opListed {
+		return
+	}
+	r.mu.Lock()
+	if r.conns == nil {
+		r.conns = map[*conn]struct{}{}
+	}
+	r.conns[c] = struct{}{}
+	r.mu.Unlock()
+	c.opListed = true
+}
+
+// forgetConn drops a closed connection from the registry.
+func (r *opRegistry) forgetConn(c *conn) {
+	if !c.opListed {
+		return
+	}
+	r.mu.Lock()
+	delete(r.conns, c)
+	r.mu.Unlock()
 }
 
 // opError turns the error of a command stopped by killOp into
@@ -112,9 +164,14 @@ func opError(ctx context.Context, err error) error {
 func (r *opRegistry) snapshot() []*runningOp {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]*runningOp, 0, len(r.ops))
+	out := make([]*runningOp, 0, len(r.ops)+len(r.conns))
 	for _, op := range r.ops {
 		out = append(out, op)
+	}
+	for c := range r.conns {
+		if op := c.op.Load(); op != nil {
+			out = append(out, op)
+		}
 	}
 	return out
 }
@@ -123,6 +180,14 @@ func (r *opRegistry) snapshot() []*runningOp {
 func (r *opRegistry) kill(id int64) bool {
 	r.mu.Lock()
 	op := r.ops[id]
+	if op == nil {
+		for c := range r.conns {
+			if o := c.op.Load(); o != nil && o.id == id {
+				op = o
+				break
+			}
+		}
+	}
 	r.mu.Unlock()
 	if op == nil {
 		return false

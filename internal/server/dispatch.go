@@ -28,16 +28,58 @@ type Request struct {
 	// depth is the command's nesting depth as the wire layer measured it
 	// (wire.Msg.Depth), or -1 when unknown: a command at most
 	// engine.MaxStorageDepth+1 deep carries no document an insert must
-	// check for depth (cmd_insert.go). An int32 beside MoreToCome keeps
-	// the Request in its allocation size class.
+	// check for depth (cmd_insert.go).
 	depth int32
-	conn  *conn
+	// trusted: Cmd came from the wire, which validated it whole (every
+	// element, recursively), so walks over it need not validate again.
+	trusted bool
+	// gen locates the generic arguments of a trusted command (genargs.go).
+	gen  genArgs
+	conn *conn
 	// cmd is the command's descriptor (command.go): dispatch sets it;
 	// Request.command looks it up for a request built inside a command.
 	cmd *command
 	// explainVerbosity is set on the aggregate the explain command runs
 	// (cmd_explain_agg.go).
 	explainVerbosity string
+}
+
+// arg returns generic argument a of the command: its first occurrence,
+// as Document.LookupErr finds it.
+func (r *Request) arg(a genArg) (bsoncore.Value, error) {
+	if r.gen.ok {
+		if v, ok := r.gen.value(r.Cmd, a); ok {
+			return v, nil
+		}
+		return bsoncore.Value{}, bsoncore.ErrElementNotFound
+	}
+	return r.Cmd.LookupErr(genArgNames[a])
+}
+
+// commandName returns name as a string, and the command it names or
+// nil: the registered command's own name string, so that dispatch does
+// not allocate it.
+func commandName(name []byte) (string, *command) {
+	c, ok := commands[string(name)]
+	if !ok {
+		return string(name), nil
+	}
+	for _, n := range c.names {
+		if n == string(name) {
+			return n, c
+		}
+	}
+	return string(name), c
+}
+
+// stringBytes reads a BSON string value's bytes, without its NUL, as
+// bsoncore.ReadString does but without making a string.
+func stringBytes(src []byte) ([]byte, bool) {
+	l, rem, ok := bsoncore.ReadLength(src)
+	if !ok || len(rem) < int(l) || l <= 0 {
+		return nil, false
+	}
+	return rem[:l-1], true
 }
 
 // handler runs one command and returns the reply body without "ok".
@@ -48,14 +90,18 @@ type handler func(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
 func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool) (reply bsoncore.Document) {
-	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1)
+	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1, time.Now())
 }
 
 // dispatchDepth is dispatch for a command whose nesting depth the wire
-// layer measured (Request.depth).
-func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int) (reply bsoncore.Document) {
-	start := time.Now()
-	req := &Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(depth)}
+// layer measured (Request.depth), which arrived at start.
+func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int, start time.Time) (reply bsoncore.Document) {
+	// The request and its running op in one allocation.
+	run := &struct {
+		req Request
+		op  runningOp
+	}{req: Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(depth)}}
+	req := &run.req
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in command handler", "cmd", req.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
@@ -66,18 +112,25 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	if err != nil {
 		return errorDoc(errs.New(errs.FailedToParse, "empty command document"))
 	}
-	req.Name = first.Key()
-	if v, err := cmd.LookupErr("$db"); err == nil {
-		db, ok := v.StringValueOK()
+	var desc *command
+	req.Name, desc = commandName(first.KeyBytes())
+	if depth >= 0 { // from the wire (handleMsg): validated
+		req.trusted = true
+		req.gen.scan(cmd)
+	}
+	if v, err := req.arg(argDB); err == nil {
+		if v.Type != bsoncore.TypeString {
+			return errorDoc(errs.New(errs.TypeMismatch, "BSON field '$db' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type)))
+		}
+		db, ok := stringBytes(v.Data)
 		if !ok {
 			return errorDoc(errs.New(errs.TypeMismatch, "BSON field '$db' is the wrong type '%s', expected type 'string'", bsonutil.TypeName(v.Type)))
 		}
-		req.DB = db
+		req.DB = c.dbName(db)
 	} else {
 		return errorDoc(errs.New(errs.FailedToParse, "OP_MSG requests require a $db argument"))
 	}
-	desc, ok := commands[req.Name]
-	if !ok || (desc.testOnly && !s.cfg.TestCommands) {
+	if desc == nil || (desc.testOnly && !s.cfg.TestCommands) {
 		s.stats.command()
 		return errorDoc(errs.New(errs.CommandNotFound, "no such command: '%s'", req.Name))
 	}
@@ -93,26 +146,25 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 		}
 		ctx = context.WithValue(ctx, cursorAuthKey{}, ca)
 	}
-	if v, err := cmd.LookupErr("maxTimeMS"); err == nil {
+	var maxTime time.Duration
+	if v, err := req.arg(argMaxTimeMS); err == nil {
 		ms, err := parseMaxTimeMS(v)
 		if err != nil {
 			return errorDoc(errs.As(err))
 		}
-		if ms > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
-			defer cancel()
-		}
+		maxTime = time.Duration(ms) * time.Millisecond
 	}
 	if ferr := s.eng.Failed(); ferr != nil && !desc.servedWhenFailed {
 		// The storage engine failed (disk full, EIO): lode serve is
 		// exiting; an embedded DB answers every command with the failure.
 		return errorDoc(errs.As(ferr))
 	}
-	ctx, endOp := s.beginOp(ctx, req) // currentOp/killOp (currentop.go)
-	defer endOp()
-	op := opFrom(ctx)
-	var body bsoncore.Document
+	// currentOp/killOp (currentop.go); the op is the command's context,
+	// cancellable and with its maxTimeMS deadline.
+	op := s.beginOp(ctx, req, maxTime, start, &run.op)
+	defer s.endOp(req, op)
+	ctx = op
+	var body, extra bsoncore.Document
 	if s.cfg.TestCommands {
 		err = s.failCommandBefore(ctx, req) // failpoint.go
 		if req.conn != nil && req.conn.closeNow {
@@ -125,7 +177,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	if err == nil {
 		body, err = s.runCommand(ctx, desc.handler, req) // sessions, transactions, cluster time (session_run.go)
 		if err == nil && s.cfg.TestCommands {
-			body = s.failCommandAfter(req, body)
+			extra = s.failCommandAfter(req)
 		}
 	}
 	err = opError(ctx, err)
@@ -144,7 +196,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 		}
 		reply = errorDoc(e)
 	} else {
-		reply = okDoc(body)
+		reply = s.okReply(body, extra)
 	}
 	// The slow-operation log, the profiler and the query statistics
 	// (obs.go).
@@ -152,18 +204,31 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	return reply
 }
 
-// okDoc appends ok:1 to a handler's reply body.
-func okDoc(body bsoncore.Document) bsoncore.Document {
+// okReply is the reply to a command that succeeded: a handler's body,
+// then on a replica set operationTime and $clusterTime, then extra (a
+// failpoint's fields), then ok: 1, built in one allocation.
+func (s *Server) okReply(body, extra bsoncore.Document) bsoncore.Document {
+	n := len(body) + len(extra) + clusterTimeLen + okLen + 5
+	out := make([]byte, 0, n)
 	if len(body) == 0 {
-		body = bsoncore.NewDocumentBuilder().Build()
+		out = append(out, 0, 0, 0, 0)
+	} else {
+		out = append(out, body[:len(body)-1]...)
 	}
-	out := make([]byte, 0, len(body)+16)
-	out = append(out, body[:len(body)-1]...)
+	if s.replSet() {
+		out = s.appendClusterTime(out)
+	}
+	if len(extra) > 0 {
+		out = append(out, extra[4:len(extra)-1]...)
+	}
 	out = bsoncore.AppendDoubleElement(out, "ok", 1)
 	out = append(out, 0)
 	bsoncore.UpdateLength(out, 0, int32(len(out)))
 	return out
 }
+
+// okLen is the length of the element ok: 1.
+const okLen = 1 + len("ok") + 1 + 8
 
 // errorDoc renders err as {ok:0, errmsg, code, codeName, errorLabels?}
 // plus any extra fields the error carries.

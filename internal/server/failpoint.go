@@ -295,19 +295,20 @@ func (s *Server) failCommandBefore(ctx context.Context, req *Request) error {
 	return e
 }
 
-// failCommandAfter adds the failpoint's writeConcernError to the reply of
-// a command that succeeded and takes a write concern, as mongod does after
-// running it.
-func (s *Server) failCommandAfter(req *Request, body bsoncore.Document) bsoncore.Document {
+// failCommandAfter returns the fields the failpoint adds to the reply of
+// a command that succeeded and takes a write concern (its
+// writeConcernError and labels, as mongod does after running it), or nil.
+// okReply writes them after the command's own and the cluster time.
+func (s *Server) failCommandAfter(req *Request) bsoncore.Document {
 	if !takesWriteConcern(req) {
-		return body
+		return nil
 	}
 	data, fired := s.failCommand.enter(func(d bsoncore.Document) bool {
 		_, err := d.LookupErr("writeConcernError")
 		return err == nil && failCommandMatches(d, req)
 	})
 	if !fired {
-		return body
+		return nil
 	}
 	wce := data.Lookup("writeConcernError")
 	b := bsoncore.NewDocumentBuilder().AppendValue("writeConcernError", wce)
@@ -324,7 +325,7 @@ func (s *Server) failCommandAfter(req *Request, body bsoncore.Document) bsoncore
 		}
 		b.AppendArray("errorLabels", ab.Build())
 	}
-	return appendFields(body, b.Build())
+	return b.Build()
 }
 
 // takesWriteConcern reports whether the command takes a write concern

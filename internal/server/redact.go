@@ -18,7 +18,13 @@ func redactCommand(cmd bsoncore.Document) bsoncore.Document {
 	if err != nil {
 		return cmd
 	}
-	fields := lookupCommand(first.Key()).sensitive
+	return redactCommandFor(cmd, lookupCommand(first.Key()))
+}
+
+// redactCommandFor is redactCommand for a command whose descriptor is
+// known.
+func redactCommandFor(cmd bsoncore.Document, c *command) bsoncore.Document {
+	fields := c.sensitive
 	if len(fields) == 0 {
 		return cmd
 	}

@@ -61,18 +61,38 @@ func (s *Server) appendReplSetHello(b *bsoncore.DocumentBuilder, req *Request) {
 // the command's own writes, so a causally consistent read that waits for
 // it (afterClusterTime) sees them.
 func (s *Server) clusterTimeFields() bsoncore.Document {
+	out := make([]byte, 4, clusterTimeLen+5)
+	out = append(s.appendClusterTime(out), 0)
+	bsoncore.UpdateLength(out, 0, int32(len(out)))
+	return out
+}
+
+// clusterTimeLen is the length of the elements appendClusterTime writes.
+const clusterTimeLen = (1 + len("operationTime") + 1 + 8) +
+	(1 + len("$clusterTime") + 1 + 4 +
+		(1 + len("clusterTime") + 1 + 8) +
+		(1 + len("signature") + 1 + 4 +
+			(1 + len("hash") + 1 + 4 + 1 + 20) +
+			(1 + len("keyId") + 1 + 8) + 1) + 1)
+
+// zeroHash is the signature hash of an unsigned $clusterTime.
+var zeroHash [20]byte
+
+// appendClusterTime appends the elements operationTime and $clusterTime
+// (clusterTimeFields) to the document under construction in dst: with
+// clusterTimeLen bytes of room it does not allocate.
+func (s *Server) appendClusterTime(dst []byte) []byte {
 	ts := s.eng.Clock().Last()
 	t, i := ts.Sec(), ts.Inc()
-	return bsoncore.NewDocumentBuilder().
-		AppendTimestamp("operationTime", t, i).
-		AppendDocument("$clusterTime", bsoncore.NewDocumentBuilder().
-			AppendTimestamp("clusterTime", t, i).
-			AppendDocument("signature", bsoncore.NewDocumentBuilder().
-				AppendBinary("hash", 0, make([]byte, 20)).
-				AppendInt64("keyId", 0).
-				Build()).
-			Build()).
-		Build()
+	dst = bsoncore.AppendTimestampElement(dst, "operationTime", t, i)
+	ct, dst := bsoncore.AppendDocumentElementStart(dst, "$clusterTime")
+	dst = bsoncore.AppendTimestampElement(dst, "clusterTime", t, i)
+	sig, dst := bsoncore.AppendDocumentElementStart(dst, "signature")
+	dst = bsoncore.AppendBinaryElement(dst, "hash", 0, zeroHash[:])
+	dst = bsoncore.AppendInt64Element(dst, "keyId", 0)
+	dst, _ = bsoncore.AppendDocumentEnd(dst, sig)
+	dst, _ = bsoncore.AppendDocumentEnd(dst, ct)
+	return dst
 }
 
 // appendFields returns body with the elements of extra appended.

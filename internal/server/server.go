@@ -155,6 +155,11 @@ type Server struct {
 	// shape (obs.go).
 	obs *observer
 
+	// The disconnect watchdog (watchdog.go) sleeps with watchIdle set
+	// until a command wakes it through watchWake.
+	watchIdle atomic.Bool
+	watchWake chan struct{}
+
 	// bigSlots admits requests of bigMessage bytes or more, as many at a
 	// time as there are cores (conn.go handleMsg).
 	bigSlots chan struct{}
@@ -175,19 +180,20 @@ func New(eng *engine.Engine, cfg Config) *Server {
 	}
 	host, _ := os.Hostname()
 	s := &Server{
-		eng:      eng,
-		log:      log,
-		cfg:      cfg,
-		cursors:  cursor.NewRegistry(cfg.CursorTimeout),
-		started:  time.Now(),
-		host:     host,
-		lns:      make(map[net.Listener]struct{}),
-		conns:    make(map[*conn]struct{}),
-		logs:     newLogRing(1024),
-		bigSlots: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
-		stop:     make(chan struct{}),
-		users:    auth.NewStore(eng),
-		obs:      newObserver(cfg),
+		eng:       eng,
+		log:       log,
+		cfg:       cfg,
+		cursors:   cursor.NewRegistry(cfg.CursorTimeout),
+		started:   time.Now(),
+		host:      host,
+		lns:       make(map[net.Listener]struct{}),
+		conns:     make(map[*conn]struct{}),
+		logs:      newLogRing(1024),
+		bigSlots:  make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
+		stop:      make(chan struct{}),
+		watchWake: make(chan struct{}, 1),
+		users:     auth.NewStore(eng),
+		obs:       newObserver(cfg),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
 	s.wg.Add(1)
@@ -195,6 +201,8 @@ func New(eng *engine.Engine, cfg Config) *Server {
 	s.loadQueryStats()         // querystats_store.go
 	s.wg.Add(1)
 	go s.runQueryStatsFlusher()
+	s.wg.Add(1)
+	go s.runWatchdog() // watchdog.go
 	return s
 }
 

@@ -117,16 +117,46 @@ func sessionKey(lsid bsoncore.Document) (string, error) {
 	return string(data), nil
 }
 
+// sessionID is sessionKey without the string: the lsid.id bytes, which
+// alias lsid.
+func sessionID(lsid bsoncore.Document) ([]byte, error) {
+	v, err := lsid.LookupErr("id")
+	if err != nil {
+		return nil, errs.New(errs.Location40414, "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
+	}
+	sub, data, ok := v.BinaryOK()
+	if !ok || sub != 4 {
+		return nil, errs.New(errs.TypeMismatch, "BSON field 'OperationSessionInfo.lsid.id' is the wrong type '%s', expected type 'binData' subtype 4", bsonutil.TypeName(v.Type))
+	}
+	return data, nil
+}
+
 // get returns the session for key, creating it for owner (and adding it
 // to the session cache) when create is set.
 func (r *sessionRegistry) get(s *Server, key string, owner sessionOwner, create bool) *session {
+	return r.getID(s, key, nil, owner, create, time.Now())
+}
+
+// getID is get for the session whose key is key, or, when id is not
+// nil, string(id): then the key is made only for a new session. now is
+// the time of the use.
+func (r *sessionRegistry) getID(s *Server, key string, id []byte, owner sessionOwner, create bool, now time.Time) *session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
 		r.m = map[string]*session{}
 	}
-	now := time.Now()
-	ss := r.m[key]
+	var ss *session
+	if id != nil {
+		ss = r.m[string(id)]
+		if ss == nil {
+			key = string(id)
+		} else {
+			key = ss.id
+		}
+	} else {
+		ss = r.m[key]
+	}
 	if ss == nil {
 		if !create {
 			return nil

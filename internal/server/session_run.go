@@ -25,71 +25,80 @@ type sessionArgs struct {
 
 func parseSessionArgs(req *Request) (sessionArgs, error) {
 	var a sessionArgs
+	if req.gen.ok {
+		err := req.gen.each(req.Cmd, true, func(g genArg, v bsoncore.Value) error {
+			return a.set(req, genArgNames[g], v)
+		}, argLsid, argTxnNumber, argAutocommit, argStartTransaction, argReadConcern, argWriteConcern)
+		return a, commandDocErr(err)
+	}
 	first := true
 	err := bsonutil.EachElement(req.Cmd, func(el bsoncore.Element) error {
 		if first { // the command name
 			first = false
 			return nil
 		}
-		v := el.Value()
-		switch el.Key() {
-		case "lsid":
-			d, err := argDoc(req.Name, "lsid", v)
-			if err != nil {
-				return err
-			}
-			a.lsid = d
-		case "txnNumber":
-			n, ok := asInt64(v)
-			if !ok || v.Type == bsoncore.TypeDouble {
-				if v.Type != bsoncore.TypeInt64 && v.Type != bsoncore.TypeInt32 {
-					return wrongType(req.Name, "txnNumber", v, "long")
-				}
-			}
-			a.txnNumber, a.hasTxnNumber = n, true
-		case "autocommit":
-			b, err := argBool(req.Name, "autocommit", v)
-			if err != nil {
-				return err
-			}
-			a.autocommit, a.hasAutocommit = b, true
-		case "startTransaction":
-			b, err := argBool(req.Name, "startTransaction", v)
-			if err != nil {
-				return err
-			}
-			a.startTxn = b
-		case "readConcern":
-			d, err := argDoc(req.Name, "readConcern", v)
-			if err != nil {
-				return err
-			}
-			a.readConcern = d
-		case "writeConcern":
-			a.hasWC = true
-		}
-		return nil
+		return a.set(req, el.Key(), el.Value())
 	})
 	return a, commandDocErr(err)
 }
 
+// set reads field k of req's command when it is a session field.
+func (a *sessionArgs) set(req *Request, k string, v bsoncore.Value) error {
+	switch k {
+	case "lsid":
+		d, err := argDoc(req.Name, "lsid", v)
+		if err != nil {
+			return err
+		}
+		a.lsid = d
+	case "txnNumber":
+		n, ok := asInt64(v)
+		if !ok || v.Type == bsoncore.TypeDouble {
+			if v.Type != bsoncore.TypeInt64 && v.Type != bsoncore.TypeInt32 {
+				return wrongType(req.Name, "txnNumber", v, "long")
+			}
+		}
+		a.txnNumber, a.hasTxnNumber = n, true
+	case "autocommit":
+		b, err := argBool(req.Name, "autocommit", v)
+		if err != nil {
+			return err
+		}
+		a.autocommit, a.hasAutocommit = b, true
+	case "startTransaction":
+		b, err := argBool(req.Name, "startTransaction", v)
+		if err != nil {
+			return err
+		}
+		a.startTxn = b
+	case "readConcern":
+		d, err := argDoc(req.Name, "readConcern", v)
+		if err != nil {
+			return err
+		}
+		a.readConcern = d
+	case "writeConcern":
+		a.hasWC = true
+	}
+	return nil
+}
+
 // runCommand runs h for req with the command's session semantics:
-// retryable writes, transactions and cluster times in the reply.
+// retryable writes and transactions. An error carries the cluster time
+// fields of a replica set; a success's body does not: okReply writes
+// them, with ok, into the reply in one piece.
 func (s *Server) runCommand(ctx context.Context, h handler, req *Request) (bsoncore.Document, error) {
 	body, err := s.runSession(ctx, h, req)
-	if !s.replSet() {
+	if err == nil || !s.replSet() {
 		return body, err
 	}
-	if err != nil {
-		e := *errs.As(err)
-		if len(e.Info) == 0 {
-			e.Info = s.clusterTimeFields()
-		} else {
-			e.Info = appendFields(e.Info, s.clusterTimeFields())
-		}
-		return nil, &e
+	e := *errs.As(err)
+	if len(e.Info) == 0 {
+		e.Info = s.clusterTimeFields()
+	} else {
+		e.Info = appendFields(e.Info, s.clusterTimeFields())
 	}
-	return appendFields(body, s.clusterTimeFields()), nil
+	return nil, &e
 }
 
 func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsoncore.Document, error) {
@@ -118,7 +127,7 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 		}
 		return h(ctx, s, req)
 	}
-	key, err := sessionKey(a.lsid)
+	id, err := sessionID(a.lsid)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +137,14 @@ func (s *Server) runSessionCmd(ctx context.Context, h handler, req *Request, a s
 	if (a.hasTxnNumber || a.hasAutocommit) && !s.replSet() {
 		return nil, errs.New(errs.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	}
-	ctx = withCmdSession(ctx, key, a)
-	ss := s.sessions.get(s, key, s.sessionOwnerOf(ctx, req), true)
+	now := time.Time{}
+	if op := opFrom(ctx); op != nil {
+		now = op.start // the command's start: no second clock read
+	} else {
+		now = time.Now()
+	}
+	ss := s.sessions.getID(s, "", id, s.sessionOwnerOf(ctx, req), true, now)
+	ctx = withCmdSession(ctx, ss.id, a)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if a.hasTxnNumber {

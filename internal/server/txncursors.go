@@ -18,16 +18,27 @@ type cmdSession struct {
 
 type cmdSessionKey struct{}
 
-// withCmdSession returns ctx carrying the command's session fields.
+// withCmdSession returns ctx carrying the command's session fields: its
+// running op holds them when ctx is a command's (no context of its own).
 func withCmdSession(ctx context.Context, key string, a sessionArgs) context.Context {
-	return context.WithValue(ctx, cmdSessionKey{}, cmdSession{key: key, txnNumber: a.txnNumber, hasTxn: a.hasTxnNumber})
+	cs := cmdSession{key: key, txnNumber: a.txnNumber, hasTxn: a.hasTxnNumber}
+	if op, ok := ctx.(*runningOp); ok && !op.hasSession {
+		op.session, op.hasSession = cs, true
+		return ctx
+	}
+	return context.WithValue(ctx, cmdSessionKey{}, cs)
 }
 
 // cmdSessionFrom returns the command's session fields; ok is false for a
 // command without lsid.
 func cmdSessionFrom(ctx context.Context) (cmdSession, bool) {
-	cs, ok := ctx.Value(cmdSessionKey{}).(cmdSession)
-	return cs, ok
+	if cs, ok := ctx.Value(cmdSessionKey{}).(cmdSession); ok {
+		return cs, true
+	}
+	if op := opFrom(ctx); op != nil && op.hasSession {
+		return op.session, true
+	}
+	return cmdSession{}, false
 }
 
 // tieCursorToTxn marks a cursor opened inside a multi-document transaction

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -104,6 +106,37 @@ func FuzzReadMessage(f *testing.F) {
 				}
 			default:
 				t.Fatalf("unexpected message type %T", m)
+			}
+		}
+	})
+}
+
+// FuzzReadMessageBuffered: reading through a bufio.Reader (the server's
+// path, which takes the header from the reader's buffer) gives the same
+// messages and errors as reading the same bytes from a plain reader.
+func FuzzReadMessageBuffered(f *testing.F) {
+	body := doc("insert", "c", "$db", "test")
+	d := doc("a", 1, "s", "x", "n", doc("b", true))
+	f.Add(AppendMsg(nil, 1, 0, 0, body), 16)
+	f.Add(AppendMsgSequences(nil, 2, 0, 0, body, Sequence{Identifier: "documents", Documents: []bsoncore.Document{d, d}}), 64)
+	f.Add(AppendQuery(nil, 3, 0, "admin.$cmd", 0, -1, doc("hello", 1), nil), 4096)
+	f.Add(append(AppendMsg(nil, 1, 0, 0, body), 0xff, 0xff, 0xff, 0x7f, 1, 2, 3), 16)
+	f.Add([]byte{1, 2, 3}, 16)
+	f.Fuzz(func(t *testing.T, data []byte, size int) {
+		plain := bytes.NewReader(data)
+		buffered := bufio.NewReaderSize(bytes.NewReader(data), 16+size%4096)
+		for range 8 {
+			m1, err1 := ReadMessage(plain)
+			m2, err2 := ReadMessage(buffered)
+			if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+				t.Fatalf("plain: %v, buffered: %v", err1, err2)
+			}
+			if !reflect.DeepEqual(m1, m2) {
+				t.Fatalf("plain read %#v, buffered %#v", m1, m2)
+			}
+			var pe *ProtocolError
+			if err1 == io.EOF || (errors.As(err1, &pe) && pe.Fatal) {
+				return
 			}
 		}
 	})

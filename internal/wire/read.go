@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -20,6 +21,19 @@ const readChunk = 1 << 20
 // when the connection must be closed. OP_MSG and OP_QUERY decode to *Msg and
 // *Query; every other opcode yields *Unknown with its raw body.
 func ReadMessage(r io.Reader) (Message, error) {
+	if br, ok := r.(*bufio.Reader); ok {
+		// The header is read where it lies in the reader's buffer, and
+		// then with the body: no header array escapes to the heap.
+		if p, err := br.Peek(HeaderLen); err == nil {
+			h := parseHeader((*[HeaderLen]byte)(p))
+			if err := checkLength(h); err != nil {
+				_, _ = br.Discard(HeaderLen) // read, as the general path does
+				return nil, err
+			}
+			return readBody(r, h, make([]byte, 0, min(int(h.MessageLength), readChunk)))
+		}
+		// Too short: nothing was consumed; the general path reports it.
+	}
 	var hb [HeaderLen]byte
 	if n, err := io.ReadFull(r, hb[:]); err != nil {
 		if n == 0 && errors.Is(err, io.EOF) {
@@ -28,15 +42,29 @@ func ReadMessage(r io.Reader) (Message, error) {
 		return nil, fatal(err, errs.ProtocolError, "reading message header")
 	}
 	h := parseHeader(&hb)
+	if err := checkLength(h); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, HeaderLen, min(int(h.MessageLength), readChunk))
+	copy(buf, hb[:])
+	return readBody(r, h, buf)
+}
+
+// checkLength refuses a header whose message length is out of bounds.
+func checkLength(h Header) error {
 	if h.MessageLength < HeaderLen || h.MessageLength > MaxMessageSizeBytes {
 		pe := fatal(nil, errs.ProtocolError, "recv(): message msgLen %d is invalid. Min %d Max: %d",
 			h.MessageLength, HeaderLen, MaxMessageSizeBytes)
 		pe.Header = h
-		return nil, pe
+		return pe
 	}
+	return nil
+}
+
+// readBody reads the rest of the message h heads into buf, which holds
+// its first len(buf) bytes, growing it as data arrives, and decodes it.
+func readBody(r io.Reader, h Header, buf []byte) (Message, error) {
 	total := int(h.MessageLength)
-	buf := make([]byte, HeaderLen, min(total, readChunk))
-	copy(buf, hb[:])
 	for len(buf) < total {
 		if len(buf) == cap(buf) {
 			nb := make([]byte, len(buf), min(2*cap(buf), total))
