@@ -78,6 +78,9 @@ func parseDatePart(f func(time.Time) int) opParser {
 		case "$dayOfMonth":
 			part = 3
 		}
+		if part != 0 && tzE == nil {
+			return &utcDatePart{date: dateE, part: part}, nil
+		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			v, err := dateE.Eval(doc, vars)
 			if err != nil {
