@@ -16,8 +16,11 @@ type utcDatePart struct {
 
 func (e *utcDatePart) Eval(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 	ymd, null, err := evalUTCDate(e.date, doc, vars)
-	if err != nil || null {
-		return Null, err
+	if err != nil {
+		return Missing, err
+	}
+	if null {
+		return Null, nil
 	}
 	return Int32(int32(ymd[e.part-1])), nil
 }
