@@ -118,9 +118,11 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	wrc.ctx = ctx
 	workers := make([]*groupWorker, len(parts))
 	sps := make([]*spiller, len(parts))
+	fold := newTableFolder(len(parts))
 	for i := range parts {
 		sps[i] = rc.pc.newSpiller()
 		workers[i] = g.newWorker(&wrc, rc.vars.Clone(), sps[i], &total)
+		workers[i].spilled = &fold.spilled
 	}
 	errs := make([]error, len(parts))
 	var first atomic.Int32
@@ -139,7 +141,11 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 				if i >= len(parts) {
 					return
 				}
-				if err := workers[i].run(parts[i]); err != nil {
+				err := workers[i].run(parts[i])
+				if err == nil {
+					err = fold.finish(g, workers, i, &total)
+				}
+				if err != nil {
 					errs[i] = err
 					if first.CompareAndSwap(-1, int32(i)) {
 						cancel()
@@ -179,30 +185,13 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	return g.mergeRuns(rc, all, nil), sps, nil
 }
 
-// mergeTables folds the tables of workers 1.. into worker 0's.
+// mergeTables folds the tables of workers 1.. into worker 0's (those
+// the folder has not folded yet; the others are empty).
 func (g *groupStage) mergeTables(workers []*groupWorker) (*groupTable, error) {
 	base := workers[0].t
 	for _, w := range workers[1:] {
-		t := w.t
-		for i, gr := range t.order {
-			ks := t.keys[i]
-			b := base.groups[ks]
-			if b == nil {
-				base.groups[ks] = gr
-				base.order = append(base.order, gr)
-				base.keys = append(base.keys, ks)
-				continue
-			}
-			for j, a := range gr.accs {
-				ps, err := a.Partial()
-				if err != nil {
-					return nil, err
-				}
-				if err := b.accs[j].Merge(ps); err != nil {
-					return nil, err
-				}
-			}
-			t.order[i] = nil
+		if _, err := g.foldTable(base, w.t); err != nil {
+			return nil, err
 		}
 	}
 	return base, nil

@@ -20,6 +20,9 @@ type groupWorker struct {
 	limit int64
 	// total, when not nil, is the memory of every worker's table.
 	total *atomic.Int64
+	// spilled, when not nil, is set before the worker spills (a parallel
+	// $group's folder then stops folding tables: groupfold.go).
+	spilled *atomic.Bool
 	// res is the table's share of the instance's memory budget while the
 	// worker folds documents into it.
 	res membudget.Reservation
@@ -85,6 +88,9 @@ func (w *groupWorker) run(in Iterator) error {
 				return memoryError("$group", w.limit)
 			}
 			w.res.Release()
+			if w.spilled != nil {
+				w.spilled.Store(true)
+			}
 			if w.total != nil {
 				w.total.Add(-t.mem)
 			}
