@@ -10,41 +10,83 @@ import (
 // ranges are still being grouped: memory holds the groups met so far
 // once, plus the tables of the ranges in flight, rather than every
 // range's table until the end (where little is then left to merge).
-// Folding stops for good once any range has spilled: the spill merge
-// then needs each range's runs in range order, and the first table,
-// holding the ranges folded so far, is spilled as the first range's.
+//
+// Folding stops for good at the first spill (stop): the spill merge
+// needs each range's runs in range order. Every finished table is then
+// spilled as its range's run (the first table, holding the ranges folded
+// so far, as the first range's), and so is each table that finishes
+// after: memory holds only the tables in flight, which spill themselves
+// past the limit.
 type tableFolder struct {
+	g       *groupStage
+	workers []*groupWorker
+	sps     []*spiller
+	total   *atomic.Int64
+
 	mu       sync.Mutex
 	finished []bool
 	next     int  // the ranges before next are in the first table
 	stopped  bool // a range spilled: no more folding
-	// spilled is set by a worker before it spills its table.
-	spilled atomic.Bool
 }
 
-func newTableFolder(n int) *tableFolder {
-	return &tableFolder{finished: make([]bool, n)}
+func newTableFolder(g *groupStage, workers []*groupWorker, sps []*spiller, total *atomic.Int64) *tableFolder {
+	return &tableFolder{g: g, workers: workers, sps: sps, total: total, finished: make([]bool, len(workers))}
 }
 
 // finish records that range i is grouped and folds every finished range
-// that follows the folded ones. total is the memory count of all tables.
-func (f *tableFolder) finish(g *groupStage, workers []*groupWorker, i int, total *atomic.Int64) error {
+// that follows the folded ones, or, once folding has stopped, spills
+// range i's table.
+func (f *tableFolder) finish(i int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.finished[i] = true
-	for f.next < len(workers) && f.finished[f.next] {
+	if f.stopped {
+		return f.spill(i)
+	}
+	for f.next < len(f.workers) && f.finished[f.next] {
 		if f.next > 0 {
-			if f.stopped = f.stopped || f.spilled.Load(); f.stopped {
-				return nil
-			}
-			delta, err := g.foldTable(workers[0].t, workers[f.next].t)
+			delta, err := f.g.foldTable(f.workers[0].t, f.workers[f.next].t)
 			if err != nil {
 				return err
 			}
-			total.Add(delta)
+			f.total.Add(delta)
 		}
 		f.next++
 	}
+	return nil
+}
+
+// stop ends folding before a worker spills its table: the finished
+// tables are spilled as their ranges' runs.
+func (f *tableFolder) stop() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return nil
+	}
+	f.stopped = true
+	for i, done := range f.finished {
+		if done {
+			if err := f.spill(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// spill writes range i's finished table as a run of its range, if it
+// holds any group.
+func (f *tableFolder) spill(i int) error {
+	t := f.workers[i].t
+	if len(t.order) == 0 {
+		return nil
+	}
+	mem := t.mem
+	if err := f.g.spillTable(t, f.sps[i]); err != nil {
+		return err
+	}
+	f.total.Add(-mem)
 	return nil
 }
 
@@ -79,6 +121,6 @@ func (g *groupStage) foldTable(base, t *groupTable) (int64, error) {
 		t.order[i] = nil
 	}
 	base.mem += t.mem + delta
-	t.order, t.keys, t.groups, t.mem = nil, nil, nil, 0
+	t.order, t.keys, t.groups, t.mem = nil, nil, map[string]*group{}, 0
 	return delta, nil
 }

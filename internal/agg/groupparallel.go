@@ -118,11 +118,11 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	wrc.ctx = ctx
 	workers := make([]*groupWorker, len(parts))
 	sps := make([]*spiller, len(parts))
-	fold := newTableFolder(len(parts))
+	fold := newTableFolder(g, workers, sps, &total)
 	for i := range parts {
 		sps[i] = rc.pc.newSpiller()
 		workers[i] = g.newWorker(&wrc, rc.vars.Clone(), sps[i], &total)
-		workers[i].spilled = &fold.spilled
+		workers[i].fold = fold
 	}
 	errs := make([]error, len(parts))
 	var first atomic.Int32
@@ -143,7 +143,7 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 				}
 				err := workers[i].run(parts[i])
 				if err == nil {
-					err = fold.finish(g, workers, i, &total)
+					err = fold.finish(i)
 				}
 				if err != nil {
 					errs[i] = err

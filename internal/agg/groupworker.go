@@ -20,9 +20,9 @@ type groupWorker struct {
 	limit int64
 	// total, when not nil, is the memory of every worker's table.
 	total *atomic.Int64
-	// spilled, when not nil, is set before the worker spills (a parallel
-	// $group's folder then stops folding tables: groupfold.go).
-	spilled *atomic.Bool
+	// fold, in a parallel $group, folds the finished ranges' tables; it
+	// stops, spilling them, before the worker spills (groupfold.go).
+	fold *tableFolder
 	// res is the table's share of the instance's memory budget while the
 	// worker folds documents into it.
 	res membudget.Reservation
@@ -88,8 +88,10 @@ func (w *groupWorker) run(in Iterator) error {
 				return memoryError("$group", w.limit)
 			}
 			w.res.Release()
-			if w.spilled != nil {
-				w.spilled.Store(true)
+			if w.fold != nil {
+				if err := w.fold.stop(); err != nil {
+					return err
+				}
 			}
 			if w.total != nil {
 				w.total.Add(-t.mem)
