@@ -3,6 +3,8 @@ package agg
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/lodedb/lode/internal/membudget"
 )
 
 // tableFolder folds the tables of a parallel $group's ranges into the
@@ -45,11 +47,21 @@ func (f *tableFolder) finish(i int) error {
 	}
 	for f.next < len(f.workers) && f.finished[f.next] {
 		if f.next > 0 {
-			delta, err := f.g.foldTable(f.workers[0].t, f.workers[f.next].t)
+			base, w := f.workers[0], f.workers[f.next]
+			delta, err := f.g.foldTable(base.t, w.t)
 			if err != nil {
 				return err
 			}
 			f.total.Add(delta)
+			// The folded table's reservation passes to the first table.
+			w.res.Release()
+			if base.t.mem > membudget.Floor && !base.res.Grow(base.t.mem) {
+				if !base.rc.pc.AllowDiskUse {
+					return budgetError("$group", base.res.Budget())
+				}
+				f.next++
+				return f.stopLocked()
+			}
 		}
 		f.next++
 	}
@@ -61,6 +73,10 @@ func (f *tableFolder) finish(i int) error {
 func (f *tableFolder) stop() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.stopLocked()
+}
+
+func (f *tableFolder) stopLocked() error {
 	if f.stopped {
 		return nil
 	}
@@ -87,7 +103,18 @@ func (f *tableFolder) spill(i int) error {
 		return err
 	}
 	f.total.Add(-mem)
+	f.workers[i].res.Release()
 	return nil
+}
+
+// release returns the budget reservations the tables still hold (when
+// the parallel $group has merged them or failed).
+func (f *tableFolder) release() {
+	for _, w := range f.workers {
+		if w != nil {
+			w.res.Release()
+		}
+	}
 }
 
 // foldTable folds t into base, in t's order of first appearance, and

@@ -119,6 +119,7 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	workers := make([]*groupWorker, len(parts))
 	sps := make([]*spiller, len(parts))
 	fold := newTableFolder(g, workers, sps, &total)
+	defer fold.release()
 	for i := range parts {
 		sps[i] = rc.pc.newSpiller()
 		workers[i] = g.newWorker(&wrc, rc.vars.Clone(), sps[i], &total)

@@ -24,7 +24,8 @@ type groupWorker struct {
 	// stops, spilling them, before the worker spills (groupfold.go).
 	fold *tableFolder
 	// res is the table's share of the instance's memory budget while the
-	// worker folds documents into it.
+	// worker folds documents into it (in a parallel $group, until the
+	// table is folded, spilled or merged).
 	res membudget.Reservation
 }
 
@@ -38,7 +39,9 @@ func (g *groupStage) newWorker(rc *runCtx, vars *expr.Vars, sp *spiller, total *
 // the worker spills its own table, or fails when disk use is not
 // allowed.
 func (w *groupWorker) run(in Iterator) error {
-	defer w.res.Release()
+	if w.fold == nil {
+		defer w.res.Release()
+	} // else the finished table stays reserved until folded, spilled or merged (groupfold.go)
 	g, t, vars := w.g, w.t, w.vars
 	for n := int64(0); ; n++ {
 		d, err := nextChecked(w.rc.ctx, in, n)
