@@ -29,6 +29,41 @@ import (
 type preField struct {
 	slot int
 	e    expr.Expr
+	// dates, when set, are the fields (this one first) that are the
+	// year, month or day in UTC of the same date as this one
+	// (expr.UTCDatePart): the date is broken down once for all of them,
+	// when this field is evaluated; the others have done set.
+	dates []datePart
+	done  bool
+}
+
+// datePart is a folded field that is one part of a date: its slot and
+// the part (0 year, 1 month, 2 day).
+type datePart struct {
+	slot, part int
+}
+
+// shareDates makes the fields of pre that read parts of one date
+// (expr.UTCDatePart) break it down once, when the first of them is
+// evaluated: a later one would fail where the first did, with the same
+// error, and read the same value.
+func shareDates(pre []preField) {
+	for i := range pre {
+		path, part, ok := expr.UTCDatePart(pre[i].e)
+		if !ok || pre[i].done {
+			continue
+		}
+		ds := []datePart{{pre[i].slot, part}}
+		for j := i + 1; j < len(pre); j++ {
+			if p2, part2, ok := expr.UTCDatePart(pre[j].e); ok && p2 == path && !pre[j].done {
+				ds = append(ds, datePart{pre[j].slot, part2})
+				pre[j].done = true
+			}
+		}
+		if len(ds) > 1 {
+			pre[i].dates = ds
+		}
+	}
 }
 
 // groupFeeder is a stage a $group right after it can read through: a
@@ -109,6 +144,7 @@ func fuseGroup(g *groupStage, tree *pnode, mode int, pc *ParseContext) *groupSta
 	if err != nil || failed {
 		return nil
 	}
+	shareDates(pre)
 	fg.pre = pre
 	if pre == nil {
 		fg.pre = []preField{}
@@ -118,7 +154,21 @@ func fuseGroup(g *groupStage, tree *pnode, mode int, pc *ParseContext) *groupSta
 
 // evalPre binds the folded stage's computed fields of d.
 func (g *groupStage) evalPre(d bsoncore.Document, vars *expr.Vars) error {
-	for _, p := range g.pre {
+	for i := range g.pre {
+		p := &g.pre[i]
+		if p.done {
+			continue
+		}
+		if p.dates != nil {
+			ymd, err := expr.EvalUTCDate(p.e, d, vars)
+			if err != nil {
+				return err
+			}
+			for _, dp := range p.dates {
+				vars.Set(dp.slot, ymd[dp.part])
+			}
+			continue
+		}
 		v, err := p.e.Eval(d, vars)
 		if err != nil {
 			return err

@@ -26,6 +26,44 @@ type keyer struct {
 	vals []bsoncore.Value
 	ks   []byte
 	key  bsoncore.Value
+	// last is, per field of an object literal _id, the last small
+	// scalar encoded and its encoding: fields that repeat from one
+	// document to the next (the year, month and day of events in time
+	// order) are encoded once.
+	last []lastEnc
+}
+
+// lastEnc is a value of up to maxLastEnc bytes and its keystring.
+type lastEnc struct {
+	typ  bsoncore.Type
+	n    int
+	data [maxLastEnc]byte
+	enc  []byte
+}
+
+// maxLastEnc is the largest value lastEnc keeps: numbers, dates,
+// ObjectIds.
+const maxLastEnc = 16
+
+// appendLast appends the keystring of v, the value of field i, reusing
+// the field's last encoding when v is the same value.
+func (k *keyer) appendLast(i int, v bsoncore.Value) {
+	if len(v.Data) > maxLastEnc {
+		k.ks = keystring.AppendValue(k.ks, v, false)
+		return
+	}
+	if k.last == nil {
+		k.last = make([]lastEnc, len(k.g.idExprs))
+	}
+	c := &k.last[i]
+	if c.typ == v.Type && c.n == len(v.Data) && string(c.data[:c.n]) == string(v.Data) {
+		k.ks = append(k.ks, c.enc...)
+		return
+	}
+	start := len(k.ks)
+	k.ks = keystring.AppendValue(k.ks, v, false)
+	c.typ, c.n = v.Type, copy(c.data[:], v.Data)
+	c.enc = append(c.enc[:0], k.ks[start:]...)
 }
 
 // hash evaluates d's group key (after the folded stage's fields, if any)
@@ -51,7 +89,7 @@ func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
 		return k.ks, nil
 	}
 	k.ks, k.vals = k.ks[:0], k.vals[:0]
-	for _, e := range g.idExprs {
+	for i, e := range g.idExprs {
 		v, err := e.Eval(d, vars)
 		if err != nil {
 			return nil, err
@@ -75,7 +113,7 @@ func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
 			k.ks = append(k.ks, s...)
 		default:
 			k.ks = append(k.ks, 1)
-			k.ks = keystring.AppendValue(k.ks, v, false)
+			k.appendLast(i, v)
 		}
 	}
 	return k.ks, nil

@@ -12,13 +12,23 @@ import (
 
 // A $group that reads a collection scan directly (nothing between them
 // but stages folded into it) runs on every core: the catalog splits the
-// scan into consecutive record ranges (Partitioner), one goroutine groups
-// each range into its own table, and the tables are merged: in memory,
+// scan into consecutive record ranges (Partitioner), a few per core
+// (partsPerCore), each grouped into its own table by one of a goroutine
+// per core, which take the ranges in order as they finish the last (so
+// a core that falls behind, busy with other work, leaves its share to
+// the others rather than keeping them waiting at the end); the tables
+// are merged: in memory,
 // in range order, each group's accumulators folding in the later
 // ranges' partial states (so the groups come out in order of first
 // appearance and $first/$last/$push see natural order); or, when memory
 // ran out and tables were spilled, through the spill merge, each worker's
 // runs in range order. The memory limit counts all tables together.
+
+// partsPerCore is how many record ranges a parallel $group splits its
+// scan into per core. Ranges of consecutive records also keep each
+// table smaller when the group keys follow the record order (events by
+// time, grouped by day).
+const partsPerCore = 4
 
 // parallelGroup returns the output of the pipeline's first stages when
 // they can run as a parallel $group: the index of the first stage not
@@ -47,7 +57,7 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 		return nil, 0, false, nil
 	}
 	ctx, cancel := context.WithCancel(rc.ctx)
-	parts, err := part.FindPartitions(ctx, p.pc.DB, p.pc.Coll, *p.push, runtime.GOMAXPROCS(0))
+	parts, err := part.FindPartitions(ctx, p.pc.DB, p.pc.Coll, *p.push, partsPerCore*runtime.GOMAXPROCS(0))
 	if err != nil || len(parts) < 2 {
 		cancel()
 		for _, it := range parts {
@@ -108,25 +118,43 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	wrc.ctx = ctx
 	workers := make([]*groupWorker, len(parts))
 	sps := make([]*spiller, len(parts))
+	fold := newTableFolder(g, workers, sps, &total)
+	defer fold.release()
 	for i := range parts {
 		sps[i] = rc.pc.newSpiller()
 		workers[i] = g.newWorker(&wrc, rc.vars.Clone(), sps[i], &total)
+		workers[i].fold = fold
 	}
 	errs := make([]error, len(parts))
 	var first atomic.Int32
 	first.Store(-1)
+	// Each goroutine takes the next range until none is left or one
+	// failed (the others then fail at their next range's first read, its
+	// context canceled).
+	var next atomic.Int32
 	var wg sync.WaitGroup
-	for i := range parts {
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer wg.Done()
-			if err := workers[i].run(parts[i]); err != nil {
-				errs[i] = err
-				if first.CompareAndSwap(-1, int32(i)) {
-					cancel()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(parts) {
+					return
+				}
+				err := workers[i].run(parts[i])
+				if err == nil {
+					err = fold.finish(i)
+				}
+				if err != nil {
+					errs[i] = err
+					if first.CompareAndSwap(-1, int32(i)) {
+						cancel()
+					}
+					return
 				}
 			}
-		}(i)
+		}()
 	}
 	wg.Wait()
 	if i := first.Load(); i >= 0 {
@@ -158,30 +186,13 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	return g.mergeRuns(rc, all, nil), sps, nil
 }
 
-// mergeTables folds the tables of workers 1.. into worker 0's.
+// mergeTables folds the tables of workers 1.. into worker 0's (those
+// the folder has not folded yet; the others are empty).
 func (g *groupStage) mergeTables(workers []*groupWorker) (*groupTable, error) {
 	base := workers[0].t
 	for _, w := range workers[1:] {
-		t := w.t
-		for i, gr := range t.order {
-			ks := t.keys[i]
-			b := base.groups[ks]
-			if b == nil {
-				base.groups[ks] = gr
-				base.order = append(base.order, gr)
-				base.keys = append(base.keys, ks)
-				continue
-			}
-			for j, a := range gr.accs {
-				ps, err := a.Partial()
-				if err != nil {
-					return nil, err
-				}
-				if err := b.accs[j].Merge(ps); err != nil {
-					return nil, err
-				}
-			}
-			t.order[i] = nil
+		if _, err := g.foldTable(base, w.t); err != nil {
+			return nil, err
 		}
 	}
 	return base, nil

@@ -196,6 +196,13 @@ func TestParallelGroupMemory(t *testing.T) {
 	if stats.ParallelGroups.Load()-before != 2 || stats.SpilledRuns.Load() == runs {
 		t.Fatalf("parallel runs %d, spilled runs %d: want 2 parallel runs and spills", stats.ParallelGroups.Load()-before, stats.SpilledRuns.Load()-runs)
 	}
+	// About 8 MB of groups over a 256 KiB limit: a few dozen runs. A
+	// finished range's table left in memory would make the ranges in
+	// flight spill a few groups at a time (thousands of runs, and as many
+	// open files).
+	if n := stats.SpilledRuns.Load() - runs; n > 400 {
+		t.Fatalf("%d spilled runs, want at most 400", n)
+	}
 }
 
 func join(s []string) string {

@@ -20,8 +20,12 @@ type groupWorker struct {
 	limit int64
 	// total, when not nil, is the memory of every worker's table.
 	total *atomic.Int64
+	// fold, in a parallel $group, folds the finished ranges' tables; it
+	// stops, spilling them, before the worker spills (groupfold.go).
+	fold *tableFolder
 	// res is the table's share of the instance's memory budget while the
-	// worker folds documents into it.
+	// worker folds documents into it (in a parallel $group, until the
+	// table is folded, spilled or merged).
 	res membudget.Reservation
 }
 
@@ -35,7 +39,9 @@ func (g *groupStage) newWorker(rc *runCtx, vars *expr.Vars, sp *spiller, total *
 // the worker spills its own table, or fails when disk use is not
 // allowed.
 func (w *groupWorker) run(in Iterator) error {
-	defer w.res.Release()
+	if w.fold == nil {
+		defer w.res.Release()
+	} // else the finished table stays reserved until folded, spilled or merged (groupfold.go)
 	g, t, vars := w.g, w.t, w.vars
 	for n := int64(0); ; n++ {
 		d, err := nextChecked(w.rc.ctx, in, n)
@@ -85,6 +91,11 @@ func (w *groupWorker) run(in Iterator) error {
 				return memoryError("$group", w.limit)
 			}
 			w.res.Release()
+			if w.fold != nil {
+				if err := w.fold.stop(); err != nil {
+					return err
+				}
+			}
 			if w.total != nil {
 				w.total.Add(-t.mem)
 			}

@@ -74,12 +74,18 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 		snap.Close()
 		return nil, err
 	}
+	// When an index shows that every document matches, the parts test
+	// none (partition_cover.go).
+	covered := rangeCovers(r, c, filter)
+	if covered {
+		f = nil
+	}
 	shared := &sharedSnapshot{close: func() { snap.Close() }}
 	shared.refs.Store(int32(n))
 	parts := make([]PartitionIter, 0, n)
 	for i, sp := range splits {
 		pf := f
-		if i > 0 {
+		if i > 0 && !covered {
 			// Each goroutine gets its own parsed filter.
 			if pf, err = parse(); err != nil {
 				for _, p := range parts {
@@ -127,7 +133,7 @@ type rangeScan struct {
 	r      storage.Reader
 	collID uint64
 	lo, hi storage.RecordID
-	filter *query.Filter
+	filter *query.Filter // nil: every document matches
 	snap   *sharedSnapshot
 	it     *storage.RecordCursor
 	n      int
@@ -159,7 +165,7 @@ func (s *rangeScan) Next() (bsoncore.Document, error) {
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 		}
-		if s.filter.Match(v) {
+		if s.filter == nil || s.filter.Match(v) {
 			return v, nil
 		}
 	}

@@ -66,6 +66,21 @@ func parseDatePart(f func(time.Time) int) opParser {
 			}
 			dateE = es[0]
 		}
+		// part is which of year, month and day the operator returns (0
+		// for another part): those need no time.Time, and in UTC come
+		// from the day's cache (Vars.utcDate).
+		part := 0
+		switch name {
+		case "$year":
+			part = 1
+		case "$month":
+			part = 2
+		case "$dayOfMonth":
+			part = 3
+		}
+		if part != 0 && tzE == nil {
+			return &utcDatePart{date: dateE, part: part}, nil
+		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 			v, err := dateE.Eval(doc, vars)
 			if err != nil {
@@ -82,16 +97,17 @@ func parseDatePart(f func(time.Time) int) opParser {
 			if err != nil {
 				return Missing, err
 			}
-			t, y, mo, d := vars.localDate(ms, loc)
 			var n int
-			switch name {
-			case "$year":
-				n = y
-			case "$month":
-				n = mo
-			case "$dayOfMonth":
-				n = d
-			default:
+			if part != 0 {
+				var ymd [3]int
+				if loc == time.UTC {
+					ymd[0], ymd[1], ymd[2] = vars.utcDate(ms)
+				} else {
+					_, ymd[0], ymd[1], ymd[2] = vars.localDate(ms, loc)
+				}
+				n = ymd[part-1]
+			} else {
+				t, _, _, _ := vars.localDate(ms, loc)
 				n = f(t)
 			}
 			if name == "$isoWeekYear" {

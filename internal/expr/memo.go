@@ -32,6 +32,12 @@ type docMemo struct {
 	dateLoc *time.Location
 	date    time.Time
 	ymd     [3]int // year, month, day of date
+
+	// The last UTC day broken into calendar fields: the milliseconds
+	// [dayLo, dayHi) and their year, month and day. Dates arriving in
+	// time order fall in it until the day changes.
+	dayLo, dayHi int64
+	dayYMD       [3]int
 }
 
 // NextDoc starts a new input document: field lookups memoised on the
@@ -73,6 +79,35 @@ func (vs *Vars) lookupTop(doc bsoncore.Document, name string) bsoncore.Value {
 		}
 	}
 	return Missing
+}
+
+// dayMillis is the length of a UTC day.
+const dayMillis = 86_400_000
+
+// maxDayCached bounds the dates whose UTC day utcDate caches: the day's
+// bounds of a date within it do not overflow int64.
+const maxDayCached = 1 << 62
+
+// utcDate returns the year, month and day of ms in UTC, reusing the last
+// day's when ms falls in it: a UTC day starts at a multiple of
+// dayMillis (UTC has no offset changes and Go's calendar, as mongod's,
+// has no leap seconds), so every millisecond of it has the same date.
+// Dates before 1970 floor to the day they fall in.
+func (vs *Vars) utcDate(ms int64) (y, mo, d int) {
+	if vs == nil || ms <= -maxDayCached || ms >= maxDayCached {
+		_, y, mo, d = vs.localDate(ms, time.UTC)
+		return y, mo, d
+	}
+	m := &vs.memo
+	if ms >= m.dayLo && ms < m.dayHi {
+		return m.dayYMD[0], m.dayYMD[1], m.dayYMD[2]
+	}
+	lo := floorDiv(ms, dayMillis) * dayMillis
+	t := time.UnixMilli(lo).UTC()
+	yy, mm, dd := t.Date()
+	m.dayLo, m.dayHi = lo, lo+dayMillis
+	m.dayYMD = [3]int{yy, int(mm), dd}
+	return yy, int(mm), dd
 }
 
 // localDate is the package's localTime with its year, month and day,
