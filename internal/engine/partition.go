@@ -165,7 +165,15 @@ func (s *rangeScan) Next() (bsoncore.Document, error) {
 				return nil, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
 			}
 		}
-		if s.filter == nil || s.filter.Match(v) {
+		if s.filter == nil {
+			return v, nil
+		}
+		matched := s.filter.Match(v)
+		if err := s.filter.Err(); err != nil {
+			s.Close()
+			return nil, err // a $expr failed: the aggregation fails
+		}
+		if matched {
 			return v, nil
 		}
 	}

@@ -85,3 +85,32 @@ func hintFor(name string) any {
 	}
 	return bson.D{{Key: "$natural", Value: 1}}
 }
+
+// TestExprErrorInParallelGroup: a $expr that fails under a $match that
+// the partitioned (parallel) $group scan evaluates fails the aggregation.
+func TestExprErrorInParallelGroup(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := d.Collection("experrpar")
+	var docs []any
+	for i := range 25000 { // over engine.MinPartitionDocs: the scan is split
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "g", Value: i % 7}, {Key: "x", Value: (i + 1) % 24000}})
+	}
+	if _, err := coll.InsertMany(c, docs); err != nil {
+		t.Fatal(err)
+	}
+	divide := bson.D{{Key: "$gt", Value: bson.A{bson.D{{Key: "$divide", Value: bson.A{1, "$x"}}}, 0}}}
+	cur, err := coll.Aggregate(c, mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "$expr", Value: divide}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$g"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	})
+	if err == nil {
+		var out []bson.M
+		err = cur.All(c, &out)
+	}
+	var se mongo.ServerError
+	if !errors.As(err, &se) || !se.HasErrorCode(2) {
+		t.Errorf("aggregate: %v, want code 2 (can't $divide by zero)", err)
+	}
+}
