@@ -35,6 +35,11 @@ type Index struct {
 	KeyFormat int
 	// Hidden: maintained and enforced, but not used by the planner.
 	Hidden bool
+	// VisibleFrom is the storage commit sequence of the build that
+	// published the index in this process (0: built before it opened): a
+	// snapshot taken before that commit ended lacks its entries and must
+	// not plan with it.
+	VisibleFrom uint64
 	// PrepareUnique: new duplicate keys are refused, so that collMod can
 	// convert the index to unique once existing duplicates are resolved.
 	PrepareUnique bool

@@ -201,6 +201,7 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	}
 	n.Indexes[i] = t.c.Indexes[0]
 	t.c = n
+	t.built = n.Indexes[i]
 	t.metaDirty = true
 	t.ops = append(t.ops, e.commandEntry(n.DB, &n.UUID, createIndexesO(n.Name, ix.Spec()))...)
 	return t.commit()

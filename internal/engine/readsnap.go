@@ -38,6 +38,7 @@ const maxHeldSnapshots = 1024
 // heldSnapshot is one Pebble snapshot served at a cluster time.
 type heldSnapshot struct {
 	ts      oplog.TS
+	seq     uint64 // every commit up to this sequence is in snap
 	snap    *storage.Snapshot
 	refs    int       // open readers (statements, cursors)
 	lastUse time.Time // when the last reader let go
@@ -96,7 +97,8 @@ func (e *Engine) SnapshotRead(ctx context.Context, at oplog.TS, hasAt bool) (con
 	if len(h.byTS) >= maxHeldSnapshots {
 		h.evictOneLocked()
 	}
-	hs := &heldSnapshot{ts: ts, snap: e.db.NewSnapshot(), refs: 1}
+	seq := e.db.LastCommit() // before the snapshot: commits up to it ended before
+	hs := &heldSnapshot{ts: ts, seq: seq, snap: e.db.NewSnapshot(), refs: 1}
 	h.byTS[ts] = hs
 	return context.WithValue(ctx, readSnapKey{}, hs), ts, hs.release(h), nil
 }
@@ -114,18 +116,24 @@ func (e *Engine) visibleTS() oplog.TS {
 // readSnapFrom returns the held snapshot a snapshot read's context
 // carries, with a reference taken, or nil.
 func (e *Engine) readSnapFrom(ctx context.Context) (storage.Reader, func()) {
+	r, release, _ := e.readSnapSeq(ctx)
+	return r, release
+}
+
+// readSnapSeq is readSnapFrom with the held snapshot's commit sequence.
+func (e *Engine) readSnapSeq(ctx context.Context) (storage.Reader, func(), uint64) {
 	hs, _ := ctx.Value(readSnapKey{}).(*heldSnapshot)
 	if hs == nil {
-		return nil, nil
+		return nil, nil, 0
 	}
 	h := &e.snaps
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if hs.closed {
-		return nil, nil
+		return nil, nil, 0
 	}
 	hs.refs++
-	return hs.snap.Reader(), hs.release(h)
+	return hs.snap.Reader(), hs.release(h), hs.seq
 }
 
 // release returns a function that drops one reference, once.

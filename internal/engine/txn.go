@@ -30,6 +30,7 @@ type Txn struct {
 	start    uint64 // conflict-table sequence when the transaction began
 	b        *storage.Batch
 	snap     *storage.Snapshot // committed state when the transaction began
+	snapSeq  uint64            // every commit up to this sequence is in snap
 	view     *storage.Overlay  // snap with b applied: what the transaction reads
 	snapOnce sync.Once         // closes snap once (Commit, Abort or engine Close)
 	keys     []string          // conflict keys claimed by this transaction
@@ -169,6 +170,7 @@ func (e *Engine) BeginTxn() (*Txn, error) {
 	// it reaches the conflict table after begin and gets a sequence above
 	// tx.start, and a write of the same record by tx then conflicts.
 	tx.start = e.txns.begin(tx)
+	tx.snapSeq = e.db.LastCommit() // before the snapshot: commits up to it ended before
 	tx.snap = e.db.NewSnapshot()
 	tx.view = storage.NewOverlay(tx.snap, tx.b)
 	return tx, nil

@@ -121,6 +121,30 @@ func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
 	return r, release
 }
 
+// indexesAt returns c as a snapshot holding every commit up to seq plans
+// it: without the indexes whose build ended after (a hint naming one is
+// then an unknown index, as at that point in time).
+func indexesAt(c *collection, seq uint64) *collection {
+	if c == nil {
+		return nil
+	}
+	late := false
+	for _, ix := range c.Indexes {
+		late = late || ix.VisibleFrom > seq
+	}
+	if !late {
+		return c
+	}
+	n := c.copyMeta()
+	n.Indexes = n.Indexes[:0]
+	for _, ix := range c.Indexes {
+		if ix.VisibleFrom <= seq {
+			n.Indexes = append(n.Indexes, ix)
+		}
+	}
+	return n
+}
+
 // snapshotOf is snapshotCtx for a read planned over c's indexes: it
 // returns c as the new snapshot sees it. An index drop publishes the
 // catalog without the index before it deletes the index's entries
@@ -129,13 +153,14 @@ func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
 // before and after agrees with c's indexes; when a publish came between,
 // the read takes a new snapshot with the newer c. (A dropped collection
 // keeps its last c: its reads find nothing.) Inside a transaction or at
-// a held snapshot the view is the one the read is bound to.
+// a held snapshot the view is the one the read is bound to, and c loses
+// the indexes built after it (indexesAt).
 func (e *Engine) snapshotOf(ctx context.Context, c *collection) (storage.Reader, func(), *collection) {
 	if tx := TxnFrom(ctx); tx != nil {
-		return tx.view, func() {}, c
+		return tx.view, func() {}, indexesAt(c, tx.snapSeq)
 	}
-	if r, release := e.readSnapFrom(ctx); r != nil { // readsnap.go
-		return r, release, c
+	if r, release, seq := e.readSnapSeq(ctx); r != nil { // readsnap.go
+		return r, release, indexesAt(c, seq)
 	}
 	for {
 		snap := e.db.NewSnapshot()
