@@ -10,12 +10,7 @@ import (
 
 // The registry entry of $planCacheStats (stagedef.go).
 func init() {
-	w := anywhere
-	w.first = yes
-	w.inFacet = no
-	w.apiV1 = no
-	w.overView = no
-	registerStage("$planCacheStats", stageDef{parse: parsePlanCacheStats, access: onNS("planCacheRead"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
+	registerStage("$planCacheStats", stageDef{parse: parsePlanCacheStats, access: onNS("planCacheRead"), sources: noSources, initial: true, where: collectionReport, explain: explainNone, shape: shapeExpr})
 }
 
 // PlanCacheReader is implemented by catalogs with a plan cache: one

@@ -109,6 +109,16 @@ var anywhere = constraints{first: no, last: no, inFacet: yes, inLookup: yes, inU
 // time and may also follow $changeStream.
 var perEvent = func() constraints { c := anywhere; c.afterChangeStream = yes; return c }()
 
+// collectionReport are the constraints of a stage that reports on the
+// collection rather than reading it ($collStats, $indexStats,
+// $planCacheStats): first in the pipeline, not in $facet, outside API
+// Version 1, and not over a view.
+var collectionReport = func() constraints {
+	c := anywhere
+	c.first, c.inFacet, c.apiV1, c.overView = yes, no, no, no
+	return c
+}()
+
 // stageDefs is the registry, filled by the init functions of the stage
 // files; it is only read once the package is initialized.
 var stageDefs = map[string]*stageDef{}

@@ -13,22 +13,8 @@ import (
 
 // The registry entries of the stages in this file (stagedef.go).
 func init() {
-	{
-		w := anywhere
-		w.first = yes
-		w.inFacet = no
-		w.apiV1 = no
-		w.overView = no
-		registerStage("$collStats", stageDef{parse: parseCollStats, access: onNS("collStats"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
-	}
-	{
-		w := anywhere
-		w.first = yes
-		w.inFacet = no
-		w.apiV1 = no
-		w.overView = no
-		registerStage("$indexStats", stageDef{parse: parseIndexStats, access: onNS("indexStats"), sources: noSources, initial: true, where: w, explain: explainNone, shape: shapeExpr})
-	}
+	registerStage("$collStats", stageDef{parse: parseCollStats, access: onNS("collStats"), sources: noSources, initial: true, where: collectionReport, explain: explainNone, shape: shapeExpr})
+	registerStage("$indexStats", stageDef{parse: parseIndexStats, access: onNS("indexStats"), sources: noSources, initial: true, where: collectionReport, explain: explainNone, shape: shapeExpr})
 	{
 		w := anywhere
 		w.apiV1 = no
