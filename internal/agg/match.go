@@ -191,8 +191,8 @@ func (m *matchStage) matches(d bsoncore.Document, rc *runCtx) (bool, error) {
 }
 
 func (c *conjunction) matches(d bsoncore.Document, vars *expr.Vars) (bool, error) {
-	if !c.filter.Match(d) {
-		return false, nil
+	if ok, _, err := c.filter.MatchChecked(d); err != nil || !ok {
+		return false, err
 	}
 	for _, e := range c.exprs {
 		v, err := e.Eval(d, vars)

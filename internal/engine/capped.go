@@ -190,8 +190,8 @@ func (t *tailIter) Next() (bsoncore.Document, error) {
 			}
 		}
 		t.last = rid
-		matched, pos := t.filter.MatchPositional(doc)
-		if err := t.filter.Err(); err != nil {
+		matched, pos, err := t.filter.MatchChecked(doc)
+		if err != nil {
 			t.release()
 			return nil, err
 		}

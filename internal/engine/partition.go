@@ -168,8 +168,8 @@ func (s *rangeScan) Next() (bsoncore.Document, error) {
 		if s.filter == nil {
 			return v, nil
 		}
-		matched := s.filter.Match(v)
-		if err := s.filter.Err(); err != nil {
+		matched, _, err := s.filter.MatchChecked(v)
+		if err != nil {
 			s.Close()
 			return nil, err // a $expr failed: the aggregation fails
 		}

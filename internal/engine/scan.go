@@ -33,8 +33,8 @@ func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bs
 		if err != nil || !ok {
 			return err
 		}
-		matched, pos := f.MatchPositional(doc)
-		if err := f.Err(); err != nil {
+		matched, pos, err := f.MatchChecked(doc)
+		if err != nil {
 			return err // a $expr failed: the statement fails
 		}
 		if !matched {

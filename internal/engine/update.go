@@ -186,8 +186,8 @@ func (e *Engine) scanMatches(r storage.Reader, c *collection, filterDoc bsoncore
 		if !ok {
 			return nil
 		}
-		matched, pos := f.MatchPositional(doc)
-		if err := f.Err(); err != nil {
+		matched, pos, err := f.MatchChecked(doc)
+		if err != nil {
 			return err // a $expr failed: the statement fails
 		}
 		if !matched {

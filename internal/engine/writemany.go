@@ -107,15 +107,13 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 			if !found {
 				continue
 			}
-			matched, pos := false, -1
-			if positional {
-				matched, pos = f.MatchPositional(doc)
-			} else {
-				matched = f.Match(doc)
-			}
-			if err := f.Err(); err != nil {
+			matched, pos, err := f.MatchChecked(doc)
+			if err != nil {
 				stmtErr = err // a $expr failed: the statement fails
 				break
+			}
+			if !positional {
+				pos = -1
 			}
 			if !matched {
 				continue

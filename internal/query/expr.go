@@ -28,9 +28,17 @@ type evalFailure struct{ err atomic.Pointer[error] }
 
 func (f *evalFailure) set(err error) { f.err.CompareAndSwap(nil, &err) }
 
+// MatchChecked is MatchPositional that also returns the error a $expr
+// of f met (Err): the operation fails with it instead of going on.
+func (f *Filter) MatchChecked(doc bsoncore.Document) (matched bool, pos int, err error) {
+	matched, pos = f.MatchPositional(doc)
+	if err = f.Err(); err != nil {
+		return false, -1, err
+	}
+	return matched, pos, nil
+}
+
 // Err returns the first error a $expr of f met while matching, or nil.
-// A stage checks it after each match: the operation fails with the
-// error instead of returning what it found so far.
 func (f *Filter) Err() error {
 	if f == nil || f.fail == nil {
 		return nil

@@ -71,6 +71,18 @@ func TestExprEvaluationErrorFailsTheQuery(t *testing.T) {
 		}
 		want("aggregate", err)
 	}
+	// A $match the pipeline runs itself (after a $group), not the scan.
+	cur, err := coll.Aggregate(c, mongo.Pipeline{
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$_id"}, {Key: "x", Value: bson.D{{Key: "$first", Value: "$x"}}}}}},
+		{{Key: "$match", Value: bson.D{{Key: "$expr", Value: divide}}}},
+	})
+	if err == nil {
+		var docs []bson.M
+		err = cur.All(c, &docs)
+	}
+	if se := (mongo.ServerError)(nil); !errors.As(err, &se) || !se.HasErrorCode(2) {
+		t.Errorf("$match after $group: %v, want code 2", err)
+	}
 	// Evaluating everywhere: matches as before.
 	ok := bson.D{{Key: "$expr", Value: bson.D{{Key: "$gt", Value: bson.A{"$a", 1}}}}}
 	if n, err := coll.CountDocuments(c, ok); err != nil || n != 2 {

@@ -83,8 +83,8 @@ func (s *CollScan) work() (State, *Member, error) {
 	pos := -1
 	if s.filter != nil {
 		var matched bool
-		matched, pos = s.filter.MatchPositional(doc)
-		if err := s.filter.Err(); err != nil {
+		var err error
+		if matched, pos, err = s.filter.MatchChecked(doc); err != nil {
 			return EOF, nil, err
 		}
 		if !matched {

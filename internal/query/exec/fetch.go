@@ -129,8 +129,8 @@ func (f *Fetch) work() (State, *Member, error) {
 // match applies the filter to f.m.
 func (f *Fetch) match() (State, *Member, error) {
 	if f.filter != nil {
-		ok, pos := f.filter.MatchPositional(f.m.Doc)
-		if err := f.filter.Err(); err != nil {
+		ok, pos, err := f.filter.MatchChecked(f.m.Doc)
+		if err != nil {
 			return EOF, nil, err
 		}
 		if !ok {

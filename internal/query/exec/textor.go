@@ -170,8 +170,8 @@ func (t *TextOr) work() (State, *Member, error) {
 	t.docsExamined++
 	d := doc
 	if t.filter != nil {
-		ok := t.filter.Match(d)
-		if err := t.filter.Err(); err != nil {
+		ok, _, err := t.filter.MatchChecked(d)
+		if err != nil {
 			return EOF, nil, err
 		}
 		if !ok {
