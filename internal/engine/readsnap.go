@@ -114,14 +114,9 @@ func (e *Engine) visibleTS() oplog.TS {
 }
 
 // readSnapFrom returns the held snapshot a snapshot read's context
-// carries, with a reference taken, or nil.
-func (e *Engine) readSnapFrom(ctx context.Context) (storage.Reader, func()) {
-	r, release, _ := e.readSnapSeq(ctx)
-	return r, release
-}
-
-// readSnapSeq is readSnapFrom with the held snapshot's commit sequence.
-func (e *Engine) readSnapSeq(ctx context.Context) (storage.Reader, func(), uint64) {
+// carries, with a reference taken, and the commit sequence it holds, or
+// nil.
+func (e *Engine) readSnapFrom(ctx context.Context) (storage.Reader, func(), uint64) {
 	hs, _ := ctx.Value(readSnapKey{}).(*heldSnapshot)
 	if hs == nil {
 		return nil, nil, 0

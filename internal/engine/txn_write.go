@@ -113,14 +113,6 @@ func (t *writeBatch) commitInTxn() error {
 	return nil
 }
 
-// snapshotCtx returns a stable view for collecting a statement's targets:
-// the transaction's view inside a transaction, else a new snapshot. Call
-// release when done.
-func (e *Engine) snapshotCtx(ctx context.Context) (storage.Reader, func()) {
-	r, release, _ := e.snapshotOf(ctx, nil)
-	return r, release
-}
-
 // indexesAt returns c as a snapshot holding every commit up to seq plans
 // it: without the indexes whose build ended after (a hint naming one is
 // then an unknown index, as at that point in time).
@@ -145,8 +137,10 @@ func indexesAt(c *collection, seq uint64) *collection {
 	return n
 }
 
-// snapshotOf is snapshotCtx for a read planned over c's indexes: it
-// returns c as the new snapshot sees it. An index drop publishes the
+// snapshotOf returns the stable view a read planned over c's indexes
+// takes (the transaction's inside one, the held snapshot of a snapshot
+// read, else a new snapshot; call release when done) and c as that view
+// sees it. An index drop publishes the
 // catalog without the index before it deletes the index's entries
 // (DropIndex), and an index build publishes the index after its entries
 // are committed, so a snapshot taken while the catalog shows the same c
@@ -159,7 +153,7 @@ func (e *Engine) snapshotOf(ctx context.Context, c *collection) (storage.Reader,
 	if tx := TxnFrom(ctx); tx != nil {
 		return tx.view, func() {}, indexesAt(c, tx.snapSeq)
 	}
-	if r, release, seq := e.readSnapSeq(ctx); r != nil { // readsnap.go
+	if r, release, seq := e.readSnapFrom(ctx); r != nil { // readsnap.go
 		return r, release, indexesAt(c, seq)
 	}
 	for {
