@@ -4,7 +4,7 @@
 // engine's query paths up to the server.
 //
 // The server keeps one Stats per running command and makes it reachable
-// from the command's context (NewContext). The engine reports into it
+// from the command's context (ContextKey). The engine reports into it
 // without walking anything per document: a plan iterator adds its stage
 // counters once when it closes, and iterators still open when the command
 // ends are flushed by the server (FlushOpen), so a getMore reports what
@@ -59,17 +59,12 @@ type Holder interface {
 
 type key struct{}
 
-// ContextKey is the key NewContext stores the Holder under. A context
-// type that is itself a command's Holder answers Value(ContextKey) with
-// itself instead of wrapping a context with NewContext.
+// ContextKey is the context key of a command's Holder: the command's
+// context (the server's running op) answers Value(ContextKey) with
+// itself.
 var ContextKey any = key{}
 
-// NewContext returns ctx carrying h, whose Stats From returns.
-func NewContext(ctx context.Context, h Holder) context.Context {
-	return context.WithValue(ctx, key{}, h)
-}
-
-// HolderFrom returns the Holder NewContext stored, or nil.
+// HolderFrom returns the Holder ctx carries, or nil.
 func HolderFrom(ctx context.Context) Holder {
 	if ctx == nil {
 		return nil
