@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"encoding/binary"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -38,8 +40,7 @@ func evalUTCDate(date Expr, doc bsoncore.Document, vars *Vars) (ymd [3]int, null
 	}
 	var ms int64
 	if v.Type == bsoncore.TypeDateTime && len(v.Data) >= 8 {
-		ms = int64(uint64(v.Data[0]) | uint64(v.Data[1])<<8 | uint64(v.Data[2])<<16 | uint64(v.Data[3])<<24 |
-			uint64(v.Data[4])<<32 | uint64(v.Data[5])<<40 | uint64(v.Data[6])<<48 | uint64(v.Data[7])<<56)
+		ms = int64(binary.LittleEndian.Uint64(v.Data))
 	} else if ms, err = toMillis("", v); err != nil {
 		return ymd, false, err
 	}
