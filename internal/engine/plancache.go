@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -157,24 +158,12 @@ func solutionSig(s *plan.Solution) uint64 {
 	return h.Sum64()
 }
 
-func sameIndexes(a, b []*index) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // lookup returns the active entry of shape planned over ixs: its
 // solution signature and works.
 func (pc *planCache) lookup(ixs []*index, shape uint64) (en planCacheEntry, ok bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if !sameIndexes(pc.indexes, ixs) {
+	if !slices.Equal(pc.indexes, ixs) {
 		return en, false
 	}
 	e := pc.entries[shape]
@@ -190,7 +179,7 @@ func (pc *planCache) lookup(ixs []*index, shape uint64) (en planCacheEntry, ok b
 func (pc *planCache) evict(ixs []*index, shape uint64) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if sameIndexes(pc.indexes, ixs) {
+	if slices.Equal(pc.indexes, ixs) {
 		delete(pc.entries, shape)
 	}
 }
@@ -202,7 +191,7 @@ func (pc *planCache) record(ixs []*index, shape uint64, sol *plan.Solution, work
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if !sameIndexes(pc.indexes, ixs) {
+	if !slices.Equal(pc.indexes, ixs) {
 		pc.indexes = ixs
 		pc.entries = nil
 	}

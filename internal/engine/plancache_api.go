@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -72,7 +73,7 @@ func (e *Engine) PlanCacheStats(db, coll string) ([]bsoncore.Document, error) {
 	pc := &c.state.plans
 	pc.mu.Lock()
 	var ents []planCacheEntry
-	if sameIndexes(pc.indexes, c.Indexes) {
+	if slices.Equal(pc.indexes, c.Indexes) {
 		for _, en := range pc.entries {
 			ents = append(ents, *en)
 		}

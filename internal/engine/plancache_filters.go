@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -159,14 +160,7 @@ func (e *Engine) ClearIndexFilters(db, coll string, query, sortDoc, proj bsoncor
 	}
 	fs.n.Store(int32(len(fs.m)))
 	fs.mu.Unlock()
-	c.state.plans.clear(func(en *planCacheEntry) bool {
-		for _, g := range gone {
-			if en.qshape == g {
-				return true
-			}
-		}
-		return false
-	})
+	c.state.plans.clear(func(en *planCacheEntry) bool { return slices.Contains(gone, en.qshape) })
 	return nil
 }
 
