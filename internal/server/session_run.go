@@ -52,12 +52,10 @@ func (a *sessionArgs) set(req *Request, k string, v bsoncore.Value) error {
 		}
 		a.lsid = d
 	case "txnNumber":
-		n, ok := asInt64(v)
-		if !ok || v.Type == bsoncore.TypeDouble {
-			if v.Type != bsoncore.TypeInt64 && v.Type != bsoncore.TypeInt32 {
-				return wrongType(req.Name, "txnNumber", v, "long")
-			}
+		if v.Type != bsoncore.TypeInt64 && v.Type != bsoncore.TypeInt32 {
+			return wrongType(req.Name, "txnNumber", v, "long")
 		}
+		n, _ := asInt64(v)
 		a.txnNumber, a.hasTxnNumber = n, true
 	case "autocommit":
 		b, err := argBool(req.Name, "autocommit", v)
