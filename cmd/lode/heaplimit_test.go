@@ -7,10 +7,15 @@ func TestGoMemoryLimit(t *testing.T) {
 	if storageInGoHeap {
 		inHeap = 768<<20 + memtableReserve // a 768 MiB cache and the memtables
 	}
-	if got, want := goMemoryLimit(12<<30, false, 768<<20), defaultHeapLimit+inHeap; got != want {
+	if got, want := goMemoryLimit(12<<30, false, 768<<20, 32<<20), defaultHeapLimit+inHeap; got != want {
 		t.Errorf("default budget: limit %d, want %d", got, want)
 	}
-	if got, want := goMemoryLimit(2<<30, true, 768<<20), 2<<30+inHeap; got != want {
+	if got, want := goMemoryLimit(2<<30, true, 768<<20, 32<<20), 2<<30-32<<20-256<<20+inHeap; got != want {
 		t.Errorf("--memory-budget-mb 2048: limit %d, want %d", got, want)
+	}
+	// What is resident outside the heap never takes the limit below half
+	// the budget.
+	if got, want := goMemoryLimit(64<<20, true, 768<<20, 48<<20), 32<<20+inHeap; got != want {
+		t.Errorf("--memory-budget-mb 64: limit %d, want %d", got, want)
 	}
 }

@@ -55,7 +55,7 @@ func runServe(args []string) error {
 	advertise := fs.String("advertise-addr", "", "host:port reported in hello's hosts and me (default: the listen address)")
 	maxConns := fs.Int("max-connections", 0, "maximum open client connections, mongod's maxIncomingConnections (0: 80% of the open-file limit, at most 1000000)")
 	msgTimeout := fs.Duration("message-timeout", server.DefaultMessageTimeout, "time a request may take to arrive once it has begun; a client stalled mid-message is disconnected (0: no limit)")
-	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables, and the Go runtime's soft memory limit (0: none; default half the machine's memory, with a 512 MiB soft limit; GOMEMLIMIT, when set, is the limit)")
+	budgetMB := fs.Int64("memory-budget-mb", defaultMemoryBudgetMB(), "server-wide memory budget in MiB for large requests, blocking sorts and $group tables, which also sets the Go runtime's soft memory limit below it (0: none; default half the machine's memory, with a 512 MiB soft limit; GOMEMLIMIT, when set, is the limit)")
 	oplogMB := fs.Int64("oplog-size-mb", engine.DefaultOplogBytes>>20, "bound of the operation log (local.oplog.rs, read by change streams and mongodump --oplog) in MiB, oldest entries trimmed first; 0 turns the oplog off, and with it change streams")
 	var cacheGB float64
 	cacheHelp := "size in GiB of the storage engine's block cache, like mongod's --wiredTigerCacheSizeGB (from 0.25 to 10000)"
@@ -113,7 +113,7 @@ func runServe(args []string) error {
 	if os.Getenv("GOMEMLIMIT") == "" && (!budgetGiven || *budgetMB > 0) {
 		// The Go heap's soft limit (heaplimit.go): the collector works
 		// harder rather than let GC slack take RSS past it.
-		debug.SetMemoryLimit(goMemoryLimit(*budgetMB<<20, budgetGiven, cacheBytes))
+		debug.SetMemoryLimit(goMemoryLimit(*budgetMB<<20, budgetGiven, cacheBytes, residentFileBytes()))
 	}
 	if err := checkExposure(*addr, *authOn, *insecureOpen, log); err != nil {
 		return err
