@@ -60,6 +60,7 @@ type conn struct {
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
+	nc = fastConn(nc)
 	c := &conn{s: s, nc: nc, raw: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10), gone: make(chan struct{})}
 	return c
 }
