@@ -100,7 +100,7 @@ func (e *Engine) DeleteSessionRecords(ids [][]byte) error {
 			}
 			continue // no record: no tombstone
 		}
-		if err := storage.DeleteSession(b, id); err != nil {
+		if err := storage.DeleteSession(b, e.db.Reader(), id); err != nil {
 			b.Close()
 			return fmt.Errorf("prune session records: %w", err)
 		}

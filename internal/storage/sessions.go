@@ -51,12 +51,28 @@ func DeleteSessionStmts(b *Batch, id []byte) error {
 	return b.deleteRange(lo, hi)
 }
 
-// DeleteSession adds to b the removal of every record of session id: its
-// header and statements.
-func DeleteSession(b *Batch, id []byte) error {
+// DeleteSession adds to b the removal of every record of session id in
+// r: its header and statements. Each record gets its own point deletion,
+// not one range deletion: a range tombstone in Pebble's memtable makes
+// every read of every key the memtable holds check it, until the memtable
+// is flushed, and drivers end their sessions (endSessions) whenever a
+// client disconnects. (Measured: a 10,000-document find over records
+// still in the memtable cost 20-35% more server CPU after one client
+// disconnected.)
+func DeleteSession(b *Batch, r Reader, id []byte) error {
 	lo := appendSessionKey(nil, id)
 	hi := append(appendSessionKey(nil, id), 0xff)
-	return b.deleteRange(lo, hi)
+	it, err := NewRangeIter(r, lo, hi)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := b.del(it.Key()); err != nil {
+			return err
+		}
+	}
+	return it.Error()
 }
 
 // GetSession reads session id's header record from r and appends it to
