@@ -44,8 +44,13 @@ import (
 const recordCacheShare = 8
 
 // DefaultRecordCacheQuiet is how long a collection must go unwritten
-// before its records are cached, when Options leave it zero.
-const DefaultRecordCacheQuiet = time.Second
+// before its records are cached, when Options leave it zero: long enough
+// that a collection under steady writes does not refill what each write
+// drops (filling costs a copy of each document read), short enough that
+// a collection read right after a burst of writes (a load, a batch job)
+// is served from the cache rather than from the memtable the burst
+// filled.
+const DefaultRecordCacheQuiet = 250 * time.Millisecond
 
 // recordCacheChunk is the largest arena chunk documents are copied into;
 // a larger document is not cached. A cache's first chunk is
