@@ -56,10 +56,8 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 	if gi < 0 {
 		return nil, 0, false, nil
 	}
-	ctx, cancel := context.WithCancel(rc.ctx)
-	parts, err := part.FindPartitions(ctx, p.pc.DB, p.pc.Coll, *p.push, partsPerCore*runtime.GOMAXPROCS(0))
+	parts, err := part.FindPartitions(rc.ctx, p.pc.DB, p.pc.Coll, *p.push, partsPerCore*runtime.GOMAXPROCS(0))
 	if err != nil || len(parts) < 2 {
-		cancel()
 		for _, it := range parts {
 			it.Close()
 		}
@@ -67,7 +65,7 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 	}
 	g := p.stages[gi].(*groupStage)
 	p.pc.params().Stats.ParallelGroups.Add(1)
-	return g.openParts(rc, ctx, cancel, parts), gi + 1, true, nil
+	return g.openParts(rc, parts), gi + 1, true, nil
 }
 
 // passesThrough reports whether s returns its input unchanged (a stage
@@ -83,12 +81,11 @@ func passesThrough(s stage) bool {
 }
 
 // openParts groups parts in parallel when first read.
-func (g *groupStage) openParts(rc *runCtx, ctx context.Context, cancel context.CancelFunc, parts []Iterator) Iterator {
+func (g *groupStage) openParts(rc *runCtx, parts []Iterator) Iterator {
 	var out Iterator
 	started := false
 	var sps []*spiller
 	closeAll := func() error {
-		cancel()
 		for _, sp := range sps {
 			sp.close()
 		}
@@ -102,7 +99,7 @@ func (g *groupStage) openParts(rc *runCtx, ctx context.Context, cancel context.C
 			if !started {
 				started = true
 				var err error
-				if out, sps, err = g.consumeParts(rc, ctx, cancel, parts); err != nil {
+				if out, sps, err = g.consumeParts(rc, parts); err != nil {
 					return nil, err
 				}
 			}
@@ -112,7 +109,14 @@ func (g *groupStage) openParts(rc *runCtx, ctx context.Context, cancel context.C
 	}
 }
 
-func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel context.CancelFunc, parts []Iterator) (Iterator, []*spiller, error) {
+// consumeParts groups every part, a goroutine per core taking the parts
+// in order. The workers' context is cancelled when one fails, so that
+// the others stop, and when they are done. It is derived from the
+// context in force now (commandContext), not from a cursor's
+// SwitchContext, whose command changes with each getMore.
+func (g *groupStage) consumeParts(rc *runCtx, parts []Iterator) (Iterator, []*spiller, error) {
+	ctx, cancel := context.WithCancel(commandContext(rc.ctx))
+	defer cancel()
 	var total atomic.Int64
 	wrc := *rc
 	wrc.ctx = ctx
@@ -129,8 +133,8 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 	var first atomic.Int32
 	first.Store(-1)
 	// Each goroutine takes the next range until none is left or one
-	// failed (the others then fail at their next range's first read, its
-	// context canceled).
+	// failed (the others then stop at their next document, their context
+	// cancelled, or before their next range).
 	var next atomic.Int32
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(parts)) {
@@ -139,7 +143,7 @@ func (g *groupStage) consumeParts(rc *runCtx, ctx context.Context, cancel contex
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(parts) {
+				if i >= len(parts) || first.Load() >= 0 {
 					return
 				}
 				err := workers[i].run(parts[i])
@@ -196,4 +200,17 @@ func (g *groupStage) mergeTables(workers []*groupWorker) (*groupTable, error) {
 		}
 	}
 	return base, nil
+}
+
+// commandContext returns the context of the command running now when ctx
+// is a cursor's (cursor.SwitchContext, which follows the command that
+// drives the cursor), else ctx. A context derived from a SwitchContext
+// would wait for the Done channel of the command current when it was
+// made, then ask the SwitchContext, by then perhaps a getMore's, why it
+// ended, and the context package panics at a nil answer.
+func commandContext(ctx context.Context) context.Context {
+	if s, ok := ctx.(interface{ Current() context.Context }); ok {
+		return s.Current()
+	}
+	return ctx
 }

@@ -34,6 +34,14 @@ func (s *SwitchContext) Set(ctx context.Context) {
 	s.gen.Add(1)
 }
 
+// Current returns the context in force now. A context that must be
+// cancelled with the command (context.WithCancel and the like) is made
+// from it, never from the SwitchContext itself: the context package ties
+// a child to its parent's Done channel of the moment, and asks the parent
+// for its error when that channel closes; by then the SwitchContext may
+// answer for the next command (nil), and the context package panics.
+func (s *SwitchContext) Current() context.Context { return s.get() }
+
 // Generation returns how many times Set was called.
 func (s *SwitchContext) Generation() uint64 { return s.gen.Load() }
 
