@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestGoMemoryLimit(t *testing.T) {
 	inHeap := int64(0)
@@ -17,5 +20,22 @@ func TestGoMemoryLimit(t *testing.T) {
 	// the budget.
 	if got, want := goMemoryLimit(64<<20, true, 768<<20, 48<<20), 32<<20+inHeap; got != want {
 		t.Errorf("--memory-budget-mb 64: limit %d, want %d", got, want)
+	}
+}
+
+// On Linux the program's resident text is read from /proc (it is what
+// the limit leaves room for), and the machine's memory too.
+func TestProcKB(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc")
+	}
+	if got := residentFileBytes(); got <= 0 {
+		t.Errorf("residentFileBytes = %d, want the resident text's size", got)
+	}
+	if got := defaultMemoryBudgetMB(); got <= 0 {
+		t.Errorf("defaultMemoryBudgetMB = %d, want half of MemTotal", got)
+	}
+	if _, ok := procKB("/proc/self/status", "NoSuchField:"); ok {
+		t.Error("a missing field was found")
 	}
 }
