@@ -452,6 +452,10 @@ func (c *Cursor) StartTimeLimit(ctx context.Context) {
 	}
 }
 
+// ctxCheckEvery is how many documents a batch takes between two looks at
+// its context.
+const ctxCheckEvery = 64
+
 func (c *Cursor) nextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore.Document, bool, error) {
 	if c.Ctx != nil {
 		c.Ctx.Set(ctx)
@@ -465,8 +469,13 @@ func (c *Cursor) nextBatch(ctx context.Context, n int, maxBytes int) ([]bsoncore
 		if c.Limit > 0 && c.Returned >= c.Limit {
 			return out, true, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, false, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+		// The context is asked at the batch's start and then every
+		// ctxCheckEvery documents: with a maxTimeMS deadline, asking reads
+		// the clock (the source checks it as well while it works).
+		if len(out)%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, errs.New(errs.MaxTimeMSExpired, "operation exceeded time limit")
+			}
 		}
 		doc := c.pending
 		c.pending = nil
