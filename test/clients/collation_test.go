@@ -15,13 +15,3 @@ func TestCollationPymongo(t *testing.T) {
 		t.Fatalf("collation_pymongo.py did not finish:\n%s", out)
 	}
 }
-
-// TestCollationMongosh: collations through mongosh (collation_mongosh.js).
-func TestCollationMongosh(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "collation_mongosh.js")
-	if !strings.Contains(out, "collation OK") {
-		t.Fatalf("collation_mongosh.js did not finish:\n%s", out)
-	}
-}

@@ -15,14 +15,3 @@ func TestGeoTutorialPymongo(t *testing.T) {
 		t.Fatalf("geo_restaurants_pymongo.py did not finish:\n%s", out)
 	}
 }
-
-// TestGeoMongosh: the geospatial reference examples through mongosh
-// (geo_mongosh.js).
-func TestGeoMongosh(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "geo_mongosh.js")
-	if !strings.Contains(out, "geo OK") {
-		t.Fatalf("geo_mongosh.js did not finish:\n%s", out)
-	}
-}

@@ -15,14 +15,3 @@ func TestStages19Pymongo(t *testing.T) {
 		t.Fatalf("stages19_pymongo.py did not finish:\n%s", out)
 	}
 }
-
-// TestStages19Mongosh: $graphLookup and $densify through mongosh
-// (stages19_mongosh.js).
-func TestStages19Mongosh(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "stages19_mongosh.js")
-	if !strings.Contains(out, "stages19 mongosh OK") {
-		t.Fatalf("stages19_mongosh.js did not finish:\n%s", out)
-	}
-}

@@ -9,16 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// TestTextMongosh: text search through mongosh (text_mongosh.js).
-func TestTextMongosh(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "text_mongosh.js")
-	if !strings.Contains(out, "text OK") {
-		t.Fatalf("text_mongosh.js did not finish:\n%s", out)
-	}
-}
-
 // TestTextPymongo: text search through pymongo 3.11 (text_pymongo.py).
 func TestTextPymongo(t *testing.T) {
 	t.Parallel()

@@ -66,13 +66,3 @@ func TestViewsPymongo(t *testing.T) {
 		t.Fatalf("views_pymongo.py did not finish:\n%s", out)
 	}
 }
-
-// TestViewsMongosh: views through mongosh's helpers (views_mongosh.js).
-func TestViewsMongosh(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "views_mongosh.js")
-	if !strings.Contains(out, "views OK") {
-		t.Fatalf("views_mongosh.js did not finish:\n%s", out)
-	}
-}

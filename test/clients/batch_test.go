@@ -1,0 +1,124 @@
+package clients
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scriptCase is one client script run against a `lode serve` of its own:
+// what it was started with and the line the script prints when all its
+// checks passed.
+type scriptCase struct {
+	script string
+	serve  []string // lode serve flags
+	ok     string   // printed by the script when it finished
+}
+
+// Markers runMongoshBatch prints around each case.
+const (
+	caseBegin  = "<<<lode-case-begin "
+	casePassed = "<<<lode-case-passed>>>"
+	caseFailed = "<<<lode-case-failed>>> "
+)
+
+// runMongoshBatch runs the cases' scripts one after another in a single
+// mongosh process (a mongosh start costs about 0.7 s of CPU, more than
+// most scripts), each against its own server: it sets db to the case's
+// server ("test" database, as `mongosh URI script` does) and load()s
+// the script, whose top-level declarations stay its own. A script's
+// uncaught error ends its case only. Each case is a subtest named after
+// its script that fails, with the script's output, unless the script
+// ran to the end and printed its ok line; SKIP lines are logged.
+func runMongoshBatch(t *testing.T, cases []scriptCase) {
+	t.Helper()
+	mongosh := requireTool(t, "mongosh")
+	type entry struct{ Name, URI, File string }
+	entries := make([]entry, len(cases))
+	for i, c := range cases {
+		entries[i] = entry{c.script, startServer(t, c.serve...).uri(), c.script}
+	}
+	list, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := `for (const c of ` + string(list) + `) {
+  print("\n` + caseBegin + `" + c.Name + ">>>");
+  try {
+    db = connect(c.URI);
+    if (!load(c.File)) throw new Error("load(" + c.File + ") returned false");
+    print("\n` + casePassed + `");
+  } catch (e) {
+    print("\n` + caseFailed + `" + ((e && e.stack) || e));
+  }
+}`
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", "--nodb", "--eval", eval)
+	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	if err != nil {
+		t.Errorf("mongosh: %v\n%s", err, out)
+	}
+	for _, c := range cases {
+		t.Run(c.script, func(t *testing.T) {
+			begin := strings.Index(out, caseBegin+c.script+">>>")
+			if begin < 0 {
+				t.Fatalf("%s did not run; mongosh output:\n%s", c.script, out)
+			}
+			part := out[begin+len(caseBegin+c.script+">>>"):]
+			if end := strings.Index(part, caseBegin); end >= 0 {
+				part = part[:end]
+			}
+			if !strings.Contains(part, casePassed) {
+				t.Fatalf("mongosh %s:\n%s", c.script, part)
+			}
+			if !strings.Contains(part, c.ok) {
+				t.Fatalf("%s did not finish:\n%s", c.script, part)
+			}
+			skips(t, part)
+		})
+	}
+}
+
+// TestMongoshScripts runs the self-contained mongosh scripts, each
+// against its own server, in one mongosh process. Each subtest is what
+// was a test of its own:
+//
+//	collation_mongosh.js   collations
+//	explain_seed004.js     ensureIndex and .explain() / .explain("executionStats") on seed 004's plans
+//	explain_aggregate.js   db.c.explain(verbosity).aggregate() on seed 003's pipeline
+//	exprs_mongosh.js       $median, $percentile, trigonometry, bitwise, the JavaScript refusal
+//	geo_mongosh.js         the geospatial reference examples
+//	plancache_mongosh.js   the plan cache's handles through mongosh's helpers
+//	sessions_mongosh.js    $listLocalSessions, refreshLogicalSessionCacheNow, $listSessions, killSessions
+//	stages19_mongosh.js    $graphLookup and $densify
+//	text_mongosh.js        text search
+//	views_mongosh.js       views through mongosh's helpers
+//	writes_mongosh.js      pipeline-style updates, write hints, $-prefixed upsert fields
+//	seed000..003 scripts   the seeds' shell code
+func TestMongoshScripts(t *testing.T) {
+	t.Parallel()
+	runMongoshBatch(t, []scriptCase{
+		{script: "collation_mongosh.js", ok: "collation OK"},
+		{script: "explain_seed004.js", ok: "explain seed004 OK"},
+		{script: "explain_aggregate.js", ok: "explain aggregate OK"},
+		{script: "exprs_mongosh.js", ok: "exprs OK"},
+		{script: "geo_mongosh.js", ok: "geo OK"},
+		{script: "plancache_mongosh.js", ok: "plancache OK"},
+		{script: "sessions_mongosh.js", serve: []string{"--enable-test-commands"}, ok: "sessions mongosh OK"},
+		{script: "stages19_mongosh.js", ok: "stages19 mongosh OK"},
+		{script: "text_mongosh.js", ok: "text OK"},
+		{script: "views_mongosh.js", ok: "views OK"},
+		{script: "writes_mongosh.js", ok: "writes OK"},
+		{script: "seed000_recent.js", ok: "seed000 OK"},
+		{script: "seed001_bucket.js", ok: "seed001 OK"},
+		{script: "seed002_metadata.js", ok: "seed002 OK"},
+		{script: "seed003_shell.js", ok: "seed003 shell OK"},
+	})
+}
