@@ -37,16 +37,8 @@ const (
 func runMongoshBatch(t *testing.T, cases []scriptCase) {
 	t.Helper()
 	mongosh := requireTool(t, "mongosh")
-	type entry struct{ Name, URI, File string }
-	entries := make([]entry, len(cases))
-	for i, c := range cases {
-		entries[i] = entry{c.script, startServer(t, c.serve...).uri(), c.script}
-	}
-	list, err := json.Marshal(entries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eval := `for (const c of ` + string(list) + `) {
+	list := batchList(t, cases)
+	eval := `for (const c of ` + list + `) {
   print("\n` + caseBegin + `" + c.Name + ">>>");
   try {
     db = connect(c.URI);
@@ -65,18 +57,41 @@ func runMongoshBatch(t *testing.T, cases []scriptCase) {
 	if err != nil {
 		t.Errorf("mongosh: %v\n%s", err, out)
 	}
+	checkBatch(t, "mongosh", cases, out)
+}
+
+// batchList starts a server for each case and returns the cases as a
+// JSON list of {Name, URI, File} for the batch runner.
+func batchList(t *testing.T, cases []scriptCase) string {
+	t.Helper()
+	type entry struct{ Name, URI, File string }
+	entries := make([]entry, len(cases))
+	for i, c := range cases {
+		entries[i] = entry{c.script, startServer(t, c.serve...).uri(), c.script}
+	}
+	list, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(list)
+}
+
+// checkBatch splits a batch's output at the case markers and checks each
+// case in a subtest named after its script.
+func checkBatch(t *testing.T, client string, cases []scriptCase, out string) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.script, func(t *testing.T) {
 			begin := strings.Index(out, caseBegin+c.script+">>>")
 			if begin < 0 {
-				t.Fatalf("%s did not run; mongosh output:\n%s", c.script, out)
+				t.Fatalf("%s did not run; %s output:\n%s", c.script, client, out)
 			}
 			part := out[begin+len(caseBegin+c.script+">>>"):]
 			if end := strings.Index(part, caseBegin); end >= 0 {
 				part = part[:end]
 			}
 			if !strings.Contains(part, casePassed) {
-				t.Fatalf("mongosh %s:\n%s", c.script, part)
+				t.Fatalf("%s %s:\n%s", client, c.script, part)
 			}
 			if !strings.Contains(part, c.ok) {
 				t.Fatalf("%s did not finish:\n%s", c.script, part)
@@ -84,6 +99,82 @@ func runMongoshBatch(t *testing.T, cases []scriptCase) {
 			skips(t, part)
 		})
 	}
+}
+
+// pythonBatch runs each case as __main__ with sys.argv [script, uri],
+// as `python3 script uri` would, catching what ends it (an exception,
+// sys.exit) so that the next case runs; tracebacks go to stdout, which
+// is unbuffered (-u), so they stay in their case's part of the output.
+const pythonBatch = `import json, runpy, sys, traceback
+for c in json.loads(sys.argv[1]):
+    print("\n` + caseBegin + `" + c["Name"] + ">>>")
+    sys.argv = [c["File"], c["URI"]]
+    try:
+        runpy.run_path(c["File"], run_name="__main__")
+        print("\n` + casePassed + `")
+    except SystemExit as e:
+        if e.code in (None, 0):
+            print("\n` + casePassed + `")
+        else:
+            print("\n` + caseFailed + `exit %r" % (e.code,))
+    except BaseException:
+        print("\n` + caseFailed + `")
+        traceback.print_exc(file=sys.stdout)
+`
+
+// runPythonBatch is runMongoshBatch for pymongo 3.11 scripts: one
+// /usr/bin/python3 process runs them all (pymongo's background threads
+// hold each process about half a second at exit).
+func runPythonBatch(t *testing.T, cases []scriptCase) {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		requireTool(t, "python3-at-/usr/bin")
+	}
+	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but cannot be imported: %v", err)
+		}
+		t.Skip("pymongo not installed for /usr/bin/python3")
+	}
+	list := batchList(t, cases)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, "-u", "-c", pythonBatch, list).CombinedOutput()
+	if err != nil {
+		t.Errorf("python: %v\n%s", err, out)
+	}
+	checkBatch(t, "python", cases, string(out))
+}
+
+// TestPythonScripts runs the self-contained pymongo 3.11 scripts, each
+// against its own server, in one Python process. Each subtest is what
+// was a test of its own:
+//
+//	collation_pymongo.py          collations
+//	geo_restaurants_pymongo.py    MongoDB's "Find Restaurants with Geospatial Queries" tutorial
+//	geo2d_options_pymongo.py      a 2d index with bits, min and max
+//	sessions_pymongo.py           the session cache, config.system.sessions, endSessions, killAllSessionsByPattern
+//	stages19_pymongo.py           $redact, $graphLookup and $densify
+//	text_pymongo.py               text search
+//	views_pymongo.py              views
+//	window_pymongo.py             $setWindowFields and $fill
+//	seed003_*.py                  seed 003's orders, transfer and event log code
+func TestPythonScripts(t *testing.T) {
+	t.Parallel()
+	runPythonBatch(t, []scriptCase{
+		{script: "collation_pymongo.py", ok: "collation ok"},
+		{script: "geo_restaurants_pymongo.py", ok: "geo tutorial ok"},
+		{script: "geo2d_options_pymongo.py", ok: "geo2d options ok"},
+		{script: "sessions_pymongo.py", serve: []string{"--set-parameter", "enableTestCommands=1"}, ok: "sessions pymongo OK"},
+		{script: "stages19_pymongo.py", ok: "stages19 ok"},
+		{script: "text_pymongo.py", ok: "text ok"},
+		{script: "views_pymongo.py", ok: "views ok"},
+		{script: "window_pymongo.py", ok: "window ok"},
+		{script: "seed003_orders.py", ok: "seed003 orders OK"},
+		{script: "seed003_transfer.py", ok: "seed003 transfer OK"},
+		{script: "seed003_eventlog.py", ok: "seed003 eventlog OK"},
+	})
 }
 
 // TestMongoshScripts runs the self-contained mongosh scripts, each

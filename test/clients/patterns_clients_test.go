@@ -15,34 +15,3 @@ func skips(t *testing.T, out string) {
 		}
 	}
 }
-
-// TestSeedScripts runs seed 003's Python through pymongo 3.11, each
-// script against its own `lode serve` (the seeds' shell code runs in
-// TestMongoshScripts).
-func TestSeedScripts(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		script string
-		python bool
-		ok     string
-	}{
-		{"seed003_transfer.py", true, "seed003 transfer OK"},
-		{"seed003_eventlog.py", true, "seed003 eventlog OK"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.script, func(t *testing.T) {
-			t.Parallel() // each script has its own server
-			s := startServer(t)
-			var out string
-			if tc.python {
-				out = runPython(t, s, tc.script)
-			} else {
-				out = runMongosh(t, s, tc.script)
-			}
-			if !strings.Contains(out, tc.ok) {
-				t.Fatalf("script did not finish:\n%s", out)
-			}
-			skips(t, out)
-		})
-	}
-}

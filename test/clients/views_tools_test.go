@@ -56,13 +56,3 @@ func TestToolsDumpRestoreViews(t *testing.T) {
 		t.Error(err)
 	}
 }
-
-// TestViewsPymongo: views through pymongo 3.11 (views_pymongo.py).
-func TestViewsPymongo(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runPython(t, s, "views_pymongo.py")
-	if !strings.Contains(out, "views ok") {
-		t.Fatalf("views_pymongo.py did not finish:\n%s", out)
-	}
-}
