@@ -152,6 +152,7 @@ func runPythonBatch(t *testing.T, cases []scriptCase) {
 // was a test of its own:
 //
 //	collation_pymongo.py          collations
+//	profiler_pymongo.py           pymongo's profiler helpers and $queryStats
 //	geo_restaurants_pymongo.py    MongoDB's "Find Restaurants with Geospatial Queries" tutorial
 //	geo2d_options_pymongo.py      a 2d index with bits, min and max
 //	sessions_pymongo.py           the session cache, config.system.sessions, endSessions, killAllSessionsByPattern
@@ -164,6 +165,7 @@ func TestPythonScripts(t *testing.T) {
 	t.Parallel()
 	runPythonBatch(t, []scriptCase{
 		{script: "collation_pymongo.py", ok: "collation ok"},
+		{script: "profiler_pymongo.py", ok: "profiler pymongo OK"},
 		{script: "geo_restaurants_pymongo.py", ok: "geo tutorial ok"},
 		{script: "geo2d_options_pymongo.py", ok: "geo2d options ok"},
 		{script: "sessions_pymongo.py", serve: []string{"--set-parameter", "enableTestCommands=1"}, ok: "sessions pymongo OK"},
@@ -182,6 +184,7 @@ func TestPythonScripts(t *testing.T) {
 // was a test of its own:
 //
 //	collation_mongosh.js   collations
+//	profiler_mongosh.js    mongosh's profiler helpers
 //	explain_seed004.js     ensureIndex and .explain() / .explain("executionStats") on seed 004's plans
 //	explain_aggregate.js   db.c.explain(verbosity).aggregate() on seed 003's pipeline
 //	exprs_mongosh.js       $median, $percentile, trigonometry, bitwise, the JavaScript refusal
@@ -197,6 +200,7 @@ func TestMongoshScripts(t *testing.T) {
 	t.Parallel()
 	runMongoshBatch(t, []scriptCase{
 		{script: "collation_mongosh.js", ok: "collation OK"},
+		{script: "profiler_mongosh.js", ok: "profile entries"},
 		{script: "explain_seed004.js", ok: "explain seed004 OK"},
 		{script: "explain_aggregate.js", ok: "explain aggregate OK"},
 		{script: "exprs_mongosh.js", ok: "exprs OK"},
