@@ -160,7 +160,7 @@ func runPythonBatch(t *testing.T, cases []scriptCase) {
 //	text_pymongo.py               text search
 //	views_pymongo.py              views
 //	window_pymongo.py             $setWindowFields and $fill
-//	seed003_*.py                  seed 003's orders, transfer and event log code
+//	seed003_*.py                  seed 003's hits per day (on a hand-computed data set), orders, transfer and event log code
 func TestPythonScripts(t *testing.T) {
 	t.Parallel()
 	runPythonBatch(t, []scriptCase{
@@ -173,6 +173,7 @@ func TestPythonScripts(t *testing.T) {
 		{script: "text_pymongo.py", ok: "text ok"},
 		{script: "views_pymongo.py", ok: "views ok"},
 		{script: "window_pymongo.py", ok: "window ok"},
+		{script: "seed003_hits.py", ok: "seed003 hits OK"},
 		{script: "seed003_orders.py", ok: "seed003 orders OK"},
 		{script: "seed003_transfer.py", ok: "seed003 transfer OK"},
 		{script: "seed003_eventlog.py", ok: "seed003 eventlog OK"},
@@ -195,7 +196,8 @@ func TestPythonScripts(t *testing.T) {
 //	text_mongosh.js        text search
 //	views_mongosh.js       views through mongosh's helpers
 //	writes_mongosh.js      pipeline-style updates, write hints, $-prefixed upsert fields
-//	seed000..003 scripts   the seeds' shell code
+//	seed000..003 scripts   the seeds' shell code; seed003_hits.js is seed 003's
+//	                       aggregation on a hand-computed data set
 func TestMongoshScripts(t *testing.T) {
 	t.Parallel()
 	runMongoshBatch(t, []scriptCase{
@@ -215,5 +217,6 @@ func TestMongoshScripts(t *testing.T) {
 		{script: "seed001_bucket.js", ok: "seed001 OK"},
 		{script: "seed002_metadata.js", ok: "seed002 OK"},
 		{script: "seed003_shell.js", ok: "seed003 shell OK"},
+		{script: "seed003_hits.js", ok: "seed003 hits (mongosh) OK"},
 	})
 }
