@@ -4,8 +4,6 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -17,7 +15,7 @@ func newMemTestServer(t *testing.T) *Server {
 	t.Helper()
 	eng, err := engine.Open("/db", engine.Options{
 		Logger: slog.New(slog.DiscardHandler),
-		FS:     storage.NewFS(vfs.NewMem()),
+		FS:     storage.MemFS(),
 	})
 	if err != nil {
 		t.Fatal(err)
