@@ -141,13 +141,17 @@ func idlFieldSetup(t *testing.T, s *Server) bson.Binary {
 func TestIDLFields(t *testing.T) {
 	for _, c := range readIDLFields(t) {
 		t.Run(strconv.Itoa(c.line)+"_"+c.cmd+"."+c.field, func(t *testing.T) {
+			// Each line has its own server on an in-memory filesystem:
+			// the cases are independent and check command parsing, not
+			// storage, so they run in parallel.
+			t.Parallel()
 			base, ok := idlFieldBase[c.cmd]
 			if !ok {
 				if base, ok = idlFieldBase[c.commandName]; !ok {
 					t.Fatalf("line %d: no base command for %s", c.line, c.cmd)
 				}
 			}
-			s := newTestServer(t)
+			s := newMemTestServer(t)
 			uuid := idlFieldSetup(t, s)
 			text := strings.ReplaceAll(c.value, "$UUID", `{"$binary": {"base64": "`+base64.StdEncoding.EncodeToString(uuid.Data)+`", "subType": "04"}}`)
 			var wrapped bson.D

@@ -94,5 +94,9 @@ type FS struct{ v vfs.FS }
 // TestStorageLayering).
 func NewFS(v vfs.FS) FS { return FS{v} }
 
+// MemFS is a new, empty in-memory filesystem, for tests whose many small
+// databases need no files (nothing survives the process).
+func MemFS() FS { return FS{vfs.NewMem()} }
+
 // ErrNotFound is the error a missing key reads as.
 var ErrNotFound = pebble.ErrNotFound

@@ -15,36 +15,3 @@ func skips(t *testing.T, out string) {
 		}
 	}
 }
-
-// TestSeedScripts runs the seeds' shell code in mongosh and seed 003's
-// Python through pymongo 3.11, each against its own `lode serve`.
-func TestSeedScripts(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		script string
-		python bool
-		ok     string
-	}{
-		{"seed000_recent.js", false, "seed000 OK"},
-		{"seed002_metadata.js", false, "seed002 OK"},
-		{"seed003_shell.js", false, "seed003 shell OK"},
-		{"seed003_transfer.py", true, "seed003 transfer OK"},
-		{"seed003_eventlog.py", true, "seed003 eventlog OK"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.script, func(t *testing.T) {
-			t.Parallel() // each script has its own server
-			s := startServer(t)
-			var out string
-			if tc.python {
-				out = runPython(t, s, tc.script)
-			} else {
-				out = runMongosh(t, s, tc.script)
-			}
-			if !strings.Contains(out, tc.ok) {
-				t.Fatalf("script did not finish:\n%s", out)
-			}
-			skips(t, out)
-		})
-	}
-}

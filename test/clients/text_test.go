@@ -9,26 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// TestTextMongosh: text search through mongosh (text_mongosh.js).
-func TestTextMongosh(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "text_mongosh.js")
-	if !strings.Contains(out, "text OK") {
-		t.Fatalf("text_mongosh.js did not finish:\n%s", out)
-	}
-}
-
-// TestTextPymongo: text search through pymongo 3.11 (text_pymongo.py).
-func TestTextPymongo(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runPython(t, s, "text_pymongo.py")
-	if !strings.Contains(out, "text ok") {
-		t.Fatalf("text_pymongo.py did not finish:\n%s", out)
-	}
-}
-
 // TestToolsDumpRestoreText: mongodump saves the text index in its stored
 // form (weights, default_language, language_override, textIndexVersion)
 // and mongorestore rebuilds it, so $text works on the copy.

@@ -56,23 +56,3 @@ func TestToolsDumpRestoreViews(t *testing.T) {
 		t.Error(err)
 	}
 }
-
-// TestViewsPymongo: views through pymongo 3.11 (views_pymongo.py).
-func TestViewsPymongo(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runPython(t, s, "views_pymongo.py")
-	if !strings.Contains(out, "views ok") {
-		t.Fatalf("views_pymongo.py did not finish:\n%s", out)
-	}
-}
-
-// TestViewsMongosh: views through mongosh's helpers (views_mongosh.js).
-func TestViewsMongosh(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "views_mongosh.js")
-	if !strings.Contains(out, "views OK") {
-		t.Fatalf("views_mongosh.js did not finish:\n%s", out)
-	}
-}

@@ -168,10 +168,26 @@ func (s *server) uri(opts url.Values) string {
 // server selection timeout, so a refused connection fails fast.
 func connect(t testing.TB, s *server, opts url.Values) *mongo.Client {
 	t.Helper()
+	return connectTimeout(t, s, opts, 2*time.Second)
+}
+
+// connectRefused is connect for a client the test expects the server to
+// refuse (a failed TLS handshake): the driver's monitor sees the
+// refusal on its first connection, at once, and the operation then only
+// waits out serverSelectionTimeoutMS, so a short one keeps the test from
+// sleeping 2 s. The test still requires the operation to fail, with the
+// connection's own error (refused).
+func connectRefused(t testing.TB, s *server, opts url.Values) *mongo.Client {
+	t.Helper()
+	return connectTimeout(t, s, opts, 500*time.Millisecond)
+}
+
+func connectTimeout(t testing.TB, s *server, opts url.Values, timeout time.Duration) *mongo.Client {
+	t.Helper()
 	if opts == nil {
 		opts = url.Values{}
 	}
-	opts.Set("serverSelectionTimeoutMS", "2000")
+	opts.Set("serverSelectionTimeoutMS", fmt.Sprint(timeout.Milliseconds()))
 	client, err := mongo.Connect(options.Client().ApplyURI(s.uri(opts)))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,222 @@
+package clients
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scriptCase is one client script run against a `lode serve` of its own:
+// what it was started with and the line the script prints when all its
+// checks passed.
+type scriptCase struct {
+	script string
+	serve  []string // lode serve flags
+	ok     string   // printed by the script when it finished
+}
+
+// Markers runMongoshBatch prints around each case.
+const (
+	caseBegin  = "<<<lode-case-begin "
+	casePassed = "<<<lode-case-passed>>>"
+	caseFailed = "<<<lode-case-failed>>> "
+)
+
+// runMongoshBatch runs the cases' scripts one after another in a single
+// mongosh process (a mongosh start costs about 0.7 s of CPU, more than
+// most scripts), each against its own server: it sets db to the case's
+// server ("test" database, as `mongosh URI script` does) and load()s
+// the script, whose top-level declarations stay its own. A script's
+// uncaught error ends its case only. Each case is a subtest named after
+// its script that fails, with the script's output, unless the script
+// ran to the end and printed its ok line; SKIP lines are logged.
+func runMongoshBatch(t *testing.T, cases []scriptCase) {
+	t.Helper()
+	mongosh := requireTool(t, "mongosh")
+	list := batchList(t, cases)
+	eval := `for (const c of ` + list + `) {
+  print("\n` + caseBegin + `" + c.Name + ">>>");
+  try {
+    db = connect(c.URI);
+    if (!load(c.File)) throw new Error("load(" + c.File + ") returned false");
+    print("\n` + casePassed + `");
+  } catch (e) {
+    print("\n` + caseFailed + `" + ((e && e.stack) || e));
+  }
+}`
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", "--nodb", "--eval", eval)
+	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	if err != nil {
+		t.Errorf("mongosh: %v\n%s", err, out)
+	}
+	checkBatch(t, "mongosh", cases, out)
+}
+
+// batchList starts a server for each case and returns the cases as a
+// JSON list of {Name, URI, File} for the batch runner.
+func batchList(t *testing.T, cases []scriptCase) string {
+	t.Helper()
+	type entry struct{ Name, URI, File string }
+	entries := make([]entry, len(cases))
+	for i, c := range cases {
+		entries[i] = entry{c.script, startServer(t, c.serve...).uri(), c.script}
+	}
+	list, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(list)
+}
+
+// checkBatch splits a batch's output at the case markers and checks each
+// case in a subtest named after its script.
+func checkBatch(t *testing.T, client string, cases []scriptCase, out string) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.script, func(t *testing.T) {
+			begin := strings.Index(out, caseBegin+c.script+">>>")
+			if begin < 0 {
+				t.Fatalf("%s did not run; %s output:\n%s", c.script, client, out)
+			}
+			part := out[begin+len(caseBegin+c.script+">>>"):]
+			if end := strings.Index(part, caseBegin); end >= 0 {
+				part = part[:end]
+			}
+			if !strings.Contains(part, casePassed) {
+				t.Fatalf("%s %s:\n%s", client, c.script, part)
+			}
+			if !strings.Contains(part, c.ok) {
+				t.Fatalf("%s did not finish:\n%s", c.script, part)
+			}
+			skips(t, part)
+		})
+	}
+}
+
+// pythonBatch runs each case as __main__ with sys.argv [script, uri],
+// as `python3 script uri` would, catching what ends it (an exception,
+// sys.exit) so that the next case runs; tracebacks go to stdout, which
+// is unbuffered (-u), so they stay in their case's part of the output.
+const pythonBatch = `import json, runpy, sys, traceback
+for c in json.loads(sys.argv[1]):
+    print("\n` + caseBegin + `" + c["Name"] + ">>>")
+    sys.argv = [c["File"], c["URI"]]
+    try:
+        runpy.run_path(c["File"], run_name="__main__")
+        print("\n` + casePassed + `")
+    except SystemExit as e:
+        if e.code in (None, 0):
+            print("\n` + casePassed + `")
+        else:
+            print("\n` + caseFailed + `exit %r" % (e.code,))
+    except BaseException:
+        print("\n` + caseFailed + `")
+        traceback.print_exc(file=sys.stdout)
+`
+
+// runPythonBatch is runMongoshBatch for pymongo 3.11 scripts: one
+// /usr/bin/python3 process runs them all (pymongo's background threads
+// hold each process about half a second at exit).
+func runPythonBatch(t *testing.T, cases []scriptCase) {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		requireTool(t, "python3-at-/usr/bin")
+	}
+	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
+		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but cannot be imported: %v", err)
+		}
+		t.Skip("pymongo not installed for /usr/bin/python3")
+	}
+	list := batchList(t, cases)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, "-u", "-c", pythonBatch, list).CombinedOutput()
+	if err != nil {
+		t.Errorf("python: %v\n%s", err, out)
+	}
+	checkBatch(t, "python", cases, string(out))
+}
+
+// TestPythonScripts runs the self-contained pymongo 3.11 scripts, each
+// against its own server, in one Python process. Each subtest is what
+// was a test of its own:
+//
+//	collation_pymongo.py          collations
+//	profiler_pymongo.py           pymongo's profiler helpers and $queryStats
+//	geo_restaurants_pymongo.py    MongoDB's "Find Restaurants with Geospatial Queries" tutorial
+//	geo2d_options_pymongo.py      a 2d index with bits, min and max
+//	sessions_pymongo.py           the session cache, config.system.sessions, endSessions, killAllSessionsByPattern
+//	stages19_pymongo.py           $redact, $graphLookup and $densify
+//	text_pymongo.py               text search
+//	views_pymongo.py              views
+//	window_pymongo.py             $setWindowFields and $fill
+//	seed003_*.py                  seed 003's hits per day (on a hand-computed data set), orders, transfer and event log code
+func TestPythonScripts(t *testing.T) {
+	t.Parallel()
+	runPythonBatch(t, []scriptCase{
+		{script: "collation_pymongo.py", ok: "collation ok"},
+		{script: "profiler_pymongo.py", ok: "profiler pymongo OK"},
+		{script: "geo_restaurants_pymongo.py", ok: "geo tutorial ok"},
+		{script: "geo2d_options_pymongo.py", ok: "geo2d options ok"},
+		{script: "sessions_pymongo.py", serve: []string{"--set-parameter", "enableTestCommands=1"}, ok: "sessions pymongo OK"},
+		{script: "stages19_pymongo.py", ok: "stages19 ok"},
+		{script: "text_pymongo.py", ok: "text ok"},
+		{script: "views_pymongo.py", ok: "views ok"},
+		{script: "window_pymongo.py", ok: "window ok"},
+		{script: "seed003_hits.py", ok: "seed003 hits OK"},
+		{script: "seed003_orders.py", ok: "seed003 orders OK"},
+		{script: "seed003_transfer.py", ok: "seed003 transfer OK"},
+		{script: "seed003_eventlog.py", ok: "seed003 eventlog OK"},
+	})
+}
+
+// TestMongoshScripts runs the self-contained mongosh scripts, each
+// against its own server, in one mongosh process. Each subtest is what
+// was a test of its own:
+//
+//	collation_mongosh.js   collations
+//	profiler_mongosh.js    mongosh's profiler helpers
+//	explain_seed004.js     ensureIndex and .explain() / .explain("executionStats") on seed 004's plans
+//	explain_aggregate.js   db.c.explain(verbosity).aggregate() on seed 003's pipeline
+//	exprs_mongosh.js       $median, $percentile, trigonometry, bitwise, the JavaScript refusal
+//	geo_mongosh.js         the geospatial reference examples
+//	plancache_mongosh.js   the plan cache's handles through mongosh's helpers
+//	sessions_mongosh.js    $listLocalSessions, refreshLogicalSessionCacheNow, $listSessions, killSessions
+//	stages19_mongosh.js    $graphLookup and $densify
+//	text_mongosh.js        text search
+//	views_mongosh.js       views through mongosh's helpers
+//	writes_mongosh.js      pipeline-style updates, write hints, $-prefixed upsert fields
+//	seed000..003 scripts   the seeds' shell code; seed003_hits.js is seed 003's
+//	                       aggregation on a hand-computed data set
+func TestMongoshScripts(t *testing.T) {
+	t.Parallel()
+	runMongoshBatch(t, []scriptCase{
+		{script: "collation_mongosh.js", ok: "collation OK"},
+		{script: "profiler_mongosh.js", ok: "profile entries"},
+		{script: "explain_seed004.js", ok: "explain seed004 OK"},
+		{script: "explain_aggregate.js", ok: "explain aggregate OK"},
+		{script: "exprs_mongosh.js", ok: "exprs OK"},
+		{script: "geo_mongosh.js", ok: "geo OK"},
+		{script: "plancache_mongosh.js", ok: "plancache OK"},
+		{script: "sessions_mongosh.js", serve: []string{"--enable-test-commands"}, ok: "sessions mongosh OK"},
+		{script: "stages19_mongosh.js", ok: "stages19 mongosh OK"},
+		{script: "text_mongosh.js", ok: "text OK"},
+		{script: "views_mongosh.js", ok: "views OK"},
+		{script: "writes_mongosh.js", ok: "writes OK"},
+		{script: "seed000_recent.js", ok: "seed000 OK"},
+		{script: "seed001_bucket.js", ok: "seed001 OK"},
+		{script: "seed002_metadata.js", ok: "seed002 OK"},
+		{script: "seed003_shell.js", ok: "seed003 shell OK"},
+		{script: "seed003_hits.js", ok: "seed003 hits (mongosh) OK"},
+	})
+}
