@@ -8,8 +8,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/lodedb/lode/internal/storage"
 	"github.com/lodedb/lode/test/testenv"
 )
+
+// cacheQuiet is a little longer than storage waits before it caches a
+// collection left unwritten.
+const cacheQuiet = storage.DefaultRecordCacheQuiet + 100*time.Millisecond
 
 // TestRecentQueryThroughRecordCache runs the recent-n query (SORT_MERGE >
 // FETCH) on a collection left unwritten long enough for storage to cache
@@ -65,7 +70,7 @@ func TestRecentQueryThroughRecordCache(t *testing.T) {
 		}
 	}
 	check("before caching", 0)
-	time.Sleep(1100 * time.Millisecond) // storage caches a collection unwritten for a second
+	time.Sleep(cacheQuiet) // storage caches a collection left unwritten
 	check("first run", 0)
 	check("second run (cached)", 101)
 
@@ -97,7 +102,7 @@ func TestRecentQueryThroughRecordCache(t *testing.T) {
 	}
 	update()
 	check("right after the writes", 50)
-	time.Sleep(1100 * time.Millisecond)
+	time.Sleep(cacheQuiet)
 	check("after the writes, filling", 50)
 	check("after the writes, cached", 0)
 
