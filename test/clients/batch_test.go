@@ -127,16 +127,7 @@ for c in json.loads(sys.argv[1]):
 // hold each process about half a second at exit).
 func runPythonBatch(t *testing.T, cases []scriptCase) {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		requireTool(t, "python3-at-/usr/bin")
-	}
-	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
-		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
-			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but cannot be imported: %v", err)
-		}
-		t.Skip("pymongo not installed for /usr/bin/python3")
-	}
+	py := requirePython(t)
 	list := batchList(t, cases)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -140,8 +140,10 @@ func runMongosh(t *testing.T, s *server, script string) string {
 	return string(out)
 }
 
-// runPython runs a script with Debian's /usr/bin/python3 (pymongo 3.11).
-func runPython(t *testing.T, s *server, script string) string {
+// requirePython returns Debian's /usr/bin/python3 when it can import
+// pymongo, and skips the test otherwise (fails it under
+// LODE_REQUIRE_CLIENTS=1).
+func requirePython(t *testing.T) string {
 	t.Helper()
 	py := "/usr/bin/python3"
 	if _, err := os.Stat(py); err != nil {
@@ -153,6 +155,13 @@ func runPython(t *testing.T, s *server, script string) string {
 		}
 		t.Skip("pymongo not installed for /usr/bin/python3")
 	}
+	return py
+}
+
+// runPython runs a script with Debian's /usr/bin/python3 (pymongo 3.11).
+func runPython(t *testing.T, s *server, script string) string {
+	t.Helper()
+	py := requirePython(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, script, s.uri())
