@@ -28,15 +28,7 @@ func TestIndexBuiltAfterTransactionSnapshot(t *testing.T) {
 	if _, err := coll.InsertMany(c, docs); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := db.Client().StartSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.EndSession(c)
-	if err := sess.StartTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	ctx := mongo.NewSessionContext(c, sess)
+	sess, ctx := inTxn(t, db)
 	// The first read fixes the snapshot.
 	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "a", Value: 3}}); err != nil || n != 10 {
 		t.Fatalf("count before the index: %d, %v", n, err)
