@@ -93,13 +93,7 @@ func (e *Engine) DeleteSessionRecords(ids [][]byte) error {
 	}
 	b := e.db.NewBatch()
 	for _, id := range ids {
-		if _, ok, err := storage.GetSession(e.db.Reader(), id, nil); err != nil || !ok {
-			if err != nil {
-				b.Close()
-				return err
-			}
-			continue // no record: no tombstone
-		}
+		// A session without records adds nothing to the batch.
 		if err := storage.DeleteSession(b, e.db.Reader(), id); err != nil {
 			b.Close()
 			return fmt.Errorf("prune session records: %w", err)
