@@ -21,6 +21,15 @@ import (
 type rawIOConn struct {
 	*net.TCPConn
 	rc syscall.RawConn
+
+	// The callbacks RawConn.Read and Write run, bound once (a closure
+	// made per call escapes to the heap), and their arguments and
+	// results: a connection's reads are sequential, and so are its
+	// writes.
+	readFn, writeFn func(fd uintptr) bool
+	rp, wp          []byte
+	rn, wdone       int
+	rerr, werr      syscall.Errno
 }
 
 // fastConn returns nc with rawIOConn's reads and writes when it is a TCP
@@ -34,27 +43,19 @@ func fastConn(nc net.Conn) net.Conn {
 	if err != nil {
 		return nc
 	}
-	return &rawIOConn{TCPConn: tc, rc: rc}
+	c := &rawIOConn{TCPConn: tc, rc: rc}
+	c.readFn, c.writeFn = c.readSome, c.writeAll
+	return c
 }
 
 func (c *rawIOConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n uintptr
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait until readable
-			}
-			return true
-		}
-	})
+	c.rp, c.rn, c.rerr = p, 0, 0
+	err := c.rc.Read(c.readFn)
+	n, errno := c.rn, c.rerr
+	c.rp = nil
 	switch {
 	case err != nil:
 		return 0, err
@@ -63,28 +64,29 @@ func (c *rawIOConn) Read(p []byte) (int, error) {
 	case n == 0:
 		return 0, io.EOF
 	}
-	return int(n), nil
+	return n, nil
+}
+
+// readSome reads once into c.rp, reporting false (wait) on EAGAIN.
+func (c *rawIOConn) readSome(fd uintptr) bool {
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rp[0])), uintptr(len(c.rp)))
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // wait until readable
+		}
+		c.rn, c.rerr = int(n), errno
+		return true
+	}
 }
 
 func (c *rawIOConn) Write(p []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			switch e {
-			case 0:
-				done += int(n)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // wait until writable
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	c.wp, c.wdone, c.werr = p, 0, 0
+	err := c.rc.Write(c.writeFn)
+	done, errno := c.wdone, c.werr
+	c.wp = nil
 	switch {
 	case err != nil:
 		return done, err
@@ -92,4 +94,23 @@ func (c *rawIOConn) Write(p []byte) (int, error) {
 		return done, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("write", errno)}
 	}
 	return done, nil
+}
+
+// writeAll writes what is left of c.wp, reporting false (wait) on EAGAIN.
+func (c *rawIOConn) writeAll(fd uintptr) bool {
+	p := c.wp
+	for c.wdone < len(p) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[c.wdone])), uintptr(len(p)-c.wdone))
+		switch e {
+		case 0:
+			c.wdone += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // wait until writable
+		default:
+			c.werr = e
+			return true
+		}
+	}
+	return true
 }

@@ -119,3 +119,29 @@ func TestRawIOWriteToResetPeer(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A round trip of small reads and writes allocates nothing: RawConn's
+// callbacks are bound once per connection, not made per call (a closure
+// per call escapes to the heap, two or three objects per message).
+func TestRawIOReadWriteDoNotAllocate(t *testing.T) {
+	srv, cli := tcpPair(t)
+	msg := []byte("0123456789abcdef")
+	buf := make([]byte, 64)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := cli.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := io.ReadFull(srv, buf[:len(msg)]); err != nil || n != len(msg) {
+			t.Fatal(n, err)
+		}
+		if _, err := srv.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(cli, buf[:len(msg)]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per round trip through rawIOConn, want 0", allocs)
+	}
+}
