@@ -66,6 +66,18 @@ func refusedGenericArg(cmd, k string, v bsoncore.Value) error {
 	return nil
 }
 
+// onlyGenericArgs refuses every field after the command's name but the
+// generic arguments, as a command whose IDL declares no fields does
+// (ping, logout, dropDatabase). When the dispatcher's scan found only
+// arguments it reads itself, all generic and none refused
+// (TestGenArgsAreGenericAndAccepted), there is nothing to walk.
+func onlyGenericArgs(req *Request) error {
+	if req.gen.ok && req.gen.others == 0 {
+		return nil
+	}
+	return eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil })
+}
+
 // eachArg calls fn for every field after the command name. fn returns
 // false for a field it does not know; such a field is an error (40415)
 // unless it is a generic argument.

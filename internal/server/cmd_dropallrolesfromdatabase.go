@@ -17,7 +17,7 @@ func init() {
 // of the database, built-in ones too, is first taken away from all users
 // and roles.
 func cmdDropAllRolesFromDatabase(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	n, err := s.users.DropAllRoles(ctx, req.DB)

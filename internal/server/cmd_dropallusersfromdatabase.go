@@ -15,7 +15,7 @@ func init() {
 // cmdDropAllUsersFromDatabase removes every user of the command's
 // database and reports how many, as {n}.
 func cmdDropAllUsersFromDatabase(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	n, err := s.users.DropUsers(ctx, bsoncore.NewDocumentBuilder().AppendString("db", req.DB).Build())

@@ -14,7 +14,7 @@ func init() {
 
 // cmdDropDatabase drops a database and all of its collections.
 func cmdDropDatabase(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	if err := s.eng.DropDatabase(req.DB); err != nil {

@@ -19,7 +19,7 @@ func cmdDropRole(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	if err != nil {
 		return nil, err
 	}
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	return nil, s.users.DropRole(ctx, auth.RoleName{Role: name, DB: req.DB})

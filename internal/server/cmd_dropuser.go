@@ -19,7 +19,7 @@ func cmdDropUser(ctx context.Context, s *Server, req *Request) (bsoncore.Documen
 	if !ok {
 		return nil, errs.New(errs.TypeMismatch, "BSON field 'dropUser.dropUser' is the wrong type, expected type 'string'")
 	}
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	n, err := s.users.DropUsers(ctx, bsoncore.NewDocumentBuilder().AppendString("_id", req.DB+"."+name).Build())

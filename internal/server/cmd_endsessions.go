@@ -20,7 +20,7 @@ func cmdEndSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if err != nil {
 		return nil, err
 	}
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	for _, l := range ids {

@@ -22,7 +22,7 @@ func cmdKillAllSessions(ctx context.Context, s *Server, req *Request) (bsoncore.
 	if err != nil {
 		return nil, err
 	}
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	if len(uids) == 0 {

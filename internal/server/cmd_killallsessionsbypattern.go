@@ -27,7 +27,7 @@ func cmdKillAllSessionsByPattern(ctx context.Context, s *Server, req *Request) (
 	if err != nil {
 		return nil, err
 	}
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	if len(vals) == 0 {

@@ -20,7 +20,7 @@ func cmdKillSessions(ctx context.Context, s *Server, req *Request) (bsoncore.Doc
 	if err != nil {
 		return nil, err
 	}
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {

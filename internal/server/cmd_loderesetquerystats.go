@@ -21,7 +21,7 @@ func cmdLodeResetQueryStats(_ context.Context, s *Server, req *Request) (bsoncor
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "lodeResetQueryStats may only be run against the admin database.")
 	}
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	s.obs.qs.reset()

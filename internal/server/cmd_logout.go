@@ -13,7 +13,7 @@ func init() {
 // cmdLogout ends the connection's authentication if its user belongs to
 // the command's database, as mongod's logoutDatabase does.
 func cmdLogout(_ context.Context, _ *Server, req *Request) (bsoncore.Document, error) {
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	if c := req.conn; c != nil {

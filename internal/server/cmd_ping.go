@@ -13,5 +13,5 @@ func init() {
 // cmdPing answers {ok: 1}. Its IDL (generic.idl) is strict and has no
 // fields: anything but the generic arguments is unknown.
 func cmdPing(_ context.Context, _ *Server, req *Request) (bsoncore.Document, error) {
-	return nil, eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil })
+	return nil, onlyGenericArgs(req)
 }

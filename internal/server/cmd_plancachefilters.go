@@ -122,7 +122,7 @@ func cmdPlanCacheListFilters(ctx context.Context, s *Server, req *Request) (bson
 	if err != nil {
 		return nil, err
 	}
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	if err := s.refuseView(ctx, req.DB, coll); err != nil {

@@ -17,7 +17,7 @@ func init() {
 // mongod's test command runs its transaction reaper; it is served only
 // with test commands enabled.
 func cmdReapLogicalSessionCacheNow(_ context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	s.reap(time.Now(), true)

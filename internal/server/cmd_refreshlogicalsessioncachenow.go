@@ -14,7 +14,7 @@ func init() {
 // once (sessions_coll.go), as mongod's test command does; it is served
 // only with test commands enabled.
 func cmdRefreshLogicalSessionCacheNow(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	return nil, s.refreshSessionCache(ctx)

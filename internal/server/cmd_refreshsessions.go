@@ -18,7 +18,7 @@ func cmdRefreshSessions(ctx context.Context, s *Server, req *Request) (bsoncore.
 	if err != nil {
 		return nil, err
 	}
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	owner := s.sessionOwnerOf(ctx, req)

@@ -14,7 +14,7 @@ func init() {
 // cmdStartSession creates a logical session of the caller with a
 // server-chosen id: {id: {id: UUID}, timeoutMinutes}.
 func cmdStartSession(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
-	if err := ignoreArgs(req); err != nil {
+	if err := onlyGenericArgs(req); err != nil {
 		return nil, err
 	}
 	var id [16]byte

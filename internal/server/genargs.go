@@ -50,6 +50,10 @@ type genArgs struct {
 	// wire and names none of the arguments twice. Otherwise the checks
 	// walk the command themselves, as they always did.
 	ok bool
+	// others counts the fields after the command's name that are none
+	// of the genArgs: 0 means the command holds only its name and
+	// arguments the dispatcher reads (onlyGenericArgs).
+	others int32
 }
 
 // scanGenArgs finds the generic arguments of cmd, a document the wire
@@ -96,6 +100,8 @@ func (g *genArgs) scan(cmd bsoncore.Document) {
 				return
 			}
 			g.at[a] = off
+		} else if off > 4 {
+			g.others++
 		}
 		off += int32(len(el))
 		rem = next

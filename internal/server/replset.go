@@ -1,6 +1,8 @@
 package server
 
 import (
+	"encoding/binary"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -80,10 +82,26 @@ var zeroHash [20]byte
 
 // appendClusterTime appends the elements operationTime and $clusterTime
 // (clusterTimeFields) to the document under construction in dst: with
-// clusterTimeLen bytes of room it does not allocate.
+// clusterTimeLen bytes of room it does not allocate. Every reply carries
+// them, so they are copied from clusterTimeTemplate and only the two
+// timestamps are written.
 func (s *Server) appendClusterTime(dst []byte) []byte {
 	ts := s.eng.Clock().Last()
-	t, i := ts.Sec(), ts.Inc()
+	return appendClusterTimeAt(dst, ts.Sec(), ts.Inc())
+}
+
+// appendClusterTimeAt appends the elements for the timestamp (t, i).
+func appendClusterTimeAt(dst []byte, t, i uint32) []byte {
+	n := len(dst)
+	dst = append(dst, clusterTimeTemplate[:]...)
+	putTimestamp(dst[n+opTimeAt:], t, i)
+	putTimestamp(dst[n+clusterTimeAt:], t, i)
+	return dst
+}
+
+// buildClusterTime appends the elements appendClusterTime writes, for the
+// timestamp (t, i), one by one.
+func buildClusterTime(dst []byte, t, i uint32) []byte {
 	dst = bsoncore.AppendTimestampElement(dst, "operationTime", t, i)
 	ct, dst := bsoncore.AppendDocumentElementStart(dst, "$clusterTime")
 	dst = bsoncore.AppendTimestampElement(dst, "clusterTime", t, i)
@@ -93,6 +111,22 @@ func (s *Server) appendClusterTime(dst []byte) []byte {
 	dst, _ = bsoncore.AppendDocumentEnd(dst, sig)
 	dst, _ = bsoncore.AppendDocumentEnd(dst, ct)
 	return dst
+}
+
+// clusterTimeTemplate is buildClusterTime's output for the timestamp 0;
+// opTimeAt and clusterTimeAt are where its two timestamp values sit.
+var clusterTimeTemplate = [clusterTimeLen]byte(buildClusterTime(nil, 0, 0))
+
+const (
+	opTimeAt      = 1 + len("operationTime") + 1
+	clusterTimeAt = opTimeAt + 8 + 1 + len("$clusterTime") + 1 + 4 + 1 + len("clusterTime") + 1
+)
+
+// putTimestamp writes a BSON timestamp value (increment, then seconds,
+// little-endian) at the start of b.
+func putTimestamp(b []byte, t, i uint32) {
+	binary.LittleEndian.PutUint32(b, i)
+	binary.LittleEndian.PutUint32(b[4:], t)
 }
 
 // appendFields returns body with the elements of extra appended.

@@ -92,11 +92,6 @@ func (s *Server) mayKillAnySession(ctx context.Context, req *Request) bool {
 	return err == nil && g != nil && g.Allowed(auth.ClusterResource, auth.Actions(auth.ActKillAnySession))
 }
 
-// ignoreArgs rejects unknown fields: these commands take only their
-// first field and generic arguments.
-func ignoreArgs(req *Request) error {
-	return eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil })
-}
 
 // sessionMatcher selects sessions to kill, as mongod's
 // KillAllSessionsByPattern set: nil matches every session.
