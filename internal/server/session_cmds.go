@@ -92,7 +92,6 @@ func (s *Server) mayKillAnySession(ctx context.Context, req *Request) bool {
 	return err == nil && g != nil && g.Allowed(auth.ClusterResource, auth.Actions(auth.ActKillAnySession))
 }
 
-
 // sessionMatcher selects sessions to kill, as mongod's
 // KillAllSessionsByPattern set: nil matches every session.
 type sessionMatcher func(ss *session) bool
