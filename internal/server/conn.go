@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -22,11 +23,16 @@ import (
 // conn is one client connection. Requests on a connection are handled one
 // at a time, in order, as the wire protocol requires.
 type conn struct {
-	s      *Server
-	nc     net.Conn // the connection's reads and writes: raw, or TLS over it
-	raw    net.Conn // the accepted connection; set once, so other goroutines may close it or ask its address
-	id     int64
-	r      *bufio.Reader
+	s   *Server
+	nc  net.Conn // the connection's reads and writes: raw, or TLS over it
+	raw net.Conn // the accepted connection; set once, so other goroutines may close it or ask its address
+	id  int64
+	r   *bufio.Reader
+	// loop is raw when it can serve messages inside one wait of the
+	// poller (serveloop.go), nil otherwise (TLS, not TCP, not Linux);
+	// src is what r reads from while the connection is not TLS.
+	loop   loopConn
+	src    *connSource
 	out    []byte
 	reqID  atomic.Int32
 	client bsoncore.Document // client metadata from the first hello
@@ -55,13 +61,23 @@ type conn struct {
 	cmdStart  atomic.Int64
 	watchMu   sync.Mutex
 	watchDone chan struct{} // closed when the watcher let go of the reader
+	watchNC   net.Conn      // the watcher's own handle on the socket (poller loop), or nil
 	gone      chan struct{} // closed when the watcher saw the client leave
 	goneOnce  sync.Once
 }
 
+// readBufferSize is the size of a connection's read buffer: the largest
+// message the poller loop (serveloop.go) takes whole.
+const readBufferSize = 64 << 10
+
 func (s *Server) newConn(nc net.Conn) *conn {
 	nc = fastConn(nc)
-	c := &conn{s: s, nc: nc, raw: nc, id: s.nextConnID.Add(1), r: bufio.NewReaderSize(nc, 64<<10), gone: make(chan struct{})}
+	c := &conn{s: s, nc: nc, raw: nc, id: s.nextConnID.Add(1), gone: make(chan struct{})}
+	c.src = &connSource{nc: nc}
+	if lc, ok := nc.(loopConn); ok {
+		c.loop, c.src.lc = lc, lc
+	}
+	c.r = bufio.NewReaderSize(c.src, readBufferSize)
 	return c
 }
 
@@ -99,67 +115,82 @@ func (c *conn) serve() {
 	}
 	timeout := s.messageTimeout()
 	for {
+		if c.loop != nil {
+			// Plain TCP on Linux: served inside one wait of the poller
+			// (serveloop.go) until the connection ends or a message
+			// does not fit in the read buffer, which the general path
+			// below reads.
+			if !c.serveLoop(log, timeout) {
+				return
+			}
+		}
 		// Wait as long as the client likes for a message to begin (idle
-		// connections stay open, as with mongod), then give the rest of
-		// it timeout to arrive unless it is already buffered.
+		// connections stay open, as with mongod).
 		if _, err := c.r.Peek(1); err != nil {
 			log.Debug("connection closed", "err", err)
 			return
 		}
-		deadline := timeout > 0 && !c.wholeMessageBuffered()
-		if deadline {
-			_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
+		if !c.serveOne(log, timeout) {
+			return
 		}
-		// A large request reserves from the instance's memory budget for
-		// itself and what parsing it builds; refused, it is read past and
-		// answered with ExceededMemoryLimit, and the connection goes on.
-		res := membudget.For(c.s.eng.Params().Budget)
-		if refused, err := c.reserveMessage(&res); refused || err != nil {
-			if deadline {
-				_ = c.nc.SetReadDeadline(time.Time{})
-			}
-			if err != nil {
-				log.Debug("closing connection: reading a refused message", "err", err)
-				return
-			}
-			continue
-		}
-		msg, err := wire.ReadMessage(c.r)
+	}
+}
+
+// serveOne reads and answers the message that has begun to arrive,
+// giving the rest of it timeout to arrive unless it is already buffered.
+// It reports whether the connection goes on.
+func (c *conn) serveOne(log *slog.Logger, timeout time.Duration) bool {
+	deadline := timeout > 0 && !c.wholeMessageBuffered()
+	if deadline {
+		_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
+	}
+	// A large request reserves from the instance's memory budget for
+	// itself and what parsing it builds; refused, it is read past and
+	// answered with ExceededMemoryLimit, and the connection goes on.
+	res := membudget.For(c.s.eng.Params().Budget)
+	if refused, err := c.reserveMessage(&res); refused || err != nil {
 		if deadline {
 			_ = c.nc.SetReadDeadline(time.Time{})
 		}
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				log.Info("closing connection: a message did not arrive in time", "timeout", timeout)
-				return
-			}
-			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-				log.Debug("connection closed")
-				return
-			}
-			var pe *wire.ProtocolError
-			if errors.As(err, &pe) && !pe.Fatal {
-				// Framing is intact: answer with an error and go on.
-				log.Debug("bad message", "err", err)
-				if pe.MoreToCome {
-					continue
-				}
-				if werr := c.replyError(pe.Header, pe.Err); werr != nil {
-					return
-				}
-				continue
-			}
-			log.Debug("closing connection on unreadable message", "err", err)
-			return
+			log.Debug("closing connection: reading a refused message", "err", err)
+			return false
 		}
-		err = c.handle(msg)
-		res.Release()
-		if err != nil {
-			log.Debug("write failed", "err", err)
-			return
-		}
+		return true
 	}
+	msg, err := wire.ReadMessage(c.r)
+	if deadline {
+		_ = c.nc.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			log.Info("closing connection: a message did not arrive in time", "timeout", timeout)
+			return false
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+			log.Debug("connection closed")
+			return false
+		}
+		var pe *wire.ProtocolError
+		if errors.As(err, &pe) && !pe.Fatal {
+			// Framing is intact: answer with an error and go on.
+			log.Debug("bad message", "err", err)
+			if pe.MoreToCome {
+				return true
+			}
+			return c.replyError(pe.Header, pe.Err) == nil
+		}
+		log.Debug("closing connection on unreadable message", "err", err)
+		return false
+	}
+	err = c.handle(msg)
+	res.Release()
+	if err != nil {
+		log.Debug("write failed", "err", err)
+		return false
+	}
+	return true
 }
 
 // messageBudgetFactor is what a request reserves per byte: the message as

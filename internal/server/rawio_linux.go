@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -30,6 +31,8 @@ type rawIOConn struct {
 	rp, wp          []byte
 	rn, wdone       int
 	rerr, werr      syscall.Errno
+	// loopFD is the socket's descriptor within runLoop.
+	loopFD uintptr
 }
 
 // fastConn returns nc with rawIOConn's reads and writes when it is a TCP
@@ -113,4 +116,93 @@ func (c *rawIOConn) writeAll(fd uintptr) bool {
 		}
 	}
 	return true
+}
+
+// runLoop is loopConn's: step runs inside one RawConn.Read, whose
+// callback it is; readNow reads the socket it was handed.
+func (c *rawIOConn) runLoop(step func() bool) error {
+	return c.rc.Read(func(fd uintptr) bool {
+		c.loopFD = fd
+		return step()
+	})
+}
+
+// readNow reads the socket once without waiting: errWouldBlock when it
+// has nothing, io.EOF when the peer closed it. Only within runLoop.
+func (c *rawIOConn) readNow(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, c.loopFD, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		switch errno {
+		case 0:
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return int(n), nil
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return 0, errWouldBlock
+		}
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", errno)}
+	}
+}
+
+// watchConn is loopConn's: a duplicate of the socket's descriptor as a
+// connection of its own.
+func (c *rawIOConn) watchConn() (net.Conn, error) {
+	var (
+		dup  int
+		derr error
+	)
+	if err := c.rc.Control(func(fd uintptr) { dup, derr = syscall.Dup(int(fd)) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, derr
+	}
+	f := os.NewFile(uintptr(dup), "watch")
+	defer f.Close() // FileConn holds a duplicate of its own
+	return net.FileConn(f)
+}
+
+// peek is loopConn's: recv with MSG_PEEK through nc's own poller wait.
+func (c *rawIOConn) peek(nc net.Conn) error {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return errors.New("not a socket")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var (
+		b     [1]byte
+		n     uintptr
+		errno syscall.Errno
+	)
+	err = rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, errno = syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1,
+				syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+			switch errno {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false
+			}
+			return true
+		}
+	})
+	switch {
+	case err != nil:
+		return err
+	case errno != 0:
+		return os.NewSyscallError("recvfrom", errno)
+	case n == 0:
+		return io.EOF
+	}
+	return nil
 }

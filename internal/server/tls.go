@@ -143,7 +143,8 @@ func (c *conn) negotiate(log *slog.Logger) bool {
 	log.Debug("TLS connection", "version", tls.VersionName(st.Version), "cipher", tls.CipherSuiteName(st.CipherSuite),
 		"client_certificate", len(st.PeerCertificates) > 0)
 	c.nc = tc
-	c.r = bufio.NewReaderSize(tc, 64<<10)
+	c.r = bufio.NewReaderSize(tc, readBufferSize)
+	c.loop = nil // reads go through TLS
 	return true
 }
 

@@ -47,15 +47,23 @@ func (c *conn) endWatch() {
 	}
 	// The watchdog sets watchDone with cmdStart, under watchMu.
 	c.watchMu.Lock()
-	done := c.watchDone
-	c.watchDone = nil
+	done, wc := c.watchDone, c.watchNC
+	c.watchDone, c.watchNC = nil, nil
 	c.cmdStart.Store(0)
 	c.watchMu.Unlock()
-	if done != nil {
-		_ = c.nc.SetReadDeadline(time.Now())
-		<-done
-		_ = c.nc.SetReadDeadline(time.Time{})
+	if done == nil {
+		return
 	}
+	if wc != nil {
+		// The watcher's own handle on the socket (the poller loop's):
+		// it closes it when it stops.
+		_ = wc.SetReadDeadline(time.Now())
+		<-done
+		return
+	}
+	_ = c.nc.SetReadDeadline(time.Now())
+	<-done
+	_ = c.nc.SetReadDeadline(time.Time{})
 }
 
 // watch runs while a long command runs: the connection's goroutine is
@@ -63,9 +71,21 @@ func (c *conn) endWatch() {
 // the client is gone: the running command is cancelled. Data (a
 // pipelined request) means it is alive, and the watch ends; so does the
 // past deadline endWatch sets.
-func (c *conn) watch(done chan struct{}) {
+//
+// A connection in the poller loop (serveloop.go) holds its socket's
+// reader while the command runs: its watcher waits on a handle of its
+// own, wc, and peeks rather than reads, so a pipelined request stays for
+// the loop.
+func (c *conn) watch(done chan struct{}, wc net.Conn) {
 	defer close(done)
-	if _, err := c.r.Peek(1); err == nil {
+	var err error
+	if wc != nil {
+		defer wc.Close()
+		err = c.loop.peek(wc)
+	} else {
+		_, err = c.r.Peek(1)
+	}
+	if err == nil {
 		return
 	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		return // endWatch stopped us
@@ -149,9 +169,18 @@ func (s *Server) sweepCommands() (busy bool) {
 		}
 		c.watchMu.Lock()
 		if c.cmdStart.CompareAndSwap(st, watching) {
+			var wc net.Conn
+			if c.loop != nil {
+				var err error
+				if wc, err = c.loop.watchConn(); err != nil {
+					s.log.Debug("cannot watch the connection for a disconnect", "conn", c.id, "err", err)
+					c.watchMu.Unlock()
+					continue
+				}
+			}
 			done := make(chan struct{})
-			c.watchDone = done
-			go c.watch(done)
+			c.watchDone, c.watchNC = done, wc
+			go c.watch(done, wc)
 		}
 		c.watchMu.Unlock()
 	}
