@@ -39,6 +39,11 @@ var genArgNames = [numGenArgs]string{
 	argWriteConcern:         "writeConcern",
 }
 
+// passedGenArgs are the generic arguments drivers send with most
+// commands that the dispatcher does not read and no command refuses:
+// scan does not count them among the others.
+var passedGenArgs = []string{"$clusterTime", "$readPreference", "comment"}
+
 // genArgs is where a command's generic arguments sit in its document,
 // found in one pass, so that the dispatcher's checks (checkAPIParams,
 // maxTimeMS, parseSessionArgs) do not each walk the command again.
@@ -94,13 +99,15 @@ func (g *genArgs) scan(cmd bsoncore.Document) {
 			a = argReadConcern
 		case "writeConcern":
 			a = argWriteConcern
+		case "$clusterTime", "$readPreference", "comment":
+			a = numGenArgs + 1 // passedGenArgs: not read here, never refused
 		}
 		if a < numGenArgs {
 			if g.at[a] != 0 {
 				return
 			}
 			g.at[a] = off
-		} else if off > 4 {
+		} else if a == numGenArgs && off > 4 {
 			g.others++
 		}
 		off += int32(len(el))
