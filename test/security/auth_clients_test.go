@@ -2,6 +2,7 @@ package security
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"os"
@@ -82,8 +83,10 @@ func (s *server) authURI(user, pwd, source, db string, opts url.Values) string {
 // db.auth() and creates the seeds user (readWrite on the seeds'
 // databases, plus clusterMonitor and hostManager for seed 004's
 // serverStatus and setParameter), a read-only user of appdb, and data
-// in appdb and in another database. tls are mongosh's TLS flags, if any.
-func setupUsers(t *testing.T, s *server, tls ...string) {
+// in appdb and in another database, then runs then (more mongosh code,
+// which may use the users) in the same process and returns the output.
+// tls are mongosh's TLS flags, if any.
+func setupUsers(t *testing.T, s *server, then string, tls ...string) string {
 	t.Helper()
 	roles := make([]string, 0, len(seedDBs)+2)
 	for _, d := range seedDBs {
@@ -101,16 +104,36 @@ const app = db.getSiblingDB("appdb");
 app.createUser({user: "ro", pwd: "` + roPwd + `", roles: [{role: "read", db: "appdb"}]});
 app.items.insertMany([{_id: 1}, {_id: 2}]);
 db.getSiblingDB("other").secrets.insertOne({_id: 1});
-print("setup OK");`
-	args := append(append([]string{}, tls...), "mongodb://"+s.addr+"/?directConnection=true", "--eval", script)
-	mustMongosh(t, "setup OK", args...)
+print("setup OK");
+` + then
+	args := append(append([]string{}, tls...), "mongodb://127.0.0.1:"+port(s)+"/?directConnection=true", "--eval", script)
+	return mustMongosh(t, "setup OK", args...)
+}
+
+// mongoshCode defines wantCode(what, f, code), which throws an error
+// naming what unless f throws an error with that code.
+const mongoshCode = `function wantCode(what, f, want) {
+  let code = 0;
+  try { f(); } catch (e) { code = e.code; }
+  if (code !== want) throw new Error(what + ": code " + code + ", want " + want);
+}
+`
+
+// jsValue is v as a JavaScript literal (JSON).
+func jsValue(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // setupUsersGo is setupUsers through the Go driver, for the tests whose
 // subject is not the setup (a mongosh start costs about 0.7 s of CPU):
 // the same users and data, and the same check that the localhost
-// exception ends with the first user. setupUsers, in the tests that keep
-// it, still covers the exception and db.auth() through mongosh.
+// exception ends with the first user. setupUsers, in TestAuthOverTLS,
+// still covers the exception and db.auth() through mongosh.
 func setupUsersGo(t *testing.T, s *server) {
 	t.Helper()
 	ctx := context.Background()
@@ -176,7 +199,7 @@ func codeOf(err error) int {
 func TestAuthUnauthenticatedRefused(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "--auth")
-	setupUsers(t, s)
+	setupUsersGo(t, s)
 	c := connect(t, s, nil)
 	ctx := context.Background()
 	for _, ok := range []bson.D{{{Key: "hello", Value: 1}}, {{Key: "ping", Value: 1}}, {{Key: "buildInfo", Value: 1}}} {
@@ -277,13 +300,32 @@ func TestAuthSeedScripts(t *testing.T) {
 		// LODE_ACCEPTANCE=1 (CI), as test/clients runs them without auth.
 		scripts = []struct{ script, ok string }{scripts[1], scripts[7]}
 	}
+	// The shell scripts run in one mongosh process, then seed001 once
+	// more without credentials: it is refused at its first command.
+	var batch []batchScript
+	for _, tc := range scripts {
+		if strings.HasSuffix(tc.script, ".js") {
+			batch = append(batch, batchScript{tc.script, uri, "../clients/" + tc.script})
+		}
+	}
+	const anon = "seed001_bucket.js without credentials"
+	batch = append(batch, batchScript{anon, "mongodb://" + s.addr + "/?directConnection=true", "../clients/seed001_bucket.js"})
+	runs := map[string]batchRun{}
+	if _, err := exec.LookPath("mongosh"); err == nil || requireClients() {
+		for i, r := range mongoshBatch(t, batch) {
+			runs[batch[i].name] = r
+		}
+	}
 	for _, tc := range scripts {
 		t.Run(tc.script, func(t *testing.T) {
 			script := "../clients/" + tc.script
 			if strings.HasSuffix(tc.script, ".py") {
 				mustPython(t, tc.ok, script, uri)
-			} else {
-				mustMongosh(t, tc.ok, uri, script)
+				return
+			}
+			requireTool(t, "mongosh")
+			if r := runs[tc.script]; !r.passed || !strings.Contains(r.out, tc.ok) {
+				t.Errorf("mongosh %s did not finish with %q:\n%s", tc.script, tc.ok, r.out)
 			}
 		})
 	}
@@ -292,19 +334,21 @@ func TestAuthSeedScripts(t *testing.T) {
 	if codeOf(err) != 13 {
 		t.Errorf("seeds user writing appdb: %v", err)
 	}
-	// The same scripts without credentials are refused at their first
-	// command.
-	out, err := runMongosh(t, "mongodb://"+s.addr+"/?directConnection=true", "../clients/seed001_bucket.js")
-	if err == nil || !strings.Contains(out, "requires authentication") {
-		t.Errorf("seed001 without credentials: %v\n%s", err, out)
-	}
+	t.Run("without credentials", func(t *testing.T) {
+		requireTool(t, "mongosh")
+		if r := runs[anon]; r.passed || !strings.Contains(r.out, "requires authentication") {
+			t.Errorf("%s: want it refused (requires authentication):\n%s", anon, r.out)
+		}
+	})
 }
 
 // The read-only user's checks, in each client's language: reading appdb
 // works, writing it and reading another database fail with code 13, and
-// listDatabases shows it appdb alone.
+// listDatabases shows it appdb alone. roMongosh defines roChecks(db),
+// which runs them on db's connection.
 const (
-	roMongosh = `const app = db.getSiblingDB("appdb");
+	roMongosh = `function roChecks(db) {
+const app = db.getSiblingDB("appdb");
 if (app.items.countDocuments({}) !== 2) throw new Error("read appdb");
 function code(f) { try { f(); return 0; } catch (e) { return e.code; } }
 print("insert=" + code(() => app.items.insertOne({_id: 3})));
@@ -312,7 +356,9 @@ print("update=" + code(() => app.items.updateOne({_id: 1}, {$set: {x: 1}})));
 print("otherdb=" + code(() => db.getSiblingDB("other").secrets.findOne()));
 print("dbs=" + db.adminCommand({listDatabases: 1, nameOnly: true}).databases.map(d => d.name).join(","));
 print("colls=" + app.getCollectionNames().join(","));
-print("ro OK");`
+print("ro OK");
+}
+`
 	roPython = `import sys, pymongo
 from pymongo.errors import OperationFailure
 c = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
@@ -341,7 +387,7 @@ func TestAuthReadOnlyUser(t *testing.T) {
 	uri := s.authURI("ro", roPwd, "appdb", "appdb", nil)
 	want := []string{"insert=13", "update=13", "otherdb=13", "dbs=appdb\n", "colls=items\n"}
 	for name, out := range map[string]string{
-		"mongosh": mustMongosh(t, "ro OK", uri, "--eval", roMongosh),
+		"mongosh": mustMongosh(t, "ro OK", uri, "--eval", roMongosh+"roChecks(db);"),
 		"pymongo": mustPython(t, "ro OK", "-c", roPython, uri),
 	} {
 		for _, w := range want {
@@ -373,30 +419,40 @@ func TestAuthReadOnlyUser(t *testing.T) {
 	}
 }
 
-// TestAuthMechanismsAndWrongPassword: mongosh --username/--password (both
-// SCRAM mechanisms) and db.auth(); pymongo with authMechanism
-// SCRAM-SHA-1 and SCRAM-SHA-256; a wrong password is
-// AuthenticationFailed (18) in mongosh, pymongo and the Go driver.
+// TestAuthMechanismsAndWrongPassword: mongosh --username/--password
+// --authenticationMechanism, SCRAM-SHA-1 and SCRAM-SHA-256 connection
+// strings and db.auth(); pymongo with authMechanism SCRAM-SHA-1 and
+// SCRAM-SHA-256; a wrong password is AuthenticationFailed (18) in
+// mongosh, pymongo and the Go driver.
+//
+// One mongosh process (a start costs about a second of CPU) makes every
+// mongosh check: it starts authenticated by the flags, then opens a
+// connection per mechanism, with the right and a wrong password, and
+// one without credentials for db.auth(). mongosh turns its flags into
+// the same driver options as the URI's, so the server sees the same
+// SCRAM conversation either way.
 func TestAuthMechanismsAndWrongPassword(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "--auth")
 	setupUsersGo(t, s)
 	plain := "mongodb://" + s.addr + "/appdb?directConnection=true"
-	count := `print("n=" + db.items.countDocuments({}))`
+	var mechs [][3]string
 	for _, mech := range []string{"SCRAM-SHA-256", "SCRAM-SHA-1"} {
-		mustMongosh(t, "n=2", "--username", "ro", "--password", roPwd, "--authenticationDatabase", "appdb",
-			"--authenticationMechanism", mech, plain, "--eval", count)
+		o := url.Values{"authMechanism": {mech}}
+		mechs = append(mechs, [3]string{mech, s.authURI("ro", roPwd, "appdb", "appdb", o), s.authURI("ro", "wrong", "appdb", "appdb", o)})
 	}
-	out, err := runMongosh(t, "--username", "ro", "--password", "wrong", "--authenticationDatabase", "appdb", plain, "--eval", count)
-	if err == nil || !strings.Contains(out, "Authentication failed") {
-		t.Errorf("mongosh --password wrong: %v\n%s", err, out)
-	}
-	mustMongosh(t, "auth OK", plain, "--eval", `let code = 0;
-try { db.auth("ro", "wrong"); } catch (e) { code = e.code; }
-if (code !== 18) throw new Error("db.auth with a wrong password: code " + code);
-if (db.auth("ro", "`+roPwd+`").ok !== 1) throw new Error("db.auth");
-if (db.items.countDocuments({}) !== 2) throw new Error("read after db.auth");
-print("auth OK");`)
+	mustMongosh(t, "mechanisms OK", "--username", "ro", "--password", roPwd, "--authenticationDatabase", "appdb",
+		"--authenticationMechanism", "SCRAM-SHA-256", plain, "--eval", mongoshCode+`
+if (db.items.countDocuments({}) !== 2) throw new Error("--authenticationMechanism SCRAM-SHA-256: read appdb");
+for (const [mech, good, bad] of `+jsValue(t, mechs)+`) {
+  if (new Mongo(good).getDB("appdb").items.countDocuments({}) !== 2) throw new Error(mech + ": read appdb");
+  wantCode(mech + " with a wrong password", () => new Mongo(bad).getDB("appdb").items.findOne(), 18);
+}
+const app = new Mongo(`+jsValue(t, plain)+`).getDB("appdb");
+wantCode("db.auth with a wrong password", () => app.auth("ro", "wrong"), 18);
+if (app.auth("ro", "`+roPwd+`").ok !== 1) throw new Error("db.auth");
+if (app.items.countDocuments({}) !== 2) throw new Error("read after db.auth");
+print("mechanisms OK");`)
 
 	// One Python process tries both mechanisms (pymongo holds a process
 	// about half a second at exit): for each, the good URI reads and the
@@ -417,7 +473,7 @@ for mech, good, bad in zip(args[0::3], args[1::3], args[2::3]):
 		o := url.Values{"authMechanism": {mech}}
 		pyArgs = append(pyArgs, mech, s.authURI("ro", roPwd, "appdb", "appdb", o), s.authURI("ro", "wrong", "appdb", "appdb", o))
 	}
-	out = mustPython(t, "SCRAM-SHA-1 bad=18", pyArgs...)
+	out := mustPython(t, "SCRAM-SHA-1 bad=18", pyArgs...)
 	if !strings.Contains(out, "SCRAM-SHA-256 bad=18") {
 		t.Errorf("pymongo SCRAM-SHA-256 with a wrong password:\n%s", out)
 	}
@@ -430,28 +486,30 @@ for mech, good, bad in zip(args[0::3], args[1::3], args[2::3]):
 	}
 }
 
-// TestAuthOverTLS: --auth with requireTLS: mongosh creates the first user
-// over TLS through the localhost exception, then a user authenticates
-// over TLS with --username/--password and with a URI; a wrong password
-// is 18 over TLS too.
+// TestAuthOverTLS: --auth with requireTLS: mongosh --tls --tlsCAFile
+// creates the first user over TLS through the localhost exception and
+// authenticates with db.auth(); then, in the same mongosh process, the
+// read-only user authenticates over TLS with a URI (tls=true,
+// tlsCAFile) and a wrong password is 18 over TLS too, in mongosh and
+// the Go driver. (--username/--password are
+// TestAuthMechanismsAndWrongPassword's; mongosh passes them to the
+// driver as the URI's credentials.)
 func TestAuthOverTLS(t *testing.T) {
 	t.Parallel()
 	p := newPKI(t)
 	s := startServer(t, "--auth", "--tls-mode", "requireTLS", "--tls-cert-file", p.server)
-	tls := []string{"--tls", "--tlsCAFile", p.ca}
-	setupUsers(t, s, tls...)
-	plain := "mongodb://127.0.0.1:" + port(s) + "/appdb?directConnection=true"
-	mustMongosh(t, "ro OK", append(tls, "--username", "ro", "--password", roPwd, "--authenticationDatabase", "appdb", plain, "--eval", roMongosh)...)
 	uri := s.authURI("ro", roPwd, "appdb", "appdb", p.tlsURI())
-	out := mustMongosh(t, "ro OK", uri, "--eval", roMongosh)
-	if !strings.Contains(out, "insert=13") || !strings.Contains(out, "otherdb=13") {
-		t.Errorf("read-only user over TLS:\n%s", out)
+	wrong := s.authURI("ro", "wrong", "appdb", "appdb", p.tlsURI())
+	out := setupUsers(t, s, roMongosh+mongoshCode+`
+roChecks(new Mongo(`+jsValue(t, uri)+`).getDB("appdb"));
+wantCode("a wrong password over TLS", () => new Mongo(`+jsValue(t, wrong)+`).getDB("appdb").items.findOne(), 18);
+print("tls OK");`, "--tls", "--tlsCAFile", p.ca)
+	for _, w := range []string{"ro OK", "insert=13", "otherdb=13", "tls OK"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("read-only user over TLS: no %q in\n%s", w, out)
+		}
 	}
-	out, err := runMongosh(t, append(tls, "--username", "ro", "--password", "wrong", "--authenticationDatabase", "appdb", plain, "--eval", "db.items.findOne()")...)
-	if err == nil || !strings.Contains(out, "Authentication failed") {
-		t.Errorf("mongosh over TLS with a wrong password: %v\n%s", err, out)
-	}
-	c := goClient(t, s.authURI("ro", "wrong", "appdb", "appdb", p.tlsURI()))
+	c := goClient(t, wrong)
 	if err := c.Ping(context.Background(), nil); codeOf(err) != 18 {
 		t.Errorf("Go driver over TLS with a wrong password: %v", err)
 	}

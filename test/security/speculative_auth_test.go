@@ -215,7 +215,7 @@ func checkSpeculative(t *testing.T, who string, conns [][]sentCmd) {
 func TestSpeculativeAuthentication(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "--auth")
-	setupUsers(t, s)
+	setupUsersGo(t, s)
 	uri := func(r *wireRecorder, mech string) string {
 		q := url.Values{"directConnection": {"true"}, "authSource": {"appdb"}, "maxPoolSize": {"1"}}
 		if mech != "" {

@@ -2,6 +2,7 @@ package security
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -194,36 +195,43 @@ print("READ " + d.via);`
 
 // TestPymongoTLS: pymongo 3.11's MongoClient(tls=True, tlsCAFile=...)
 // writes and reads, and with --tls-ca-file presents
-// tlsCertificateKeyFile.
+// tlsCertificateKeyFile. One Python process (pymongo holds a process
+// about half a second at exit) connects to both servers.
 func TestPymongoTLS(t *testing.T) {
 	t.Parallel()
 	py := requirePymongo(t)
 	p := newPKI(t)
-	const script = `import sys, pymongo
-uri, ca = sys.argv[1], sys.argv[2]
-kw = dict(tls=True, tlsCAFile=ca, serverSelectionTimeoutMS=5000)
-if len(sys.argv) > 3:
-    kw["tlsCertificateKeyFile"] = sys.argv[3]
-c = pymongo.MongoClient(uri, **kw)
-coll = c.security.py
-coll.insert_one({"_id": 1, "via": "pymongo"})
-print("READ", coll.find_one({"_id": 1})["via"])
+	const script = `import json, sys, pymongo
+for name, uri, ca, cert in json.loads(sys.argv[1]):
+    kw = dict(tls=True, tlsCAFile=ca, serverSelectionTimeoutMS=5000)
+    if cert:
+        kw["tlsCertificateKeyFile"] = cert
+    c = pymongo.MongoClient(uri, **kw)
+    coll = c.security.py
+    coll.insert_one({"_id": 1, "via": "pymongo"})
+    print(name, "READ", coll.find_one({"_id": 1})["via"])
+    c.close()
 `
-	runPy := func(s *server, args ...string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, py, append([]string{"-c", script, "mongodb://127.0.0.1:" + port(s) + "/?directConnection=true", p.ca}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("pymongo: %v\n%s", err, out)
-		}
-		if !strings.Contains(string(out), "READ pymongo") {
-			t.Fatalf("pymongo output:\n%s", out)
+	uri := func(s *server) string { return "mongodb://127.0.0.1:" + port(s) + "/?directConnection=true" }
+	servers := [][4]string{
+		{"server-certificate", uri(startServer(t, "--tls-mode", "requireTLS", "--tls-cert-file", p.server)), p.ca, ""},
+		{"client-certificate", uri(startServer(t, "--tls-mode", "requireTLS", "--tls-cert-file", p.server, "--tls-ca-file", p.ca)), p.ca, p.client},
+	}
+	list, err := json.Marshal(servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, "-c", script, string(list)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pymongo: %v\n%s", err, out)
+	}
+	for _, s := range servers {
+		if !strings.Contains(string(out), s[0]+" READ pymongo") {
+			t.Errorf("pymongo with %s: no %q in output:\n%s", s[0], s[0]+" READ pymongo", out)
 		}
 	}
-	runPy(startServer(t, "--tls-mode", "requireTLS", "--tls-cert-file", p.server))
-	runPy(startServer(t, "--tls-mode", "requireTLS", "--tls-cert-file", p.server, "--tls-ca-file", p.ca), p.client)
 }
 
 // port is the server's port.
