@@ -10,13 +10,23 @@ import (
 	"time"
 )
 
-// scriptCase is one client script run against a `lode serve` of its own:
-// what it was started with and the line the script prints when all its
-// checks passed.
+// scriptCase is one client script run against a `lode serve` of its own
+// (or the server at uri): what it was started with and the line the
+// script prints when all its checks passed.
 type scriptCase struct {
 	script string
 	serve  []string // lode serve flags
 	ok     string   // printed by the script when it finished
+	name   string   // the subtest's name; the script's when empty
+	uri    string   // a server to run against instead of one of its own
+}
+
+// caseName is the case's subtest name.
+func (c scriptCase) caseName() string {
+	if c.name != "" {
+		return c.name
+	}
+	return c.script
 }
 
 // Markers runMongoshBatch prints around each case.
@@ -60,14 +70,18 @@ func runMongoshBatch(t *testing.T, cases []scriptCase) {
 	checkBatch(t, "mongosh", cases, out)
 }
 
-// batchList starts a server for each case and returns the cases as a
-// JSON list of {Name, URI, File} for the batch runner.
+// batchList starts a server for each case without a uri and returns the
+// cases as a JSON list of {Name, URI, File} for the batch runner.
 func batchList(t *testing.T, cases []scriptCase) string {
 	t.Helper()
 	type entry struct{ Name, URI, File string }
 	entries := make([]entry, len(cases))
 	for i, c := range cases {
-		entries[i] = entry{c.script, startServer(t, c.serve...).uri(), c.script}
+		uri := c.uri
+		if uri == "" {
+			uri = startServer(t, c.serve...).uri()
+		}
+		entries[i] = entry{c.caseName(), uri, c.script}
 	}
 	list, err := json.Marshal(entries)
 	if err != nil {
@@ -77,24 +91,25 @@ func batchList(t *testing.T, cases []scriptCase) string {
 }
 
 // checkBatch splits a batch's output at the case markers and checks each
-// case in a subtest named after its script.
+// case in a subtest named after its script (or its name).
 func checkBatch(t *testing.T, client string, cases []scriptCase, out string) {
 	t.Helper()
 	for _, c := range cases {
-		t.Run(c.script, func(t *testing.T) {
-			begin := strings.Index(out, caseBegin+c.script+">>>")
+		t.Run(c.caseName(), func(t *testing.T) {
+			marker := caseBegin + c.caseName() + ">>>"
+			begin := strings.Index(out, marker)
 			if begin < 0 {
-				t.Fatalf("%s did not run; %s output:\n%s", c.script, client, out)
+				t.Fatalf("%s did not run; %s output:\n%s", c.caseName(), client, out)
 			}
-			part := out[begin+len(caseBegin+c.script+">>>"):]
+			part := out[begin+len(marker):]
 			if end := strings.Index(part, caseBegin); end >= 0 {
 				part = part[:end]
 			}
 			if !strings.Contains(part, casePassed) {
-				t.Fatalf("%s %s:\n%s", client, c.script, part)
+				t.Fatalf("%s %s (%s):\n%s", client, c.script, c.caseName(), part)
 			}
 			if !strings.Contains(part, c.ok) {
-				t.Fatalf("%s did not finish:\n%s", c.script, part)
+				t.Fatalf("%s (%s) did not finish:\n%s", c.script, c.caseName(), part)
 			}
 			skips(t, part)
 		})
@@ -187,6 +202,9 @@ func TestPythonScripts(t *testing.T) {
 //	text_mongosh.js        text search
 //	views_mongosh.js       views through mongosh's helpers
 //	writes_mongosh.js      pipeline-style updates, write hints, $-prefixed upsert fields
+//	replset_mongosh.js     rs.status(), rs.conf(), db.getReplicationInfo(),
+//	                       db.printReplicationInfo() and replSetResizeOplog
+//	standalone_mongosh.js  --standalone turns the replica-set identity off
 //	seed000..003 scripts   the seeds' shell code; seed003_hits.js is seed 003's
 //	                       aggregation on a hand-computed data set
 func TestMongoshScripts(t *testing.T) {
@@ -204,6 +222,8 @@ func TestMongoshScripts(t *testing.T) {
 		{script: "text_mongosh.js", ok: "text OK"},
 		{script: "views_mongosh.js", ok: "views OK"},
 		{script: "writes_mongosh.js", ok: "writes OK"},
+		{script: "replset_mongosh.js", ok: "replset helpers OK"},
+		{script: "standalone_mongosh.js", serve: []string{"--standalone"}, ok: "standalone OK"},
 		{script: "seed000_recent.js", ok: "seed000 OK"},
 		{script: "seed001_bucket.js", ok: "seed001 OK"},
 		{script: "seed002_metadata.js", ok: "seed002 OK"},

@@ -68,14 +68,18 @@ func TestMongoshCurrentOpKillOp(t *testing.T) {
 // TestMongoshStatsSizes: db.coll.stats() (mongosh builds it from
 // $collStats), db.stats() and listDatabases report sizes that are not 0
 // and add up, and `show dbs` shows the database with a non-zero size.
+// One mongosh process runs both: the script in a first --eval, the shell
+// command `show dbs` in a second (--eval code is one JavaScript program,
+// in which a shell command cannot follow statements).
 func TestMongoshStatsSizes(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	out := runMongosh(t, s, "ops_stats.js")
-	if !strings.Contains(out, "ops stats OK") {
-		t.Fatalf("script did not finish:\n%s", out)
+	const marker = "<<<show dbs>>>"
+	out := runMongoshEval(t, s, `load("ops_stats.js"); print("`+marker+`")`, "show dbs")
+	before, shown, found := strings.Cut(out, marker)
+	if !found || !strings.Contains(before, "ops stats OK") {
+		t.Fatalf("ops_stats.js did not finish:\n%s", out)
 	}
-	shown := runMongoshEval(t, s, "show dbs")
 	for _, line := range strings.Split(shown, "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 3 && f[0] == "test" {
@@ -88,14 +92,18 @@ func TestMongoshStatsSizes(t *testing.T) {
 	t.Fatalf("show dbs does not list test:\n%s", shown)
 }
 
-// runMongoshEval runs one line of shell input (such as "show dbs") with
-// mongosh --eval and returns its output.
-func runMongoshEval(t *testing.T, s *server, code string) string {
+// runMongoshEval runs shell input (such as "show dbs"), one --eval per
+// argument, in one mongosh process and returns its output.
+func runMongoshEval(t *testing.T, s *server, code ...string) string {
 	t.Helper()
 	mongosh := requireTool(t, "mongosh")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", s.uri(), "--eval", code)
+	args := []string{"--quiet", "--norc", s.uri()}
+	for _, c := range code {
+		args = append(args, "--eval", c)
+	}
+	cmd := exec.CommandContext(ctx, mongosh, args...)
 	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

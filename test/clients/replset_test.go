@@ -11,18 +11,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// TestMongoshReplicaSetHelpers: rs.status(), rs.conf(),
-// db.getReplicationInfo(), db.printReplicationInfo() and
-// replSetResizeOplog through mongosh (replset_mongosh.js).
-func TestMongoshReplicaSetHelpers(t *testing.T) {
-	t.Parallel()
-	s := startServer(t)
-	out := runMongosh(t, s, "replset_mongosh.js")
-	if !strings.Contains(out, "replset helpers OK") {
-		t.Fatalf("script did not finish:\n%s", out)
-	}
-}
-
 // TestServeOplogFlags: lode serve --oplog-size-mb sets the oplog's bound
 // (collStats maxSize), 0 turns the oplog off, a negative size is refused
 // at start, and --standalone answers the replica-set commands as a mongod

@@ -20,32 +20,31 @@ var uriVariants = []struct{ name, query string }{
 }
 
 // TestTxnMongosh runs session.startTransaction()/commitTransaction() in
-// mongosh.
+// mongosh, once per URI variant, all in one mongosh process (the batch
+// runner's connect(uri) opens the driver connection `mongosh uri` does).
 func TestTxnMongosh(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
-	for _, v := range uriVariants {
-		t.Run(v.name, func(t *testing.T) {
-			out := runMongoshURI(t, s.uri()+v.query, "txn_mongosh.js")
-			if !strings.Contains(out, "txn mongosh OK") {
-				t.Fatalf("script did not finish:\n%s", out)
-			}
-		})
-	}
+	runMongoshBatch(t, uriVariantCases(t, "txn_mongosh.js", "txn mongosh OK"))
 }
 
-// TestTxnPymongo runs a transaction and with_transaction in pymongo 3.11.
+// TestTxnPymongo runs a transaction and with_transaction in pymongo 3.11,
+// once per URI variant, all in one Python process.
 func TestTxnPymongo(t *testing.T) {
 	t.Parallel()
+	runPythonBatch(t, uriVariantCases(t, "txn_pymongo.py", "txn pymongo OK"))
+}
+
+// uriVariantCases are the batch cases that run script against one
+// server once per URI variant, one after another, each a subtest named
+// after its variant.
+func uriVariantCases(t *testing.T, script, ok string) []scriptCase {
+	t.Helper()
 	s := startServer(t)
-	for _, v := range uriVariants {
-		t.Run(v.name, func(t *testing.T) {
-			out := runPythonURI(t, s.uri()+v.query, "txn_pymongo.py")
-			if !strings.Contains(out, "txn pymongo OK") {
-				t.Fatalf("script did not finish:\n%s", out)
-			}
-		})
+	cases := make([]scriptCase, len(uriVariants))
+	for i, v := range uriVariants {
+		cases[i] = scriptCase{script: script, ok: ok, name: v.name, uri: s.uri() + v.query}
 	}
+	return cases
 }
 
 // TestTxnNode runs withTransaction and a write conflict through the Node
@@ -70,33 +69,6 @@ func TestTxnNode(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestStandaloneHasNoSetName checks that --standalone turns the replica-set
-// identity off.
-func TestStandaloneHasNoSetName(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, "--standalone")
-	mongosh := requireTool(t, "mongosh")
-	out, err := exec.Command(mongosh, "--quiet", "--norc", s.uri(), "--eval", "print('setName=' + db.hello().setName)").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "setName=undefined") {
-		t.Fatalf("standalone hello: %v\n%s", err, out)
-	}
-}
-
-// runMongoshURI runs a script in mongosh against uri.
-func runMongoshURI(t *testing.T, uri, script string) string {
-	t.Helper()
-	mongosh := requireTool(t, "mongosh")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", uri, script)
-	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("mongosh %s: %v\n%s", script, err, out)
-	}
-	return string(out)
 }
 
 // runPythonURI runs a script with /usr/bin/python3 (pymongo 3.11) against uri.
