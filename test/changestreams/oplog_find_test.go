@@ -87,7 +87,7 @@ func TestOplogTailFromTS(t *testing.T) {
 	start := ts(t, all[2])
 	cur, err := oplogColl(db).Find(ctx,
 		bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: start}}}, {Key: "ns", Value: "test.tailts"}, {Key: "o._id", Value: bson.D{{Key: "$ne", Value: 7}}}},
-		options.Find().SetCursorType(options.TailableAwait).SetMaxAwaitTime(2*time.Second).
+		options.Find().SetCursorType(options.TailableAwait).SetMaxAwaitTime(500*time.Millisecond).
 			SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "o", Value: 1}}).SetBatchSize(2))
 	if err != nil {
 		t.Fatal(err)
