@@ -379,23 +379,75 @@ print("ro OK")`
 
 // TestAuthReadOnlyUser: a user with read on appdb reads it, and can
 // neither write it nor read another database (13), through mongosh,
-// pymongo and the Go driver.
+// pymongo and the Go driver; it authenticates with mongosh
+// --username/--password --authenticationMechanism, SCRAM-SHA-1 and
+// SCRAM-SHA-256 connection strings and db.auth(), with pymongo's
+// authMechanism SCRAM-SHA-1 and SCRAM-SHA-256; a wrong password is
+// AuthenticationFailed (18) in mongosh, pymongo and the Go driver.
+//
+// One mongosh process (a start costs about a second of CPU) makes every
+// mongosh check: it starts authenticated by the flags, runs the
+// read-only checks, then opens a connection per mechanism, with the
+// right and a wrong password, and one without credentials for
+// db.auth(). mongosh turns its flags into the same driver options as
+// the URI's, so the server sees the same SCRAM conversation either way.
+// One Python process likewise makes every pymongo check.
 func TestAuthReadOnlyUser(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "--auth")
 	setupUsersGo(t, s)
 	uri := s.authURI("ro", roPwd, "appdb", "appdb", nil)
-	want := []string{"insert=13", "update=13", "otherdb=13", "dbs=appdb\n", "colls=items\n"}
-	for name, out := range map[string]string{
-		"mongosh": mustMongosh(t, "ro OK", uri, "--eval", roMongosh+"roChecks(db);"),
-		"pymongo": mustPython(t, "ro OK", "-c", roPython, uri),
-	} {
+	plain := "mongodb://" + s.addr + "/appdb?directConnection=true"
+	var mechs [][3]string
+	for _, mech := range []string{"SCRAM-SHA-256", "SCRAM-SHA-1"} {
+		o := url.Values{"authMechanism": {mech}}
+		mechs = append(mechs, [3]string{mech, s.authURI("ro", roPwd, "appdb", "appdb", o), s.authURI("ro", "wrong", "appdb", "appdb", o)})
+	}
+	want := []string{"insert=13", "update=13", "otherdb=13", "dbs=appdb\n", "colls=items\n", "ro OK"}
+	t.Run("mongosh", func(t *testing.T) {
+		out := mustMongosh(t, "mechanisms OK", "--username", "ro", "--password", roPwd, "--authenticationDatabase", "appdb",
+			"--authenticationMechanism", "SCRAM-SHA-256", plain, "--eval", roMongosh+mongoshCode+`
+roChecks(db);
+for (const [mech, good, bad] of `+jsValue(t, mechs)+`) {
+  if (new Mongo(good).getDB("appdb").items.countDocuments({}) !== 2) throw new Error(mech + ": read appdb");
+  wantCode(mech + " with a wrong password", () => new Mongo(bad).getDB("appdb").items.findOne(), 18);
+}
+const app = new Mongo(`+jsValue(t, plain)+`).getDB("appdb");
+wantCode("db.auth with a wrong password", () => app.auth("ro", "wrong"), 18);
+if (app.auth("ro", "`+roPwd+`").ok !== 1) throw new Error("db.auth");
+if (app.items.countDocuments({}) !== 2) throw new Error("read after db.auth");
+print("mechanisms OK");`)
 		for _, w := range want {
 			if !strings.Contains(out, w) {
-				t.Errorf("%s: no %q in\n%s", name, w, out)
+				t.Errorf("read-only user in mongosh: no %q in\n%s", w, out)
 			}
 		}
-	}
+	})
+	t.Run("pymongo", func(t *testing.T) {
+		// The read-only checks on argv[1], then, for each mechanism,
+		// the good URI reads and the wrong password is
+		// AuthenticationFailed.
+		py := roPython + `
+args = sys.argv[2:]
+for mech, good, bad in zip(args[0::3], args[1::3], args[2::3]):
+    assert pymongo.MongoClient(good, serverSelectionTimeoutMS=5000).appdb.items.count_documents({}) == 2, mech
+    try:
+        pymongo.MongoClient(bad, serverSelectionTimeoutMS=5000).appdb.items.count_documents({})
+        print("%s wrong password accepted" % mech)
+    except OperationFailure as e:
+        print("%s bad=%d" % (mech, e.code))
+`
+		args := []string{"-c", py, uri}
+		for _, m := range mechs {
+			args = append(args, m[:]...)
+		}
+		out := mustPython(t, "ro OK", args...)
+		for _, w := range append(want, "SCRAM-SHA-1 bad=18", "SCRAM-SHA-256 bad=18") {
+			if !strings.Contains(out, w) {
+				t.Errorf("read-only user in pymongo: no %q in\n%s", w, out)
+			}
+		}
+	})
 	ctx := context.Background()
 	c := goClient(t, uri)
 	items := c.Database("appdb").Collection("items")
@@ -417,66 +469,6 @@ func TestAuthReadOnlyUser(t *testing.T) {
 	if codeOf(err) != 13 {
 		t.Errorf("Go driver listDatabases with authorizedDatabases false: %v", err)
 	}
-}
-
-// TestAuthMechanismsAndWrongPassword: mongosh --username/--password
-// --authenticationMechanism, SCRAM-SHA-1 and SCRAM-SHA-256 connection
-// strings and db.auth(); pymongo with authMechanism SCRAM-SHA-1 and
-// SCRAM-SHA-256; a wrong password is AuthenticationFailed (18) in
-// mongosh, pymongo and the Go driver.
-//
-// One mongosh process (a start costs about a second of CPU) makes every
-// mongosh check: it starts authenticated by the flags, then opens a
-// connection per mechanism, with the right and a wrong password, and
-// one without credentials for db.auth(). mongosh turns its flags into
-// the same driver options as the URI's, so the server sees the same
-// SCRAM conversation either way.
-func TestAuthMechanismsAndWrongPassword(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, "--auth")
-	setupUsersGo(t, s)
-	plain := "mongodb://" + s.addr + "/appdb?directConnection=true"
-	var mechs [][3]string
-	for _, mech := range []string{"SCRAM-SHA-256", "SCRAM-SHA-1"} {
-		o := url.Values{"authMechanism": {mech}}
-		mechs = append(mechs, [3]string{mech, s.authURI("ro", roPwd, "appdb", "appdb", o), s.authURI("ro", "wrong", "appdb", "appdb", o)})
-	}
-	mustMongosh(t, "mechanisms OK", "--username", "ro", "--password", roPwd, "--authenticationDatabase", "appdb",
-		"--authenticationMechanism", "SCRAM-SHA-256", plain, "--eval", mongoshCode+`
-if (db.items.countDocuments({}) !== 2) throw new Error("--authenticationMechanism SCRAM-SHA-256: read appdb");
-for (const [mech, good, bad] of `+jsValue(t, mechs)+`) {
-  if (new Mongo(good).getDB("appdb").items.countDocuments({}) !== 2) throw new Error(mech + ": read appdb");
-  wantCode(mech + " with a wrong password", () => new Mongo(bad).getDB("appdb").items.findOne(), 18);
-}
-const app = new Mongo(`+jsValue(t, plain)+`).getDB("appdb");
-wantCode("db.auth with a wrong password", () => app.auth("ro", "wrong"), 18);
-if (app.auth("ro", "`+roPwd+`").ok !== 1) throw new Error("db.auth");
-if (app.items.countDocuments({}) !== 2) throw new Error("read after db.auth");
-print("mechanisms OK");`)
-
-	// One Python process tries both mechanisms (pymongo holds a process
-	// about half a second at exit): for each, the good URI reads and the
-	// wrong password is AuthenticationFailed.
-	const py = `import sys, pymongo
-from pymongo.errors import OperationFailure
-args = sys.argv[1:]
-for mech, good, bad in zip(args[0::3], args[1::3], args[2::3]):
-    assert pymongo.MongoClient(good, serverSelectionTimeoutMS=5000).appdb.items.count_documents({}) == 2, mech
-    try:
-        pymongo.MongoClient(bad, serverSelectionTimeoutMS=5000).appdb.items.count_documents({})
-        print("%s wrong password accepted" % mech)
-    except OperationFailure as e:
-        print("%s bad=%d" % (mech, e.code))
-`
-	pyArgs := []string{"-c", py}
-	for _, mech := range []string{"SCRAM-SHA-1", "SCRAM-SHA-256"} {
-		o := url.Values{"authMechanism": {mech}}
-		pyArgs = append(pyArgs, mech, s.authURI("ro", roPwd, "appdb", "appdb", o), s.authURI("ro", "wrong", "appdb", "appdb", o))
-	}
-	out := mustPython(t, "SCRAM-SHA-1 bad=18", pyArgs...)
-	if !strings.Contains(out, "SCRAM-SHA-256 bad=18") {
-		t.Errorf("pymongo SCRAM-SHA-256 with a wrong password:\n%s", out)
-	}
 	for _, mech := range []string{"SCRAM-SHA-1", "SCRAM-SHA-256"} {
 		o := url.Values{"authMechanism": {mech}}
 		c := goClient(t, s.authURI("ro", "wrong", "appdb", "appdb", o))
@@ -492,7 +484,7 @@ for mech, good, bad in zip(args[0::3], args[1::3], args[2::3]):
 // read-only user authenticates over TLS with a URI (tls=true,
 // tlsCAFile) and a wrong password is 18 over TLS too, in mongosh and
 // the Go driver. (--username/--password are
-// TestAuthMechanismsAndWrongPassword's; mongosh passes them to the
+// TestAuthReadOnlyUser's; mongosh passes them to the
 // driver as the URI's credentials.)
 func TestAuthOverTLS(t *testing.T) {
 	t.Parallel()
