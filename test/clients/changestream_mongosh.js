@@ -1,10 +1,11 @@
 // Change streams through mongosh: every event kind in commit order on a
-// database stream with showExpandedEvents, then (phase 2, after the test
-// restarts lode serve) a resume from the update event's token.
-// Environment: LODE_CS_PHASE (1 or 2), LODE_CS_TOKEN (phase 2).
+// database stream with showExpandedEvents (phase 1), then (phase 2,
+// after the test restarts lode serve) a resume from the update event's
+// token. One process runs both: after phase 1 it waits for the file
+// named by LODE_CS_NEXT_URI_FILE, which the test writes with the
+// restarted server's URI once it listens.
 const want = ["create", "insert", "update", "replace", "delete", "createIndexes", "createIndexes",
   "modify", "dropIndexes", "rename", "drop", "drop", "dropDatabase", "invalidate"];
-const d = db.getSiblingDB("cs_mongosh");
 
 function drain(cs, n) {
   const out = [];
@@ -16,7 +17,7 @@ function drain(cs, n) {
   return out;
 }
 
-if (process.env.LODE_CS_PHASE === "1") {
+function phase1(d) {
   d.dropDatabase();
   d.keep.insertOne({ _id: 0 });
   const cs = d.watch([], { showExpandedEvents: true });
@@ -45,13 +46,27 @@ if (process.env.LODE_CS_PHASE === "1") {
   for (let i = 1; i < evs.length; i++) {
     if (evs[i]._id._data <= evs[i - 1]._id._data) throw new Error("tokens out of order at " + i);
   }
-  print("TOKEN " + EJSON.stringify(upd._id, { relaxed: false }));
+  const tok = EJSON.stringify(upd._id, { relaxed: false });
+  print("TOKEN " + tok);
   print("changestream phase 1 OK");
-} else {
-  const tok = EJSON.parse(process.env.LODE_CS_TOKEN);
+  return tok;
+}
+
+function phase2(d, token) {
+  const tok = EJSON.parse(token);
   const cs = d.watch([], { showExpandedEvents: true, resumeAfter: tok });
   const evs = drain(cs, want.length - 3);
   const got = evs.map(e => e.operationType);
   if (JSON.stringify(got) !== JSON.stringify(want.slice(3))) throw new Error("resumed events " + JSON.stringify(got));
   print("changestream phase 2 OK");
 }
+
+const token = phase1(db.getSiblingDB("cs_mongosh"));
+const fs = require("fs");
+const next = process.env.LODE_CS_NEXT_URI_FILE;
+const deadline = Date.now() + 60000;
+while (!fs.existsSync(next)) {
+  if (Date.now() > deadline) throw new Error("no restarted server after 60 s (" + next + ")");
+  sleep(20);
+}
+phase2(connect(fs.readFileSync(next, "utf8").trim()).getSiblingDB("cs_mongosh"), token);
