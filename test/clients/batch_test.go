@@ -207,6 +207,9 @@ func TestPythonScripts(t *testing.T) {
 //	standalone_mongosh.js  --standalone turns the replica-set identity off
 //	seed000..003 scripts   the seeds' shell code; seed003_hits.js is seed 003's
 //	                       aggregation on a hand-computed data set
+//	seed004_queue.js       seed 004's shell code, with the TTL monitor started
+//	                       at a one-second interval by flag (the script also
+//	                       sets it with setParameter) and its explain assertions
 func TestMongoshScripts(t *testing.T) {
 	t.Parallel()
 	runMongoshBatch(t, []scriptCase{
@@ -229,5 +232,6 @@ func TestMongoshScripts(t *testing.T) {
 		{script: "seed002_metadata.js", ok: "seed002 OK"},
 		{script: "seed003_shell.js", ok: "seed003 shell OK"},
 		{script: "seed003_hits.js", ok: "seed003 hits (mongosh) OK"},
+		{script: "seed004_queue.js", serve: []string{"--ttl-monitor-sleep", "1s"}, ok: "seed004 OK explain"},
 	})
 }

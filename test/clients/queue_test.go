@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,18 +14,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
-
-// TestSeed004Queue runs seed 004's shell code in mongosh, with the TTL
-// monitor started at a one-second interval by flag (the script also sets
-// it with setParameter).
-func TestSeed004Queue(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, "--ttl-monitor-sleep", "1s")
-	out := runMongosh(t, s, "seed004_queue.js")
-	if !strings.Contains(out, "seed004 OK explain") {
-		t.Fatalf("script did not finish (with its explain assertions):\n%s", out)
-	}
-}
 
 // queueJobs returns the number of jobs for the claim test: LODE_QUEUE_JOBS
 // if set, else the acceptance size of 100,000 jobs (about 33 s per mode)
