@@ -167,9 +167,14 @@ func runPythonBatch(t *testing.T, cases []scriptCase) {
 //	views_pymongo.py              views
 //	window_pymongo.py             $setWindowFields and $fill
 //	seed003_*.py                  seed 003's hits per day (on a hand-computed data set), orders, transfer and event log code
+//	txn_commit_timeout.py         commits with j:true and maxTimeMS 1 while background sync is off: the
+//	                              journal wait can outlive maxTimeMS after the data is committed, and
+//	                              pymongo must see UnknownTransactionCommitResult, retry only the
+//	                              commit, and apply every transaction exactly once
+//	txn_pymongo.py (3 variants)   a transaction and with_transaction, once per URI variant (uriVariants)
 func TestPythonScripts(t *testing.T) {
 	t.Parallel()
-	runPythonBatch(t, []scriptCase{
+	runPythonBatch(t, append([]scriptCase{
 		{script: "collation_pymongo.py", ok: "collation ok"},
 		{script: "profiler_pymongo.py", ok: "profiler pymongo OK"},
 		{script: "geo_restaurants_pymongo.py", ok: "geo tutorial ok"},
@@ -183,7 +188,8 @@ func TestPythonScripts(t *testing.T) {
 		{script: "seed003_orders.py", ok: "seed003 orders OK"},
 		{script: "seed003_transfer.py", ok: "seed003 transfer OK"},
 		{script: "seed003_eventlog.py", ok: "seed003 eventlog OK"},
-	})
+		{script: "txn_commit_timeout.py", serve: []string{"--sync-interval", "1h"}, ok: "txn commit timeout OK"},
+	}, uriVariantCases(t, "txn_pymongo.py", "txn pymongo OK")...))
 }
 
 // TestMongoshScripts runs the self-contained mongosh scripts, each
@@ -210,9 +216,11 @@ func TestPythonScripts(t *testing.T) {
 //	seed004_queue.js       seed 004's shell code, with the TTL monitor started
 //	                       at a one-second interval by flag (the script also
 //	                       sets it with setParameter) and its explain assertions
+//	txn_mongosh.js         session.startTransaction()/commitTransaction(), once
+//	                       per URI variant (uriVariants)
 func TestMongoshScripts(t *testing.T) {
 	t.Parallel()
-	runMongoshBatch(t, []scriptCase{
+	runMongoshBatch(t, append([]scriptCase{
 		{script: "collation_mongosh.js", ok: "collation OK"},
 		{script: "profiler_mongosh.js", ok: "profile entries"},
 		{script: "explain_seed004.js", ok: "explain seed004 OK"},
@@ -233,5 +241,5 @@ func TestMongoshScripts(t *testing.T) {
 		{script: "seed003_shell.js", ok: "seed003 shell OK"},
 		{script: "seed003_hits.js", ok: "seed003 hits (mongosh) OK"},
 		{script: "seed004_queue.js", serve: []string{"--ttl-monitor-sleep", "1s"}, ok: "seed004 OK explain"},
-	})
+	}, uriVariantCases(t, "txn_mongosh.js", "txn mongosh OK")...))
 }
