@@ -42,18 +42,17 @@ func clientCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// TestChangeStreamMongosh: db.watch() with showExpandedEvents sees every
-// event kind in commit order and resumes after a restart. One mongosh
-// process runs both phases (a start costs about a second of CPU): once
-// it printed phase 1's end, the test restarts lode serve on the same
-// data and writes the new URI to the file the script waits for.
-func TestChangeStreamMongosh(t *testing.T) {
-	t.Parallel()
-	mongosh := requireTool(t, "mongosh")
+// changeStreamOneProcess runs a change-stream script that makes both
+// phases of changeStreamAcrossRestart in one process (a mongosh start
+// costs about a second of CPU, a pymongo one half a second): once the
+// script printed phase 1's end, it restarts lode serve on the same data
+// and writes the new URI to the file whose path it passed to start,
+// which the script waits for before phase 2.
+func changeStreamOneProcess(t *testing.T, start func(s *server, next string) *exec.Cmd) {
+	t.Helper()
 	s := startServer(t)
 	next := filepath.Join(t.TempDir(), "next-uri")
-	cmd := exec.CommandContext(clientCtx(t), mongosh, "--quiet", "--norc", s.uri(), "changestream_mongosh.js")
-	cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1", "LODE_CS_NEXT_URI_FILE="+next)
+	cmd := start(s, next)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +84,9 @@ func TestChangeStreamMongosh(t *testing.T) {
 		err := cmd.Wait()
 		t.Fatalf("phase 1: %v\n%s\nserver logs:\n%s", err, out.String(), s.logs.String())
 	}
+	if !tokenRe.MatchString(out.String()) {
+		t.Errorf("phase 1 printed no token:\n%s", out.String())
+	}
 	s.stop()
 	s2 := startServerDir(t, s.dir)
 	if err := os.WriteFile(next+".tmp", []byte(s2.uri()), 0o600); err != nil {
@@ -100,7 +102,21 @@ func TestChangeStreamMongosh(t *testing.T) {
 	}
 }
 
-// TestChangeStreamPymongo: the same through pymongo 3.11.
+// TestChangeStreamMongosh: db.watch() with showExpandedEvents sees every
+// event kind in commit order and resumes after a restart, in one mongosh
+// process.
+func TestChangeStreamMongosh(t *testing.T) {
+	t.Parallel()
+	mongosh := requireTool(t, "mongosh")
+	changeStreamOneProcess(t, func(s *server, next string) *exec.Cmd {
+		cmd := exec.CommandContext(clientCtx(t), mongosh, "--quiet", "--norc", s.uri(), "changestream_mongosh.js")
+		cmd.Env = append(os.Environ(), "MONGOSH_SKIP_NODE_VERSION_CHECK=1", "LODE_CS_NEXT_URI_FILE="+next)
+		return cmd
+	})
+}
+
+// TestChangeStreamPymongo: the same through pymongo 3.11, in one Python
+// process.
 func TestChangeStreamPymongo(t *testing.T) {
 	t.Parallel()
 	py := "/usr/bin/python3"
@@ -110,13 +126,8 @@ func TestChangeStreamPymongo(t *testing.T) {
 		}
 		t.Skip("pymongo not installed for /usr/bin/python3")
 	}
-	changeStreamAcrossRestart(t, func(s *server, phase, token string) (string, error) {
-		args := []string{"changestream_pymongo.py", s.uri(), phase}
-		if token != "" {
-			args = append(args, token)
-		}
-		out, err := exec.CommandContext(clientCtx(t), py, args...).CombinedOutput()
-		return string(out), err
+	changeStreamOneProcess(t, func(s *server, next string) *exec.Cmd {
+		return exec.CommandContext(clientCtx(t), py, "-u", "changestream_pymongo.py", s.uri(), next)
 	})
 }
 
