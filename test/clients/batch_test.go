@@ -2,12 +2,13 @@ package clients
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // scriptCase is one client script run against a `lode serve` of its own
@@ -29,13 +30,6 @@ func (c scriptCase) caseName() string {
 	return c.script
 }
 
-// Markers runMongoshBatch prints around each case.
-const (
-	caseBegin  = "<<<lode-case-begin "
-	casePassed = "<<<lode-case-passed>>>"
-	caseFailed = "<<<lode-case-failed>>> "
-)
-
 // runMongoshBatch runs the cases' scripts one after another in a single
 // mongosh process (a mongosh start costs about 0.7 s of CPU, more than
 // most scripts), each against its own server: it sets db to the case's
@@ -48,16 +42,7 @@ func runMongoshBatch(t *testing.T, cases []scriptCase) {
 	t.Helper()
 	mongosh := requireTool(t, "mongosh")
 	list := batchList(t, cases)
-	eval := `for (const c of ` + list + `) {
-  print("\n` + caseBegin + `" + c.Name + ">>>");
-  try {
-    db = connect(c.URI);
-    if (!load(c.File)) throw new Error("load(" + c.File + ") returned false");
-    print("\n` + casePassed + `");
-  } catch (e) {
-    print("\n` + caseFailed + `" + ((e && e.stack) || e));
-  }
-}`
+	eval := testenv.MongoshBatchEval(t, list)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mongosh, "--quiet", "--norc", "--nodb", "--eval", eval)
@@ -71,23 +56,18 @@ func runMongoshBatch(t *testing.T, cases []scriptCase) {
 }
 
 // batchList starts a server for each case without a uri and returns the
-// cases as a JSON list of {Name, URI, File} for the batch runner.
-func batchList(t *testing.T, cases []scriptCase) string {
+// cases as the batch runner's scripts.
+func batchList(t *testing.T, cases []scriptCase) []testenv.BatchScript {
 	t.Helper()
-	type entry struct{ Name, URI, File string }
-	entries := make([]entry, len(cases))
+	list := make([]testenv.BatchScript, len(cases))
 	for i, c := range cases {
 		uri := c.uri
 		if uri == "" {
 			uri = startServer(t, c.serve...).uri()
 		}
-		entries[i] = entry{c.caseName(), uri, c.script}
+		list[i] = testenv.BatchScript{Name: c.caseName(), URI: uri, File: c.script}
 	}
-	list, err := json.Marshal(entries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(list)
+	return list
 }
 
 // checkBatch splits a batch's output at the case markers and checks each
@@ -96,16 +76,11 @@ func checkBatch(t *testing.T, client string, cases []scriptCase, out string) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.caseName(), func(t *testing.T) {
-			marker := caseBegin + c.caseName() + ">>>"
-			begin := strings.Index(out, marker)
-			if begin < 0 {
+			part, ran, passed := testenv.BatchPart(out, c.caseName())
+			if !ran {
 				t.Fatalf("%s did not run; %s output:\n%s", c.caseName(), client, out)
 			}
-			part := out[begin+len(marker):]
-			if end := strings.Index(part, caseBegin); end >= 0 {
-				part = part[:end]
-			}
-			if !strings.Contains(part, casePassed) {
+			if !passed {
 				t.Fatalf("%s %s (%s):\n%s", client, c.script, c.caseName(), part)
 			}
 			if !strings.Contains(part, c.ok) {
@@ -122,18 +97,18 @@ func checkBatch(t *testing.T, client string, cases []scriptCase, out string) {
 // is unbuffered (-u), so they stay in their case's part of the output.
 const pythonBatch = `import json, runpy, sys, traceback
 for c in json.loads(sys.argv[1]):
-    print("\n` + caseBegin + `" + c["Name"] + ">>>")
+    print("\n` + testenv.BatchBegin + `" + c["Name"] + ">>>")
     sys.argv = [c["File"], c["URI"]]
     try:
         runpy.run_path(c["File"], run_name="__main__")
-        print("\n` + casePassed + `")
+        print("\n` + testenv.BatchPassed + `")
     except SystemExit as e:
         if e.code in (None, 0):
-            print("\n` + casePassed + `")
+            print("\n` + testenv.BatchPassed + `")
         else:
-            print("\n` + caseFailed + `exit %r" % (e.code,))
+            print("\n` + testenv.BatchFailed + `exit %r" % (e.code,))
     except BaseException:
-        print("\n` + caseFailed + `")
+        print("\n` + testenv.BatchFailed + `")
         traceback.print_exc(file=sys.stdout)
 `
 
@@ -146,7 +121,7 @@ func runPythonBatch(t *testing.T, cases []scriptCase) {
 	list := batchList(t, cases)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, py, "-u", "-c", pythonBatch, list).CombinedOutput()
+	out, err := exec.CommandContext(ctx, py, "-u", "-c", pythonBatch, testenv.BatchJSON(t, list)).CombinedOutput()
 	if err != nil {
 		t.Errorf("python: %v\n%s", err, out)
 	}

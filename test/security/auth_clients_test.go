@@ -302,18 +302,18 @@ func TestAuthSeedScripts(t *testing.T) {
 	}
 	// The shell scripts run in one mongosh process, then seed001 once
 	// more without credentials: it is refused at its first command.
-	var batch []batchScript
+	var batch []testenv.BatchScript
 	for _, tc := range scripts {
 		if strings.HasSuffix(tc.script, ".js") {
-			batch = append(batch, batchScript{tc.script, uri, "../clients/" + tc.script})
+			batch = append(batch, testenv.BatchScript{Name: tc.script, URI: uri, File: "../clients/" + tc.script})
 		}
 	}
 	const anon = "seed001_bucket.js without credentials"
-	batch = append(batch, batchScript{anon, "mongodb://" + s.addr + "/?directConnection=true", "../clients/seed001_bucket.js"})
+	batch = append(batch, testenv.BatchScript{Name: anon, URI: "mongodb://" + s.addr + "/?directConnection=true", File: "../clients/seed001_bucket.js"})
 	runs := map[string]batchRun{}
 	if _, err := exec.LookPath("mongosh"); err == nil || requireClients() {
 		for i, r := range mongoshBatch(t, batch) {
-			runs[batch[i].name] = r
+			runs[batch[i].Name] = r
 		}
 	}
 	for _, tc := range scripts {
