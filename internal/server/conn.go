@@ -75,7 +75,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 	c := &conn{s: s, nc: nc, raw: nc, id: s.nextConnID.Add(1), gone: make(chan struct{})}
 	c.src = &connSource{nc: nc}
 	if lc, ok := nc.(loopConn); ok {
-		c.loop, c.src.lc = lc, lc
+		c.src.lc = lc
 	}
 	c.r = bufio.NewReaderSize(c.src, readBufferSize)
 	return c
@@ -115,7 +115,7 @@ func (c *conn) serve() {
 	}
 	timeout := s.messageTimeout()
 	for {
-		if c.loop != nil {
+		if c.src.lc != nil {
 			// Plain TCP on Linux: served inside one wait of the poller
 			// (serveloop.go) until the connection ends or a message
 			// does not fit in the read buffer, which the general path
@@ -239,15 +239,21 @@ func (c *conn) reserveMessage(res *membudget.Reservation) (refused bool, err err
 // wholeMessageBuffered reports whether the next message is already in
 // the read buffer in full, so reading it cannot stall.
 func (c *conn) wholeMessageBuffered() bool {
+	n, known := c.nextMessageLen()
+	return known && n > 0 && c.r.Buffered() >= n
+}
+
+// nextMessageLen is the length the next message's header declares, when
+// its first four bytes are in the read buffer.
+func (c *conn) nextMessageLen() (int, bool) {
 	if c.r.Buffered() < 4 {
-		return false
+		return 0, false
 	}
 	h, err := c.r.Peek(4)
 	if err != nil {
-		return false
+		return 0, false
 	}
-	n := int(binary.LittleEndian.Uint32(h))
-	return n > 0 && c.r.Buffered() >= n
+	return int(int32(binary.LittleEndian.Uint32(h))), true
 }
 
 // handle answers one message. It returns an error only when the

@@ -39,6 +39,9 @@ var genArgNames = [numGenArgs]string{
 	argWriteConcern:         "writeConcern",
 }
 
+// argPassed is scan's mark for one of the passedGenArgs.
+const argPassed = numGenArgs + 1
+
 // passedGenArgs are the generic arguments drivers send with most
 // commands that the dispatcher does not read and no command refuses:
 // scan does not count them among the others.
@@ -100,7 +103,7 @@ func (g *genArgs) scan(cmd bsoncore.Document) {
 		case "writeConcern":
 			a = argWriteConcern
 		case "$clusterTime", "$readPreference", "comment":
-			a = numGenArgs + 1 // passedGenArgs: not read here, never refused
+			a = argPassed
 		}
 		if a < numGenArgs {
 			if g.at[a] != 0 {

@@ -63,7 +63,7 @@ func (c *rawIOConn) Read(p []byte) (int, error) {
 	case err != nil:
 		return 0, err
 	case errno != 0:
-		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", errno)}
+		return 0, c.opError("read", errno)
 	case n == 0:
 		return 0, io.EOF
 	}
@@ -72,17 +72,27 @@ func (c *rawIOConn) Read(p []byte) (int, error) {
 
 // readSome reads once into c.rp, reporting false (wait) on EAGAIN.
 func (c *rawIOConn) readSome(fd uintptr) bool {
-	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rp[0])), uintptr(len(c.rp)))
-		switch errno {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false // wait until readable
-		}
-		c.rn, c.rerr = int(n), errno
-		return true
+	n, errno := sysRead(fd, c.rp)
+	if errno == syscall.EAGAIN {
+		return false // wait until readable
 	}
+	c.rn, c.rerr = n, errno
+	return true
+}
+
+// sysRead reads fd once into p (not empty), again when interrupted.
+func sysRead(fd uintptr, p []byte) (int, syscall.Errno) {
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		if errno != syscall.EINTR {
+			return int(n), errno
+		}
+	}
+}
+
+// opError is net.TCPConn's error for a failed read or write.
+func (c *rawIOConn) opError(op string, errno syscall.Errno) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError(op, errno)}
 }
 
 func (c *rawIOConn) Write(p []byte) (int, error) {
@@ -94,7 +104,7 @@ func (c *rawIOConn) Write(p []byte) (int, error) {
 	case err != nil:
 		return done, err
 	case errno != 0:
-		return done, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("write", errno)}
+		return done, c.opError("write", errno)
 	}
 	return done, nil
 }
@@ -133,21 +143,16 @@ func (c *rawIOConn) readNow(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, c.loopFD, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		switch errno {
-		case 0:
-			if n == 0 {
-				return 0, io.EOF
-			}
-			return int(n), nil
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return 0, errWouldBlock
-		}
-		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", errno)}
+	n, errno := sysRead(c.loopFD, p)
+	switch {
+	case errno == syscall.EAGAIN:
+		return 0, errWouldBlock
+	case errno != 0:
+		return 0, c.opError("read", errno)
+	case n == 0:
+		return 0, io.EOF
 	}
+	return n, nil
 }
 
 // watchConn is loopConn's: a duplicate of the socket's descriptor as a

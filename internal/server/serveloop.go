@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
@@ -77,28 +76,27 @@ func (c *conn) serveLoop(log *slog.Logger, timeout time.Duration) bool {
 		goOn    = true
 		readErr error
 	)
-	err := c.loop.runLoop(func() bool {
+	err := c.src.lc.runLoop(func() bool {
 		src.inLoop = true
+		defer func() { src.inLoop = false }()
 		for {
-			if c.wholeMessageBuffered() {
+			n, known := c.nextMessageLen()
+			switch {
+			case known && (n <= 0 || n > c.r.Size()):
+				return true // too large (or malformed): the general path
+			case known && c.r.Buffered() >= n:
 				if deadline {
 					_ = c.nc.SetReadDeadline(time.Time{})
 					deadline = false
 				}
-				src.inLoop = false // a command may run long; the watcher reads elsewhere
-				ok := c.serveOne(log, timeout)
-				src.inLoop = true
-				if !ok {
+				// Nothing reads the socket while the command runs: the
+				// message is in the buffer, and the disconnect watcher
+				// peeks through a handle of its own (watchConn).
+				if !c.serveOne(log, timeout) {
 					goOn = false
-					break
+					return true
 				}
 				continue
-			}
-			if b := c.r.Buffered(); b >= 4 {
-				h, _ := c.r.Peek(4)
-				if n := int(binary.LittleEndian.Uint32(h)); n <= 0 || n > c.r.Size() {
-					break // too large (or malformed): the general path
-				}
 			}
 			if c.r.Buffered() > 0 && timeout > 0 && !deadline {
 				_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
@@ -106,20 +104,16 @@ func (c *conn) serveLoop(log *slog.Logger, timeout time.Duration) bool {
 			}
 			if src.drained {
 				src.drained = false
-				src.inLoop = false
 				return false // wait: nothing arrived since the socket was empty
 			}
 			if _, err := c.r.Peek(c.r.Buffered() + 1); err != nil {
 				if errors.Is(err, errWouldBlock) {
-					src.inLoop = false
 					return false
 				}
 				readErr, goOn = err, false
-				break
+				return true
 			}
 		}
-		src.inLoop = false
-		return true
 	})
 	if err == nil {
 		err = readErr

@@ -33,7 +33,7 @@ func TestServeLoopOneReadPerRequest(t *testing.T) {
 		c = o
 	}
 	r.mu.Unlock()
-	if c == nil || c.loop == nil {
+	if c == nil || c.src.lc == nil {
 		t.Fatalf("the connection is not in the poller loop: %+v", c)
 	}
 	p.nc.Close()

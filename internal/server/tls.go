@@ -144,7 +144,7 @@ func (c *conn) negotiate(log *slog.Logger) bool {
 		"client_certificate", len(st.PeerCertificates) > 0)
 	c.nc = tc
 	c.r = bufio.NewReaderSize(tc, readBufferSize)
-	c.loop = nil // reads go through TLS
+	c.src.lc = nil // reads go through TLS
 	return true
 }
 

@@ -81,7 +81,7 @@ func (c *conn) watch(done chan struct{}, wc net.Conn) {
 	var err error
 	if wc != nil {
 		defer wc.Close()
-		err = c.loop.peek(wc)
+		err = c.src.lc.peek(wc)
 	} else {
 		_, err = c.r.Peek(1)
 	}
@@ -170,9 +170,9 @@ func (s *Server) sweepCommands() (busy bool) {
 		c.watchMu.Lock()
 		if c.cmdStart.CompareAndSwap(st, watching) {
 			var wc net.Conn
-			if c.loop != nil {
+			if lc := c.src.lc; lc != nil {
 				var err error
-				if wc, err = c.loop.watchConn(); err != nil {
+				if wc, err = lc.watchConn(); err != nil {
 					s.log.Debug("cannot watch the connection for a disconnect", "conn", c.id, "err", err)
 					c.watchMu.Unlock()
 					continue
