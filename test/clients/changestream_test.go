@@ -61,8 +61,10 @@ func changeStreamOneProcess(t *testing.T, start func(s *server, next string) *ex
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The reader owns out until done closes; phase 1's output goes to
+	// the test through phase1 (empty: the script ended before it).
 	var out strings.Builder
-	phase1 := make(chan bool, 1) // true once phase 1 printed its end
+	phase1 := make(chan string, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -71,21 +73,22 @@ func changeStreamOneProcess(t *testing.T, start func(s *server, next string) *ex
 		for sc.Scan() {
 			out.WriteString(sc.Text() + "\n")
 			if !sent && sc.Text() == "changestream phase 1 OK" {
-				phase1 <- true
+				phase1 <- out.String()
 				sent = true
 			}
 		}
 		if !sent {
-			phase1 <- false
+			phase1 <- ""
 		}
 	}()
-	if !<-phase1 {
+	first := <-phase1
+	if first == "" {
 		<-done
 		err := cmd.Wait()
 		t.Fatalf("phase 1: %v\n%s\nserver logs:\n%s", err, out.String(), s.logs.String())
 	}
-	if !tokenRe.MatchString(out.String()) {
-		t.Errorf("phase 1 printed no token:\n%s", out.String())
+	if !tokenRe.MatchString(first) {
+		t.Errorf("phase 1 printed no token:\n%s", first)
 	}
 	s.stop()
 	s2 := startServerDir(t, s.dir)
