@@ -42,6 +42,8 @@ run flags:
   --out DIR          report directory (default ./sim-report)
   --keep             skip teardown (leave the data)
   --quiet            no progress bars
+  --p99-target D     the latency every scenario's 99th percentile must stay under
+                     (e.g. 50ms); the verdict at the top of the report says whether it did
   --advise           run the index advisor (lode advise) on each target at the end,
                      before teardown, and add its table to the report
 `
@@ -132,6 +134,7 @@ func simRun(args []string) error {
 	keep := fs.Bool("keep", false, "skip teardown")
 	quiet := fs.Bool("quiet", false, "no progress bars")
 	adv := fs.Bool("advise", false, "run the index advisor at the end")
+	p99 := fs.Duration("p99-target", 0, "99th percentile latency target (e.g. 50ms)")
 	var users, params multiFlag
 	fs.Var(&users, "users", "operations per iteration: N or SCENARIO=N")
 	fs.Var(&params, "param", "scenario parameter KEY=VALUE or SCENARIO.KEY=VALUE")
@@ -208,7 +211,7 @@ func simRun(args []string) error {
 			}
 			defer stopLode()
 			target = u
-			o.Label = "embedded Lode (" + u + ")"
+			o.Label = "embedded Lode, temporary data directory"
 		}
 		if *adv {
 			withAdvice(&o, logw)
@@ -218,6 +221,7 @@ func simRun(args []string) error {
 		if err != nil {
 			return err
 		}
+		res.P99TargetMs = float64(*p99) / float64(time.Millisecond)
 		rep.Runs = append(rep.Runs, res)
 	}
 	if err := report.WriteTable(os.Stdout, rep); err != nil {

@@ -35,6 +35,10 @@ type Result struct {
 	// its report (`lode sim run --advise`); empty otherwise.
 	Advice     string          `json:"-"`
 	AdviceJSON json.RawMessage `json:"advice,omitempty"`
+	// P99TargetMs is the latency target the verdict holds each
+	// scenario's 99th percentile to (`lode sim run --p99-target`); 0
+	// for none.
+	P99TargetMs float64 `json:"p99TargetMs,omitempty"`
 }
 
 // ScenarioResult is one scenario's figures.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 )
 
 // RunOptions tune a run.
@@ -94,7 +96,7 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 		res.Latency = "latency is measured from each operation's scheduled start to its finish, so time an operation waited behind a slow load generator counts (no coordinated omission); service time is measured from its actual start"
 	}
 	if res.Target == "" {
-		res.Target = uri
+		res.Target = targetName(ctx, ctl, uri)
 	}
 
 	// Setup, then bind each scenario's operation on every process.
@@ -300,6 +302,25 @@ func closedWorker(ctx context.Context, spec *Spec, b *boundScenario, p int, dead
 		cancel()
 		b.rec.end(t1, t1.Sub(t0), t1.Sub(t0), err)
 	}
+}
+
+// targetName names the server at uri by what it is and where: "Lode at
+// 127.0.0.1:27017", "MongoDB at db1:27017,db2:27017"; never with the
+// URI's credentials or options.
+func targetName(ctx context.Context, c *mongo.Client, uri string) string {
+	product := "MongoDB"
+	if raw, err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Raw(); err == nil {
+		if g, _ := raw.Lookup("gitVersion").StringValueOK(); g == "lode" {
+			product = "Lode"
+		} else if _, err := raw.LookupErr("ferretdb"); err == nil {
+			product = "FerretDB"
+		}
+	}
+	cs, err := connstring.Parse(uri)
+	if err != nil || len(cs.Hosts) == 0 {
+		return product
+	}
+	return product + " at " + strings.Join(cs.Hosts, ",")
 }
 
 func serverVersion(ctx context.Context, c *mongo.Client) string {

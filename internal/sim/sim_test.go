@@ -134,7 +134,7 @@ func checkHTML(t *testing.T, path string, res *sim.Result) {
 		t.Errorf("report.html references an external resource or script: %q", m)
 	}
 	want := map[string]int{
-		"serverStatus opcounters (per second)": 1,
+		"serverStatus opcounters per second": 1,
 		"serverStatus connections.current":     1,
 	}
 	for _, s := range res.Scenarios {

@@ -26,6 +26,7 @@ type htmlCharts struct {
 
 type htmlRun struct {
 	Target, Server, Runtime string
+	Verdict                 sim.Verdict
 	Server1                 []template.HTML
 	Advice                  string
 }
@@ -74,7 +75,7 @@ func WriteHTML(w io.Writer, rep *sim.Report) error {
 		pg.Heads = append(pg.Heads, fmt.Sprintf("Target %d", i+1))
 		pg.Runs = append(pg.Runs, htmlRun{
 			Target: r.Target, Server: r.Server, Runtime: fmt.Sprintf("%.3f s", r.RuntimeSec),
-			Server1: serverCharts(r), Advice: r.Advice,
+			Server1: serverCharts(r), Advice: r.Advice, Verdict: r.Verdict(),
 		})
 	}
 	for si, ss := range first.Scenarios {
@@ -130,18 +131,18 @@ func scenarioCharts(s *sim.ScenarioResult) []template.HTML {
 	toBars := func(bs []sim.Bucket) []bar {
 		var bars []bar
 		for _, b := range bs {
-			bars = append(bars, bar{label: fmtTick(b.FromMs), count: float64(b.Count)})
+			bars = append(bars, bar{label: fmtMs(b.FromMs), count: float64(b.Count)})
 		}
 		return bars
 	}
 	if s.Subscriber != nil {
 		return []template.HTML{
 			template.HTML(lineChart("Events delivered per second", "seconds", "events/s", []series{{"delivered", xs, finished}})),
-			template.HTML(lineChart("Delivery latency from the publisher's stamp, per second", "seconds", "milliseconds", []series{
+			template.HTML(logLineChart("Latency from the stamp, per second", "seconds", "milliseconds", []series{
 				{"p50", xs, p50}, {"p95", xs, p95}, {"p99", xs, p99}, {"max", xs, mx},
 			})),
 			template.HTML(barChart(fmt.Sprintf("Delivery latency from the stamp (%d events)", s.Stats.Count), "milliseconds (log buckets)", "events", toBars(s.Histogram))),
-			template.HTML(barChart(fmt.Sprintf("Delivery latency from the acknowledgement (%d events)", s.ServiceStats.Count), "milliseconds (log buckets)", "events", toBars(s.ServiceHistogram))),
+			template.HTML(barChart(fmt.Sprintf("Delivery latency from the ack (%d events)", s.ServiceStats.Count), "milliseconds (log buckets)", "events", toBars(s.ServiceHistogram))),
 		}
 	}
 	return []template.HTML{
@@ -151,7 +152,7 @@ func scenarioCharts(s *sim.ScenarioResult) []template.HTML {
 		template.HTML(lineChart("Backlog (started, not finished)", "seconds", "operations", []series{
 			{"backlog", xs, backlog},
 		})),
-		template.HTML(lineChart("Latency percentiles per second", "seconds", "milliseconds", []series{
+		template.HTML(logLineChart("Latency percentiles per second", "seconds", "milliseconds", []series{
 			{"p50", xs, p50}, {"p95", xs, p95}, {"p99", xs, p99}, {"max", xs, mx},
 		})),
 		template.HTML(barChart(fmt.Sprintf("Latency histogram (%d ops)", s.Stats.Count), "milliseconds (log buckets)", "operations", toBars(s.Histogram))),
@@ -194,7 +195,7 @@ func serverCharts(r *sim.Result) []template.HTML {
 		conns = append(conns, float64(s.Connections))
 	}
 	return []template.HTML{
-		template.HTML(lineChart("serverStatus opcounters (per second)", "seconds", "ops/s", ops)),
+		template.HTML(lineChart("serverStatus opcounters per second", "seconds", "ops/s", ops)),
 		template.HTML(lineChart("serverStatus connections.current", "seconds", "connections", []series{{"current", xs, conns}})),
 	}
 }
@@ -210,9 +211,15 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding
 .chart .title{font-size:13px;font-weight:600} .chart .tick{font-size:10px;fill:#555} .chart .label{font-size:11px;fill:#333} .chart .legend{font-size:10px}
 .chart .grid{stroke:#eee} .chart .box{fill:none;stroke:#bbb}
 .muted{color:#666} .cols{display:flex;gap:24px;flex-wrap:wrap} .err{color:#b00}
+.verdict{border:2px solid #2a7d2a;background:#f1faf1;padding:8px 14px;margin:14px 0;max-width:1100px}
+.verdict.bad{border-color:#b00;background:#fdf1f1}
+.verdict .sum{font-size:16px;font-weight:700} .verdict ul{margin:4px 0 0;padding-left:20px}
+pre.advice{white-space:pre-wrap;overflow-wrap:anywhere;max-width:1320px;background:#f8f8f8;padding:8px;border:1px solid #e4e4e4}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <div class="muted">generated {{.Generated}} by lode sim</div>
+{{range $i, $r := .Runs}}<div class="verdict{{if not $r.Verdict.OK}} bad{{end}}" id="verdict-{{$i}}"><div class="sum">{{index $.Heads $i}} ({{$r.Target}}): {{$r.Verdict.Summary}}</div>
+<ul>{{range $r.Verdict.Findings}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 <div class="cols">
 <div><h2>Parameters</h2><table>{{range .Load}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table></div>
 <div><h2>Targets</h2><table><tr><th></th><th>Target</th><th>Server</th><th>Total runtime</th></tr>
@@ -229,6 +236,6 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding
 {{end}}
 <h2>Target serverStatus, sampled each second</h2>
 {{range $i, $r := .Runs}}<h3>{{index $.Heads $i}}: {{$r.Target}}</h3><div class="charts">{{range $r.Server1}}{{.}}{{end}}</div>{{end}}
-{{range $i, $r := .Runs}}{{if $r.Advice}}<h2>Index advice: {{index $.Heads $i}}</h2><pre>{{$r.Advice}}</pre>{{end}}{{end}}
+{{range $i, $r := .Runs}}{{if $r.Advice}}<h2>Index advice: {{index $.Heads $i}}</h2><pre class="advice">{{$r.Advice}}</pre>{{end}}{{end}}
 </body></html>
 `))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -23,53 +24,117 @@ const (
 	padT, padB     = 28, 44
 )
 
-// niceMax rounds v up to 1, 2 or 5 times a power of ten.
-func niceMax(v float64) float64 {
-	if v <= 0 {
+// niceStep is the tick interval for an axis spanning span with at most
+// maxTicks intervals: 1, 2 or 5 times a power of ten.
+func niceStep(span float64, maxTicks int) float64 {
+	if span <= 0 {
 		return 1
 	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p {
+	raw := span / float64(maxTicks)
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5} {
+		if m*p >= raw {
 			return m * p
 		}
 	}
 	return 10 * p
 }
 
-func fmtTick(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case math.Abs(v) >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case math.Abs(v) >= 10:
-		return fmt.Sprintf("%.0f", v)
-	case math.Abs(v) >= 1:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.2g", v)
+// linearAxis returns the ticks of an axis from 0 that holds v: evenly
+// spaced round values, the last at or above v.
+func linearAxis(v float64, maxTicks int) []float64 {
+	step := niceStep(v, maxTicks)
+	n := int(math.Ceil(v/step - 1e-9))
+	n = max(n, 1)
+	ticks := make([]float64, 0, n+1)
+	for i := 0; i <= n; i++ {
+		ticks = append(ticks, float64(i)*step)
 	}
+	return ticks
 }
 
-// frame draws the chart's box, title, axis labels and ticks; it returns
-// the builder and the functions mapping data to pixels.
-func frame(title, xLabel, yLabel string, xmax, ymax float64, xticks bool) (*strings.Builder, func(float64) float64, func(float64) float64) {
+// fmtTick writes a tick value with no more decimals than step needs.
+func fmtTick(v, step float64) string {
+	if v == 0 {
+		return "0"
+	}
+	dec := 0
+	if step > 0 && step < 1 {
+		dec = int(math.Ceil(-math.Log10(step) - 1e-9))
+	}
+	return strconv.FormatFloat(v, 'f', dec, 64)
+}
+
+// fmtMs writes a histogram bucket's bound in milliseconds with two
+// significant digits.
+func fmtMs(v float64) string {
+	if v >= 10 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+// axis maps data to pixels along one dimension and lists its ticks.
+type axis struct {
+	ticks []float64
+	label func(float64) string
+	pos   func(float64) float64 // 0..1 along the axis
+}
+
+func linAxis(v float64, maxTicks int) axis {
+	ticks := linearAxis(v, maxTicks)
+	top := ticks[len(ticks)-1]
+	step := ticks[1] - ticks[0]
+	return axis{ticks: ticks, label: func(t float64) string { return fmtTick(t, step) },
+		pos: func(x float64) float64 { return x / top }}
+}
+
+// logAxis is a base-10 axis over the positive values in [lo, hi]; values
+// at or below the lowest decade are drawn on it.
+func logAxis(lo, hi float64) axis {
+	if lo <= 0 || hi <= 0 {
+		lo, hi = 0.1, 1
+	}
+	a := math.Floor(math.Log10(lo))
+	b := math.Ceil(math.Log10(hi))
+	if b <= a {
+		b = a + 1
+	}
+	var ticks []float64
+	for e := a; e <= b; e++ {
+		ticks = append(ticks, math.Pow(10, e))
+	}
+	return axis{ticks: ticks,
+		label: func(t float64) string { return strconv.FormatFloat(t, 'f', -1, 64) },
+		pos: func(x float64) float64 {
+			if x <= 0 {
+				return 0
+			}
+			return math.Max(0, (math.Log10(x)-a)/(b-a))
+		}}
+}
+
+// frame draws the chart's box, title, axis labels and ticks (x ticks
+// when xa is not nil); it returns the builder and the functions mapping
+// data to pixels.
+func frame(title, xLabel, yLabel string, xa *axis, ya axis) (*strings.Builder, func(float64) float64, func(float64) float64) {
 	var b strings.Builder
 	pw, ph := float64(chartW-padL-padR), float64(chartH-padT-padB)
-	fx := func(x float64) float64 { return padL + x/xmax*pw }
-	fy := func(y float64) float64 { return padT + ph - y/ymax*ph }
+	fx := func(x float64) float64 { return padL }
+	if xa != nil {
+		fx = func(x float64) float64 { return padL + xa.pos(x)*pw }
+	}
+	fy := func(y float64) float64 { return padT + ph - ya.pos(y)*ph }
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" class="chart">`, chartW, chartH, chartW, chartH)
-	fmt.Fprintf(&b, `<text x="%d" y="16" class="title">%s</text>`, padL, html.EscapeString(title))
-	for i := 0; i <= 4; i++ {
-		y := ymax * float64(i) / 4
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/>`, padL, chartW-padR, fy(y), fy(y))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`, padL-4, fy(y)+4, fmtTick(y))
-		if !xticks {
-			continue
+	fmt.Fprintf(&b, `<text x="%d" y="16" class="title">%s</text>`, titleX, html.EscapeString(title))
+	for _, t := range ya.ticks {
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/>`, padL, chartW-padR, fy(t), fy(t))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="tick ytick" text-anchor="end">%s</text>`, padL-4, fy(t)+4, ya.label(t))
+	}
+	if xa != nil {
+		for _, t := range xa.ticks {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick xtick" text-anchor="middle">%s</text>`, fx(t), chartH-padB+14, xa.label(t))
 		}
-		x := xmax * float64(i) / 4
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`, fx(x), chartH-padB+14, fmtTick(x))
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" class="box"/>`, padL, padT, pw, ph)
 	fmt.Fprintf(&b, `<text x="%.0f" y="%d" class="label" text-anchor="middle">%s</text>`, padL+pw/2, chartH-padB+30, html.EscapeString(xLabel))
@@ -77,17 +142,50 @@ func frame(title, xLabel, yLabel string, xmax, ymax float64, xticks bool) (*stri
 	return &b, fx, fy
 }
 
-// lineChart draws series as polylines with a legend.
+// titleX is where a chart's title starts: at the chart's left edge, so
+// that a long title has the whole width.
+const titleX = 6
+
+// lineChart draws series as polylines with a legend, on a linear y axis
+// from 0.
 func lineChart(title, xLabel, yLabel string, ss []series) string {
-	xmax, ymax := 1.0, 0.0
+	ymax := 0.0
 	for _, s := range ss {
-		for i := range s.xs {
-			xmax = math.Max(xmax, s.xs[i])
-			ymax = math.Max(ymax, s.ys[i])
+		for _, y := range s.ys {
+			ymax = math.Max(ymax, y)
 		}
 	}
-	ymax = niceMax(ymax * 1.05)
-	b, fx, fy := frame(title, xLabel, yLabel, xmax, ymax, true)
+	return drawLines(title, xLabel, yLabel, ss, linAxis(math.Max(ymax*1.05, 1e-9), 4))
+}
+
+// logLineChart draws series on a logarithmic y axis: latency
+// percentiles, where a spike in the maximum would otherwise flatten
+// the median to the floor.
+func logLineChart(title, xLabel, yLabel string, ss []series) string {
+	lo, hi := math.Inf(1), 0.0
+	for _, s := range ss {
+		for _, y := range s.ys {
+			if y > 0 {
+				lo = math.Min(lo, y)
+				hi = math.Max(hi, y)
+			}
+		}
+	}
+	if hi == 0 {
+		lo, hi = 0.1, 1
+	}
+	return drawLines(title, xLabel, yLabel+" (log scale)", ss, logAxis(lo, hi))
+}
+
+func drawLines(title, xLabel, yLabel string, ss []series, ya axis) string {
+	xmax := 1.0
+	for _, s := range ss {
+		for _, x := range s.xs {
+			xmax = math.Max(xmax, x)
+		}
+	}
+	xa := linAxis(xmax, 6)
+	b, fx, fy := frame(title, xLabel, yLabel, &xa, ya)
 	for i, s := range ss {
 		col := palette[i%len(palette)]
 		var pts []string
@@ -116,9 +214,8 @@ func barChart(title, xLabel, yLabel string, bars []bar) string {
 	for _, br := range bars {
 		ymax = math.Max(ymax, br.count)
 	}
-	ymax = niceMax(ymax * 1.05)
 	n := max(len(bars), 1)
-	b, _, fy := frame(title, xLabel, yLabel, float64(n), ymax, false)
+	b, _, fy := frame(title, xLabel, yLabel, nil, linAxis(math.Max(ymax*1.05, 1e-9), 4))
 	pw := float64(chartW - padL - padR)
 	w := pw / float64(n)
 	for i, br := range bars {

@@ -114,7 +114,14 @@ func WriteTable(w io.Writer, rep *sim.Report) error {
 		return nil
 	}
 	first := rep.Runs[0]
-	fmt.Fprintf(w, "Simulation %s: %s\n", first.Spec.Name, Describe(&first.Spec))
+	for i, r := range rep.Runs {
+		v := r.Verdict()
+		fmt.Fprintf(w, "Verdict, target %d (%s): %s\n", i+1, r.Target, v.Summary)
+		for _, f := range v.Findings {
+			fmt.Fprintf(w, "  - %s\n", f)
+		}
+	}
+	fmt.Fprintf(w, "\nSimulation %s: %s\n", first.Spec.Name, Describe(&first.Spec))
 	for i, r := range rep.Runs {
 		fmt.Fprintf(w, "Target %d: %s (server %s), total runtime %.3f s\n", i+1, r.Target, r.Server, r.RuntimeSec)
 	}
