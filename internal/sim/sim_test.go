@@ -135,7 +135,7 @@ func checkHTML(t *testing.T, path string, res *sim.Result) {
 	}
 	want := map[string]int{
 		"serverStatus opcounters per second": 1,
-		"serverStatus connections.current":     1,
+		"serverStatus connections.current":   1,
 	}
 	for _, s := range res.Scenarios {
 		want["Operations per second"]++
