@@ -91,3 +91,7 @@ func (e *Engine) DatabaseSize(db string) int64 {
 	}
 	return total
 }
+
+// FSUsage is the used and total bytes of the filesystem holding the
+// data directory; ok is false when it cannot say.
+func (e *Engine) FSUsage() (used, total uint64, ok bool) { return e.db.FSUsage() }

@@ -60,6 +60,7 @@ func cmdDBStats(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	if objects > 0 {
 		avg = float64(dataSize) / float64(objects)
 	}
+	fsUsed, fsTotal, _ := s.eng.FSUsage() // 0 and 0 in memory
 	return bsoncore.NewDocumentBuilder().
 		AppendString("db", req.DB).
 		AppendInt64("collections", int64(len(colls))).
@@ -72,7 +73,7 @@ func cmdDBStats(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		AppendDouble("indexSize", float64(indexSize)/float64(scale)).
 		AppendDouble("totalSize", float64(storage+indexSize)/float64(scale)).
 		AppendInt64("scaleFactor", scale).
-		AppendDouble("fsUsedSize", 0).
-		AppendDouble("fsTotalSize", 0).
+		AppendDouble("fsUsedSize", float64(fsUsed)/float64(scale)).
+		AppendDouble("fsTotalSize", float64(fsTotal)/float64(scale)).
 		Build(), nil
 }

@@ -58,6 +58,7 @@ func cmdHello(ctx context.Context, s *Server, req *Request) (bsoncore.Document, 
 			return nil, errs.New(errs.ClientMetadataCannotBeMutated, "The client metadata document may only be sent in the first hello")
 		}
 		req.conn.client = client
+		req.conn.meta.Store(&client)
 	}
 	reply := s.helloReply(req, helloOk)
 	if supportedMechsFor != "" {

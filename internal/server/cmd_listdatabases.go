@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"slices"
+	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/auth"
+	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
 )
@@ -68,6 +71,7 @@ func cmdListDatabases(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	if err != nil {
 		return nil, err
 	}
+	dbs = s.withSystemDatabases(dbs)
 	ab := bsoncore.NewArrayBuilder()
 	var total int64
 	for _, d := range dbs {
@@ -90,4 +94,37 @@ func cmdListDatabases(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 		b.AppendInt64("totalSize", total).AppendInt64("totalSizeMb", total>>20)
 	}
 	return b.Build(), nil
+}
+
+// withSystemDatabases adds admin, config and local to dbs where they are
+// missing, as a running mongod always lists them (admin holds its
+// system.version, config its system.sessions, local its oplog and
+// startup log): mongosh's `show dbs` shows them too. local's size
+// counts the oplog.
+func (s *Server) withSystemDatabases(dbs []engine.DatabaseInfo) []engine.DatabaseInfo {
+	for _, name := range []string{"admin", "config", "local"} {
+		i := sort.Search(len(dbs), func(i int) bool { return dbs[i].Name >= name })
+		if i < len(dbs) && dbs[i].Name == name {
+			if name == "local" {
+				dbs[i].SizeOnDisk += s.oplogBytes()
+			}
+			continue
+		}
+		d := engine.DatabaseInfo{Name: name, SizeOnDisk: s.eng.DatabaseSize(name)}
+		if name == "local" {
+			d.SizeOnDisk += s.oplogBytes()
+		}
+		dbs = slices.Insert(dbs, i, d)
+	}
+	return dbs
+}
+
+// oplogBytes is the oplog's size, 0 without one.
+func (s *Server) oplogBytes() int64 {
+	if l := s.eng.Oplog(); l != nil {
+		if st, err := l.Stats(); err == nil {
+			return st.Bytes
+		}
+	}
+	return 0
 }

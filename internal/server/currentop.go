@@ -24,6 +24,8 @@ type runningOp struct {
 	id     int64
 	connID int64
 	client string
+	// meta is the connection's client metadata (hello's client field).
+	meta bsoncore.Document
 	db     string
 	name   string
 	kind   opKind
@@ -90,6 +92,7 @@ func (s *Server) beginOp(ctx context.Context, req *Request, maxTime time.Duratio
 	if c := req.conn; c != nil {
 		op.connID = c.id
 		op.client = c.remoteAddr()
+		op.meta = c.client
 		r.listConn(c)
 		c.op.Store(op)
 		return op
@@ -208,6 +211,7 @@ func (op *runningOp) render(host string) bsoncore.Document {
 	if op.client != "" {
 		b.AppendString("client", op.client)
 	}
+	appendClientMeta(b, op.meta)
 	b.AppendBoolean("active", true).
 		AppendString("currentOpTime", time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")).
 		AppendInt32("opid", int32(op.id)).
@@ -240,6 +244,18 @@ func (op *runningOp) render(host string) bsoncore.Document {
 	b.AppendInt32("numYields", 0).
 		AppendBoolean("killPending", op.killed.Load())
 	return b.Build()
+}
+
+// appendClientMeta adds mongod's appName and clientMetadata fields for a
+// connection whose hello sent client metadata.
+func appendClientMeta(b *bsoncore.DocumentBuilder, meta bsoncore.Document) {
+	if len(meta) == 0 {
+		return
+	}
+	if v, err := meta.LookupErr("application", "name"); err == nil && v.Type == bsoncore.TypeString {
+		b.AppendString("appName", v.StringValue())
+	}
+	b.AppendDocument("clientMetadata", meta)
 }
 
 func itoa(n int64) string {

@@ -58,6 +58,7 @@ func (s *Server) idleConnOps(busy map[int64]bool, now string) []bsoncore.Documen
 	type idle struct {
 		id     int64
 		client string
+		meta   bsoncore.Document
 	}
 	var conns []idle
 	s.mu.Lock()
@@ -66,6 +67,9 @@ func (s *Server) idleConnOps(busy map[int64]bool, now string) []bsoncore.Documen
 			e := idle{id: c.id}
 			if c.raw != nil {
 				e.client = c.raw.RemoteAddr().String()
+			}
+			if m := c.meta.Load(); m != nil {
+				e.meta = *m
 			}
 			conns = append(conns, e)
 		}
@@ -82,6 +86,7 @@ func (s *Server) idleConnOps(busy map[int64]bool, now string) []bsoncore.Documen
 		if c.client != "" {
 			b.AppendString("client", c.client)
 		}
+		appendClientMeta(b, c.meta)
 		out = append(out, b.AppendBoolean("active", false).
 			AppendString("currentOpTime", now).Build())
 	}

@@ -107,3 +107,14 @@ func (db *DB) IndexDiskUsage(indexID uint64) (uint64, error) {
 	db.usageMu.Unlock()
 	return n, nil
 }
+
+// FSUsage is the used and total bytes of the filesystem that holds the
+// data directory (dbStats' fsUsedSize and fsTotalSize); ok is false when
+// the filesystem does not say (an in-memory one).
+func (db *DB) FSUsage() (used, total uint64, ok bool) {
+	du, err := db.fs.GetDiskUsage(db.dir)
+	if err != nil || du.TotalBytes == 0 {
+		return 0, 0, false
+	}
+	return du.UsedBytes, du.TotalBytes, true
+}
