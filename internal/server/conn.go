@@ -37,8 +37,8 @@ type conn struct {
 	reqID  atomic.Int32
 	client bsoncore.Document // client metadata from the first hello
 	// meta is client, published for other goroutines (currentOp).
-	meta atomic.Pointer[bsoncore.Document]
-	authn  authnState        // authentication (authn.go)
+	meta  atomic.Pointer[bsoncore.Document]
+	authn authnState // authentication (authn.go)
 	// closeNow is set by a failpoint's closeConnection (failpoint.go): the
 	// command gets no reply and the connection is closed.
 	closeNow bool

@@ -25,7 +25,7 @@ type runningOp struct {
 	connID int64
 	client string
 	// meta is the connection's client metadata (hello's client field).
-	meta bsoncore.Document
+	meta   bsoncore.Document
 	db     string
 	name   string
 	kind   opKind
