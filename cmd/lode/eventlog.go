@@ -22,10 +22,19 @@ import (
 // access log, inserts the events in unordered batches with a progress bar
 // on stderr, and reports the lines it skipped.
 func runEventlog(args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
+		fmt.Println(eventlogUsage)
+		return nil
+	}
 	if len(args) == 0 || args[0] != "import" {
-		return errors.New("usage: lode eventlog import FILE [--uri mongodb://127.0.0.1:27017] [--db event_db] [--coll events] [--w 0|1|j] [--batch 1000]")
+		return errors.New(eventlogUsage)
 	}
 	fs := flag.NewFlagSet("eventlog import", flag.ContinueOnError)
+	fs.SetOutput(os.Stdout)
+	fs.Usage = func() {
+		fmt.Println(eventlogUsage + "\n\nflags:")
+		fs.PrintDefaults()
+	}
 	uri := fs.String("uri", "mongodb://127.0.0.1:27017/?directConnection=true", "server URI")
 	dbName := fs.String("db", "event_db", "database")
 	collName := fs.String("coll", "events", "collection")
@@ -38,7 +47,9 @@ func runEventlog(args []string) error {
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		file, rest = rest[0], rest[1:]
 	}
-	if err := fs.Parse(rest); err != nil {
+	if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
+		return nil // the usage is printed
+	} else if err != nil {
 		return err
 	}
 	if file == "" && fs.NArg() == 1 {
@@ -141,7 +152,9 @@ func runEventlog(args []string) error {
 	if failed > 0 {
 		fmt.Printf("%d events failed to insert\n", failed)
 	}
-	fmt.Printf("skipped %d lines\n", nskipped)
+	if nskipped > 0 {
+		fmt.Printf("skipped %d lines that are not Apache combined log lines:\n", nskipped)
+	}
 	for _, s := range skipped {
 		fmt.Println(s)
 	}
@@ -162,7 +175,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// progress draws a one-line bar: [#####     ] 52% 1234 events.
+// eventlogUsage is `lode eventlog --help`.
+const eventlogUsage = `usage: lode eventlog import FILE [--uri mongodb://127.0.0.1:27017] [--db event_db] [--coll events] [--w 0|1|j] [--batch 1000] [--indexes=false]
+
+Imports an Apache combined access log into the event log collection of
+seed 003 (one document per request), with the seed's indexes.`
+
+// progress draws a one-line bar on a terminal ([#####     ] 52% 1234
+// events) and plain lines every few seconds elsewhere.
 type progress struct {
 	out   io.Writer
 	total int64
@@ -185,15 +205,16 @@ func (p *progress) update(done int64, events int) {
 	if p.total > 0 {
 		frac = float64(done) / float64(p.total)
 	}
+	if !p.tty {
+		// A log file gets plain lines, not a bar redrawn with \r.
+		fmt.Fprintf(p.out, "%d events imported, %.0f%% of the file read\n", events, frac*100)
+		p.drawn = true
+		return
+	}
 	const width = 30
 	n := int(frac * width)
 	bar := strings.Repeat("#", n) + strings.Repeat(" ", width-n)
-	line := fmt.Sprintf("[%s] %3.0f%% %d events", bar, frac*100, events)
-	if p.tty {
-		fmt.Fprintf(p.out, "\r%s", line)
-	} else {
-		fmt.Fprintln(p.out, line)
-	}
+	fmt.Fprintf(p.out, "\r[%s] %3.0f%% %d events", bar, frac*100, events)
 	p.drawn = true
 }
 

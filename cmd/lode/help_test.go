@@ -19,6 +19,7 @@ func TestHelpIsNotAnError(t *testing.T) {
 	defer func() { os.Stderr, os.Stdout = stderr, stdout }()
 	for _, args := range [][]string{
 		{"serve", "--help"}, {"sim", "run", "--help"}, {"eventlog", "import", "--help"},
+		{"eventlog", "--help"}, {"eventlog", "help"}, {"eventlog", "-h"},
 		{"bench", "--help"}, {"advise", "--help"}, {"bench", "recent", "--help"}, {"--help"}, {"version"},
 	} {
 		if code := run(args); code != 0 {

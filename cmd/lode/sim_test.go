@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lodedb/lode/internal/sim"
 	"github.com/lodedb/lode/internal/sim/report"
@@ -159,5 +161,29 @@ func TestSimAdviseHostDay(t *testing.T) {
 		if !strings.Contains(string(table), want) {
 			t.Errorf("report.txt lacks %q:\n%s", want, table)
 		}
+	}
+}
+
+// TestSimDeadTarget: a run against a port nobody listens on fails within
+// seconds, naming the host but not the URI's credentials.
+func TestSimDeadTarget(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nobody listens there now
+	start := time.Now()
+	err = runSim([]string{"run", "metadata", "--quiet", "--iterations", "1", "--out", t.TempDir(),
+		"--uri", "mongodb://user:secret@" + addr + "/?directConnection=true&serverSelectionTimeoutMS=60000"})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("a run against a dead port succeeded")
+	}
+	if took > 15*time.Second {
+		t.Errorf("it took %v to give up", took)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "no server at "+addr+" answered within 5s") || strings.Contains(msg, "secret") {
+		t.Errorf("error %q", msg)
 	}
 }

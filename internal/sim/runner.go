@@ -84,8 +84,13 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 		return nil, fmt.Errorf("sim: connect control client: %w", err)
 	}
 	defer func() { _ = ctl.Disconnect(context.Background()) }()
-	if err := ctl.Ping(ctx, nil); err != nil {
-		return nil, fmt.Errorf("sim: ping %s: %w", uri, err)
+	// A dead target is reported in seconds, not after the driver's
+	// 30 s server selection.
+	pctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	err = ctl.Ping(pctx, nil)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("sim: no server at %s answered within %v: %w", hostsOf(uri), reachTimeout, err)
 	}
 	warmUp(ctx, clients, ready, spec.PoolSize, o.Log)
 	res := &Result{Spec: spec, Target: o.Label, Server: serverVersion(ctx, ctl),
@@ -316,11 +321,20 @@ func targetName(ctx context.Context, c *mongo.Client, uri string) string {
 			product = "FerretDB"
 		}
 	}
+	return product + " at " + hostsOf(uri)
+}
+
+// reachTimeout bounds the first ping of the target.
+const reachTimeout = 5 * time.Second
+
+// hostsOf is the host list of uri, without its credentials and
+// options, for messages and reports.
+func hostsOf(uri string) string {
 	cs, err := connstring.Parse(uri)
 	if err != nil || len(cs.Hosts) == 0 {
-		return product
+		return "the given URI"
 	}
-	return product + " at " + strings.Join(cs.Hosts, ",")
+	return strings.Join(cs.Hosts, ",")
 }
 
 func serverVersion(ctx context.Context, c *mongo.Client) string {
