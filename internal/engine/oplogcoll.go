@@ -63,7 +63,7 @@ func (e *Engine) readColl(ctx context.Context, db, coll string, f *query.Filter)
 	lo, hi := oplog.TS(0), oplog.TS(math.MaxUint64)
 	tsBounds(f.Root(), &lo, &hi)
 	vis, _ := e.oplog.Visible()
-	return e.oplogColl, storage.OplogRecords{Lo: uint64(lo), Hi: uint64(min(hi, vis))}, nil
+	return e.oplogColl, oplog.Records{Lo: lo, Hi: min(hi, vis)}, nil
 }
 
 func errOplogInTxn() error {

@@ -127,7 +127,7 @@ func (t *oplogTail) Next() (bsoncore.Document, error) {
 			return nil, nil
 		}
 		t.runEnd = upTo
-		t.scan = exec.NewSourceScan(t.db.Reader(), storage.OplogRecords{Lo: uint64(t.seen) + 1, Hi: uint64(upTo)}, 1, t.filter, nil, false)
+		t.scan = exec.NewSourceScan(t.db.Reader(), oplog.Records{Lo: t.seen + 1, Hi: upTo}, 1, t.filter, nil, false)
 	}
 	for n := 0; ; n++ {
 		if n&1023 == 0 && t.ctx != nil && t.ctx.Err() != nil {

@@ -46,7 +46,7 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 			break
 		}
 		ts := TS(rid)
-		n := int64(len(v))
+		n := storedLen(v)
 		l.size.Add(n)
 		l.n.Add(1)
 		l.chunks.add(ts, ts, n, 1)
@@ -99,12 +99,13 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 	var buf []byte // Set copies it, so it is reused
 	for i := range ents {
 		ts := first + TS(i)
-		buf = ents[i].appendDoc(buf[:0], ts, wall)
+		var n int64
+		buf, n = ents[i].appendStored(buf[:0], ts, wall)
 		if err := storage.SetOplogEntry(b, uint64(ts), buf); err != nil {
 			l.vis.end(first)
 			return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
 		}
-		tk.bytes += int64(len(buf))
+		tk.bytes += n
 		for j := range ents[i].Images {
 			im := &ents[i].Images[j]
 			d := im.doc()
@@ -213,12 +214,21 @@ func (l *Log) scan(lo, hi TS, reverse bool, fn func(ts TS, doc bsoncore.Document
 		return fmt.Errorf("oplog: scan: %w", err)
 	}
 	defer it.Close()
+	var buf []byte // the rebuilt document of a compact entry, reused
 	for {
-		ts, doc, ok := it.Next()
+		rid, v, ok := it.Next()
 		if !ok {
 			return it.Err()
 		}
-		if err := fn(TS(ts), doc); err != nil {
+		ts := TS(rid)
+		doc, err := expand(buf, v, ts)
+		if err != nil {
+			return fmt.Errorf("oplog: entry %d: %w", ts, err)
+		}
+		if isCompact(v) {
+			buf = doc
+		}
+		if err := fn(ts, doc); err != nil {
 			if errors.Is(err, ErrStop) {
 				return nil
 			}
@@ -241,7 +251,7 @@ func (l *Log) countImages() error {
 			break
 		}
 		ts := TS(rid)
-		n := int64(len(v))
+		n := storedLen(v)
 		l.size.Add(n)
 		for c < len(l.chunks.full) && l.chunks.full[c].last < ts {
 			c++

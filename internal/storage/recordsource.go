@@ -32,17 +32,3 @@ func (c CollectionRecords) OpenRecords(r Reader, reverse bool) (RecordIterator, 
 	}
 	return cur, nil
 }
-
-// OplogRecords are the oplog's entries whose timestamps lie in [Lo, Hi]:
-// the engine bounds Hi at the log's visibility point, so that no reader
-// sees an entry before an older one has committed.
-type OplogRecords struct{ Lo, Hi uint64 }
-
-// OpenRecords implements RecordSource.
-func (o OplogRecords) OpenRecords(r Reader, reverse bool) (RecordIterator, error) {
-	cur, err := NewOplogCursor(r, o.Lo, o.Hi, reverse)
-	if err != nil {
-		return nil, err
-	}
-	return cur, nil
-}
