@@ -284,6 +284,11 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 		return 0, err
 	}
 	rid := uint64(t.c.state.rids.Peek())
+	if t.docs == 1 && t.tx == nil {
+		// A batch of several inserts: each index's entries in a run
+		// (storage.Batch.GroupIndexEntries).
+		t.b.GroupIndexEntries()
+	}
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]
 		if ix.EnforcesUnique() {

@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -14,6 +17,63 @@ type Batch struct {
 	kb    []byte // key scratch of the store functions (the batch copies keys)
 	arr   [64]byte
 	colls []uint64 // the collections whose records it writes (recordcache.go)
+	// grouped: index entries go to one side batch per index (sides),
+	// appended to pb in index order when the batch commits, so that the
+	// memtable receives each index's keys in a run (GroupIndexEntries).
+	grouped bool
+	sides   []sideBatch
+}
+
+// sideBatch holds the index entries of one index (Batch.grouped).
+type sideBatch struct {
+	indexID uint64
+	pb      *pebble.Batch
+}
+
+// GroupIndexEntries makes b keep the index entries it is given from now
+// on per index, to be written after its other keys: a batch of many
+// inserts then reaches Pebble's memtable as runs of neighbouring keys
+// (the records, then each index's entries, then the oplog's), each
+// inserted next to the one before instead of searched for from the top
+// of the skiplist. The order of the writes to any one key is kept. Only
+// for a write-only batch (NewBatch).
+func (b *Batch) GroupIndexEntries() { b.grouped = true }
+
+// indexBatch is the batch an index entry of indexID is written to.
+func (b *Batch) indexBatch(indexID uint64) *pebble.Batch {
+	if !b.grouped {
+		return b.pb
+	}
+	for i := range b.sides {
+		if b.sides[i].indexID == indexID {
+			return b.sides[i].pb
+		}
+	}
+	sb := sideBatch{indexID: indexID, pb: newSide()}
+	b.sides = append(b.sides, sb)
+	return sb.pb
+}
+
+// newSide returns a write-only batch that is never committed itself.
+func newSide() *pebble.Batch { return new(pebble.Batch) }
+
+// mergeSides appends the side batches to pb, in index order, and stops
+// grouping: after it every write goes to pb in the order made.
+func (b *Batch) mergeSides() error {
+	if len(b.sides) == 0 {
+		b.grouped = false
+		return nil
+	}
+	slices.SortFunc(b.sides, func(x, y sideBatch) int { return cmp.Compare(x.indexID, y.indexID) })
+	var err error
+	for _, sb := range b.sides {
+		if err == nil {
+			err = b.pb.Apply(sb.pb, nil)
+		}
+		_ = sb.pb.Close()
+	}
+	b.sides, b.grouped = b.sides[:0], false
+	return err
 }
 
 // touch notes that b writes records of collID.
@@ -38,20 +98,43 @@ func (b *Batch) scratch() []byte {
 // set adds the write of value at key. The batch copies both.
 func (b *Batch) set(key, value []byte) error { return b.pb.Set(key, value, nil) }
 
-// deleteRange adds the removal of every key in [lo, hi).
-func (b *Batch) deleteRange(lo, hi []byte) error { return b.pb.DeleteRange(lo, hi, nil) }
+// deleteRange adds the removal of every key in [lo, hi), after every
+// write made before it (grouped index entries included).
+func (b *Batch) deleteRange(lo, hi []byte) error {
+	if err := b.mergeSides(); err != nil {
+		return err
+	}
+	return b.pb.DeleteRange(lo, hi, nil)
+}
 
 // del adds the removal of key.
 func (b *Batch) del(key []byte) error { return b.pb.Delete(key, nil) }
 
 // Len is the size of the batch's representation in bytes.
-func (b *Batch) Len() int { return b.pb.Len() }
+func (b *Batch) Len() int {
+	n := b.pb.Len()
+	for _, sb := range b.sides {
+		n += sb.pb.Len() - batchHeaderLen
+	}
+	return n
+}
+
+// batchHeaderLen is the header every Pebble batch's representation
+// starts with (its sequence number and count), which a merged side
+// batch does not add.
+const batchHeaderLen = 12
 
 // Count is the number of writes in the batch.
-func (b *Batch) Count() uint32 { return b.pb.Count() }
+func (b *Batch) Count() uint32 {
+	n := b.pb.Count()
+	for _, sb := range b.sides {
+		n += sb.pb.Count()
+	}
+	return n
+}
 
 // Empty reports whether the batch holds no writes.
-func (b *Batch) Empty() bool { return b.pb.Empty() }
+func (b *Batch) Empty() bool { return b.Count() == 0 }
 
 // Reader returns the view of an indexed batch (DB.NewIndexedBatch): its
 // writes over the latest committed state.
@@ -63,6 +146,10 @@ func (b *Batch) Close() error {
 	if b.pb == nil {
 		return nil // closed already
 	}
+	for _, sb := range b.sides {
+		_ = sb.pb.Close()
+	}
+	b.sides = nil
 	err := b.pb.Close()
 	b.pb = nil
 	return err

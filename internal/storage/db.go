@@ -310,7 +310,10 @@ func (db *DB) Commit(b *Batch) (seq uint64, err error) {
 		db.records.begin(colls)
 		defer db.records.end(colls)
 	}
-	err = db.commit(b.pb)
+	err = b.mergeSides()
+	if err == nil {
+		err = db.commit(b.pb)
+	}
 	db.leave()
 	if err != nil {
 		b.Close()

@@ -36,7 +36,7 @@ func AppendIndexKeyLockKey(dst []byte, indexID uint64, ks []byte) []byte {
 // keystring's type bits).
 func SetIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID, tb []byte) error {
 	b.kb = appendIndexKey(b.scratch(), indexID, ks, uint64(rid))
-	return b.pb.Set(b.kb, tb, nil)
+	return b.indexBatch(indexID).Set(b.kb, tb, nil)
 }
 
 // DeleteIndexEntry adds to b the removal of the entry (indexID, ks, rid).
@@ -44,7 +44,7 @@ func SetIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID, tb []byte)
 // so the removal is a single delete.
 func DeleteIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID) error {
 	b.kb = appendIndexKey(b.scratch(), indexID, ks, uint64(rid))
-	return b.pb.SingleDelete(b.kb, nil)
+	return b.indexBatch(indexID).SingleDelete(b.kb, nil)
 }
 
 // DeleteIndexEntries adds to b the removal of every entry of indexID (a
