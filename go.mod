@@ -12,6 +12,7 @@ require (
 	github.com/xdg-go/scram v1.2.0
 	github.com/xdg-go/stringprep v1.0.4
 	go.mongodb.org/mongo-driver/v2 v2.9.3
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.39.0
 	gopkg.in/yaml.v3 v3.0.1
 )
