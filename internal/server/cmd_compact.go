@@ -29,7 +29,7 @@ func cmdCompact(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		return nil, err
 	}
 	force := false
-	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+	err = eachArgLax(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
 		case "force":
 			force = expr.Truthy(v) // mongod reads it as trueValue()

@@ -26,7 +26,7 @@ func cmdLogRotate(_ context.Context, s *Server, req *Request) (bsoncore.Document
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "logRotate may only be run against the admin database.")
 	}
-	if err := eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
+	if err := eachArgLax(req, func(string, bsoncore.Value) (bool, error) { return false, nil }); err != nil {
 		return nil, err
 	}
 	logType := ""

@@ -43,7 +43,7 @@ func cmdShutdown(_ context.Context, s *Server, req *Request) (bsoncore.Document,
 	}
 	force := false
 	timeoutSecs := int64(defaultShutdownTimeoutSecs)
-	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+	err := eachArgLax(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
 		case "force":
 			force = expr.Truthy(v) // mongod reads it as trueValue()
