@@ -62,6 +62,7 @@ func runServe(args []string) error {
 	cacheHelp := "size in GiB of the storage engine's block cache, like mongod's --wiredTigerCacheSizeGB (from 0.25 to 10000)"
 	fs.Float64Var(&cacheGB, "cache-size-gb", float64(storage.DefaultCacheSize)/(1<<30), cacheHelp)
 	fs.Float64Var(&cacheGB, "wiredTigerCacheSizeGB", float64(storage.DefaultCacheSize)/(1<<30), "the same as --cache-size-gb")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9216): opcounters, latency histograms, connections, cursors, storage engine and memory figures; off when empty")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	tlsf := addTLSFlags(fs)
 	authOn := fs.Bool("auth", false, "require clients to authenticate (SCRAM-SHA-256/SCRAM-SHA-1) and enforce users' roles, like mongod --auth; while no user exists a loopback client may create the first one in admin")
@@ -208,6 +209,18 @@ func runServe(args []string) error {
 		SessionRefresh: startup.SessionRefresh, SessionTimeoutMinutes: startup.SessionTimeoutMinutes,
 		SlowOpThreshold: slowThreshold(*slowMS), SlowOpSampleRate: sampleRateOrNone(*slowRate),
 		Shutdown: requestShutdown, RotateLog: rotateLog(logFile)})
+	if *metricsAddr != "" {
+		stopMetrics, err := startMetrics(*metricsAddr, srv, log)
+		if err != nil {
+			_ = srv.Close()
+			for _, l := range lns {
+				l.Close()
+			}
+			eng.Close()
+			return err
+		}
+		defer stopMetrics()
+	}
 	if startup.TestCommands {
 		log.Warn("test commands are enabled: any client that may run commands can make the server fail them (configureFailPoint); never in production")
 	}

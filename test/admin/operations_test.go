@@ -179,3 +179,35 @@ func runOK(t *testing.T, d *mongo.Database, cmd bson.D) bson.Raw {
 	testenv.WantOK(t, r, err)
 	return r
 }
+
+// TestServerStatusOpLatencies: serverStatus.opLatencies has mongod 7.0's
+// classes, each {latency (microseconds), ops}, and counts what ran: a
+// find among the reads, an insert among the writes, a ping among the
+// commands.
+func TestServerStatusOpLatencies(t *testing.T) {
+	ldb, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	before := testenv.ServerStatus(t, ldb.Client())
+	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Collection("c").FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, db, bson.D{{Key: "ping", Value: 1}})
+	after := testenv.ServerStatus(t, ldb.Client())
+	for _, class := range []string{"reads", "writes", "commands", "transactions"} {
+		for _, f := range []string{"latency", "ops", "queryableEncryptionLatencyMicros"} {
+			if v, err := after.LookupErr("opLatencies", class, f); err != nil || v.Type != bson.TypeInt64 {
+				t.Errorf("opLatencies.%s.%s: %v %v, want a long", class, f, v, err)
+			}
+		}
+	}
+	for _, class := range []string{"reads", "writes", "commands"} {
+		b := before.Lookup("opLatencies", class, "ops").Int64()
+		a := after.Lookup("opLatencies", class, "ops").Int64()
+		if a <= b {
+			t.Errorf("opLatencies.%s.ops %d -> %d: the command of the class was not counted", class, b, a)
+		}
+	}
+}
