@@ -70,9 +70,11 @@ func runServe(args []string) error {
 	var startup server.Config // --enable-test-commands and --set-parameter
 	fs.BoolVar(&startup.TestCommands, "enable-test-commands", false, "enable MongoDB's test commands (configureFailPoint with the failCommand failpoint) for testing drivers and applications; never in production")
 	cliParams := map[string]bool{} // the parameters --set-parameter set, which win over the configuration file's
+	var params [][2]string         // every startup parameter set, for getCmdLineOpts
 	fs.Func("set-parameter", "set a startup parameter, as mongod --setParameter name=value: enableTestCommands=1|0, logicalSessionRefreshMillis=N (default 300000), localLogicalSessionTimeoutMinutes=N (default 30)", func(v string) error {
-		name, _, _ := strings.Cut(v, "=")
+		name, val, _ := strings.Cut(v, "=")
 		cliParams[name] = true
+		params = append(params, [2]string{name, val})
 		return startupParameter(&startup, v)
 	})
 	configPath := fs.String("config", "", "read a mongod YAML configuration file (docs/configuration.md lists the options Lode reads and refuses); flags given on the command line win over it")
@@ -94,11 +96,12 @@ func runServe(args []string) error {
 		given["port"], given["bind_ip"] = true, true // the configuration file's net.port and net.bindIp give way too
 	}
 	if *configPath != "" {
-		params, err := applyConfig(fs, *configPath, given, cliParams)
+		fileParams, err := applyConfig(fs, *configPath, given, cliParams)
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		for _, p := range params {
+		params = append(params, fileParams...)
+		for _, p := range fileParams {
 			if err := startup.SetStartupParameter(p[0], p[1]); err != nil {
 				return usageError{fmt.Sprintf("configuration file %s: setParameter.%s: %v", *configPath, p[0], err)}
 			}
@@ -203,7 +206,7 @@ func runServe(args []string) error {
 		default:
 		}
 	}
-	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, Auth: *authOn, MessageTimeout: *msgTimeout,
+	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, CmdLineParsed: parsedOptions(fs, *configPath, params), MaxConnections: *maxConns, Auth: *authOn, MessageTimeout: *msgTimeout,
 		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr()),
 		TLSMode: tlsMode, TLS: tlsConfig, TestCommands: startup.TestCommands,
 		SessionRefresh: startup.SessionRefresh, SessionTimeoutMinutes: startup.SessionTimeoutMinutes,

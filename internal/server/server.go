@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
@@ -32,6 +34,9 @@ type Config struct {
 	CursorTimeout time.Duration
 	// CmdLine is reported by getCmdLineOpts.
 	CmdLine []string
+	// CmdLineParsed is getCmdLineOpts' parsed: the options set, under
+	// mongod's configuration file names (nil: an empty document).
+	CmdLineParsed bsoncore.Document
 	// Standalone turns off the replica-set identity (and with it
 	// retryable writes and transactions), like a mongod without --replSet.
 	Standalone bool

@@ -266,6 +266,30 @@ func TestServeMongodFlags(t *testing.T) {
 	if ents, _ := os.ReadDir(data); len(ents) == 0 {
 		t.Errorf("--dbpath %s holds no data files", data)
 	}
+	// getCmdLineOpts (db.serverCmdLineOpts()) reports what was used under
+	// mongod's option names, as mongod's parsed does.
+	var opts struct {
+		Parsed struct {
+			Config string
+			Net    struct {
+				BindIP string `bson:"bindIp"`
+				Port   int32
+			}
+			Storage   struct{ DBPath string `bson:"dbPath"` }
+			SystemLog struct {
+				Destination, Path string
+				LogAppend         bool `bson:"logAppend"`
+			} `bson:"systemLog"`
+		}
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}).Decode(&opts); err != nil {
+		t.Fatal(err)
+	}
+	p := opts.Parsed
+	if p.Config != conf || p.Net.Port != int32(port) || p.Net.BindIP != "127.0.0.1" || p.Storage.DBPath != data ||
+		p.SystemLog.Destination != "file" || p.SystemLog.Path != logPath || !p.SystemLog.LogAppend {
+		t.Errorf("getCmdLineOpts parsed = %+v", p)
+	}
 	// The shutdown command, with force and timeoutSecs as mongod takes
 	// them: no reply, the connection closes, the server exits 0.
 	err = client.Database("admin").RunCommand(ctx, bson.D{{Key: "shutdown", Value: 1}, {Key: "force", Value: true}, {Key: "timeoutSecs", Value: 5}}).Err()
