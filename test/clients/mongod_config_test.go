@@ -275,7 +275,9 @@ func TestServeMongodFlags(t *testing.T) {
 				BindIP string `bson:"bindIp"`
 				Port   int32
 			}
-			Storage   struct{ DBPath string `bson:"dbPath"` }
+			Storage struct {
+				DBPath string `bson:"dbPath"`
+			}
 			SystemLog struct {
 				Destination, Path string
 				LogAppend         bool `bson:"logAppend"`
