@@ -66,6 +66,11 @@ const inProcessHost = "in-process:27017"
 
 // Open starts Lode on the data directory dir (created if missing) and
 // returns a handle with a connected driver client.
+//
+// The program owns the instance's lifetime: the shutdown command (mongosh's
+// db.shutdownServer()) is refused with IllegalOperation (20), and the
+// instance stops when the program calls DB.Close. logRotate succeeds and
+// does nothing, since the log goes to the program's logger (WithLogger).
 func Open(dir string, opts ...Option) (*DB, error) {
 	var cfg config
 	for _, o := range opts {

@@ -46,6 +46,11 @@ func run(args []string) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0 // the flag set printed its usage
 	}
+	var bad usageError
+	if errors.As(err, &bad) {
+		fmt.Fprintln(os.Stderr, "lode:", err)
+		return 2 // a bad command line or configuration file (mongod's EXIT_BADOPTIONS)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lode:", err)
 		return 1

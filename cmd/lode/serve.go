@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -61,23 +62,73 @@ func runServe(args []string) error {
 	cacheHelp := "size in GiB of the storage engine's block cache, like mongod's --wiredTigerCacheSizeGB (from 0.25 to 10000)"
 	fs.Float64Var(&cacheGB, "cache-size-gb", float64(storage.DefaultCacheSize)/(1<<30), cacheHelp)
 	fs.Float64Var(&cacheGB, "wiredTigerCacheSizeGB", float64(storage.DefaultCacheSize)/(1<<30), "the same as --cache-size-gb")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9216): opcounters, latency histograms, connections, cursors, storage engine and memory figures; off when empty")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	tlsf := addTLSFlags(fs)
 	authOn := fs.Bool("auth", false, "require clients to authenticate (SCRAM-SHA-256/SCRAM-SHA-1) and enforce users' roles, like mongod --auth; while no user exists a loopback client may create the first one in admin")
 	insecureOpen := fs.Bool("insecure-no-auth", false, "allow a non-loopback --addr without --auth: anyone who reaches the port can read, write and drop every database")
 	var startup server.Config // --enable-test-commands and --set-parameter
 	fs.BoolVar(&startup.TestCommands, "enable-test-commands", false, "enable MongoDB's test commands (configureFailPoint with the failCommand failpoint) for testing drivers and applications; never in production")
+	cliParams := map[string]bool{} // the parameters --set-parameter set, which win over the configuration file's
+	var params [][2]string         // every startup parameter set, for getCmdLineOpts
 	fs.Func("set-parameter", "set a startup parameter, as mongod --setParameter name=value: enableTestCommands=1|0, logicalSessionRefreshMillis=N (default 300000), localLogicalSessionTimeoutMinutes=N (default 30)", func(v string) error {
+		name, val, _ := strings.Cut(v, "=")
+		cliParams[name] = true
+		params = append(params, [2]string{name, val})
 		return startupParameter(&startup, v)
 	})
-	if err := fs.Parse(args); err != nil {
+	configPath := fs.String("config", "", "read a mongod YAML configuration file (docs/configuration.md lists the options Lode reads and refuses); flags given on the command line win over it")
+	port := fs.Int("port", 0, "listen port, mongod's --port: with --bind_ip, instead of --addr (default 27017)")
+	bindIP := fs.String("bind_ip", "", "listen address, or addresses separated by commas, mongod's --bind_ip: with --port, instead of --addr (default 127.0.0.1)")
+	logPath := fs.String("logpath", "", "write the log to this file instead of stderr, mongod's --logpath; the logRotate command and SIGUSR1 rotate it")
+	logAppend := fs.Bool("logappend", false, "with --logpath, append to an existing log file instead of renaming it aside with a timestamp suffix, mongod's --logappend")
+	logRotate := fs.String("logRotate", "rename", "how the logRotate command rotates --logpath's file, mongod's --logRotate: rename (to FILE.<UTC time>, then a new FILE) or reopen (after logrotate moved it; needs --logappend)")
+	tzInfo := fs.String("timeZoneInfo", "", "directory of the time zone database, mongod's --timeZoneInfo (default: the system's, then Go's own)")
+	addAliases(fs)
+	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	given := givenFlags(fs)
+	if given["addr"] && (given["port"] || given["bind_ip"]) {
+		return usageError{"give either --addr host:port or mongod's --bind_ip and --port, not both"}
+	}
+	if given["addr"] {
+		given["port"], given["bind_ip"] = true, true // the configuration file's net.port and net.bindIp give way too
+	}
+	if *configPath != "" {
+		fileParams, err := applyConfig(fs, *configPath, given, cliParams)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		params = append(params, fileParams...)
+		for _, p := range fileParams {
+			if err := startup.SetStartupParameter(p[0], p[1]); err != nil {
+				return usageError{fmt.Sprintf("configuration file %s: setParameter.%s: %v", *configPath, p[0], err)}
+			}
+		}
+	}
+	addrs, err := listenAddrs(*addr, *bindIP, *port)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if *tzInfo != "" {
+		if st, err := os.Stat(*tzInfo); err != nil || !st.IsDir() {
+			return usageError{fmt.Sprintf("bad --timeZoneInfo %q: want the directory of a time zone database (e.g. /usr/share/zoneinfo)", *tzInfo)}
+		}
+		os.Setenv("ZONEINFO", *tzInfo) // where Go's time package looks first
+	}
+	logOut, logFile, err := openLogOutput(*logPath, *logAppend, *logRotate)
+	if err != nil {
+		return err
+	}
+	if logFile != nil {
+		defer logFile.Close()
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(strings.ToUpper(*level))); err != nil {
 		return fmt.Errorf("bad --log-level %q: %w", *level, err)
 	}
-	log, err := newLogger(*logFormat, lvl)
+	log, err := newLogger(logOut, *logFormat, lvl)
 	if err != nil {
 		return err
 	}
@@ -115,8 +166,10 @@ func runServe(args []string) error {
 		// harder rather than let GC slack take RSS past it.
 		debug.SetMemoryLimit(goMemoryLimit(*budgetMB<<20, budgetGiven, cacheBytes, residentFileBytes()))
 	}
-	if err := checkExposure(*addr, *authOn, *insecureOpen, log); err != nil {
-		return err
+	for _, a := range addrs {
+		if err := checkExposure(a, *authOn, *insecureOpen, log); err != nil {
+			return err
+		}
 	}
 	oplogBytes, err := oplogBound(*oplogMB)
 	if err != nil {
@@ -127,36 +180,74 @@ func runServe(args []string) error {
 	if err != nil {
 		return openError(*dir, err)
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		eng.Close()
-		return listenError(*addr, err)
+	lns := make([]net.Listener, 0, len(addrs))
+	for _, a := range addrs {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			eng.Close()
+			return listenError(a, err)
+		}
+		lns = append(lns, ln)
 	}
+	ln := lns[0]
 	if *msgTimeout == 0 {
 		*msgTimeout = -1 // Config's "no limit"
 	}
 	warnFileLimit(log)
-	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, MaxConnections: *maxConns, Auth: *authOn, MessageTimeout: *msgTimeout,
+	// The shutdown command (db.shutdownServer()) ends the server as a
+	// signal does.
+	shutdownRequested := make(chan struct{}, 1)
+	requestShutdown := func(force bool, timeoutSecs int64) {
+		select {
+		case shutdownRequested <- struct{}{}:
+		default:
+		}
+	}
+	srv := server.New(eng, server.Config{Logger: log, CmdLine: os.Args, CmdLineParsed: parsedOptions(fs, *configPath, params), MaxConnections: *maxConns, Auth: *authOn, MessageTimeout: *msgTimeout,
 		Standalone: *standalone, ReplSetName: *replSet, AdvertiseAddr: advertiseOr(*advertise, ln.Addr()),
 		TLSMode: tlsMode, TLS: tlsConfig, TestCommands: startup.TestCommands,
 		SessionRefresh: startup.SessionRefresh, SessionTimeoutMinutes: startup.SessionTimeoutMinutes,
-		SlowOpThreshold: slowThreshold(*slowMS), SlowOpSampleRate: sampleRateOrNone(*slowRate)})
+		SlowOpThreshold: slowThreshold(*slowMS), SlowOpSampleRate: sampleRateOrNone(*slowRate),
+		Shutdown: requestShutdown, RotateLog: rotateLog(logFile)})
+	if *metricsAddr != "" {
+		stopMetrics, err := startMetrics(*metricsAddr, srv, log)
+		if err != nil {
+			_ = srv.Close()
+			for _, l := range lns {
+				l.Close()
+			}
+			eng.Close()
+			return err
+		}
+		defer stopMetrics()
+	}
 	if startup.TestCommands {
 		log.Warn("test commands are enabled: any client that may run commands can make the server fail them (configureFailPoint); never in production")
 	}
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigc)
+	if logFile != nil {
+		stopRotate := rotateOnSignal(log, logFile) // SIGUSR1, as mongod
+		defer stopRotate()
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(lns))
+	for _, l := range lns {
+		go func() { errc <- srv.Serve(l) }()
+	}
 	go returnMemory(ctx, log)
-	log.Info("lode started", "addr", ln.Addr().String(), "dir", *dir, "version", version, "tls", tlsMode.String(),
+	log.Info("lode started", "addr", listenerAddrs(lns), "dir", *dir, "version", version, "tls", tlsMode.String(),
 		mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDLodeStarted, mongolog.KeyCtx, "initandlisten")
 	select {
 	case sig := <-sigc:
 		logSignal(log, sig)
+	case <-shutdownRequested:
+		// The shutdown command logged "Terminating via shutdown command".
 	case err := <-errc:
 		if err != nil {
 			log.Error("server stopped", "err", err, mongolog.KeyComponent, "NETWORK", mongolog.KeyID, mongolog.IDServerStopped)
@@ -172,13 +263,14 @@ func runServe(args []string) error {
 	return nil
 }
 
-// newLogger returns the server's logger in the --log-format asked for.
-func newLogger(format string, lvl slog.Level) (*slog.Logger, error) {
+// newLogger returns the server's logger writing to w in the
+// --log-format asked for.
+func newLogger(w io.Writer, format string, lvl slog.Level) (*slog.Logger, error) {
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl, ReplaceAttr: fatalLevelName})), nil
+		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl, ReplaceAttr: fatalLevelName})), nil
 	case "json":
-		return slog.New(mongolog.NewHandler(os.Stderr, lvl)), nil
+		return slog.New(mongolog.NewHandler(w, lvl)), nil
 	}
 	return nil, fmt.Errorf("bad --log-format %q: want text or json", format)
 }

@@ -75,6 +75,7 @@ const (
 	CannotSplit                              Code = 87
 	NetworkTimeout                           Code = 89
 	OperationFailed                          Code = 96
+	FileRenameFailed                         Code = 98
 	UnsatisfiableWriteConcern                Code = 100
 	WriteConflict                            Code = 112
 	InitialSyncFailure                       Code = 113
@@ -224,6 +225,7 @@ var names = map[Code]string{
 	InvalidReplicaSetConfig:                  "InvalidReplicaSetConfig",
 	NotYetInitialized:                        "NotYetInitialized",
 	OperationFailed:                          "OperationFailed",
+	FileRenameFailed:                         "FileRenameFailed",
 	UnsatisfiableWriteConcern:                "UnsatisfiableWriteConcern",
 	NotExactValueField:                       "NotExactValueField",
 	WriteConflict:                            "WriteConflict",

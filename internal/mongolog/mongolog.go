@@ -55,6 +55,8 @@ const (
 	IDConnectionAccepted = 22943
 	IDConnectionEnded    = 22944
 	IDAuthFailed         = 20249
+	IDShutdownCommand    = 4695400 // "Terminating via shutdown command"
+	IDLogRotate          = 23166   // "Log rotation initiated"
 )
 
 // Lode's own log ids (LodeIDBase and up).

@@ -78,6 +78,21 @@ func onlyGenericArgs(req *Request) error {
 	return eachArg(req, func(string, bsoncore.Value) (bool, error) { return false, nil })
 }
 
+// eachArgLax is eachArg for a command mongod parses by hand without a
+// strict check (compact, shutdown, logRotate): a field fn does not know
+// is ignored, as mongod ignores it, unless it is a generic argument,
+// which is checked as everywhere.
+func eachArgLax(req *Request, fn func(key string, v bsoncore.Value) (bool, error)) error {
+	return eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		known, err := fn(k, v)
+		if known || err != nil {
+			return known, err
+		}
+		_, generic := genericArgNames[k]
+		return !generic, nil
+	})
+}
+
 // eachArg calls fn for every field after the command name. fn returns
 // false for a field it does not know; such a field is an error (40415)
 // unless it is a generic argument.

@@ -42,6 +42,7 @@ func cmdServerStatus(_ context.Context, s *Server, req *Request) (bsoncore.Docum
 			AppendInt64("delete", st.delete.Load()).
 			AppendInt64("getmore", st.getmore.Load()).
 			AppendInt64("command", st.cmd.Load()).Build()).
+		AppendDocument("opLatencies", opLatenciesDoc(st)).
 		AppendDocument("mem", bsoncore.NewDocumentBuilder().
 			AppendInt32("bits", 64).
 			AppendInt32("resident", int32(resident)).
@@ -118,4 +119,21 @@ func (s *Server) metricsDoc() bsoncore.Document {
 			AppendInt64("syncs", int64(ss.Syncs)).
 			AppendInt64("syncWaits", int64(ss.SyncWaits)).Build()).
 		Build()
+}
+
+// opLatenciesDoc renders serverStatus.opLatencies as mongod 7.0 does:
+// each class's total latency in microseconds and its count (Lode has no
+// queryable encryption, and reports transactions as no operations: a
+// transaction's statements are counted in their own classes).
+func opLatenciesDoc(st *stats) bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder()
+	for c := range st.lat {
+		b.AppendDocument(latencyClassNames[c], bsoncore.NewDocumentBuilder().
+			AppendInt64("latency", st.lat[c].micros.Load()).
+			AppendInt64("ops", st.lat[c].ops.Load()).
+			AppendInt64("queryableEncryptionLatencyMicros", 0).Build())
+	}
+	return b.AppendDocument("transactions", bsoncore.NewDocumentBuilder().
+		AppendInt64("latency", 0).AppendInt64("ops", 0).
+		AppendInt64("queryableEncryptionLatencyMicros", 0).Build()).Build()
 }

@@ -106,6 +106,8 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 	}
 	op.stats.FlushOpen()
 	d := time.Since(start) - op.waited
+	c := req.command()
+	s.stats.observeLatency(c.observe.op, d)
 	o := s.obs
 	slow := d.Milliseconds() >= o.slowMS.Load()
 	if slow {
@@ -114,7 +116,6 @@ func (s *Server) observe(ctx context.Context, req *Request, op *runningOp, start
 		}
 	}
 	ps := o.profile(req.DB)
-	c := req.command()
 	qsCmd := c.shape != nil
 	qsName := ""
 	if qsCmd {

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/cursor"
 	"github.com/lodedb/lode/internal/engine"
@@ -32,6 +34,9 @@ type Config struct {
 	CursorTimeout time.Duration
 	// CmdLine is reported by getCmdLineOpts.
 	CmdLine []string
+	// CmdLineParsed is getCmdLineOpts' parsed: the options set, under
+	// mongod's configuration file names (nil: an empty document).
+	CmdLineParsed bsoncore.Document
 	// Standalone turns off the replica-set identity (and with it
 	// retryable writes and transactions), like a mongod without --replSet.
 	Standalone bool
@@ -86,6 +91,19 @@ type Config struct {
 	// least recently seen are evicted); zero means
 	// DefaultQueryStatsCacheSize, negative turns query statistics off.
 	QueryStatsCacheSize int
+	// Shutdown, when set, is what the shutdown command (mongosh's
+	// db.shutdownServer()) does once it is allowed: the program stops
+	// the server and the engine and exits, as lode serve does. It must
+	// not block: it is called from the command's own connection, which
+	// the shutdown closes. Nil (a server embedded with lode.Open) refuses
+	// the command: the embedding program stops Lode with DB.Close.
+	Shutdown func(force bool, timeoutSecs int64)
+	// RotateLog, when set, rotates the server's log file (the logRotate
+	// command) and returns the rotated file's new name ("" when the file
+	// was reopened in place). Nil means the log goes to a stream (stderr,
+	// a program's logger) with no file to rotate, and logRotate succeeds
+	// doing nothing, as mongod does without systemLog.path.
+	RotateLog func() (string, error)
 }
 
 // DefaultMessageTimeout is Config.MessageTimeout's default.

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // stats are the server-wide counters that serverStatus reports.
@@ -15,6 +17,56 @@ type stats struct {
 	// docsReturned counts documents sent in cursor batches
 	// (metrics.document.returned).
 	docsReturned atomic.Int64
+	// lat are the command latencies by class (serverStatus opLatencies,
+	// the metrics endpoint's histograms).
+	lat [numLatencyClasses]latencyHist
+}
+
+// Latency classes, as mongod's opLatencies: reads (find, getMore),
+// writes (insert, update, delete) and the other commands.
+const (
+	latReads = iota
+	latWrites
+	latCommands
+	numLatencyClasses
+)
+
+// latencyClassNames are opLatencies' field names.
+var latencyClassNames = [numLatencyClasses]string{"reads", "writes", "commands"}
+
+// Latency histogram buckets: bucket i counts durations below
+// 2^(i+latencyMinShift) microseconds (16 us, 32 us, ... 2^24 us = 16.8 s),
+// the last one every longer duration.
+const (
+	latencyMinShift = 4
+	latencyBuckets  = 21
+)
+
+// latencyHist is one class's latency histogram: a count, a sum and a
+// counter per power-of-two bucket, each updated with one atomic add.
+type latencyHist struct {
+	ops, micros atomic.Int64
+	buckets     [latencyBuckets]atomic.Int64
+}
+
+// observeLatency adds a command of kind k that took d.
+func (st *stats) observeLatency(k opKind, d time.Duration) {
+	c := latCommands
+	switch k {
+	case opQuery, opGetMore:
+		c = latReads
+	case opInsert, opUpdate, opRemove:
+		c = latWrites
+	}
+	us := d.Microseconds()
+	if us < 0 {
+		us = 0
+	}
+	h := &st.lat[c]
+	h.ops.Add(1)
+	h.micros.Add(us)
+	i := bits.Len64(uint64(us)) - latencyMinShift
+	h.buckets[min(max(i, 0), latencyBuckets-1)].Add(1)
 }
 
 func (st *stats) connOpened() { st.current.Add(1); st.total.Add(1) }
