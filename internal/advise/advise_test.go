@@ -186,7 +186,7 @@ func TestRunHandWrittenStats(t *testing.T) {
 	if err := rep.WriteText(&sb); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"PROPOSED INDEX", "{ host: 1, time: 1 }", "unused indexes (1):", "prefix indexes (1):", "host_1 { host: 1 }  is a prefix of host_1_x_1"} {
+	for _, w := range []string{"PROPOSED INDEX", "{ host: 1, time: 1 }", "unused indexes (1):", "prefix indexes (1):", "host_1 { host: 1 } is a prefix of host_1_x_1"} {
 		if !strings.Contains(sb.String(), w) {
 			t.Errorf("text report lacks %q:\n%s", w, sb.String())
 		}
