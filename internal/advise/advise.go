@@ -430,7 +430,7 @@ func compactJSON(d bson.Raw) string {
 
 // compactArray prints an array as relaxed extended JSON.
 func compactArray(a bson.Raw) string {
-	b, err := bson.Marshal(bson.D{{Key: "a", Value: bson.RawArray(a)}})
+	b, err := bson.Marshal(bson.D{{Key: "a", Value: bson.RawValue{Type: bson.TypeArray, Value: a}}})
 	if err != nil {
 		return bson.RawArray(a).String()
 	}

@@ -28,17 +28,20 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 // paste into mongosh.
 func (rep *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAMESPACE\tSHAPE\tRUNS\tTIME\tPLAN TODAY\tKEYS/RESULT\tDOCS/RESULT\tPROPOSED INDEX\tPREDICTED PLAN\tKEYS/RESULT\tDOCS/RESULT\tINDEX SIZE")
+	// The shape comes last and whole: two pipelines may differ in their
+	// last stage only.
+	fmt.Fprintln(tw, "NAMESPACE\tRUNS\tTIME\tPLAN TODAY\tKEYS/RESULT\tDOCS/RESULT\tPROPOSED INDEX\tPREDICTED PLAN\tKEYS/RESULT\tDOCS/RESULT\tINDEX SIZE\tSHAPE")
 	for _, r := range rep.Rows {
 		share := fmt.Sprintf("%.1f%%", 100*r.TimeShare)
+		shape := oneLine(strings.ReplaceAll(r.Shape, "\t", " "))
 		if r.Index == nil {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t-\t%s\t\t\t\n", r.NS, clip(r.Shape, 90), r.ExecCount, share, r.Plan,
-				fig(r.KeysPerResult), fig(r.DocsPerResult), r.Note)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t-\t%s\t\t\t\t%s\n", r.NS, r.ExecCount, share, r.Plan,
+				fig(r.KeysPerResult), fig(r.DocsPerResult), r.Note, shape)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.NS, clip(r.Shape, 90), r.ExecCount, share, r.Plan,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.NS, r.ExecCount, share, r.Plan,
 			fig(r.KeysPerResult), fig(r.DocsPerResult), r.Index.JS(), r.PredictedPlan,
-			fig(r.PredictedKeysPerResult), fig(r.PredictedDocsPerResult), bytesText(r.IndexBytes))
+			fig(r.PredictedKeysPerResult), fig(r.PredictedDocsPerResult), bytesText(r.IndexBytes), shape)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("advise: write report: %w", err)
@@ -149,12 +152,4 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-func clip(s string, n int) string {
-	s = strings.ReplaceAll(s, "\t", " ")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }

@@ -145,6 +145,8 @@ func (s *Server) storeQueryStats(docs []bsoncore.Document) error {
 // loadQueryStats reads the statistics a previous run stored.
 func (s *Server) loadQueryStats() {
 	q := s.obs.qs
+	// The counters of the indexes without a saved one start now.
+	defer s.eng.IndexAccessSnapshot()
 	it, err := s.eng.Find(context.Background(), "local", engine.QueryStatsColl, engine.FindSpec{})
 	if err != nil {
 		s.log.Warn("cannot load the query statistics", "err", err)
