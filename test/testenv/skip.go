@@ -105,14 +105,41 @@ func packageDir() string {
 	}
 }
 
-// LookTool is exec.LookPath, except for the tools LODE_HIDE_TOOLS lists.
-func LookTool(name string) (string, error) {
+// Hidden reports whether LODE_HIDE_TOOLS lists name (a command, or
+// "pymongo", "node-driver", "mongodump", ...).
+func Hidden(name string) bool {
 	for _, h := range strings.Split(os.Getenv(HideToolsEnv), ",") {
 		if strings.TrimSpace(h) == name {
-			return "", fmt.Errorf("%s hidden by %s", name, HideToolsEnv)
+			return true
 		}
 	}
+	return false
+}
+
+// LookTool is exec.LookPath, except for the tools LODE_HIDE_TOOLS lists.
+func LookTool(name string) (string, error) {
+	if Hidden(name) {
+		return "", fmt.Errorf("%s hidden by %s", name, HideToolsEnv)
+	}
 	return exec.LookPath(name)
+}
+
+// Pymongo is the Python that the pymongo tests run: Debian's, with its
+// python3-pymongo (3.11).
+const Pymongo = "/usr/bin/python3"
+
+// RequirePymongo returns Pymongo when it imports pymongo, and skips t in
+// the pymongo group otherwise (fails it under LODE_REQUIRE_CLIENTS=1).
+func RequirePymongo(t testing.TB) string {
+	t.Helper()
+	err := exec.Command(Pymongo, "-c", "import pymongo").Run()
+	if err == nil && Hidden("pymongo") {
+		err = fmt.Errorf("pymongo hidden by %s", HideToolsEnv)
+	}
+	if err != nil {
+		MissingClient(t, GroupPymongo, "pymongo not importable by "+Pymongo, err)
+	}
+	return Pymongo
 }
 
 // RequireClients reports whether a missing client fails a test instead
