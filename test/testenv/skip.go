@@ -168,9 +168,9 @@ func MissingClient(t testing.TB, group, reason string, err error) {
 	Skip(t, group, reason)
 }
 
-// SkipSummary reads the skips recorded in dir and describes them, one
-// block per group and reason: how many tests, in which packages, and
-// how to enable them. It returns "" when nothing was skipped.
+// SkipSummary reads the skips recorded in dir and describes them: per
+// group, how many tests and how to enable them, then per reason how
+// many tests in which packages. It returns "" when nothing was skipped.
 func SkipSummary(dir string) (string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "skips-*.tsv"))
 	if err != nil {
@@ -219,17 +219,27 @@ func SkipSummary(dir string) (string, error) {
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "skipped: %d test(s), by group:\n", total)
-	for _, k := range keys {
+	for i, k := range keys {
+		if i == 0 || keys[i-1].group != k.group {
+			n := 0
+			for _, k2 := range keys {
+				if k2.group == k.group {
+					n += groups[k2].tests
+				}
+			}
+			fmt.Fprintf(&b, "  %s: %d test(s)", k.group, n)
+			if h := enableHints[k.group]; h != "" {
+				fmt.Fprintf(&b, "; to run them: %s", h)
+			}
+			b.WriteByte('\n')
+		}
 		e := groups[k]
 		pkgs := make([]string, 0, len(e.pkgs))
 		for p := range e.pkgs {
 			pkgs = append(pkgs, p)
 		}
 		sort.Strings(pkgs)
-		fmt.Fprintf(&b, "  %s: %d test(s) in %s: %s\n", k.group, e.tests, strings.Join(pkgs, ", "), k.reason)
-		if h := enableHints[k.group]; h != "" {
-			fmt.Fprintf(&b, "    to run them: %s\n", h)
-		}
+		fmt.Fprintf(&b, "    %d in %s: %s\n", e.tests, strings.Join(pkgs, ", "), k.reason)
 	}
 	return b.String(), nil
 }

@@ -51,8 +51,8 @@ func TestSkipRecorded(t *testing.T) {
 	}
 	for _, want := range []string{
 		"skipped: 3 test(s), by group:",
-		"  mongosh: 2 test(s) in test/testenv: mongosh not installed\n    to run them: install mongosh",
-		"  pymongo: 1 test(s) in test/testenv: pymongo not importable by /usr/bin/python3\n    to run them: install pymongo",
+		"  mongosh: 2 test(s); to run them: install mongosh (npm install -g mongosh) so that it is on the PATH\n    2 in test/testenv: mongosh not installed\n",
+		"  pymongo: 1 test(s); to run them: install pymongo for /usr/bin/python3 (apt-get install python3-pymongo)\n    1 in test/testenv: pymongo not importable by /usr/bin/python3\n",
 	} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
