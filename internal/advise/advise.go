@@ -161,7 +161,7 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 			log.Warn("advise: skipping a statistics document", "err", err)
 			continue
 		}
-		if inScope(o, s.DB, s.Coll) {
+		if inScope(o, s.DB, s.Coll) && !s.reportsOnly() {
 			shapes = append(shapes, s)
 		}
 	}
@@ -243,6 +243,31 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 		return nil, err
 	}
 	return rep, nil
+}
+
+// reportStages are the stages that start a pipeline with a report of
+// the server instead of the collection's documents: no index serves them
+// (and lode advise's own $indexStats is one).
+var reportStages = map[string]bool{"$indexStats": true, "$collStats": true, "$planCacheStats": true,
+	"$currentOp": true, "$listSessions": true, "$listLocalSessions": true, "$queryStats": true,
+	"$documents": true, "$changeStream": true, "$listSearchIndexes": true, "$listCatalog": true}
+
+// reportsOnly reports whether s is a pipeline that starts with a report
+// stage.
+func (s *Shape) reportsOnly() bool {
+	if s.PipelineShape == nil {
+		return false
+	}
+	v, err := bson.RawArray(s.PipelineShape).IndexErr(0)
+	if err != nil {
+		return false
+	}
+	first, ok := v.DocumentOK()
+	if !ok {
+		return false
+	}
+	el, err := first.IndexErr(0)
+	return err == nil && reportStages[el.Key()]
 }
 
 // qualifies reports whether a shape that ran runs times and took share

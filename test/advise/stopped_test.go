@@ -153,8 +153,11 @@ func TestAdviseStoppedDirectory(t *testing.T) {
 	}
 	stop()
 
-	text := runAdviseCmd(t, bin, "--dir", dir)
+	// The text report runs last: lode advise's own $indexStats, recorded
+	// by the earlier runs, is no shape of the workload.
 	script := runAdviseCmd(t, bin, "--dir", dir, "--mongosh")
+	drops := runAdviseCmd(t, bin, "--dir", dir, "--mongosh", "--min-observed", "0s")
+	text := runAdviseCmd(t, bin, "--dir", dir)
 	if !strings.HasSuffix(text, script) {
 		t.Errorf("the text report does not end with the --mongosh script:\n%s\n---\n%s", text, script)
 	}
@@ -169,14 +172,13 @@ func TestAdviseStoppedDirectory(t *testing.T) {
 			t.Errorf("lode advise --dir lacks %q:\n%s", want, text)
 		}
 	}
-	for _, bad := range []string{"dropIndex(\"host_1\")", "createIndex({ x: 1 })", "createIndex({ age: 1 })", "aggregate {}"} {
+	for _, bad := range []string{"dropIndex(\"host_1\")", "createIndex({ x: 1 })", "createIndex({ age: 1 })", "aggregate {}", "$indexStats"} {
 		if strings.Contains(text, bad) {
 			t.Errorf("lode advise --dir has %q:\n%s", bad, text)
 		}
 	}
 	// With no minimum observation time, note_1 is called unused and
 	// host_1, used before the restart, still is not.
-	drops := runAdviseCmd(t, bin, "--dir", dir, "--mongosh", "--min-observed", "0s")
 	if !strings.Contains(drops, `db.getSiblingDB("app").getCollection("events").dropIndex("note_1")`) || strings.Contains(drops, "host_1") {
 		t.Errorf("lode advise --min-observed 0s:\n%s", drops)
 	}
