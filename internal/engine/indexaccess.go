@@ -78,19 +78,18 @@ type IndexAccess struct {
 // IndexAccessSnapshot returns the counters of every index of every
 // collection, as of now.
 func (e *Engine) IndexAccessSnapshot() []IndexAccess {
-	dbs, _ := e.ListDatabases()
 	var out []IndexAccess
 	now := time.Now()
-	for _, db := range dbs {
-		colls, _ := e.ListCollections(db.Name)
+	for _, db := range e.cat.Load().sortedDBNames() { // not ListDatabases: no sizes
+		colls, _ := e.ListCollections(db)
 		for _, c := range colls {
-			ixs, err := e.ListIndexes(db.Name, c.Name)
+			ixs, err := e.ListIndexes(db, c.Name)
 			if err != nil {
 				continue
 			}
 			for _, ix := range ixs {
 				a := e.indexUse.get(ix.ID)
-				out = append(out, IndexAccess{DB: db.Name, Coll: c.Name, Name: ix.Name, ID: ix.ID,
+				out = append(out, IndexAccess{DB: db, Coll: c.Name, Name: ix.Name, ID: ix.ID,
 					Ops: a.ops.Load(), Since: a.since, Observed: a.observed + now.Sub(a.live)})
 			}
 		}
