@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestExamplesRun builds every examples/<name> program and runs it: each
@@ -21,7 +23,7 @@ import (
 // the programs.
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() || os.Getenv("LODE_ACCEPTANCE") == "" {
-		t.Skip("builds seven programs: set LODE_ACCEPTANCE=1 to run it")
+		testenv.Skip(t, testenv.GroupAcceptance, "builds seven programs: set LODE_ACCEPTANCE=1 to run it")
 	}
 	want := map[string]string{
 		"bucket":   "page 3: 5 trades",

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command: vet, then every Go test, including the ones
-# that drive mongosh and pymongo against `lode serve`.
+# that drive mongosh and pymongo against `lode serve`. It ends with the
+# tests that were skipped (a missing client or tool, an acceptance size),
+# by group, and how to run them: each skip is recorded in LODE_SKIP_DIR
+# (test/testenv/skip.go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
@@ -8,4 +11,11 @@ if [ -n "$unformatted" ]; then
   echo "gofmt needed:"; echo "$unformatted"; exit 1
 fi
 go vet ./...
-go test -count=1 -timeout 20m ./... "$@"
+LODE_SKIP_DIR=$(mktemp -d)
+export LODE_SKIP_DIR
+trap 'rm -rf "$LODE_SKIP_DIR"' EXIT
+rc=0
+go test -count=1 -timeout 20m ./... "$@" || rc=$?
+echo
+go run ./test/testenv/skipsummary "$LODE_SKIP_DIR" || true
+exit $rc

@@ -22,10 +22,15 @@ import (
 const adviseUsage = `usage: lode advise (--dir DIR | --uri URI) [flags]
 
 Reads the server's query shape statistics ($queryStats), proposes indexes
-by the equality-sort-range rule, costs each with a hypothetical index and
-prints: shape, today's plan and keys/docs examined per result, proposed
-index, the predicted figures with it and its estimated size; then unused
-indexes ($indexStats) and indexes that are a prefix of another.
+by the equality-sort-range rule for the shapes that ran often enough,
+costs each with a hypothetical index and prints: shape, runs, share of
+the execution time, today's plan and keys/docs examined per result,
+proposed index, the predicted figures with it and its estimated size.
+Then, as a script that pastes into mongosh: the createIndex commands, the
+dropIndex commands of indexes no operation used during --min-observed of
+running time ($indexStats; Lode saves these counters with its query
+statistics, so a stopped directory keeps them), the unused indexes
+observed for less (no verdict), and indexes that are a prefix of another.
 
 flags:
   --dir DIR     open the Lode data directory DIR (embedded; not while a server runs on it)
@@ -36,6 +41,14 @@ flags:
   --apply       build the proposed indexes (createIndexes) and print them
   --stats FILE  read the $queryStats documents from FILE (extended JSON: an
                 array, or one document per line) instead of the server
+  --mongosh     print only the mongosh script (no table)
+  --min-runs N  propose an index for a shape that ran at least N times (default 100)
+  --min-share-runs N, --min-share PCT
+                or that ran at least N times (default 10) and took at least
+                PCT percent of the execution time (default 5)
+  --min-observed DURATION
+                call an index unused only when no operation used it during
+                at least this much server running time (default 168h)
 `
 
 // runAdvise implements `lode advise`, writing the report to stdout.
@@ -49,11 +62,22 @@ func runAdvise(args []string, stdout io.Writer) error {
 	asJSON := fs.Bool("json", false, "JSON output")
 	apply := fs.Bool("apply", false, "build the proposed indexes")
 	statsFile := fs.String("stats", "", "read $queryStats documents from this file")
+	script := fs.Bool("mongosh", false, "print only the mongosh script")
+	minRuns := fs.Int64("min-runs", advise.DefaultMinRuns, "runs that qualify a shape")
+	minShareRuns := fs.Int64("min-share-runs", advise.DefaultMinShareRuns, "runs that qualify a shape with --min-share")
+	minShare := fs.Float64("min-share", 100*advise.DefaultMinShare, "percent of the execution time that qualifies a shape")
+	minObserved := fs.Duration("min-observed", advise.DefaultMinObserved, "running time before an index is called unused")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("advise: unexpected argument %q", fs.Arg(0))
+	}
+	if *asJSON && *script {
+		return errors.New("advise: give at most one of --json and --mongosh")
+	}
+	if *minRuns < 0 || *minShareRuns < 0 || *minShare < 0 || *minShare > 100 || *minObserved < 0 {
+		return errors.New("advise: --min-runs, --min-share-runs and --min-observed must not be negative, --min-share is a percentage")
 	}
 	if (*dir == "") == (*uri == "") {
 		return errors.New("advise: give exactly one of --dir and --uri")
@@ -84,7 +108,8 @@ func runAdvise(args []string, stdout io.Writer) error {
 		}
 		src = func(context.Context) ([]bson.Raw, error) { return docs, nil }
 	}
-	rep, err := advise.Run(ctx, client, src, advise.Options{DB: *dbName, Coll: *coll})
+	rep, err := advise.Run(ctx, client, src, advise.Options{DB: *dbName, Coll: *coll,
+		MinRuns: *minRuns, MinShareRuns: *minShareRuns, MinShare: *minShare / 100, MinObserved: *minObserved})
 	if err != nil {
 		return err
 	}
@@ -98,14 +123,18 @@ func runAdvise(args []string, stdout io.Writer) error {
 	if *asJSON {
 		return rep.WriteJSON(stdout)
 	}
-	if err := rep.WriteText(stdout); err != nil {
+	write := rep.WriteText
+	if *script {
+		write = rep.WriteMongosh
+	}
+	if err := write(stdout); err != nil {
 		return err
 	}
 	if *apply {
-		fmt.Fprintf(stdout, "\nbuilt %d index(es):\n", len(rep.Built))
+		fmt.Fprintf(stdout, "\n// built %d index(es):\n", len(rep.Built))
 		for i, name := range rep.Built {
 			p := rep.Proposals[i]
-			fmt.Fprintf(stdout, "  %s  %s %s\n", p.NS(), name, p.Key)
+			fmt.Fprintf(stdout, "//   %s  %s %s\n", p.NS(), name, p.Key.JS())
 		}
 	}
 	return nil

@@ -89,11 +89,13 @@ func TestAdviseCommand(t *testing.T) {
 	if err := runAdvise([]string{"--dir", dir, "--stats", stats}, &out); err != nil {
 		t.Fatal(err)
 	}
+	// The default thresholds: five runs are too few for a proposal, and
+	// the indexes were observed for seconds, too short for a verdict.
 	text := out.String()
 	for _, want := range []string{
-		"app.docs", `find {"cat":{"$in":"?array<?string>"}} sort {"ts":-1} limit`, "COLLSCAN", "{ cat: 1, ts: -1 }",
-		"IXSCAN { cat: 1, ts: -1 }", "proposed indexes (1):", "unused indexes (2):", "app.other  a_1 { a: 1 }",
-		"prefix indexes (1):", "a_1 { a: 1 }  is a prefix of a_1_b_1",
+		"too rare for a proposal: 5 run(s)", "// proposed indexes (0): for query shapes that ran at least 100 times, or at least 10 times and took at least 5.0% of the execution time",
+		"// unused indexes (0): no operation used them during at least 7d of observed running time",
+		"// no verdict (2):", "// app.other a_1 { a: 1 }: 0 operations during",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("lode advise output lacks %q:\n%s", want, text)
@@ -101,7 +103,24 @@ func TestAdviseCommand(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := runAdvise([]string{"--dir", dir, "--stats", stats, "--json", "--db", "app", "--coll", "docs"}, &out); err != nil {
+	if err := runAdvise([]string{"--dir", dir, "--stats", stats, "--min-runs", "5", "--min-observed", "0s"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	text = out.String()
+	for _, want := range []string{
+		"app.docs", `find {"cat":{"$in":"?array<?string>"}} sort {"ts":-1} limit`, "COLLSCAN", "{ cat: 1, ts: -1 }",
+		"IXSCAN { cat: 1, ts: -1 }", "proposed indexes (1):", "unused indexes (2):", "// app.other a_1 { a: 1 }: 0 operations",
+		`db.getSiblingDB("app").getCollection("docs").createIndex({ cat: 1, ts: -1 })`,
+		`db.getSiblingDB("app").getCollection("other").dropIndex("a_1")`,
+		"prefix indexes (1):", "a_1 { a: 1 } is a prefix of a_1_b_1",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lode advise output lacks %q:\n%s", want, text)
+		}
+	}
+
+	out.Reset()
+	if err := runAdvise([]string{"--dir", dir, "--stats", stats, "--json", "--db", "app", "--coll", "docs", "--min-runs", "5"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	var compact bytes.Buffer
@@ -142,10 +161,10 @@ func TestAdviseCommand(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := runAdvise([]string{"--dir", dir, "--stats", stats, "--apply"}, &out); err != nil {
+	if err := runAdvise([]string{"--dir", dir, "--stats", stats, "--apply", "--min-runs", "5"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "built 1 index(es):\n  app.docs  cat_1_ts_-1 { cat: 1, ts: -1 }") {
+	if !strings.Contains(out.String(), "built 1 index(es):\n//   app.docs  cat_1_ts_-1 { cat: 1, ts: -1 }") {
 		t.Errorf("--apply output:\n%s", out.String())
 	}
 	db, err := lode.Open(dir)
@@ -179,6 +198,12 @@ func TestAdviseCommandErrors(t *testing.T) {
 	if err := runAdvise([]string{"--dir", t.TempDir(), "extra"}, &out); err == nil {
 		t.Error("an extra argument accepted")
 	}
+	if err := runAdvise([]string{"--dir", t.TempDir(), "--min-share", "150"}, &out); err == nil {
+		t.Error("--min-share 150 accepted")
+	}
+	if err := runAdvise([]string{"--dir", t.TempDir(), "--json", "--mongosh"}, &out); err == nil {
+		t.Error("--json with --mongosh accepted")
+	}
 	err := runAdvise([]string{"--dir", t.TempDir()}, &out)
 	if err != nil && !errors.Is(err, advise.ErrNoQueryStats) {
 		t.Errorf("advise on a fresh directory: %v", err)
@@ -194,7 +219,7 @@ func TestAdviseCommandErrors(t *testing.T) {
 func TestAdviseCommandQueryStats(t *testing.T) {
 	dir, _ := adviseFixture(t)
 	var out bytes.Buffer
-	err := runAdvise([]string{"--dir", dir, "--db", "app"}, &out)
+	err := runAdvise([]string{"--dir", dir, "--db", "app", "--min-runs", "5"}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +235,7 @@ func TestAdviseCommandQueryStats(t *testing.T) {
 	}
 	defer db.Close()
 	out.Reset()
-	if err := runAdvise([]string{"--uri", db.URI(), "--db", "app", "--json"}, &out); err != nil {
+	if err := runAdvise([]string{"--uri", db.URI(), "--db", "app", "--json", "--min-runs", "5"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	var compact bytes.Buffer

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"testing"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 func TestGoMemoryLimit(t *testing.T) {
@@ -27,7 +29,7 @@ func TestGoMemoryLimit(t *testing.T) {
 // the limit leaves room for), and the machine's memory too.
 func TestProcKB(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("no /proc")
+		testenv.Skip(t, testenv.GroupProc, "no /proc")
 	}
 	if got := residentFileBytes(); got <= 0 {
 		t.Errorf("residentFileBytes = %d, want the resident text's size", got)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -19,6 +20,37 @@ type Options struct {
 	DB, Coll string
 	// Logger receives progress at debug level (nil: slog.Default()).
 	Logger *slog.Logger
+	// A shape gets an index proposed only when it ran at least MinRuns
+	// times, or at least MinShareRuns times and took at least MinShare
+	// (a fraction) of the execution time of the shapes in scope. Zero
+	// values set no bound (lode advise's defaults are
+	// DefaultMinRuns, DefaultMinShareRuns and DefaultMinShare).
+	MinRuns, MinShareRuns int64
+	MinShare              float64
+	// MinObserved is the running time over which an index must have been
+	// observed unused before the report calls it unused (lode advise's
+	// default is DefaultMinObserved); an index observed for less gets no
+	// verdict and is listed as such.
+	MinObserved time.Duration
+	// Now is the time the observation windows end (zero: time.Now()).
+	Now time.Time
+}
+
+// lode advise's default thresholds.
+const (
+	DefaultMinRuns      = 100
+	DefaultMinShareRuns = 10
+	DefaultMinShare     = 0.05
+	DefaultMinObserved  = 7 * 24 * time.Hour
+)
+
+// Thresholds are the bounds the report applied.
+type Thresholds struct {
+	MinRuns      int64   `json:"minRuns"`
+	MinShareRuns int64   `json:"minShareRuns"`
+	MinShare     float64 `json:"minTimeShare"`
+	// MinObserved is in milliseconds.
+	MinObservedMillis int64 `json:"minObservedMillis"`
 }
 
 // Thresholds of the analysis.
@@ -38,6 +70,9 @@ type Row struct {
 	Shape     string `json:"shape"`
 	Hash      string `json:"queryShapeHash,omitempty"`
 	ExecCount int64  `json:"execCount"`
+	// TimeShare is the shape's share of the execution time of the
+	// shapes in scope (0 to 1).
+	TimeShare float64 `json:"timeShare"`
 	// Plan and the figures per result are today's, from the statistics.
 	Plan          string  `json:"plan"`
 	KeysPerResult float64 `json:"keysExaminedPerResult"`
@@ -77,6 +112,10 @@ type IndexRef struct {
 	Key  Key    `json:"key"`
 	// Ops is $indexStats' accesses.ops (unused indexes).
 	Ops int64 `json:"ops"`
+	// Since is when the counting began ($indexStats' accesses.since) and
+	// ObservedMillis the server running time it covers since then.
+	Since          *time.Time `json:"since,omitempty"`
+	ObservedMillis int64      `json:"observedMillis,omitempty"`
 	// PrefixOf names the index whose key this one's is a prefix of.
 	PrefixOf string `json:"prefixOf,omitempty"`
 	Note     string `json:"note,omitempty"`
@@ -87,7 +126,11 @@ type Report struct {
 	Rows      []Row      `json:"shapes"`
 	Proposals []Proposal `json:"proposals"`
 	Unused    []IndexRef `json:"unusedIndexes"`
-	Prefix    []IndexRef `json:"prefixIndexes"`
+	// Undecided are indexes no operation used, observed for less than
+	// Thresholds.MinObserved: no verdict.
+	Undecided  []IndexRef `json:"notObservedLongEnough"`
+	Prefix     []IndexRef `json:"prefixIndexes"`
+	Thresholds Thresholds `json:"thresholds"`
 	// Built names the indexes Apply built (lode advise --apply).
 	Built []string `json:"built,omitempty"`
 }
@@ -118,7 +161,7 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 			log.Warn("advise: skipping a statistics document", "err", err)
 			continue
 		}
-		if inScope(o, s.DB, s.Coll) {
+		if inScope(o, s.DB, s.Coll) && !s.reportsOnly() {
 			shapes = append(shapes, s)
 		}
 	}
@@ -128,7 +171,13 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 		}
 		return shapes[i].ExecCount > shapes[j].ExecCount
 	})
-	rep := &Report{Rows: []Row{}, Proposals: []Proposal{}, Unused: []IndexRef{}, Prefix: []IndexRef{}}
+	rep := &Report{Rows: []Row{}, Proposals: []Proposal{}, Unused: []IndexRef{}, Undecided: []IndexRef{}, Prefix: []IndexRef{},
+		Thresholds: Thresholds{MinRuns: o.MinRuns, MinShareRuns: o.MinShareRuns, MinShare: o.MinShare,
+			MinObservedMillis: o.MinObserved.Milliseconds()}}
+	var totalMicros int64
+	for _, s := range shapes {
+		totalMicros += s.TotalMicros
+	}
 	idx := map[string][]existing{}
 	missing := map[string]bool{}
 	for _, s := range shapes {
@@ -151,10 +200,17 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 	for i, s := range shapes {
 		row := Row{NS: s.NS(), Command: s.Command, Shape: CompactShape(s), Hash: s.Hash, ExecCount: s.ExecCount,
 			Plan: s.LastPlanSummary, KeysPerResult: s.KeysPerResult(), DocsPerResult: s.DocsPerResult()}
+		if totalMicros > 0 {
+			row.TimeShare = float64(s.TotalMicros) / float64(totalMicros)
+		}
 		rep.Rows = append(rep.Rows, row)
 		r := &rep.Rows[i]
 		if missing[s.NS()] {
 			r.Note = "the collection no longer exists"
+			continue
+		}
+		if !o.qualifies(s.ExecCount, r.TimeShare) {
+			r.Note = fmt.Sprintf("too rare for a proposal: %d run(s), %.1f%% of the time", s.ExecCount, 100*r.TimeShare)
 			continue
 		}
 		if r.KeysPerResult <= wellServed && r.DocsPerResult <= wellServed {
@@ -187,6 +243,37 @@ func Run(ctx context.Context, client *mongo.Client, src StatsSource, o Options) 
 		return nil, err
 	}
 	return rep, nil
+}
+
+// reportStages are the stages that start a pipeline with a report of
+// the server instead of the collection's documents: no index serves them
+// (and lode advise's own $indexStats is one).
+var reportStages = map[string]bool{"$indexStats": true, "$collStats": true, "$planCacheStats": true,
+	"$currentOp": true, "$listSessions": true, "$listLocalSessions": true, "$queryStats": true,
+	"$documents": true, "$changeStream": true, "$listSearchIndexes": true, "$listCatalog": true}
+
+// reportsOnly reports whether s is a pipeline that starts with a report
+// stage.
+func (s *Shape) reportsOnly() bool {
+	if s.PipelineShape == nil {
+		return false
+	}
+	v, err := bson.RawArray(s.PipelineShape).IndexErr(0)
+	if err != nil {
+		return false
+	}
+	first, ok := v.DocumentOK()
+	if !ok {
+		return false
+	}
+	el, err := first.IndexErr(0)
+	return err == nil && reportStages[el.Key()]
+}
+
+// qualifies reports whether a shape that ran runs times and took share
+// of the execution time is frequent enough for a proposal.
+func (o Options) qualifies(runs int64, share float64) bool {
+	return runs >= o.MinRuns || (runs >= o.MinShareRuns && share >= o.MinShare)
 }
 
 // cost predicts each shape's figures with m's key and records the
@@ -332,6 +419,10 @@ func inScope(o Options, db, coll string) bool {
 // CompactShape renders a shape as its command, filter shape and sort
 // (and "limit" for a find with one): the report's shape column.
 func CompactShape(s *Shape) string {
+	if s.PipelineShape != nil {
+		// The stages and their fields, as $queryStats' key shows them.
+		return s.Command + " " + compactArray(s.PipelineShape)
+	}
 	f := s.FilterShape
 	if f == nil {
 		f = ShapeOf(s.Filter)
@@ -360,6 +451,16 @@ func compactJSON(d bson.Raw) string {
 		return d.String()
 	}
 	return string(b)
+}
+
+// compactArray prints an array as relaxed extended JSON.
+func compactArray(a bson.Raw) string {
+	b, err := bson.Marshal(bson.D{{Key: "a", Value: bson.RawValue{Type: bson.TypeArray, Value: a}}})
+	if err != nil {
+		return bson.RawArray(a).String()
+	}
+	s := compactJSON(b)
+	return strings.TrimSuffix(strings.TrimPrefix(s, `{"a":`), "}")
 }
 
 // isNamespaceNotFound reports a command error NamespaceNotFound (26).

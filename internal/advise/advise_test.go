@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode/internal/advise"
 	"github.com/lodedb/lode/test/testenv"
@@ -186,7 +187,7 @@ func TestRunHandWrittenStats(t *testing.T) {
 	if err := rep.WriteText(&sb); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"PROPOSED INDEX", "{ host: 1, time: 1 }", "unused indexes (1):", "prefix indexes (1):", "host_1 { host: 1 }  is a prefix of host_1_x_1"} {
+	for _, w := range []string{"PROPOSED INDEX", "{ host: 1, time: 1 }", "unused indexes (1):", "prefix indexes (1):", "host_1 { host: 1 } is a prefix of host_1_x_1"} {
 		if !strings.Contains(sb.String(), w) {
 			t.Errorf("text report lacks %q:\n%s", w, sb.String())
 		}
@@ -202,4 +203,49 @@ func TestQueryStatsSourceMissing(t *testing.T) {
 		t.Errorf("QueryStatsSource: %v", err)
 	}
 	var _ mongo.CommandError
+}
+
+// TestRecorderPipelines: the Recorder tells pipelines with the same
+// $match apart by their stages and names each by them, as $queryStats'
+// key does.
+func TestRecorderPipelines(t *testing.T) {
+	ldb, _ := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	rec := advise.NewRecorder()
+	client, err := mongo.Connect(options.Client().ApplyURI(ldb.URI()).SetMonitor(rec.Monitor()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	c := client.Database("test").Collection("p")
+	testenv.InsertBatches(t, c, 20, func(i int) any { return bson.D{{Key: "a", Value: i % 4}, {Key: "b", Value: i}} })
+	for _, p := range []mongo.Pipeline{
+		{{{Key: "$match", Value: bson.D{{Key: "a", Value: 1}}}}, {{Key: "$group", Value: bson.D{{Key: "_id", Value: "$b"}}}}},
+		{{{Key: "$match", Value: bson.D{{Key: "a", Value: 2}}}}, {{Key: "$project", Value: bson.D{{Key: "b", Value: 1}}}}},
+	} {
+		cur, err := c.Aggregate(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur.Close(ctx)
+	}
+	docs, err := rec.Source(ldb.Client(), 0)(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range docs {
+		s, err := advise.ParseShape(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, advise.CompactShape(s))
+	}
+	want := []string{
+		`aggregate [{"$match":{"a":{"$eq":"?number"}}},{"$group":{"_id":"$b"}}]`,
+		`aggregate [{"$match":{"a":{"$eq":"?number"}}},{"$project":{"b":true}}]`,
+	}
+	if strings.Join(names, "\n") != strings.Join(want, "\n") {
+		t.Errorf("recorded shapes:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -36,6 +36,40 @@ func (k Key) String() string {
 	return "{ " + strings.Join(parts, ", ") + " }"
 }
 
+// JS renders the key as a JavaScript object literal that mongosh
+// accepts: { a: 1, "metadata.key": -1 } (a field that is not a plain
+// identifier is quoted).
+func (k Key) JS() string {
+	parts := make([]string, len(k))
+	for i, f := range k {
+		parts[i] = fmt.Sprintf("%s: %d", jsKey(f.Field), f.Dir)
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// jsKey returns name as a JavaScript property name: bare when it is an
+// identifier, else a quoted string.
+func jsKey(name string) string {
+	ident := name != ""
+	for i, r := range name {
+		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			ident = false
+			break
+		}
+	}
+	if ident {
+		return name
+	}
+	return JSString(name)
+}
+
+// JSString returns s as a JavaScript string literal (JSON's quoting,
+// which JavaScript reads the same).
+func JSString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 // Name is the default index name (a_1_b_-1).
 func (k Key) Name() string {
 	parts := make([]string, 0, 2*len(k))

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -128,5 +129,18 @@ func TestMerge(t *testing.T) {
 	}
 	if serves(Key{{"cat", 1}, {"x", 1}, {"ts", -1}}, sorted) {
 		t.Error("a key with a field between the equality and the sort serves the sort")
+	}
+}
+
+// TestKeyJS: a key pattern prints as a JavaScript object mongosh
+// accepts, every field that is not an identifier quoted.
+func TestKeyJS(t *testing.T) {
+	k := Key{{"a", 1}, {"metadata.key", -1}, {"_x$1", 1}, {"a-b", 1}, {"1st", 1}, {`q"t`, 1}, {"é", 1}}
+	want := `{ a: 1, "metadata.key": -1, _x$1: 1, "a-b": 1, "1st": 1, "q\"t": 1, "é": 1 }`
+	if got := k.JS(); got != want {
+		t.Errorf("JS() = %s, want %s", got, want)
+	}
+	if got := durText(7*24*time.Hour + 3*time.Hour + 5*time.Minute); got != "7d3h5m" {
+		t.Errorf("durText = %s", got)
 	}
 }

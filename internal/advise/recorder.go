@@ -9,6 +9,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/queryshape"
 )
 
 // Recorder is a StatsSource for servers that record no query shapes: it
@@ -28,6 +31,7 @@ type recGroup struct {
 	db, coll, command string
 	filterShape       bson.Raw
 	sortShape         bson.Raw
+	pipelineShape     bson.Raw // an aggregate's stages, shaped
 	count             int64
 	last              []bson.Raw // latest commands, newest last
 }
@@ -69,6 +73,20 @@ func (r *Recorder) record(db, name string, cmd bson.Raw) {
 	}
 	fs := ShapeOf(filter)
 	key := strings.Join([]string{db, coll, name, compactJSON(fs), compactJSON(sort)}, "\x00")
+	var ps bson.Raw
+	if name == "aggregate" {
+		// Pipelines are told apart by their stages, as $queryStats does.
+		arr, _ := cmd.Lookup("pipeline").ArrayOK()
+		vals, _ := arr.Values()
+		stages := make([]bsoncore.Document, 0, len(vals))
+		for _, v := range vals {
+			if d, ok := v.DocumentOK(); ok {
+				stages = append(stages, bsoncore.Document(d))
+			}
+		}
+		ps = bson.Raw(queryshape.Pipeline(stages))
+		key += "\x00" + compactArray(ps)
+	}
 	if name == "find" {
 		if _, ok := cmd.Lookup("limit").AsInt64OK(); ok {
 			key += "\x00limit"
@@ -78,7 +96,7 @@ func (r *Recorder) record(db, name string, cmd bson.Raw) {
 	defer r.mu.Unlock()
 	g := r.groups[key]
 	if g == nil {
-		g = &recGroup{db: db, coll: coll, command: name, filterShape: fs, sortShape: sort}
+		g = &recGroup{db: db, coll: coll, command: name, filterShape: fs, sortShape: sort, pipelineShape: ps}
 		r.groups[key] = g
 		r.order = append(r.order, key)
 	}
@@ -185,6 +203,9 @@ func (g *recGroup) stats(ctx context.Context, client *mongo.Client, perShape int
 		{Key: "command", Value: g.command}, {Key: "filter", Value: g.filterShape}}
 	if g.sortShape != nil {
 		qs = append(qs, bson.E{Key: "sort", Value: g.sortShape})
+	}
+	if g.pipelineShape != nil {
+		qs = append(qs, bson.E{Key: "pipeline", Value: bson.RawValue{Type: bson.TypeArray, Value: g.pipelineShape}})
 	}
 	sum := func(n int64) bson.D { return bson.D{{Key: "sum", Value: scale(n)}} }
 	doc := bson.D{

@@ -56,6 +56,8 @@ type Shape struct {
 	// replaced by their types).
 	FilterShape bson.Raw
 	SortShape   bson.Raw
+	// PipelineShape is an aggregate's pipeline shape (key.queryShape.pipeline).
+	PipelineShape bson.Raw
 	// Filter, Sort and Limit are the representative query's (for an
 	// aggregate: its leading $match, a $sort and a $limit after it).
 	Filter bson.Raw
@@ -64,7 +66,10 @@ type Shape struct {
 
 	ExecCount                                int64
 	KeysExamined, DocsExamined, DocsReturned int64
-	LastPlanSummary                          string
+	// TotalMicros is metrics.totalExecMicros.sum, the shape's execution
+	// time.
+	TotalMicros     int64
+	LastPlanSummary string
 }
 
 // NS returns "db.coll".
@@ -103,6 +108,9 @@ func ParseShape(doc bson.Raw) (*Shape, error) {
 	}
 	s.FilterShape, _ = qs.Lookup("filter").DocumentOK()
 	s.SortShape, _ = qs.Lookup("sort").DocumentOK()
+	if arr, ok := qs.Lookup("pipeline").ArrayOK(); ok {
+		s.PipelineShape = bson.Raw(arr)
+	}
 	s.Hash, _ = doc.Lookup("queryShapeHash").StringValueOK()
 	rep, _ := doc.Lookup("representativeQuery").DocumentOK()
 	if err := s.readRepresentative(rep); err != nil {
@@ -113,6 +121,7 @@ func ParseShape(doc bson.Raw) (*Shape, error) {
 	s.KeysExamined = intOf(m.Lookup("keysExamined", "sum"))
 	s.DocsExamined = intOf(m.Lookup("docsExamined", "sum"))
 	s.DocsReturned = intOf(m.Lookup("docsReturned", "sum"))
+	s.TotalMicros = intOf(m.Lookup("totalExecMicros", "sum"))
 	s.LastPlanSummary, _ = m.Lookup("lastPlanSummary").StringValueOK()
 	return s, nil
 }

@@ -104,6 +104,7 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if err != nil {
 		return false, err
 	}
+	e.indexUse.get(ix.ID) // $indexStats counts from the creation (indexaccess.go)
 	n := c.copyMeta()
 	n.Indexes = append(n.Indexes, ix)
 	if err := e.buildIndex(ctx, n, len(n.Indexes)-1); err != nil {

@@ -71,6 +71,10 @@ type queryStats struct {
 	lru  list.List           // front: most recently seen
 	// dirty is set when entries changed since the last flush.
 	dirty bool
+	// idxOps and idxSaved are the index access operations saved last and
+	// when (querystats_store.go).
+	idxOps   int64
+	idxSaved time.Time
 }
 
 func newQueryStats(size int) *queryStats {

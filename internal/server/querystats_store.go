@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -34,35 +35,92 @@ func (s *Server) runQueryStatsFlusher() {
 // flushQueryStats replaces the stored query statistics by the store's
 // when they changed since the last flush: at most
 // QueryStatsCacheSize documents, one per shape, each a $queryStats result
-// with _id the shape's hash.
+// with _id the shape's hash. The index access counters ($indexStats) are
+// saved with them, one document per index (_id "indexAccess:" and the
+// index id, see indexAccessDoc), when some count changed or
+// indexAccessSaveInterval passed since they were last saved, so that a
+// stopped data directory still tells which indexes were used, since when
+// and over how much running time (lode advise --dir).
 func (s *Server) flushQueryStats() {
 	q := s.obs.qs
-	if q.max < 0 {
-		return
+	idx := s.eng.IndexAccessSnapshot()
+	var idxOps int64
+	for _, a := range idx {
+		idxOps += a.Ops
 	}
+	now := time.Now()
 	q.mu.Lock()
-	if !q.dirty {
+	idxDue := idxOps != q.idxOps || now.Sub(q.idxSaved) >= indexAccessSaveInterval
+	if !q.dirty && !idxDue {
 		q.mu.Unlock()
 		return
 	}
 	q.dirty = false
-	now := time.Now()
-	out := make([]bsoncore.Document, 0, q.lru.Len())
+	out := make([]bsoncore.Document, 0, q.lru.Len()+len(idx))
 	// Least recently seen first, so that loading in order rebuilds the
 	// recency list.
-	for el := q.lru.Back(); el != nil; el = el.Prev() {
+	for el := q.lru.Back(); q.max >= 0 && el != nil; el = el.Prev() {
 		e := el.Value.(*qsEntry)
 		d := e.entryDoc(now)
 		out = append(out, bsoncore.NewDocumentBuilder().AppendString("_id", e.hash).
 			AppendDocument("entry", d).Build())
 	}
 	q.mu.Unlock()
+	for _, a := range idx {
+		out = append(out, indexAccessDoc(a))
+	}
 	if err := s.storeQueryStats(out); err != nil {
 		s.log.Warn("cannot save the query statistics", "coll", "local."+engine.QueryStatsColl, "err", err)
 		q.mu.Lock()
 		q.dirty = true
 		q.mu.Unlock()
+		return
 	}
+	q.mu.Lock()
+	q.idxOps, q.idxSaved = idxOps, now
+	q.mu.Unlock()
+}
+
+// indexAccessSaveInterval bounds how much observed running time a crash
+// loses from the saved index access counters of an idle server.
+const indexAccessSaveInterval = 10 * time.Minute
+
+// indexAccessPrefix starts the _id of a saved index access counter.
+const indexAccessPrefix = "indexAccess:"
+
+// indexAccessDoc is a saved index access counter:
+//
+//	{_id: "indexAccess:<id>", indexAccess: {db, coll, name, id, ops,
+//	 since, observedMillis}}
+func indexAccessDoc(a engine.IndexAccess) bsoncore.Document {
+	d := bsoncore.NewDocumentBuilder().
+		AppendString("db", a.DB).AppendString("coll", a.Coll).AppendString("name", a.Name).
+		AppendInt64("id", int64(a.ID)).AppendInt64("ops", a.Ops).
+		AppendDateTime("since", a.Since.UnixMilli()).
+		AppendInt64("observedMillis", a.Observed.Milliseconds()).Build()
+	return bsoncore.NewDocumentBuilder().AppendString("_id", indexAccessPrefix+strconv.FormatUint(a.ID, 10)).
+		AppendDocument("indexAccess", d).Build()
+}
+
+// indexAccessFromDoc reads back a saved index access counter.
+func indexAccessFromDoc(d bsoncore.Document) (engine.IndexAccess, bool) {
+	ad, ok := d.Lookup("indexAccess").DocumentOK()
+	if !ok {
+		return engine.IndexAccess{}, false
+	}
+	var a engine.IndexAccess
+	a.DB, _ = ad.Lookup("db").StringValueOK()
+	a.Coll, _ = ad.Lookup("coll").StringValueOK()
+	a.Name, _ = ad.Lookup("name").StringValueOK()
+	id, _ := asInt64(ad.Lookup("id"))
+	a.ID = uint64(id)
+	a.Ops, _ = asInt64(ad.Lookup("ops"))
+	if ms, ok := ad.Lookup("since").DateTimeOK(); ok {
+		a.Since = time.UnixMilli(ms)
+	}
+	obs, _ := asInt64(ad.Lookup("observedMillis"))
+	a.Observed = time.Duration(obs) * time.Millisecond
+	return a, a.DB != "" && a.Name != "" && !a.Since.IsZero()
 }
 
 func (s *Server) storeQueryStats(docs []bsoncore.Document) error {
@@ -87,9 +145,8 @@ func (s *Server) storeQueryStats(docs []bsoncore.Document) error {
 // loadQueryStats reads the statistics a previous run stored.
 func (s *Server) loadQueryStats() {
 	q := s.obs.qs
-	if q.max < 0 {
-		return
-	}
+	// The counters of the indexes without a saved one start now.
+	defer s.eng.IndexAccessSnapshot()
 	it, err := s.eng.Find(context.Background(), "local", engine.QueryStatsColl, engine.FindSpec{})
 	if err != nil {
 		s.log.Warn("cannot load the query statistics", "err", err)
@@ -107,12 +164,16 @@ func (s *Server) loadQueryStats() {
 		if d == nil {
 			return
 		}
+		if a, ok := indexAccessFromDoc(d); ok {
+			s.eng.RestoreIndexAccess(a)
+			continue
+		}
 		e, ok := entryFromDoc(d)
-		if !ok || q.m[e.hash] != nil {
+		if !ok || q.m[e.hash] != nil || q.max < 0 {
 			continue
 		}
 		if len(q.m) >= q.max {
-			return // the most recently seen were stored last
+			continue // the most recently seen were stored last
 		}
 		e.elem = q.lru.PushFront(e)
 		q.m[e.hash] = e

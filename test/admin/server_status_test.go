@@ -24,7 +24,7 @@ func TestServerStatusProcessFigures(t *testing.T) {
 	// Not parallel: compares mem.resident with this process's RSS, which
 	// parallel tests would move.
 	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc/self/statm")
+		testenv.Skip(t, testenv.GroupProc, "reads /proc/self/statm")
 	}
 	db, _ := testenv.Open(t)
 	ss := testenv.ServerStatus(t, db.Client())

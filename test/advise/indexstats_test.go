@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/lodedb/lode"
 	"github.com/lodedb/lode/test/testenv"
 )
 
@@ -63,5 +64,68 @@ func TestIndexStatsCountsAccesses(t *testing.T) {
 	}
 	if ops["a_1"] != 3 || ops["b_1"] != 0 || len(stats) != 3 {
 		t.Errorf("accesses.ops %v, want a_1: 3 (find, count, update; explain not counted), b_1: 0", ops)
+	}
+}
+
+// TestIndexStatsAcrossRestart: the access counters are saved with the
+// query statistics when Lode closes and continue when it opens again,
+// with the same accesses.since (mongod's restart from zero; Lode keeps
+// them so that a stopped directory still tells which indexes were used).
+func TestIndexStatsAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	ctx := testenv.Ctx(t)
+	stats := func(db *lode.DB) map[string][2]int64 {
+		t.Helper()
+		cur, err := db.Client().Database("test").Collection("c").Aggregate(ctx, mongo.Pipeline{{{Key: "$indexStats", Value: bson.D{}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []struct {
+			Name     string `bson:"name"`
+			Accesses struct {
+				Ops   int64     `bson:"ops"`
+				Since time.Time `bson:"since"`
+			} `bson:"accesses"`
+		}
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][2]int64{}
+		for _, d := range docs {
+			out[d.Name] = [2]int64{d.Accesses.Ops, d.Accesses.Since.UnixMilli()}
+		}
+		return out
+	}
+	db, err := lode.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := db.Client().Database("test").Collection("c")
+	testenv.InsertBatches(t, c, 50, func(i int) any { return bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 5}, {Key: "b", Value: i}} })
+	testenv.CreateIndex(t, c, bson.D{{Key: "a", Value: 1}})
+	testenv.CreateIndex(t, c, bson.D{{Key: "b", Value: 1}})
+	for i := 0; i < 4; i++ {
+		if err := c.FindOne(ctx, bson.D{{Key: "a", Value: i}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := stats(db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = lode.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	after := stats(db)
+	if before["a_1"][0] != 4 || after["a_1"] != before["a_1"] || after["b_1"] != before["b_1"] {
+		t.Errorf("$indexStats (ops, since) before the restart %v, after %v; want a_1 used 4 times, both kept", before, after)
+	}
+	if err := db.Client().Database("test").Collection("c").FindOne(ctx, bson.D{{Key: "a", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := stats(db)["a_1"][0]; got != 5 {
+		t.Errorf("a_1 ops after one more find: %d, want 5", got)
 	}
 }

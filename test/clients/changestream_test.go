@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 var tokenRe = regexp.MustCompile(`(?m)^TOKEN (.+)$`)
@@ -122,13 +124,7 @@ func TestChangeStreamMongosh(t *testing.T) {
 // process.
 func TestChangeStreamPymongo(t *testing.T) {
 	t.Parallel()
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
-		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
-			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but cannot be imported: %v", err)
-		}
-		t.Skip("pymongo not installed for /usr/bin/python3")
-	}
+	py := testenv.RequirePymongo(t)
 	changeStreamOneProcess(t, func(s *server, next string) *exec.Cmd {
 		return exec.CommandContext(clientCtx(t), py, "-u", "changestream_pymongo.py", s.uri(), next)
 	})
@@ -154,11 +150,8 @@ func TestChangeStreamNode(t *testing.T) {
 func requireNodeDriver(t *testing.T) string {
 	t.Helper()
 	node := requireTool(t, "node")
-	if _, err := os.Stat(filepath.Join("node", "node_modules", "mongodb")); err != nil {
-		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
-			t.Fatalf("the Node driver is required: run npm ci in test/clients/node (%v)", err)
-		}
-		t.Skip("Node driver not installed (npm ci in test/clients/node)")
+	if _, err := os.Stat(filepath.Join("node", "node_modules", "mongodb")); err != nil || testenv.Hidden("node-driver") {
+		testenv.MissingClient(t, testenv.GroupNodeDriver, "Node driver not installed (npm ci in test/clients/node)", err)
 	}
 	return node
 }

@@ -64,7 +64,7 @@ func TestEventlogImport(t *testing.T) {
 		}
 	}
 	// stderr is not a terminal here: plain progress lines, no bar.
-	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(good) + ` events imported, 100% of the file read$`).MatchString(stderr.String()) ||
+	if !regexp.MustCompile(`(?m)^`+strconv.Itoa(good)+` events imported, 100% of the file read$`).MatchString(stderr.String()) ||
 		strings.Contains(stderr.String(), "[#") || strings.Contains(stderr.String(), "\r") {
 		t.Errorf("want plain progress lines ending at 100%% on stderr:\n%s", stderr.String())
 	}

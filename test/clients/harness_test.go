@@ -30,18 +30,12 @@ func TestMain(m *testing.M) {
 }
 
 // requireTool returns the path of an external client, skipping the test
-// when it is missing, unless LODE_REQUIRE_CLIENTS=1 (as in CI), where a
-// missing client fails the test.
+// when it is missing (recorded for the test command's summary), unless
+// LODE_REQUIRE_CLIENTS=1 (as in CI), where a missing client fails the
+// test (testenv.RequireTool).
 func requireTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
-			t.Fatalf("%s is required (LODE_REQUIRE_CLIENTS=1) but not found: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return testenv.RequireTool(t, name)
 }
 
 // server is a `lode serve` child process.
@@ -145,17 +139,7 @@ func runMongosh(t *testing.T, s *server, script string) string {
 // LODE_REQUIRE_CLIENTS=1).
 func requirePython(t *testing.T) string {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		requireTool(t, "python3-at-/usr/bin")
-	}
-	if err := exec.Command(py, "-c", "import pymongo").Run(); err != nil {
-		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
-			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but cannot be imported: %v", err)
-		}
-		t.Skip("pymongo not installed for /usr/bin/python3")
-	}
-	return py
+	return testenv.RequirePymongo(t)
 }
 
 // runPython runs a script with Debian's /usr/bin/python3 (pymongo 3.11).

@@ -15,6 +15,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // toolsDir returns the directory of MongoDB's database tools:
@@ -32,8 +34,8 @@ func toolsDir(t *testing.T, tool string) string {
 		}
 		dir = d
 	}
-	if _, err := os.Stat(filepath.Join(dir, tool)); err != nil {
-		t.Skipf("MongoDB's database tools not found (%s: %v); put them in ../shared/tools or set LODE_TOOLS_DIR", dir, err)
+	if _, err := os.Stat(filepath.Join(dir, tool)); err != nil || testenv.Hidden(tool) {
+		testenv.Skip(t, testenv.GroupTools, fmt.Sprintf("MongoDB's database tools not found (%s: %v)", dir, err))
 	}
 	return dir
 }

@@ -2,9 +2,7 @@ package clients
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,13 +36,7 @@ func uriVariantCases(t *testing.T, script, ok string) []scriptCase {
 // driver installed in test/clients/node.
 func TestTxnNode(t *testing.T) {
 	t.Parallel()
-	node := requireTool(t, "node")
-	if _, err := os.Stat(filepath.Join("node", "node_modules", "mongodb")); err != nil {
-		if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
-			t.Fatalf("the Node driver is required: run npm ci in test/clients/node (%v)", err)
-		}
-		t.Skip("Node driver not installed (npm ci in test/clients/node)")
-	}
+	node := requireNodeDriver(t)
 	s := startServer(t)
 	for _, v := range uriVariants {
 		t.Run(v.name, func(t *testing.T) {

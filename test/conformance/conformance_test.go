@@ -80,7 +80,7 @@ func (r *result) id() string { return r.dir + "/" + r.file + "/" + r.name }
 
 func TestUnifiedFormat(t *testing.T) {
 	if os.Getenv("LODE_ACCEPTANCE") != "1" && os.Getenv("LODE_CONFORMANCE") != "1" {
-		t.Skip("the unified-format conformance run takes a few minutes: set LODE_ACCEPTANCE=1 or LODE_CONFORMANCE=1")
+		testenv.Skip(t, testenv.GroupConformance, "the unified-format conformance run takes a few minutes: set LODE_ACCEPTANCE=1 or LODE_CONFORMANCE=1")
 	}
 	known, err := readKnown("testdata/known_failures.txt")
 	if err != nil {

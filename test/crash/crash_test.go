@@ -39,7 +39,7 @@ const (
 func acceptanceOnly(t *testing.T) {
 	t.Helper()
 	if os.Getenv("LODE_ACCEPTANCE") == "" {
-		t.Skip("acceptance test: set LODE_ACCEPTANCE=1 to run it")
+		testenv.Skip(t, testenv.GroupAcceptance, "acceptance test: set LODE_ACCEPTANCE=1 to run it")
 	}
 }
 

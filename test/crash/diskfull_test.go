@@ -30,7 +30,7 @@ func mountTmpfs(t *testing.T, size string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a %s tmpfs for the disk-full test (needs root and permission to mount): %v: %s", size, err, bytes.TrimSpace(out))
+		testenv.Skip(t, testenv.GroupTmpfs, fmt.Sprintf("cannot mount a %s tmpfs for the disk-full test (needs root and permission to mount): %v: %s", size, err, bytes.TrimSpace(out)))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {

@@ -3,6 +3,7 @@ package embedding_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // listeningSockets returns the inodes of the TCP sockets this process
@@ -24,7 +26,7 @@ func listeningSockets(t *testing.T) map[string]bool {
 	mine := map[string]bool{}
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		t.Skipf("cannot read /proc/self/fd: %v", err)
+		testenv.Skip(t, testenv.GroupProc, fmt.Sprintf("cannot read /proc/self/fd: %v", err))
 	}
 	for _, fd := range fds {
 		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(l, "socket:[") {
@@ -35,7 +37,7 @@ func listeningSockets(t *testing.T) map[string]bool {
 	for _, f := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			t.Skipf("cannot read %s: %v", f, err)
+			testenv.Skip(t, testenv.GroupProc, fmt.Sprintf("cannot read %s: %v", f, err))
 		}
 		for _, line := range strings.Split(string(b), "\n")[1:] {
 			fs := strings.Fields(line)

@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/wire"
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // procStat returns the CPU seconds and RSS bytes of process pid.
@@ -37,7 +38,7 @@ func procStat(t *testing.T, pid int) (cpu float64, rss int64) {
 func TestBigQueriesAbandoned(t *testing.T) {
 	acceptanceOnly(t)
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc to read the server's CPU time and RSS")
+		testenv.Skip(t, testenv.GroupProc, "needs /proc to read the server's CPU time and RSS")
 	}
 	const budget = 256 << 20
 	cmd, addr := startLimited(t, 0, "--memory-budget-mb", "256")

@@ -11,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestExpressionsWithinBudget is issue 30's report: against `lode serve
@@ -22,7 +24,7 @@ import (
 func TestExpressionsWithinBudget(t *testing.T) {
 	acceptanceOnly(t)
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc to read the server's RSS")
+		testenv.Skip(t, testenv.GroupProc, "needs /proc to read the server's RSS")
 	}
 	const budget = 256 << 20
 	cmd, addr := startLimited(t, 0, "--memory-budget-mb", "256")

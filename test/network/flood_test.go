@@ -25,7 +25,7 @@ var addrRE = regexp.MustCompile(`lode started"? addr=(127\.0\.0\.1:\d+)`)
 func acceptanceOnly(t *testing.T) {
 	t.Helper()
 	if os.Getenv("LODE_ACCEPTANCE") == "" {
-		t.Skip("acceptance test: set LODE_ACCEPTANCE=1 to run it")
+		testenv.Skip(t, testenv.GroupAcceptance, "acceptance test: set LODE_ACCEPTANCE=1 to run it")
 	}
 }
 

@@ -311,7 +311,7 @@ func TestAuthSeedScripts(t *testing.T) {
 	const anon = "seed001_bucket.js without credentials"
 	batch = append(batch, testenv.BatchScript{Name: anon, URI: "mongodb://" + s.addr + "/?directConnection=true", File: "../clients/seed001_bucket.js"})
 	runs := map[string]batchRun{}
-	if _, err := exec.LookPath("mongosh"); err == nil || requireClients() {
+	if _, err := testenv.LookTool("mongosh"); err == nil || requireClients() {
 		for i, r := range mongoshBatch(t, batch) {
 			runs[batch[i].Name] = r
 		}

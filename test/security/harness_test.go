@@ -49,35 +49,20 @@ func TestMain(m *testing.M) {
 
 // requireClients reports whether a missing client fails a test instead
 // of skipping it (LODE_REQUIRE_CLIENTS=1, as in CI).
-func requireClients() bool { return os.Getenv("LODE_REQUIRE_CLIENTS") == "1" }
+func requireClients() bool { return testenv.RequireClients() }
 
 // requireTool returns the path of an external client, skipping the test
 // when it is missing unless clients are required.
 func requireTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if requireClients() {
-			t.Fatalf("%s is required (LODE_REQUIRE_CLIENTS=1) but not found: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return testenv.RequireTool(t, name)
 }
 
 // requirePymongo returns Debian's /usr/bin/python3 when it imports
 // pymongo, and skips (or fails, when clients are required) otherwise.
 func requirePymongo(t *testing.T) string {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	err := exec.Command(py, "-c", "import pymongo").Run()
-	if err != nil {
-		if requireClients() {
-			t.Fatalf("pymongo is required (LODE_REQUIRE_CLIENTS=1) but %s cannot import it: %v", py, err)
-		}
-		t.Skipf("pymongo not importable by %s", py)
-	}
-	return py
+	return testenv.RequirePymongo(t)
 }
 
 // server is a `lode serve` child process.

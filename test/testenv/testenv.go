@@ -68,6 +68,6 @@ func Size(everyday, acceptance int) int {
 func AcceptanceOnly(t testing.TB) {
 	t.Helper()
 	if !Acceptance() {
-		t.Skip("acceptance test: set LODE_ACCEPTANCE=1 to run it")
+		Skip(t, GroupAcceptance, "acceptance test: set LODE_ACCEPTANCE=1 to run it")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lodedb/lode/internal/sim"
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // pageCheck runs in the rendered report and measures what a reader sees:
@@ -67,15 +68,14 @@ type checkResult struct {
 // chromium finds a headless-capable Chromium, or skips (fails when the
 // test run requires every client).
 func chromium(t *testing.T) string {
+	var err error
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
+		var p string
+		if p, err = testenv.LookTool(name); err == nil {
 			return p
 		}
 	}
-	if os.Getenv("LODE_REQUIRE_CLIENTS") == "1" {
-		t.Fatal("chromium is required (LODE_REQUIRE_CLIENTS=1) but not installed")
-	}
-	t.Skip("chromium not installed: the report's look is not checked (install Debian's chromium package)")
+	testenv.MissingClient(t, testenv.GroupChromium, "chromium not installed: the report's look is not checked", err)
 	return ""
 }
 
