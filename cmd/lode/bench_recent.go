@@ -33,6 +33,7 @@ func runBench(args []string) error {
 		return errors.New(use)
 	}
 	fs := flag.NewFlagSet("bench recent", flag.ContinueOnError)
+	setUsage(fs, "lode bench recent [flags]")
 	docs := fs.Int("docs", 5000000, "documents to load")
 	cats := fs.Int("cats", 100, "categories")
 	inN := fs.Int("in", 10, "categories in $in")

@@ -31,10 +31,7 @@ func runEventlog(args []string) error {
 	}
 	fs := flag.NewFlagSet("eventlog import", flag.ContinueOnError)
 	fs.SetOutput(os.Stdout)
-	fs.Usage = func() {
-		fmt.Println(eventlogUsage + "\n\nflags:")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "lode eventlog import FILE [flags]")
 	uri := fs.String("uri", "mongodb://127.0.0.1:27017/?directConnection=true", "server URI")
 	dbName := fs.String("db", "event_db", "database")
 	collName := fs.String("coll", "events", "collection")

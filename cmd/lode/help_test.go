@@ -1,7 +1,9 @@
 package main
 
 import (
+	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +32,40 @@ func TestHelpIsNotAnError(t *testing.T) {
 	}
 	if code := run([]string{"nosuchcommand"}); code != 2 {
 		t.Errorf("an unknown command exits %d, want 2", code)
+	}
+}
+
+// TestHelpSpellsFlagsAsTyped: `lode serve --help` and `lode help serve`
+// print the same usage, with the flags as they are typed (--addr), not
+// Go's "Usage of serve:" and -addr; every command's help exits 0.
+func TestHelpSpellsFlagsAsTyped(t *testing.T) {
+	capture := func(args ...string) (string, int) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr, stdout := os.Stderr, os.Stdout
+		os.Stderr, os.Stdout = w, w
+		code := run(args)
+		os.Stderr, os.Stdout = stderr, stdout
+		w.Close()
+		out, _ := io.ReadAll(r)
+		return string(out), code
+	}
+	direct, code := capture("serve", "--help")
+	if code != 0 || !strings.HasPrefix(direct, "usage: lode serve [flags]") ||
+		!strings.Contains(direct, "\n  --addr string\n") || strings.Contains(direct, "Usage of") || strings.Contains(direct, "\n  -addr") {
+		t.Errorf("lode serve --help exits %d and prints:\n%.400s", code, direct)
+	}
+	if viaHelp, code := capture("help", "serve"); code != 0 || viaHelp != direct {
+		t.Errorf("lode help serve exits %d and differs from lode serve --help:\n%.400s", code, viaHelp)
+	}
+	for _, cmd := range []string{"sim", "eventlog", "advise", "bench"} {
+		if out, code := capture("help", cmd); code != 0 || !strings.HasPrefix(out, "usage:") {
+			t.Errorf("lode help %s exits %d and prints:\n%.300s", cmd, code, out)
+		}
+	}
+	if out, code := capture("help"); code != 0 || !strings.Contains(out, "lode help <command>") {
+		t.Errorf("lode help exits %d and prints:\n%.300s", code, out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -37,7 +38,11 @@ func run(args []string) int {
 	case "version", "--version":
 		fmt.Printf("lode %s (MongoDB %s compatible)\n", version, mongoVersion())
 	case "help", "-h", "--help":
-		usage()
+		if len(args) > 1 && args[0] == "help" {
+			// lode help CMD is lode CMD --help.
+			return run(append(append([]string{}, args[1:]...), "--help"))
+		}
+		usageTo(os.Stdout)
 	default:
 		fmt.Fprintf(os.Stderr, "lode: unknown command %q\n", args[0])
 		usage()
@@ -60,8 +65,10 @@ func run(args []string) int {
 
 const version = "0.1.0"
 
-func usage() {
-	fmt.Fprint(os.Stderr, `usage: lode <command> [flags]
+func usage() { usageTo(os.Stderr) }
+
+func usageTo(w io.Writer) {
+	fmt.Fprint(w, `usage: lode <command> [flags]   (lode help <command>, or lode <command> --help, for its flags)
 
 commands:
   serve     run the server (MongoDB wire protocol)

@@ -43,6 +43,7 @@ func setServerGC(log *slog.Logger) {
 // runServe starts the server and blocks until SIGINT or SIGTERM.
 func runServe(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	setUsage(fs, "lode serve [flags]   (mongod's flag names work too: --port, --bind_ip, --dbpath, --logpath, --config ...)")
 	addr := fs.String("addr", "127.0.0.1:27017", "listen address")
 	dir := fs.String("dir", "./lode-data", "data directory")
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")

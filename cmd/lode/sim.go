@@ -121,6 +121,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func simRun(args []string) error {
 	fs := flag.NewFlagSet("sim run", flag.ContinueOnError)
+	setUsage(fs, "lode sim run NAME|FILE [flags]   (lode sim help: the subcommands)")
 	processes := fs.Int("processes", 4, "independent client pools")
 	pool := fs.Int("pool-size", 50, "connections per pool")
 	iterations := fs.Int("iterations", 25, "iterations")
