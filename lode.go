@@ -35,6 +35,7 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/mongolog"
 	"github.com/lodedb/lode/internal/server"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -106,7 +107,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 	}
 	if cfg.logger == nil {
 		// As documented on WithLogger: warnings and errors reach stderr.
-		cfg.logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		cfg.logger = slog.New(mongolog.NewTextHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	}
 	var srvRef atomic.Pointer[server.Server]
 	onFailure := func(f *storage.Failure) {

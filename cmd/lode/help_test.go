@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -67,5 +69,28 @@ func TestHelpSpellsFlagsAsTyped(t *testing.T) {
 	}
 	if out, code := capture("help"); code != 0 || !strings.Contains(out, "lode help <command>") {
 		t.Errorf("lode help exits %d and prints:\n%.300s", code, out)
+	}
+}
+
+// TestServePortTakenCreatesNothing: `lode serve` on a port in use fails
+// before it creates the data directory.
+func TestServePortTakenCreatesNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := filepath.Join(t.TempDir(), "data")
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	stderr := os.Stderr
+	os.Stderr = devnull
+	code := run([]string{"serve", "--addr", ln.Addr().String(), "--dir", dir})
+	os.Stderr = stderr
+	if code == 0 {
+		t.Fatal("serve on a port in use succeeded")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("serve on a port in use created its data directory (%v)", err)
 	}
 }

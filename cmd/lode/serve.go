@@ -37,7 +37,7 @@ func setServerGC(log *slog.Logger) {
 		return
 	}
 	debug.SetGCPercent(serverGCPercent)
-	log.Debug("GC target set", "gogc", serverGCPercent)
+	log.Debug("GC target set", mongolog.KeyComponent, "CONTROL", mongolog.KeyCtx, "initandlisten", "gogc", serverGCPercent)
 }
 
 // runServe starts the server and blocks until SIGINT or SIGTERM.
@@ -176,22 +176,27 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log.With(mongolog.KeyComponent, "STORAGE"), TTLMonitorSleep: *ttlSleep, Budget: budget,
-		OplogBytes: oplogBytes, CacheSize: cacheBytes, OnFailure: func(f *storage.Failure) { storageFatal(log, f) }})
-	if err != nil {
-		return openError(*dir, err)
-	}
+	// Listen first: a port in use is reported before the data directory
+	// is created or locked.
 	lns := make([]net.Listener, 0, len(addrs))
+	closeListeners := func() {
+		for _, l := range lns {
+			l.Close()
+		}
+	}
 	for _, a := range addrs {
 		ln, err := net.Listen("tcp", a)
 		if err != nil {
-			for _, l := range lns {
-				l.Close()
-			}
-			eng.Close()
+			closeListeners()
 			return listenError(a, err)
 		}
 		lns = append(lns, ln)
+	}
+	eng, err := engine.Open(*dir, engine.Options{SyncInterval: *syncInterval, Logger: log.With(mongolog.KeyComponent, "STORAGE"), TTLMonitorSleep: *ttlSleep, Budget: budget,
+		OplogBytes: oplogBytes, CacheSize: cacheBytes, OnFailure: func(f *storage.Failure) { storageFatal(log, f) }})
+	if err != nil {
+		closeListeners()
+		return openError(*dir, err)
 	}
 	ln := lns[0]
 	if *msgTimeout == 0 {
@@ -242,8 +247,9 @@ func runServe(args []string) error {
 		go func() { errc <- srv.Serve(l) }()
 	}
 	go returnMemory(ctx, log)
-	log.Info("lode started", "addr", listenerAddrs(lns), "dir", *dir, "version", version, "tls", tlsMode.String(),
-		mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDLodeStarted, mongolog.KeyCtx, "initandlisten")
+	log.Info("lode started", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDLodeStarted, mongolog.KeyCtx, "initandlisten",
+		"addr", listenerAddrs(lns), "dir", *dir, "version", version, "auth", *authOn, "tls", tlsMode.String(),
+		"syncInterval", syncInterval.String(), "oplogSizeMB", *oplogMB, "cacheSizeGB", cacheGB, "replSet", replSetLabel(*standalone, *replSet))
 	select {
 	case sig := <-sigc:
 		logSignal(log, sig)
@@ -259,8 +265,8 @@ func runServe(args []string) error {
 	if err := eng.Close(); err != nil {
 		return fmt.Errorf("close engine: %w", err)
 	}
-	log.Info("Now exiting", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDNowExiting)
-	log.Info("shutdown complete", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDShutdownComplete)
+	log.Info("Now exiting", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDNowExiting, mongolog.KeyCtx, "SignalHandler")
+	log.Info("shutdown complete", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDShutdownComplete, mongolog.KeyCtx, "SignalHandler")
 	return nil
 }
 
@@ -269,7 +275,7 @@ func runServe(args []string) error {
 func newLogger(w io.Writer, format string, lvl slog.Level) (*slog.Logger, error) {
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl, ReplaceAttr: fatalLevelName})), nil
+		return slog.New(mongolog.NewTextHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl, ReplaceAttr: fatalLevelName}))), nil
 	case "json":
 		return slog.New(mongolog.NewHandler(w, lvl)), nil
 	}
@@ -348,4 +354,13 @@ func startupParameter(cfg *server.Config, v string) error {
 		return fmt.Errorf("want name=value, got %q", v)
 	}
 	return cfg.SetStartupParameter(name, val)
+}
+
+// replSetLabel is the replica set the startup line names: its name, or
+// "none (standalone)".
+func replSetLabel(standalone bool, name string) string {
+	if standalone {
+		return "none (standalone)"
+	}
+	return name
 }

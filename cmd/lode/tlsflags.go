@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/lodedb/lode/internal/mongolog"
 	"github.com/lodedb/lode/internal/server"
 )
 
@@ -62,7 +63,8 @@ func (f *tlsFlags) config(log *slog.Logger) (server.TLSMode, *tls.Config, error)
 	if left := time.Until(leaf.NotAfter); left < 30*24*time.Hour {
 		log.Warn("the server's TLS certificate expires in less than 30 days", "expires", leaf.NotAfter.UTC().Format(time.RFC3339))
 	}
-	log.Info("TLS enabled", "mode", mode.String(), "subject", leaf.Subject.String(),
+	log.Info("TLS enabled", mongolog.KeyComponent, "NETWORK", mongolog.KeyID, mongolog.IDTLSEnabled, mongolog.KeyCtx, "initandlisten",
+		"mode", mode.String(), "subject", leaf.Subject.String(),
 		"client_certificates", clientCertPolicy(cfg))
 	return mode, cfg, nil
 }

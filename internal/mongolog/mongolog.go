@@ -11,7 +11,8 @@
 //
 // Log ids: mongod's own ids are used where Lode logs the same event
 // (51803 Slow query, 23016 Waiting for connections, 22943 Connection
-// accepted, 22944 Connection ended, 20249 Authentication failed, 23377
+// accepted, 22944 Connection ended, 20249 Authentication failed, 5286306
+// Successfully authenticated, 23377
 // Received signal, 20565 Now exiting, 48742 Profiler settings changed). Lode's own messages without a
 // mongod counterpart use ids from LodeIDBase (9_100_000) upward, a range
 // mongod's 7-digit ids do not use today; 0 means none was given.
@@ -55,6 +56,7 @@ const (
 	IDConnectionAccepted = 22943
 	IDConnectionEnded    = 22944
 	IDAuthFailed         = 20249
+	IDAuthSucceeded      = 5286306 // "Successfully authenticated"
 	IDShutdownCommand    = 4695400 // "Terminating via shutdown command"
 	IDLogRotate          = 23166   // "Log rotation initiated"
 )
@@ -67,6 +69,17 @@ const (
 	// IDStorageFatal is the fatal line of a storage failure (disk full,
 	// EIO) before lode serve exits; mongod logs a fatal assertion (23089).
 	IDStorageFatal = LodeIDBase + 4
+	// IDFileLimit reports the open-file limit and the connections it
+	// allows (mongod warns about a low limit among its startup warnings).
+	IDFileLimit = LodeIDBase + 5
+	// IDTLSEnabled describes the TLS setup at start.
+	IDTLSEnabled = LodeIDBase + 6
+	// IDClientGone is an operation interrupted because its client
+	// disconnected.
+	IDClientGone = LodeIDBase + 7
+	// IDConnectionClosedEarly is a connection closed by the server: a
+	// message that did not arrive in time or could not be read.
+	IDConnectionClosedEarly = LodeIDBase + 8
 )
 
 // RawJSON is an attribute value already encoded as JSON; the JSON handler

@@ -132,6 +132,9 @@ func (s *Server) saslContinue(ctx context.Context, c *conn, id int32, payload []
 		}
 		c.authn.mu.Unlock()
 		done = true
+		s.log.Info("Successfully authenticated", mongolog.KeyComponent, "ACCESS", mongolog.KeyID, mongolog.IDAuthSucceeded,
+			mongolog.KeyCtx, "conn"+itoa(c.id), "client", c.remoteAddr(), "mechanism", conv.Mechanism,
+			"user", u.Name, "db", u.DB)
 	}
 	return bsoncore.NewDocumentBuilder().
 		AppendInt32("conversationId", id).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/membudget"
+	"github.com/lodedb/lode/internal/mongolog"
 	"github.com/lodedb/lode/internal/wire"
 )
 
@@ -110,8 +111,9 @@ func (c *conn) serve() {
 	defer c.raw.Close()
 	s.ops().listConn(c) // before its first command (watchdog.go)
 	defer s.ops().forgetConn(c)
-	log := s.log.With("conn", c.id, "remote", c.remoteAddr())
-	log.Debug("connection accepted")
+	// The connection's lines, as mongod's: NETWORK, ctx connN (its
+	// acceptance and end are logged once each, by Serve).
+	log := s.log.With(mongolog.KeyComponent, "NETWORK", mongolog.KeyCtx, "conn"+itoa(c.id), "remote", c.remoteAddr())
 	if !c.negotiate(log) { // TLS or not (tls.go)
 		return
 	}
@@ -129,7 +131,9 @@ func (c *conn) serve() {
 		// Wait as long as the client likes for a message to begin (idle
 		// connections stay open, as with mongod).
 		if _, err := c.r.Peek(1); err != nil {
-			log.Debug("connection closed", "err", err)
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				log.Debug("connection closed by an error", "err", err)
+			}
 			return
 		}
 		if !c.serveOne(log, timeout) {
@@ -167,12 +171,11 @@ func (c *conn) serveOne(log *slog.Logger, timeout time.Duration) bool {
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			log.Info("closing connection: a message did not arrive in time", "timeout", timeout)
+			log.Info("closing connection: a message did not arrive in time", mongolog.KeyID, mongolog.IDConnectionClosedEarly, "timeout", timeout)
 			return false
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-			log.Debug("connection closed")
-			return false
+			return false // "Connection ended" says it
 		}
 		var pe *wire.ProtocolError
 		if errors.As(err, &pe) && !pe.Fatal {
@@ -336,7 +339,7 @@ var errClientGone = errors.New("client disconnected before its request ran")
 // OP_COMPRESSED is never negotiated by Lode, so it cannot be decompressed
 // and also ends the session.
 func (c *conn) handleLegacy(h wire.Header) error {
-	log := c.s.log.With("conn", c.id, "opcode", int32(h.OpCode))
+	log := c.s.log.With(mongolog.KeyComponent, "NETWORK", mongolog.KeyCtx, "conn"+itoa(c.id), "opcode", int32(h.OpCode))
 	switch h.OpCode {
 	case wire.OpGetMore:
 		return c.writeLegacyError(h.RequestID, "OP_GET_MORE is no longer supported")

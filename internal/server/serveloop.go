@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/lodedb/lode/internal/mongolog"
 )
 
 // The poller loop: a plain TCP connection on Linux is served inside one
@@ -125,11 +127,11 @@ func (c *conn) serveLoop(log *slog.Logger, timeout time.Duration) bool {
 		var ne net.Error
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
-			log.Info("closing connection: a message did not arrive in time", "timeout", timeout)
+			log.Info("closing connection: a message did not arrive in time", mongolog.KeyID, mongolog.IDConnectionClosedEarly, "timeout", timeout)
 		case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed):
-			log.Debug("connection closed")
+			// "Connection ended" says it.
 		default:
-			log.Debug("connection closed", "err", err)
+			log.Debug("connection closed by an error", "err", err)
 		}
 		return false
 	}

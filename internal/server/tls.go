@@ -213,9 +213,9 @@ func logSniffError(log *slog.Logger, err error, timeout time.Duration) {
 	case errors.As(err, &ne) && ne.Timeout():
 		log.Info("closing connection: no request or TLS handshake arrived in time", "timeout", timeout)
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
-		log.Debug("connection closed")
+		// "Connection ended" says it.
 	default:
-		log.Debug("connection closed", "err", err)
+		log.Debug("connection closed by an error", "err", err)
 	}
 }
 

@@ -3,6 +3,8 @@ package server
 import (
 	"net"
 	"time"
+
+	"github.com/lodedb/lode/internal/mongolog"
 )
 
 // The disconnect watchdog: a command that runs longer than
@@ -95,7 +97,8 @@ func (c *conn) watch(done chan struct{}, wc net.Conn) {
 		// Index builds are server work and go on, as in mongod.
 		op.disconnected.Store(true)
 		op.cancel()
-		c.s.log.Info("interrupting an operation: its client disconnected", "conn", c.id, "op", op.name)
+		c.s.log.Info("interrupting an operation: its client disconnected", mongolog.KeyComponent, "COMMAND",
+			mongolog.KeyID, mongolog.IDClientGone, mongolog.KeyCtx, "conn"+itoa(c.id), "op", op.name)
 	}
 }
 

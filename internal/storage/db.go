@@ -436,13 +436,13 @@ type quietLogger struct {
 }
 
 func (q quietLogger) Infof(format string, args ...any) {
-	q.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+	q.l.Debug(fmt.Sprintf(format, args...), "component", "PEBBLE")
 }
 func (q quietLogger) Errorf(format string, args ...any) {
 	if q.db != nil && q.db.failure.Load() != nil {
 		return // failed: Pebble's retries would only repeat the failure
 	}
-	q.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+	q.l.Error(fmt.Sprintf(format, args...), "component", "PEBBLE")
 }
 
 // Fatalf is Pebble's way to stop on errors it cannot unwind. A fatal
@@ -469,7 +469,7 @@ func (q quietLogger) Fatalf(format string, args ...any) {
 		}
 		select {}
 	}
-	q.l.Error(msg, "component", "pebble")
+	q.l.Error(msg, "component", "PEBBLE")
 	panic(msg)
 }
 

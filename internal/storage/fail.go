@@ -113,7 +113,7 @@ func (db *DB) backgroundError(err error) {
 		db.fail(err)
 		return
 	}
-	db.log.Error("storage background error", "component", "pebble", "err", err)
+	db.log.Error("storage background error", "component", "PEBBLE", "err", err)
 }
 
 // failedRetryPause slows Pebble's retries of a failed flush once the DB
