@@ -146,19 +146,23 @@ func nest(groups []string, a slog.Attr) slog.Attr {
 }
 
 // lift takes the header attributes; it reports whether a was one.
-func (h *Handler) lift(a slog.Attr) bool {
+func (h *Handler) lift(a slog.Attr) bool { return liftHeader(a, &h.comp, &h.ctx, &h.id) }
+
+// liftHeader stores a in comp, ctx or id when it is one of the header
+// attributes (component, ctx, an integer id) and reports whether it was.
+func liftHeader(a slog.Attr, comp, ctx *string, id *int64) bool {
 	switch a.Key {
 	case KeyComponent:
-		h.comp = a.Value.Resolve().String()
+		*comp = a.Value.Resolve().String()
 	case KeyCtx:
-		h.ctx = a.Value.Resolve().String()
+		*ctx = a.Value.Resolve().String()
 	case KeyID:
 		v := a.Value.Resolve()
 		switch v.Kind() {
 		case slog.KindInt64:
-			h.id = v.Int64()
+			*id = v.Int64()
 		case slog.KindUint64:
-			h.id = int64(v.Uint64())
+			*id = int64(v.Uint64())
 		default:
 			return false
 		}

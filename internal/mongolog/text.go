@@ -29,28 +29,7 @@ func (h *TextHandler) Enabled(ctx context.Context, l slog.Level) bool {
 
 // take records a header attribute; it reports whether a was one.
 func (h *TextHandler) take(a slog.Attr) bool {
-	if h.grouped {
-		return false
-	}
-	switch a.Key {
-	case KeyComponent:
-		h.comp = a.Value.Resolve().String()
-	case KeyCtx:
-		h.ctx = a.Value.Resolve().String()
-	case KeyID:
-		v := a.Value.Resolve()
-		switch v.Kind() {
-		case slog.KindInt64:
-			h.id = v.Int64()
-		case slog.KindUint64:
-			h.id = int64(v.Uint64())
-		default:
-			return false
-		}
-	default:
-		return false
-	}
-	return true
+	return !h.grouped && liftHeader(a, &h.comp, &h.ctx, &h.id)
 }
 
 // WithAttrs implements slog.Handler.
