@@ -130,7 +130,7 @@ func opLatenciesDoc(st *stats) bsoncore.Document {
 	for c := range st.lat {
 		b.AppendDocument(latencyClassNames[c], bsoncore.NewDocumentBuilder().
 			AppendInt64("latency", st.lat[c].micros.Load()).
-			AppendInt64("ops", st.lat[c].ops.Load()).
+			AppendInt64("ops", st.lat[c].count()).
 			AppendInt64("queryableEncryptionLatencyMicros", 0).Build())
 	}
 	return b.AppendDocument("transactions", bsoncore.NewDocumentBuilder().

@@ -69,7 +69,7 @@ func (s *Server) Metrics() Metrics {
 	}
 	for c := range st.lat {
 		h := &st.lat[c]
-		lh := LatencyHistogram{Class: latencyClassNames[c], Count: uint64(h.ops.Load()),
+		lh := LatencyHistogram{Class: latencyClassNames[c],
 			Sum:         time.Duration(h.micros.Load()) * time.Microsecond,
 			UpperBounds: make([]time.Duration, latencyBuckets), Buckets: make([]uint64, latencyBuckets)}
 		var cum uint64

@@ -42,11 +42,21 @@ const (
 	latencyBuckets  = 21
 )
 
-// latencyHist is one class's latency histogram: a count, a sum and a
-// counter per power-of-two bucket, each updated with one atomic add.
+// latencyHist is one class's latency histogram: a sum and a counter per
+// power-of-two bucket, each updated with one atomic add (two per
+// command: the count is the buckets' sum, read when asked for).
 type latencyHist struct {
-	ops, micros atomic.Int64
-	buckets     [latencyBuckets]atomic.Int64
+	micros  atomic.Int64
+	buckets [latencyBuckets]atomic.Int64
+}
+
+// count is the number of commands observed.
+func (h *latencyHist) count() int64 {
+	var n int64
+	for i := range h.buckets {
+		n += h.buckets[i].Load()
+	}
+	return n
 }
 
 // observeLatency adds a command of kind k that took d.
@@ -63,7 +73,6 @@ func (st *stats) observeLatency(k opKind, d time.Duration) {
 		us = 0
 	}
 	h := &st.lat[c]
-	h.ops.Add(1)
 	h.micros.Add(us)
 	i := bits.Len64(uint64(us)) - latencyMinShift
 	h.buckets[min(max(i, 0), latencyBuckets-1)].Add(1)
