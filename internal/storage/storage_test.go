@@ -92,8 +92,8 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 	}
 }
 
-// TestEmptyDataDirectoryIsSmall: a new data directory with one small
-// write takes a few megabytes on disk, not the write-ahead log's whole
+// TestEmptyDataDirectoryIsSmall: a new data directory with a few small
+// writes takes a few megabytes on disk, not the write-ahead log's whole
 // 70 MiB preallocation.
 func TestEmptyDataDirectoryIsSmall(t *testing.T) {
 	dir := t.TempDir()
@@ -101,15 +101,17 @@ func TestEmptyDataDirectoryIsSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := db.NewBatch()
-	if err := SetMeta(b, "k", []byte("v")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Sync(context.Background()); err != nil {
-		t.Fatal(err)
+	for i := range 3 { // the log preallocates once it has been written to
+		b := db.NewBatch()
+		if err := SetMeta(b, fmt.Sprint("k", i), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var blocks int64
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
