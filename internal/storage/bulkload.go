@@ -45,6 +45,9 @@ type SortedLoad struct {
 	bytes     int64
 	check     func(prev, cur []byte) error
 	OnEmitted func(done, total int64) // progress while writing; may be nil
+	// suffix is the length of the keys' rising suffix (SetRisingSuffix),
+	// 0 when they have none.
+	suffix int
 }
 
 // sortEntry is one key/value in the arena, with sixteen bytes of the key
@@ -181,6 +184,9 @@ func (l *SortedLoad) cmp(a, b sortEntry) int {
 // sort orders the in-memory entries, on two goroutines when there are
 // many: each sorts a half and the halves are merged.
 func (l *SortedLoad) sort() {
+	if l.bucketSort() { // bucketsort.go
+		return
+	}
 	// Abbreviate after the prefix every key shares: index keys of one
 	// field often start alike (a type byte, then "/site/section..."), and
 	// a tie on the abbreviations costs a full comparison.

@@ -127,7 +127,11 @@ func (db *DB) NewIndexLoad(indexID uint64, check func(prevKS, ks []byte, rid Rec
 			return check(pks, cks, RecordID(rid))
 		}
 	}
-	return &IndexLoad{l: db.NewSortedLoad(indexPrefixLen, c), indexID: indexID}
+	l := db.NewSortedLoad(indexPrefixLen, c)
+	// A build adds a record's entries in record order: equal keystrings
+	// come with rising record ids (bucketsort.go checks it).
+	l.SetRisingSuffix(8)
+	return &IndexLoad{l: l, indexID: indexID}
 }
 
 // Add adds the entry (ks, rid) with type bits tb; all are copied.

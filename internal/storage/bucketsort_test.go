@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// loadOf adds keys prefix+head+rid for the given heads and rids to a
+// SortedLoad with a rising 8-byte suffix.
+func loadOf(t *testing.T, heads []string, rids []uint64) *SortedLoad {
+	l := (&DB{}).NewSortedLoad(3, nil)
+	l.SetRisingSuffix(8)
+	for i, h := range heads {
+		k := append([]byte("pfx"), h...)
+		k = binary.BigEndian.AppendUint64(k, rids[i])
+		if err := l.Add(k, []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
+func sortedKeys(l *SortedLoad) [][]byte {
+	var out [][]byte
+	for _, e := range l.ents {
+		out = append(out, l.key(e))
+	}
+	return out
+}
+
+// TestBucketSortOrdersLikeTheComparisonSort: an index build's entries
+// with few distinct keystrings (paths shared by many records) come out of
+// the grouping in the comparison sort's order; many distinct keystrings,
+// or record ids that do not rise, leave the comparison sort to it.
+func TestBucketSortOrdersLikeTheComparisonSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 20000
+	var heads []string
+	var rids []uint64
+	for i := range n {
+		// Paths sharing a long prefix, as the eventlog's do.
+		heads = append(heads, fmt.Sprintf("/site/section/page-%03d", r.IntN(300)))
+		rids = append(rids, uint64(i+1))
+	}
+	l := loadOf(t, heads, rids)
+	if !l.bucketSort() {
+		t.Fatal("300 distinct paths over 20,000 entries were not grouped")
+	}
+	got := sortedKeys(l)
+	want := loadOf(t, heads, rids)
+	want.suffix = 0
+	want.sort()
+	for i, k := range sortedKeys(want) {
+		if !bytes.Equal(got[i], k) {
+			t.Fatalf("entry %d: grouped %q, sorted %q", i, got[i], k)
+		}
+	}
+
+	// Every keystring distinct: too many groups.
+	var distinct []string
+	for i := range n {
+		distinct = append(distinct, fmt.Sprintf("k%06d", r.IntN(1<<30)+i))
+	}
+	if loadOf(t, distinct, rids).bucketSort() {
+		t.Error("20,000 distinct keystrings were grouped")
+	}
+
+	// A record id that falls within a group: the promise is broken, so
+	// the comparison sort decides (and still orders them).
+	bad := append([]uint64(nil), rids...)
+	bad[len(bad)-1] = 0
+	heads[len(heads)-1] = heads[0]
+	l = loadOf(t, heads, bad)
+	if l.bucketSort() {
+		t.Error("a falling record id was grouped")
+	}
+	l.sort()
+	keys := sortedKeys(l)
+	for i := 1; i < len(keys); i++ {
+		if bytes.Compare(keys[i-1], keys[i]) >= 0 {
+			t.Fatalf("entries %d and %d out of order after the fallback", i-1, i)
+		}
+	}
+}
