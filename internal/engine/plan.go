@@ -128,7 +128,7 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 	if err := checkTextMeta(q); err != nil {
 		return nil, err
 	}
-	env := exec.Env{Reader: r, CollID: c.ID, Records: q.records, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
+	env := exec.Env{Reader: r, CollID: c.ID, Records: q.records, Clustered: c.Clustered && q.records == nil, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
 		// Explain prints stage filters in mongod's parsed form.
 		env.FilterDoc = q.filter.Serialize()

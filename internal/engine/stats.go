@@ -60,7 +60,7 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 
 // recount scans c's records to set its count and size; c.state.mu is held.
 func (e *Engine) recount(c *collection) error {
-	cur, err := storage.NewRecordCursor(e.db.Reader(), c.ID, false)
+	cur, err := openRecords(e.db.Reader(), c)
 	if err != nil {
 		return err
 	}

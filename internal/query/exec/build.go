@@ -17,7 +17,11 @@ type Env struct {
 	CollID uint64
 	// Records, when set, is what COLLSCAN reads instead of the
 	// collection's record store (the oplog's entries).
-	Records   storage.RecordSource
+	Records storage.RecordSource
+	// Clustered: the collection is clustered (storage's clustered
+	// layout): COLLSCAN reads it through storage.ClusteredRecords, FETCH
+	// reaches records by the cluster key of their index entries.
+	Clustered bool
 	Filter    *query.Filter
 	FilterDoc bsoncore.Document // the parsed filter as explain shows it
 	// Timing measures executionTimeMillisEstimate per stage (explain).
@@ -111,6 +115,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		if env.Records != nil {
 			return NewSourceScan(env.Reader, env.Records, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
 		}
+		if env.Clustered {
+			return newClusteredScan(env, n), nil
+		}
 		return NewCollScan(env.Reader, env.CollID, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageIxScan:
 		ix := NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing)
@@ -136,7 +143,11 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			}
 		}
 		fetch := NewFetch(child, env.Reader, env.CollID, f, doc, env.Timing)
-		fetch.SetBatch(env.FetchBatch, env.fetchWant)
+		if env.Clustered {
+			fetch.clustered = true // by cluster key, one at a time
+		} else {
+			fetch.SetBatch(env.FetchBatch, env.fetchWant)
+		}
 		return fetch, nil
 	case plan.StageSortMerge:
 		var kids []*IxScan

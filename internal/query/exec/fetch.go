@@ -54,6 +54,10 @@ type Fetch struct {
 	order    []int
 	childEOF bool
 
+	// clustered: records are reached by the cluster key of their index
+	// entries (Member.RKey), one at a time (clustered.go).
+	clustered bool
+
 	docsExamined int64
 }
 
@@ -113,7 +117,14 @@ func (f *Fetch) work() (State, *Member, error) {
 	if in.Doc != nil {
 		f.m = Member{RID: in.RID, Doc: in.Doc, Pos: in.Pos, Score: in.Score}
 	} else {
-		doc, found, err := f.get(in.RID)
+		var doc bsoncore.Document
+		var found bool
+		var err error
+		if f.clustered {
+			doc, found, err = f.getByKey(in.RKey)
+		} else {
+			doc, found, err = f.get(in.RID)
+		}
 		if err != nil {
 			return EOF, nil, err
 		}

@@ -123,7 +123,7 @@ func (s *IxScan) work() (State, *Member, error) {
 				lo, skipped = to, true
 			}
 		}
-		cur, err := storage.NewIndexCursor(s.r, s.ix.ID, lo, kr.end, s.dir < 0)
+		cur, err := openIndexCursor(s.r, s.ix, lo, kr.end, s.dir < 0)
 		if err != nil {
 			return EOF, nil, err
 		}
@@ -131,7 +131,7 @@ func (s *IxScan) work() (State, *Member, error) {
 			// The hint went stale before the iterator was opened (a
 			// transaction committed): scan the whole range.
 			cur.Close()
-			if cur, err = storage.NewIndexCursor(s.r, s.ix.ID, kr.start, kr.end, s.dir < 0); err != nil {
+			if cur, err = openIndexCursor(s.r, s.ix, kr.start, kr.end, s.dir < 0); err != nil {
 				return EOF, nil, err
 			}
 		}
@@ -179,7 +179,7 @@ func (s *IxScan) work() (State, *Member, error) {
 			return EOF, nil, err
 		}
 	}
-	s.m = Member{RID: rid, Key: ks, TypeBits: tb, Pos: -1}
+	s.m = Member{RID: rid, Key: ks, TypeBits: tb, RKey: s.cur.RecordKey(), Pos: -1}
 	return Advanced, &s.m, nil
 }
 

@@ -14,6 +14,14 @@ import (
 // static ranking (equality, then sort, then range). A hint yields exactly
 // one solution. With no usable index the only solution is a COLLSCAN.
 func Plan(p Params) ([]*Solution, error) {
+	sols, err := plan(p)
+	if err != nil {
+		return nil, err
+	}
+	return clusterSolutions(p, sols), nil
+}
+
+func plan(p Params) ([]*Solution, error) {
 	root := p.Filter.Root()
 	tn, err := query.TextOf(p.Filter)
 	if err != nil {

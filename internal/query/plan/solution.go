@@ -44,6 +44,11 @@ type Node struct {
 	// COLLSCAN direction is Direction. FETCH and COLLSCAN apply Filter
 	// when set.
 	Filter bool
+	// ClusterBounds are, for a COLLSCAN of a clustered collection, the
+	// bounds on its cluster key (_id) that limit the records it reads:
+	// explain's CLUSTERED_IXSCAN with minRecord and maxRecord
+	// (clustered.go). Nil: every record.
+	ClusterBounds []FieldBounds
 	// Dropped are, for a FETCH over an index scan, the top-level
 	// conjuncts the index bounds guarantee; Residual is the filter
 	// without them (nil with Filter unset when nothing remains). When

@@ -1,0 +1,59 @@
+package exec
+
+import (
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/query/plan"
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// A clustered collection's records are kept in _id order
+// (storage.ClusteredRecords). Its collection scan reads them all, or,
+// bounded on the cluster key (plan.Node.ClusterBounds), only the key
+// range from the first interval's start to the last one's end: the
+// byte range an _id index scan with those bounds would read. The filter
+// does the rest, as in mongod's CLUSTERED_IXSCAN. FETCH reaches a
+// record by the cluster key its index entry carries (Member.RKey).
+
+// newClusteredScan returns the collection scan of a clustered collection
+// for node n.
+func newClusteredScan(env Env, n *plan.Node) *CollScan {
+	src := storage.ClusteredRecords{CollID: env.CollID}
+	if n.ClusterBounds != nil {
+		sp := buildScanPlan(n.ClusterBounds)
+		if len(sp.ranges) > 0 {
+			src.Lo, src.Hi = sp.ranges[0].start, sp.ranges[len(sp.ranges)-1].end
+		}
+	}
+	s := NewSourceScan(env.Reader, src, n.Direction, env.Filter, env.FilterDoc, env.Timing)
+	s.clusterBounds = n.ClusterBounds
+	return s
+}
+
+// appendClusterRecords appends explain's minRecord and maxRecord: the
+// lowest and highest cluster key values the bounds admit.
+func appendClusterRecords(b *bsoncore.DocumentBuilder, bounds []plan.FieldBounds) {
+	oil := bounds[0].OIL
+	if len(oil) == 0 {
+		return
+	}
+	b.AppendValue("minRecord", oil[0].Lo)
+	b.AppendValue("maxRecord", oil[len(oil)-1].Hi)
+}
+
+// getByKey reads the record whose cluster key is ck through the record
+// cursor.
+func (f *Fetch) getByKey(ck []byte) (bsoncore.Document, bool, error) {
+	if !f.cur.IsOpen() {
+		if err := f.cur.OpenClustered(f.r, f.collID, nil, nil, false); err != nil {
+			return nil, false, fmt.Errorf("fetch: %w", err)
+		}
+	}
+	doc, _, found, err := f.cur.SeekKey(ck)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return f.slab.copy(doc), true, nil
+}
