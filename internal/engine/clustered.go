@@ -57,3 +57,18 @@ func getRecordRef(r storage.Reader, c *collection, rid uint64, ck []byte, dst []
 	doc, got, found, err := storage.GetClusteredRecord(r, c.ID, ck, dst)
 	return doc, uint64(got), found, err
 }
+
+// clusteredListSpec returns the clustered index of c as listIndexes shows
+// it: the spec of listCollections' options.clusteredIndex, then c's
+// expireAfterSeconds when set, then clustered: true.
+func clusteredListSpec(c *collection) bsoncore.Document {
+	b := bsoncore.NewDocumentBuilder()
+	elems, _ := c.ClusteredIndexSpec().Elements()
+	for _, el := range elems {
+		b.AppendValue(el.Key(), el.Value())
+	}
+	if c.ExpireAfter != nil {
+		b.AppendInt64("expireAfterSeconds", *c.ExpireAfter)
+	}
+	return b.AppendBoolean("clustered", true).Build()
+}

@@ -264,6 +264,9 @@ func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
 			MultikeyPaths: append([]string(nil), ix.MultikeyPaths...),
 		})
 		out[len(out)-1].Accesses, out[len(out)-1].AccessesSince = e.IndexAccesses(ix.ID)
+		if ix.Clustered {
+			out[len(out)-1].Clustered = clusteredListSpec(c)
+		}
 	}
 	return out, nil
 }
