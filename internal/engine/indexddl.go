@@ -80,6 +80,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if owner := c.state.txnOwner; owner != nil && owner != tx {
 		return false, checkTxnWrite(tx, c)
 	}
+	if c.Clustered && keyEqual(spec.Key, idKeyPattern) {
+		return false, nil // the clustered index is {_id: 1} already
+	}
 	if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
 		return false, err
 	}

@@ -46,6 +46,12 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 	}
 	st.IndexSizes = make(map[string]int64, len(c.Indexes))
 	for i, ix := range c.Indexes {
+		if ix.Clustered {
+			// The records are its entries: mongod counts it among no
+			// index figures (it is not in its index catalog).
+			continue
+		}
+		st.NIndexes++
 		n, err := e.indexSizeEstimate(ix.ID, logical[i])
 		if err != nil {
 			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.Name, db, coll, err)
@@ -53,7 +59,6 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 		st.IndexSizes[ix.Name] = n
 		st.TotalIndexSize += n
 	}
-	st.NIndexes = len(c.Indexes)
 	st.Capped, st.Max, st.MaxSize = c.Capped, c.Max, c.Size
 	return st, nil
 }

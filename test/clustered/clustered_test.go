@@ -201,12 +201,21 @@ func TestClusteredListings(t *testing.T) {
 	} else if var_ := n.RemainingBatchLength(); var_ != 1 {
 		t.Fatalf("indexes after dropIndexes *: %d", var_)
 	}
-	// collStats: one index, the clustered one.
+	// As in mongod, the clustered index is in no index count or size
+	// (it is the records), and creating {_id: 1} changes nothing.
 	res, err = testenv.RunCmd(t, d, bson.D{{Key: "collStats", Value: "cl"}})
 	testenv.WantOK(t, res, err)
-	if n := testenv.Field(t, res, "nindexes").AsInt64(); n != 1 {
+	if n := testenv.Field(t, res, "nindexes").AsInt64(); n != 0 {
 		t.Fatalf("collStats nindexes %d: %v", n, res)
 	}
+	if sz := testenv.Field(t, res, "indexSizes").Document().String(); sz != "{}" {
+		t.Fatalf("collStats indexSizes %s", sz)
+	}
+	res, err = testenv.RunCmd(t, d, bson.D{{Key: "createIndexes", Value: "cl"}, {Key: "indexes", Value: bson.A{
+		bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "id_again"}}}}})
+	testenv.WantOK(t, res, err)
+	testenv.WantInt32(t, res, "numIndexesBefore", 0)
+	testenv.WantInt32(t, res, "numIndexesAfter", 0)
 }
 
 func TestClusteredCreateErrors(t *testing.T) {
