@@ -4,6 +4,7 @@
 package clustered_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -376,5 +377,77 @@ func TestClusteredRestart(t *testing.T) {
 	testenv.WantOK(t, res, err)
 	if v := testenv.Field(t, res, "valid"); !v.Boolean() {
 		t.Fatalf("validate: %v", res)
+	}
+}
+
+func TestClusteredCandidatesAndTransactions(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := createClustered(t, d, "cl", -1)
+	testenv.InsertBatches(t, coll, 1000, func(i int) any { return bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: int32(i % 50)}} })
+	testenv.CreateIndex(t, coll, bson.D{{Key: "a", Value: 1}})
+	// Both the bounded scan and the index plan are candidates; whichever
+	// wins (and is cached), the answers are the same.
+	for round := 0; round < 3; round++ {
+		for _, tc := range []struct {
+			filter bson.D
+			want   int64
+		}{
+			{bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 990}}}, {Key: "a", Value: bson.D{{Key: "$lt", Value: 45}}}}, 5},
+			{bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 500}}}, {Key: "a", Value: 7}}, 10},
+			{bson.D{{Key: "a", Value: 3}, {Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{3, 53, 54, 103}}}}}, 3},
+		} {
+			if n := testenv.Count(t, coll, tc.filter); n != tc.want {
+				t.Fatalf("round %d: count %v = %d, want %d", round, tc.filter, n, tc.want)
+			}
+			cur, err := coll.Find(c, tc.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var docs []bson.M
+			if err := cur.All(c, &docs); err != nil || int64(len(docs)) != tc.want {
+				t.Fatalf("round %d: find %v: %d %v", round, tc.filter, len(docs), err)
+			}
+		}
+	}
+	// Sorted by _id without a blocking sort, either way.
+	res := testenv.Explain(t, d, bson.D{{Key: "find", Value: "cl"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: 10}}}}}, {Key: "sort", Value: bson.D{{Key: "_id", Value: -1}}}, {Key: "limit", Value: 3}}, "queryPlanner")
+	if st := fmt.Sprint(testenv.Stages(testenv.WinningPlan(res))); st != "[LIMIT CLUSTERED_IXSCAN]" {
+		t.Fatalf("sorted range plan %s", st)
+	}
+	if dir := testenv.FindStage(testenv.WinningPlan(res), "CLUSTERED_IXSCAN").Lookup("direction").StringValue(); dir != "backward" {
+		t.Fatalf("direction %s", dir)
+	}
+	// A transaction's writes: its own reads see them, a duplicate _id
+	// fails inside it, and the commit publishes them.
+	sess, err := d.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(c)
+	_, err = sess.WithTransaction(c, func(sc context.Context) (any, error) {
+		if _, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: int32(5000)}, {Key: "a", Value: int32(99)}}); err != nil {
+			return nil, err
+		}
+		if _, err := coll.DeleteOne(sc, bson.D{{Key: "_id", Value: int32(0)}}); err != nil {
+			return nil, err
+		}
+		if _, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: int32(0)}, {Key: "a", Value: int32(99)}}); err != nil {
+			return nil, err // deleted in this transaction: free again
+		}
+		if n, err := coll.CountDocuments(sc, bson.D{{Key: "a", Value: 99}}); err != nil || n != 2 {
+			return nil, fmt.Errorf("count in the transaction: %d %v", n, err)
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testenv.Count(t, coll, bson.D{{Key: "a", Value: 99}}); n != 2 {
+		t.Fatalf("after commit: %d", n)
+	}
+	if m := testenv.FindDoc(t, coll, int32(0)); m["a"] != int32(99) {
+		t.Fatalf("replaced _id 0: %v", m)
 	}
 }
