@@ -451,3 +451,56 @@ func TestClusteredCandidatesAndTransactions(t *testing.T) {
 		t.Fatalf("replaced _id 0: %v", m)
 	}
 }
+
+func TestClusteredSecondaryKinds(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := createClustered(t, d, "cl", -1)
+	old := time.Now().Add(-2 * time.Hour)
+	for i := 0; i < 50; i++ {
+		doc := bson.D{{Key: "_id", Value: int32(i)},
+			{Key: "loc", Value: bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{float64(i) / 10, 0.0}}}},
+			{Key: "tags", Value: bson.A{fmt.Sprint("t", i%3), fmt.Sprint("u", i%5)}},
+			{Key: "email", Value: fmt.Sprint("u", i, "@x")}}
+		if i < 10 {
+			doc = append(doc, bson.E{Key: "at", Value: old})
+		}
+		if _, err := coll.InsertOne(c, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, keys := range []bson.D{{{Key: "loc", Value: "2dsphere"}}, {{Key: "tags", Value: 1}}, {{Key: "at", Value: 1}}} {
+		testenv.CreateIndex(t, coll, keys)
+	}
+	if _, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "email", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	// $near through the 2dsphere index, nearest first.
+	got := ids(t, coll, bson.D{{Key: "loc", Value: bson.D{{Key: "$near", Value: bson.D{{Key: "$geometry", Value: bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{2.02, 0.0}}}}}}}}}, options.Find().SetLimit(3))
+	if fmt.Sprint(got) != "[20 21 19]" {
+		t.Fatalf("$near: %v", got)
+	}
+	// A multikey index: each document once.
+	if n := testenv.Count(t, coll, bson.D{{Key: "tags", Value: bson.D{{Key: "$in", Value: bson.A{"t1", "u1"}}}}}); n != 23 { // 17 + 10 - 4 in both
+		t.Fatalf("multikey $in count %d", n)
+	}
+	// A unique secondary index.
+	_, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: int32(100)}, {Key: "email", Value: "u7@x"}})
+	if we := testenv.WriteErr(t, err); we.Code != 11000 {
+		t.Fatalf("unique secondary: %v", err)
+	}
+	// A TTL index on another field expires through its entries.
+	res, err := testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "cl"}, {Key: "index", Value: bson.D{{Key: "name", Value: "at_1"}, {Key: "expireAfterSeconds", Value: 60}}}})
+	testenv.WantOK(t, res, err)
+	testenv.SetParameter(t, d.Client().Database("admin"), "ttlMonitorSleepSecs", 1)
+	for deadline := time.Now().Add(15 * time.Second); testenv.Count(t, coll, bson.D{}) != 40; {
+		if time.Now().After(deadline) {
+			t.Fatalf("TTL left %d documents, want 40", testenv.Count(t, coll, bson.D{}))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := ids(t, coll, bson.D{}, options.Find().SetLimit(1)); fmt.Sprint(got) != "[10]" {
+		t.Fatalf("first after TTL: %v", got)
+	}
+}
