@@ -59,6 +59,8 @@ type planReq struct {
 	// records, when set, is what a collection scan reads instead of the
 	// collection's record store (the oplog's entries: oplogcoll.go).
 	records storage.RecordSource
+	// min and max are a find's key bounds on its hinted index (minmax.go).
+	min, max bsoncore.Document
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that
@@ -136,6 +138,9 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 	pix, err := planIndexes(c, &q)
 	if err != nil {
 		return nil, err
+	}
+	if q.hasMinMax() {
+		return minMaxPlan(c, &q, pix, env)
 	}
 	pix, filterSet := filterIndexes(c, &q, pix)
 	if filterSet {

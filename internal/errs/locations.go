@@ -268,6 +268,14 @@ const (
 	Location50752   Code = 50752
 	Location50911   Code = 50911
 	Location51024   Code = 51024
+	Location51173   Code = 51173
+	Location51174   Code = 51174
+	Location51175   Code = 51175
+	Location5979700 Code = 5979700
+	Location5979703 Code = 5979703
+	Location5979704 Code = 5979704
+	Location5979800 Code = 5979800
+	Location6026501 Code = 6026501
 	Location51047   Code = 51047
 	Location51074   Code = 51074
 	Location51075   Code = 51075

@@ -101,7 +101,7 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 		for _, ix := range ixs {
 			exists = exists || ix.Name == n
 			if ix.Name == n && ix.Clustered != nil {
-				return nil, errs.New(errs.Code(5979800), "It is illegal to drop the clusteredIndex")
+				return nil, errs.New(errs.Location5979800, "It is illegal to drop the clusteredIndex")
 			}
 		}
 		if n == "_id_" {

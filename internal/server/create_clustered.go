@@ -20,7 +20,7 @@ func parseClusteredIndex(req *Request, v bsoncore.Value) (bsoncore.Document, err
 		if !v.Boolean() {
 			return nil, nil
 		}
-		return nil, errs.New(errs.Code(5979703), "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
+		return nil, errs.New(errs.Location5979703, "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
 	case bsoncore.TypeEmbeddedDocument:
 	default:
 		return nil, wrongType(req.Name, "clusteredIndex", v, "[bool, object]")
@@ -67,14 +67,14 @@ func parseClusteredIndex(req *Request, v bsoncore.Value) (bsoncore.Document, err
 		return nil, errs.New(errs.Location40414, "BSON field '%s.clusteredIndex.unique' is missing but a required field", req.Name)
 	}
 	if !unique {
-		return nil, errs.New(errs.Code(5979700), "The clusteredIndex option requires unique: true to be specified")
+		return nil, errs.New(errs.Location5979700, "The clusteredIndex option requires unique: true to be specified")
 	}
 	if !isIDAscending(key) {
 		return nil, errs.New(errs.InvalidIndexSpecificationOption, "The clusteredIndex option is only supported for key: {_id: 1}")
 	}
 	if version != 2 {
 		norm := bsoncore.NewDocumentBuilder().AppendDocument("key", key).AppendBoolean("unique", true).AppendString("name", name).AppendInt32("v", int32(version)).Build()
-		return nil, errs.New(errs.Code(5979704), "Invalid clusteredIndex specification %s; cannot create a clusteredIndex with v=%d", bsonutil.FormatDoc(norm, bsonutil.Style{GoNonFinite: true, JSONCode: true}), version)
+		return nil, errs.New(errs.Location5979704, "Invalid clusteredIndex specification %s; cannot create a clusteredIndex with v=%d", bsonutil.FormatDoc(norm, bsonutil.Style{GoNonFinite: true, JSONCode: true}), version)
 	}
 	return bsoncore.NewDocumentBuilder().
 		AppendInt32("v", 2).
@@ -123,7 +123,7 @@ func checkClusteredCreate(req *Request, capped bool, collation bsoncore.Document
 	}
 	if v, err := req.Cmd.LookupErr("autoIndexId"); err == nil {
 		if on, err := argBool(req.Name, "autoIndexId", v); err == nil && !on {
-			return errs.New(errs.Code(6026501), "The 'clusteredIndex' option does not support {autoIndexId: false}")
+			return errs.New(errs.Location6026501, "The 'clusteredIndex' option does not support {autoIndexId: false}")
 		}
 	}
 	if capped {

@@ -121,6 +121,9 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		return NewCollScan(env.Reader, env.CollID, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageIxScan:
 		ix := NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing)
+		if n.KeyRange != nil {
+			ix.setKeyRange(n.KeyRange)
+		}
 		ix.SetEmptyRanges(env.EmptyRanges)
 		return ix, nil
 	case plan.StageDistinctScan:

@@ -21,6 +21,12 @@ import (
 // for node n.
 func newClusteredScan(env Env, n *plan.Node) *CollScan {
 	src := storage.ClusteredRecords{CollID: env.CollID}
+	if kr := n.KeyRange; kr != nil {
+		src.Lo, src.Hi = kr.Lo, kr.Hi
+		s := NewSourceScan(env.Reader, src, n.Direction, env.Filter, env.FilterDoc, env.Timing)
+		s.clusterRange = kr
+		return s
+	}
 	if n.ClusterBounds != nil {
 		sp := buildScanPlan(n.ClusterBounds)
 		if len(sp.ranges) > 0 {

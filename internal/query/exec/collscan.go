@@ -30,6 +30,8 @@ type CollScan struct {
 	// (clustered.go): explain's CLUSTERED_IXSCAN with minRecord and
 	// maxRecord. Nil: unbounded (COLLSCAN).
 	clusterBounds []plan.FieldBounds
+	// clusterRange is, instead, a find's min/max on the clustered index.
+	clusterRange *plan.KeyRange
 
 	docsExamined int64
 }
@@ -50,7 +52,7 @@ func NewSourceScan(r storage.Reader, src storage.RecordSource, dir int, filter *
 
 // Name implements Stage.
 func (s *CollScan) Name() string {
-	if s.clusterBounds != nil {
+	if s.clusterBounds != nil || s.clusterRange != nil {
 		return "CLUSTERED_IXSCAN"
 	}
 	return "COLLSCAN"
@@ -122,6 +124,9 @@ func (s *CollScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 	}
 	if s.clusterBounds != nil {
 		appendClusterRecords(b, s.clusterBounds)
+	}
+	if s.clusterRange != nil {
+		appendRangeRecords(b, s.clusterRange)
 	}
 	if execStats {
 		b.AppendInt64("docsExamined", s.docsExamined)

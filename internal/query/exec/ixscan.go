@@ -41,6 +41,9 @@ type IxScan struct {
 	curEnd         []byte // end of the open range
 	resume         []byte // where the next Work reopens the range, or nil
 
+	// keyRange is a find's min/max (minmax.go): one range of whole keys.
+	keyRange *plan.KeyRange
+
 	keysExamined int64
 	seeks        int64
 	dupsTested   int64
@@ -203,7 +206,11 @@ func (s *IxScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 		} else {
 			b.AppendString("direction", "forward")
 		}
-		b.AppendDocument("indexBounds", plan.BoundsDoc(s.bounds, s.dir))
+		if s.keyRange != nil {
+			b.AppendDocument("indexBounds", keyRangeBounds(s.ix, s.keyRange))
+		} else {
+			b.AppendDocument("indexBounds", plan.BoundsDoc(s.bounds, s.dir))
+		}
 	}
 	if execStats {
 		b.AppendInt64("keysExamined", s.keysExamined)

@@ -120,6 +120,10 @@ func docString(d bsoncore.Document) string {
 	return d.String()
 }
 
+// ResolveHint finds the index p.Hint names among p.Indexes; natural is
+// ±1 for {$natural: ±1}. A hint that names no index is mongod's BadValue.
+func ResolveHint(p Params) (*Index, int, error) { return resolveHint(p) }
+
 // resolveHint finds the hinted index; natural is ±1 for {$natural: ±1}.
 func resolveHint(p Params) (*Index, int, error) {
 	switch p.Hint.Type {
