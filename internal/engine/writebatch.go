@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/opstats"
@@ -297,6 +298,10 @@ func (t *writeBatch) checkClusterKey(ix *index, ks []byte, rid uint64, doc bsonc
 	return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
 }
 
+// maxClusterKeyBytes bounds a clustered record's key, as mongod bounds
+// a RecordId (its _id's keystring): 8 MiB.
+const maxClusterKeyBytes = 8 << 20
+
 // setClusterKey sets t.ck to doc's cluster key (its _id's keystring in
 // the clustered index) when t.c is clustered.
 func (t *writeBatch) setClusterKey(doc bsoncore.Document) error {
@@ -344,6 +349,9 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	}
 	if err := t.setClusterKey(doc); err != nil {
 		return 0, err
+	}
+	if len(t.ck) > maxClusterKeyBytes {
+		return 0, errs.New(errs.Location5894900, "Size of RecordId is above limit of %d bytes", maxClusterKeyBytes)
 	}
 	if err := t.setRecord(uint64(t.c.state.rids.Take()), doc); err != nil {
 		return 0, err

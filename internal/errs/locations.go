@@ -271,6 +271,7 @@ const (
 	Location51173   Code = 51173
 	Location51174   Code = 51174
 	Location51175   Code = 51175
+	Location5894900 Code = 5894900
 	Location5979700 Code = 5979700
 	Location5979703 Code = 5979703
 	Location5979704 Code = 5979704

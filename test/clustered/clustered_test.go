@@ -6,6 +6,7 @@ package clustered_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,6 +150,21 @@ func TestClusteredCRUD(t *testing.T) {
 	}
 	if n := testenv.Count(t, coll, bson.D{{Key: "g", Value: 0}}); n != 1 {
 		t.Fatalf("count g=0: %d", n)
+	}
+	// Numbers that compare equal are one cluster key (as one _id index
+	// key), whatever their type.
+	if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: 42.0}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(c, bson.D{{Key: "_id", Value: int64(42)}})
+	if we := testenv.WriteErr(t, err); we.Code != 11000 {
+		t.Fatalf("42 after 42.0: %v", err)
+	}
+	// A cluster key past 8 MiB is refused, as mongod refuses such a
+	// RecordId.
+	_, err = coll.InsertOne(c, bson.D{{Key: "_id", Value: strings.Repeat("x", 9<<20)}})
+	if we := testenv.WriteErr(t, err); we.Code != 5894900 {
+		t.Fatalf("9 MiB _id: %v", err)
 	}
 	res, err := testenv.RunCmd(t, d, bson.D{{Key: "validate", Value: "cl"}})
 	testenv.WantOK(t, res, err)
