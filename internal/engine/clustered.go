@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -71,4 +72,35 @@ func clusteredListSpec(c *collection) bsoncore.Document {
 		b.AppendInt64("expireAfterSeconds", *c.ExpireAfter)
 	}
 	return b.AppendBoolean("clustered", true).Build()
+}
+
+// SetClusteredExpiry sets (secs nil: removes) the expireAfterSeconds of
+// clustered collection db.coll (collMod), which the TTL monitor applies
+// to its _id dates.
+func (e *Engine) SetClusteredExpiry(db, coll string, secs *int64) error {
+	c, err := e.lockCollForCollMod(db, coll)
+	if err != nil {
+		return err
+	}
+	defer c.state.mu.Unlock()
+	if !c.Clustered {
+		return errs.New(errs.InvalidOptions, "collMod.expireAfterSeconds applies only to clustered collections: %s is not clustered", c.NS())
+	}
+	b := bsoncore.NewDocumentBuilder()
+	if els, err := c.Options.Elements(); err == nil {
+		for _, el := range els {
+			if el.Key() != "expireAfterSeconds" {
+				b.AppendValue(el.Key(), el.Value())
+			}
+		}
+	}
+	o := cmdDoc("collMod", c.Name, "expireAfterSeconds", "off")
+	if secs != nil {
+		b.AppendInt64("expireAfterSeconds", *secs)
+		o = cmdDoc("collMod", c.Name, "expireAfterSeconds", *secs)
+	}
+	n := c.copyMeta()
+	n.Options = b.Build()
+	n.ExpireAfter = secs
+	return e.commitCollMod(c, n, o)
 }

@@ -520,3 +520,46 @@ func TestClusteredSecondaryKinds(t *testing.T) {
 		t.Fatalf("first after TTL: %v", got)
 	}
 }
+
+func TestClusteredCollModExpiry(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := createClustered(t, d, "cl", -1)
+	expiry := func() (int64, bool) {
+		infos, err := d.ListCollectionSpecifications(c, bson.D{{Key: "name", Value: "cl"}})
+		if err != nil || len(infos) != 1 {
+			t.Fatal(infos, err)
+		}
+		v, err := infos[0].Options.LookupErr("expireAfterSeconds")
+		if err != nil {
+			return 0, false
+		}
+		return v.Int64(), true
+	}
+	res, err := testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "cl"}, {Key: "expireAfterSeconds", Value: 60}})
+	testenv.WantOK(t, res, err)
+	if n, ok := expiry(); !ok || n != 60 {
+		t.Fatalf("after collMod 60: %d %v", n, ok)
+	}
+	if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: time.Now().Add(-time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.SetParameter(t, d.Client().Database("admin"), "ttlMonitorSleepSecs", 1)
+	for deadline := time.Now().Add(15 * time.Second); testenv.Count(t, coll, bson.D{}) != 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the TTL monitor did not apply the expiry set by collMod")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	res, err = testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "cl"}, {Key: "expireAfterSeconds", Value: "off"}})
+	testenv.WantOK(t, res, err)
+	if _, ok := expiry(); ok {
+		t.Fatal("expireAfterSeconds still set after off")
+	}
+	if err := d.CreateCollection(c, "plain"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "plain"}, {Key: "expireAfterSeconds", Value: 60}})
+	testenv.WantCode(t, "collMod expireAfterSeconds on a plain collection", err, 72)
+}
