@@ -146,11 +146,8 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			}
 		}
 		fetch := NewFetch(child, env.Reader, env.CollID, f, doc, env.Timing)
-		if env.Clustered {
-			fetch.clustered = true // by cluster key, one at a time
-		} else {
-			fetch.SetBatch(env.FetchBatch, env.fetchWant)
-		}
+		fetch.clustered = env.Clustered // by cluster key (clustered.go)
+		fetch.SetBatch(env.FetchBatch, env.fetchWant)
 		return fetch, nil
 	case plan.StageSortMerge:
 		var kids []*IxScan

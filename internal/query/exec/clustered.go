@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -47,6 +49,33 @@ func appendClusterRecords(b *bsoncore.DocumentBuilder, bounds []plan.FieldBounds
 	}
 	b.AppendValue("minRecord", oil[0].Lo)
 	b.AppendValue("maxRecord", oil[len(oil)-1].Hi)
+}
+
+// readRunByKey is readRun for a clustered collection: the buffered
+// records are read in cluster key order through one cursor.
+func (f *Fetch) readRunByKey() {
+	key := func(i int) []byte { s := &f.q[i]; return f.keys[s.koff:s.kend] }
+	slices.SortFunc(f.order, func(a, b int) int { return bytes.Compare(key(a), key(b)) })
+	var prev *fetchSlot
+	for n, j := range f.order {
+		s := &f.q[j]
+		if prev != nil && bytes.Equal(key(j), f.keys[prev.koff:prev.kend]) {
+			s.doc = prev.doc
+			continue
+		}
+		doc, found, err := f.getByKey(key(j))
+		if err != nil {
+			// Hand the error on at the turn of the first record not read.
+			for _, k := range f.order[n:] {
+				f.q[k].err = err
+			}
+			return
+		}
+		if found {
+			s.doc = doc
+		}
+		prev = s
+	}
 }
 
 // getByKey reads the record whose cluster key is ck through the record
