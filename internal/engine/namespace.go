@@ -323,6 +323,9 @@ func (e *Engine) dropLocked(c *collection) error {
 func deleteCollection(b *storage.Batch, c *collection) {
 	_ = storage.DeleteCollectionEntry(b, c.ID)
 	_ = storage.DeleteRecords(b, c.ID)
+	if c.Clustered {
+		_ = storage.DeleteClusteredIDs(b, c.ID)
+	}
 	for _, ix := range c.Indexes {
 		_ = storage.DeleteIndexEntries(b, ix.ID)
 	}

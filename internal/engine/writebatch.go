@@ -49,6 +49,7 @@ type writeBatch struct {
 	staged  []stagedKey
 	sbuf    []byte
 	ck      []byte              // the cluster key of the document written (clustered collections)
+	idBlock uint64              // clustered: the RecordID block this batch noted, plus one (0: none)
 	removed map[string]struct{} // index keys removed in this batch
 	pending map[string]uint64   // unique (indexID, keystring) added in this batch
 	kbuf    []byte
@@ -108,6 +109,7 @@ func (t *writeBatch) commit() error {
 			t.rec.Done(false)
 			t.b.Close()
 			t.b = t.e.db.NewBatch()
+			t.idBlock = 0
 			t.ops = t.ops[:0]
 			return err
 		}
@@ -119,6 +121,7 @@ func (t *writeBatch) commit() error {
 		}
 		t.b.Close()
 		t.b = t.e.db.NewBatch()
+		t.idBlock = 0
 		t.ops = t.ops[:0]
 		return err
 	}
@@ -130,6 +133,7 @@ func (t *writeBatch) commit() error {
 	clear(t.ops)
 	t.ops = t.ops[:0]
 	t.b = t.e.db.NewBatch()
+	t.idBlock = 0
 	t.docs = 0
 	clear(t.removed)
 	clear(t.pending)
@@ -319,6 +323,17 @@ func (t *writeBatch) setClusterKey(doc bsoncore.Document) error {
 	return nil
 }
 
+// noteIDBlock notes in the batch, once, that rid's block of a clustered
+// collection's RecordIDs is in use (storage.NoteClusteredIDs).
+func (t *writeBatch) noteIDBlock(rid storage.RecordID) error {
+	blk := uint64(rid)/storage.ClusteredIDBlock + 1
+	if t.idBlock == blk {
+		return nil
+	}
+	t.idBlock = blk
+	return storage.NoteClusteredIDs(t.b, t.c.ID, rid)
+}
+
 // setRecord adds the write of doc as record rid (t.ck its cluster key in a
 // clustered collection).
 func (t *writeBatch) setRecord(rid uint64, doc bsoncore.Document) error {
@@ -352,6 +367,11 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	}
 	if len(t.ck) > maxClusterKeyBytes {
 		return 0, errs.New(errs.Location5894900, "Size of RecordId is above limit of %d bytes", maxClusterKeyBytes)
+	}
+	if t.c.Clustered {
+		if err := t.noteIDBlock(storage.RecordID(rid)); err != nil {
+			return 0, err
+		}
 	}
 	if err := t.setRecord(uint64(t.c.state.rids.Take()), doc); err != nil {
 		return 0, err

@@ -81,27 +81,51 @@ func GetClusteredRecord(r Reader, collID uint64, ck []byte, dst []byte) (doc []b
 	return append(dst, v[8:]...), RecordID(binary.BigEndian.Uint64(v)), true, nil
 }
 
+// A clustered collection's RecordIDs are not in its key order, so the
+// highest one cannot be read from the last record at open. Instead each
+// batch that takes ids notes the blocks of ClusteredIDBlock ids they fall
+// in, one key per block (0x01 | 0x02 | collectionID BE | block BE),
+// written with the records: at open the last block noted bounds every id
+// in use. Concurrent batches (a transaction's, a statement's) may note the
+// same block; a key per block, rather than one high-water value, keeps
+// the highest whatever order they commit in.
+const catalogClusteredIDs byte = 0x02
+
+// ClusteredIDBlock is the number of RecordIDs one block key covers.
+const ClusteredIDBlock = 1 << 12
+
+// clusteredIDKey returns the key noting block blk of collID's ids.
+func clusteredIDKey(collID, blk uint64) []byte {
+	k := make([]byte, 0, 18)
+	k = append(k, kindCatalog, catalogClusteredIDs)
+	k = binary.BigEndian.AppendUint64(k, collID)
+	return binary.BigEndian.AppendUint64(k, blk)
+}
+
+// NoteClusteredIDs adds to b the note that the block of rid is in use by
+// clustered collection collID; the caller notes each block once per
+// batch, in the batch of the records that take its ids.
+func NoteClusteredIDs(b *Batch, collID uint64, rid RecordID) error {
+	return b.set(clusteredIDKey(collID, uint64(rid)/ClusteredIDBlock), nil)
+}
+
+// DeleteClusteredIDs adds to b the removal of collID's block notes (a
+// drop).
+func DeleteClusteredIDs(b *Batch, collID uint64) error {
+	lo := clusteredIDKey(collID, 0)
+	return b.deleteRange(lo, prefixEnd(lo[:10]))
+}
+
 // ClusteredRecordIDs returns the RecordID allocator of clustered
-// collection collID: past the highest RecordID of its records, which it
-// reads (their order is the cluster key's, not the RecordIDs').
+// collection collID, past every id of the last block its batches noted.
 func ClusteredRecordIDs(r Reader, collID uint64) (RecordIDs, error) {
-	lo, hi := recordRange(collID)
-	it, err := r.newIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
-	if err != nil {
-		return RecordIDs{}, fmt.Errorf("storage: record iterator: %w", err)
+	lo := clusteredIDKey(collID, 0)
+	first, last, err := keySpan(r, lo, prefixEnd(lo[:10]))
+	if err != nil || first == nil {
+		return RecordIDs{}, err
 	}
-	defer it.Close()
-	var last RecordID
-	for ok := it.First(); ok; ok = it.Next() {
-		v, err := it.ValueAndErr()
-		if err != nil {
-			return RecordIDs{}, err
-		}
-		if len(v) >= 8 {
-			last = max(last, RecordID(binary.BigEndian.Uint64(v)))
-		}
-	}
-	return RecordIDs{last: last}, it.Error()
+	blk := binary.BigEndian.Uint64(last[10:])
+	return RecordIDs{last: RecordID((blk+1)*ClusteredIDBlock - 1)}, nil
 }
 
 // OpenClustered (re)initializes c, closed or zero, as a cursor over the

@@ -372,7 +372,6 @@ func TestClusteredRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	d = db.Client().Database("test")
 	coll = d.Collection("cl")
 	if n := testenv.Count(t, coll, bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 100}}}}); n != 100 {
@@ -388,6 +387,32 @@ func TestClusteredRestart(t *testing.T) {
 	got := ids(t, coll, bson.D{}, options.Find().SetLimit(3))
 	if fmt.Sprint(got) != "[0 1 2]" {
 		t.Fatalf("order after reopen: %v", got)
+	}
+	// A transaction's inserts note their record ids too: after another
+	// reopen, new records still get ids of their own.
+	sess, err := db.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.WithTransaction(c, func(sc context.Context) (any, error) {
+		return coll.InsertOne(sc, bson.D{{Key: "_id", Value: int32(2000)}, {Key: "a", Value: int32(1)}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sess.EndSession(c)
+	db.Close()
+	db, err = lode.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d = db.Client().Database("test")
+	coll = d.Collection("cl")
+	if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: int32(3000)}, {Key: "a", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := testenv.Count(t, coll, bson.D{{Key: "a", Value: 1}}); n != 63 {
+		t.Fatalf("secondary count after the second reopen: %d", n)
 	}
 	res, err := testenv.RunCmd(t, d, bson.D{{Key: "validate", Value: "cl"}})
 	testenv.WantOK(t, res, err)
