@@ -9,6 +9,7 @@
 //
 //	0x01 catalog   0x01 | 0x00 | name            -> engine metadata (counters)
 //	               0x01 | 0x01 | collectionID BE  -> collection catalog entry (BSON)
+//	               0x01 | 0x02 | collectionID BE | block BE -> empty: clustered RecordIDs in use
 //	0x02 record    0x02 | collectionID BE | recordID BE -> document (BSON)
 //	               0x02 | collectionID BE | cluster keystring -> recordID BE | document
 //	                 (a clustered collection's records: clustered.go)
