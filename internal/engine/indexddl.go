@@ -186,13 +186,13 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		}
 		for _, s := range t.staged {
 			ks := t.sbuf[s.off:s.end]
-			t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, false)
 			tb := t.sbuf[s.tbOff:s.tbEnd]
 			if n.Clustered {
 				// The entry carries the record's cluster key.
 				vbuf = storage.ClusteredIndexLoadValue(vbuf, tb, cur.Key())
 				tb = vbuf
 			}
+			t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
 			if err := load.Add(ks, rid, tb); err != nil {
 				return err
 			}

@@ -394,7 +394,11 @@ func (t *writeBatch) writeStaged(rid uint64) {
 		ks := t.sbuf[s.off:s.end]
 		t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, storage.RecordID(rid))
 		if !ix.Clustered {
-			t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, s.del)
+			n := storage.IndexEntryOverhead + len(ks) + s.tbEnd - s.tbOff
+			if ix.InClustered {
+				n += len(t.ck) + 1 // the cluster key the value carries
+			}
+			t.noteIndexBytes(ix.ID, n, s.del)
 		}
 		if t.st != nil {
 			if s.del {
