@@ -116,7 +116,7 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 			return nil, err
 		}
 	}
-	b := bsoncore.NewDocumentBuilder().AppendInt32("nIndexesWas", int32(len(ixs)))
+	b := bsoncore.NewDocumentBuilder().AppendInt32("nIndexesWas", int32(countIndexes(ixs)))
 	if all {
 		b.AppendString("msg", "non-_id indexes dropped for collection")
 	}

@@ -211,8 +211,13 @@ func TestClusteredListings(t *testing.T) {
 	// The clustered index cannot be dropped; "*" keeps it.
 	_, err = testenv.RunCmd(t, d, bson.D{{Key: "dropIndexes", Value: "cl"}, {Key: "index", Value: "_id_"}})
 	testenv.WantCode(t, "drop the clustered index", err, 5979800)
+	_, err = testenv.RunCmd(t, d, bson.D{{Key: "dropIndexes", Value: "cl"}, {Key: "index", Value: bson.D{{Key: "_id", Value: 1}}}})
+	testenv.WantCode(t, "drop the clustered index by key", err, 5979800)
+	_, err = testenv.RunCmd(t, d, bson.D{{Key: "dropIndexes", Value: "cl"}, {Key: "index", Value: bson.A{"a_1", "_id_"}}})
+	testenv.WantCode(t, "drop the clustered index in a list", err, 5979800)
 	res, err := testenv.RunCmd(t, d, bson.D{{Key: "dropIndexes", Value: "cl"}, {Key: "index", Value: "*"}})
 	testenv.WantOK(t, res, err)
+	testenv.WantInt32(t, res, "nIndexesWas", 1) // a_1: the clustered index is not counted
 	if n, err := coll.Indexes().List(c); err != nil {
 		t.Fatal(err)
 	} else if var_ := n.RemainingBatchLength(); var_ != 1 {
