@@ -273,6 +273,9 @@ const (
 	Location51175   Code = 51175
 	Location5894900 Code = 5894900
 	Location5979700 Code = 5979700
+	Location6049200 Code = 6049200
+	Location6049204 Code = 6049204
+	Location6127800 Code = 6127800
 	Location5979703 Code = 5979703
 	Location5979704 Code = 5979704
 	Location5979800 Code = 5979800

@@ -133,7 +133,7 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	if clustered != nil {
-		if err := checkClusteredCreate(req, opts.Capped, createColl); err != nil {
+		if err := checkClusteredCreate(s, req, opts.Capped, createColl); err != nil {
 			return nil, err
 		}
 		if expiry != nil {

@@ -114,10 +114,12 @@ func parseClusteredExpiry(req *Request, v bsoncore.Value) (int64, error) {
 }
 
 // checkClusteredCreate refuses what a clustered collection cannot be
-// combined with: an idIndex and autoIndexId: false as mongod does, and a
-// capped collection or a default collation, which Lode does not support
-// with clustering.
-func checkClusteredCreate(req *Request, capped bool, collation bsoncore.Document) error {
+// combined with, as mongod 7.0 does: an idIndex (72), autoIndexId: false
+// (6026501), a capped collection's size (6049200) or max (6049204), and
+// capped itself outside enableTestCommands (6127800). A capped clustered
+// collection (mongod's, for tests, expiring by expireAfterSeconds) and a
+// default collation with clustering are refused with 238.
+func checkClusteredCreate(s *Server, req *Request, capped bool, collation bsoncore.Document) error {
 	if _, err := req.Cmd.LookupErr("idIndex"); err == nil {
 		return errs.New(errs.InvalidOptions, "The 'clusteredIndex' option is not supported with the 'idIndex' option")
 	}
@@ -126,7 +128,16 @@ func checkClusteredCreate(req *Request, capped bool, collation bsoncore.Document
 			return errs.New(errs.Location6026501, "The 'clusteredIndex' option does not support {autoIndexId: false}")
 		}
 	}
+	if _, err := req.Cmd.LookupErr("size"); err == nil {
+		return errs.New(errs.Location6049200, "'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
+	}
+	if _, err := req.Cmd.LookupErr("max"); err == nil {
+		return errs.New(errs.Location6049204, "'max' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
+	}
 	if capped {
+		if !s.cfg.TestCommands {
+			return errs.New(errs.Location6127800, "Clustered capped collection only available with 'enableTestCommands' server parameter")
+		}
 		return errs.New(errs.NotImplemented, "capped clustered collections are not supported by Lode")
 	}
 	if collation != nil {

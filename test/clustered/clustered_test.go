@@ -258,7 +258,10 @@ func TestClusteredCreateErrors(t *testing.T) {
 		{"expiry alone", bson.D{{Key: "expireAfterSeconds", Value: 10}}, 72},
 		{"negative expiry", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "expireAfterSeconds", Value: -1}}, 72},
 		{"with idIndex", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "idIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}, {Key: "v", Value: 2}}}}, 72},
-		{"capped", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}, 238},
+		{"capped with size", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}, 6049200},
+		{"max", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "max", Value: 10}}, 6049204},
+		{"capped", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "capped", Value: true}, {Key: "expireAfterSeconds", Value: 10}}, 6127800},
+		{"collation", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}}, 238},
 	} {
 		cmd := append(bson.D{{Key: "create", Value: "c_" + tc.name}}, tc.opts...)
 		_, err := testenv.RunCmd(t, d, cmd)
