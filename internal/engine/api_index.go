@@ -22,6 +22,6 @@ type IndexInfo struct {
 	AccessesSince time.Time
 	// Clustered is, for a clustered collection's clustered index, its
 	// listIndexes form: {v: 2, key: {_id: 1}, name, unique: true,
-	// expireAfterSeconds?, clustered: true}; nil for other indexes.
+	// clustered: true}; nil for other indexes.
 	Clustered bsoncore.Document
 }

@@ -59,17 +59,15 @@ func getRecordRef(r storage.Reader, c *collection, rid uint64, ck []byte, dst []
 	return doc, uint64(got), found, err
 }
 
-// clusteredListSpec returns the clustered index of c as listIndexes shows
-// it: the spec of listCollections' options.clusteredIndex, then c's
-// expireAfterSeconds when set, then clustered: true.
+// clusteredListSpec returns the clustered index of c as mongod 7.0's
+// listIndexes shows it: the spec of listCollections'
+// options.clusteredIndex, then clustered: true (expireAfterSeconds is in
+// the collection's options only).
 func clusteredListSpec(c *collection) bsoncore.Document {
 	b := bsoncore.NewDocumentBuilder()
 	elems, _ := c.ClusteredIndexSpec().Elements()
 	for _, el := range elems {
 		b.AppendValue(el.Key(), el.Value())
-	}
-	if c.ExpireAfter != nil {
-		b.AppendInt64("expireAfterSeconds", *c.ExpireAfter)
 	}
 	return b.AppendBoolean("clustered", true).Build()
 }
