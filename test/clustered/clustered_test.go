@@ -309,6 +309,15 @@ func TestClusteredExplain(t *testing.T) {
 	if n := testenv.Field(t, res, "executionStats.totalDocsExamined").AsInt64(); n > 11 {
 		t.Fatalf("range examined %d documents", n)
 	}
+	// One-sided ranges show only the bound their predicate gives.
+	wp = testenv.WinningPlan(plan(bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 10}}}}))
+	if _, err := wp.LookupErr("minRecord"); err == nil || wp.Lookup("maxRecord").AsInt64() != 10 {
+		t.Fatalf("$lt: %v", wp)
+	}
+	wp = testenv.WinningPlan(plan(bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: 189}}}}))
+	if _, err := wp.LookupErr("maxRecord"); err == nil || wp.Lookup("minRecord").AsInt64() != 189 {
+		t.Fatalf("$gt: %v", wp)
+	}
 	res = plan(bson.D{{Key: "b", Value: 1}})
 	if wp := testenv.WinningPlan(res); wp.Lookup("stage").StringValue() != "COLLSCAN" {
 		t.Fatalf("no _id predicate: %v", wp)

@@ -40,15 +40,16 @@ func newClusteredScan(env Env, n *plan.Node) *CollScan {
 	return s
 }
 
-// appendClusterRecords appends explain's minRecord and maxRecord: the
-// lowest and highest cluster key values the bounds admit.
+// appendClusterRecords appends explain's minRecord and maxRecord, as
+// mongod 7.0 shows them (plan.ClusterRecords).
 func appendClusterRecords(b *bsoncore.DocumentBuilder, bounds []plan.FieldBounds) {
-	oil := bounds[0].OIL
-	if len(oil) == 0 {
-		return
+	min, max, hasMin, hasMax := plan.ClusterRecords(bounds[0].OIL)
+	if hasMin {
+		b.AppendValue("minRecord", min)
 	}
-	b.AppendValue("minRecord", oil[0].Lo)
-	b.AppendValue("maxRecord", oil[len(oil)-1].Hi)
+	if hasMax {
+		b.AppendValue("maxRecord", max)
+	}
 }
 
 // readRunByKey is readRun for a clustered collection: the buffered

@@ -1,5 +1,11 @@
 package plan
 
+import (
+	"bytes"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
 // A clustered collection keeps its records in _id order and has no _id
 // index of its own: its clustered index (Index.Clustered) is planned as
 // an index, so that _id predicates get their usual bounds, and each plan
@@ -79,4 +85,29 @@ func hasStage(n *Node, st string) bool {
 		}
 	}
 	return false
+}
+
+// ClusterRecords returns explain's minRecord and maxRecord of a clustered
+// scan with bounds oil, as mongod 7.0 shows them: the values the _id
+// predicates give, and no minRecord (maxRecord) when the lower (upper)
+// end is only the edge of the value's type bracket, as for {$lt: 10}.
+func ClusterRecords(oil OIL) (min, max bsoncore.Value, hasMin, hasMax bool) {
+	if len(oil) == 0 {
+		return min, max, false, false
+	}
+	first, last := oil[0], oil[len(oil)-1]
+	min, max = first.Lo, last.Hi
+	hasMin, hasMax = min.Type != bsoncore.TypeMinKey, max.Type != bsoncore.TypeMaxKey
+	if lo, _, loInc, _, ok := bracket(last.Hi); ok && hasMin && sameValue(lo, min) && loInc == first.LoInc {
+		hasMin = false
+	}
+	if _, hi, _, hiInc, ok := bracket(first.Lo); ok && hasMax && sameValue(hi, max) && hiInc == last.HiInc {
+		hasMax = false
+	}
+	return min, max, hasMin, hasMax
+}
+
+// sameValue reports whether a and b are the same BSON value.
+func sameValue(a, b bsoncore.Value) bool {
+	return a.Type == b.Type && bytes.Equal(a.Data, b.Data)
 }
