@@ -605,3 +605,54 @@ func TestClusteredCollModExpiry(t *testing.T) {
 	_, err = testenv.RunCmd(t, d, bson.D{{Key: "collMod", Value: "plain"}, {Key: "expireAfterSeconds", Value: 60}})
 	testenv.WantCode(t, "collMod expireAfterSeconds on a plain collection", err, 72)
 }
+
+func TestClusteredHints(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	coll := createClustered(t, d, "cl", -1)
+	testenv.InsertBatches(t, coll, 60, func(i int) any { return bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: int32(-i)}} })
+	testenv.CreateIndex(t, coll, bson.D{{Key: "a", Value: -1}})
+	type want struct {
+		n          int64
+		stage, dir string
+		min, max   any // nil: absent
+	}
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		want want
+	}{
+		{"hint the clustered index", bson.D{{Key: "find", Value: "cl"}, {Key: "hint", Value: bson.D{{Key: "_id", Value: 1}}}}, want{60, "COLLSCAN", "forward", nil, nil}},
+		{"hint it by name", bson.D{{Key: "find", Value: "cl"}, {Key: "filter", Value: bson.D{{Key: "a", Value: -4}}}, {Key: "hint", Value: "_id_"}}, want{1, "COLLSCAN", "forward", nil, nil}},
+		{"hint with an _id range", bson.D{{Key: "find", Value: "cl"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 50}}}}}, {Key: "hint", Value: bson.D{{Key: "_id", Value: 1}}}}, want{10, "CLUSTERED_IXSCAN", "forward", int32(50), nil}},
+		{"$natural backward with an _id equality", bson.D{{Key: "find", Value: "cl"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: 7}}}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: -1}}}}, want{1, "CLUSTERED_IXSCAN", "backward", int32(7), int32(7)}},
+		{"$natural backward", bson.D{{Key: "find", Value: "cl"}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: -1}}}}, want{60, "COLLSCAN", "backward", nil, nil}},
+		{"min and max", bson.D{{Key: "find", Value: "cl"}, {Key: "hint", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "min", Value: bson.D{{Key: "_id", Value: 58}}}, {Key: "max", Value: bson.D{{Key: "_id", Value: bson.MaxKey{}}}}}, want{2, "CLUSTERED_IXSCAN", "forward", int32(58), bson.MaxKey{}}},
+	} {
+		res := testenv.Explain(t, d, tc.cmd, "executionStats")
+		wp := testenv.WinningPlan(res)
+		got := want{n: testenv.Field(t, res, "executionStats.nReturned").AsInt64(), stage: wp.Lookup("stage").StringValue(), dir: wp.Lookup("direction").StringValue()}
+		if v, err := wp.LookupErr("minRecord"); err == nil {
+			got.min = rawAny(t, v)
+		}
+		if v, err := wp.LookupErr("maxRecord"); err == nil {
+			got.max = rawAny(t, v)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A descending hint on the cluster key names no index.
+	_, err := testenv.RunCmd(t, d, bson.D{{Key: "find", Value: "cl"}, {Key: "hint", Value: bson.D{{Key: "_id", Value: -1}}}})
+	testenv.WantCode(t, "hint {_id: -1}", err, 2)
+}
+
+// rawAny decodes v into a Go value.
+func rawAny(t *testing.T, v bson.RawValue) any {
+	t.Helper()
+	var out any
+	if err := v.Unmarshal(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -61,6 +61,32 @@ func clusterSolutions(p Params, sols []*Solution) []*Solution {
 	return out
 }
 
+// naturalScan is the collection scan in direction dir of a $natural hint
+// or sort. On a clustered collection it is bounded by the _id predicates
+// as a hint of the clustered index would be (mongod plans {$natural: -1}
+// with an _id equality as a backward CLUSTERED_IXSCAN).
+func naturalScan(p Params, dir int, preds []pred, conjuncts int, leafOnly bool) *Solution {
+	s := collScan(dir, p.Sort != nil)
+	for _, ix := range p.Indexes {
+		if !ix.Clustered {
+			continue
+		}
+		is := indexSolution(p, ix, preds, conjuncts, leafOnly, true)
+		if is == nil {
+			break
+		}
+		n := is.Root
+		if n.Stage == StageFetch && len(n.Children) == 1 {
+			n = n.Children[0]
+		}
+		if n.Stage == StageIxScan && n.Index == ix && len(n.Bounds) == 1 && !n.Bounds[0].OIL.IsFull() {
+			s.Root.ClusterBounds = n.Bounds
+		}
+		break
+	}
+	return s
+}
+
 // usesIndex reports whether the tree under n scans ix.
 func usesIndex(n *Node, ix *Index) bool {
 	if n.Index == ix {

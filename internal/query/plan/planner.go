@@ -53,13 +53,13 @@ func plan(p Params) ([]*Solution, error) {
 			return nil, err
 		}
 		if natural != 0 {
-			return []*Solution{collScan(natural, p.Sort != nil)}, nil
+			return []*Solution{naturalScan(p, natural, preds, conjuncts, leafOnly)}, nil
 		}
 		s := indexSolution(p, ix, preds, conjuncts, leafOnly, true)
 		return []*Solution{s}, nil
 	}
 	if p.NaturalDir < 0 {
-		return []*Solution{collScan(-1, p.Sort != nil)}, nil
+		return []*Solution{naturalScan(p, -1, preds, conjuncts, leafOnly)}, nil
 	}
 	var sols []*Solution
 	for _, ix := range p.Indexes {
