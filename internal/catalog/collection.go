@@ -29,6 +29,53 @@ type Collection struct {
 	Indexes []*Index
 	// Collator is the default collation of Options (nil: simple).
 	Collator *collation.Collator
+	// Clustered: the collection was created with clusteredIndex; its
+	// records are kept in _id order (storage's clustered layout) and its
+	// first index, Indexes[0], is the clustered index, which has no
+	// entries of its own. ExpireAfter is its expireAfterSeconds (nil:
+	// none): the TTL monitor removes documents whose _id is a date older
+	// than that. Both follow from Options (SetClusteredFromOptions).
+	Clustered   bool
+	ExpireAfter *int64
+}
+
+// SetClusteredFromOptions sets Clustered and ExpireAfter from c.Options
+// and marks c's indexes accordingly (Index.Clustered, Index.InClustered);
+// call it on a collection being built, before Seal.
+func (c *Collection) SetClusteredFromOptions() {
+	c.Clustered, c.ExpireAfter = false, nil
+	if c.Options == nil {
+		return
+	}
+	if v, err := c.Options.LookupErr("clusteredIndex"); err == nil {
+		c.Clustered = v.Type == bsoncore.TypeEmbeddedDocument || v.Type == bsoncore.TypeBoolean && v.Boolean()
+	}
+	if v, err := c.Options.LookupErr("expireAfterSeconds"); err == nil && c.Clustered {
+		if n, ok := v.AsInt64OK(); ok {
+			c.ExpireAfter = &n
+		}
+	}
+	if !c.Clustered {
+		return
+	}
+	for i, ix := range c.Indexes {
+		ix.InClustered = true
+		ix.Clustered = i == 0
+	}
+}
+
+// ClusteredIndexSpec returns the clustered index's specification as
+// listCollections shows it in options.clusteredIndex and listIndexes
+// (with clustered: true): {v: 2, key: {_id: 1}, name, unique: true}.
+// It is nil when c is not clustered.
+func (c *Collection) ClusteredIndexSpec() bsoncore.Document {
+	if !c.Clustered || len(c.Indexes) == 0 {
+		return nil
+	}
+	return bsoncore.NewDocumentBuilder().AppendInt32("v", 2).
+		AppendDocument("key", c.Indexes[0].Key).
+		AppendString("name", c.Indexes[0].Name).
+		AppendBoolean("unique", true).Build()
 }
 
 // NS returns the namespace "db.name".

@@ -35,6 +35,13 @@ type Index struct {
 	KeyFormat int
 	// Hidden: maintained and enforced, but not used by the planner.
 	Hidden bool
+	// Clustered marks a clustered collection's clustered index (on _id):
+	// the collection's records are its entries, it has none of its own.
+	// InClustered marks every index of a clustered collection: its
+	// entries carry their record's cluster key (storage's
+	// SetClusteredIndexEntry). Both follow from the collection's options
+	// (Collection.SetClusteredFromOptions).
+	Clustered, InClustered bool
 	// VisibleFrom is the storage commit sequence of the build that
 	// published the index in this process (0: built before it opened): a
 	// snapshot taken before that commit ended lacks its entries and must
@@ -109,7 +116,7 @@ func NewIndex(id uint64, spec IndexSpec) (*Index, error) {
 }
 
 // IsID reports whether ix is the _id index.
-func (ix *Index) IsID() bool { return ix.Name == "_id_" }
+func (ix *Index) IsID() bool { return ix.Name == "_id_" || ix.Clustered }
 
 // EnforcesUnique reports whether a write may not add a key the index
 // already holds for another record (unique, or prepareUnique).

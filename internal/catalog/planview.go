@@ -58,6 +58,8 @@ func (ix *Index) planView(mismatch bool) *plan.Index {
 		// Its keys are not in the query's string order.
 		CollationMismatch: mismatch,
 		Grid2D:            ix.Grid2D,
+		Clustered:         ix.Clustered,
+		InClustered:       ix.InClustered,
 	}
 	pi.Fields = make([]plan.Field, 0, len(ix.Fields))
 	for _, f := range ix.Fields {

@@ -151,6 +151,9 @@ type FindSpec struct {
 	// TextScoreField, when set, adds each document's text score under
 	// that name after the projection (aggregate's $meta: "textScore").
 	TextScoreField string
+	// Min and Max bound the keys of the hinted index: from Min
+	// (inclusive) to Max (exclusive) in index order (minmax.go).
+	Min, Max bsoncore.Document
 }
 
 // FindAndModifySpec describes a findAndModify command.

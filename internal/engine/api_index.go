@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"time"
 )
 
@@ -18,4 +20,8 @@ type IndexInfo struct {
 	// ($indexStats).
 	Accesses      int64
 	AccessesSince time.Time
+	// Clustered is, for a clustered collection's clustered index, its
+	// listIndexes form: {v: 2, key: {_id: 1}, name, unique: true,
+	// clustered: true}; nil for other indexes.
+	Clustered bsoncore.Document
 }

@@ -316,6 +316,7 @@ func decodeCollection(raw []byte) (*collection, error) {
 		}
 		c.Indexes = append(c.Indexes, ix)
 	}
+	c.SetClusteredFromOptions()
 	return c, nil
 }
 
@@ -328,7 +329,12 @@ func (e *Engine) loadCatalog() error {
 		if err != nil {
 			return err
 		}
-		if c.state.rids, err = storage.OpenRecordIDs(e.db.Reader(), c.ID); err != nil {
+		if c.Clustered {
+			c.state.rids, err = storage.ClusteredRecordIDs(e.db.Reader(), c.ID)
+		} else {
+			c.state.rids, err = storage.OpenRecordIDs(e.db.Reader(), c.ID)
+		}
+		if err != nil {
 			return err
 		}
 		maxID = max(maxID, c.ID)

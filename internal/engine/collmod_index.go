@@ -121,11 +121,15 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 	if err != nil {
 		return nil, fmt.Errorf("unique conversion: %w", err)
 	}
+	if ix.InClustered {
+		it.SetClustered()
+	}
 	defer it.Close()
 	var (
 		groups [][]bsoncore.Value
 		prev   []byte
 		rids   []uint64
+		cks    [][]byte // clustered: the records' cluster keys, beside rids
 		buf    []byte
 	)
 	flush := func() error {
@@ -133,8 +137,12 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 			return nil
 		}
 		ids := make([]bsoncore.Value, 0, len(rids))
-		for _, rid := range rids {
-			v, found, err := storage.GetRecord(r, c.ID, storage.RecordID(rid), buf[:0])
+		for i, rid := range rids {
+			var ck []byte
+			if c.Clustered {
+				ck = cks[i]
+			}
+			v, _, found, err := getRecordRef(r, c, rid, ck, buf[:0])
 			if err == nil && !found {
 				err = storage.ErrNotFound
 			}
@@ -149,15 +157,19 @@ func (e *Engine) duplicateKeyGroups(c *collection, ix *index) ([][]bsoncore.Valu
 		return nil
 	}
 	for ks, rid, _, ok := it.Next(); ok; ks, rid, _, ok = it.Next() {
+		var ck []byte
+		if c.Clustered {
+			ck = append([]byte(nil), it.RecordKey()...)
+		}
 		if prev != nil && bytes.Equal(ks, prev) {
-			rids = append(rids, rid)
+			rids, cks = append(rids, rid), append(cks, ck)
 			continue
 		}
 		if err := flush(); err != nil {
 			return nil, err
 		}
 		prev = append(prev[:0], ks...)
-		rids = append(rids[:0], rid)
+		rids, cks = append(rids[:0], rid), append(cks[:0], ck)
 	}
 	if err := flush(); err != nil {
 		return nil, err

@@ -188,7 +188,7 @@ func distinctValues(ctx context.Context, r storage.Reader, c *collection, bp *bu
 		v := kv[field]
 		if v.Type == bsoncore.TypeNull {
 			// null keys also stand for missing fields: look at the document.
-			doc, found, err := storage.GetRecord(r, c.ID, storage.RecordID(m.RID), buf[:0])
+			doc, _, found, err := getRecordRef(r, c, m.RID, m.RKey, buf[:0])
 			if err != nil {
 				ferr = err
 				return false

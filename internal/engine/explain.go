@@ -300,6 +300,7 @@ func writeStageDoc(k ExplainKind, n int64, elapsed time.Duration, input bsoncore
 // fillFindReq fills a plan request from a find (or the candidate search of
 // an update, delete or findAndModify).
 func fillFindReq(q *planReq, fs FindSpec, spec ExplainSpec) error {
+	q.min, q.max = fs.Min, fs.Max
 	if len(fs.Sort) > 5 {
 		s, err := query.ParseSort(fs.Sort)
 		if err != nil {

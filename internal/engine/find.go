@@ -77,7 +77,8 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return e.findTailable(ctx, c, spec, f, proj)
 	}
 	snap, release, c := e.snapshotOf(ctx, c) // the transaction's view inside one (txn_write.go)
-	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db, stats: opstats.From(ctx), records: records}
+	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db, stats: opstats.From(ctx), records: records,
+		min: spec.Min, max: spec.Max}
 	if reverse {
 		q.naturalDir = -1
 	}

@@ -80,6 +80,9 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if owner := c.state.txnOwner; owner != nil && owner != tx {
 		return false, checkTxnWrite(tx, c)
 	}
+	if c.Clustered && keyEqual(spec.Key, idKeyPattern) {
+		return false, nil // the clustered index is {_id: 1} already
+	}
 	if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
 		return false, err
 	}
@@ -104,6 +107,10 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if err != nil {
 		return false, err
 	}
+	if c.Clustered && ix.Text != nil {
+		return false, errs.New(errs.NotImplemented, "text indexes on a clustered collection are not supported by Lode")
+	}
+	ix.InClustered = c.Clustered
 	e.indexUse.get(ix.ID) // $indexStats counts from the creation (indexaccess.go)
 	n := c.copyMeta()
 	n.Indexes = append(n.Indexes, ix)
@@ -158,12 +165,19 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	}
 	prog.set(progressScan, 0, total)
 	load.SizeHint(int(total))
-	cur, err := storage.NewRecordCursor(e.db.Reader(), n.ID, false)
+	cur := &storage.RecordCursor{}
+	var err error
+	if n.Clustered {
+		err = cur.OpenClustered(e.db.Reader(), n.ID, nil, nil, false)
+	} else {
+		err = cur.Open(e.db.Reader(), n.ID, false)
+	}
 	if err != nil {
 		return err
 	}
 	defer cur.Close()
 	var scanned, size int64
+	var vbuf []byte
 	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		size += int64(len(doc))
 		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
@@ -173,8 +187,14 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		}
 		for _, s := range t.staged {
 			ks := t.sbuf[s.off:s.end]
-			t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, false)
-			if err := load.Add(ks, rid, t.sbuf[s.tbOff:s.tbEnd]); err != nil {
+			tb := t.sbuf[s.tbOff:s.tbEnd]
+			if n.Clustered {
+				// The entry carries the record's cluster key.
+				vbuf = storage.ClusteredIndexLoadValue(vbuf, tb, cur.Key())
+				tb = vbuf
+			}
+			t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
+			if err := load.Add(ks, rid, tb); err != nil {
 				return err
 			}
 		}
@@ -215,6 +235,10 @@ func (e *Engine) buildDupCheck(c *collection, ix *index, pks, cks []byte, rid st
 	if !bytes.Equal(pks, cks) {
 		return nil
 	}
+	if c.Clustered {
+		// Its records are not reached by RecordID: name no values.
+		return dupKeyError(c, ix, nil)
+	}
 	doc, found, err := storage.GetRecord(e.db.Reader(), c.ID, rid, nil)
 	if err != nil {
 		return err
@@ -244,6 +268,9 @@ func (e *Engine) ListIndexes(db, coll string) ([]IndexInfo, error) {
 			MultikeyPaths: append([]string(nil), ix.MultikeyPaths...),
 		})
 		out[len(out)-1].Accesses, out[len(out)-1].AccessesSince = e.IndexAccesses(ix.ID)
+		if ix.Clustered {
+			out[len(out)-1].Clustered = clusteredListSpec(c)
+		}
 	}
 	return out, nil
 }

@@ -246,11 +246,17 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 	if c.Collator != nil {
 		idSpec.Collation = c.Collator.Spec().Document()
 	}
+	if ci, err := c.Options.LookupErr("clusteredIndex"); err == nil && ci.Type == bsoncore.TypeEmbeddedDocument {
+		if n, ok := ci.Document().Lookup("name").StringValueOK(); ok {
+			idSpec.Name = n // the clustered index's own name
+		}
+	}
 	idIx, err := newIndex(e.allocID(), idSpec)
 	if err != nil {
 		return nil, false, err
 	}
 	c.Indexes = []*index{idIx}
+	c.SetClusteredFromOptions()
 	b := e.db.NewBatch()
 	if err := storage.SetCollectionEntry(b, c.ID, encodeCollection(c)); err != nil {
 		b.Close()
@@ -317,6 +323,9 @@ func (e *Engine) dropLocked(c *collection) error {
 func deleteCollection(b *storage.Batch, c *collection) {
 	_ = storage.DeleteCollectionEntry(b, c.ID)
 	_ = storage.DeleteRecords(b, c.ID)
+	if c.Clustered {
+		_ = storage.DeleteClusteredIDs(b, c.ID)
+	}
 	for _, ix := range c.Indexes {
 		_ = storage.DeleteIndexEntries(b, ix.ID)
 	}

@@ -104,6 +104,8 @@ func planSummary(sol *plan.Solution, filterDoc bsoncore.Document) string {
 					s = plan.StageIxScan
 				}
 				parts = append(parts, s+" "+keyPatternString(n.Index.KeyPattern))
+			case n.ClusterBounds != nil:
+				parts = append(parts, "CLUSTERED_IXSCAN")
 			default:
 				parts = append(parts, n.Stage)
 			}

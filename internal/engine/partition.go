@@ -69,6 +69,10 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 		snap.Close()
 		return nil, err
 	}
+	if c.Clustered {
+		snap.Close() // its records are not split by RecordID
+		return nil, nil
+	}
 	splits, err := storage.SplitRecords(r, c.ID, n)
 	if err != nil || splits == nil {
 		snap.Close()

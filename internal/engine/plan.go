@@ -59,6 +59,8 @@ type planReq struct {
 	// records, when set, is what a collection scan reads instead of the
 	// collection's record store (the oplog's entries: oplogcoll.go).
 	records storage.RecordSource
+	// min and max are a find's key bounds on its hinted index (minmax.go).
+	min, max bsoncore.Document
 }
 
 // builtPlan is the chosen plan, ready to run, with the candidates that
@@ -128,7 +130,7 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 	if err := checkTextMeta(q); err != nil {
 		return nil, err
 	}
-	env := exec.Env{Reader: r, CollID: c.ID, Records: q.records, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
+	env := exec.Env{Reader: r, CollID: c.ID, Records: q.records, Clustered: c.Clustered && q.records == nil, Filter: q.filter, FilterDoc: q.filterDoc, Timing: q.timing, EmptyRanges: q.empty}
 	if q.timing {
 		// Explain prints stage filters in mongod's parsed form.
 		env.FilterDoc = q.filter.Serialize()
@@ -136,6 +138,9 @@ func (e *Engine) buildPlanTree(r storage.Reader, c *collection, q planReq) (bp *
 	pix, err := planIndexes(c, &q)
 	if err != nil {
 		return nil, err
+	}
+	if q.hasMinMax() {
+		return minMaxPlan(c, &q, pix, env)
 	}
 	pix, filterSet := filterIndexes(c, &q, pix)
 	if filterSet {

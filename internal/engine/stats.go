@@ -46,6 +46,12 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 	}
 	st.IndexSizes = make(map[string]int64, len(c.Indexes))
 	for i, ix := range c.Indexes {
+		if ix.Clustered {
+			// The records are its entries: mongod counts it among no
+			// index figures (it is not in its index catalog).
+			continue
+		}
+		st.NIndexes++
 		n, err := e.indexSizeEstimate(ix.ID, logical[i])
 		if err != nil {
 			return st, fmt.Errorf("size of index %s of %s.%s: %w", ix.Name, db, coll, err)
@@ -53,14 +59,13 @@ func (e *Engine) CollectionStats(db, coll string) (CollectionStats, error) {
 		st.IndexSizes[ix.Name] = n
 		st.TotalIndexSize += n
 	}
-	st.NIndexes = len(c.Indexes)
 	st.Capped, st.Max, st.MaxSize = c.Capped, c.Max, c.Size
 	return st, nil
 }
 
 // recount scans c's records to set its count and size; c.state.mu is held.
 func (e *Engine) recount(c *collection) error {
-	cur, err := storage.NewRecordCursor(e.db.Reader(), c.ID, false)
+	cur, err := openRecords(e.db.Reader(), c)
 	if err != nil {
 		return err
 	}

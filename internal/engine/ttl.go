@@ -123,11 +123,20 @@ func (e *Engine) RunTTLPass(ctx context.Context, now time.Time) (int64, error) {
 			if c.Capped {
 				continue
 			}
+			if c.Clustered && c.ExpireAfter != nil {
+				// expireAfterSeconds on the clustered key: the records
+				// whose _id is an old enough date.
+				n, err := e.expireIndex(ctx, c, c.Indexes[0], *c.ExpireAfter, now)
+				total += n
+				if err != nil {
+					return total, fmt.Errorf("TTL %s.%s clustered index: %w", c.DB, c.Name, err)
+				}
+			}
 			for _, ix := range c.Indexes {
 				if ix.TTL == nil || len(ix.Fields) != 1 || ix.IsID() {
 					continue
 				}
-				n, err := e.expireIndex(ctx, c, ix, now)
+				n, err := e.expireIndex(ctx, c, ix, *ix.TTL, now)
 				total += n
 				if err != nil {
 					return total, fmt.Errorf("TTL %s.%s index %s: %w", c.DB, c.Name, ix.Name, err)
@@ -152,8 +161,8 @@ func ttlRange(ix *index, cutoff time.Time) (lo, hi []byte) {
 
 // expireIndex removes the expired documents of one TTL index, in batches
 // that each hold the collection's writer lock briefly.
-func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, now time.Time) (int64, error) {
-	cutoff := now.Add(-time.Duration(*ix.TTL) * time.Second)
+func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, secs int64, now time.Time) (int64, error) {
+	cutoff := now.Add(-time.Duration(secs) * time.Second)
 	lo, hi := ttlRange(ix, cutoff)
 	if hi != nil && string(lo) >= string(hi) {
 		return 0, nil
@@ -163,7 +172,7 @@ func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, now 
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
-		rids, err := e.ttlCandidates(ix.ID, lo, hi)
+		rids, err := e.ttlCandidates(c, ix, lo, hi)
 		if err != nil || len(rids) == 0 {
 			return total, err
 		}
@@ -176,22 +185,48 @@ func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, now 
 	}
 }
 
-// ttlCandidates reads up to ttlBatch distinct recordIDs from the index
-// range [lo, hi).
-func (e *Engine) ttlCandidates(indexID uint64, lo, hi []byte) ([]uint64, error) {
-	cur, err := storage.NewIndexCursor(e.db.Reader(), indexID, lo, hi, false)
+// ttlCand is a record the TTL monitor may remove: its id and, in a
+// clustered collection, its cluster key.
+type ttlCand struct {
+	rid uint64
+	ck  []byte
+}
+
+// ttlCandidates reads up to ttlBatch distinct records from the index
+// range [lo, hi): of ix's entries, or of the records themselves when ix
+// is the clustered index.
+func (e *Engine) ttlCandidates(c *collection, ix *index, lo, hi []byte) ([]ttlCand, error) {
+	var out []ttlCand
+	if ix.Clustered {
+		var rc storage.RecordCursor
+		if err := rc.OpenClustered(e.db.Reader(), c.ID, lo, hi, false); err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		for rid, _, ok := rc.Next(); ok && len(out) < ttlBatch; rid, _, ok = rc.Next() {
+			out = append(out, ttlCand{rid: uint64(rid), ck: append([]byte(nil), rc.Key()...)})
+		}
+		return out, rc.Err()
+	}
+	cur, err := storage.NewIndexCursor(e.db.Reader(), ix.ID, lo, hi, false)
 	if err != nil {
 		return nil, err
 	}
+	if ix.InClustered {
+		cur.SetClustered()
+	}
 	defer cur.Close()
 	seen := map[uint64]struct{}{}
-	var out []uint64
 	for _, rid, _, ok := cur.Next(); ok && len(out) < ttlBatch; _, rid, _, ok = cur.Next() {
 		if _, dup := seen[rid]; dup {
 			continue
 		}
 		seen[rid] = struct{}{}
-		out = append(out, rid)
+		cand := ttlCand{rid: rid}
+		if ix.InClustered {
+			cand.ck = append([]byte(nil), cur.RecordKey()...)
+		}
+		out = append(out, cand)
 	}
 	return out, cur.Err()
 }
@@ -199,7 +234,7 @@ func (e *Engine) ttlCandidates(indexID uint64, lo, hi []byte) ([]uint64, error) 
 // ttlRemove removes the candidates that are still expired under the
 // writer lock. more reports whether a full batch was found (so another
 // may follow).
-func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids []uint64, lo, hi []byte) (int64, bool, error) {
+func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids []ttlCand, lo, hi []byte) (int64, bool, error) {
 	lc, err := e.lockColl(c.DB, c.Name, false)
 	if err != nil || lc == nil {
 		return 0, false, err
@@ -209,7 +244,7 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 		return 0, false, nil
 	}
 	cur := lc.IndexByName(ix.Name)
-	if cur == nil || cur.ID != ix.ID || cur.TTL == nil {
+	if cur == nil || cur.ID != ix.ID || cur.TTL == nil && !(cur.Clustered && lc.ExpireAfter != nil) {
 		return 0, false, nil
 	}
 	t := e.newWriteBatch(lc)
@@ -217,9 +252,10 @@ func (e *Engine) ttlRemove(ctx context.Context, c *collection, ix *index, rids [
 	var g indexkey.Generator
 	var buf []byte
 	var n int64
-	for _, rid := range rids {
+	for _, cand := range rids {
 		var found bool
-		buf, found, err = storage.GetRecord(e.db.Reader(), lc.ID, storage.RecordID(rid), buf[:0])
+		var rid uint64
+		buf, rid, found, err = getRecordRef(e.db.Reader(), lc, cand.rid, cand.ck, buf[:0])
 		if err != nil {
 			return n, false, err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/lodedb/lode/internal/errs"
-	"github.com/lodedb/lode/internal/storage"
 )
 
 // DDL inside multi-document transactions (MongoDB 7.0 rules).
@@ -89,7 +88,7 @@ func (e *Engine) checkTxnIndexBuild(tx *Txn, c *collection) error {
 	if c.state.txnOwner != tx {
 		return errs.New(errs.OperationNotSupportedInTransaction, "Cannot create new indexes on existing collection %s in a multi-document transaction.", c.NS())
 	}
-	cur, err := storage.NewRecordCursor(tx.view, c.ID, false)
+	cur, err := openRecords(tx.view, c)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 	psnap := e.db.NewSnapshot()
 	defer psnap.Close()
 	snap := psnap.Reader()
-	cur, err := storage.NewRecordCursor(snap, c.ID, false)
+	cur, err := openRecords(snap, c)
 	if err != nil {
 		return res, err
 	}
@@ -82,6 +82,9 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 			continue
 		}
 		for i, ix := range c.Indexes {
+			if ix.Clustered {
+				continue // the records are its entries
+			}
 			keys, _, skip, err := g.Keys(ix, doc)
 			if err != nil {
 				res.Errors = append(res.Errors, fmt.Sprintf("record %d: index %s: %v", rid, ix.Name, err))
@@ -135,9 +138,15 @@ func (e *Engine) Validate(ctx context.Context, db, coll string) (ValidateResult,
 // that records produce are extra; it lists the first of them by checking
 // each entry's record.
 func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *index, found int64, res *ValidateResult) (n, extra int64, err error) {
+	if ix.Clustered {
+		return res.NRecords, 0, nil
+	}
 	ic, err := storage.NewIndexCursor(snap, ix.ID, nil, nil, false)
 	if err != nil {
 		return 0, 0, err
+	}
+	if ix.InClustered {
+		ic.SetClustered()
 	}
 	for _, _, _, ok := ic.Next(); ok; _, _, _, ok = ic.Next() {
 		n++
@@ -156,12 +165,15 @@ func (e *Engine) validateIndexEntries(snap storage.Reader, c *collection, ix *in
 	if err != nil {
 		return n, extra, err
 	}
+	if ix.InClustered {
+		ic.SetClustered()
+	}
 	defer ic.Close()
 	var g indexkey.Generator
 	var buf []byte
 	for ks, rid, _, ok := ic.Next(); ok && len(res.Extra) < maxValidateDetails; ks, rid, _, ok = ic.Next() {
 		var present bool
-		buf, present, err = storage.GetRecord(snap, c.ID, storage.RecordID(rid), buf[:0])
+		buf, _, present, err = getRecordRef(snap, c, rid, ic.RecordKey(), buf[:0])
 		if err != nil {
 			return n, extra, err
 		}

@@ -202,7 +202,7 @@ var whatIfSampleMax = WhatIfSampleMax
 // image out of millions) thus keeps every document it returns, and the
 // keys of the others are estimated.
 func (e *Engine) sampleColl(ctx context.Context, r storage.Reader, c *collection, f *query.Filter) (*whatIfSample, error) {
-	cur, err := storage.NewRecordCursor(r, c.ID, false)
+	cur, err := openRecords(r, c)
 	if err != nil {
 		return nil, fmt.Errorf("whatif: scan %s: %w", c.NS(), err)
 	}

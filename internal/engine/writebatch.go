@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/oplog"
 	"github.com/lodedb/lode/internal/opstats"
@@ -47,6 +48,8 @@ type writeBatch struct {
 	g       indexkey.Generator
 	staged  []stagedKey
 	sbuf    []byte
+	ck      []byte              // the cluster key of the document written (clustered collections)
+	idBlock uint64              // clustered: the RecordID block this batch noted, plus one (0: none)
 	removed map[string]struct{} // index keys removed in this batch
 	pending map[string]uint64   // unique (indexID, keystring) added in this batch
 	kbuf    []byte
@@ -106,6 +109,7 @@ func (t *writeBatch) commit() error {
 			t.rec.Done(false)
 			t.b.Close()
 			t.b = t.e.db.NewBatch()
+			t.idBlock = 0
 			t.ops = t.ops[:0]
 			return err
 		}
@@ -117,6 +121,7 @@ func (t *writeBatch) commit() error {
 		}
 		t.b.Close()
 		t.b = t.e.db.NewBatch()
+		t.idBlock = 0
 		t.ops = t.ops[:0]
 		return err
 	}
@@ -128,6 +133,7 @@ func (t *writeBatch) commit() error {
 	clear(t.ops)
 	t.ops = t.ops[:0]
 	t.b = t.e.db.NewBatch()
+	t.idBlock = 0
 	t.docs = 0
 	clear(t.removed)
 	clear(t.pending)
@@ -221,6 +227,9 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 	if r, ok := t.pending[string(t.kbuf)]; ok && r != rid {
 		return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
 	}
+	if ix.Clustered {
+		return t.checkClusterKey(ix, ks, rid, doc)
+	}
 	// The collection's cached upper bound answers most checks (ascending
 	// _ids, ObjectIds) without an iterator or a seek.
 	if max, ok := t.uniqueMax(ix.ID); ok && (max == nil || bytes.Compare(ks, max) > 0) {
@@ -273,6 +282,67 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 	return nil
 }
 
+// checkClusterKey verifies that no other record of the clustered
+// collection has cluster key ks: the clustered index's uniqueness is that
+// of the record keys.
+func (t *writeBatch) checkClusterKey(ix *index, ks []byte, rid uint64, doc bsoncore.Document) error {
+	r, found, err := storage.ClusteredRecordID(t.reader(), t.c.ID, ks)
+	if err != nil {
+		return fmt.Errorf("unique check: %w", err)
+	}
+	if !found || uint64(r) == rid {
+		return nil
+	}
+	if len(t.removed) > 0 {
+		t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, r)
+		if _, gone := t.removed[string(t.kbuf)]; gone {
+			return nil
+		}
+	}
+	return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
+}
+
+// maxClusterKeyBytes bounds a clustered record's key, as mongod bounds
+// a RecordId (its _id's keystring): 8 MiB.
+const maxClusterKeyBytes = 8 << 20
+
+// setClusterKey sets t.ck to doc's cluster key (its _id's keystring in
+// the clustered index) when t.c is clustered.
+func (t *writeBatch) setClusterKey(doc bsoncore.Document) error {
+	if !t.c.Clustered {
+		return nil
+	}
+	keys, _, _, err := t.g.Keys(t.c.Indexes[0], doc)
+	if err != nil {
+		return err
+	}
+	if len(keys) != 1 {
+		return fmt.Errorf("clustered record without a single _id key")
+	}
+	t.ck = append(t.ck[:0], keys[0]...)
+	return nil
+}
+
+// noteIDBlock notes in the batch, once, that rid's block of a clustered
+// collection's RecordIDs is in use (storage.NoteClusteredIDs).
+func (t *writeBatch) noteIDBlock(rid storage.RecordID) error {
+	blk := uint64(rid)/storage.ClusteredIDBlock + 1
+	if t.idBlock == blk {
+		return nil
+	}
+	t.idBlock = blk
+	return storage.NoteClusteredIDs(t.b, t.c.ID, rid)
+}
+
+// setRecord adds the write of doc as record rid (t.ck its cluster key in a
+// clustered collection).
+func (t *writeBatch) setRecord(rid uint64, doc bsoncore.Document) error {
+	if t.c.Clustered {
+		return storage.SetClusteredRecord(t.b, t.c.ID, t.ck, storage.RecordID(rid), doc)
+	}
+	return storage.SetRecord(t.b, t.c.ID, storage.RecordID(rid), doc)
+}
+
 // insert adds doc (already prepared: _id first, validated) as a new record.
 func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	if err := t.validate(nil, doc); err != nil {
@@ -291,13 +361,24 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	}
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]
-		if ix.EnforcesUnique() {
+		if ix.EnforcesUnique() || ix.Clustered {
 			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, doc); err != nil {
 				return 0, err
 			}
 		}
 	}
-	if err := storage.SetRecord(t.b, t.c.ID, t.c.state.rids.Take(), doc); err != nil {
+	if err := t.setClusterKey(doc); err != nil {
+		return 0, err
+	}
+	if len(t.ck) > maxClusterKeyBytes {
+		return 0, errs.New(errs.Location5894900, "Size of RecordId is above limit of %d bytes", maxClusterKeyBytes)
+	}
+	if t.c.Clustered {
+		if err := t.noteIDBlock(storage.RecordID(rid)); err != nil {
+			return 0, err
+		}
+	}
+	if err := t.setRecord(uint64(t.c.state.rids.Take()), doc); err != nil {
 		return 0, err
 	}
 	t.writeStaged(rid)
@@ -317,7 +398,13 @@ func (t *writeBatch) writeStaged(rid uint64) {
 		ix := t.c.Indexes[s.ix]
 		ks := t.sbuf[s.off:s.end]
 		t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, storage.RecordID(rid))
-		t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+s.tbEnd-s.tbOff, s.del)
+		if !ix.Clustered {
+			n := storage.IndexEntryOverhead + len(ks) + s.tbEnd - s.tbOff
+			if ix.InClustered {
+				n += len(t.ck) + 1 // the cluster key the value carries
+			}
+			t.noteIndexBytes(ix.ID, n, s.del)
+		}
 		if t.st != nil {
 			if s.del {
 				t.st.KeysDeleted++
@@ -326,7 +413,9 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			}
 		}
 		if s.del {
-			_ = storage.DeleteIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid))
+			if !ix.Clustered { // the clustered index is the records
+				_ = storage.DeleteIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid))
+			}
 			if t.removed == nil {
 				t.removed = map[string]struct{}{}
 			}
@@ -339,7 +428,13 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			}
 			continue
 		}
-		_ = storage.SetIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid), t.sbuf[s.tbOff:s.tbEnd])
+		switch {
+		case ix.Clustered:
+		case ix.InClustered:
+			_ = storage.SetClusteredIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid), t.sbuf[s.tbOff:s.tbEnd], t.ck)
+		default:
+			_ = storage.SetIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid), t.sbuf[s.tbOff:s.tbEnd])
+		}
 		t.c.state.noteIndexSet(ix.ID, ks, rid)
 		if t.removed != nil {
 			delete(t.removed, string(t.kbuf))
@@ -423,13 +518,16 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	t.staged = t.staged[:w]
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]
-		if !s.del && ix.EnforcesUnique() {
+		if !s.del && (ix.EnforcesUnique() || ix.Clustered) {
 			if err := t.checkUnique(ix, t.sbuf[s.off:s.end], rid, newDoc); err != nil {
 				return err
 			}
 		}
 	}
-	if err := storage.SetRecord(t.b, t.c.ID, storage.RecordID(rid), newDoc); err != nil {
+	if err := t.setClusterKey(oldDoc); err != nil {
+		return err
+	}
+	if err := t.setRecord(rid, newDoc); err != nil {
 		return err
 	}
 	t.writeStaged(rid)
@@ -452,7 +550,14 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if _, err := t.stageKeys(doc, true); err != nil {
 		return err
 	}
-	if err := storage.DeleteRecord(t.b, t.c.ID, storage.RecordID(rid)); err != nil {
+	if t.c.Clustered {
+		if err := t.setClusterKey(doc); err != nil {
+			return err
+		}
+		if err := storage.DeleteClusteredRecord(t.b, t.c.ID, t.ck); err != nil {
+			return err
+		}
+	} else if err := storage.DeleteRecord(t.b, t.c.ID, storage.RecordID(rid)); err != nil {
 		return err
 	}
 	t.writeStaged(rid)

@@ -7,9 +7,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/opstats"
 	"github.com/lodedb/lode/internal/query"
-	"github.com/lodedb/lode/internal/storage"
 )
 
 // runStatements runs the n statements of an update or delete batch in
@@ -75,10 +75,23 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 	}
 	snap, release, c := e.snapshotOf(ctx, c)
 	var ids []uint64
-	err := e.scanMatches(snap, c, filterDoc, f, hint, opstats.From(ctx), func(rid uint64, _ []byte, _ int) bool {
+	var cks [][]byte // clustered: the records' cluster keys, beside ids
+	var g indexkey.Generator
+	var ckErr error
+	err := e.scanMatches(snap, c, filterDoc, f, hint, opstats.From(ctx), func(rid uint64, doc []byte, _ int) bool {
 		ids = append(ids, rid)
+		if c.Clustered {
+			var ck []byte
+			if ck, ckErr = clusterKeyOf(&g, c, doc, nil); ckErr != nil {
+				return false
+			}
+			cks = append(cks, ck)
+		}
 		return true
 	})
+	if err == nil {
+		err = ckErr
+	}
 	release()
 	if err != nil || len(ids) == 0 {
 		return 0, err
@@ -98,7 +111,11 @@ func (e *Engine) writeMatches(ctx context.Context, db, coll string, filterDoc bs
 		for len(ids) > 0 && !t.full() {
 			rid := ids[0]
 			ids = ids[1:]
-			doc, found, err := storage.GetRecord(t.reader(), lc.ID, storage.RecordID(rid), buf[:0])
+			var ck []byte
+			if len(cks) > 0 {
+				ck, cks = cks[0], cks[1:]
+			}
+			doc, rid, found, err := getRecordRef(t.reader(), lc, rid, ck, buf[:0])
 			if err != nil {
 				stmtErr = err
 				break

@@ -40,6 +40,10 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		viewOn      *string
 		pipeline    []bsoncore.Document
 		hasPipeline bool
+		// expiry is a clustered collection's expireAfterSeconds (nil
+		// inside: "off"); hasExpiry says it was given.
+		expiry    *int64
+		hasExpiry bool
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
@@ -124,8 +128,19 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			return true, s.argCollectionUUID(req.Name, req.DB, coll, v)
 		case "isTimeseriesNamespace":
 			return true, refuseTimeseriesNS(req.Name, v)
-		case "cappedSize", "cappedMax", "expireAfterSeconds", "timeseries", "timeseriesBucketsMayHaveMixedSchemaData":
-			return true, errs.New(errs.NotImplemented, "collMod.%s is not supported by Lode: it cannot resize a capped collection and has no clustered or time-series collections", k)
+		case "expireAfterSeconds":
+			hasExpiry = true
+			if str, ok := v.StringValueOK(); ok {
+				if str != "off" {
+					return true, errs.New(errs.InvalidOptions, "Invalid value for 'expireAfterSeconds'")
+				}
+				return true, nil
+			}
+			n, err := parseClusteredExpiry(req, v)
+			expiry = &n
+			return true, err
+		case "cappedSize", "cappedMax", "timeseries", "timeseriesBucketsMayHaveMixedSchemaData":
+			return true, errs.New(errs.NotImplemented, "collMod.%s is not supported by Lode: it cannot resize a capped collection and has no time-series collections", k)
 		}
 		return false, nil
 	})
@@ -168,9 +183,14 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			return nil, err
 		}
 	}
+	if hasExpiry {
+		if err := s.eng.SetClusteredExpiry(req.DB, coll, expiry); err != nil {
+			return nil, err
+		}
+	}
 	b := bsoncore.NewDocumentBuilder()
 	if !hasIndex {
-		if !hasValid && images == nil {
+		if !hasValid && images == nil && !hasExpiry {
 			if err := s.eng.TouchCollMod(req.DB, coll); err != nil {
 				return nil, err
 			}

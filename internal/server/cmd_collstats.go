@@ -66,7 +66,9 @@ func cmdCollStats(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	sizes := bsoncore.NewDocumentBuilder()
 	infos, _ := s.eng.ListIndexes(req.DB, coll)
 	for _, ix := range infos {
-		sizes.AppendInt64(ix.Name, st.IndexSizes[ix.Name]/scale)
+		if ix.Clustered == nil { // the clustered index is the records
+			sizes.AppendInt64(ix.Name, st.IndexSizes[ix.Name]/scale)
+		}
 	}
 	b := bsoncore.NewDocumentBuilder().
 		AppendString("ns", ns(req.DB, coll)).

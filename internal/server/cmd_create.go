@@ -46,6 +46,8 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		createColl             bsoncore.Document // normalised; nil: simple
 		idIndexColl            bsoncore.Document
 		hasIDIndex             bool
+		clustered              bsoncore.Document // normalised; nil: not clustered
+		expiry                 *int64
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -68,9 +70,20 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 				raw.AppendDocument(k, createColl)
 			}
 			return true, nil
+		case "clusteredIndex":
+			// Stored as mongod shows it (create_clustered.go).
+			if clustered, err = parseClusteredIndex(req, v); err == nil && clustered != nil {
+				raw.AppendDocument(k, clustered)
+			}
+			return true, err
+		case "expireAfterSeconds":
+			n, err := parseClusteredExpiry(req, v)
+			if err == nil {
+				expiry = &n
+			}
+			return true, err
 		case "autoIndexId", "validator", "validationLevel", "validationAction",
-			"storageEngine", "indexOptionDefaults", "flags",
-			"clusteredIndex", "expireAfterSeconds":
+			"storageEngine", "indexOptionDefaults", "flags":
 		case "temp":
 			// Refused when true (create_options.go); false is the default.
 			return true, nil
@@ -118,6 +131,14 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	}
 	if err := refuseUnhonouredCreateOptions(req); err != nil {
 		return nil, err
+	}
+	if clustered != nil {
+		if err := checkClusteredCreate(s, req, opts.Capped, createColl); err != nil {
+			return nil, err
+		}
+		if expiry != nil {
+			raw.AppendInt64("expireAfterSeconds", *expiry)
+		}
 	}
 	if hasIDIndex {
 		if err := checkIDIndexCollation(idIndexColl, createColl); err != nil {

@@ -146,7 +146,7 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	before := 0
 	existed := false
 	if ixs, err := s.eng.ListIndexes(req.DB, coll); err == nil {
-		before, existed = len(ixs), true
+		before, existed = countIndexes(ixs), true
 	}
 	if op, ok := opstats.HolderFrom(ctx).(*runningOp); ok {
 		// currentOp shows the build's phase and progress.
@@ -162,7 +162,7 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	}
 	after := before
 	if ixs, err := s.eng.ListIndexes(req.DB, coll); err == nil {
-		after = len(ixs)
+		after = countIndexes(ixs)
 	}
 	if !existed {
 		before = 1 // the _id index created with the collection
@@ -299,4 +299,16 @@ func checkKeyFieldNames(key bsoncore.Document) error {
 		}
 	}
 	return nil
+}
+
+// countIndexes counts indexes as mongod's index catalog does: without a
+// clustered collection's clustered index, which is its records.
+func countIndexes(ixs []engine.IndexInfo) int {
+	n := 0
+	for _, ix := range ixs {
+		if ix.Clustered == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -60,7 +60,7 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 		if name == "*" {
 			all = true
 			for _, ix := range ixs {
-				if ix.Name != "_id_" {
+				if ix.Name != "_id_" && ix.Clustered == nil {
 					names = append(names, ix.Name)
 				}
 			}
@@ -97,12 +97,15 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	}
 	// Check every name before dropping any, as MongoDB does.
 	for _, n := range names {
-		if n == "_id_" {
-			return nil, errs.New(errs.InvalidOptions, "cannot drop _id index")
-		}
 		exists := false
 		for _, ix := range ixs {
 			exists = exists || ix.Name == n
+			if ix.Name == n && ix.Clustered != nil {
+				return nil, errs.New(errs.Location5979800, "It is illegal to drop the clusteredIndex")
+			}
+		}
+		if n == "_id_" {
+			return nil, errs.New(errs.InvalidOptions, "cannot drop _id index")
 		}
 		if !exists {
 			return nil, errs.New(errs.IndexNotFound, "index not found with name [%s]", n)
@@ -113,7 +116,7 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 			return nil, err
 		}
 	}
-	b := bsoncore.NewDocumentBuilder().AppendInt32("nIndexesWas", int32(len(ixs)))
+	b := bsoncore.NewDocumentBuilder().AppendInt32("nIndexesWas", int32(countIndexes(ixs)))
 	if all {
 		b.AppendString("msg", "non-_id indexes dropped for collection")
 	}

@@ -146,11 +146,10 @@ func parseFind(req *Request, allowDiskUseDefault bool) (findCmd, error) {
 			spec.ShowRecordID, err = argBool(req.Name, k, v)
 		case "returnKey":
 			spec.ReturnKey, err = argBool(req.Name, k, v)
-		case "min", "max":
-			var d bsoncore.Document
-			if d, err = argDoc(req.Name, k, v); err == nil && len(d) > 5 {
-				err = errs.New(errs.NotImplemented, "%s is not supported by Lode; use a filter on the indexed fields instead", k)
-			}
+		case "min":
+			spec.Min, err = argDoc(req.Name, k, v)
+		case "max":
+			spec.Max, err = argDoc(req.Name, k, v)
 		case "collectionUUID":
 			if _, _, ok := v.BinaryOK(); !ok {
 				return true, wrongType(req.Name, k, v, "uuid")

@@ -78,7 +78,10 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 				AppendDocument("info", bsoncore.NewDocumentBuilder().
 					AppendBoolean("readOnly", false).
 					AppendBinary("uuid", bson.TypeBinaryUUID, c.UUID[:]).Build())
-			if !engine.IsOplogNS(req.DB, c.Name) { // the oplog has no _id index
+			_, clusteredErr := opts.LookupErr("clusteredIndex")
+			// The oplog has no _id index, a clustered collection its
+			// clustered index (options.clusteredIndex) instead.
+			if !engine.IsOplogNS(req.DB, c.Name) && clusteredErr != nil {
 				idb := bsoncore.NewDocumentBuilder().
 					AppendInt32("v", 2).
 					AppendDocument("key", bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()).

@@ -62,6 +62,9 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	docs := make([]bsoncore.Document, 0, len(ixs))
 	for _, ix := range ixs {
 		d := ix.IndexSpec.Doc()
+		if ix.Clustered != nil {
+			d = ix.Clustered
+		}
 		if buildInfo { // every index is ready: {spec: ...} alone
 			d = bsoncore.NewDocumentBuilder().AppendDocument("spec", d).Build()
 		}

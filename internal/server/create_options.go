@@ -10,7 +10,7 @@ import (
 // 7.0's IDL accepts and whose meaning Lode cannot give: each is refused
 // with NotImplemented when it asks for something other than the
 // default, rather than accepted and silently ignored. A default-valued
-// one (autoIndexId: true, clusteredIndex: false, temp: false) is
+// one (autoIndexId: true, temp: false) is
 // accepted.
 func refuseUnhonouredCreateOptions(req *Request) error {
 	return eachCmdField(req, func(k string, v bsoncore.Value) error {
@@ -21,14 +21,9 @@ func refuseUnhonouredCreateOptions(req *Request) error {
 				err = errs.New(errs.NotImplemented, "create with autoIndexId: false is not supported: every Lode collection has an _id index")
 			}
 			return err
-		case "clusteredIndex":
-			if v.Type == bsoncore.TypeBoolean && !v.Boolean() {
-				return nil
-			}
-			return errs.New(errs.NotImplemented, "create with clusteredIndex is not supported: Lode stores every collection by record id, with a separate _id index")
 		case "expireAfterSeconds":
-			// mongod accepts it only with clusteredIndex (refused above
-			// when present); without one its error is InvalidOptions.
+			// mongod accepts it only with clusteredIndex (parsed by
+			// cmdCreate); without one its error is InvalidOptions.
 			if c, err := req.Cmd.LookupErr("clusteredIndex"); err != nil || c.Type == bsoncore.TypeBoolean && !c.Boolean() {
 				return errs.New(errs.InvalidOptions, "'expireAfterSeconds' requires clustering to be enabled")
 			}

@@ -126,7 +126,9 @@ func TestCreateIdIndexAndOptions(t *testing.T) {
 	wantCode(t, "idIndex type", create("c", bson.E{Key: "idIndex", Value: 1}), 14)
 	wantCode(t, "autoIndexId false", create("c", bson.E{Key: "autoIndexId", Value: false}), 238)
 	wantCode(t, "autoIndexId true", create("d", bson.E{Key: "autoIndexId", Value: true}), 0)
-	wantCode(t, "clusteredIndex", create("c", bson.E{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}), 238)
+	wantCode(t, "clusteredIndex", create("cl", bson.E{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}), 0)
+	wantCode(t, "clusteredIndex with idIndex", create("c", bson.E{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}},
+		bson.E{Key: "idIndex", Value: idx()}), 72)
 	wantCode(t, "expireAfterSeconds alone", create("c", bson.E{Key: "expireAfterSeconds", Value: 10}), 72)
 	wantCode(t, "temp", create("c", bson.E{Key: "temp", Value: true}), 238)
 	wantCode(t, "temp false", create("e", bson.E{Key: "temp", Value: false}), 0)

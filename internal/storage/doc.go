@@ -9,8 +9,12 @@
 //
 //	0x01 catalog   0x01 | 0x00 | name            -> engine metadata (counters)
 //	               0x01 | 0x01 | collectionID BE  -> collection catalog entry (BSON)
+//	               0x01 | 0x02 | collectionID BE | block BE -> empty: clustered RecordIDs in use
 //	0x02 record    0x02 | collectionID BE | recordID BE -> document (BSON)
+//	               0x02 | collectionID BE | cluster keystring -> recordID BE | document
+//	                 (a clustered collection's records: clustered.go)
 //	0x03 index     0x03 | indexID BE | keystring | recordID BE -> typebits or empty
+//	                 (a clustered collection's: uvarint len | cluster keystring | typebits)
 //
 // All indexes, unique or not, use the same entry layout (indexID,
 // keystring, recordID). We chose one layout over DESIGN's "(indexID,
@@ -44,8 +48,9 @@
 // record: it reuses one iterator, steps with Next when the record is a
 // few ids ahead of where it stands and seeks otherwise, so FETCH only
 // names record ids, like MongoDB's FETCH calling seekExact on a
-// RecordStore cursor. A different layout (a clustered collection keyed
-// by _id, say) would change records.go, not its callers.
+// RecordStore cursor. A clustered collection's records (clustered.go)
+// are keyed by their _id's keystring instead and reached by it (SeekKey,
+// GetClusteredRecord), the key its index entries carry.
 //
 // # Index, catalog and session stores
 //

@@ -141,6 +141,7 @@ type RecordCursor struct {
 	kb         [recordKeyLen]byte
 	cache      *recordCache // serves FetchAscending; nil: none (recordcache.go)
 	fill       recordFill   // the documents FetchAscending read past the cache
+	clustered  bool         // a clustered collection's records (clustered.go)
 }
 
 // NewRecordCursor opens a cursor over every record of collID in r,
@@ -218,8 +219,19 @@ func (c *RecordCursor) Next() (rid RecordID, doc []byte, ok bool) {
 		c.err = err
 		return 0, nil, false
 	}
+	if c.clustered {
+		if len(v) < 8 {
+			c.err = fmt.Errorf("storage: malformed clustered record")
+			return 0, nil, false
+		}
+		return RecordID(binary.BigEndian.Uint64(v)), v[8:], true
+	}
 	return recordIDFromKey(c.it.Key()), v, true
 }
+
+// Key returns the cluster keystring of the record Next last returned (a
+// clustered cursor's); valid only until the cursor moves again.
+func (c *RecordCursor) Key() []byte { return c.it.Key()[clusteredKeyPrefixLen:] }
 
 // maxNextSteps is the RecordID distance up to which SeekExact steps the
 // iterator forward with Next rather than seeking.

@@ -18,7 +18,21 @@ type IndexCursor struct {
 	sought  bool // SeekGE positioned the iterator: Next returns that entry
 	err     error
 	kbuf    []byte
+	// clustered: the index is a clustered collection's, whose entries
+	// carry the record's cluster keystring (ck) before the type bits.
+	clustered bool
+	ck        []byte
 }
+
+// SetClustered tells c that its index belongs to a clustered collection:
+// Next then returns the type bits alone and RecordKey the cluster
+// keystring of the entry's record (SetClusteredIndexEntry).
+func (c *IndexCursor) SetClustered() { c.clustered = true }
+
+// RecordKey returns the cluster keystring of the record of the entry
+// Next last returned (a clustered collection's index); valid only until
+// the next call to Next.
+func (c *IndexCursor) RecordKey() []byte { return c.ck }
 
 // NewIndexCursor opens a cursor over the entries of indexID whose keystring
 // lies in [lo, hi). A nil lo means the start of the index, a nil hi its end.
@@ -72,6 +86,12 @@ func (c *IndexCursor) Next() (ks []byte, recID uint64, value []byte, ok bool) {
 		return nil, 0, nil, false
 	}
 	n := len(k) - 8
+	if c.clustered {
+		if c.ck, v, err = SplitClusteredIndexValue(v); err != nil {
+			c.err = err
+			return nil, 0, nil, false
+		}
+	}
 	return k[indexPrefixLen:n], binary.BigEndian.Uint64(k[n:]), v, true
 }
 

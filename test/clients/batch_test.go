@@ -182,6 +182,7 @@ func TestPythonScripts(t *testing.T) {
 //	stages19_mongosh.js    $graphLookup and $densify
 //	text_mongosh.js        text search
 //	views_mongosh.js       views through mongosh's helpers
+//	clustered_mongosh.js   clustered collections through mongosh's helpers
 //	writes_mongosh.js      pipeline-style updates, write hints, $-prefixed upsert fields
 //	replset_mongosh.js     rs.status(), rs.conf(), db.getReplicationInfo(),
 //	                       db.printReplicationInfo() and replSetResizeOplog
@@ -207,6 +208,7 @@ func TestMongoshScripts(t *testing.T) {
 		{script: "stages19_mongosh.js", ok: "stages19 mongosh OK"},
 		{script: "text_mongosh.js", ok: "text OK"},
 		{script: "views_mongosh.js", ok: "views OK"},
+		{script: "clustered_mongosh.js", ok: "clustered mongosh OK"},
 		{script: "writes_mongosh.js", ok: "writes OK"},
 		{script: "replset_mongosh.js", ok: "replset helpers OK"},
 		{script: "standalone_mongosh.js", serve: []string{"--standalone"}, ok: "standalone OK"},

@@ -88,8 +88,8 @@ func TestFindLetAndShowRecordID(t *testing.T) {
 // TestUnsupportedQueryOptionsRefused checks that options Lode cannot honour
 // are refused with NotImplemented (238) instead of being ignored: a
 // collation option Lode cannot honour (maxVariable "space" with alternate
-// "shifted") on every command that takes one, min and max. The simple
-// collation is accepted.
+// "shifted") on every command that takes one. The simple collation is
+// accepted. (find's min and max are served: minmax_test.go.)
 func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -133,16 +133,6 @@ func TestUnsupportedQueryOptionsRefused(t *testing.T) {
 	}
 	if n, _ := coll.CountDocuments(c, bson.D{}); n != 2 {
 		t.Fatalf("a refused delete removed documents: %d left", n)
-	}
-
-	for name, opts := range map[string]*options.FindOptionsBuilder{
-		"min": options.Find().SetMin(bson.D{{Key: "_id", Value: 1}}).SetHint("_id_"),
-		"max": options.Find().SetMax(bson.D{{Key: "_id", Value: 2}}).SetHint("_id_"),
-	} {
-		_, err := coll.Find(c, bson.D{}, opts)
-		if ce := testenv.CmdErr(t, err); ce.Code != 238 {
-			t.Errorf("%s: %d %q, want 238", name, ce.Code, ce.Message)
-		}
 	}
 }
 

@@ -17,7 +17,11 @@ type Env struct {
 	CollID uint64
 	// Records, when set, is what COLLSCAN reads instead of the
 	// collection's record store (the oplog's entries).
-	Records   storage.RecordSource
+	Records storage.RecordSource
+	// Clustered: the collection is clustered (storage's clustered
+	// layout): COLLSCAN reads it through storage.ClusteredRecords, FETCH
+	// reaches records by the cluster key of their index entries.
+	Clustered bool
 	Filter    *query.Filter
 	FilterDoc bsoncore.Document // the parsed filter as explain shows it
 	// Timing measures executionTimeMillisEstimate per stage (explain).
@@ -111,9 +115,15 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 		if env.Records != nil {
 			return NewSourceScan(env.Reader, env.Records, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
 		}
+		if env.Clustered {
+			return newClusteredScan(env, n), nil
+		}
 		return NewCollScan(env.Reader, env.CollID, n.Direction, env.Filter, env.FilterDoc, env.Timing), nil
 	case plan.StageIxScan:
 		ix := NewIxScan(env.Reader, n.Index, n.Bounds, n.Direction, n.Dedup, env.Timing)
+		if n.KeyRange != nil {
+			ix.setKeyRange(n.KeyRange)
+		}
 		ix.SetEmptyRanges(env.EmptyRanges)
 		return ix, nil
 	case plan.StageDistinctScan:
@@ -136,6 +146,7 @@ func buildNode(n *plan.Node, env Env) (Stage, error) {
 			}
 		}
 		fetch := NewFetch(child, env.Reader, env.CollID, f, doc, env.Timing)
+		fetch.clustered = env.Clustered // by cluster key (clustered.go)
 		fetch.SetBatch(env.FetchBatch, env.fetchWant)
 		return fetch, nil
 	case plan.StageSortMerge:

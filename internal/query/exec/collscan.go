@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/plan"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -25,6 +26,13 @@ type CollScan struct {
 	m    Member
 	done bool
 
+	// A clustered collection's scan bounded on its cluster key
+	// (clustered.go): explain's CLUSTERED_IXSCAN with minRecord and
+	// maxRecord. Nil: unbounded (COLLSCAN).
+	clusterBounds []plan.FieldBounds
+	// clusterRange is, instead, a find's min/max on the clustered index.
+	clusterRange *plan.KeyRange
+
 	docsExamined int64
 }
 
@@ -43,7 +51,12 @@ func NewSourceScan(r storage.Reader, src storage.RecordSource, dir int, filter *
 }
 
 // Name implements Stage.
-func (s *CollScan) Name() string { return "COLLSCAN" }
+func (s *CollScan) Name() string {
+	if s.clusterBounds != nil || s.clusterRange != nil {
+		return "CLUSTERED_IXSCAN"
+	}
+	return "COLLSCAN"
+}
 
 // Work implements Stage.
 func (s *CollScan) Work() (State, *Member, error) {
@@ -108,6 +121,12 @@ func (s *CollScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 		b.AppendString("direction", "backward")
 	} else {
 		b.AppendString("direction", "forward")
+	}
+	if s.clusterBounds != nil {
+		appendClusterRecords(b, s.clusterBounds)
+	}
+	if s.clusterRange != nil {
+		appendRangeRecords(b, s.clusterRange)
 	}
 	if execStats {
 		b.AppendInt64("docsExamined", s.docsExamined)

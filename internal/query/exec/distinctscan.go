@@ -51,7 +51,7 @@ func (s *IxScan) skipAhead() error {
 	if to == nil || (s.curEnd != nil && bytes.Compare(to, s.curEnd) >= 0) {
 		return nil
 	}
-	cur, err := storage.NewIndexCursor(s.r, s.ix.ID, to, s.curEnd, false)
+	cur, err := openIndexCursor(s.r, s.ix, to, s.curEnd, false)
 	if err != nil {
 		return fmt.Errorf("distinct scan of index %s: %w", s.ix.Name, err)
 	}

@@ -54,6 +54,12 @@ type Fetch struct {
 	order    []int
 	childEOF bool
 
+	// clustered: records are reached by the cluster key of their index
+	// entries (Member.RKey), held in keys while a run is read
+	// (clustered.go).
+	clustered bool
+	keys      []byte
+
 	docsExamined int64
 }
 
@@ -66,6 +72,9 @@ type fetchSlot struct {
 	pos   int
 	given bool // the child supplied doc (no read, not examined here)
 	score float64
+	// koff, kend locate the record's cluster key in Fetch.keys (a
+	// clustered collection's records are reached by it).
+	koff, kend int
 }
 
 // NewFetch returns a FETCH over child; filter may be nil.
@@ -113,7 +122,14 @@ func (f *Fetch) work() (State, *Member, error) {
 	if in.Doc != nil {
 		f.m = Member{RID: in.RID, Doc: in.Doc, Pos: in.Pos, Score: in.Score}
 	} else {
-		doc, found, err := f.get(in.RID)
+		var doc bsoncore.Document
+		var found bool
+		var err error
+		if f.clustered {
+			doc, found, err = f.getByKey(in.RKey)
+		} else {
+			doc, found, err = f.get(in.RID)
+		}
 		if err != nil {
 			return EOF, nil, err
 		}
@@ -178,6 +194,7 @@ func (f *Fetch) refill() {
 	}
 	f.batch = min(f.batch*2, f.maxBatch)
 	f.q, f.qi, f.order = f.q[:0], 0, f.order[:0]
+	f.keys = f.keys[:0]
 	adv := 0
 	for adv < n && len(f.q) < maxFetchOutcomes {
 		st, in, err := f.children[0].Work()
@@ -201,6 +218,11 @@ func (f *Fetch) refill() {
 			// only the document.
 			s.doc, s.pos, s.given = in.Doc, in.Pos, true
 		} else {
+			if f.clustered {
+				s.koff = len(f.keys)
+				f.keys = append(f.keys, in.RKey...)
+				s.kend = len(f.keys)
+			}
 			f.order = append(f.order, len(f.q))
 		}
 		f.q = append(f.q, s)
@@ -212,6 +234,10 @@ func (f *Fetch) refill() {
 // ascending record id order through the record cursor.
 func (f *Fetch) readRun() {
 	if len(f.order) == 0 {
+		return
+	}
+	if f.clustered {
+		f.readRunByKey()
 		return
 	}
 	slices.SortFunc(f.order, func(a, b int) int {

@@ -195,6 +195,7 @@ func (s *GeoNear) startAnnulus2D() {
 func (s *GeoNear) open(bounds []plan.FieldBounds) {
 	scan := NewIxScan(s.env.Reader, s.node.Index, bounds, 1, true, s.env.Timing)
 	fetch := NewFetch(scan, s.env.Reader, s.env.CollID, s.filter, s.filterDoc, s.env.Timing)
+	fetch.clustered = s.env.Clustered
 	s.cur = fetch
 	s.children = append(s.children, fetch)
 }

@@ -41,6 +41,9 @@ type IxScan struct {
 	curEnd         []byte // end of the open range
 	resume         []byte // where the next Work reopens the range, or nil
 
+	// keyRange is a find's min/max (minmax.go): one range of whole keys.
+	keyRange *plan.KeyRange
+
 	keysExamined int64
 	seeks        int64
 	dupsTested   int64
@@ -123,7 +126,7 @@ func (s *IxScan) work() (State, *Member, error) {
 				lo, skipped = to, true
 			}
 		}
-		cur, err := storage.NewIndexCursor(s.r, s.ix.ID, lo, kr.end, s.dir < 0)
+		cur, err := openIndexCursor(s.r, s.ix, lo, kr.end, s.dir < 0)
 		if err != nil {
 			return EOF, nil, err
 		}
@@ -131,7 +134,7 @@ func (s *IxScan) work() (State, *Member, error) {
 			// The hint went stale before the iterator was opened (a
 			// transaction committed): scan the whole range.
 			cur.Close()
-			if cur, err = storage.NewIndexCursor(s.r, s.ix.ID, kr.start, kr.end, s.dir < 0); err != nil {
+			if cur, err = openIndexCursor(s.r, s.ix, kr.start, kr.end, s.dir < 0); err != nil {
 				return EOF, nil, err
 			}
 		}
@@ -179,7 +182,7 @@ func (s *IxScan) work() (State, *Member, error) {
 			return EOF, nil, err
 		}
 	}
-	s.m = Member{RID: rid, Key: ks, TypeBits: tb, Pos: -1}
+	s.m = Member{RID: rid, Key: ks, TypeBits: tb, RKey: s.cur.RecordKey(), Pos: -1}
 	return Advanced, &s.m, nil
 }
 
@@ -203,7 +206,11 @@ func (s *IxScan) explain(b *bsoncore.DocumentBuilder, execStats bool) {
 		} else {
 			b.AppendString("direction", "forward")
 		}
-		b.AppendDocument("indexBounds", plan.BoundsDoc(s.bounds, s.dir))
+		if s.keyRange != nil {
+			b.AppendDocument("indexBounds", keyRangeBounds(s.ix, s.keyRange))
+		} else {
+			b.AppendDocument("indexBounds", plan.BoundsDoc(s.bounds, s.dir))
+		}
 	}
 	if execStats {
 		b.AppendInt64("keysExamined", s.keysExamined)

@@ -8,6 +8,9 @@ package exec
 import (
 	"time"
 
+	"github.com/lodedb/lode/internal/query/plan"
+	"github.com/lodedb/lode/internal/storage"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -29,6 +32,9 @@ type Member struct {
 	// the producing scan's next Work.
 	Key      []byte
 	TypeBits []byte
+	// RKey is, for an index entry of a clustered collection, the cluster
+	// key that reaches its record (FETCH's SeekKey); valid as Key is.
+	RKey []byte
 	// Doc is the document (stable), nil before FETCH.
 	Doc bsoncore.Document
 	// Pos is the positional match offset ($ projection), -1 if none.
@@ -132,4 +138,14 @@ func (s *slab) copy(doc []byte) bsoncore.Document {
 	start := len(s.buf)
 	s.buf = append(s.buf, doc...)
 	return s.buf[start:len(s.buf):len(s.buf)]
+}
+
+// openIndexCursor opens a cursor over ix's entries in [lo, hi), told that
+// its entries carry cluster keys when ix is a clustered collection's.
+func openIndexCursor(r storage.Reader, ix *plan.Index, lo, hi []byte, reverse bool) (*storage.IndexCursor, error) {
+	c, err := storage.NewIndexCursor(r, ix.ID, lo, hi, reverse)
+	if err == nil && ix.InClustered {
+		c.SetClustered()
+	}
+	return c, err
 }

@@ -45,6 +45,14 @@ type Index struct {
 	// Grid2D is a 2d index's geohash grid (its bits, min and max); nil
 	// for other indexes.
 	Grid2D *geo.Grid2D
+	// Clustered marks a clustered collection's clustered index: the
+	// collection's records themselves, in _id order. A plan over it
+	// becomes a bounded collection scan (clustered.go).
+	Clustered bool
+	// InClustered marks every index of a clustered collection: its
+	// entries carry the cluster key that reaches their record
+	// (Member.RKey), read through an index cursor set clustered.
+	InClustered bool
 }
 
 // Grid returns the 2d grid of ix: its own, or mongod's default.

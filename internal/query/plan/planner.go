@@ -14,6 +14,14 @@ import (
 // static ranking (equality, then sort, then range). A hint yields exactly
 // one solution. With no usable index the only solution is a COLLSCAN.
 func Plan(p Params) ([]*Solution, error) {
+	sols, err := plan(p)
+	if err != nil {
+		return nil, err
+	}
+	return clusterSolutions(p, sols), nil
+}
+
+func plan(p Params) ([]*Solution, error) {
 	root := p.Filter.Root()
 	tn, err := query.TextOf(p.Filter)
 	if err != nil {
@@ -45,13 +53,13 @@ func Plan(p Params) ([]*Solution, error) {
 			return nil, err
 		}
 		if natural != 0 {
-			return []*Solution{collScan(natural, p.Sort != nil)}, nil
+			return []*Solution{naturalScan(p, natural, preds, conjuncts, leafOnly)}, nil
 		}
 		s := indexSolution(p, ix, preds, conjuncts, leafOnly, true)
 		return []*Solution{s}, nil
 	}
 	if p.NaturalDir < 0 {
-		return []*Solution{collScan(-1, p.Sort != nil)}, nil
+		return []*Solution{naturalScan(p, -1, preds, conjuncts, leafOnly)}, nil
 	}
 	var sols []*Solution
 	for _, ix := range p.Indexes {
@@ -111,6 +119,10 @@ func docString(d bsoncore.Document) string {
 	}
 	return d.String()
 }
+
+// ResolveHint finds the index p.Hint names among p.Indexes; natural is
+// ±1 for {$natural: ±1}. A hint that names no index is mongod's BadValue.
+func ResolveHint(p Params) (*Index, int, error) { return resolveHint(p) }
 
 // resolveHint finds the hinted index; natural is ±1 for {$natural: ±1}.
 func resolveHint(p Params) (*Index, int, error) {

@@ -44,6 +44,15 @@ type Node struct {
 	// COLLSCAN direction is Direction. FETCH and COLLSCAN apply Filter
 	// when set.
 	Filter bool
+	// ClusterBounds are, for a COLLSCAN of a clustered collection, the
+	// bounds on its cluster key (_id) that limit the records it reads:
+	// explain's CLUSTERED_IXSCAN with minRecord and maxRecord
+	// (clustered.go). Nil: every record.
+	ClusterBounds []FieldBounds
+	// KeyRange is, for an IXSCAN (or a clustered collection's COLLSCAN),
+	// a find's min/max: the scan reads the keys from Lo (inclusive) to Hi
+	// (exclusive) in index order instead of Bounds (minmax.go).
+	KeyRange *KeyRange
 	// Dropped are, for a FETCH over an index scan, the top-level
 	// conjuncts the index bounds guarantee; Residual is the filter
 	// without them (nil with Filter unset when nothing remains). When
