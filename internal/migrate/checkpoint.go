@@ -1,0 +1,120 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Phases of a move, as the checkpoint records them.
+const (
+	phaseCopy    = "copy"
+	phaseCatchUp = "catchUp"
+	phaseCutover = "cutover"
+)
+
+// checkpoint is the state of a move saved on the target: the change
+// stream's resume token (the start of the copy during the copy phase,
+// then the last applied change), the phase, and the source namespaces
+// whose copy is done.
+type checkpoint struct {
+	ID      string    `bson:"_id"`
+	Phase   string    `bson:"phase"`
+	Token   bson.Raw  `bson:"token"`
+	Copied  []string  `bson:"copied"`
+	Started time.Time `bson:"started"`
+	Updated time.Time `bson:"updated"`
+	Applied int64     `bson:"applied"`
+}
+
+func (m *Migration) checkpointColl() *mongo.Collection {
+	return m.dst.Database(CheckpointDB).Collection(CheckpointColl)
+}
+
+// loadCheckpoint returns the saved checkpoint, or nil.
+func (m *Migration) loadCheckpoint(ctx context.Context) (*checkpoint, error) {
+	var cp checkpoint
+	err := m.checkpointColl().FindOne(ctx, bson.D{{Key: "_id", Value: "state"}}).Decode(&cp)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &cp, nil
+}
+
+// saveCheckpoint writes cp (majority, journaled: it must survive the
+// target's restart when the applied changes do).
+func (m *Migration) saveCheckpoint(ctx context.Context, cp *checkpoint) error {
+	cp.ID = "state"
+	cp.Updated = time.Now().UTC()
+	_, err := m.checkpointColl().ReplaceOne(ctx, bson.D{{Key: "_id", Value: "state"}}, cp, options.Replace().SetUpsert(true))
+	return err
+}
+
+// startToken opens a change stream on the whole source and returns its
+// resume token before any change is read: every change after it is
+// applied after the copy.
+func (m *Migration) startToken(ctx context.Context) (bson.Raw, error) {
+	cs, err := m.src.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close(context.Background())
+	if tok := cs.ResumeToken(); tok != nil {
+		return append(bson.Raw{}, tok...), nil
+	}
+	if cs.TryNext(ctx) {
+		return nil, errors.New("the source's change stream gave no resume token before its first change")
+	}
+	if err := cs.Err(); err != nil {
+		return nil, err
+	}
+	tok := cs.ResumeToken()
+	if tok == nil {
+		return nil, errors.New("the source's change stream gives no resume token (postBatchResumeToken)")
+	}
+	return append(bson.Raw{}, tok...), nil
+}
+
+// tokenTime reads the cluster time a resume token stands for: its _data
+// starts with the hex of the timestamp (Lode's and mongod's alike).
+func tokenTime(tok bson.Raw) (bson.Timestamp, bool) {
+	data, ok := tok.Lookup("_data").StringValueOK()
+	if !ok || len(data) < 18 || data[:2] != "82" {
+		return bson.Timestamp{}, false
+	}
+	v, err := strconv.ParseUint(data[2:18], 16, 64)
+	if err != nil {
+		return bson.Timestamp{}, false
+	}
+	return bson.Timestamp{T: uint32(v >> 32), I: uint32(v)}, true
+}
+
+func tokenString(tok bson.Raw) string {
+	if ts, ok := tokenTime(tok); ok {
+		return fmt.Sprintf("%s (%d.%d)", time.Unix(int64(ts.T), 0).UTC().Format(time.RFC3339), ts.T, ts.I)
+	}
+	return tok.String()
+}
+
+// sourceTime is the source's latest cluster time (a hello's
+// operationTime).
+func (m *Migration) sourceTime(ctx context.Context) (bson.Timestamp, error) {
+	r, err := command(ctx, m.src, "admin", bson.D{{Key: "hello", Value: 1}})
+	if err != nil {
+		return bson.Timestamp{}, err
+	}
+	t, i, ok := r.Lookup("operationTime").TimestampOK()
+	if !ok {
+		return bson.Timestamp{}, errors.New("the source's hello reply has no operationTime")
+	}
+	return bson.Timestamp{T: t, I: i}, nil
+}
