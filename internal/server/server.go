@@ -138,6 +138,9 @@ type Server struct {
 	// stop is closed by Close, to end background goroutines at once.
 	stop chan struct{}
 
+	// userWritesBlocked: setUserWriteBlockMode global (cmd_setuserwriteblockmode.go).
+	userWritesBlocked atomic.Bool
+
 	nextConnID atomic.Int64
 	stats      stats
 	logs       *logRing

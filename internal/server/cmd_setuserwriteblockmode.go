@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/auth"
+	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/opstats"
+)
+
+func init() {
+	// mongod authorizes it by its own action (setUserWriteBlockMode);
+	// Lode by setParameter's, which the same built-in roles hold.
+	register(admin(cmdSetUserWriteBlockMode, requires(clusterNeeds(auth.ActSetParameter)), "setUserWriteBlockMode"))
+}
+
+// cmdSetUserWriteBlockMode is mongod's {setUserWriteBlockMode: 1, global:
+// bool}: with global true every later write to a user namespace (any
+// database but admin, config and local) fails with UserWritesBlocked
+// (372) until it is called with global false. As mongod's, it returns
+// once the writes already running have ended, so that a reader of the
+// oplog (lode migrate's cutover) knows that nothing after its reply's
+// operationTime will be written. The mode lasts until the server stops:
+// unlike mongod, Lode does not keep it across a restart.
+func cmdSetUserWriteBlockMode(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
+	if req.DB != "admin" {
+		return nil, errs.New(errs.Unauthorized, "setUserWriteBlockMode may only be run against the admin database.")
+	}
+	global, seen := false, false
+	err := eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
+		if genericArgs[k] {
+			return true, nil
+		}
+		if k != "global" {
+			return true, errs.New(errs.Location40415, "BSON field 'setUserWriteBlockMode.%s' is an unknown field.", k)
+		}
+		b, ok := v.BooleanOK()
+		if !ok {
+			return true, errs.New(errs.TypeMismatch, "BSON field 'setUserWriteBlockMode.global' is the wrong type '%s', expected type 'bool'", bsonutil.TypeName(v.Type))
+		}
+		global, seen = b, true
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !seen {
+		return nil, errs.New(errs.Location40414, "BSON field 'setUserWriteBlockMode.global' is missing but a required field")
+	}
+	s.userWritesBlocked.Store(global)
+	if global {
+		// Wait out the writes that passed the check before the store
+		// (dispatch registers an op before it checks).
+		self := currentOpOf(ctx)
+		for s.userWriteRunning(self) {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}
+	return bsoncore.NewDocumentBuilder().Build(), nil
+}
+
+// currentOpOf is the running op whose context ctx is, or nil.
+func currentOpOf(ctx context.Context) *runningOp {
+	op, _ := ctx.Value(opstats.ContextKey).(*runningOp)
+	return op
+}
+
+// userWriteRunning reports a running command, other than self, that
+// writes to a user namespace.
+func (s *Server) userWriteRunning(self *runningOp) bool {
+	for _, op := range s.ops().snapshot() {
+		if op == self {
+			continue
+		}
+		if userWrite(op.name, op.db, op.cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkUserWriteBlock refuses a write to a user namespace while user
+// writes are blocked (dispatch.go calls it once the op is registered).
+func (s *Server) checkUserWriteBlock(req *Request) error {
+	if !s.userWritesBlocked.Load() || !userWrite(req.Name, req.DB, req.Cmd) {
+		return nil
+	}
+	return errs.New(errs.UserWritesBlocked, "User writes blocked")
+}
+
+// userWrite reports whether command name on db writes to a user
+// namespace: the CRUD and DDL commands on a database other than admin,
+// config and local, a rename from or to one, applyOps, a transaction's
+// commit, and an aggregate ending in $out or $merge.
+func userWrite(name, db string, cmd bsoncore.Document) bool {
+	switch name {
+	case "insert", "update", "delete", "findAndModify", "findandmodify", "create", "drop", "dropDatabase",
+		"createIndexes", "dropIndexes", "deleteIndexes", "collMod", "convertToCapped", "cloneCollectionAsCapped":
+		return !internalDB(db)
+	case "aggregate":
+		return !internalDB(db) && pipelineWrites(&Request{Cmd: cmd})
+	case "renameCollection":
+		from, _ := cmd.Lookup("renameCollection").StringValueOK()
+		to, _ := cmd.Lookup("to").StringValueOK()
+		fdb, _, _ := strings.Cut(from, ".")
+		tdb, _, _ := strings.Cut(to, ".")
+		return !internalDB(fdb) || !internalDB(tdb)
+	case "applyOps", "commitTransaction":
+		return true
+	}
+	return false
+}
+
+func internalDB(db string) bool { return db == "admin" || db == "config" || db == "local" }
