@@ -88,10 +88,10 @@ func (s *Server) userWriteRunning(self *runningOp) bool {
 	return false
 }
 
-// checkUserWriteBlock refuses a write to a user namespace while user
-// writes are blocked (dispatch.go calls it once the op is registered).
-func (s *Server) checkUserWriteBlock(req *Request) error {
-	if !s.userWritesBlocked.Load() || !userWrite(req.Name, req.DB, req.Cmd) {
+// checkUserWriteBlock refuses a write to a user namespace: dispatch.go
+// calls it while user writes are blocked, once the op is registered.
+func checkUserWriteBlock(req *Request) error {
+	if !userWrite(req.Name, req.DB, req.Cmd) {
 		return nil
 	}
 	return errs.New(errs.UserWritesBlocked, "User writes blocked")
