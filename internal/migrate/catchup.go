@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -41,15 +42,18 @@ func (m *Migration) catchUp(ctx context.Context, cp *checkpoint) error {
 	blocked := false
 	lastPrint := time.Now()
 	for ctx.Err() == nil {
-		err := m.follow(ctx, cp, st, func(caughtUp bool) (bool, error) {
+		err := m.follow(ctx, cp, st, func(near, empty bool) (bool, error) {
 			if time.Since(lastPrint) >= m.cfg.Progress {
 				lastPrint = time.Now()
 				m.printLag(ctx, cp, st)
 			}
-			if !m.cfg.Cutover || !caughtUp {
+			if !m.cfg.Cutover || !near {
 				return false, nil
 			}
 			if !blocked {
+				if !empty && m.lagSeconds(ctx, cp) > 1 {
+					return false, nil
+				}
 				// Once the source refuses writes (and its writes in
 				// flight ended), the next empty batch means every
 				// change is applied.
@@ -59,7 +63,7 @@ func (m *Migration) catchUp(ctx context.Context, cp *checkpoint) error {
 				blocked = true
 				return false, nil
 			}
-			return true, nil
+			return empty, nil
 		})
 		if err == nil {
 			break
@@ -100,9 +104,9 @@ func (s *catchState) backoff() time.Duration {
 
 // follow opens the change stream at cp.Token and applies its changes in
 // batches, saving the checkpoint after each, until ctx ends, an error,
-// or done says so (called after each batch; caughtUp: the source had no
-// more changes).
-func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, done func(caughtUp bool) (bool, error)) error {
+// or done says so (called after each batch; near: the batch took all
+// the source had then; empty: the source had no change to give).
+func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, done func(near, empty bool) (bool, error)) error {
 	opts := options.ChangeStream().SetShowExpandedEvents(true).
 		SetFullDocument(options.UpdateLookup).
 		SetMaxAwaitTime(500 * time.Millisecond).
@@ -122,10 +126,10 @@ func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, 
 	var batch []event
 	for {
 		batch = batch[:0]
-		caughtUp := false
+		empty, near := false, false
 		for len(batch) < maxBatchEvents {
 			if !cs.TryNext(ctx) {
-				caughtUp = true
+				empty = true
 				break
 			}
 			var ev event
@@ -134,6 +138,7 @@ func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, 
 			}
 			batch = append(batch, ev)
 			if cs.RemainingBatchLength() == 0 && len(batch) > 0 {
+				near = len(batch) < maxBatchEvents
 				break
 			}
 		}
@@ -158,15 +163,26 @@ func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, 
 			}
 		}
 		if len(batch) > 0 {
-			caughtUp = false
+			empty = false
 		}
-		if stop, err := done(caughtUp); err != nil || stop {
+		if stop, err := done(near || empty, empty); err != nil || stop {
 			return err
 		}
 	}
 }
 
 func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
+
+// lagSeconds is how far the applied point is behind the source's
+// latest cluster time, in seconds (a large number when unknown).
+func (m *Migration) lagSeconds(ctx context.Context, cp *checkpoint) int64 {
+	now, err := m.sourceTime(ctx)
+	ts, ok := tokenTime(cp.Token)
+	if err != nil || !ok {
+		return 1 << 30
+	}
+	return max(int64(now.T)-int64(ts.T), 0)
+}
 
 // printLag prints the changes applied and how far behind the source the
 // applied point is.
@@ -191,8 +207,8 @@ func (m *Migration) printLag(ctx context.Context, cp *checkpoint, st *catchState
 // (run in parallel, one collection's in order); a DDL change waits for
 // the writes before it.
 func (m *Migration) apply(ctx context.Context, batch []event) error {
-	pending := map[[2]string][]mongo.WriteModel{}
-	var order [][2]string
+	pending := map[target][]mongo.WriteModel{}
+	var order []target
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
@@ -208,7 +224,7 @@ func (m *Migration) apply(ctx context.Context, batch []event) error {
 			}()
 		}
 		wg.Wait()
-		pending = map[[2]string][]mongo.WriteModel{}
+		pending = map[target][]mongo.WriteModel{}
 		order = order[:0]
 		return errors.Join(errs...)
 	}
@@ -220,7 +236,7 @@ func (m *Migration) apply(ctx context.Context, batch []event) error {
 				continue
 			}
 			tdb, tcoll := m.cfg.NS.Target(ev.NS.DB, ev.NS.Coll)
-			key := [2]string{tdb, tcoll}
+			key := target{tdb, tcoll, partOf(ev.DocumentKey)}
 			var wm mongo.WriteModel
 			switch {
 			case ev.OperationType == "delete" || len(ev.FullDocument) == 0:
@@ -246,10 +262,28 @@ func (m *Migration) apply(ctx context.Context, batch []event) error {
 	return flush()
 }
 
-func (m *Migration) bulk(ctx context.Context, ns [2]string, models []mongo.WriteModel) error {
-	_, err := m.dst.Database(ns[0]).Collection(ns[1]).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(true))
+// target is where a group of document changes goes: a target
+// collection and a partition of its documents (by a hash of the
+// document key), so that one collection's changes are applied by
+// several writers while each document's stay in order.
+type target struct {
+	db, coll string
+	part     uint32
+}
+
+// applyParts is the number of partitions of a collection's changes.
+const applyParts = 4
+
+func partOf(key bson.Raw) uint32 {
+	h := fnv.New32a()
+	h.Write(key)
+	return h.Sum32() % applyParts
+}
+
+func (m *Migration) bulk(ctx context.Context, t target, models []mongo.WriteModel) error {
+	_, err := m.dst.Database(t.db).Collection(t.coll).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(true))
 	if err != nil {
-		return fmt.Errorf("apply %d change(s) to %s.%s: %w", len(models), ns[0], ns[1], err)
+		return fmt.Errorf("apply %d change(s) to %s.%s: %w", len(models), t.db, t.coll, err)
 	}
 	return nil
 }
