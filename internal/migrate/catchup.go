@@ -95,6 +95,7 @@ type catchState struct {
 	failures    int
 	lastApplied int64
 	lastT       time.Time
+	idle        bool // the last batch was empty: caught up
 }
 
 func (s *catchState) backoff() time.Duration {
@@ -148,14 +149,21 @@ func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, 
 		if ctx.Err() != nil {
 			return nil
 		}
+		st.idle = len(batch) == 0
 		if len(batch) > 0 {
+			if err := m.syncSource(ctx); err != nil {
+				return err
+			}
 			if err := m.apply(ctx, batch); err != nil {
 				return err
 			}
 			st.applied += int64(len(batch))
 		}
+		// The checkpoint moves with applied changes only: a position
+		// past them (an idle stream's high-water mark) is not known to
+		// be durable on the source.
 		tok := cs.ResumeToken()
-		if tok != nil && !bytesEqual(tok, cp.Token) {
+		if len(batch) > 0 && tok != nil && !bytesEqual(tok, cp.Token) {
 			cp.Token = append(bson.Raw{}, tok...)
 			cp.Applied = st.applied
 			if err := m.saveCheckpoint(ctx, cp); err != nil {
@@ -188,7 +196,9 @@ func (m *Migration) lagSeconds(ctx context.Context, cp *checkpoint) int64 {
 // applied point is.
 func (m *Migration) printLag(ctx context.Context, cp *checkpoint, st *catchState) {
 	lag := "?"
-	if now, err := m.sourceTime(ctx); err == nil {
+	if st.idle {
+		lag = "0s, caught up"
+	} else if now, err := m.sourceTime(ctx); err == nil {
 		if ts, ok := tokenTime(cp.Token); ok {
 			d := int64(now.T) - int64(ts.T)
 			lag = fmt.Sprintf("%ds", max(d, 0))

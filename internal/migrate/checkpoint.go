@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 )
 
 // Phases of a move, as the checkpoint records them.
@@ -33,9 +34,15 @@ type checkpoint struct {
 	Applied int64     `bson:"applied"`
 }
 
+// checkpointColl is the checkpoint's collection, written with w:
+// majority and j: true: once a checkpoint is saved, the changes applied
+// before it are durable too.
 func (m *Migration) checkpointColl() *mongo.Collection {
-	return m.dst.Database(CheckpointDB).Collection(CheckpointColl)
+	wc := &writeconcern.WriteConcern{W: "majority", Journal: &journaled}
+	return m.dst.Database(CheckpointDB).Collection(CheckpointColl, options.Collection().SetWriteConcern(wc))
 }
+
+var journaled = true
 
 // loadCheckpoint returns the saved checkpoint, or nil.
 func (m *Migration) loadCheckpoint(ctx context.Context) (*checkpoint, error) {
@@ -117,4 +124,29 @@ func (m *Migration) sourceTime(ctx context.Context) (bson.Timestamp, error) {
 		return bson.Timestamp{}, errors.New("the source's hello reply has no operationTime")
 	}
 	return bson.Timestamp{T: t, I: i}, nil
+}
+
+// syncSource makes everything the source has written so far durable
+// before it is copied or applied: one journaled write (j: true) to
+// config.lode_migrate_sync on the source, which a journal sync covers
+// with every write before it. mongod's change streams return only
+// majority-committed (so journaled) changes; Lode's return a change once
+// it is visible, and a kill -9 of a Lode source could otherwise take
+// back changes the target already has (and reissue their timestamps).
+// Best effort: a source that refuses the write (no privilege on config)
+// gets a warning, once.
+func (m *Migration) syncSource(ctx context.Context) error {
+	if m.noSync.Load() {
+		return nil
+	}
+	wc := &writeconcern.WriteConcern{W: 1, Journal: &journaled}
+	coll := m.src.Database("config").Collection("lode_migrate_sync", options.Collection().SetWriteConcern(wc))
+	_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: "sync"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+	if err == nil || transient(err) {
+		return err
+	}
+	if m.noSync.CompareAndSwap(false, true) {
+		m.out.printf("warning: cannot make the source's writes durable before applying them (%v); a crash of the source could lose changes the target has", err)
+	}
+	return nil
 }

@@ -260,6 +260,9 @@ func (m *Migration) copyColl(ctx context.Context, ci *collInfo, prog *progress) 
 	if err := m.copyIndexes(ctx, ci); err != nil {
 		return err
 	}
+	if err := m.syncSource(ctx); err != nil { // what was read stays on the source
+		return err
+	}
 	copied.Store(0)
 	return nil
 }

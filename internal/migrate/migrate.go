@@ -20,6 +20,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -57,6 +58,7 @@ type Migration struct {
 	cfg      Config
 	src, dst *mongo.Client
 	out      *printer
+	noSync   atomic.Bool // the source refused syncSource's write
 }
 
 type printer struct {
@@ -142,6 +144,9 @@ func (m *Migration) run(ctx context.Context) error {
 			if err := m.retry(ctx, "open the source's change stream", func() error {
 				tok, err := m.startToken(ctx)
 				if err != nil {
+					return err
+				}
+				if err := m.syncSource(ctx); err != nil {
 					return err
 				}
 				cp = &checkpoint{Phase: phaseCopy, Token: tok, Started: time.Now().UTC()}

@@ -22,6 +22,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/lodedb/lode/test/testenv"
 )
@@ -122,7 +123,19 @@ func (s *server) restart() {
 // killed server quickly.
 func (s *server) client(t *testing.T) *mongo.Client {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(s.uri()).
+	return s.clientWith(t, options.Client())
+}
+
+// journaledClient is client with j: true writes, which a kill -9 of the
+// server does not lose once acknowledged.
+func (s *server) journaledClient(t *testing.T) *mongo.Client {
+	t.Helper()
+	return s.clientWith(t, options.Client().SetWriteConcern(writeconcern.Journaled()))
+}
+
+func (s *server) clientWith(t *testing.T, o *options.ClientOptions) *mongo.Client {
+	t.Helper()
+	c, err := mongo.Connect(o.ApplyURI(s.uri()).
 		SetServerSelectionTimeout(2 * time.Second).SetTimeout(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)

@@ -69,6 +69,10 @@ func startLoad(t *testing.T, c *mongo.Client, tolerant bool) *load {
 	q := queue.New(c.Database("work").Collection("jobs"))
 	log := eventlog.New(c.Database("web").Collection("events"))
 	ctx := context.Background()
+	durability := eventlog.W1
+	if tolerant { // servers are killed: only journaled writes must survive
+		durability = eventlog.Journaled
+	}
 	l.worker(10*time.Millisecond, func(i int) error { // two-phase transfers
 		a, b := rand.IntN(accounts), rand.IntN(accounts)
 		if a == b {
@@ -125,7 +129,7 @@ func startLoad(t *testing.T, c *mongo.Client, tolerant bool) *load {
 				es = append(es, eventlog.Event{Host: "10.0.0.1", User: fmt.Sprintf("w%d-%d-%d", w, i, k), Time: time.Now().UTC(),
 					Path: fmt.Sprintf("/p/%d", k), Status: 200, Size: int64(k)})
 			}
-			n, err := log.InsertMany(ctx, eventlog.Events(es), eventlog.W1, true)
+			n, err := log.InsertMany(ctx, eventlog.Events(es), durability, true)
 			l.mu.Lock()
 			for _, e := range es[:n] {
 				l.events[e.User] = true
