@@ -202,7 +202,6 @@ func waitCaughtUp(t *testing.T, m *migrator) {
 	}
 }
 
-
 // TestMigrateCopyRate measures the copy phase: small documents per
 // second, at least 50,000 under LODE_ACCEPTANCE=1 (500,000 documents);
 // the everyday size only checks that the copy completes and reports.
