@@ -115,6 +115,10 @@ func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, 
 	if len(cp.Token) > 0 {
 		opts.SetResumeAfter(cp.Token)
 	}
+	id0, err := m.sourceIdentity(ctx)
+	if err != nil {
+		return err
+	}
 	cs, err := m.src.Watch(ctx, mongo.Pipeline{}, opts)
 	if err != nil {
 		if codeOf(err) == 286 { // ChangeStreamHistoryLost
@@ -153,6 +157,16 @@ func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, 
 		if len(batch) > 0 {
 			if err := m.syncSource(ctx); err != nil {
 				return err
+			}
+			// The batch came from the process the stream was opened on
+			// and the sync reached it too: else the source restarted,
+			// the driver resumed on its own from a position the
+			// source may have lost, and the stream starts again from
+			// the checkpoint.
+			if id, err := m.sourceIdentity(ctx); err != nil {
+				return err
+			} else if !id.same(id0) {
+				return errSourceRestarted
 			}
 			if err := m.apply(ctx, batch); err != nil {
 				return err

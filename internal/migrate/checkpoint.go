@@ -34,12 +34,10 @@ type checkpoint struct {
 	Applied int64     `bson:"applied"`
 }
 
-// checkpointColl is the checkpoint's collection, written with w:
-// majority and j: true: once a checkpoint is saved, the changes applied
-// before it are durable too.
+// checkpointColl is the checkpoint's collection, written (as every
+// write to the target) with w: majority and j: true.
 func (m *Migration) checkpointColl() *mongo.Collection {
-	wc := &writeconcern.WriteConcern{W: "majority", Journal: &journaled}
-	return m.dst.Database(CheckpointDB).Collection(CheckpointColl, options.Collection().SetWriteConcern(wc))
+	return m.dst.Database(CheckpointDB).Collection(CheckpointColl)
 }
 
 var journaled = true
@@ -149,4 +147,35 @@ func (m *Migration) syncSource(ctx context.Context) error {
 		m.out.printf("warning: cannot make the source's writes durable before applying them (%v); a crash of the source could lose changes the target has", err)
 	}
 	return nil
+}
+
+// srcIdentity tells one run of the source's server process from the
+// next: its pid and start time (serverStatus).
+type srcIdentity struct {
+	pid   int64
+	start time.Time
+}
+
+func (a srcIdentity) same(b srcIdentity) bool {
+	d := a.start.Sub(b.start)
+	return a.pid == b.pid && d < 2*time.Second && d > -2*time.Second
+}
+
+// errSourceRestarted makes the catch-up reopen its stream from the
+// checkpoint: the driver resumed the stream by itself after a restart
+// of the source, from a position the source may no longer have had.
+var errSourceRestarted = errors.New("the source restarted")
+
+func (m *Migration) sourceIdentity(ctx context.Context) (srcIdentity, error) {
+	r, err := command(ctx, m.src, "admin", bson.D{{Key: "serverStatus", Value: 1}})
+	if err != nil {
+		return srcIdentity{}, err
+	}
+	pid, _ := r.Lookup("pid").AsInt64OK()
+	up, _ := r.Lookup("uptimeMillis").AsInt64OK()
+	now, ok := r.Lookup("localTime").DateTimeOK()
+	if !ok {
+		return srcIdentity{pid: pid}, nil
+	}
+	return srcIdentity{pid: pid, start: time.UnixMilli(now - up)}, nil
 }

@@ -115,6 +115,18 @@ func (m *Migration) checkTarget(ctx context.Context) error {
 		if !exists {
 			continue
 		}
+		if ci.Type != "view" && !m.cfg.Drop {
+			// An empty collection made ready on the target (sharded,
+			// or created with other options) is kept and filled.
+			n, err := m.dst.Database(ci.TDB).Collection(ci.TColl).EstimatedDocumentCount(ctx)
+			if err != nil {
+				return fmt.Errorf("target: %w", err)
+			}
+			if n == 0 {
+				m.out.printf("%s exists on the target, empty: kept with its options and filled", ci.tns())
+				continue
+			}
+		}
 		if m.cfg.Drop {
 			if err := m.dst.Database(ci.TDB).Collection(ci.TColl).Drop(ctx); err != nil {
 				return fmt.Errorf("target: drop %s: %w", ci.tns(), err)
@@ -125,7 +137,7 @@ func (m *Migration) checkTarget(ctx context.Context) error {
 		busy = append(busy, ci.tns())
 	}
 	if len(busy) > 0 {
-		return fmt.Errorf("the target already has %d of the namespaces to copy (%v); drop them or run with --drop", len(busy), busy)
+		return fmt.Errorf("the target already has documents or views in %d of the namespaces to copy (%v); drop them or run with --drop", len(busy), busy)
 	}
 	return nil
 }
@@ -242,16 +254,23 @@ func (m *Migration) createOnTarget(ctx context.Context, ci *collInfo) error {
 // its documents, builds its indexes.
 func (m *Migration) copyColl(ctx context.Context, ci *collInfo, prog *progress) error {
 	tcoll := m.dst.Database(ci.TDB).Collection(ci.TColl)
-	if err := tcoll.Drop(ctx); err != nil { // the remains of an interrupted copy
+	exists, err := m.targetExists(ctx, ci)
+	if err != nil {
 		return err
 	}
-	if err := m.createOnTarget(ctx, ci); err != nil {
+	if exists {
+		// The remains of an interrupted copy, or a collection prepared
+		// on the target (sharded): emptied, not dropped, so that it
+		// keeps what was prepared.
+		if _, err := tcoll.DeleteMany(ctx, bson.D{}); err != nil {
+			return err
+		}
+	} else if err := m.createOnTarget(ctx, ci); err != nil {
 		return err
 	}
 	var copied atomic.Int64
 	defer func() { prog.docs.Add(-copied.Load()) }() // counted again on a retry; kept when done
-	err := m.copyDocs(ctx, ci, tcoll, prog, &copied)
-	if err != nil {
+	if err := m.copyDocs(ctx, ci, tcoll, prog, &copied); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

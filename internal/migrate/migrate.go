@@ -26,6 +26,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 )
 
 // The checkpoint's namespace on the target.
@@ -72,11 +73,23 @@ func (p *printer) printf(format string, args ...any) {
 	fmt.Fprintf(p.w, time.Now().UTC().Format("15:04:05")+" "+format+"\n", args...)
 }
 
-func connect(uri string) (*mongo.Client, error) {
+func connect(uri string, wc *writeconcern.WriteConcern) (*mongo.Client, error) {
 	opts := options.Client().ApplyURI(uri).
 		SetServerSelectionTimeout(5 * time.Second).
 		SetConnectTimeout(5 * time.Second)
+	if wc != nil {
+		opts.SetWriteConcern(wc)
+	}
 	return mongo.Connect(opts)
+}
+
+// targetConcern is every write's on the target: majority and
+// journaled, so that what the target acknowledged survives its crash
+// (or, on a replica set, a failover) and a checkpoint saved after it
+// never claims more than the target holds.
+func targetConcern() *writeconcern.WriteConcern {
+	j := true
+	return &writeconcern.WriteConcern{W: "majority", Journal: &j}
 }
 
 // Run runs the move the configuration describes until it ends (dry run,
@@ -103,11 +116,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	m := &Migration{cfg: cfg, out: &printer{w: cfg.Out}}
 	var err error
-	if m.src, err = connect(cfg.From); err != nil {
+	if m.src, err = connect(cfg.From, nil); err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
 	defer m.src.Disconnect(context.Background())
-	if m.dst, err = connect(cfg.To); err != nil {
+	if m.dst, err = connect(cfg.To, targetConcern()); err != nil {
 		return fmt.Errorf("target: %w", err)
 	}
 	defer m.dst.Disconnect(context.Background())
@@ -214,7 +227,7 @@ func transient(err error) bool {
 	if err == nil {
 		return false
 	}
-	if mongo.IsNetworkError(err) || mongo.IsTimeout(err) || errors.Is(err, mongo.ErrClientDisconnected) {
+	if mongo.IsNetworkError(err) || mongo.IsTimeout(err) || errors.Is(err, mongo.ErrClientDisconnected) || errors.Is(err, errSourceRestarted) {
 		return true
 	}
 	var se mongo.ServerError
