@@ -19,7 +19,7 @@ func TestHelpIsNotAnError(t *testing.T) {
 	defer func() { os.Stderr, os.Stdout = stderr, stdout }()
 	for _, args := range [][]string{
 		{"serve", "--help"}, {"sim", "run", "--help"}, {"eventlog", "import", "--help"},
-		{"bench", "--help"}, {"advise", "--help"}, {"bench", "recent", "--help"}, {"--help"}, {"version"},
+		{"bench", "--help"}, {"advise", "--help"}, {"migrate", "--help"}, {"bench", "recent", "--help"}, {"--help"}, {"version"},
 	} {
 		if code := run(args); code != 0 {
 			os.Stderr = stderr

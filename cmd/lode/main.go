@@ -2,6 +2,7 @@
 //
 //	lode serve [--addr 127.0.0.1:27017] [--dir ./lode-data] [--log-level info]
 //	lode advise (--dir DIR | --uri URI) [--db DB] [--coll C] [--json] [--apply]
+//	lode migrate --from URI|DIR --to URI [--verify] [--cutover] [--dry-run] [--ns-include P] ...
 //	lode version
 package main
 

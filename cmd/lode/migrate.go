@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/lodedb/lode"
 	"github.com/lodedb/lode/internal/migrate"
 )
 
@@ -22,7 +24,8 @@ the lag. The checkpoint is kept on the target (database lode_migrate): run
 the same command again to resume. See docs/scale-out.md.
 
 flags:
-  --from URI          the source (a lode serve, or a MongoDB deployment)
+  --from URI|DIR      the source: a lode serve or MongoDB URI, or a Lode data
+                      directory no server has open (opened embedded)
   --to URI            the target (any MongoDB deployment)
   --verify            only compare source and target (counts, document
                       hashes in _id order, indexes, dbHash where answered);
@@ -72,6 +75,18 @@ func runMigrate(args []string) error {
 	}
 	if cfg.From == cfg.To {
 		return errors.New("migrate: --from and --to are the same deployment")
+	}
+	if !strings.HasPrefix(cfg.From, "mongodb://") && !strings.HasPrefix(cfg.From, "mongodb+srv://") {
+		st, err := os.Stat(cfg.From)
+		if err != nil || !st.IsDir() {
+			return fmt.Errorf("migrate: --from %q is neither a mongodb:// URI nor a data directory", cfg.From)
+		}
+		db, err := lode.Open(cfg.From)
+		if err != nil {
+			return fmt.Errorf("migrate: open the source directory: %w", err)
+		}
+		defer db.Close()
+		cfg.From = db.URI()
 	}
 	ns, err := migrate.NewNamespaces(include, exclude, nsFrom, nsTo)
 	if err != nil {
