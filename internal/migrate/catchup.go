@@ -39,6 +39,13 @@ const maxBatchEvents = 2000
 // is applied.
 func (m *Migration) catchUp(ctx context.Context, cp *checkpoint) error {
 	st := &catchState{start: time.Now()}
+	for _, p := range cp.Pending {
+		m.addPending(p)
+	}
+	m.mu.Lock()
+	m.pendingIdx = append([]pendingIndex(nil), cp.PendingIndexes...)
+	m.mu.Unlock()
+	unresolved := 0
 	blocked := false
 	lastPrint := time.Now()
 	for ctx.Err() == nil {
@@ -46,6 +53,12 @@ func (m *Migration) catchUp(ctx context.Context, cp *checkpoint) error {
 			if time.Since(lastPrint) >= m.cfg.Progress {
 				lastPrint = time.Now()
 				m.printLag(ctx, cp, st)
+			}
+			if near && len(m.pendingIndexList()) > 0 {
+				if err := m.buildPendingIndexes(ctx); err != nil {
+					return false, err
+				}
+				cp.PendingIndexes = m.pendingIndexList()
 			}
 			if !m.cfg.Cutover || !near {
 				return false, nil
@@ -63,7 +76,18 @@ func (m *Migration) catchUp(ctx context.Context, cp *checkpoint) error {
 				blocked = true
 				return false, nil
 			}
-			return empty, nil
+			if !empty {
+				return false, nil
+			}
+			// Every change is applied; what a unique index refused must
+			// be in place too.
+			if n, ni := len(m.pendingList()), len(m.pendingIndexList()); n+ni > 0 {
+				if unresolved++; unresolved > 20 {
+					return false, fmt.Errorf("cutover: the target still refuses %d document(s) and %d index(es) (duplicate keys): %v %v", n, ni, m.pendingList(), m.pendingIndexList())
+				}
+				return false, nil
+			}
+			return true, nil
 		})
 		if err == nil {
 			break
@@ -173,6 +197,10 @@ func (m *Migration) follow(ctx context.Context, cp *checkpoint, st *catchState, 
 			}
 			st.applied += int64(len(batch))
 		}
+		if err := m.resolvePending(ctx); err != nil {
+			return err
+		}
+		cp.Pending = m.pendingList()
 		// The checkpoint moves with applied changes only: a position
 		// past them (an idle stream's high-water mark) is not known to
 		// be durable on the source.
@@ -231,7 +259,7 @@ func (m *Migration) printLag(ctx context.Context, cp *checkpoint, st *catchState
 // (run in parallel, one collection's in order); a DDL change waits for
 // the writes before it.
 func (m *Migration) apply(ctx context.Context, batch []event) error {
-	pending := map[target][]mongo.WriteModel{}
+	pending := map[target]*group{}
 	var order []target
 	flush := func() error {
 		if len(pending) == 0 {
@@ -240,15 +268,15 @@ func (m *Migration) apply(ctx context.Context, batch []event) error {
 		var wg sync.WaitGroup
 		errs := make([]error, len(order))
 		for i, ns := range order {
-			models := pending[ns]
+			g := pending[ns]
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = m.bulk(ctx, ns, models)
+				errs[i] = m.bulk(ctx, ns, g)
 			}()
 		}
 		wg.Wait()
-		pending = map[target][]mongo.WriteModel{}
+		pending = map[target]*group{}
 		order = order[:0]
 		return errors.Join(errs...)
 	}
@@ -270,10 +298,14 @@ func (m *Migration) apply(ctx context.Context, batch []event) error {
 			default:
 				wm = mongo.NewReplaceOneModel().SetFilter(ev.DocumentKey).SetReplacement(ev.FullDocument).SetUpsert(true)
 			}
-			if _, ok := pending[key]; !ok {
+			g, ok := pending[key]
+			if !ok {
+				g = &group{db: ev.NS.DB, coll: ev.NS.Coll}
+				pending[key] = g
 				order = append(order, key)
 			}
-			pending[key] = append(pending[key], wm)
+			g.models = append(g.models, wm)
+			g.keys = append(g.keys, ev.DocumentKey)
 		default:
 			if err := flush(); err != nil {
 				return err
@@ -304,10 +336,93 @@ func partOf(key bson.Raw) uint32 {
 	return h.Sum32() % applyParts
 }
 
-func (m *Migration) bulk(ctx context.Context, t target, models []mongo.WriteModel) error {
-	_, err := m.dst.Database(t.db).Collection(t.coll).BulkWrite(ctx, models, options.BulkWrite().SetOrdered(true))
-	if err != nil {
-		return fmt.Errorf("apply %d change(s) to %s.%s: %w", len(models), t.db, t.coll, err)
+// group is the document changes of one target partition, in order, with
+// their document keys and source namespace.
+type group struct {
+	db, coll string
+	models   []mongo.WriteModel
+	keys     []bson.Raw
+}
+
+func (m *Migration) bulk(ctx context.Context, t target, g *group) error {
+	coll := m.dst.Database(t.db).Collection(t.coll)
+	_, err := coll.BulkWrite(ctx, g.models, options.BulkWrite().SetOrdered(true))
+	if err == nil {
+		return nil
+	}
+	if !onlyDuplicates(err) {
+		return fmt.Errorf("apply %d change(s) to %s.%s: %w", len(g.models), t.db, t.coll, err)
+	}
+	// A unique index refused a version of a document that a later
+	// change (of it or of the document holding the key) makes right:
+	// the changes are applied one by one, and the documents refused
+	// are set from the source's current version once the others are
+	// applied (resolvePending).
+	for i, wm := range g.models {
+		_, err := coll.BulkWrite(ctx, []mongo.WriteModel{wm})
+		switch {
+		case err == nil:
+		case onlyDuplicates(err):
+			m.addPending(pendingDoc{DB: g.db, Coll: g.coll, Key: g.keys[i]})
+		default:
+			return fmt.Errorf("apply a change to %s.%s: %w", t.db, t.coll, err)
+		}
+	}
+	return nil
+}
+
+// pendingDoc is a document a unique index refused on the target, to be
+// set again from the source.
+type pendingDoc struct {
+	DB   string   `bson:"db"`
+	Coll string   `bson:"coll"`
+	Key  bson.Raw `bson:"key"`
+}
+
+func (p pendingDoc) id() string { return p.DB + "\x00" + p.Coll + "\x00" + string(p.Key) }
+
+func (m *Migration) addPending(p pendingDoc) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pending == nil {
+		m.pending = map[string]pendingDoc{}
+	}
+	m.pending[p.id()] = p
+}
+
+// pendingList is the refused documents, for the checkpoint.
+func (m *Migration) pendingList() []pendingDoc {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]pendingDoc, 0, len(m.pending))
+	for _, p := range m.pending {
+		out = append(out, p)
+	}
+	return out
+}
+
+// resolvePending sets each refused document to the source's current
+// version (or deletes it), and keeps those the target still refuses.
+func (m *Migration) resolvePending(ctx context.Context) error {
+	for _, p := range m.pendingList() {
+		tdb, tcoll := m.cfg.NS.Target(p.DB, p.Coll)
+		tc := m.dst.Database(tdb).Collection(tcoll)
+		doc, err := m.src.Database(p.DB).Collection(p.Coll).FindOne(ctx, p.Key).Raw()
+		switch {
+		case errors.Is(err, mongo.ErrNoDocuments):
+			_, err = tc.DeleteOne(ctx, p.Key)
+		case err == nil:
+			_, err = tc.ReplaceOne(ctx, p.Key, doc, options.Replace().SetUpsert(true))
+		}
+		if onlyDuplicates(err) || codeOf(err) == 11000 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		m.mu.Lock()
+		delete(m.pending, p.id())
+		m.mu.Unlock()
 	}
 	return nil
 }

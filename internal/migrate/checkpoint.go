@@ -32,6 +32,13 @@ type checkpoint struct {
 	Started time.Time `bson:"started"`
 	Updated time.Time `bson:"updated"`
 	Applied int64     `bson:"applied"`
+	// Pending are documents a unique index refused on the target, set
+	// again from the source until it takes them; PendingIndexes are
+	// indexes the target could not build on the copy as read (a unique
+	// key two documents shared while it changed), built again during
+	// the catch-up.
+	Pending        []pendingDoc   `bson:"pending,omitempty"`
+	PendingIndexes []pendingIndex `bson:"pendingIndexes,omitempty"`
 }
 
 // checkpointColl is the checkpoint's collection, written (as every

@@ -208,6 +208,7 @@ func (m *Migration) copyAll(ctx context.Context, cp *checkpoint) error {
 			}
 			prog.collsDone.Add(1)
 			cp.Copied = append(cp.Copied, ci.ns())
+			cp.PendingIndexes = m.pendingIndexList()
 			if err := m.retry(ctx, "save the checkpoint", func() error { return m.saveCheckpoint(ctx, cp) }); err != nil && firstErr == nil {
 				firstErr = err
 			}
@@ -392,10 +393,67 @@ func (m *Migration) copyIndexes(ctx context.Context, ci *collInfo) error {
 		arr = append(arr, s)
 	}
 	_, err = command(ctx, m.dst, ci.TDB, bson.D{{Key: "createIndexes", Value: ci.TColl}, {Key: "indexes", Value: arr}})
-	if err != nil && !transient(err) {
+	if err == nil || transient(err) {
+		return err
+	}
+	if codeOf(err) != 11000 {
 		return fmt.Errorf("the target refused the indexes of %s: %w", ci.tns(), err)
 	}
-	return err
+	// A unique index meets two documents with one key: the copy read
+	// them at different moments. Built one by one; the refused ones are
+	// built again once the catch-up has applied the changes between.
+	for _, spec := range specs {
+		_, err := command(ctx, m.dst, ci.TDB, bson.D{{Key: "createIndexes", Value: ci.TColl}, {Key: "indexes", Value: bson.A{spec}}})
+		switch {
+		case err == nil:
+		case codeOf(err) == 11000:
+			raw, _ := bson.Marshal(spec)
+			m.mu.Lock()
+			m.pendingIdx = append(m.pendingIdx, pendingIndex{DB: ci.DB, Coll: ci.Coll, Spec: raw})
+			m.mu.Unlock()
+			m.out.printf("index %s of %s: %v; built again during the catch-up", specName(spec), ci.tns(), err)
+		case transient(err):
+			return err
+		default:
+			return fmt.Errorf("the target refused index %s of %s: %w", specName(spec), ci.tns(), err)
+		}
+	}
+	return nil
+}
+
+// pendingIndex is an index to build again on the target.
+type pendingIndex struct {
+	DB   string   `bson:"db"`
+	Coll string   `bson:"coll"`
+	Spec bson.Raw `bson:"spec"`
+}
+
+func (m *Migration) pendingIndexList() []pendingIndex {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]pendingIndex(nil), m.pendingIdx...)
+}
+
+// buildPendingIndexes tries the indexes not built yet again.
+func (m *Migration) buildPendingIndexes(ctx context.Context) error {
+	var left []pendingIndex
+	for _, p := range m.pendingIndexList() {
+		tdb, tcoll := m.cfg.NS.Target(p.DB, p.Coll)
+		_, err := command(ctx, m.dst, tdb, bson.D{{Key: "createIndexes", Value: tcoll}, {Key: "indexes", Value: bson.A{p.Spec}}})
+		switch {
+		case err == nil:
+			m.out.printf("index %s of %s.%s built", p.Spec.Lookup("name"), tdb, tcoll)
+		case codeOf(err) == 11000:
+			left = append(left, p)
+		case codeOf(err) == 26: // dropped since
+		default:
+			return err
+		}
+	}
+	m.mu.Lock()
+	m.pendingIdx = left
+	m.mu.Unlock()
+	return nil
 }
 
 // indexSpecs lists a collection's index specifications but _id's,

@@ -60,6 +60,10 @@ type Migration struct {
 	src, dst *mongo.Client
 	out      *printer
 	noSync   atomic.Bool // the source refused syncSource's write
+
+	mu         sync.Mutex
+	pending    map[string]pendingDoc // documents a unique index refused (catchup.go)
+	pendingIdx []pendingIndex        // indexes not built yet (copy.go)
 }
 
 type printer struct {
