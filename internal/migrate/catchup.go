@@ -288,7 +288,10 @@ func (m *Migration) apply(ctx context.Context, batch []event) error {
 				continue
 			}
 			tdb, tcoll := m.cfg.NS.Target(ev.NS.DB, ev.NS.Coll)
-			key := target{tdb, tcoll, partOf(ev.DocumentKey)}
+			key := target{tdb, tcoll, 0}
+			if !m.isCapped(ctx, ev.NS.DB, ev.NS.Coll) {
+				key.part = partOf(ev.DocumentKey) // a capped collection's changes stay in one line
+			}
 			var wm mongo.WriteModel
 			switch {
 			case ev.OperationType == "delete" || len(ev.FullDocument) == 0:
@@ -431,6 +434,10 @@ func (m *Migration) resolvePending(ctx context.Context) error {
 // change applied before a restart is applied again.
 func (m *Migration) applyDDL(ctx context.Context, ev *event) error {
 	db, coll := ev.NS.DB, ev.NS.Coll
+	m.forgetCapped(db, coll)
+	if ev.To.Coll != "" {
+		m.forgetCapped(ev.To.DB, ev.To.Coll)
+	}
 	tdb, tcoll := m.cfg.NS.Target(db, coll)
 	run := func(what string, cmd bson.D, ok ...int) error {
 		_, err := command(ctx, m.dst, tdb, cmd)
@@ -572,4 +579,40 @@ func (m *Migration) copyRenamed(ctx context.Context, db, coll string) error {
 		return m.createOnTarget(ctx, ci)
 	}
 	return m.copyColl(ctx, ci, &progress{})
+}
+
+// isCapped reports whether source collection db.coll is capped (asked
+// of the source once, then cached until a DDL change of it).
+func (m *Migration) isCapped(ctx context.Context, db, coll string) bool {
+	ns := db + "." + coll
+	m.mu.Lock()
+	c, ok := m.capped[ns]
+	m.mu.Unlock()
+	if ok {
+		return c
+	}
+	cur, err := m.src.Database(db).ListCollections(ctx, bson.D{{Key: "name", Value: coll}})
+	if err != nil {
+		return false
+	}
+	var specs []bson.Raw
+	if cur.All(ctx, &specs) != nil {
+		return false
+	}
+	if len(specs) > 0 {
+		c, _ = specs[0].Lookup("options", "capped").BooleanOK()
+	}
+	m.mu.Lock()
+	if m.capped == nil {
+		m.capped = map[string]bool{}
+	}
+	m.capped[ns] = c
+	m.mu.Unlock()
+	return c
+}
+
+func (m *Migration) forgetCapped(db, coll string) {
+	m.mu.Lock()
+	delete(m.capped, db+"."+coll)
+	m.mu.Unlock()
 }

@@ -290,10 +290,14 @@ func (m *Migration) copyColl(ctx context.Context, ci *collInfo, prog *progress) 
 func (m *Migration) copyDocs(ctx context.Context, ci *collInfo, tcoll *mongo.Collection, prog *progress, copied *atomic.Int64) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []bson.Raw, m.cfg.Workers)
-	errc := make(chan error, m.cfg.Workers+1)
+	workers := m.cfg.Workers
+	if capped, _ := ci.Options.Lookup("capped").BooleanOK(); capped {
+		workers = 1 // a capped collection keeps insertion order, and max evicts the oldest
+	}
+	batches := make(chan []bson.Raw, workers)
+	errc := make(chan error, workers+1)
 	var wg sync.WaitGroup
-	for range m.cfg.Workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

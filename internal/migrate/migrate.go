@@ -64,6 +64,7 @@ type Migration struct {
 	mu         sync.Mutex
 	pending    map[string]pendingDoc // documents a unique index refused (catchup.go)
 	pendingIdx []pendingIndex        // indexes not built yet (copy.go)
+	capped     map[string]bool       // source namespaces known capped or not (catchup.go)
 }
 
 type printer struct {

@@ -132,8 +132,10 @@ func TestMigrateCopiesAndFollows(t *testing.T) {
 	must(items.Indexes().DropOne(ctx, "k_1"))
 	must(shapes.Collection("capped").Drop(ctx))
 	must(sc.Database("items").CreateCollection(ctx, "later", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20)))
-	_, err = sc.Database("items").Collection("later").InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
-	must(err)
+	for x := range 50 {
+		_, err = sc.Database("items").Collection("later").InsertOne(ctx, bson.D{{Key: "x", Value: x}})
+		must(err)
+	}
 	must(sc.Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: "shapes.french"}, {Key: "to", Value: "shapes.francais"}}).Err())
 	must(shapes.RunCommand(ctx, bson.D{{Key: "collMod", Value: "bigones"}, {Key: "viewOn", Value: "validated"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "qty", Value: bson.D{{Key: "$gt", Value: 90}}}}}}}}}).Err())
 	must(shapes.RunCommand(ctx, bson.D{{Key: "collMod", Value: "validated"}, {Key: "validator", Value: bson.D{{Key: "qty", Value: bson.D{{Key: "$gte", Value: -1}}}}}}).Err())
@@ -146,6 +148,21 @@ func TestMigrateCopiesAndFollows(t *testing.T) {
 	waitCaughtUp(t, m)
 	m.stop()
 	sameData(t, ctx, sc, dc)
+	// A capped collection keeps its insertion (natural) order.
+	natural := func(c *mongo.Client) []int32 {
+		cur, err := c.Database("items").Collection("later").Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "$natural", Value: 1}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int32
+		for cur.Next(ctx) {
+			out = append(out, cur.Current.Lookup("x").Int32())
+		}
+		return out
+	}
+	if a, b := fmt.Sprint(natural(sc)), fmt.Sprint(natural(dc)); a != b {
+		t.Errorf("capped natural order: %s on the source, %s on the target", a, b)
+	}
 	v := startMigrate(t, src, dst, "--verify")
 	if err := v.wait(time.Minute); err != nil {
 		t.Errorf("verify: %v\n%s", err, v.out)
