@@ -182,8 +182,9 @@ func (m *Migration) copyAll(ctx context.Context, cp *checkpoint) error {
 	stopProg := m.showProgress(prog)
 	defer stopProg()
 
-	var mu sync.Mutex // cp
+	var mu sync.Mutex // cp, refused, firstErr
 	var firstErr error
+	var refused []string
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
 	for _, ci := range todo {
@@ -198,9 +199,10 @@ func (m *Migration) copyAll(ctx context.Context, cp *checkpoint) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
+				// Reported now; the other collections go on, and the
+				// move stops before the catch-up.
+				m.out.printf("ERROR: %v", err)
+				refused = append(refused, ci.ns())
 				return
 			}
 			if ctx.Err() != nil {
@@ -227,7 +229,9 @@ func (m *Migration) copyAll(ctx context.Context, cp *checkpoint) error {
 			return err
 		})
 		if err != nil {
-			return err
+			m.out.printf("ERROR: %v", err)
+			refused = append(refused, ci.ns())
+			continue
 		}
 		cp.Copied = append(cp.Copied, ci.ns())
 	}
@@ -237,6 +241,9 @@ func (m *Migration) copyAll(ctx context.Context, cp *checkpoint) error {
 		}
 	}
 	stopProg()
+	if len(refused) > 0 {
+		return fmt.Errorf("the target refused %d namespace(s) (%v), reported above; the others are copied and kept: exclude these with --ns-exclude, or change the target, and run the same command again", len(refused), refused)
+	}
 	el := time.Since(prog.start).Seconds()
 	m.out.printf("copied %d documents of %d collection(s) and %d view(s) in %.1fs (%.0f docs/s)",
 		prog.docs.Load(), len(todo), len(views), el, float64(prog.docs.Load())/max(el, 1e-9))

@@ -245,9 +245,12 @@ func transient(err error) bool {
 		if se.HasErrorLabel("RetryableWriteError") || se.HasErrorLabel("ResumableChangeStreamError") {
 			return true
 		}
+		if !mongo.IsNetworkError(err) {
+			return false // the server answered: its code decides
+		}
 	}
 	s := err.Error()
-	for _, frag := range []string{"server selection", "connection", "EOF", "broken pipe", "reset by peer", "refused"} {
+	for _, frag := range []string{"server selection", "connection(", "connection closed", "EOF", "broken pipe", "reset by peer", "connection refused"} {
 		if strings.Contains(s, frag) {
 			return true
 		}

@@ -145,3 +145,34 @@ func TestMigrateFromDataDirectory(t *testing.T) {
 		t.Errorf("%d documents on the target, want 2", n)
 	}
 }
+
+// TestMigrateReportsRefusals: a namespace the target refuses (here a
+// rename to an invalid database name) is reported by name, the others
+// are copied, and the move stops before the catch-up with an error.
+func TestMigrateReportsRefusals(t *testing.T) {
+	t.Parallel()
+	ctx := testenv.Ctx(t)
+	src, dst := startServer(t, "src"), startServer(t, "dst")
+	sc, dc := src.client(t), dst.client(t)
+	for _, c := range []string{"good", "bad"} {
+		if _, err := sc.Database("app").Collection(c).InsertOne(ctx, bson.D{{Key: "_id", Value: c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := startMigrate(t, src, dst, "--nsFrom", "app.bad", "--nsTo", "bad$db.bad")
+	if err := m.wait(time.Minute); err == nil {
+		t.Fatalf("a refused namespace did not fail the move:\n%s", m.out)
+	}
+	out := m.out.String()
+	for _, want := range []string{"ERROR: copy app.bad: the target refused to create collection bad$db.bad", "the target refused 1 namespace(s) ([app.bad])"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "copy done") {
+		t.Errorf("the move went on to the catch-up:\n%s", out)
+	}
+	if testenv.FindDoc(t, dc.Database("app").Collection("good"), "good") == nil {
+		t.Errorf("the accepted collection was not copied:\n%s", out)
+	}
+}
