@@ -539,7 +539,7 @@ func (m *Migration) showProgress(p *progress) func() {
 				return
 			case now := <-t.C:
 				n := p.docs.Load()
-				rate := float64(n-last) / now.Sub(lastT).Seconds()
+				rate := max(0, float64(n-last)/now.Sub(lastT).Seconds()) // a retried collection counts again
 				last, lastT = n, now
 				pct := 100.0
 				if p.total > 0 {

@@ -245,12 +245,12 @@ func transient(err error) bool {
 		if se.HasErrorLabel("RetryableWriteError") || se.HasErrorLabel("ResumableChangeStreamError") {
 			return true
 		}
-		if !mongo.IsNetworkError(err) {
+		if codeOf(err) != 0 && !mongo.IsNetworkError(err) {
 			return false // the server answered: its code decides
 		}
 	}
 	s := err.Error()
-	for _, frag := range []string{"server selection", "connection(", "connection closed", "EOF", "broken pipe", "reset by peer", "connection refused"} {
+	for _, frag := range []string{"server selection", "connection(", "connection closed", "connection pool", "EOF", "broken pipe", "reset by peer", "connection refused"} {
 		if strings.Contains(s, frag) {
 			return true
 		}
@@ -268,6 +268,15 @@ func codeOf(err error) int {
 	var ce mongo.CommandError
 	if errors.As(err, &ce) {
 		return int(ce.Code)
+	}
+	var bwe mongo.BulkWriteException
+	if errors.As(err, &bwe) {
+		if len(bwe.WriteErrors) > 0 {
+			return bwe.WriteErrors[0].Code
+		}
+		if bwe.WriteConcernError != nil {
+			return bwe.WriteConcernError.Code
+		}
 	}
 	var we mongo.WriteException
 	if errors.As(err, &we) {
