@@ -242,7 +242,7 @@ func (m *Migration) copyAll(ctx context.Context, cp *checkpoint) error {
 	}
 	stopProg()
 	if len(refused) > 0 {
-		return fmt.Errorf("the target refused %d namespace(s) (%v), reported above; the others are copied and kept: exclude these with --ns-exclude, or change the target, and run the same command again", len(refused), refused)
+		return fmt.Errorf("%d namespace(s) could not be copied (%v), reported above; the others are copied and kept: exclude these with --ns-exclude, or change the target, and run the same command again", len(refused), refused)
 	}
 	el := time.Since(prog.start).Seconds()
 	m.out.printf("copied %d documents of %d collection(s) and %d view(s) in %.1fs (%.0f docs/s)",

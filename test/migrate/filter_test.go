@@ -164,7 +164,7 @@ func TestMigrateReportsRefusals(t *testing.T) {
 		t.Fatalf("a refused namespace did not fail the move:\n%s", m.out)
 	}
 	out := m.out.String()
-	for _, want := range []string{"ERROR: copy app.bad: the target refused to create collection bad$db.bad", "the target refused 1 namespace(s) ([app.bad])"} {
+	for _, want := range []string{"ERROR: copy app.bad: the target refused to create collection bad$db.bad", "1 namespace(s) could not be copied ([app.bad])"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
