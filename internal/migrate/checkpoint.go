@@ -2,6 +2,8 @@ package migrate
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -32,6 +34,10 @@ type checkpoint struct {
 	Started time.Time `bson:"started"`
 	Updated time.Time `bson:"updated"`
 	Applied int64     `bson:"applied"`
+	// MigrationID is also the _id of the migration's document in the
+	// source's config.lode_migrate_sync: a checkpoint is resumed only
+	// against the source it came from.
+	MigrationID string `bson:"migrationId"`
 	// Pending are documents a unique index refused on the target, set
 	// again from the source until it takes them; PendingIndexes are
 	// indexes the target could not build on the copy as read (a unique
@@ -145,8 +151,8 @@ func (m *Migration) syncSource(ctx context.Context) error {
 		return nil
 	}
 	wc := &writeconcern.WriteConcern{W: 1, Journal: &journaled}
-	coll := m.src.Database("config").Collection("lode_migrate_sync", options.Collection().SetWriteConcern(wc))
-	_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: "sync"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+	coll := m.src.Database("config").Collection(syncColl, options.Collection().SetWriteConcern(wc))
+	_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: m.migrationID}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
 	if err == nil || transient(err) {
 		return err
 	}
@@ -185,4 +191,31 @@ func (m *Migration) sourceIdentity(ctx context.Context) (srcIdentity, error) {
 		return srcIdentity{pid: pid}, nil
 	}
 	return srcIdentity{pid: pid, start: time.UnixMilli(now - up)}, nil
+}
+
+// syncColl is the source's collection (in config) of syncSource's
+// writes, one document per migration.
+const syncColl = "lode_migrate_sync"
+
+func newMigrationID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// checkSameSource refuses to resume a checkpoint made against another
+// source: the source must hold the migration's document.
+func (m *Migration) checkSameSource(ctx context.Context) error {
+	if m.migrationID == "" {
+		return nil
+	}
+	err := m.src.Database("config").Collection(syncColl).FindOne(ctx, bson.D{{Key: "_id", Value: m.migrationID}}).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return fmt.Errorf("the target holds the checkpoint of migration %s, which did not come from this source (its config.%s has no such migration): point this migration at another target, or drop the target's %s database and the collections copied to start again", m.migrationID, syncColl, CheckpointDB)
+	}
+	if err != nil && !transient(err) {
+		m.out.printf("warning: cannot check that the checkpoint came from this source: %v", err)
+		return nil
+	}
+	return err
 }

@@ -60,6 +60,9 @@ type Migration struct {
 	src, dst *mongo.Client
 	out      *printer
 	noSync   atomic.Bool // the source refused syncSource's write
+	// migrationID names this migration in its checkpoint and in its
+	// document on the source (config.lode_migrate_sync).
+	migrationID string
 
 	mu         sync.Mutex
 	pending    map[string]pendingDoc // documents a unique index refused (catchup.go)
@@ -157,6 +160,12 @@ func (m *Migration) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if cp != nil {
+		m.migrationID = cp.MigrationID
+		if err := m.retry(ctx, "check the checkpoint's source", func() error { return m.checkSameSource(ctx) }); err != nil {
+			return err
+		}
+	}
 	if cp == nil || cp.Phase == phaseCopy {
 		if cp == nil {
 			if err := m.retry(ctx, "open the source's change stream", func() error {
@@ -164,10 +173,11 @@ func (m *Migration) run(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
+				m.migrationID = newMigrationID()
 				if err := m.syncSource(ctx); err != nil {
 					return err
 				}
-				cp = &checkpoint{Phase: phaseCopy, Token: tok, Started: time.Now().UTC()}
+				cp = &checkpoint{Phase: phaseCopy, Token: tok, Started: time.Now().UTC(), MigrationID: m.migrationID}
 				return nil
 			}); err != nil {
 				return err

@@ -144,6 +144,17 @@ func TestMigrateFromDataDirectory(t *testing.T) {
 	if n := testenv.Count(t, dst.client(t).Database("app").Collection("c"), bson.D{}); n != 2 {
 		t.Errorf("%d documents on the target, want 2", n)
 	}
+	// The same directory resumes its checkpoint; another source is
+	// refused it.
+	out, err = exec.Command(lodeBin(t), "migrate", "--from", dir, "--to", dst.uri(), "--cutover").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "resuming the catch-up") {
+		t.Errorf("the same source again: %v\n%s", err, out)
+	}
+	other := startServer(t, "other")
+	out, err = exec.Command(lodeBin(t), "migrate", "--from", other.uri(), "--to", dst.uri()).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "did not come from this source") {
+		t.Errorf("another source on the same target: %v\n%s", err, out)
+	}
 }
 
 // TestMigrateReportsRefusals: a namespace the target refuses (here a
