@@ -20,7 +20,7 @@ func TestMigrateSurvivesKills(t *testing.T) {
 	src, dst := startServer(t, "src"), startServer(t, "dst")
 	sc, dc := src.client(t), dst.client(t)
 	seedLoad(t, ctx, sc)
-	seedItems(t, ctx, sc, testenv.Size(40000, 400000))
+	seedItems(t, ctx, sc, testenv.Size(20000, 400000))
 	// Journaled writes: the source's own kill -9 loses none acknowledged.
 	l := startLoad(t, src.journaledClient(t), true)
 	defer l.halt()
