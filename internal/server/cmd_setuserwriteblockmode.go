@@ -9,6 +9,7 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/bsonutil"
+	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/opstats"
 )
@@ -25,8 +26,9 @@ func init() {
 // (372) until it is called with global false. As mongod's, it returns
 // once the writes already running have ended, so that a reader of the
 // oplog (lode migrate's cutover) knows that nothing after its reply's
-// operationTime will be written. The mode lasts until the server stops:
-// unlike mongod, Lode does not keep it across a restart.
+// operationTime will be written. As mongod, it keeps the mode across a
+// restart, in config.user_writes_critical_sections ({_id: "",
+// blockUserWrites: true} while writes are blocked).
 func cmdSetUserWriteBlockMode(ctx context.Context, s *Server, req *Request) (bsoncore.Document, error) {
 	if req.DB != "admin" {
 		return nil, errs.New(errs.Unauthorized, "setUserWriteBlockMode may only be run against the admin database.")
@@ -51,6 +53,9 @@ func cmdSetUserWriteBlockMode(ctx context.Context, s *Server, req *Request) (bso
 	}
 	if !seen {
 		return nil, errs.New(errs.Location40414, "BSON field 'setUserWriteBlockMode.global' is missing but a required field")
+	}
+	if err := s.persistUserWriteBlock(ctx, global); err != nil {
+		return nil, err
 	}
 	s.userWritesBlocked.Store(global)
 	if global {
@@ -121,3 +126,41 @@ func userWrite(name, db string, cmd bsoncore.Document) bool {
 }
 
 func internalDB(db string) bool { return db == "admin" || db == "config" || db == "local" }
+
+// userWriteBlockColl is where the mode is kept, as mongod keeps it.
+const userWriteBlockColl = "user_writes_critical_sections"
+
+// persistUserWriteBlock records the mode durably (a journaled write):
+// the document while writes are blocked, none otherwise.
+func (s *Server) persistUserWriteBlock(ctx context.Context, global bool) error {
+	key := bsoncore.NewDocumentBuilder().AppendString("_id", "").Build()
+	if _, err := s.eng.Delete(ctx, "config", userWriteBlockColl, []engine.DeleteSpec{{Filter: key, Limit: 1}}, engine.WriteOptions{Journal: !global}); err != nil && !errs.Is(err, errs.NamespaceNotFound) {
+		return err
+	}
+	if !global {
+		return nil
+	}
+	doc := bsoncore.NewDocumentBuilder().AppendString("_id", "").AppendBoolean("blockUserWrites", true).Build()
+	_, err := s.eng.Insert(ctx, "config", userWriteBlockColl, []bsoncore.Document{doc}, engine.WriteOptions{Ordered: true, Journal: true})
+	return err
+}
+
+// loadUserWriteBlock restores the mode at startup (server.go New).
+func (s *Server) loadUserWriteBlock() {
+	it, err := s.eng.Find(context.Background(), "config", userWriteBlockColl, engine.FindSpec{})
+	if err != nil {
+		return // no such collection: writes were never blocked
+	}
+	defer it.Close()
+	for {
+		d, err := it.Next()
+		if err != nil || d == nil {
+			return
+		}
+		if b, ok := d.Lookup("blockUserWrites").BooleanOK(); ok && b {
+			s.userWritesBlocked.Store(true)
+			s.log.Info("user writes are blocked (setUserWriteBlockMode), as before the restart")
+			return
+		}
+	}
+}

@@ -199,6 +199,7 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		obs:       newObserver(cfg),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
+	s.loadUserWriteBlock() // cmd_setuserwriteblockmode.go
 	s.wg.Add(1)
 	go s.runSessionRefresher() // sessions_coll.go
 	s.loadQueryStats()         // querystats_store.go

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/lodedb/lode"
 	"github.com/lodedb/lode/test/testenv"
 )
 
@@ -172,5 +173,45 @@ func TestSetUserWriteBlockMode(t *testing.T) {
 	err = d.RunCommand(ctx, bson.D{{Key: "setUserWriteBlockMode", Value: 1}, {Key: "global", Value: true}}).Err()
 	if code, _ := testenv.ErrCode(t, err); code != 13 {
 		t.Errorf("on a user database: %v, want Unauthorized", err)
+	}
+}
+
+// TestUserWriteBlockModeSurvivesRestart: as mongod, the block is kept
+// across a restart (config.user_writes_critical_sections), and so is
+// its lifting.
+func TestUserWriteBlockModeSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := testenv.Ctx(t)
+	open := func() *lode.DB {
+		t.Helper()
+		db, err := lode.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	set := func(db *lode.DB, on bool) {
+		t.Helper()
+		r, err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "setUserWriteBlockMode", Value: 1}, {Key: "global", Value: on}}).Raw()
+		testenv.WantOK(t, r, err)
+	}
+	insert := func(db *lode.DB) error {
+		_, err := db.Client().Database("app").Collection("c").InsertOne(ctx, bson.D{})
+		return err
+	}
+	db := open()
+	set(db, true)
+	db.Close()
+	db = open()
+	if code, _ := testenv.ErrCode(t, insert(db)); code != 372 {
+		t.Errorf("after a restart with writes blocked, an insert: code %d, want 372", code)
+	}
+	set(db, false)
+	db.Close()
+	db = open()
+	defer db.Close()
+	if err := insert(db); err != nil {
+		t.Errorf("after a restart with the block lifted, an insert: %v", err)
 	}
 }
