@@ -46,6 +46,7 @@ func (m *Migration) catchUp(ctx context.Context, cp *checkpoint) error {
 	m.pendingIdx = append([]pendingIndex(nil), cp.PendingIndexes...)
 	m.mu.Unlock()
 	unresolved := 0
+	cutStart := time.Now()
 	blocked := false
 	lastPrint := time.Now()
 	for ctx.Err() == nil {
@@ -64,7 +65,12 @@ func (m *Migration) catchUp(ctx context.Context, cp *checkpoint) error {
 				return false, nil
 			}
 			if !blocked {
-				if !empty && m.lagSeconds(ctx, cp) > 1 {
+				// Block once within a second of the source; a load that
+				// keeps the catch-up further behind is let in later,
+				// one more second of lag for every 30 s of waiting
+				// (the writes then fail for about the lag).
+				allowed := 1 + int64(time.Since(cutStart)/(30*time.Second))
+				if !empty && m.lagSeconds(ctx, cp) > allowed {
 					return false, nil
 				}
 				// Once the source refuses writes (and its writes in
