@@ -24,7 +24,7 @@ func TestHelpIsNotAnError(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--help"}, {"sim", "run", "--help"}, {"eventlog", "import", "--help"},
 		{"eventlog", "--help"}, {"eventlog", "help"}, {"eventlog", "-h"},
-		{"bench", "--help"}, {"advise", "--help"}, {"bench", "recent", "--help"}, {"--help"}, {"version"},
+		{"bench", "--help"}, {"advise", "--help"}, {"migrate", "--help"}, {"bench", "recent", "--help"}, {"--help"}, {"version"},
 	} {
 		if code := run(args); code != 0 {
 			os.Stderr = stderr

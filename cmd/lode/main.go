@@ -2,6 +2,7 @@
 //
 //	lode serve [--addr 127.0.0.1:27017] [--dir ./lode-data] [--log-level info]
 //	lode advise (--dir DIR | --uri URI) [--db DB] [--coll C] [--json] [--apply]
+//	lode migrate --from URI|DIR --to URI [--verify] [--cutover] [--dry-run] [--ns-include P] ...
 //	lode version
 package main
 
@@ -35,6 +36,8 @@ func run(args []string) int {
 		err = runEventlog(args[1:])
 	case "bench":
 		err = runBench(args[1:])
+	case "migrate":
+		err = runMigrate(args[1:])
 	case "version", "--version":
 		fmt.Printf("lode %s (MongoDB %s compatible)\n", version, mongoVersion())
 	case "help", "-h", "--help":
@@ -76,6 +79,7 @@ commands:
   eventlog  import FILE [--uri URI]: load an Apache combined access log
   sim       run the schema simulator (lode sim help)
   advise    --dir DIR | --uri URI: propose indexes from the recorded query shapes
+  migrate   --from URI --to URI: move a live deployment to another (docs/scale-out.md)
   version   print the version
 `)
 }

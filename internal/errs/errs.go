@@ -88,6 +88,7 @@ const (
 	CursorKilled                             Code = 237
 	NotImplemented                           Code = 238
 	CollectionUUIDMismatch                   Code = 361
+	UserWritesBlocked                        Code = 372
 	NoSuchSession                            Code = 206
 	TransactionTooOld                        Code = 225
 	NoSuchTransaction                        Code = 251
@@ -255,6 +256,7 @@ var names = map[Code]string{
 	CursorKilled:                             "CursorKilled",
 	NotImplemented:                           "NotImplemented",
 	CollectionUUIDMismatch:                   "CollectionUUIDMismatch",
+	UserWritesBlocked:                        "UserWritesBlocked",
 	ConversionFailure:                        "ConversionFailure",
 	NoSuchTransaction:                        "NoSuchTransaction",
 	TransactionCommitted:                     "TransactionCommitted",

@@ -165,7 +165,10 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	defer s.endOp(req, op)
 	ctx = op
 	var body, extra bsoncore.Document
-	if s.cfg.TestCommands {
+	if s.userWritesBlocked.Load() {
+		err = checkUserWriteBlock(req) // cmd_setuserwriteblockmode.go
+	}
+	if err == nil && s.cfg.TestCommands {
 		err = s.failCommandBefore(ctx, req) // failpoint.go
 		if req.conn != nil && req.conn.closeNow {
 			return nil

@@ -156,6 +156,9 @@ type Server struct {
 	// stop is closed by Close, to end background goroutines at once.
 	stop chan struct{}
 
+	// userWritesBlocked: setUserWriteBlockMode global (cmd_setuserwriteblockmode.go).
+	userWritesBlocked atomic.Bool
+
 	nextConnID atomic.Int64
 	stats      stats
 	logs       *logRing
@@ -214,6 +217,7 @@ func New(eng *engine.Engine, cfg Config) *Server {
 		obs:       newObserver(cfg),
 	}
 	eng.SetNamespaceHook(s.namespaceGone)
+	s.loadUserWriteBlock() // cmd_setuserwriteblockmode.go
 	s.wg.Add(1)
 	go s.runSessionRefresher() // sessions_coll.go
 	s.loadQueryStats()         // querystats_store.go
