@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -225,12 +224,6 @@ func Open(dir string, opts Options) (*DB, error) {
 		},
 	}
 	popts.EnsureDefaults()
-	// Compactions may run two at a time (more on a bigger machine) when
-	// they fall behind: one at a time, a bulk load left 13 files in
-	// level 0 behind it, and the first full scan after the load paid for
-	// reading through them (852 against 455 ms of CPU for the eventlog's
-	// hits per path per day; docs/benchmarks.md).
-	popts.CompactionConcurrencyRange = func() (int, int) { return 1, maxCompactions() }
 	// Sorted loads (bulkload.go) keep their runs and sstables in bulk-*
 	// directories; one a crash interrupted is of no further use.
 	if stale, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(stale) > 0 {
@@ -498,7 +491,3 @@ func (db *DB) Flush() error {
 	}
 	return db.Failed()
 }
-
-// maxCompactions is the most compactions Pebble runs at once: half the
-// cores the runtime uses, at least two.
-func maxCompactions() int { return max(2, runtime.GOMAXPROCS(0)/2) }
