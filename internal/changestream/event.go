@@ -130,11 +130,13 @@ func (r *Reader) crudEvent(op string, e, o bsoncore.Document, db, coll string, i
 			AppendDocument("ns", nsDoc(db, coll)).
 			AppendDocument("documentKey", ev.key)
 	case oplog.OpDelete:
-		ev.key = o
+		// The event outlives the scan's callback: keep the key's bytes.
+		ev.key = append(bsoncore.Document(nil), o...)
 		r.header(b, tok, "delete", e, info)
 		b.AppendDocument("ns", nsDoc(db, coll)).AppendDocument("documentKey", ev.key)
 	case oplog.OpUpdate:
-		ev.key, _ = e.Lookup("o2").DocumentOK()
+		key, _ := e.Lookup("o2").DocumentOK()
+		ev.key = append(bsoncore.Document(nil), key...)
 		if v, ok := o.Lookup("$v").AsInt64OK(); ok && v == 2 {
 			diff, _ := o.Lookup("diff").DocumentOK()
 			r.header(b, tok, "update", e, info)

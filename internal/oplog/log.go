@@ -190,7 +190,7 @@ var ErrStop = errors.New("stop")
 
 // Scan calls fn with the entries whose timestamps are in (after, upTo],
 // oldest first, from a consistent view of the log. upTo is normally the
-// Visible timestamp. fn's document is valid only during the call.
+// Visible timestamp. fn may keep the document.
 func (l *Log) Scan(after, upTo TS, fn func(ts TS, doc bsoncore.Document) error) error {
 	if upTo <= after {
 		return nil
@@ -214,19 +214,17 @@ func (l *Log) scan(lo, hi TS, reverse bool, fn func(ts TS, doc bsoncore.Document
 		return fmt.Errorf("oplog: scan: %w", err)
 	}
 	defer it.Close()
-	var buf []byte // the rebuilt document of a compact entry, reused
 	for {
 		rid, v, ok := it.Next()
 		if !ok {
 			return it.Err()
 		}
 		ts := TS(rid)
-		doc, err := expand(buf, v, ts)
+		// A rebuilt document is the reader's to keep (readers such as
+		// change streams hold parts of an entry past the callback).
+		doc, err := expand(nil, v, ts)
 		if err != nil {
 			return fmt.Errorf("oplog: entry %d: %w", ts, err)
-		}
-		if isCompact(v) {
-			buf = doc
 		}
 		if err := fn(ts, doc); err != nil {
 			if errors.Is(err, ErrStop) {

@@ -24,7 +24,6 @@ func (o Records) OpenRecords(r storage.Reader, reverse bool) (storage.RecordIter
 // records expands the stored entries of a cursor (stored.go).
 type records struct {
 	cur *storage.OplogCursor
-	buf []byte
 	err error
 }
 
@@ -33,13 +32,10 @@ func (r *records) Next() (storage.RecordID, []byte, bool) {
 	if !ok {
 		return 0, nil, false
 	}
-	doc, err := expand(r.buf, v, TS(rid))
+	doc, err := expand(nil, v, TS(rid)) // not reused: a scan may keep it
 	if err != nil {
 		r.err = fmt.Errorf("oplog: entry %d: %w", rid, err)
 		return 0, nil, false
-	}
-	if isCompact(v) {
-		r.buf = doc
 	}
 	return rid, doc, true
 }
