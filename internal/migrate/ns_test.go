@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"cmp"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -69,7 +70,7 @@ func TestCompareValuesOrdersAsTheServer(t *testing.T) {
 	}
 	for i := range vals {
 		for j := range vals {
-			want := cmpInt(i, j)
+			want := cmp.Compare(i, j)
 			if got := compareValues(vals[i], vals[j]); got != want {
 				t.Errorf("compare(%v, %v) = %d, want %d", vals[i], vals[j], got, want)
 			}
