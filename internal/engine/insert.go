@@ -10,6 +10,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/oplog"
 )
 
 // MaxDocumentSize is MongoDB's BSON document size limit.
@@ -30,6 +31,10 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		return res, err
 	}
 	t := e.newWriteBatchCtx(WithBypassValidation(ctx, opts.BypassDocumentValidation), c)
+	t.bulk = len(docs) >= bulkInsertMin && t.tx == nil && !t.c.Capped
+	if t.bulk && t.e.logged(t.c) {
+		t.ops = make([]oplog.Entry, 0, min(len(docs), bulkBatchDocs))
+	}
 	var idBuf []byte
 	for i, doc := range docs {
 		if err := ctx.Err(); err != nil {

@@ -20,6 +20,17 @@ const (
 	maxBatchBytes = 8 << 20
 )
 
+// A bulk insert (an insert command of at least bulkInsertMin documents,
+// outside a transaction) commits in batches of up to bulkBatchDocs
+// documents or bulkBatchBytes bytes, which storage commits by ingestion
+// when they are large enough (storage.Batch.PreferIngest): the fsyncs an
+// ingestion costs are then shared by thousands of documents.
+const (
+	bulkInsertMin  = 1000
+	bulkBatchDocs  = 16384
+	bulkBatchBytes = 16 << 20
+)
+
 // writeBatch accumulates the changes of one or more documents of one
 // collection into a Pebble batch. The caller holds the collection's writer
 // lock from creation to the last commit. Each document's record and index
@@ -72,6 +83,8 @@ type writeBatch struct {
 	// rec follows the statements of a retryable write (sessionrec.go):
 	// each commit also writes the session's record.
 	rec StmtRecorder
+	// bulk: a bulk insert's batch (bulkInsertMin).
+	bulk bool
 }
 
 type stagedKey struct {
@@ -87,6 +100,9 @@ func (e *Engine) newWriteBatch(c *collection) *writeBatch {
 
 // full reports whether the batch should be committed now.
 func (t *writeBatch) full() bool {
+	if t.bulk {
+		return t.docs >= bulkBatchDocs || t.b.Len() >= bulkBatchBytes
+	}
 	return t.docs >= maxBatchDocs || t.b.Len() >= maxBatchBytes
 }
 
@@ -358,6 +374,9 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 		// A batch of several inserts: each index's entries in a run
 		// (storage.Batch.GroupIndexEntries).
 		t.b.GroupIndexEntries()
+		if t.bulk {
+			t.b.PreferIngest()
+		}
 	}
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]

@@ -96,6 +96,8 @@ func storageMetricsDoc(s *Server) bsoncore.Document {
 		AppendInt64("writeStalls", m.WriteStalls).
 		AppendInt64("writeStallMillis", m.WriteStallMillis).
 		AppendInt64("walBytes", int64(m.WALBytes)).
+		AppendInt64("ingestions", m.Ingestions).
+		AppendInt64("commitsByIngestion", m.CommitsByIngestion).
 		Build()
 }
 

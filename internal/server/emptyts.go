@@ -1,9 +1,12 @@
 package server
 
 import (
+	"encoding/binary"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
 )
 
 // replaceEmptyTimestamps gives every top-level Timestamp(0, 0) of the
@@ -37,15 +40,24 @@ func isEmptyTimestamp(el bsoncore.Element) bool {
 	return t == 0 && i == 0
 }
 
+// hasEmptyTimestamp reports whether d has a top-level non-_id
+// Timestamp(0, 0). It walks d in place: every inserted document passes
+// here.
 func hasEmptyTimestamp(d bsoncore.Document) bool {
-	elems, err := d.Elements()
-	if err != nil {
+	if len(d) < 5 {
 		return false // the insert reports the invalid document
 	}
-	for _, el := range elems {
-		if isEmptyTimestamp(el) {
+	body := d[:len(d)-1]
+	for i := 4; i < len(body); {
+		el, ok := bsonutil.ElementAt(body, i)
+		if !ok {
+			return false // the insert reports the invalid document
+		}
+		if el.Type == bsoncore.TypeTimestamp && string(body[el.Name:el.NameEnd]) != "_id" &&
+			binary.LittleEndian.Uint64(body[el.NameEnd+1:]) == 0 {
 			return true
 		}
+		i = el.End
 	}
 	return false
 }

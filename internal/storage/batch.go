@@ -22,6 +22,9 @@ type Batch struct {
 	// memtable receives each index's keys in a run (GroupIndexEntries).
 	grouped bool
 	sides   []sideBatch
+	// ingest: a bulk insert's batch, committed by ingestion when large
+	// enough (PreferIngest, ingestcommit.go).
+	ingest bool
 }
 
 // sideBatch holds the index entries of one index (Batch.grouped).

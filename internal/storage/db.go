@@ -172,6 +172,8 @@ type DB struct {
 	opening   atomic.Bool   // within pebble.Open: Fatalf panics for openPebble to recover
 	cacheSize int64         // the block cache's capacity (Options.CacheSize)
 	records   recordCaches  // the record cache (recordcache.go)
+	// ingestCommits counts the batches committed by ingestion.
+	ingestCommits atomic.Int64
 }
 
 // Open opens (creating if needed) the Pebble database in dir.
@@ -311,7 +313,11 @@ func (db *DB) Commit(b *Batch) (seq uint64, err error) {
 		defer db.records.end(colls)
 	}
 	err = b.mergeSides()
-	if err == nil {
+	done := false
+	if err == nil && b.ingest && b.pb.Len() >= ingestCommitMin {
+		done, err = db.commitIngest(b.pb)
+	}
+	if err == nil && !done {
 		err = db.commit(b.pb)
 	}
 	db.leave()

@@ -26,6 +26,10 @@ type EngineMetrics struct {
 	WriteStalls                        int64
 	WriteStallMillis                   int64
 	WALBytes                           uint64
+	// Ingestions counts the sstables sets Pebble ingested (index builds
+	// and bulk inserts); CommitsByIngestion the bulk inserts' batches
+	// among them (ingestcommit.go).
+	Ingestions, CommitsByIngestion int64
 }
 
 // stallCounter counts Pebble's write stalls and their total duration; its
@@ -72,6 +76,8 @@ func (db *DB) Metrics() EngineMetrics {
 		WriteStalls:           db.stalls.n.Load(),
 		WriteStallMillis:      stallNanos / 1e6,
 		WALBytes:              m.WAL.Size,
+		Ingestions:            int64(m.Ingest.Count),
+		CommitsByIngestion:    db.ingestCommits.Load(),
 	}
 }
 

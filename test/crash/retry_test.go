@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -170,6 +172,9 @@ func TestRetryableWritesAppliedOnceAcrossRestart(t *testing.T) {
 				{"insert", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{
 					bson.D{{Key: "_id", Value: 10}}, bson.D{{Key: "_id", Value: 11}}, bson.D{{Key: "_id", Value: 12}},
 				}}}, nil},
+				// A bulk insert large enough to be committed by ingestion
+				// (storage/ingestcommit.go): its statements' records too.
+				{"bulk insert", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bulkDocs(3000)}}, nil},
 				{"delete", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{
 					bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: "del"}}}, {Key: "limit", Value: 1}},
 				}}}, nil},
@@ -199,6 +204,13 @@ func TestRetryableWritesAppliedOnceAcrossRestart(t *testing.T) {
 			}
 			if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 21}}); err != nil {
 				t.Fatal(err)
+			}
+			ss, err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := ss.Lookup("lode", "storage", "commitsByIngestion").AsInt64OK(); n < 1 {
+				t.Fatalf("the bulk insert was not committed by ingestion: %v", ss.Lookup("lode", "storage"))
 			}
 
 			stopServer(cmd, sig)
@@ -249,13 +261,24 @@ func TestRetryableWritesAppliedOnceAcrossRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// inc, fam, up, up0, 10, 11, 12, 20, 21, 22 ("del" deleted).
-			if n != 10 {
-				t.Errorf("after %v: %d documents, want 10", sig, n)
+			// inc, fam, up, up0, 10, 11, 12, 20, 21, 22 ("del" deleted),
+			// and the bulk insert's 3000.
+			if n != 10+3000 {
+				t.Errorf("after %v: %d documents, want 3010", sig, n)
 			}
 			stopServer(cmd, syscall.SIGTERM)
 		})
 	}
+}
+
+// bulkDocs returns n documents of about 500 bytes with _id "b0000"...
+func bulkDocs(n int) bson.A {
+	pad := strings.Repeat("x", 480)
+	docs := make(bson.A, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: fmt.Sprintf("b%04d", i)}, {Key: "pad", Value: pad}}
+	}
+	return docs
 }
 
 func equalM(a, b bson.M) bool {

@@ -1,0 +1,207 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// A bulk insert's batch (Batch.PreferIngest) of at least ingestCommitMin
+// bytes that only adds keys is committed by ingestion instead of through
+// the WAL and the memtable: its keys are sorted into one sstable per key
+// range (a collection's records, each index's entries, the oplog, the
+// sessions, the catalog) and the tables are ingested together, atomically
+// and durably. Pebble puts each table in the lowest level where no key of
+// its range lies in between, so the records, the _id entries of ObjectIds
+// and the oplog entries of a load, which are appended past the end of
+// their ranges, go straight to the last level: nothing is flushed or
+// compacted after the load, where the same keys through the memtable were
+// written about three times more (a flush to level 0, then compactions
+// down) and left a compaction debt to the queries that followed.
+//
+// Before the ingestion the WAL is synced, so that nothing committed
+// before the batch can be lost while the batch survives a crash; the
+// ingestion itself is durable when it returns.
+
+// ingestCommitMin is the smallest batch committed by ingestion: below it
+// the fsyncs of the tables and of Pebble's manifest cost more than the
+// WAL and the memtable.
+const ingestCommitMin = 1 << 20
+
+// PreferIngest marks b as a bulk insert's: committed by ingestion when it
+// is large enough and only adds keys (see ingestcommit.go).
+func (b *Batch) PreferIngest() { b.ingest = true }
+
+// ingestEntry is one key of a batch committed by ingestion; ord is its
+// position in the batch (the later of two writes of one key wins).
+type ingestEntry struct {
+	key, value []byte
+	ord        int
+}
+
+// ingestRange returns the length of the prefix of key that names its
+// range: a collection's records or an index's entries (kind and id), or
+// the other families (one kind byte).
+func ingestRange(key []byte) int {
+	if len(key) >= 9 && (key[0] == kindRecord || key[0] == kindIndex) {
+		return 9
+	}
+	return min(1, len(key))
+}
+
+// ingestSeq numbers the directories of batches committed by ingestion.
+var ingestSeq atomic.Uint64
+
+// commitIngest commits pb by ingestion. It reports false (and commits
+// nothing) when pb holds anything but the setting of keys.
+func (db *DB) commitIngest(pb *pebble.Batch) (done bool, err error) {
+	groups, ok, err := ingestGroups(pb)
+	if err != nil || !ok {
+		return false, err
+	}
+	// Everything committed before is made durable first.
+	if err := db.logSync(); err != nil {
+		return true, err
+	}
+	// The tables are written past guardFS: a full disk fails this batch
+	// (nothing of it is committed), not the database.
+	fs := db.popts.FS
+	if g, ok := fs.(guardFS); ok {
+		fs = g.FS
+	}
+	dir := fs.PathJoin(db.dir, fmt.Sprintf("bulk-commit-%d", ingestSeq.Add(1)))
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return true, fmt.Errorf("storage: commit by ingestion: %w", err)
+	}
+	defer fs.RemoveAll(dir)
+	wopts := db.popts.MakeWriterOptions(6, db.pdb.TableFormat())
+	paths := make([]string, 0, len(groups))
+	for i, g := range groups {
+		path := fs.PathJoin(dir, fmt.Sprintf("%04d.sst", i))
+		if err := writeIngestTable(fs, path, wopts, g); err != nil {
+			return true, err
+		}
+		paths = append(paths, path)
+	}
+	if err := db.ingestNoEnter(paths); err != nil {
+		return true, err
+	}
+	db.ingestCommits.Add(1)
+	return true, nil
+}
+
+// ingestGroups reads pb's writes into sorted runs of distinct keys, one
+// per key range, ordered by key. ok is false when pb holds anything but
+// sets.
+func ingestGroups(pb *pebble.Batch) (groups [][]ingestEntry, ok bool, err error) {
+	r := pb.Reader()
+	all := make([]ingestEntry, 0, pb.Count())
+	for ord := 0; ; ord++ {
+		kind, k, v, more, err := r.Next()
+		if err != nil {
+			return nil, false, err
+		}
+		if !more {
+			break
+		}
+		if kind != pebble.InternalKeyKindSet {
+			return nil, false, nil
+		}
+		all = append(all, ingestEntry{key: k, value: v, ord: ord})
+	}
+	// Split into runs of one range; a range met again (rare: the batch
+	// writes the families in runs) joins its earlier run.
+	for i := 0; i < len(all); {
+		p := ingestRange(all[i].key)
+		j := i + 1
+		for j < len(all) && ingestRange(all[j].key) == p && bytes.Equal(all[j].key[:p], all[i].key[:p]) {
+			j++
+		}
+		run := all[i:j:j]
+		joined := false
+		for gi, g := range groups {
+			q := ingestRange(g[0].key)
+			if q == p && bytes.Equal(g[0].key[:q], run[0].key[:p]) {
+				groups[gi] = append(slices.Clip(g), run...)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			groups = append(groups, run)
+		}
+		i = j
+	}
+	for gi, g := range groups {
+		groups[gi] = sortDistinct(g)
+	}
+	slices.SortFunc(groups, func(a, b []ingestEntry) int { return bytes.Compare(a[0].key, b[0].key) })
+	return groups, true, nil
+}
+
+// sortDistinct orders g by key, keeping of several writes of one key the
+// last; a run already in strictly rising order (records, ObjectIds, the
+// oplog) is returned as it is.
+func sortDistinct(g []ingestEntry) []ingestEntry {
+	rising := true
+	for i := 1; i < len(g); i++ {
+		if bytes.Compare(g[i-1].key, g[i].key) >= 0 {
+			rising = false
+			break
+		}
+	}
+	if rising {
+		return g
+	}
+	slices.SortFunc(g, func(a, b ingestEntry) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return a.ord - b.ord
+	})
+	out := g[:0]
+	for i := range g {
+		if len(out) > 0 && bytes.Equal(out[len(out)-1].key, g[i].key) {
+			out[len(out)-1] = g[i]
+			continue
+		}
+		out = append(out, g[i])
+	}
+	return out
+}
+
+// writeIngestTable writes g, sorted and distinct, as one sstable at path.
+func writeIngestTable(fs vfs.FS, path string, wopts sstable.WriterOptions, g []ingestEntry) error {
+	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return fmt.Errorf("storage: commit by ingestion: %w", err)
+	}
+	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), wopts)
+	for _, e := range g {
+		if err := w.Set(e.key, e.value); err != nil {
+			_ = w.Close()
+			return fmt.Errorf("storage: commit by ingestion: write sstable: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("storage: commit by ingestion: write sstable: %w", err)
+	}
+	return nil
+}
+
+// ingestNoEnter ingests paths for a caller inside db.enter (Commit).
+func (db *DB) ingestNoEnter(paths []string) (err error) {
+	defer db.recoverFatal(&err)
+	err = db.pdb.Ingest(context.Background(), paths)
+	if err != nil && isIOFailure(err) {
+		err = db.fail(err)
+	}
+	return err
+}

@@ -1,0 +1,139 @@
+package crash
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// TestKill9DuringBulkInserts: insertMany batches large enough to be
+// committed by ingestion (storage/ingestcommit.go), acknowledged with
+// j:true, from two clients, one of them writing single documents in
+// between, until kill -9. After the restart every acknowledged document
+// is there, every batch is whole or absent (each is one commit), every
+// document has its oplog entry and no entry lacks its document, and
+// validate passes.
+func TestKill9DuringBulkInserts(t *testing.T) {
+	bin := buildLode(t)
+	dataDir := filepath.Join(t.TempDir(), "data")
+	cmd, addr := startServer(t, bin, dataDir)
+	uri := "mongodb://" + addr + "/?directConnection=true"
+	c := connect(t, uri)
+	coll := c.Database("bulk").Collection("docs", options.Collection().SetWriteConcern(writeconcern.Journaled()))
+	pad := strings.Repeat("x", 480)
+	const per = 2500
+	var mu sync.Mutex
+	var ackedBatches []int32
+	var ackedSingles []int32
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for b := int32(0); ctx.Err() == nil; b++ {
+			docs := make([]any, per)
+			for i := range docs {
+				docs[i] = bson.D{{Key: "b", Value: b}, {Key: "i", Value: int32(i)}, {Key: "pad", Value: pad}}
+			}
+			if _, err := coll.InsertMany(ctx, docs); err != nil {
+				return
+			}
+			mu.Lock()
+			ackedBatches = append(ackedBatches, b)
+			mu.Unlock()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := int32(0); ctx.Err() == nil; i++ {
+			if _, err := coll.InsertOne(ctx, bson.D{{Key: "single", Value: i}}); err != nil {
+				return
+			}
+			mu.Lock()
+			ackedSingles = append(ackedSingles, i)
+			mu.Unlock()
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		enough := len(ackedBatches) >= 6
+		mu.Unlock()
+		if enough || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(150 * time.Millisecond) // the kill lands inside a batch
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	cancel()
+	wg.Wait()
+	c.Disconnect(context.Background())
+	if len(ackedBatches) < 2 {
+		t.Fatalf("only %d batches acknowledged before the kill", len(ackedBatches))
+	}
+
+	cmd, addr = startServer(t, bin, dataDir)
+	defer stopServer(cmd, syscall.SIGTERM)
+	c = connect(t, "mongodb://"+addr+"/?directConnection=true")
+	bg := context.Background()
+	coll = c.Database("bulk").Collection("docs")
+	cur, err := coll.Aggregate(bg, []bson.D{
+		{{Key: "$match", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$exists", Value: true}}}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$b"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []struct {
+		B int32 `bson:"_id"`
+		N int32 `bson:"n"`
+	}
+	if err := cur.All(bg, &groups); err != nil {
+		t.Fatal(err)
+	}
+	present := map[int32]bool{}
+	for _, g := range groups {
+		present[g.B] = true
+		if g.N != per {
+			t.Errorf("batch %d holds %d documents after the kill, want all %d or none", g.B, g.N, per)
+		}
+	}
+	for _, b := range ackedBatches {
+		if !present[b] {
+			t.Errorf("acknowledged batch %d is missing", b)
+		}
+	}
+	for _, i := range ackedSingles {
+		if n, err := coll.CountDocuments(bg, bson.D{{Key: "single", Value: i}}); err != nil || n != 1 {
+			t.Fatalf("acknowledged single insert %d: %d documents (%v)", i, n, err)
+		}
+	}
+	docs, err := coll.CountDocuments(bg, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := c.Database("local").Collection("oplog.rs").CountDocuments(bg, bson.D{{Key: "ns", Value: "bulk.docs"}, {Key: "op", Value: "i"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries != docs {
+		t.Errorf("%d documents but %d insert entries in the oplog", docs, entries)
+	}
+	var v bson.M
+	if err := c.Database("bulk").RunCommand(bg, bson.D{{Key: "validate", Value: "docs"}}).Decode(&v); err != nil || v["valid"] != true {
+		t.Errorf("validate: %v, %v", v, err)
+	}
+	t.Logf("%d batches and %d single inserts acknowledged; %d documents after the restart", len(ackedBatches), len(ackedSingles), docs)
+}
