@@ -208,6 +208,7 @@ func (p *packer) pack(dst []uint64, vals []s8val) []uint64 {
 			}
 		}
 		rest := len(vals) - i
+		before := i
 	layouts:
 		for _, l := range packOrder {
 			n := int(l.n)
@@ -235,6 +236,9 @@ func (p *packer) pack(dst []uint64, vals []s8val) []uint64 {
 			p.prev, p.hasPrev = vals[i+n-1], true
 			i += n
 			break
+		}
+		if i == before {
+			panic("bsoncolumn: value too wide for Simple-8b")
 		}
 	}
 	return dst
