@@ -1,0 +1,139 @@
+package bsoncolumn
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+func marshal(t testing.TB, d any) bsoncore.Document {
+	t.Helper()
+	b, err := bson.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCompressBucket(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	at := func(s int) bson.DateTime { return bson.NewDateTimeFromTime(t0.Add(time.Duration(s) * time.Second)) }
+	id := bson.NewObjectID()
+	v1 := bson.D{
+		{Key: "_id", Value: id},
+		{Key: "control", Value: bson.D{
+			{Key: "version", Value: int32(1)},
+			{Key: "min", Value: bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: at(0)}, {Key: "status", Value: 200}}},
+			{Key: "max", Value: bson.D{{Key: "_id", Value: 3}, {Key: "t", Value: at(20)}, {Key: "status", Value: 404}}},
+		}},
+		{Key: "meta", Value: "host1"},
+		{Key: "data", Value: bson.D{
+			{Key: "status", Value: bson.D{{Key: "0", Value: int32(200)}, {Key: "2", Value: int32(404)}}},
+			{Key: "t", Value: bson.D{{Key: "0", Value: at(10)}, {Key: "1", Value: at(0)}, {Key: "2", Value: at(20)}}},
+			{Key: "_id", Value: bson.D{{Key: "0", Value: int32(1)}, {Key: "1", Value: int32(2)}, {Key: "2", Value: int32(3)}}},
+			{Key: "path", Value: bson.D{{Key: "1", Value: "/a"}}},
+		}},
+	}
+	v2, err := CompressBucket(marshal(t, v1), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v2.Validate(); err != nil {
+		t.Fatalf("invalid document: %v", err)
+	}
+	// Shape: _id, control{version 2, min, max, count}, meta, data{t first}.
+	var keys []string
+	elems, _ := v2.Elements()
+	for _, e := range elems {
+		keys = append(keys, e.Key())
+	}
+	if fmt.Sprint(keys) != "[_id control meta data]" {
+		t.Errorf("top-level keys %v", keys)
+	}
+	ctl := v2.Lookup("control").Document()
+	celems, _ := ctl.Elements()
+	keys = keys[:0]
+	for _, e := range celems {
+		keys = append(keys, e.Key())
+	}
+	if fmt.Sprint(keys) != "[version min max count]" {
+		t.Errorf("control keys %v", keys)
+	}
+	if v := ctl.Lookup("version").Int32(); v != 2 {
+		t.Errorf("version %d", v)
+	}
+	if v := ctl.Lookup("count").Int32(); v != 3 {
+		t.Errorf("count %d", v)
+	}
+	if !IsCompressed(v2) || IsCompressed(marshal(t, v1)) {
+		t.Errorf("IsCompressed wrong")
+	}
+	delems, _ := v2.Lookup("data").Document().Elements()
+	keys = keys[:0]
+	for _, e := range delems {
+		keys = append(keys, e.Key())
+		if sub, _ := e.Value().Binary(); sub != 7 {
+			t.Errorf("data.%s subtype %d", e.Key(), sub)
+		}
+	}
+	if fmt.Sprint(keys) != "[t status _id path]" {
+		t.Errorf("data keys %v", keys)
+	}
+	// Sorted by time: measurement 1 (t=0), 0 (t=10), 2 (t=20).
+	col, _ := ColumnOf(v2.Lookup("data", "status"))
+	vals, err := Decode(col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != 3 || vals[0].Type != 0 || vals[1].Int32() != 200 || vals[2].Int32() != 404 {
+		t.Errorf("status column %v", vals)
+	}
+
+	back, err := DecompressBucket(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bson.D{
+		{Key: "_id", Value: id},
+		{Key: "control", Value: bson.D{
+			{Key: "version", Value: int32(1)},
+			{Key: "min", Value: bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: at(0)}, {Key: "status", Value: 200}}},
+			{Key: "max", Value: bson.D{{Key: "_id", Value: 3}, {Key: "t", Value: at(20)}, {Key: "status", Value: 404}}},
+		}},
+		{Key: "meta", Value: "host1"},
+		{Key: "data", Value: bson.D{
+			{Key: "t", Value: bson.D{{Key: "0", Value: at(0)}, {Key: "1", Value: at(10)}, {Key: "2", Value: at(20)}}},
+			{Key: "status", Value: bson.D{{Key: "1", Value: int32(200)}, {Key: "2", Value: int32(404)}}},
+			{Key: "_id", Value: bson.D{{Key: "0", Value: int32(2)}, {Key: "1", Value: int32(1)}, {Key: "2", Value: int32(3)}}},
+			{Key: "path", Value: bson.D{{Key: "0", Value: "/a"}}},
+		}},
+	}
+	if !bytes.Equal(back, marshal(t, want)) {
+		t.Errorf("decompressed\n%v\nwant\n%v", back, bsoncore.Document(marshal(t, want)))
+	}
+	if _, err := DecompressBucket(marshal(t, v1)); err == nil {
+		t.Errorf("decompressing a version-1 bucket succeeded")
+	}
+}
+
+func TestCompressBucketRefuses(t *testing.T) {
+	dt := bson.NewDateTimeFromTime(time.Unix(0, 0))
+	for name, b := range map[string]bson.D{
+		"no time": {{Key: "control", Value: bson.D{{Key: "version", Value: 1}}}, {Key: "data", Value: bson.D{{Key: "x", Value: bson.D{{Key: "0", Value: 1}}}}}},
+		"extra key": {{Key: "control", Value: bson.D{{Key: "version", Value: 1}}}, {Key: "data", Value: bson.D{
+			{Key: "t", Value: bson.D{{Key: "0", Value: dt}}},
+			{Key: "x", Value: bson.D{{Key: "0", Value: 1}, {Key: "1", Value: 2}}},
+		}}},
+		"time not a date": {{Key: "control", Value: bson.D{{Key: "version", Value: 1}}}, {Key: "data", Value: bson.D{
+			{Key: "t", Value: bson.D{{Key: "0", Value: 5}}},
+		}}},
+	} {
+		if _, err := CompressBucket(marshal(t, b), "t"); err == nil {
+			t.Errorf("%s: compressed", name)
+		}
+	}
+}
