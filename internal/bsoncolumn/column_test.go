@@ -197,7 +197,21 @@ func TestRoundTripRandom(t *testing.T) {
 }
 
 func randomValue(r *rand.Rand) bsoncore.Value {
-	switch r.IntN(12) {
+	switch r.IntN(15) {
+	case 12, 13:
+		d := bson.D{}
+		for _, k := range []string{"a", "b", "c"} {
+			if r.IntN(3) > 0 {
+				v := randomValue(r)
+				if v.Type == 0 {
+					continue
+				}
+				d = append(d, bson.E{Key: k, Value: bson.RawValue{Type: bson.Type(v.Type), Value: v.Data}})
+			}
+		}
+		return vDoc(d)
+	case 14:
+		return vArray(r.IntN(3), r.IntN(2))
 	case 0:
 		return skip
 	case 1:
@@ -422,4 +436,51 @@ func TestSimple8bPackUnpack(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestRoundTripInterleaved(t *testing.T) {
+	var vals []bsoncore.Value
+	for i := 0; i < 700; i++ {
+		d := bson.D{{Key: "t", Value: float64(i) / 10}, {Key: "n", Value: int32(i)}}
+		if i%3 == 0 {
+			d = append(d, bson.E{Key: "sub", Value: bson.D{{Key: "x", Value: "s" + fmt.Sprint(i%4)}, {Key: "arr", Value: bson.A{int64(i), int64(i + 1)}}}})
+		}
+		if i%5 == 0 {
+			d = append(d, bson.E{Key: "late", Value: true})
+		}
+		if i%50 == 7 {
+			d[1].Value = "type change"
+		}
+		vals = append(vals, vDoc(d))
+		if i%11 == 0 {
+			vals = append(vals, skip)
+		}
+	}
+	col := checkRoundTrip(t, vals)
+	if col[0] != interleavedObject {
+		t.Errorf("objects not written in interleaved mode: first byte %#x", col[0])
+	}
+	literalSize := 0
+	for _, v := range vals {
+		literalSize += 2 + len(v.Data)
+	}
+	if len(col)*4 > literalSize {
+		t.Errorf("interleaved column %d bytes, literals would take %d", len(col), literalSize)
+	}
+
+	// Runs end where an object breaks the reference's order or shape, and
+	// between objects and other values.
+	checkRoundTrip(t, []bsoncore.Value{
+		vDoc(bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 2}}),
+		vDoc(bson.D{{Key: "b", Value: 3}, {Key: "a", Value: 4}}),
+		vDoc(bson.D{{Key: "b", Value: bson.D{{Key: "c", Value: 1}}}}),
+		vDoc(bson.D{{Key: "b", Value: bson.A{1}}}),
+		vDoc(bson.D{{Key: "b", Value: bson.A{}}}),
+		vDoc(bson.D{{Key: "b", Value: bson.A{1, 2}}}),
+		skip, skip,
+		vInt32(5),
+		vArray(1, 2), vArray(1, 2, 3), vArray(1), skip,
+		vDoc(bson.D{{Key: "a", Value: 1}}),
+		skip,
+	})
 }

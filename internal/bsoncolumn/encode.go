@@ -30,7 +30,16 @@ type Builder struct {
 	vals       []s8val
 	blocks     []uint64
 	pk         packer
+
+	il interleaver
+
+	// For an interleaved stream: where each control ends and how many values
+	// it holds.
+	chunked bool
+	chunks  []chunk
 }
+
+type chunk struct{ end, count int }
 
 // segment is a stretch of a run's values that shares one control byte kind:
 // for doubles its scale, decided by its first non-zero delta.
@@ -48,10 +57,17 @@ func (b *Builder) Reset() {
 	b.segs = b.segs[:0]
 	b.vals = b.vals[:0]
 	b.pk = packer{}
+	b.il.active = false
+	b.chunked = false
+	b.chunks = b.chunks[:0]
 }
 
 // Skip adds a missing value.
 func (b *Builder) Skip() {
+	if b.il.active {
+		b.il.entries = append(b.il.entries, [2]int{0, -1})
+		return
+	}
 	if len(b.segs) == 0 {
 		// Skips before any literal: a 64-bit run at scale "memory".
 		b.segs = append(b.segs, segment{scale: memoryAsInteger})
@@ -64,6 +80,13 @@ func (b *Builder) Append(v bsoncore.Value) {
 	if v.Type == 0 {
 		b.Skip()
 		return
+	}
+	if v.Type == bsoncore.TypeEmbeddedDocument || v.Type == bsoncore.TypeArray {
+		if !b.chunked && b.appendObject(v) {
+			return
+		}
+	} else if b.il.active {
+		b.endInterleaved()
 	}
 	if b.prev.Type == 0 || v.Type != b.prev.Type {
 		b.literal(v)
@@ -179,6 +202,14 @@ func (b *Builder) literal(v bsoncore.Value) {
 	b.flushRun()
 	b.out = append(b.out, byte(v.Type), 0)
 	b.out = append(b.out, v.Data...)
+	if b.chunked {
+		b.chunks = append(b.chunks, chunk{end: len(b.out), count: 1})
+	}
+	b.startFrom(v)
+}
+
+// startFrom sets the state a decoder has after reading literal v.
+func (b *Builder) startFrom(v bsoncore.Value) {
 	b.setPrev(v)
 	b.kind = typeKind(v.Type)
 	b.dod = deltaOfDelta(v.Type)
@@ -216,8 +247,14 @@ func (b *Builder) flushRun() {
 		for blocks := b.blocks; len(blocks) > 0; {
 			n := min(len(blocks), 16)
 			b.out = append(b.out, controlForScale[scale]|byte(n-1))
+			count := 0
 			for _, w := range blocks[:n] {
 				b.out = binary.LittleEndian.AppendUint64(b.out, w)
+				c, _ := blockCount(w)
+				count += c
+			}
+			if b.chunked {
+				b.chunks = append(b.chunks, chunk{end: len(b.out), count: count})
 			}
 			blocks = blocks[n:]
 		}
@@ -229,6 +266,7 @@ func (b *Builder) flushRun() {
 // Finish ends the column and returns its binary (the builder's buffer, valid
 // until the next Reset).
 func (b *Builder) Finish() []byte {
+	b.endInterleaved()
 	b.flushRun()
 	b.out = append(b.out, 0)
 	return b.out

@@ -57,7 +57,21 @@ func valuesFromBytes(b []byte) []bsoncore.Value {
 		case 11:
 			out = append(out, vBool(k&0x80 != 0))
 		case 12:
-			out = append(out, vDoc(bson.D{{Key: "a", Value: int32(u64(1))}}))
+			d := bson.D{}
+			f := u64(1)
+			if f&1 != 0 {
+				d = append(d, bson.E{Key: "a", Value: int32(u64(1))})
+			}
+			if f&2 != 0 {
+				d = append(d, bson.E{Key: "b", Value: bson.D{{Key: "c", Value: float64(u64(1)) / 4}}})
+			}
+			if f&4 != 0 {
+				d = append(d, bson.E{Key: "d", Value: bson.A{string(take(2))}})
+			}
+			if f&8 != 0 {
+				d = append(d, bson.E{Key: "a", Value: "late"})
+			}
+			out = append(out, vDoc(d))
 		default:
 			// Repeat the previous value a number of times, for runs.
 			if n := len(out); n > 0 {
