@@ -111,9 +111,13 @@ func CompressBucket(bucket bsoncore.Document, timeField string) (bsoncore.Docume
 	}
 
 	// Read the measurements: times, and each column's value or a skip.
-	var times []bsoncore.Value
-	var millis []int64
-	var cells []bsoncore.Value // row-major: len(times) * len(cols)
+	rows := 0
+	if err := walk(timeDoc, func(bsoncore.Type, []byte, []byte) error { rows++; return nil }); err != nil {
+		return nil, err
+	}
+	times := make([]bsoncore.Value, 0, rows)
+	millis := make([]int64, 0, rows)
+	cells := make([]bsoncore.Value, 0, rows*len(cols)) // row-major
 	err = walk(timeDoc, func(t bsoncore.Type, key, val []byte) error {
 		if t != bsoncore.TypeDateTime {
 			return fmt.Errorf("%w: time value is not a date", ErrNotCompressible)
@@ -350,4 +354,34 @@ func walkElems(doc []byte, f func(t bsoncore.Type, key, val, elem []byte) error)
 		end := cap(doc) - cap(val) + len(val)
 		return f(t, key, val, doc[start:end])
 	})
+}
+
+// NamedColumn is one data field of a compressed bucket.
+type NamedColumn struct {
+	Name   []byte // a slice of the bucket
+	Column Column
+}
+
+// DataColumns appends to dst the data columns of a compressed (version 2 or
+// 3) bucket, in the bucket's order (the time field's first in what mongod
+// writes). An unpack stage reads them side by side, one Iterator each: the
+// n-th value of every column belongs to the n-th measurement.
+func DataColumns(bucket bsoncore.Document, dst []NamedColumn) ([]NamedColumn, error) {
+	data, err := bucket.LookupErr("data")
+	if err != nil {
+		return dst, errors.New("bsoncolumn: bucket without data")
+	}
+	doc, ok := data.DocumentOK()
+	if !ok {
+		return dst, errors.New("bsoncolumn: bucket data is not an object")
+	}
+	err = walk(doc, func(t bsoncore.Type, k, v []byte) error {
+		col, ok := columnOf(bsoncore.Value{Type: t, Data: v})
+		if !ok {
+			return fmt.Errorf("bsoncolumn: data.%s is not a BSONColumn", k)
+		}
+		dst = append(dst, NamedColumn{Name: k, Column: col})
+		return nil
+	})
+	return dst, err
 }

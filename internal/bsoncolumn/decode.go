@@ -32,14 +32,15 @@ func isInterleavedControl(c byte) bool {
 // stream decodes one sequence of values: the whole column in regular mode,
 // one leaf of the reference object in interleaved mode.
 type stream struct {
-	last    bsoncore.Value // last value, Type 0 before any
-	scratch []byte         // holds computed values
-	kind    int
-	dod     bool
-	scale   uint8
-	enc     int64 // last value as an integer, or last delta for delta of delta
-	encDod  int64 // last value as an integer for delta of delta
-	enc128  u128
+	last     bsoncore.Value // last value, Type 0 before any
+	scratch  []byte         // holds computed values
+	kind     int
+	dod      bool
+	scale    uint8
+	enc      int64 // last value as an integer, or last delta for delta of delta
+	encDod   int64 // last value as an integer for delta of delta
+	enc128   u128
+	enc128ok bool // enc128 holds last's integer (computed on the first delta)
 
 	blocks   []byte // blocks left in the current control
 	n, i     int    // values in the current block and the next one's index
@@ -67,7 +68,7 @@ func (s *stream) resetLiteral(v bsoncore.Value) {
 			s.enc = e
 		}
 	case kind128:
-		s.enc128, _ = encode128(v)
+		s.enc128ok = false
 	}
 }
 
@@ -147,6 +148,11 @@ func (s *stream) apply(d s8val) (bsoncore.Value, error) {
 	if s.kind == kind128 {
 		if d.v == (u128{}) {
 			return s.last, nil
+		}
+		if !s.enc128ok {
+			// As mongod: a literal too long to carry counts as 0.
+			s.enc128, _ = encode128(s.last)
+			s.enc128ok = true
 		}
 		s.enc128 = add128(s.enc128, unzigzag128(d.v))
 		return s.materialize128()
