@@ -128,3 +128,17 @@ func BenchmarkIterateColumns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/measurement")
 }
+
+// BenchmarkIterateTime reads the time column alone (delta of delta dates).
+func BenchmarkIterateTime(b *testing.B) {
+	v2, _ := CompressBucket(eventBucket(1000), "time")
+	col, _ := ColumnOf(v2.Lookup("data", "time"))
+	var it Iterator
+	b.ReportAllocs()
+	for b.Loop() {
+		it.Reset(col)
+		for _, ok := it.Next(); ok; _, ok = it.Next() {
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/value")
+}

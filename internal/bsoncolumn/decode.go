@@ -48,8 +48,28 @@ type stream struct {
 	vals     [60]uint64
 	vals128  [60]u128
 	rleLeft  int
-	prev     s8val // last Simple-8b value read, repeated by run blocks
+	prev     s8val // last Simple-8b value before the current block, repeated by run blocks
 	inBlocks bool  // a control of Simple-8b blocks was loaded since the last literal
+	// prev is the current block's last slot rather than s.prev (kept lazily
+	// so the per-value path does not copy it).
+	prevInBlock bool
+}
+
+// settlePrev makes s.prev the last value read before a new block is loaded.
+func (s *stream) settlePrev() {
+	if !s.prevInBlock {
+		return
+	}
+	s.prevInBlock = false
+	k := s.n - 1
+	switch {
+	case s.skips&(1<<k) != 0:
+		s.prev = s8val{skip: true}
+	case s.kind == kind128:
+		s.prev = s8val{v: s.vals128[k]}
+	default:
+		s.prev = s8val{v: u128{lo: s.vals[k]}}
+	}
 }
 
 func (s *stream) resetLiteral(v bsoncore.Value) {
@@ -59,6 +79,7 @@ func (s *stream) resetLiteral(v bsoncore.Value) {
 	s.n, s.i, s.rleLeft, s.blocks = 0, 0, 0, nil
 	s.inBlocks = false
 	s.prev = s8val{}
+	s.prevInBlock = false
 	switch s.kind {
 	case kind64:
 		e := encode64(v)
@@ -94,6 +115,7 @@ func (s *stream) loadBlocks(c byte, blocks []byte) error {
 		return invalid("scaled control for a value that is not a double")
 	}
 	s.scale = scale
+	s.settlePrev()
 	s.blocks = blocks
 	s.n, s.i, s.rleLeft = 0, 0, 0
 	if !s.inBlocks {
@@ -111,10 +133,12 @@ func (s *stream) nextDelta() (s8val, error) {
 		return s.prev, nil
 	}
 	if s.i >= s.n {
+		s.settlePrev()
 		w := binary.LittleEndian.Uint64(s.blocks)
 		s.blocks = s.blocks[8:]
 		if w&15 == rleSelector {
 			s.rleLeft = int((w>>4)&15+1)*rleUnit - 1
+			s.n, s.i = 0, 0
 			return s.prev, nil
 		}
 		var err error
@@ -124,20 +148,38 @@ func (s *stream) nextDelta() (s8val, error) {
 			s.n, s.skips, err = unpack64(w, &s.vals)
 		}
 		if err != nil {
+			s.n = 0
 			return s8val{}, err
 		}
 		s.i = 0
+		s.prevInBlock = true
 	}
 	k := s.i
 	s.i++
-	if s.skips&(1<<k) != 0 {
-		s.prev = s8val{skip: true}
-	} else if s.kind == kind128 {
-		s.prev = s8val{v: s.vals128[k]}
-	} else {
-		s.prev = s8val{v: u128{lo: s.vals[k]}}
+	switch {
+	case s.skips&(1<<k) != 0:
+		return s8val{skip: true}, nil
+	case s.kind == kind128:
+		return s8val{v: s.vals128[k]}, nil
 	}
-	return s.prev, nil
+	return s8val{v: u128{lo: s.vals[k]}}, nil
+}
+
+// step64 applies the non-skip 64-bit Simple-8b value d.
+func (s *stream) step64(d uint64) (bsoncore.Value, error) {
+	if !s.dod && d == 0 {
+		return s.last, nil
+	}
+	if s.kind != kind64 {
+		return bsoncore.Value{}, invalid("non-zero delta for a type that only repeats")
+	}
+	s.enc += unzigzag64(d)
+	v := s.enc
+	if s.dod {
+		s.encDod += s.enc
+		v = s.encDod
+	}
+	return s.materialize64(v)
 }
 
 // apply turns Simple-8b value d into the next value (Type 0 for a skip).
@@ -157,19 +199,7 @@ func (s *stream) apply(d s8val) (bsoncore.Value, error) {
 		s.enc128 = add128(s.enc128, unzigzag128(d.v))
 		return s.materialize128()
 	}
-	if !s.dod && d.v.lo == 0 {
-		return s.last, nil
-	}
-	if s.kind != kind64 {
-		return bsoncore.Value{}, invalid("non-zero delta for a type that only repeats")
-	}
-	s.enc += unzigzag64(d.v.lo)
-	v := s.enc
-	if s.dod {
-		s.encDod += s.enc
-		v = s.encDod
-	}
-	return s.materialize64(v)
+	return s.step64(d.v.lo)
 }
 
 // own makes s.scratch hold the bytes of s.last, so a new value can be
@@ -187,19 +217,22 @@ func (s *stream) own(size int) []byte {
 
 func (s *stream) materialize64(v int64) (bsoncore.Value, error) {
 	t := s.last.Type
+	if cap(s.scratch) < 32 {
+		s.scratch = make([]byte, 32)
+	}
 	var buf []byte
 	switch t {
 	case bsoncore.TypeDouble:
-		buf = s.own(8)
+		buf = s.scratch[:8]
 		binary.LittleEndian.PutUint64(buf, math.Float64bits(decodeDouble(v, s.scale)))
 	case bsoncore.TypeInt32:
-		buf = s.own(4)
+		buf = s.scratch[:4]
 		binary.LittleEndian.PutUint32(buf, uint32(v))
 	case bsoncore.TypeInt64, bsoncore.TypeDateTime, bsoncore.TypeTimestamp:
-		buf = s.own(8)
+		buf = s.scratch[:8]
 		binary.LittleEndian.PutUint64(buf, uint64(v))
 	case bsoncore.TypeBoolean:
-		buf = s.own(1)
+		buf = s.scratch[:1]
 		buf[0] = 0
 		if v != 0 {
 			buf[0] = 1

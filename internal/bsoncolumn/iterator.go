@@ -65,6 +65,7 @@ func (it *Iterator) Err() error { return it.err }
 
 func (it *Iterator) fail(err error) (bsoncore.Value, bool) {
 	it.err, it.done = err, true
+	it.reg.n, it.reg.i = 0, 0
 	return bsoncore.Value{}, false
 }
 
@@ -72,6 +73,19 @@ func (it *Iterator) fail(err error) (bsoncore.Value, bool) {
 // lacks the field), and false at the end of the column or on an error (see
 // Err). The value's bytes stay valid until the next call to Next.
 func (it *Iterator) Next() (bsoncore.Value, bool) {
+	// The common case: the next value of a 64-bit block in regular mode.
+	if s := &it.reg; s.i < s.n && s.kind != kind128 && !it.inter {
+		k := s.i
+		s.i++
+		if s.skips&(1<<k) != 0 || s.last.Type == 0 {
+			return bsoncore.Value{}, true
+		}
+		v, err := s.step64(s.vals[k])
+		if err != nil {
+			return it.fail(err)
+		}
+		return v, true
+	}
 	if it.done {
 		return bsoncore.Value{}, false
 	}
@@ -93,6 +107,7 @@ func (it *Iterator) Next() (bsoncore.Value, bool) {
 			return it.fail(invalid("bytes after the end of column"))
 		}
 		it.done = true
+		s.n, s.i = 0, 0
 		return bsoncore.Value{}, false
 	case isInterleavedControl(c):
 		if err := it.startInterleaved(c); err != nil {
