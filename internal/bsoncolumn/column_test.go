@@ -325,6 +325,19 @@ func TestDecodeHandBuilt(t *testing.T) {
 		want := vDecimal(1<<59, 0)
 		checkDecode(t, cat(literal(lo), []byte{0x80}, block(w), []byte{0}), []bsoncore.Value{lo, want})
 	})
+	t.Run("run block first after a literal", func(t *testing.T) {
+		// Before a run's first block a decoder repeats 0: 960 zero deltas, then
+		// 30 + 8 + 1 more in selectors 2, 7 and 14.
+		col := cat(literal(vDouble(2)), []byte{0x93}, block(15|7<<4), block(2), block(7), block(14), []byte{0})
+		want := make([]bsoncore.Value, 1000)
+		for i := range want {
+			want[i] = vDouble(2)
+		}
+		checkDecode(t, col, want)
+		if got := Encode(want); len(got) >= len(col) {
+			t.Errorf("our column of the same values takes %d bytes, this one %d", len(got), len(col))
+		}
+	})
 	t.Run("skips before any literal", func(t *testing.T) {
 		checkDecode(t, cat([]byte{0x80}, block(0xFFFFFFFFFFFFFFFE), literal(vInt32(7)), []byte{0}),
 			[]bsoncore.Value{skip, vInt32(7)})
@@ -401,7 +414,7 @@ func TestSimple8bPackUnpack(t *testing.T) {
 			}
 			vals = append(vals, v)
 		}
-		var p packer
+		p := newPacker()
 		blocks := p.pack(nil, vals)
 		var got []s8val
 		var prev s8val

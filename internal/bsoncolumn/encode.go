@@ -56,7 +56,7 @@ func (b *Builder) Reset() {
 	b.prevBuf = b.prevBuf[:0]
 	b.segs = b.segs[:0]
 	b.vals = b.vals[:0]
-	b.pk = packer{}
+	b.pk = newPacker()
 	b.il.active = false
 	b.chunked = false
 	b.chunks = b.chunks[:0]
@@ -213,7 +213,7 @@ func (b *Builder) startFrom(v bsoncore.Value) {
 	b.setPrev(v)
 	b.kind = typeKind(v.Type)
 	b.dod = deltaOfDelta(v.Type)
-	b.pk = packer{}
+	b.pk = newPacker()
 	switch b.kind {
 	case kind64:
 		if v.Type == bsoncore.TypeDouble {

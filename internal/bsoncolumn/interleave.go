@@ -286,7 +286,7 @@ func (b *Builder) endInterleaved() {
 	b.setPrev(bsoncore.Value{Type: il.rootType, Data: il.arena[last[0] : last[0]+last[1]]})
 	b.kind = kindRepeat
 	b.dod = false
-	b.pk = packer{}
+	b.pk = newPacker()
 	for ; trailing > 0; trailing-- {
 		b.Skip()
 	}

@@ -185,11 +185,15 @@ type s8val struct {
 }
 
 // packer turns values into Simple-8b blocks. prev is the last value of the
-// last block written in the same run, which a run block repeats.
+// last block written in the same run, which a run block repeats; before the
+// first block of a run a decoder repeats 0 (mongod's builder starts runs of
+// zero deltas that way too).
 type packer struct {
 	prev    s8val
 	hasPrev bool
 }
+
+func newPacker() packer { return packer{hasPrev: true} }
 
 // pack appends the blocks for vals to dst. Every value must be encodable.
 func (p *packer) pack(dst []uint64, vals []s8val) []uint64 {
