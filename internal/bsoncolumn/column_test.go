@@ -297,6 +297,17 @@ func TestDecodeHandBuilt(t *testing.T) {
 		checkDecode(t, cat(literal(vString("abc")), []byte{0x80}, block(14|2<<4), []byte{0}),
 			[]bsoncore.Value{vString("abc"), vString("abd")})
 	})
+	t.Run("short strings of different lengths", func(t *testing.T) {
+		// Reversed, "a".."d" are 0x61..0x64 (+1 each, zigzag 2) and "bb" is
+		// 0x6262 (+0x61FE, zigzag 0xC3FC): three 20-bit slots of selector
+		// 12, then selector 14.
+		col := cat(literal(vString("a")), []byte{0x81}, block(12|2<<4|2<<24|2<<44), block(14|0xC3FC<<4), []byte{0})
+		want := []bsoncore.Value{vString("a"), vString("b"), vString("c"), vString("d"), vString("bb")}
+		checkDecode(t, col, want)
+		if got := Encode(want); !bytes.Equal(got, col) {
+			t.Errorf("encoded % x\nwant     % x", got, col)
+		}
+	})
 	t.Run("objectid delta of delta", func(t *testing.T) {
 		o := [12]byte{0x65, 0, 0, 1, 5, 5, 5, 5, 5, 0, 0, 9}
 		o2 := o
