@@ -508,3 +508,15 @@ func TestRoundTripInterleaved(t *testing.T) {
 		skip,
 	})
 }
+
+func TestDoublesLeaveRawBits(t *testing.T) {
+	// After a value only raw bits carry, decimal values go back to a scale.
+	vals := []bsoncore.Value{vDouble(1), vDouble(math.NaN())}
+	for i := 0; i < 200; i++ {
+		vals = append(vals, vDouble(2+float64(i)/2))
+	}
+	col := checkRoundTrip(t, vals)
+	if len(col) > 100 {
+		t.Errorf("%d bytes for a run of halves after a NaN", len(col))
+	}
+}

@@ -160,10 +160,11 @@ func (b *Builder) appendDouble(v bsoncore.Value) bool {
 		return true
 	}
 	seg := &b.segs[len(b.segs)-1]
-	if seg.scale >= 0 {
-		if _, ok := encodeDouble(cur, uint8(seg.scale)); !ok {
-			// A finer scale is needed: a new control byte, whose decoder
-			// rescales the previous value.
+	if seg.scale >= 0 && len(b.vals) > seg.start {
+		_, ok := encodeDouble(cur, uint8(seg.scale))
+		// A finer scale is needed, or raw bits are no longer: a new control
+		// byte, whose decoder rescales the previous value.
+		if !ok || (seg.scale == memoryAsInteger && max(doubleScale(b.prevDouble), doubleScale(cur)) < memoryAsInteger) {
 			b.segs = append(b.segs, segment{start: len(b.vals), scale: -1, anchor: b.prevDouble})
 			seg = &b.segs[len(b.segs)-1]
 		}
@@ -181,10 +182,7 @@ func (b *Builder) appendDouble(v bsoncore.Value) bool {
 	c, _ := encodeDouble(cur, uint8(seg.scale))
 	z := zigzag64(c - p)
 	if !encodable(u128{lo: z}) {
-		if len(b.vals) == seg.start && seg.scale != memoryAsInteger {
-			seg.scale = -1 // undecided again; the literal starts a new run anyway
-		}
-		return false
+		return false // a literal, which starts a new run
 	}
 	b.vals = append(b.vals, s8val{v: u128{lo: z}})
 	b.prevDouble = cur
