@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -115,9 +116,12 @@ func CompressBucket(bucket bsoncore.Document, timeField string) (bsoncore.Docume
 	if err := walk(timeDoc, func(bsoncore.Type, []byte, []byte) error { rows++; return nil }); err != nil {
 		return nil, err
 	}
-	times := make([]bsoncore.Value, 0, rows)
-	millis := make([]int64, 0, rows)
-	cells := make([]bsoncore.Value, 0, rows*len(cols)) // row-major
+	st := compressPool.Get().(*compressState)
+	defer st.release()
+	times := slices.Grow(st.times[:0], rows)
+	millis := slices.Grow(st.millis[:0], rows)
+	cells := slices.Grow(st.cells[:0], rows*len(cols)) // row-major
+	defer func() { st.times, st.millis, st.cells = times, millis, cells }()
 	err = walk(timeDoc, func(t bsoncore.Type, key, val []byte) error {
 		if t != bsoncore.TypeDateTime {
 			return fmt.Errorf("%w: time value is not a date", ErrNotCompressible)
@@ -146,7 +150,8 @@ func CompressBucket(bucket bsoncore.Document, timeField string) (bsoncore.Docume
 	}
 
 	n := len(times)
-	order := make([]int32, n)
+	order := slices.Grow(st.order[:0], n)[:n]
+	st.order = order
 	for i := range order {
 		order[i] = int32(i)
 	}
@@ -202,7 +207,8 @@ func CompressBucket(bucket bsoncore.Document, timeField string) (bsoncore.Docume
 	out = append(out, 0)
 	dstart := len(out)
 	out = append(out, 0, 0, 0, 0)
-	var b Builder
+	b := &st.b
+	b.Reset()
 	for _, i := range order {
 		b.Append(times[i])
 	}
@@ -219,6 +225,25 @@ func CompressBucket(bucket bsoncore.Document, timeField string) (bsoncore.Docume
 	out = append(out, 0)
 	binary.LittleEndian.PutUint32(out, uint32(len(out)))
 	return out, nil
+}
+
+// compressState is CompressBucket's working memory, pooled: a bucket is
+// compressed each time one closes.
+type compressState struct {
+	b      Builder
+	times  []bsoncore.Value
+	millis []int64
+	cells  []bsoncore.Value
+	order  []int32
+}
+
+var compressPool = sync.Pool{New: func() any { return new(compressState) }}
+
+// release drops the references into the caller's bucket and pools st.
+func (st *compressState) release() {
+	clear(st.times)
+	clear(st.cells)
+	compressPool.Put(st)
 }
 
 func appendColumnElement(dst []byte, key string, col []byte) []byte {
