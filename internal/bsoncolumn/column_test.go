@@ -520,3 +520,14 @@ func TestDoublesLeaveRawBits(t *testing.T) {
 		t.Errorf("%d bytes for a run of halves after a NaN", len(col))
 	}
 }
+
+func TestZeroIterator(t *testing.T) {
+	var it Iterator
+	if _, ok := it.Next(); ok || it.Err() != nil {
+		t.Errorf("zero iterator: ok %v err %v", ok, it.Err())
+	}
+	it.Reset([]byte{})
+	if _, ok := it.Next(); ok || it.Err() == nil {
+		t.Errorf("empty column: ok %v err %v", ok, it.Err())
+	}
+}

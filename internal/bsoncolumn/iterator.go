@@ -6,8 +6,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// Iterator reads a BSONColumn value by value. The zero Iterator is empty;
-// Reset points it at a column. It allocates only on its first values (its
+// Iterator reads a BSONColumn value by value. The zero Iterator has no
+// values; Reset points it at a column. It allocates only on its first values (its
 // scratch buffers) and when it enters interleaved mode, not per value.
 //
 //	var it bsoncolumn.Iterator
@@ -86,7 +86,7 @@ func (it *Iterator) Next() (bsoncore.Value, bool) {
 		}
 		return v, true
 	}
-	if it.done {
+	if it.done || it.data == nil {
 		return bsoncore.Value{}, false
 	}
 	if it.inter {
