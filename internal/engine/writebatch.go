@@ -72,6 +72,9 @@ type writeBatch struct {
 	// rec follows the statements of a retryable write (sessionrec.go):
 	// each commit also writes the session's record.
 	rec StmtRecorder
+	// tsInsert: the batch writes a time series insert's buckets; any
+	// other change to a buckets collection forgets its open buckets.
+	tsInsert bool
 }
 
 type stagedKey struct {
@@ -98,6 +101,9 @@ func (t *writeBatch) commit() error {
 	}
 	if t.docs == 0 && !t.metaDirty {
 		return nil
+	}
+	if t.c.state.ts != nil && !t.tsInsert && t.docs > 0 {
+		t.c.state.ts.Clear()
 	}
 	if t.metaDirty {
 		if err := storage.SetCollectionEntry(t.b, t.c.ID, encodeCollection(t.c)); err != nil {

@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/timeseries"
+)
+
+// Time series collections, as mongod 7.0 has them: the user's namespace
+// is a view (system.views) on the clustered collection
+// system.buckets.<name>, whose options hold the time series options
+// (options.timeseries). Inserts into the view come here
+// (InsertTimeseries): each measurement is routed by the buckets
+// collection's bucket catalog (internal/timeseries, kept in collState
+// and used under the writer lock) into an open bucket of its meta value,
+// and every bucket the command touched is written once, at the end, in
+// the command's one batch: a new bucket as an insert, a bucket already
+// stored as an update of its record (logged as a diff). A bucket that
+// leaves the catalog (rolled over, or expired from memory) is written in
+// its final form through compressBucket.
+
+// compressBucket turns a closed bucket into the form it is stored in for
+// good. It is the identity: the version-1 bucket stays as it is until a
+// compressor is wired in.
+var compressBucket = func(bucket []byte) ([]byte, error) { return bucket, nil }
+
+// TimeseriesOptions returns the time series options of buckets collection
+// db.coll (nil when it is not one).
+func (e *Engine) TimeseriesOptions(db, coll string) *timeseries.Options {
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return nil
+	}
+	return timeseriesOf(c)
+}
+
+// timeseriesOf reads c's time series options (nil: not a buckets
+// collection).
+func timeseriesOf(c *collection) *timeseries.Options {
+	if len(c.Options) <= 5 {
+		return nil
+	}
+	d, ok := c.Options.Lookup("timeseries").DocumentOK()
+	if !ok {
+		return nil
+	}
+	return timeseries.FromStored(d)
+}
+
+// InsertTimeseries inserts measurements into the time series collection
+// db.coll (its buckets collection db.system.buckets.coll). Each
+// measurement is a statement: a measurement without a date in the time
+// field is a write error, and ordered stops there; measurements before
+// it are inserted.
+func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []bsoncore.Document, opts WriteOptions) (InsertResult, error) {
+	var res InsertResult
+	if err := e.checkOpen(); err != nil {
+		return res, err
+	}
+	if TxnFrom(ctx) != nil {
+		return res, errs.New(errs.OperationNotSupportedInTransaction, "Cannot insert into a time-series collection in a multi-document transaction: %s.%s", db, coll)
+	}
+	c, err := e.lockCollCtx(ctx, db, timeseries.BucketsName(coll), false)
+	if err != nil {
+		return res, err
+	}
+	if c == nil {
+		return res, errs.New(errs.NamespaceNotFound, "Time-series buckets collection %s.%s does not exist", db, timeseries.BucketsName(coll))
+	}
+	defer c.state.mu.Unlock()
+	o := timeseriesOf(c)
+	if o == nil {
+		return res, errs.New(errs.NamespaceNotFound, "%s.%s is not a time-series collection", db, coll)
+	}
+	if c.state.ts == nil {
+		c.state.ts = timeseries.NewCatalog()
+	}
+	cat := c.state.ts
+	t := e.newWriteBatchCtx(ctx, c)
+	t.tsInsert = true
+	var (
+		touched []*timeseries.Bucket
+		closed  []*timeseries.Bucket
+	)
+	for i, doc := range docs {
+		if err := ctx.Err(); err != nil {
+			break
+		}
+		if t.rec != nil && t.rec.Begin(i) {
+			continue // ran in an earlier attempt of this retryable write
+		}
+		prepared, werr := prepareInsert(doc, nil, !opts.ShallowDocs)
+		var m timeseries.Measurement
+		if werr == nil {
+			var err error
+			if m, err = timeseries.Read(o, prepared); err != nil {
+				werr = errs.As(err)
+			}
+		}
+		if werr != nil {
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: werr})
+			if opts.Ordered {
+				break
+			}
+			continue
+		}
+		n := len(closed)
+		var b *timeseries.Bucket
+		b, closed = cat.Add(o, m, closed)
+		if !b.Touched() {
+			b.SetTouched(true)
+			touched = append(touched, b)
+		}
+		// A retryable write notes the measurement as its statement's
+		// change; the bucket writes carry it.
+		if t.rec != nil {
+			t.rec.Change('i', nil, prepared)
+		}
+		_ = n
+		res.N++
+	}
+	closed = cat.Expire(closed)
+	err = e.writeBuckets(t, touched, closed)
+	if err == nil {
+		err = t.commit()
+	}
+	t.abort()
+	if err != nil {
+		cat.Clear()
+		return InsertResult{}, err
+	}
+	if err := e.waitDurable(ctx, t.lastSeq, opts.Journal); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// writeBuckets stages the buckets of one command: the closed ones in
+// their final form, then the open ones it touched.
+func (e *Engine) writeBuckets(t *writeBatch, touched, closed []*timeseries.Bucket) error {
+	isClosed := make(map[*timeseries.Bucket]bool, len(closed))
+	for _, b := range closed {
+		isClosed[b] = true
+		doc := b.Document(nil)
+		final, err := compressBucket(doc)
+		if err != nil {
+			return err
+		}
+		if !b.Dirty() && bytes.Equal(final, b.Written) {
+			continue
+		}
+		if err := e.writeBucket(t, b, final); err != nil {
+			return err
+		}
+	}
+	for _, b := range touched {
+		b.SetTouched(false)
+		if isClosed[b] || !b.Dirty() {
+			continue
+		}
+		if err := e.writeBucket(t, b, b.Document(nil)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeBucket stores doc as bucket b's new version.
+func (e *Engine) writeBucket(t *writeBatch, b *timeseries.Bucket, doc bsoncore.Document) error {
+	if b.Written == nil {
+		rid, err := t.insert(doc)
+		if err != nil {
+			var me *errs.Error
+			if errors.As(err, &me) {
+				return errs.New(me.Code, "time-series bucket insert failed: %s", me.Msg)
+			}
+			return err
+		}
+		b.MarkWritten(doc, rid)
+		return nil
+	}
+	if err := t.update(b.RID, b.Written, doc, false); err != nil {
+		return err
+	}
+	b.MarkWritten(doc, b.RID)
+	return nil
+}
+
+// CollectionOptions returns the stored create options of db.coll: an
+// empty document for a collection without any, nil when it does not
+// exist.
+func (e *Engine) CollectionOptions(db, coll string) bsoncore.Document {
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return nil
+	}
+	if len(c.Options) == 0 {
+		return emptyDoc
+	}
+	return c.Options
+}

@@ -1,0 +1,258 @@
+package timeseries
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/bsonutil"
+)
+
+// Bucket is one open bucket: the measurements of one meta value within
+// [MinTime, MinTime+bucketMaxSpanSeconds), at most MaxCount of them and
+// about MaxSize bytes, kept as mongod's version-1 columns. A measurement
+// is appended to each column it has a field for (an element keyed by its
+// position, "0", "1", ...), and the control minimum and maximum of each
+// field are kept as it goes, so that the bucket document is assembled
+// from the columns without re-reading the measurements (Document).
+//
+// Written and RID describe the version last stored: the engine writes a
+// new bucket as an insert and later versions as updates of that record.
+type Bucket struct {
+	ID      bson.ObjectID
+	metaKey string
+	meta    []byte // the normalised meta element, keyed "meta" (nil: none)
+	MinTime int64  // the rounded start, ms
+	MaxTime int64  // the latest measurement's time, ms
+	Count   int
+	Size    int // mongod's estimate of the bucket's size
+
+	fields []*column
+	byName map[string]*column
+	timeCol *column
+
+	// Written is the document last stored (nil: not yet), RID its record.
+	Written bsoncore.Document
+	RID     uint64
+	// dirty: measurements were added since Written.
+	dirty bool
+	// touched: the batch being written holds this bucket already.
+	touched bool
+}
+
+// column is one data field: its elements, and the field's control minimum
+// and maximum as values the column owns.
+type column struct {
+	name     string
+	data     []byte // elements "<i>": value
+	min, max bsoncore.Value
+	timeCol  bool
+}
+
+// Dirty reports whether measurements were added since the last Written.
+func (b *Bucket) Dirty() bool { return b.dirty }
+
+// Touched reports whether the command being written holds b already.
+func (b *Bucket) Touched() bool { return b.touched }
+
+// SetTouched sets what Touched reports.
+func (b *Bucket) SetTouched(v bool) { b.touched = v }
+
+// MarkWritten records that doc, as record rid, is the bucket's stored
+// version.
+func (b *Bucket) MarkWritten(doc bsoncore.Document, rid uint64) {
+	b.Written, b.RID, b.dirty, b.touched = doc, rid, false, false
+}
+
+// indexKeys holds the positions' field names "0".."999".
+var indexKeys = func() []string {
+	out := make([]string, DefaultMaxCount)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+func indexKey(i int) string {
+	if i < len(indexKeys) {
+		return indexKeys[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// add appends measurement m (whose time is t) as position b.Count. The
+// meta field is skipped: it lives in the bucket's meta.
+func (b *Bucket) add(m bsoncore.Document, t int64, o *Options, size int) {
+	key := indexKey(b.Count)
+	elems, _ := m.Elements()
+	for _, el := range elems {
+		name := el.Key()
+		if o.MetaField != "" && name == o.MetaField {
+			continue
+		}
+		c := b.byName[name]
+		if c == nil {
+			c = &column{name: name, timeCol: name == o.TimeField}
+			b.byName[name] = c
+			b.fields = append(b.fields, c)
+			if c.timeCol {
+				b.timeCol = c
+			}
+		}
+		v := el.Value()
+		c.data = bsoncore.AppendValueElement(c.data, key, v)
+		if c.timeCol {
+			continue // the time's min and max are the bucket's own
+		}
+		if c.min.Type == 0 {
+			c.min, c.max = cloneValue(v), cloneValue(v)
+			continue
+		}
+		if nv, changed := minMax(c.min, v, -1); changed {
+			c.min = nv
+		}
+		if nv, changed := minMax(c.max, v, 1); changed {
+			c.max = nv
+		}
+	}
+	if t > b.MaxTime || b.Count == 0 {
+		b.MaxTime = t
+	}
+	b.Count++
+	b.Size += size
+	b.dirty = true
+}
+
+func cloneValue(v bsoncore.Value) bsoncore.Value {
+	return bsoncore.Value{Type: v.Type, Data: append([]byte(nil), v.Data...)}
+}
+
+// minMax returns the control minimum (dir -1) or maximum (dir 1) of cur
+// and v as mongod keeps them: objects field by field and arrays element
+// by element when both sides are of that type, other values by MongoDB's
+// order. changed is false when cur stays.
+func minMax(cur, v bsoncore.Value, dir int) (bsoncore.Value, bool) {
+	if cur.Type == v.Type && (v.Type == bsoncore.TypeEmbeddedDocument || v.Type == bsoncore.TypeArray) {
+		return mergeContainer(cur, v, dir)
+	}
+	c := bsonutil.Compare(v, cur)
+	if c*dir > 0 {
+		return cloneValue(v), true
+	}
+	return cur, false
+}
+
+// mergeContainer merges two objects (or arrays) field-wise.
+func mergeContainer(cur, v bsoncore.Value, dir int) (bsoncore.Value, bool) {
+	ce, _ := bsoncore.Document(cur.Data).Elements()
+	ve, _ := bsoncore.Document(v.Data).Elements()
+	changed := false
+	idx, out := bsoncore.AppendDocumentStart(nil)
+	seen := make(map[string]bool, len(ce))
+	for _, el := range ce {
+		k := el.Key()
+		seen[k] = true
+		cv := el.Value()
+		var nv bsoncore.Value
+		found := false
+		for _, x := range ve {
+			if x.Key() == k {
+				nv, found = x.Value(), true
+				break
+			}
+		}
+		if found {
+			if m, ch := minMax(cv, nv, dir); ch {
+				cv, changed = m, true
+			}
+		}
+		out = bsoncore.AppendValueElement(out, k, cv)
+	}
+	for _, x := range ve {
+		if !seen[x.Key()] {
+			out = bsoncore.AppendValueElement(out, x.Key(), x.Value())
+			changed = true
+		}
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	if !changed {
+		return cur, false
+	}
+	return bsoncore.Value{Type: cur.Type, Data: out}, true
+}
+
+// schemaFits reports whether m's fields keep the types the bucket holds
+// for them (numbers of any kind alike, as mongod's schema check): a
+// change of type closes the bucket.
+func (b *Bucket) schemaFits(m bsoncore.Document, o *Options) bool {
+	if b.Count == 0 {
+		return true
+	}
+	ok := true
+	_ = bsonutil.EachElement(m, func(el bsoncore.Element) error {
+		c := b.byName[el.Key()]
+		if c == nil || c.timeCol || c.min.Type == 0 {
+			return nil
+		}
+		t := bsoncore.Type(el[0])
+		if bsonutil.TypeOrder(t) != bsonutil.TypeOrder(c.min.Type) {
+			ok = false
+		}
+		return nil
+	})
+	return ok
+}
+
+// Document assembles the bucket in mongod's version-1 shape:
+// {_id, control: {version: 1, min, max}, meta, data: {<field>: {"0": ...}}}
+// with the fields in the order they first appeared and the time field's
+// minimum the bucket's rounded start.
+func (b *Bucket) Document(dst []byte) bsoncore.Document {
+	idx, out := bsoncore.AppendDocumentStart(dst)
+	out = bsoncore.AppendObjectIDElement(out, "_id", b.ID)
+	ci, out2 := bsoncore.AppendDocumentElementStart(out, "control")
+	out = bsoncore.AppendInt32Element(out2, "version", 1)
+	for _, dir := range []int{-1, 1} {
+		name := "min"
+		if dir > 0 {
+			name = "max"
+		}
+		mi, o2 := bsoncore.AppendDocumentElementStart(out, name)
+		out = o2
+		for _, c := range b.fields {
+			if c.timeCol {
+				t := b.MinTime
+				if dir > 0 {
+					t = b.MaxTime
+				}
+				out = bsoncore.AppendDateTimeElement(out, c.name, t)
+				continue
+			}
+			v := c.min
+			if dir > 0 {
+				v = c.max
+			}
+			out = bsoncore.AppendValueElement(out, c.name, v)
+		}
+		out, _ = bsoncore.AppendDocumentEnd(out, mi)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, ci)
+	if b.meta != nil {
+		out = append(out, b.meta...)
+	}
+	di, o3 := bsoncore.AppendDocumentElementStart(out, "data")
+	out = o3
+	for _, c := range b.fields {
+		out = append(out, byte(bsoncore.TypeEmbeddedDocument))
+		out = append(out, c.name...)
+		out = append(out, 0)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(c.data)+5))
+		out = append(out, c.data...)
+		out = append(out, 0)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, di)
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	return out
+}
