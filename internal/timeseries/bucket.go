@@ -29,8 +29,8 @@ type Bucket struct {
 	Count   int
 	Size    int // mongod's estimate of the bucket's size
 
-	fields []*column
-	byName map[string]*column
+	fields  []*column
+	byName  map[string]*column
 	timeCol *column
 
 	// Written is the document last stored (nil: not yet), RID its record.
