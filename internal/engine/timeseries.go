@@ -3,11 +3,16 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/keystring"
 	"github.com/lodedb/lode/internal/timeseries"
 )
 
@@ -109,7 +114,6 @@ func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []b
 			}
 			continue
 		}
-		n := len(closed)
 		var b *timeseries.Bucket
 		b, closed = cat.Add(o, m, closed)
 		if !b.Touched() {
@@ -121,7 +125,6 @@ func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []b
 		if t.rec != nil {
 			t.rec.Change('i', nil, prepared)
 		}
-		_ = n
 		res.N++
 	}
 	closed = cat.Expire(closed)
@@ -134,6 +137,10 @@ func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []b
 		cat.Clear()
 		return InsertResult{}, err
 	}
+	if res.N > 0 {
+		cat.Stats.Commits.Add(1)
+		cat.Stats.MeasurementsCommitted.Add(int64(res.N))
+	}
 	if err := e.waitDurable(ctx, t.lastSeq, opts.Journal); err != nil {
 		return res, err
 	}
@@ -143,6 +150,7 @@ func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []b
 // writeBuckets stages the buckets of one command: the closed ones in
 // their final form, then the open ones it touched.
 func (e *Engine) writeBuckets(t *writeBatch, touched, closed []*timeseries.Bucket) error {
+	st := &t.c.state.ts.Stats
 	isClosed := make(map[*timeseries.Bucket]bool, len(closed))
 	for _, b := range closed {
 		isClosed[b] = true
@@ -154,7 +162,7 @@ func (e *Engine) writeBuckets(t *writeBatch, touched, closed []*timeseries.Bucke
 		if !b.Dirty() && bytes.Equal(final, b.Written) {
 			continue
 		}
-		if err := e.writeBucket(t, b, final); err != nil {
+		if err := e.writeBucket(t, b, final, st); err != nil {
 			return err
 		}
 	}
@@ -163,7 +171,7 @@ func (e *Engine) writeBuckets(t *writeBatch, touched, closed []*timeseries.Bucke
 		if isClosed[b] || !b.Dirty() {
 			continue
 		}
-		if err := e.writeBucket(t, b, b.Document(nil)); err != nil {
+		if err := e.writeBucket(t, b, b.Document(nil), st); err != nil {
 			return err
 		}
 	}
@@ -171,8 +179,9 @@ func (e *Engine) writeBuckets(t *writeBatch, touched, closed []*timeseries.Bucke
 }
 
 // writeBucket stores doc as bucket b's new version.
-func (e *Engine) writeBucket(t *writeBatch, b *timeseries.Bucket, doc bsoncore.Document) error {
+func (e *Engine) writeBucket(t *writeBatch, b *timeseries.Bucket, doc bsoncore.Document, st *timeseries.Stats) error {
 	if b.Written == nil {
+		st.BucketInserts.Add(1)
 		rid, err := t.insert(doc)
 		if err != nil {
 			var me *errs.Error
@@ -184,6 +193,7 @@ func (e *Engine) writeBucket(t *writeBatch, b *timeseries.Bucket, doc bsoncore.D
 		b.MarkWritten(doc, rid)
 		return nil
 	}
+	st.BucketUpdates.Add(1)
 	if err := t.update(b.RID, b.Written, doc, false); err != nil {
 		return err
 	}
@@ -203,4 +213,66 @@ func (e *Engine) CollectionOptions(db, coll string) bsoncore.Document {
 		return emptyDoc
 	}
 	return c.Options
+}
+
+// bucketsTTLRange is the range of bucket _ids a time series collection's
+// expireAfterSeconds removes, as mongod 7.0's TTL monitor: the buckets
+// whose _id time (their rounded start) is more than bucketMaxSpanSeconds
+// before cutoff, so that every measurement they hold is expired.
+func bucketsTTLRange(o *timeseries.Options, cutoff time.Time) (lo, hi []byte) {
+	end := cutoff.Add(-time.Duration(o.MaxSpan) * time.Second).Unix()
+	if end < 0 {
+		end = 0
+	}
+	var loID, hiID bson.ObjectID
+	binary.BigEndian.PutUint32(hiID[0:4], uint32(end))
+	v := func(id bson.ObjectID) bsoncore.Value {
+		return bsoncore.Value{Type: bsoncore.TypeObjectID, Data: bsoncore.AppendObjectID(nil, id)}
+	}
+	return keystring.Interval(nil, v(loID), v(hiID), true, false, false)
+}
+
+// SetTimeseriesOptions replaces the time series options of buckets
+// collection db.coll (collMod's timeseries.granularity). Open buckets are
+// forgotten: new measurements go into buckets under the new parameters.
+func (e *Engine) SetTimeseriesOptions(db, coll string, o *timeseries.Options) error {
+	c, err := e.lockCollForCollMod(db, coll)
+	if err != nil {
+		return err
+	}
+	defer c.state.mu.Unlock()
+	if timeseriesOf(c) == nil {
+		return errs.New(errs.InvalidOptions, "%s is not a time-series buckets collection", c.NS())
+	}
+	b := bsoncore.NewDocumentBuilder()
+	if els, err := c.Options.Elements(); err == nil {
+		for _, el := range els {
+			if el.Key() == "timeseries" {
+				b.AppendDocument("timeseries", o.Document())
+			} else {
+				b.AppendValue(el.Key(), el.Value())
+			}
+		}
+	}
+	n := c.copyMeta()
+	n.Options = b.Build()
+	if c.state.ts != nil {
+		c.state.ts.Clear()
+	}
+	return e.commitCollMod(c, n, cmdDoc("collMod", c.Name, "timeseries", o.Document()))
+}
+
+// TimeseriesStats returns the bucket catalog figures of buckets
+// collection db.coll (nil before its first insert since the start).
+func (e *Engine) TimeseriesStats(db, coll string) *timeseries.Stats {
+	c := e.cat.Load().lookup(db, coll)
+	if c == nil {
+		return nil
+	}
+	c.state.mu.Lock()
+	defer c.state.mu.Unlock()
+	if c.state.ts == nil {
+		return nil
+	}
+	return &c.state.ts.Stats
 }

@@ -230,3 +230,108 @@ func timeseriesListEntry(name string, o *timeseries.Options, bucketsOpts bsoncor
 		AppendDocument("info", bsoncore.NewDocumentBuilder().AppendBoolean("readOnly", false).Build()).
 		Build()
 }
+
+// parseCollModTimeseries reads collMod's timeseries: {granularity}. The
+// bucketing parameters mongod 7.0 also lets collMod raise are refused.
+func parseCollModTimeseries(req *Request, v bsoncore.Value) (string, error) {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return "", wrongType(req.Name, "timeseries", v, "object")
+	}
+	elems, _ := d.Elements()
+	g := ""
+	for _, el := range elems {
+		switch el.Key() {
+		case "granularity":
+			s, err := argString(req.Name, "timeseries.granularity", el.Value())
+			if err != nil {
+				return "", err
+			}
+			g = s
+		case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
+			return "", errs.New(errs.NotImplemented, "collMod.timeseries.%s is not supported by Lode: change the granularity instead", el.Key())
+		default:
+			return "", errs.New(errs.Location40415, "BSON field '%s.timeseries.%s' is an unknown field.", req.Name, el.Key())
+		}
+	}
+	return g, nil
+}
+
+// collModTimeseries applies collMod to time series collection db.coll:
+// its granularity (coarser only) and expireAfterSeconds. The options a
+// time series collection cannot take are refused as mongod does.
+func (s *Server) collModTimeseries(ctx context.Context, req *Request, coll string, o *timeseries.Options, granularity string, expiry *int64, hasExpiry bool) error {
+	for _, k := range []string{"viewOn", "pipeline", "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages"} {
+		if _, err := req.Cmd.LookupErr(k); err == nil {
+			return errs.New(errs.InvalidOptions, "option not supported on a time-series collection: %s", k)
+		}
+	}
+	if _, err := req.Cmd.LookupErr("index"); err == nil {
+		return errs.New(errs.NotImplemented, "collMod.index on a time-series collection is not supported by Lode")
+	}
+	buckets := timeseries.BucketsName(coll)
+	if granularity != "" {
+		n, changed, err := o.WithGranularity(granularity)
+		if err != nil {
+			return err
+		}
+		if changed {
+			s.viewMu.Lock()
+			err := s.eng.SetTimeseriesOptions(req.DB, buckets, n)
+			if err == nil {
+				err = s.replaceTimeseriesView(ctx, req.DB, coll, n)
+			}
+			s.viewMu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if hasExpiry {
+		if err := s.eng.SetClusteredExpiry(req.DB, buckets, expiry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaceTimeseriesView rewrites the view of time series collection
+// db.coll after its options changed (its bucketMaxSpanSeconds). The
+// caller holds viewMu.
+func (s *Server) replaceTimeseriesView(ctx context.Context, db, coll string, o *timeseries.Options) error {
+	filter := bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+coll).Build()
+	doc := viewDoc(db, coll, timeseries.BucketsName(coll), []bsoncore.Document{o.UnpackSpec()}, nil)
+	res, err := s.eng.Update(ctx, db, systemViews, []engine.UpdateSpec{{Filter: filter,
+		Update: bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}}}, engine.WriteOptions{Ordered: true})
+	if err != nil {
+		return err
+	}
+	if len(res.WriteErrors) > 0 {
+		return res.WriteErrors[0].Err
+	}
+	return nil
+}
+
+// timeseriesStats is collStats' timeseries section of the time series
+// collection whose buckets are db.buckets.
+func (s *Server) timeseriesStats(db, buckets string) (bsoncore.Document, error) {
+	st, err := s.eng.CollectionStats(db, buckets)
+	if err != nil {
+		return nil, err
+	}
+	avg := int64(0)
+	if st.Count > 0 {
+		avg = st.Size / st.Count
+	}
+	b := bsoncore.NewDocumentBuilder().
+		AppendString("bucketsNs", ns(db, buckets)).
+		AppendInt64("bucketCount", st.Count).
+		AppendInt64("avgBucketSize", avg)
+	var zero timeseries.Stats
+	figures := s.eng.TimeseriesStats(db, buckets)
+	if figures == nil {
+		figures = &zero
+	}
+	figures.Append(b)
+	return b.Build(), nil
+}

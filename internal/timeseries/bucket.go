@@ -40,6 +40,8 @@ type Bucket struct {
 	dirty bool
 	// touched: the batch being written holds this bucket already.
 	touched bool
+	// keptOpen: counted once as kept open for large measurements.
+	keptOpen bool
 }
 
 // column is one data field: its elements, and the field's control minimum

@@ -45,6 +45,9 @@ type Catalog struct {
 	// Limits, mongod's by default.
 	MaxCount, MaxSize, MinCount int
 	MemoryLimit                 int
+	// Stats are the catalog's figures (collStats' timeseries section);
+	// Clear keeps them.
+	Stats Stats
 }
 
 type series struct {
@@ -109,17 +112,19 @@ func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*
 	if s == nil {
 		s = &series{}
 		c.series[key] = s
+		c.Stats.OpenedDueToMetadata.Add(1)
 	}
 	c.clock++
 	s.used = c.clock
 	size := measurementSize(m.Doc, o)
 	var timeRollover bool
 	if b := s.open; b != nil {
-		switch c.fits(b, o, m, size) {
+		f := c.fits(b, o, m, size)
+		switch f {
 		case fitOK:
 			c.addTo(b, o, m, size)
 			return b, closed
-		case fitTime:
+		case fitTimeForward, fitTimeBackward:
 			timeRollover = true
 		}
 		// An archived bucket that takes the measurement becomes the
@@ -127,12 +132,15 @@ func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*
 		for i, a := range s.archived {
 			if c.fits(a, o, m, size) == fitOK {
 				s.archived = append(s.archived[:i], s.archived[i+1:]...)
+				c.count(f)
+				c.Stats.Reopened.Add(1)
 				closed = c.retire(s, b, timeRollover, closed)
 				s.open = a
 				c.addTo(a, o, m, size)
 				return a, closed
 			}
 		}
+		c.count(f)
 		closed = c.retire(s, b, timeRollover, closed)
 	}
 	b := c.newBucket(o, m, meta, key)
@@ -169,25 +177,51 @@ type fit int
 
 const (
 	fitOK fit = iota
-	fitTime
-	fitFull
+	fitTimeForward
+	fitTimeBackward
+	fitCount
+	fitSchema
+	fitSize
 )
+
+// count counts a rollover in the catalog's figures.
+func (c *Catalog) count(f fit) {
+	switch f {
+	case fitTimeForward:
+		c.Stats.ClosedDueToTimeForward.Add(1)
+	case fitTimeBackward:
+		c.Stats.ArchivedDueToTimeBackward.Add(1)
+	case fitCount:
+		c.Stats.ClosedDueToCount.Add(1)
+	case fitSchema:
+		c.Stats.ClosedDueToSchemaChange.Add(1)
+	case fitSize:
+		c.Stats.ClosedDueToSize.Add(1)
+	}
+}
 
 // fits applies mongod 7.0's rollover rules to a measurement of the
 // bucket's meta value.
 func (c *Catalog) fits(b *Bucket, o *Options, m Measurement, size int) fit {
-	if m.Time < b.MinTime || m.Time-b.MinTime >= o.MaxSpan*1000 {
-		return fitTime
+	if m.Time-b.MinTime >= o.MaxSpan*1000 {
+		return fitTimeForward
+	}
+	if m.Time < b.MinTime {
+		return fitTimeBackward
 	}
 	if b.Count >= c.MaxCount {
-		return fitFull
+		return fitCount
 	}
 	if !b.schemaFits(m.Doc, o) {
-		return fitFull
+		return fitSchema
 	}
 	if b.Size+size > c.MaxSize {
 		if b.Count >= c.MinCount || b.Size+size > LargeBucketLimit {
-			return fitFull
+			return fitSize
+		}
+		if !b.keptOpen {
+			b.keptOpen = true
+			c.Stats.KeptOpenDueToLargeMeasurements.Add(1)
 		}
 	}
 	return fitOK
@@ -261,10 +295,12 @@ func (c *Catalog) Expire(closed []*Bucket) []*Bucket {
 		for _, a := range s.archived {
 			c.memory -= a.memory()
 			closed = append(closed, a)
+			c.Stats.ClosedDueToMemoryThreshold.Add(1)
 		}
 		if s.open != nil {
 			c.memory -= s.open.memory()
 			closed = append(closed, s.open)
+			c.Stats.ClosedDueToMemoryThreshold.Add(1)
 		}
 		delete(c.series, e.key)
 	}

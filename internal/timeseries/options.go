@@ -285,7 +285,7 @@ func (o *Options) WithGranularity(g string) (n *Options, changed bool, err error
 		// parameters are not below them.
 		span, round, _ := granularityParams(g)
 		if span < o.MaxSpan || round < o.Rounding {
-			return nil, false, errs.New(errs.InvalidOptions, "Cannot change time-series bucketing parameters to a granularity that would lower them")
+			return nil, false, errs.New(errs.InvalidOptions, "Invalid transition for timeseries.granularity. The target granularity values for bucketMaxSpanSeconds and bucketRoundingSeconds should be greater than or equal to the existing values.")
 		}
 		c := *o
 		c.Granularity, c.MaxSpan, c.Rounding = g, span, round
