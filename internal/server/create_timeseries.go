@@ -151,6 +151,19 @@ func (s *Server) createTimeseries(ctx context.Context, req *Request, coll string
 	if err := s.eng.CreateCollectionCtx(ctx, req.DB, bucketsName, engine.CreateOptions{Raw: opts}); err != nil {
 		return err
 	}
+	if o.HasMeta() {
+		// mongod 6.3+ gives a new time series collection with a
+		// metaField the index {<meta>: 1, <time>: 1}.
+		key := bsoncore.NewDocumentBuilder().AppendInt32(o.MetaField, 1).AppendInt32(o.TimeField, 1).Build()
+		bkey, err := timeseries.BucketIndexKey(o, key)
+		if err == nil {
+			_, err = s.eng.CreateIndexCtx(ctx, req.DB, bucketsName, engine.IndexSpec{Name: timeseries.IndexName(key), Key: bkey})
+		}
+		if err != nil {
+			_ = s.eng.DropCollection(req.DB, bucketsName)
+			return err
+		}
+	}
 	if err := s.insertTimeseriesView(ctx, req.DB, coll, o); err != nil {
 		_ = s.eng.DropCollection(req.DB, bucketsName)
 		return err
