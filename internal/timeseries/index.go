@@ -145,8 +145,11 @@ func BucketIndexSpec(o *Options, spec bsoncore.Document) (bsoncore.Document, err
 		switch k := el.Key(); k {
 		case "key":
 			b.AppendDocument("key", bkey)
-		case "name", "v", "hidden", "sparse", "2dsphereIndexVersion", "collation":
+		case "name", "v", "hidden", "sparse", "2dsphereIndexVersion", "collation", "background", "dropDups", "storageEngine":
 			b.AppendValue(k, el.Value())
+		case "ns":
+			// The namespace older clients send (mongorestore): the time
+			// series collection's, which the buckets' index does not keep.
 		case "unique":
 			if on, _ := el.Value().BooleanOK(); on {
 				return nil, errs.New(errs.InvalidOptions, "Unique indexes are not supported on time-series collections")
