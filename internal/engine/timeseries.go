@@ -194,7 +194,12 @@ func (e *Engine) writeBucket(t *writeBatch, b *timeseries.Bucket, doc bsoncore.D
 		return nil
 	}
 	st.BucketUpdates.Add(1)
-	if err := t.update(b.RID, b.Written, doc, false); err != nil {
+	if e.logged(t.c) && !b.Compressed(doc) {
+		t.diffO = b.UpdateDiff()
+	}
+	err := t.update(b.RID, b.Written, doc, false)
+	t.diffO = nil
+	if err != nil {
 		return err
 	}
 	b.MarkWritten(doc, b.RID)

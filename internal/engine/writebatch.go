@@ -75,6 +75,9 @@ type writeBatch struct {
 	// tsInsert: the batch writes a time series insert's buckets; any
 	// other change to a buckets collection forgets its open buckets.
 	tsInsert bool
+	// diffO, when set, is the oplog description of the next update (a
+	// bucket's, which knows what it appended).
+	diffO bsoncore.Document
 }
 
 type stagedKey struct {

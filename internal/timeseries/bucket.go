@@ -51,6 +51,9 @@ type column struct {
 	data     []byte // elements "<i>": value
 	min, max bsoncore.Value
 	timeCol  bool
+	// written is len(data) in the version last written; -1 for a column
+	// that version does not have.
+	written int
 }
 
 // Dirty reports whether measurements were added since the last Written.
@@ -66,6 +69,9 @@ func (b *Bucket) SetTouched(v bool) { b.touched = v }
 // version.
 func (b *Bucket) MarkWritten(doc bsoncore.Document, rid uint64) {
 	b.Written, b.RID, b.dirty, b.touched = doc, rid, false, false
+	for _, c := range b.fields {
+		c.written = len(c.data)
+	}
 }
 
 // indexKeys holds the positions' field names "0".."999".
@@ -88,29 +94,35 @@ func indexKey(i int) string {
 // meta field is skipped: it lives in the bucket's meta.
 func (b *Bucket) add(m bsoncore.Document, t int64, o *Options, size int) {
 	key := indexKey(b.Count)
-	elems, _ := m.Elements()
-	for _, el := range elems {
-		name := el.Key()
-		if o.MetaField != "" && name == o.MetaField {
-			continue
+	pos := 0
+	_ = bsonutil.EachElement(m, func(el bsoncore.Element) error {
+		kb := el.KeyBytes()
+		if o.MetaField != "" && string(kb) == o.MetaField {
+			return nil
 		}
-		c := b.byName[name]
-		if c == nil {
-			c = &column{name: name, timeCol: name == o.TimeField}
+		// Measurements mostly repeat their fields in one order: the
+		// column at the same position is tried first.
+		var c *column
+		if pos < len(b.fields) && b.fields[pos].name == string(kb) {
+			c = b.fields[pos]
+		} else if c = b.byName[string(kb)]; c == nil {
+			name := string(kb)
+			c = &column{name: name, timeCol: name == o.TimeField, written: -1}
 			b.byName[name] = c
 			b.fields = append(b.fields, c)
 			if c.timeCol {
 				b.timeCol = c
 			}
 		}
+		pos++
 		v := el.Value()
 		c.data = bsoncore.AppendValueElement(c.data, key, v)
 		if c.timeCol {
-			continue // the time's min and max are the bucket's own
+			return nil // the time's min and max are the bucket's own
 		}
 		if c.min.Type == 0 {
 			c.min, c.max = cloneValue(v), cloneValue(v)
-			continue
+			return nil
 		}
 		if nv, changed := minMax(c.min, v, -1); changed {
 			c.min = nv
@@ -118,7 +130,8 @@ func (b *Bucket) add(m bsoncore.Document, t int64, o *Options, size int) {
 		if nv, changed := minMax(c.max, v, 1); changed {
 			c.max = nv
 		}
-	}
+		return nil
+	})
 	if t > b.MaxTime || b.Count == 0 {
 		b.MaxTime = t
 	}
@@ -214,8 +227,29 @@ func (b *Bucket) schemaFits(m bsoncore.Document, o *Options) bool {
 func (b *Bucket) Document(dst []byte) bsoncore.Document {
 	idx, out := bsoncore.AppendDocumentStart(dst)
 	out = bsoncore.AppendObjectIDElement(out, "_id", b.ID)
-	ci, out2 := bsoncore.AppendDocumentElementStart(out, "control")
-	out = bsoncore.AppendInt32Element(out2, "version", 1)
+	out = b.appendControl(out)
+	if b.meta != nil {
+		out = append(out, b.meta...)
+	}
+	di, o3 := bsoncore.AppendDocumentElementStart(out, "data")
+	out = o3
+	for _, c := range b.fields {
+		out = append(out, byte(bsoncore.TypeEmbeddedDocument))
+		out = append(out, c.name...)
+		out = append(out, 0)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(c.data)+5))
+		out = append(out, c.data...)
+		out = append(out, 0)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, di)
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	return out
+}
+
+// appendControl appends the bucket's control element.
+func (b *Bucket) appendControl(out []byte) []byte {
+	ci, out := bsoncore.AppendDocumentElementStart(out, "control")
+	out = bsoncore.AppendInt32Element(out, "version", 1)
 	for _, dir := range []int{-1, 1} {
 		name := "min"
 		if dir > 0 {
@@ -241,20 +275,64 @@ func (b *Bucket) Document(dst []byte) bsoncore.Document {
 		out, _ = bsoncore.AppendDocumentEnd(out, mi)
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, ci)
-	if b.meta != nil {
-		out = append(out, b.meta...)
-	}
-	di, o3 := bsoncore.AppendDocumentElementStart(out, "data")
-	out = o3
+	return out
+}
+
+// UpdateDiff returns the oplog's description of the change from the
+// version last written (Written) to Document's: mongod's $v: 2 delta
+// {$v: 2, diff: {u: {control}, sdata: {i: {<new field>: column},
+// s<field>: {i: {<position>: value, ...}}}}}, built from what was
+// appended since, so that no whole bucket is compared.
+func (b *Bucket) UpdateDiff() bsoncore.Document {
+	idx, out := bsoncore.AppendDocumentStart(nil)
+	out = bsoncore.AppendInt32Element(out, "$v", 2)
+	di, out := bsoncore.AppendDocumentElementStart(out, "diff")
+	ui, out := bsoncore.AppendDocumentElementStart(out, "u")
+	out = b.appendControl(out)
+	out, _ = bsoncore.AppendDocumentEnd(out, ui)
+	si, out := bsoncore.AppendDocumentElementStart(out, "sdata")
+	inserted := false
 	for _, c := range b.fields {
-		out = append(out, byte(bsoncore.TypeEmbeddedDocument))
-		out = append(out, c.name...)
-		out = append(out, 0)
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(c.data)+5))
-		out = append(out, c.data...)
-		out = append(out, 0)
+		if c.written < 0 {
+			inserted = true
+			break
+		}
 	}
+	if inserted {
+		ii, o2 := bsoncore.AppendDocumentElementStart(out, "i")
+		out = o2
+		for _, c := range b.fields {
+			if c.written < 0 {
+				out = append(out, byte(bsoncore.TypeEmbeddedDocument))
+				out = append(out, c.name...)
+				out = append(out, 0)
+				out = binary.LittleEndian.AppendUint32(out, uint32(len(c.data)+5))
+				out = append(out, c.data...)
+				out = append(out, 0)
+			}
+		}
+		out, _ = bsoncore.AppendDocumentEnd(out, ii)
+	}
+	for _, c := range b.fields {
+		if c.written < 0 || c.written == len(c.data) {
+			continue
+		}
+		ci, o2 := bsoncore.AppendDocumentElementStart(out, "s"+c.name)
+		ii, o3 := bsoncore.AppendDocumentElementStart(o2, "i")
+		out = append(o3, c.data[c.written:]...)
+		out, _ = bsoncore.AppendDocumentEnd(out, ii)
+		out, _ = bsoncore.AppendDocumentEnd(out, ci)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, si)
 	out, _ = bsoncore.AppendDocumentEnd(out, di)
 	out, _ = bsoncore.AppendDocumentEnd(out, idx)
 	return out
+}
+
+// Compressed reports whether doc, the version about to be written, is not
+// the bucket's own assembly (a closed bucket's compressed form), for
+// which UpdateDiff does not describe the change.
+func (b *Bucket) Compressed(doc bsoncore.Document) bool {
+	v, ok := doc.Lookup("control", "version").Int32OK()
+	return !ok || v != 1
 }

@@ -42,6 +42,7 @@ type Catalog struct {
 	hash    [5]byte
 	clock   uint64 // use stamps for the least recently used order
 	memory  int
+	scratch []byte
 	// Limits, mongod's by default.
 	MaxCount, MaxSize, MinCount int
 	MemoryLimit                 int
@@ -51,6 +52,7 @@ type Catalog struct {
 }
 
 type series struct {
+	key      string // the normalised meta element ("" without meta)
 	open     *Bucket
 	archived []*Bucket
 	used     uint64
@@ -107,13 +109,16 @@ func Read(o *Options, doc bsoncore.Document) (Measurement, error) {
 // change of a field's type) are appended to closed: the engine writes
 // them in their final form.
 func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*Bucket) {
-	meta, key := normalizedMeta(m)
-	s := c.series[key]
+	// The normalised meta element is the series' key; it is built in a
+	// scratch buffer and copied only for a new series.
+	c.scratch = normalizedMeta(c.scratch[:0], m)
+	s := c.series[string(c.scratch)]
 	if s == nil {
-		s = &series{}
-		c.series[key] = s
+		s = &series{key: string(c.scratch)}
+		c.series[s.key] = s
 		c.Stats.OpenedDueToMetadata.Add(1)
 	}
+
 	c.clock++
 	s.used = c.clock
 	size := measurementSize(m.Doc, o)
@@ -143,7 +148,7 @@ func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*
 		c.count(f)
 		closed = c.retire(s, b, timeRollover, closed)
 	}
-	b := c.newBucket(o, m, meta, key)
+	b := c.newBucket(o, m, s.key)
 	s.open = b
 	c.addTo(b, o, m, size)
 	return b, closed
@@ -227,7 +232,11 @@ func (c *Catalog) fits(b *Bucket, o *Options, m Measurement, size int) fit {
 	return fitOK
 }
 
-func (c *Catalog) newBucket(o *Options, m Measurement, meta []byte, key string) *Bucket {
+func (c *Catalog) newBucket(o *Options, m Measurement, key string) *Bucket {
+	var meta []byte
+	if key != "" {
+		meta = []byte(key)
+	}
 	start := o.RoundDown(m.Time)
 	b := &Bucket{metaKey: key, meta: meta, MinTime: start, byName: map[string]*column{}}
 	b.ID = c.NewID(start, key)
@@ -334,15 +343,15 @@ func measurementSize(doc bsoncore.Document, o *Options) int {
 	return n
 }
 
-// normalizedMeta returns the bucket's meta element (keyed "meta", its
+// normalizedMeta appends the bucket's meta element (keyed "meta", its
 // embedded documents' fields sorted by name, as mongod normalises the
-// metadata) and the catalog key of the series.
-func normalizedMeta(m Measurement) ([]byte, string) {
+// metadata) to dst; nothing when m has no meta. It is also the key of the
+// measurement's series.
+func normalizedMeta(dst []byte, m Measurement) []byte {
 	if !m.HasMeta {
-		return nil, ""
+		return dst
 	}
-	el := appendNormalized(nil, "meta", m.Meta)
-	return el, string(el)
+	return appendNormalized(dst, "meta", m.Meta)
 }
 
 func appendNormalized(dst []byte, key string, v bsoncore.Value) []byte {
