@@ -317,3 +317,50 @@ func TestConcurrentInserts(t *testing.T) {
 func errorAs(err error, target *mongo.BulkWriteException) bool {
 	return errors.As(err, target)
 }
+
+// TestRetryAndWriteConcern: a retryable insert sent twice (same lsid and
+// txnNumber) inserts its measurements once; inserts take every write
+// concern.
+func TestRetryAndWriteConcern(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	createTS(t, d, "rt", bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
+	sess, err := d.Client().StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(c)
+	cmd := bson.D{{Key: "insert", Value: "rt"}, {Key: "documents", Value: bson.A{
+		bson.D{{Key: "t", Value: t0}, {Key: "m", Value: 1}},
+		bson.D{{Key: "t", Value: t0.Add(time.Second)}, {Key: "m", Value: 2}},
+	}}, {Key: "txnNumber", Value: int64(1000)}}
+	for i := 0; i < 2; i++ {
+		var res bson.M
+		if err := d.RunCommand(mongo.NewSessionContext(c, sess), cmd).Decode(&res); err != nil || res["n"] != int32(2) {
+			t.Fatalf("attempt %d: %v %v", i, res, err)
+		}
+	}
+	if n := countMeasurements(t, d, "rt"); n != 2 {
+		t.Fatalf("%d measurements after the retried insert, want 2", n)
+	}
+	for _, wc := range []bson.D{
+		{{Key: "w", Value: 1}, {Key: "j", Value: true}},
+		{{Key: "w", Value: "majority"}},
+		{{Key: "w", Value: 0}},
+	} {
+		var res bson.M
+		err := d.RunCommand(c, bson.D{{Key: "insert", Value: "rt"}, {Key: "documents", Value: bson.A{bson.D{{Key: "t", Value: t0}, {Key: "m", Value: 1}}}},
+			{Key: "writeConcern", Value: wc}}).Decode(&res)
+		if err != nil && wc[0].Value != 0 {
+			t.Fatalf("write concern %v: %v %v", wc, res, err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for countMeasurements(t, d, "rt") != 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d measurements, want 5", countMeasurements(t, d, "rt"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
