@@ -281,3 +281,20 @@ func (e *Engine) TimeseriesStats(db, coll string) *timeseries.Stats {
 	}
 	return &c.state.ts.Stats
 }
+
+// forgetBucket takes the bucket doc (its stored version) out of the
+// collection's bucket catalog when a write other than a time series
+// insert changes or removes it (a meta update, a delete, TTL, a direct
+// write): the catalog would otherwise write over the change. The caller
+// holds the collection's writer lock.
+func (t *writeBatch) forgetBucket(doc bsoncore.Document) {
+	cat := t.c.state.ts
+	if cat == nil || t.tsInsert {
+		return
+	}
+	id, ok := doc.Lookup("_id").ObjectIDOK()
+	if !ok {
+		return
+	}
+	cat.Forget(id)
+}

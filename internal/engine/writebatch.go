@@ -105,9 +105,7 @@ func (t *writeBatch) commit() error {
 	if t.docs == 0 && !t.metaDirty {
 		return nil
 	}
-	if t.c.state.ts != nil && !t.tsInsert && t.docs > 0 {
-		t.c.state.ts.Clear()
-	}
+
 	if t.metaDirty {
 		if err := storage.SetCollectionEntry(t.b, t.c.ID, encodeCollection(t.c)); err != nil {
 			return fmt.Errorf("catalog update: %w", err)
@@ -536,6 +534,7 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	if err := t.setClusterKey(oldDoc); err != nil {
 		return err
 	}
+	t.forgetBucket(oldDoc) // timeseries.go
 	if err := t.setRecord(rid, newDoc); err != nil {
 		return err
 	}
@@ -559,6 +558,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if _, err := t.stageKeys(doc, true); err != nil {
 		return err
 	}
+	t.forgetBucket(doc) // timeseries.go
 	if t.c.Clustered {
 		if err := t.setClusterKey(doc); err != nil {
 			return err

@@ -43,6 +43,8 @@ type Catalog struct {
 	clock   uint64 // use stamps for the least recently used order
 	memory  int
 	scratch []byte
+	// byID names the series of each bucket the catalog holds (Forget).
+	byID map[bson.ObjectID]string
 	// Limits, mongod's by default.
 	MaxCount, MaxSize, MinCount int
 	MemoryLimit                 int
@@ -60,7 +62,7 @@ type series struct {
 
 // NewCatalog returns an empty catalog with mongod's limits.
 func NewCatalog() *Catalog {
-	c := &Catalog{series: map[string]*series{}, MaxCount: DefaultMaxCount, MaxSize: DefaultMaxSize,
+	c := &Catalog{series: map[string]*series{}, byID: map[bson.ObjectID]string{}, MaxCount: DefaultMaxCount, MaxSize: DefaultMaxSize,
 		MinCount: DefaultMinCount, MemoryLimit: DefaultMemoryLimit}
 	var r [4]byte
 	_, _ = rand.Read(r[:])
@@ -160,6 +162,7 @@ func (c *Catalog) retire(s *series, b *Bucket, archive bool, closed []*Bucket) [
 	s.open = nil
 	if !archive {
 		c.memory -= b.memory()
+		delete(c.byID, b.ID)
 		return append(closed, b)
 	}
 	s.archived = append(s.archived, b)
@@ -167,6 +170,7 @@ func (c *Catalog) retire(s *series, b *Bucket, archive bool, closed []*Bucket) [
 		old := s.archived[0]
 		s.archived = s.archived[1:]
 		c.memory -= old.memory()
+		delete(c.byID, old.ID)
 		closed = append(closed, old)
 	}
 	return closed
@@ -240,6 +244,7 @@ func (c *Catalog) newBucket(o *Options, m Measurement, key string) *Bucket {
 	start := o.RoundDown(m.Time)
 	b := &Bucket{metaKey: key, meta: meta, MinTime: start, byName: map[string]*column{}}
 	b.ID = c.NewID(start, key)
+	c.byID[b.ID] = key
 	b.Size = len(meta)
 	return b
 }
@@ -265,7 +270,37 @@ func (c *Catalog) NewID(start int64, key string) bson.ObjectID {
 // stays as it was, and new measurements open new buckets).
 func (c *Catalog) Clear() {
 	c.series = map[string]*series{}
+	c.byID = map[bson.ObjectID]string{}
 	c.memory = 0
+}
+
+// Forget takes the bucket with _id id out of the catalog, if it holds
+// it: its stored version was changed by another write, and later
+// measurements of its series go into another bucket.
+func (c *Catalog) Forget(id bson.ObjectID) {
+	k, ok := c.byID[id]
+	if !ok {
+		return
+	}
+	delete(c.byID, id)
+	s := c.series[k]
+	if s == nil {
+		return
+	}
+	if s.open != nil && s.open.ID == id {
+		c.memory -= s.open.memory()
+		s.open = nil
+	}
+	for i, a := range s.archived {
+		if a.ID == id {
+			c.memory -= a.memory()
+			s.archived = append(s.archived[:i], s.archived[i+1:]...)
+			break
+		}
+	}
+	if s.open == nil && len(s.archived) == 0 {
+		delete(c.series, k)
+	}
 }
 
 // Each calls f for every bucket the catalog holds.
@@ -304,10 +339,12 @@ func (c *Catalog) Expire(closed []*Bucket) []*Bucket {
 		for _, a := range s.archived {
 			c.memory -= a.memory()
 			closed = append(closed, a)
+			delete(c.byID, a.ID)
 			c.Stats.ClosedDueToMemoryThreshold.Add(1)
 		}
 		if s.open != nil {
 			c.memory -= s.open.memory()
+			delete(c.byID, s.open.ID)
 			closed = append(closed, s.open)
 			c.Stats.ClosedDueToMemoryThreshold.Add(1)
 		}

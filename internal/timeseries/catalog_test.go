@@ -95,3 +95,39 @@ func TestRoundDown(t *testing.T) {
 		}
 	}
 }
+
+// TestRolloverAndForget: the count limit closes a bucket, a measurement
+// back in time opens another and archives the open one, which takes a
+// later measurement again; Forget drops a bucket from its series.
+func TestRolloverAndForget(t *testing.T) {
+	o := &Options{TimeField: "t", Granularity: "seconds", MaxSpan: 3600, Rounding: 60}
+	c := NewCatalog()
+	c.MaxCount = 3
+	const base = int64(1_700_000_000_000)
+	var closed []*Bucket
+	var first *Bucket
+	for i := 0; i < 4; i++ {
+		var b *Bucket
+		b, closed = c.Add(o, measurement(t, o, "t", base+int64(i)*1000), closed)
+		if i == 0 {
+			first = b
+		}
+	}
+	if len(closed) != 1 || closed[0] != first || first.Count != 3 {
+		t.Fatalf("closed %v", closed)
+	}
+	open, _ := c.Add(o, measurement(t, o, "t", base+5000), nil)
+	back, _ := c.Add(o, measurement(t, o, "t", base-7_200_000), nil)
+	if back == open {
+		t.Fatal("a measurement two hours back went into the open bucket")
+	}
+	again, _ := c.Add(o, measurement(t, o, "t", base+6000), nil)
+	if again != open || c.Stats.Reopened.Load() != 1 {
+		t.Fatalf("the archived bucket did not take its measurement back")
+	}
+	c.Forget(open.ID)
+	next, _ := c.Add(o, measurement(t, o, "t", base+7000), nil)
+	if next == open {
+		t.Fatal("a forgotten bucket took a measurement")
+	}
+}
