@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/keystring"
 	"github.com/lodedb/lode/internal/timeseries"
 )
@@ -86,6 +87,12 @@ func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []b
 		c.state.ts = timeseries.NewCatalog()
 	}
 	cat := c.state.ts
+	// A series the catalog does not hold may go on in a stored bucket
+	// (after a restart): mongod 7.0 reopens it.
+	cat.Reopen = func(meta []byte, tm int64) (bsoncore.Document, uint64) {
+		return e.reopenableBucket(ctx, c, o, meta, tm)
+	}
+	defer func() { cat.Reopen = nil }()
 	t := e.newWriteBatchCtx(ctx, c)
 	t.tsInsert = true
 	var (
@@ -297,4 +304,53 @@ func (t *writeBatch) forgetBucket(doc bsoncore.Document) {
 		return
 	}
 	cat.Forget(id)
+}
+
+// reopenableBucket finds a stored version-1 bucket of buckets collection
+// c with meta element meta (nil: none) whose time range holds tm, and
+// returns it with its record id (nil when there is none). The caller
+// holds c's writer lock; the read goes through the ordinary find, which
+// the default meta and time index serves.
+func (e *Engine) reopenableBucket(ctx context.Context, c *collection, o *timeseries.Options, meta []byte, tm int64) (bsoncore.Document, uint64) {
+	f := bsoncore.NewDocumentBuilder()
+	if meta != nil {
+		idx, b := bsoncore.AppendDocumentStart(nil)
+		b = append(b, meta...)
+		d, _ := bsoncore.AppendDocumentEnd(b, idx)
+		f.AppendValue("meta", bsoncore.Document(d).Lookup("meta"))
+	} else {
+		f.AppendDocument("meta", bsoncore.NewDocumentBuilder().AppendBoolean("$exists", false).Build())
+	}
+	f.AppendInt32("control.version", 1)
+	f.AppendDocument("control.min."+o.TimeField, bsoncore.NewDocumentBuilder().
+		AppendDateTime("$lte", tm).AppendDateTime("$gt", tm-o.MaxSpan*1000).Build())
+	it, err := e.Find(ctx, c.DB, c.Name, FindSpec{Filter: f.Build(), Limit: 1})
+	if err != nil {
+		return nil, 0
+	}
+	defer it.Close()
+	doc, err := it.Next()
+	if err != nil || doc == nil {
+		return nil, 0
+	}
+	doc = append(bsoncore.Document(nil), doc...)
+	// The meta value exactly (a query's equality also matches an array
+	// holding the value).
+	el, err := doc.LookupErr("meta")
+	if (meta == nil) != (err != nil) {
+		return nil, 0
+	}
+	if meta != nil && !bytes.Equal(bsoncore.AppendValueElement(nil, "meta", el), meta) {
+		return nil, 0
+	}
+	var g indexkey.Generator
+	ck, err := clusterKeyOf(&g, c, doc, nil)
+	if err != nil {
+		return nil, 0
+	}
+	stored, rid, found, err := getRecordRef(e.db.Reader(), c, 0, ck, nil)
+	if err != nil || !found || !bytes.Equal(stored, doc) {
+		return nil, 0
+	}
+	return doc, rid
 }

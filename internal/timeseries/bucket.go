@@ -336,3 +336,92 @@ func (b *Bucket) Compressed(doc bsoncore.Document) bool {
 	v, ok := doc.Lookup("control", "version").Int32OK()
 	return !ok || v != 1
 }
+
+// FromDocument rebuilds the bucket stored as doc (record rid) to take more
+// measurements: a version-1 bucket whose columns are positional and of
+// one length. It returns nil for any other document.
+func FromDocument(o *Options, doc bsoncore.Document, rid uint64) *Bucket {
+	if v, ok := doc.Lookup("control", "version").AsInt64OK(); !ok || v != 1 {
+		return nil
+	}
+	id, ok := doc.Lookup("_id").ObjectIDOK()
+	if !ok {
+		return nil
+	}
+	minDoc, ok1 := doc.Lookup("control", "min").DocumentOK()
+	maxDoc, ok2 := doc.Lookup("control", "max").DocumentOK()
+	data, ok3 := doc.Lookup("data").DocumentOK()
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
+	b := &Bucket{ID: id, byName: map[string]*column{}, Written: append(bsoncore.Document(nil), doc...), RID: rid}
+	if el, err := doc.LookupErr("meta"); err == nil {
+		b.meta = bsoncore.AppendValueElement(nil, "meta", el)
+		b.metaKey = string(b.meta)
+		b.Size = len(b.meta)
+	}
+	cols, err := data.Elements()
+	if err != nil {
+		return nil
+	}
+	count := -1
+	lasts := make([]int, 0, len(cols))
+	for _, el := range cols {
+		cd, ok := el.Value().DocumentOK()
+		if !ok {
+			return nil
+		}
+		c := &column{name: el.Key(), timeCol: el.Key() == o.TimeField}
+		c.data = append([]byte(nil), cd[4:len(cd)-1]...)
+		c.written = len(c.data)
+		n := 0
+		last := -1
+		vals, err := cd.Elements()
+		if err != nil {
+			return nil
+		}
+		for _, x := range vals {
+			i, err := strconv.Atoi(x.Key())
+			if err != nil || i <= last {
+				return nil
+			}
+			last = i
+			n++
+		}
+		lasts = append(lasts, last)
+		if c.timeCol {
+			count = last + 1
+			if count != n {
+				return nil // a time column with gaps
+			}
+			b.timeCol = c
+			tmin, ok1 := minDoc.Lookup(c.name).DateTimeOK()
+			tmax, ok2 := maxDoc.Lookup(c.name).DateTimeOK()
+			if !ok1 || !ok2 {
+				return nil
+			}
+			b.MinTime, b.MaxTime = tmin, tmax
+		} else {
+			mn, err1 := minDoc.LookupErr(c.name)
+			mx, err2 := maxDoc.LookupErr(c.name)
+			if err1 != nil || err2 != nil {
+				return nil
+			}
+			c.min, c.max = cloneValue(mn), cloneValue(mx)
+		}
+		b.Size += len(c.data)
+		b.fields = append(b.fields, c)
+		b.byName[c.name] = c
+	}
+	if count <= 0 {
+		return nil
+	}
+	// Every column's positions are below the count.
+	for _, last := range lasts {
+		if last >= count {
+			return nil
+		}
+	}
+	b.Count = count
+	return b
+}

@@ -43,6 +43,11 @@ type Catalog struct {
 	clock   uint64 // use stamps for the least recently used order
 	memory  int
 	scratch []byte
+	// Reopen, when set, finds a stored bucket for a measurement of a
+	// series the catalog does not hold (after a restart, or once its
+	// buckets left memory): the bucket's document and record id, or nil.
+	// mongod 7.0 reopens buckets so.
+	Reopen func(meta []byte, t int64) (bsoncore.Document, uint64)
 	// byID names the series of each bucket the catalog holds (Forget).
 	byID map[bson.ObjectID]string
 	// Limits, mongod's by default.
@@ -118,6 +123,12 @@ func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*
 	if s == nil {
 		s = &series{key: string(c.scratch)}
 		c.series[s.key] = s
+		if b := c.reopen(o, m, s); b != nil {
+			c.clock++
+			s.used = c.clock
+			c.addTo(b, o, m, measurementSize(m.Doc, o))
+			return b, closed
+		}
 		c.Stats.OpenedDueToMetadata.Add(1)
 	}
 
@@ -154,6 +165,31 @@ func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*
 	s.open = b
 	c.addTo(b, o, m, size)
 	return b, closed
+}
+
+// reopen asks Reopen for a stored bucket m fits in and makes it s's open
+// bucket.
+func (c *Catalog) reopen(o *Options, m Measurement, s *series) *Bucket {
+	if c.Reopen == nil {
+		return nil
+	}
+	var meta []byte
+	if m.HasMeta {
+		meta = []byte(s.key)
+	}
+	doc, rid := c.Reopen(meta, m.Time)
+	if doc == nil {
+		return nil
+	}
+	b := FromDocument(o, doc, rid)
+	if b == nil || c.fits(b, o, m, measurementSize(m.Doc, o)) != fitOK {
+		return nil
+	}
+	s.open = b
+	c.byID[b.ID] = s.key
+	c.memory += b.memory()
+	c.Stats.Reopened.Add(1)
+	return b
 }
 
 // retire takes b out of the open slot: archived after a time rollover (an

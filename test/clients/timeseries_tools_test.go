@@ -88,7 +88,18 @@ func TestTimeseriesDumpRestore(t *testing.T) {
 	if _, err := dst.Collection("ev").InsertOne(ctx, bson.D{{Key: "t", Value: start}, {Key: "h", Value: bson.D{{Key: "host", Value: "h0"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(read(dst)); n != 4 {
-		t.Fatalf("%d buckets after an insert into the restored collection", n)
+	// The restored bucket of h0 is reopened for it (mongod 7.0 reopens
+	// stored buckets).
+	after := read(dst)
+	if len(after) != 3 {
+		t.Fatalf("%d buckets after an insert into the restored collection", len(after))
+	}
+	n := 0
+	for _, b := range after {
+		els, _ := b.Lookup("data", "t").Document().Elements()
+		n += len(els)
+	}
+	if n != 2501 {
+		t.Fatalf("%d measurements after the insert", n)
 	}
 }

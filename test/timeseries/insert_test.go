@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/lodedb/lode"
 	"github.com/lodedb/lode/test/testenv"
 )
 
@@ -362,5 +363,54 @@ func TestRetryAndWriteConcern(t *testing.T) {
 			t.Fatalf("%d measurements, want 5", countMeasurements(t, d, "rt"))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestReopenAfterRestart: after a restart, a series goes on in its stored
+// bucket (mongod 7.0 reopens it) rather than a new one.
+func TestReopenAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := func() (*lode.DB, *mongo.Database) {
+		db, err := lode.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, db.Client().Database("test")
+	}
+	db, d := open()
+	c := testenv.Ctx(t)
+	createTS(t, d, "ro", bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
+	insert := func(d *mongo.Database, from, n int) {
+		var docs []any
+		for i := from; i < from+n; i++ {
+			docs = append(docs, bson.D{{Key: "t", Value: t0.Add(time.Duration(i) * time.Second)}, {Key: "m", Value: bson.D{{Key: "h", Value: i % 2}}}, {Key: "v", Value: i}})
+		}
+		if _, err := d.Collection("ro").InsertMany(c, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(d, 0, 20)
+	before := buckets(t, d, "ro")
+	db.Close()
+	db, d = open()
+	defer db.Close()
+	insert(d, 20, 20)
+	after := buckets(t, d, "ro")
+	if len(before) != 2 || len(after) != 2 {
+		t.Fatalf("%d buckets before the restart, %d after", len(before), len(after))
+	}
+	for _, b := range after {
+		if n := count(t, b); n != 20 {
+			t.Fatalf("bucket of %d measurements after the restart: %v", n, b)
+		}
+		// The positions go on: 0..19.
+		if _, err := b.LookupErr("data", "v", "19"); err != nil {
+			t.Fatalf("bucket %v", b)
+		}
+	}
+	r, err := testenv.RunCmd(t, d, bson.D{{Key: "collStats", Value: "ro"}})
+	if err != nil || r.Lookup("timeseries", "numBucketsReopened").AsInt64() != 2 {
+		t.Fatalf("collStats %v %v", r, err)
 	}
 }
