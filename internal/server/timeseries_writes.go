@@ -15,9 +15,11 @@ import (
 // them: statements whose filter reads only the metaField (multi: true),
 // and updates whose operators change only the metaField, run on the
 // buckets with the metaField renamed meta, whole buckets at a time, as
-// mongod 5.1+ runs them. Their n and nModified count measurements. Other
-// statements (a filter on measurement fields, which mongod 7.0 answers by
-// unpacking and rewriting buckets) are refused with NotImplemented.
+// mongod 5.1+ runs them. Their n and nModified count measurements. A
+// delete by any other filter, or of one measurement, tests the
+// measurements one by one and rewrites the buckets
+// (Engine.DeleteTimeseries), as mongod 7.0. Other updates are refused
+// with NotImplemented.
 
 // metaFilter translates a filter on the metaField to the buckets' terms;
 // ok is false when it reads anything else.
@@ -162,13 +164,17 @@ func (s *Server) timeseriesDelete(ctx context.Context, db, coll string, o *times
 	for i, sp := range specs {
 		filter, ok := metaFilter(o, sp.Filter)
 		var werr *errs.Error
-		switch {
-		case sp.Limit == 1:
-			werr = tsWriteRefused("a delete with limit 1")
-		case !ok:
-			werr = tsWriteRefused("a delete whose filter is not on the metaField")
-		}
-		if werr == nil {
+		if !ok || sp.Limit == 1 {
+			// A filter on measurements (or a single delete): the
+			// buckets' measurements are tested one by one.
+			n, err := s.eng.DeleteTimeseries(ctx, db, coll, sp.Filter, sp.Limit == 1, opts)
+			res.N += n
+			if err != nil {
+				if werr = errs.As(err); werr == nil {
+					return res, err
+				}
+			}
+		} else {
 			ids, counts, err := s.bucketCounts(ctx, db, buckets, o, filter)
 			if err != nil {
 				return res, err

@@ -49,17 +49,43 @@ func TestMetaUpdatesAndDeletes(t *testing.T) {
 	if n := countMeasurements(t, d, "ud"); n != 10 {
 		t.Fatalf("%d measurements left", n)
 	}
-	_, err = coll.DeleteMany(c, bson.D{{Key: "t", Value: bson.D{{Key: "$lt", Value: t0}}}})
-	testenv.WantCode(t, "delete on the time field", err, 238)
+	// By measurement fields (mongod 7.0's arbitrary deletes): the
+	// buckets are rewritten without the measurements, or removed.
+	// Left: the 10 of host b, v = 1, 4, ..., 28.
+	dr, err = coll.DeleteMany(c, bson.D{{Key: "v", Value: bson.D{{Key: "$gte", Value: 20}}}})
+	if err != nil || dr.DeletedCount != 3 {
+		t.Fatalf("deleteMany by v: %+v %v", dr, err)
+	}
+	dr, err = coll.DeleteOne(c, bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: t0}}}, {Key: "m.host", Value: "b"}})
+	if err != nil || dr.DeletedCount != 1 {
+		t.Fatalf("deleteOne: %+v %v", dr, err)
+	}
+	bs := buckets(t, d, "ud")
+	if len(bs) != 1 || count(t, bs[0]) != 6 {
+		t.Fatalf("buckets after the deletes: %v", bs)
+	}
+	// Rewritten: positions renumbered, control recomputed.
+	if got := bs[0].Lookup("data", "v").String(); got != `{"0": {"$numberInt":"4"},"1": {"$numberInt":"7"},"2": {"$numberInt":"10"},"3": {"$numberInt":"13"},"4": {"$numberInt":"16"},"5": {"$numberInt":"19"}}` {
+		t.Fatalf("data.v %s", got)
+	}
+	if bs[0].Lookup("control", "min", "v").AsInt64() != 4 || bs[0].Lookup("control", "max", "v").AsInt64() != 19 {
+		t.Fatalf("control %v", bs[0].Lookup("control"))
+	}
+	if _, err := coll.DeleteMany(c, bson.D{{Key: "v", Value: bson.D{{Key: "$bad", Value: 1}}}}); err == nil {
+		t.Fatal("a bad filter deleted")
+	}
+	if n := countMeasurements(t, d, "ud"); n != 6 {
+		t.Fatalf("%d measurements", n)
+	}
 	// Inserts go on after buckets were removed under the catalog.
 	if _, err := coll.InsertOne(c, bson.D{{Key: "t", Value: t0}, {Key: "m", Value: bson.D{{Key: "host", Value: "c"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if n := countMeasurements(t, d, "ud"); n != 11 {
+	if n := countMeasurements(t, d, "ud"); n != 7 {
 		t.Fatalf("%d measurements", n)
 	}
 	// Everything: an empty filter.
-	if dr, err := coll.DeleteMany(c, bson.D{}); err != nil || dr.DeletedCount != 11 {
+	if dr, err := coll.DeleteMany(c, bson.D{}); err != nil || dr.DeletedCount != 7 {
 		t.Fatalf("deleteMany {}: %+v %v", dr, err)
 	}
 }
