@@ -25,7 +25,7 @@ func Measurements(o *Options, doc bsoncore.Document) (out []bsoncore.Document, o
 	}
 	meta, hasMeta := doc.LookupErr("meta")
 	type colVals struct {
-		name string
+		name  string
 		byPos map[int]bsoncore.Value
 	}
 	n := 0
