@@ -43,6 +43,9 @@ type CollStats struct {
 	Capped         bool
 	// Max and MaxSize are a capped collection's bounds (Max 0: none).
 	Max, MaxSize int64
+	// Timeseries is a time series collection's section of storageStats
+	// (nil for any other collection).
+	Timeseries bsoncore.Document
 }
 
 // IndexInfo describes an index for $indexStats.

@@ -126,6 +126,9 @@ func (c *collStatsStage) open(rc *runCtx, _ Iterator) (Iterator, error) {
 			}
 			sb.AppendInt64("maxSize", st.MaxSize/c.scale)
 		}
+		if st.Timeseries != nil {
+			sb.AppendDocument("timeseries", st.Timeseries)
+		}
 		b.AppendDocument("storageStats", sb.
 			AppendInt32("nindexes", int32(st.NIndexes)).
 			AppendInt64("totalIndexSize", st.TotalIndexSize/c.scale).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lodedb/lode/internal/collation"
 	"github.com/lodedb/lode/internal/storage"
+	"github.com/lodedb/lode/internal/timeseries"
 )
 
 // catalog is an immutable snapshot of all namespaces. Changes build a new
@@ -161,6 +162,12 @@ type collState struct {
 	// index filters (plancache_filters.go).
 	plans   planCache
 	filters indexFilters
+
+	// ts is a buckets collection's bucket catalog (timeseries.go),
+	// under mu; created by the first insert into the time series
+	// collection, forgotten when a write other than such an insert
+	// changes the buckets.
+	ts *timeseries.Catalog
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being

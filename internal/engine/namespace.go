@@ -96,6 +96,9 @@ func validateUserWrite(db, coll string) error {
 	if strings.HasPrefix(coll, "system.") {
 		switch {
 		case coll == "system.js", coll == "system.views", coll == "system.profile", coll == "system.buckets":
+		case strings.HasPrefix(coll, "system.buckets."):
+			// A time series collection's buckets: written by its inserts
+			// and, as in mongod, directly (mongorestore).
 		case db == "config" && coll == "system.sessions":
 			// The logical sessions collection, a legal client system
 			// namespace in mongod (the server's session cache is flushed

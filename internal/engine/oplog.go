@@ -99,7 +99,10 @@ func (t *writeBatch) logUpdate(oldDoc, newDoc bsoncore.Document, replacement boo
 		return
 	}
 	o := newDoc
-	if !replacement {
+	switch {
+	case t.diffO != nil:
+		o, t.diffO = t.diffO, nil // a time series bucket's (timeseries.go)
+	case !replacement:
 		o = oplog.UpdateO(oldDoc, newDoc)
 	}
 	t.logOp(oplog.OpUpdate, o, idDoc(oldDoc))

@@ -164,6 +164,9 @@ func ttlRange(ix *index, cutoff time.Time) (lo, hi []byte) {
 func (e *Engine) expireIndex(ctx context.Context, c *collection, ix *index, secs int64, now time.Time) (int64, error) {
 	cutoff := now.Add(-time.Duration(secs) * time.Second)
 	lo, hi := ttlRange(ix, cutoff)
+	if o := timeseriesOf(c); o != nil && ix.Clustered {
+		lo, hi = bucketsTTLRange(o, cutoff) // timeseries.go
+	}
 	if hi != nil && string(lo) >= string(hi) {
 		return 0, nil
 	}

@@ -108,7 +108,8 @@ func checkValidatorNamespace(db, coll string, options bsoncore.Document) error {
 	if !ok || len(d) <= 5 {
 		return nil
 	}
-	if strings.HasPrefix(coll, "system.") {
+	if strings.HasPrefix(coll, "system.") && !strings.HasPrefix(coll, "system.buckets.") {
+		// mongod gives a time series collection's buckets its validator.
 		return errs.New(errs.InvalidOptions, "Document validators not allowed on system collection %s.%s", db, coll)
 	}
 	if db == "admin" || db == "local" || db == "config" {

@@ -85,6 +85,12 @@ type writeBatch struct {
 	rec StmtRecorder
 	// bulk: a bulk insert's batch (bulkInsertMin).
 	bulk bool
+	// tsInsert: the batch writes a time series insert's buckets; any
+	// other change to a buckets collection forgets its open buckets.
+	tsInsert bool
+	// diffO, when set, is the oplog description of the next update (a
+	// bucket's, which knows what it appended).
+	diffO bsoncore.Document
 }
 
 type stagedKey struct {
@@ -115,6 +121,7 @@ func (t *writeBatch) commit() error {
 	if t.docs == 0 && !t.metaDirty {
 		return nil
 	}
+
 	if t.metaDirty {
 		if err := storage.SetCollectionEntry(t.b, t.c.ID, encodeCollection(t.c)); err != nil {
 			return fmt.Errorf("catalog update: %w", err)
@@ -546,6 +553,7 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	if err := t.setClusterKey(oldDoc); err != nil {
 		return err
 	}
+	t.forgetBucket(oldDoc) // timeseries.go
 	if err := t.setRecord(rid, newDoc); err != nil {
 		return err
 	}
@@ -569,6 +577,7 @@ func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if _, err := t.stageKeys(doc, true); err != nil {
 		return err
 	}
+	t.forgetBucket(doc) // timeseries.go
 	if t.c.Clustered {
 		if err := t.setClusterKey(doc); err != nil {
 			return err

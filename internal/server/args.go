@@ -321,12 +321,13 @@ func (s *Server) argCollectionUUID(cmd, db, coll string, v bsoncore.Value) error
 }
 
 // refuseTimeseriesNS reads isTimeseriesNamespace, the flag with which
-// mongos addresses a time-series collection's buckets: false is the
-// default, true is refused, as Lode has no time-series collections.
+// mongos addresses a time-series collection's buckets on a shard: false
+// is the default, true is refused, as Lode is not sharded (commands name
+// the time-series collection itself).
 func refuseTimeseriesNS(cmd string, v bsoncore.Value) error {
 	on, err := argBool(cmd, "isTimeseriesNamespace", v)
 	if err == nil && on {
-		err = errs.New(errs.NotImplemented, "%s.isTimeseriesNamespace is not supported by Lode: it has no time-series collections", cmd)
+		err = errs.New(errs.NotImplemented, "%s.isTimeseriesNamespace is not supported by Lode: it is how mongos addresses a shard's buckets, and Lode is not sharded; name the time-series collection itself", cmd)
 	}
 	return err
 }

@@ -155,6 +155,15 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		if err != nil {
 			return nil, err
 		}
+		if isView && len(a.pipeline) > 0 && len(a.pipeline[0]) > 5 && a.pipeline[0].Index(0).Key() == "$collStats" {
+			// $collStats of a time series collection reads its buckets'
+			// figures (views_agg.go's Stats), not through the view.
+			if o, err := s.timeseriesOf(ctx, req.DB, coll); err != nil {
+				return nil, err
+			} else if o != nil {
+				isView = false
+			}
+		}
 		if isView {
 			if len(a.pipeline) > 0 && len(a.pipeline[0]) > 5 {
 				// A stage that reads the collection itself

@@ -44,6 +44,9 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		// inside: "off"); hasExpiry says it was given.
 		expiry    *int64
 		hasExpiry bool
+		// tsGranularity is a time series collection's new granularity.
+		tsGranularity string
+		hasTS         bool
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
@@ -139,8 +142,12 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			n, err := parseClusteredExpiry(req, v)
 			expiry = &n
 			return true, err
-		case "cappedSize", "cappedMax", "timeseries", "timeseriesBucketsMayHaveMixedSchemaData":
-			return true, errs.New(errs.NotImplemented, "collMod.%s is not supported by Lode: it cannot resize a capped collection and has no time-series collections", k)
+		case "timeseries":
+			g, err := parseCollModTimeseries(req, v) // create_timeseries.go
+			tsGranularity, hasTS = g, true
+			return true, err
+		case "cappedSize", "cappedMax", "timeseriesBucketsMayHaveMixedSchemaData":
+			return true, errs.New(errs.NotImplemented, "collMod.%s is not supported by Lode", k)
 		}
 		return false, nil
 	})
@@ -152,6 +159,9 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		return nil, err
 	}
 	if view != nil {
+		if o := s.timeseriesOfView(req.DB, view); o != nil {
+			return nil, s.collModTimeseries(ctx, req, coll, o, tsGranularity, expiry, hasExpiry)
+		}
 		// The options only a collection has, in the order mongod's
 		// parseCollModRequest checks them.
 		for _, k := range []string{"index", "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages"} {
@@ -163,6 +173,9 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			return nil, s.modifyView(ctx, req.DB, coll, view, viewOn, pipeline, hasPipeline)
 		}
 		return nil, nil
+	}
+	if hasTS {
+		return nil, errs.New(errs.InvalidOptions, "option only supported on a time-series collection: timeseries")
 	}
 	if viewOn != nil || hasPipeline {
 		if !s.eng.HasCollection(req.DB, coll) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/timeseries"
 )
 
 func init() {
@@ -34,7 +35,18 @@ func cmdCollStats(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if err != nil {
 		return nil, err
 	}
-	if err := s.refuseView(ctx, req.DB, coll); err != nil {
+	statsColl := coll
+	var tsSection bsoncore.Document
+	if o, err := s.timeseriesOf(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if o != nil {
+		// A time series collection: its buckets' figures, with the
+		// timeseries section (create_timeseries.go).
+		statsColl = timeseries.BucketsName(coll)
+		if tsSection, err = s.timeseriesStats(req.DB, statsColl); err != nil {
+			return nil, err
+		}
+	} else if err := s.refuseView(ctx, req.DB, coll); err != nil {
 		return nil, err // views.go
 	}
 	scale := int64(1)
@@ -52,7 +64,7 @@ func cmdCollStats(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.eng.CollectionStats(req.DB, coll) // local.oplog.rs too
+	st, err := s.eng.CollectionStats(req.DB, statsColl) // local.oplog.rs too
 	if err != nil {
 		if errs.Is(err, errs.NamespaceNotFound) {
 			return nil, errs.New(errs.NamespaceNotFound, "Collection [%s.%s] not found.", req.DB, coll)
@@ -64,17 +76,24 @@ func cmdCollStats(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 		avg = st.Size / st.Count
 	}
 	sizes := bsoncore.NewDocumentBuilder()
-	infos, _ := s.eng.ListIndexes(req.DB, coll)
+	infos, _ := s.eng.ListIndexes(req.DB, statsColl)
 	for _, ix := range infos {
 		if ix.Clustered == nil { // the clustered index is the records
 			sizes.AppendInt64(ix.Name, st.IndexSizes[ix.Name]/scale)
 		}
 	}
 	b := bsoncore.NewDocumentBuilder().
-		AppendString("ns", ns(req.DB, coll)).
-		AppendInt64("size", st.Size/scale).
-		AppendInt64("count", st.Count).
-		AppendInt64("avgObjSize", avg).
+		AppendString("ns", ns(req.DB, coll))
+	if tsSection != nil {
+		// mongod reports the buckets' sizes without a count of
+		// measurements.
+		b.AppendDocument("timeseries", tsSection).AppendInt64("size", st.Size/scale)
+	} else {
+		b.AppendInt64("size", st.Size/scale).
+			AppendInt64("count", st.Count).
+			AppendInt64("avgObjSize", avg)
+	}
+	b.
 		AppendInt64("numOrphanDocs", 0).
 		AppendInt64("storageSize", st.StorageSize/scale).
 		AppendInt64("freeStorageSize", 0).

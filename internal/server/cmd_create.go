@@ -48,6 +48,7 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		hasIDIndex             bool
 		clustered              bsoncore.Document // normalised; nil: not clustered
 		expiry                 *int64
+		tsSpec                 bsoncore.Value // timeseries (create_timeseries.go)
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		var err error
@@ -104,7 +105,10 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 			hasPipeline = true
 			pipeline, err = argDocArray(req.Name, k, v)
 			return true, err
-		case "timeseries", "encryptedFields":
+		case "timeseries":
+			tsSpec = v
+			return true, nil
+		case "encryptedFields":
 			return true, errs.New(errs.CommandNotSupported, "create with '%s' is not supported by Lode", k)
 		default:
 			return false, nil
@@ -116,6 +120,12 @@ func cmdCreate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if tsSpec.Type != 0 {
+		if hasViewOn {
+			return nil, errs.New(errs.InvalidOptions, "%s.%s: 'timeseries' is not allowed with 'viewOn'", req.DB, coll)
+		}
+		return nil, s.createTimeseries(ctx, req, coll, tsSpec, expiry, createColl)
 	}
 	if hasPipeline && !hasViewOn {
 		return nil, errs.New(errs.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified")

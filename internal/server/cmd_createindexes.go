@@ -68,6 +68,9 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
 		return nil, err
 	} else if v != nil {
+		if o := s.timeseriesOfView(req.DB, v); o != nil {
+			return s.timeseriesCreateIndexes(ctx, req, coll, o) // timeseries_indexes.go
+		}
 		return nil, errs.New(errs.CommandNotSupportedOnView, "Cannot create indexes on a view") // views.go
 	}
 	var specs []engine.IndexSpec

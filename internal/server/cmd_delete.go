@@ -33,11 +33,17 @@ func cmdDelete(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}
-	if reply, err := s.viewBatchReply(ctx, req.DB, batch); err != nil || reply != nil {
+	var res engine.DeleteResult
+	if o, err := s.timeseriesOf(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if o != nil {
+		res, err = s.timeseriesDelete(ctx, req.DB, coll, o, specs, opts) // timeseries_writes.go
+		if err != nil {
+			return nil, err
+		}
+	} else if reply, err := s.viewBatchReply(ctx, req.DB, batch); err != nil || reply != nil {
 		return reply, err // views.go
-	}
-	res, err := s.eng.Delete(ctx, req.DB, coll, specs, opts)
-	if err != nil {
+	} else if res, err = s.eng.Delete(ctx, req.DB, coll, specs, opts); err != nil {
 		return nil, err
 	}
 	s.stats.delete.Add(int64(len(specs)))

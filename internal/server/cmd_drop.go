@@ -7,6 +7,7 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/timeseries"
 )
 
 func init() {
@@ -33,7 +34,22 @@ func cmdDrop(ctx context.Context, s *Server, req *Request) (bsoncore.Document, e
 	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
 		return nil, err
 	} else if v != nil {
+		ts := s.timeseriesOfView(req.DB, v) != nil
 		if err := s.dropView(ctx, req.DB, coll); err != nil {
+			return nil, err
+		}
+		if ts {
+			// A time series collection: its buckets go with its view.
+			if err := s.eng.DropCollection(req.DB, timeseries.BucketsName(coll)); err != nil && !errs.Is(err, errs.NamespaceNotFound) {
+				return nil, err
+			}
+		}
+		return bsoncore.NewDocumentBuilder().AppendString("ns", ns(req.DB, coll)).Build(), nil
+	}
+	if s.eng.TimeseriesOptions(req.DB, timeseries.BucketsName(coll)) != nil && s.eng.CollectionOptions(req.DB, coll) == nil {
+		// Buckets without their view (a restore cut short): dropping the
+		// time series collection drops them.
+		if err := s.eng.DropCollection(req.DB, timeseries.BucketsName(coll)); err != nil && !errs.Is(err, errs.NamespaceNotFound) {
 			return nil, err
 		}
 		return bsoncore.NewDocumentBuilder().AppendString("ns", ns(req.DB, coll)).Build(), nil

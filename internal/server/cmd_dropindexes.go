@@ -26,6 +26,9 @@ func cmdDropIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if v, err := s.lookupView(ctx, req.DB, coll); err != nil {
 		return nil, err
 	} else if v != nil {
+		if o := s.timeseriesOfView(req.DB, v); o != nil {
+			return s.timeseriesDropIndexes(ctx, req, coll, o) // timeseries_indexes.go
+		}
 		return nil, errs.New(errs.CommandNotSupportedOnView, "Cannot drop indexes on view %s.%s", req.DB, coll) // views.go
 	}
 	var target bsoncore.Value

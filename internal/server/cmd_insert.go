@@ -7,6 +7,7 @@ import (
 
 	"github.com/lodedb/lode/internal/auth"
 	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/timeseries"
 )
 
 func init() {
@@ -35,6 +36,24 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	opts.ShallowDocs = req.depth >= 0 && req.depth <= engine.MaxStorageDepth+1
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
+	}
+	if o, err := s.timeseriesOf(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if o != nil {
+		// A time series collection: measurements go into its buckets
+		// (engine/timeseries.go).
+		res, err := s.eng.InsertTimeseries(ctx, req.DB, coll, docs, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.stats.insert.Add(int64(res.N))
+		if res.N > 0 {
+			s.inserts.notify(ns(req.DB, timeseries.BucketsName(coll)))
+		}
+		b := bsoncore.NewDocumentBuilder().AppendInt32("n", int32(res.N))
+		appendWriteErrors(b, res.WriteErrors)
+		appendWriteConcernError(b, wc)
+		return b.Build(), nil
 	}
 	if reply, err := s.viewBatchReply(ctx, req.DB, batch); err != nil || reply != nil {
 		return reply, err // views.go

@@ -107,6 +107,13 @@ func cmdListCollections(ctx context.Context, s *Server, req *Request) (bsoncore.
 		if g != nil && !g.AnyOn(auth.CollResource(req.DB, v.Name)) {
 			continue
 		}
+		if o := s.timeseriesOfView(req.DB, v); o != nil {
+			doc := timeseriesListEntry(v.Name, o, s.eng.CollectionOptions(req.DB, v.ViewOn), nameOnly) // create_timeseries.go
+			if filter == nil || filter.Match(doc) {
+				docs = append(docs, doc)
+			}
+			continue
+		}
 		b := bsoncore.NewDocumentBuilder().
 			AppendString("name", v.Name).
 			AppendString("type", "view")

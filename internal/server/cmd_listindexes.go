@@ -24,8 +24,14 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	if err != nil {
 		return nil, err
 	}
-	if err := s.refuseView(ctx, req.DB, coll); err != nil {
-		return nil, err // views.go
+	tso, err := s.timeseriesOf(ctx, req.DB, coll)
+	if err != nil {
+		return nil, err
+	}
+	if tso == nil {
+		if err := s.refuseView(ctx, req.DB, coll); err != nil {
+			return nil, err // views.go
+		}
 	}
 	var batchSize int64
 	hasBatch := false
@@ -54,6 +60,21 @@ func cmdListIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Docu
 	}
 	if buildUUIDs && buildInfo {
 		return nil, errs.New(errs.InvalidOptions, "The 'includeBuildUUIDs' and 'includeIndexBuildInfo' options are mutually exclusive")
+	}
+	if tso != nil {
+		// A time series collection's indexes in its own terms
+		// (timeseries_indexes.go).
+		docs, err := s.timeseriesIndexSpecs(req.DB, coll, tso)
+		if err != nil {
+			return nil, err
+		}
+		if buildInfo {
+			for i, d := range docs {
+				docs[i] = bsoncore.NewDocumentBuilder().AppendDocument("spec", d).Build()
+			}
+		}
+		c := cursor.New(ns(req.DB, coll), &sliceSource{docs: docs})
+		return s.firstBatch(ctx, c, batchSize, hasBatch, false)
 	}
 	ixs, err := s.eng.ListIndexes(req.DB, coll) // none on local.oplog.rs
 	if err != nil {

@@ -32,6 +32,21 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}
+	if o, err := s.timeseriesOf(ctx, req.DB, coll); err != nil {
+		return nil, err
+	} else if o != nil {
+		res, err := s.timeseriesUpdate(ctx, req.DB, coll, o, specs, opts) // timeseries_writes.go
+		if err != nil {
+			return nil, err
+		}
+		s.stats.update.Add(int64(len(specs)))
+		b := bsoncore.NewDocumentBuilder().
+			AppendInt32("n", int32(res.N)).
+			AppendInt32("nModified", int32(res.NModified))
+		appendWriteErrors(b, res.WriteErrors)
+		appendWriteConcernError(b, wc)
+		return b.Build(), nil
+	}
 	if reply, err := s.viewBatchReply(ctx, req.DB, batch, "nModified"); err != nil || reply != nil {
 		return reply, err // views.go
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/lodedb/lode/internal/agg/aggengine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
+	"github.com/lodedb/lode/internal/timeseries"
 )
 
 // viewCatalog is the aggregation catalog with views: a read of a view
@@ -178,6 +179,19 @@ func (c viewCatalog) RenameCollection(ctx context.Context, fromDB, fromColl, toD
 
 // Stats implements agg.Catalog.
 func (c viewCatalog) Stats(ctx context.Context, db, coll string) (agg.CollStats, error) {
+	if o, err := c.s.timeseriesOf(ctx, db, coll); err != nil {
+		return agg.CollStats{}, err
+	} else if o != nil {
+		// A time series collection: its buckets' figures with the
+		// timeseries section (create_timeseries.go).
+		buckets := timeseries.BucketsName(coll)
+		st, err := c.next.Stats(ctx, db, buckets)
+		if err != nil {
+			return st, err
+		}
+		st.Timeseries, err = c.s.timeseriesStats(db, buckets)
+		return st, err
+	}
 	if err := c.refuse(ctx, db, coll); err != nil {
 		return agg.CollStats{}, err
 	}

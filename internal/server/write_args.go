@@ -63,12 +63,12 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 			}
 			b.collectionUUID = &v
 		case k == "isTimeseriesNamespace", k == "encryptionInformation":
-			// mongod's internal fields for time-series buckets and
-			// queryable encryption, neither of which Lode has.
+			// mongos's flag for a shard's time-series buckets (Lode is
+			// not sharded) and queryable encryption, which Lode has not.
 			if k == "isTimeseriesNamespace" && v.Type == bsoncore.TypeBoolean && !v.Boolean() {
 				return true, nil
 			}
-			return true, errs.New(errs.NotImplemented, "%s.%s is not supported: Lode has no time-series collections or queryable encryption", req.Name, k)
+			return true, errs.New(errs.NotImplemented, "%s.%s is not supported: Lode is not sharded (isTimeseriesNamespace is mongos's) and has no queryable encryption", req.Name, k)
 		case k == "runtimeConstants" && accept.runtimeConstants:
 			return true, errs.New(errs.NotImplemented, "%s.runtimeConstants is not supported by Lode: it is mongos's internal way to fix $$NOW and $$CLUSTER_TIME, which Lode computes itself", req.Name)
 		case k == "stmtId":

@@ -133,6 +133,7 @@ func runPythonBatch(t *testing.T, cases []scriptCase) {
 // was a test of its own:
 //
 //	collation_pymongo.py          collations
+//	timeseries_pymongo.py         time series collections: create, insert, indexes, errors, collStats
 //	profiler_pymongo.py           pymongo's profiler helpers and $queryStats
 //	geo_restaurants_pymongo.py    MongoDB's "Find Restaurants with Geospatial Queries" tutorial
 //	geo2d_options_pymongo.py      a 2d index with bits, min and max
@@ -151,6 +152,7 @@ func TestPythonScripts(t *testing.T) {
 	t.Parallel()
 	runPythonBatch(t, append([]scriptCase{
 		{script: "collation_pymongo.py", ok: "collation ok"},
+		{script: "timeseries_pymongo.py", ok: "timeseries pymongo ok"},
 		{script: "profiler_pymongo.py", ok: "profiler pymongo OK"},
 		{script: "geo_restaurants_pymongo.py", ok: "geo tutorial ok"},
 		{script: "geo2d_options_pymongo.py", ok: "geo2d options ok"},
@@ -183,6 +185,7 @@ func TestPythonScripts(t *testing.T) {
 //	text_mongosh.js        text search
 //	views_mongosh.js       views through mongosh's helpers
 //	clustered_mongosh.js   clustered collections through mongosh's helpers
+//	timeseries_mongosh.js  time series collections through mongosh's helpers, expiry included
 //	writes_mongosh.js      pipeline-style updates, write hints, $-prefixed upsert fields
 //	replset_mongosh.js     rs.status(), rs.conf(), db.getReplicationInfo(),
 //	                       db.printReplicationInfo() and replSetResizeOplog
@@ -209,6 +212,7 @@ func TestMongoshScripts(t *testing.T) {
 		{script: "text_mongosh.js", ok: "text OK"},
 		{script: "views_mongosh.js", ok: "views OK"},
 		{script: "clustered_mongosh.js", ok: "clustered mongosh OK"},
+		{script: "timeseries_mongosh.js", ok: "timeseries mongosh OK"},
 		{script: "writes_mongosh.js", ok: "writes OK"},
 		{script: "replset_mongosh.js", ok: "replset helpers OK"},
 		{script: "standalone_mongosh.js", serve: []string{"--standalone"}, ok: "standalone OK"},
