@@ -1,0 +1,94 @@
+package agg_test
+
+import (
+	"testing"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// Two version-1 buckets of a collection {timeField: "t", metaField: "m"}:
+// the second has no "x" at index 1 and a "y" only there.
+const v1Buckets = `[
+ {"_id": 1, "control": {"version": 1, "min": {"t": {"$date": "2024-01-01T00:00:00Z"}}, "max": {"t": {"$date": "2024-01-01T00:00:02Z"}}},
+  "meta": "a",
+  "data": {"_id": {"0": 10, "1": 11, "2": 12}, "t": {"0": {"$date": "2024-01-01T00:00:00Z"}, "1": {"$date": "2024-01-01T00:00:01Z"}, "2": {"$date": "2024-01-01T00:00:02Z"}}, "x": {"0": 1, "1": 2, "2": 3}}},
+ {"_id": 2, "control": {"version": 1, "min": {"t": {"$date": "2024-01-02T00:00:00Z"}}, "max": {"t": {"$date": "2024-01-02T00:00:01Z"}}},
+  "meta": {"k": "b"},
+  "data": {"t": {"0": {"$date": "2024-01-02T00:00:00Z"}, "1": {"$date": "2024-01-02T00:00:01Z"}}, "_id": {"0": 20, "1": 21}, "x": {"0": 4}, "y": {"1": "z"}}}
+]`
+
+func TestUnpackBucketV1(t *testing.T) {
+	cat := openCat(t)
+	insert(t, cat, "b", v1Buckets)
+	got, err := runPipeline(t, cat, "b", `[{"$_internalUnpackBucket": {"timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600}}]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The time field, the meta field, then the data columns in the
+	// bucket's order.
+	sameDocs(t, got, `[
+	 {"t": {"$date": "2024-01-01T00:00:00Z"}, "m": "a", "_id": 10, "x": 1},
+	 {"t": {"$date": "2024-01-01T00:00:01Z"}, "m": "a", "_id": 11, "x": 2},
+	 {"t": {"$date": "2024-01-01T00:00:02Z"}, "m": "a", "_id": 12, "x": 3},
+	 {"t": {"$date": "2024-01-02T00:00:00Z"}, "m": {"k": "b"}, "_id": 20, "x": 4},
+	 {"t": {"$date": "2024-01-02T00:00:01Z"}, "m": {"k": "b"}, "_id": 21, "y": "z"}]`, false)
+
+	got, err = runPipeline(t, cat, "b", `[{"$_internalUnpackBucket": {"include": ["x", "m"], "timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600}}]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, got, `[{"m": "a", "x": 1}, {"m": "a", "x": 2}, {"m": "a", "x": 3}, {"m": {"k": "b"}, "x": 4}, {"m": {"k": "b"}}]`, false)
+
+	got, err = runPipeline(t, cat, "b", `[{"$_internalUnpackBucket": {"exclude": ["t", "m", "_id"], "timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600,
+	  "eventFilter": {"x": {"$gte": 2}}}}]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, got, `[{"x": 2}, {"x": 3}, {"x": 4}]`, false)
+
+	got, err = runPipeline(t, cat, "b", `[{"$_unpackBucket": {"timeField": "t", "metaField": "m"}}, {"$count": "n"}]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, got, `[{"n": 5}]`, false)
+}
+
+func TestUnpackBucketErrors(t *testing.T) {
+	cat := openCat(t)
+	insert(t, cat, "b", v1Buckets)
+	for _, c := range []struct {
+		spec string
+		code errs.Code
+	}{
+		{`1`, errs.Location5346500},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "include": [], "exclude": []}`, errs.Location5408000},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "include": 1}`, errs.Location5346501},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "include": [1]}`, errs.Location5346502},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "include": ["a.b"]}`, errs.Location5346503},
+		{`{"timeField": 1, "bucketMaxSpanSeconds": 1}`, errs.Location5346504},
+		{`{"timeField": "t", "metaField": 1, "bucketMaxSpanSeconds": 1}`, errs.Location5346505},
+		{`{"timeField": "t", "metaField": "a.b", "bucketMaxSpanSeconds": 1}`, errs.Location5545700},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "foo": 1}`, errs.Location5346506},
+		{`{"bucketMaxSpanSeconds": 1}`, errs.Location5346508},
+		{`{"timeField": "t"}`, errs.Location5510602},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1.5}`, errs.Location5510600},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 0}`, errs.Location5510601},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "computedMetaProjFields": "a"}`, errs.Location5509900},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "assumeNoMixedSchemaData": 1}`, errs.Location6067202},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "eventFilter": 1}`, errs.Location7026902},
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 1, "includeMinTimeAsMetadata": true}`, errs.NotImplemented},
+		// Buckets with a meta read without a metaField.
+		{`{"timeField": "t", "bucketMaxSpanSeconds": 3600}`, errs.Location5369601},
+		// No time column.
+		{`{"timeField": "u", "metaField": "m", "bucketMaxSpanSeconds": 3600}`, errs.Location5346700},
+	} {
+		_, err := runPipeline(t, cat, "b", `[{"$_internalUnpackBucket": `+c.spec+`}]`, runOpts{})
+		wantCode(t, err, c.code)
+	}
+	_, err := runPipeline(t, cat, "b", `[{"$_unpackBucket": {"metaField": "m"}}]`, runOpts{})
+	wantCode(t, err, errs.Location5612405)
+	// A compressed bucket needs the BSONColumn decoder.
+	insert(t, cat, "c", `[{"_id": 1, "control": {"version": 2, "count": 1}, "data": {"t": {"$binary": {"base64": "AA==", "subType": "07"}}}}]`)
+	_, err = runPipeline(t, cat, "c", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}]`, runOpts{})
+	wantCode(t, err, errs.NotImplemented)
+}
