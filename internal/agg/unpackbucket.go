@@ -66,7 +66,6 @@ type unpackSpec struct {
 	maxSpan           int32
 	assumeNoMixed     bool
 	usesExtendedRange bool
-	fixedBuckets      bool
 	// computedMeta are fields an $addFields before the stage computed
 	// at the bucket's top level from its meta; each measurement gets
 	// them.
@@ -215,12 +214,6 @@ func parseUnpackSpec(v bsoncore.Value) (unpackSpec, error) {
 			} else {
 				spec.wholeBucketFilter = f
 			}
-		case "fixedBuckets":
-			b, ok := ev.BooleanOK()
-			if !ok {
-				return spec, errs.New(errs.Location7823300, "fixedBuckets field must be a bool, got: %s", bsonutil.TypeName(ev.Type))
-			}
-			spec.fixedBuckets = b
 		default:
 			return spec, errs.New(errs.Location5346506, "unrecognized parameter to $_internalUnpackBucket: %s", k)
 		}
@@ -362,9 +355,6 @@ func (s *unpackStage) spec() bsoncore.Document {
 	}
 	if s.event != nil {
 		b.AppendDocument("eventFilter", s.event.Serialize())
-	}
-	if sp.fixedBuckets {
-		b.AppendBoolean("fixedBuckets", true)
 	}
 	return specDoc("$_internalUnpackBucket", docValue(b.Build()))
 }

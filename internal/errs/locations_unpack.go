@@ -38,5 +38,4 @@ const (
 	Location6646901 Code = 6646901
 	Location7026902 Code = 7026902
 	Location7026903 Code = 7026903
-	Location7823300 Code = 7823300
 )
