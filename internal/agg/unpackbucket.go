@@ -305,11 +305,23 @@ func (spec *unpackSpec) includes(f string) bool {
 
 func (s *unpackStage) name() string { return "$_internalUnpackBucket" }
 
-// spec renders the stage as mongod serializes it: include or exclude
-// (sorted, the meta field last), timeField, metaField,
-// bucketMaxSpanSeconds, then the flags that are set and the filters.
+// spec renders the stage as mongod serializes it, with its filters as
+// parsed.
 func (s *unpackStage) spec() bsoncore.Document {
-	sp := &s.us
+	var event, whole bsoncore.Document
+	if s.event != nil {
+		event = s.event.Serialize()
+	}
+	if s.whole != nil {
+		whole = s.whole.Serialize()
+	}
+	return specDoc("$_internalUnpackBucket", docValue(s.us.document(event, whole)))
+}
+
+// document renders the specification as mongod serializes it: include or
+// exclude (sorted, the meta field last), timeField, metaField,
+// bucketMaxSpanSeconds, then the flags that are set and the filters.
+func (sp *unpackSpec) document(event, whole bsoncore.Document) bsoncore.Document {
 	b := bsoncore.NewDocumentBuilder()
 	fields := slices.Clone(sp.fields)
 	slices.Sort(fields)
@@ -350,13 +362,13 @@ func (s *unpackStage) spec() bsoncore.Document {
 		}
 		b.AppendArray("computedMetaProjFields", cb.Build())
 	}
-	if s.whole != nil {
-		b.AppendDocument("wholeBucketFilter", s.whole.Serialize())
+	if whole != nil {
+		b.AppendDocument("wholeBucketFilter", whole)
 	}
-	if s.event != nil {
-		b.AppendDocument("eventFilter", s.event.Serialize())
+	if event != nil {
+		b.AppendDocument("eventFilter", event)
 	}
-	return specDoc("$_internalUnpackBucket", docValue(b.Build()))
+	return b.Build()
 }
 
 func (s *unpackStage) open(rc *runCtx, in Iterator) (Iterator, error) {

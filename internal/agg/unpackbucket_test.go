@@ -1,18 +1,20 @@
 package agg_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/errs"
 )
 
 // Two version-1 buckets of a collection {timeField: "t", metaField: "m"}:
 // the second has no "x" at index 1 and a "y" only there.
 const v1Buckets = `[
- {"_id": 1, "control": {"version": 1, "min": {"t": {"$date": "2024-01-01T00:00:00Z"}}, "max": {"t": {"$date": "2024-01-01T00:00:02Z"}}},
+ {"_id": {"$oid": "659200800000000000000001"}, "control": {"version": 1, "min": {"_id": 10, "t": {"$date": "2024-01-01T00:00:00Z"}, "x": 1}, "max": {"_id": 12, "t": {"$date": "2024-01-01T00:00:02Z"}, "x": 3}},
   "meta": "a",
   "data": {"_id": {"0": 10, "1": 11, "2": 12}, "t": {"0": {"$date": "2024-01-01T00:00:00Z"}, "1": {"$date": "2024-01-01T00:00:01Z"}, "2": {"$date": "2024-01-01T00:00:02Z"}}, "x": {"0": 1, "1": 2, "2": 3}}},
- {"_id": 2, "control": {"version": 1, "min": {"t": {"$date": "2024-01-02T00:00:00Z"}}, "max": {"t": {"$date": "2024-01-02T00:00:01Z"}}},
+ {"_id": {"$oid": "659352000000000000000002"}, "control": {"version": 1, "min": {"_id": 20, "t": {"$date": "2024-01-02T00:00:00Z"}, "x": 4, "y": "z"}, "max": {"_id": 21, "t": {"$date": "2024-01-02T00:00:01Z"}, "x": 4, "y": "z"}},
   "meta": {"k": "b"},
   "data": {"t": {"0": {"$date": "2024-01-02T00:00:00Z"}, "1": {"$date": "2024-01-02T00:00:01Z"}}, "_id": {"0": 20, "1": 21}, "x": {"0": 4}, "y": {"1": "z"}}}
 ]`
@@ -91,4 +93,65 @@ func TestUnpackBucketErrors(t *testing.T) {
 	insert(t, cat, "c", `[{"_id": 1, "control": {"version": 2, "count": 1}, "data": {"t": {"$binary": {"base64": "AA==", "subType": "07"}}}}]`)
 	_, err = runPipeline(t, cat, "c", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}]`, runOpts{})
 	wantCode(t, err, errs.NotImplemented)
+}
+
+const unpackTM = `{"$_internalUnpackBucket": {"timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600}}`
+
+// explainShape returns the stages of an explain, the $cursor entry as its
+// parsed query, the others as their spec.
+func explainShape(t *testing.T, cat agg.Catalog, pipeline string) []string {
+	t.Helper()
+	var out []string
+	for _, s := range explainStages(t, explainPipeline(t, cat, "b", pipeline, "", nil)) {
+		if c, err := s.LookupErr("$cursor"); err == nil {
+			out = append(out, "cursor "+c.Document().Lookup("queryPlanner", "parsedQuery").String())
+			continue
+		}
+		out = append(out, s.String())
+	}
+	return out
+}
+
+func TestUnpackBucketRewrites(t *testing.T) {
+	cat := openCat(t)
+	insert(t, cat, "b", v1Buckets)
+	for _, c := range []struct {
+		pipeline string
+		want     string
+		// shape holds what explain must show, in order.
+		shape []string
+	}{
+		// A meta predicate goes down whole, renamed: no eventFilter.
+		{`[` + unpackTM + `, {"$match": {"m.k": "b"}}]`,
+			`[{"t": {"$date": "2024-01-02T00:00:00Z"}, "m": {"k": "b"}, "_id": 20, "x": 4},
+			  {"t": {"$date": "2024-01-02T00:00:01Z"}, "m": {"k": "b"}, "_id": 21, "y": "z"}]`,
+			[]string{`cursor {"meta.k": {"$eq": "b"}}`, `{"$_internalUnpackBucket": {"exclude": [],"timeField": "t","metaField": "m","bucketMaxSpanSeconds": {"$numberInt":"3600"}}}`}},
+		// A time range: bucket-level bounds before, the predicate as
+		// eventFilter, wholeBucketFilter for buckets wholly inside.
+		{`[` + unpackTM + `, {"$match": {"t": {"$gte": {"$date": "2024-01-01T00:00:01Z"}, "$lt": {"$date": "2024-01-02T00:00:00Z"}}}}, {"$project": {"_id": 1}}]`,
+			`[{"_id": 11}, {"_id": 12}]`,
+			[]string{`"control.max.t"`, `"control.min.t"`, `"_id": {"$gte": {"$oid":"6591f2710000000000000000"}}`,
+				`"include": ["_id","t"]`, `"wholeBucketFilter"`, `"eventFilter"`}},
+		// $group on the meta field with $min/$max/count reads no
+		// measurement.
+		{`[` + unpackTM + `, {"$group": {"_id": "$m", "n": {"$sum": 1}, "lo": {"$min": "$x"}, "hi": {"$max": "$x"}}}]`,
+			`[{"_id": "a", "n": 3, "lo": 1, "hi": 3}, {"_id": {"k": "b"}, "n": 2, "lo": 4, "hi": 4}]`,
+			[]string{`{"$group": {"_id": "$meta"`, `"$control.min.x"`}},
+		{`[` + unpackTM + `, {"$count": "n"}]`, `[{"n": 5}]`, []string{`"$control.count"`}},
+		// $sort on meta and $limit go before the unpack.
+		{`[` + unpackTM + `, {"$sort": {"m": -1}}, {"$limit": 1}, {"$project": {"x": 1, "_id": 0}}]`,
+			`[{"x": 4}]`, []string{`{"$limit": {"$numberLong":"1"}}`}},
+	} {
+		got, err := runPipeline(t, cat, "b", c.pipeline, runOpts{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.pipeline, err)
+		}
+		sameDocs(t, got, c.want, true)
+		shape := strings.Join(explainShape(t, cat, c.pipeline), "\n")
+		for _, w := range c.shape {
+			if !strings.Contains(shape, w) {
+				t.Errorf("%s: explain lacks %s:\n%s", c.pipeline, w, shape)
+			}
+		}
+	}
 }
