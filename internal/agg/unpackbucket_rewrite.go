@@ -40,7 +40,10 @@ import (
 //     $count.
 //   - the fields the rest of the pipeline reads, when they are finite
 //     (unpackbucket_deps.go), become the stage's include: only they are
-//     unpacked; or an all-boolean $project right after is absorbed.
+//     unpacked; or an all-boolean $project (or a $unset) right after is
+//     absorbed.
+//   - comparisons on other measurement fields: bounds on their
+//     control.min/control.max (or differing types there) before.
 
 // rewriteUnpackBucket rewrites the stages after the pipeline's first
 // $_internalUnpackBucket. A specification that does not parse, or that
@@ -148,6 +151,12 @@ func (r *unpackRewrite) internalizeProject(rest []bsoncore.Document) []bsoncore.
 		return rest
 	}
 	proj, inclusion, boolean := r.nextProject(rest[0])
+	if u := unsetFields(rest[0]); u != nil && r.spec.eventFilter == nil {
+		if _, ok := pipelineDeps(rest, nil); !ok {
+			r.spec.include, r.spec.fields = false, u
+			return rest[1:]
+		}
+	}
 	if proj != nil && inclusion && boolean && r.spec.eventFilter == nil {
 		r.setFields(proj, true)
 		return rest[1:]
@@ -162,6 +171,35 @@ func (r *unpackRewrite) internalizeProject(rest []bsoncore.Document) []bsoncore.
 		return rest[1:]
 	}
 	return rest
+}
+
+// unsetFields returns the fields of a $unset stage d that removes only
+// top-level fields, or nil.
+func unsetFields(d bsoncore.Document) []string {
+	name, v, _ := rawStage(d)
+	if name != "$unset" {
+		return nil
+	}
+	var names []string
+	switch v.Type {
+	case bsoncore.TypeString:
+		names = []string{v.StringValue()}
+	case bsoncore.TypeArray:
+		vals, _ := v.Array().Values()
+		for _, x := range vals {
+			s, ok := x.StringValueOK()
+			if !ok {
+				return nil
+			}
+			names = append(names, s)
+		}
+	}
+	for _, n := range names {
+		if n == "" || strings.ContainsAny(n, ".$") {
+			return nil
+		}
+	}
+	return names
 }
 
 // nextProject returns the argument of a $project stage d, whether it
@@ -286,6 +324,9 @@ func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
 		event = append(event, c)
 		if k != r.spec.timeField {
 			tightOK = false
+			if !strings.HasPrefix(k, "$") {
+				loose = append(loose, r.fieldPredicates(k, v)...)
+			}
 			continue
 		}
 		l, t, ok := r.timePredicates(v)
@@ -436,6 +477,74 @@ func (r *unpackRewrite) timePredicates(v bsoncore.Value) (loose, tight []bsoncor
 		}
 	}
 	return loose, tight, ok && len(tight) > 0
+}
+
+// fieldPredicates returns the bucket-level predicates of a clause on a
+// measurement field other than the time field, as mongod's: for each
+// comparison of a scalar, the bucket's control.min/control.max of the
+// field must allow it, or (unless assumeNoMixedSchemaData) the types of
+// its control.min and control.max differ along the path, when they say
+// nothing of the values between.
+func (r *unpackRewrite) fieldPredicates(path string, v bsoncore.Value) []bsoncore.Document {
+	type cmp struct {
+		op string
+		v  bsoncore.Value
+	}
+	var ops []cmp
+	if d, isDoc := v.DocumentOK(); isDoc && isExprDoc(d) {
+		els, _ := d.Elements()
+		for _, e := range els {
+			switch e.Key() {
+			case "$eq", "$gt", "$gte", "$lt", "$lte":
+				ops = append(ops, cmp{e.Key(), e.Value()})
+			}
+		}
+	} else {
+		ops = append(ops, cmp{"$eq", v})
+	}
+	cmin, cmax := "control.min."+path, "control.max."+path
+	pred := func(path, op string, v bsoncore.Value) bsoncore.Document {
+		return bsoncore.NewDocumentBuilder().AppendDocument(path, bsoncore.NewDocumentBuilder().AppendValue(op, v).Build()).Build()
+	}
+	var out []bsoncore.Document
+	for _, c := range ops {
+		switch c.v.Type {
+		case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray, bsoncore.TypeNull, bsoncore.TypeUndefined,
+			bsoncore.TypeRegex, bsoncore.TypeMinKey, bsoncore.TypeMaxKey:
+			// Compound operands compare field order where control
+			// min/max do not; null matches missing; a regex is no
+			// comparison.
+			continue
+		case bsoncore.TypeString, bsoncore.TypeSymbol:
+			if r.pc.Collation != nil && !isSimpleCollation(r.pc.Collation) {
+				continue // min/max follow the collection's collation
+			}
+		}
+		var p bsoncore.Document
+		switch c.op {
+		case "$eq":
+			p = andOf([]bsoncore.Document{pred(cmin, "$lte", c.v), pred(cmax, "$gte", c.v)})
+		case "$gt", "$gte":
+			p = pred(cmax, c.op, c.v)
+		default:
+			p = pred(cmin, c.op, c.v)
+		}
+		if !r.spec.assumeNoMixed {
+			ab := bsoncore.NewArrayBuilder().AppendDocument(p)
+			parts := strings.Split(path, ".")
+			for i := range parts {
+				sub := strings.Join(parts[:i+1], ".")
+				ne := bsoncore.NewArrayBuilder().
+					AppendDocument(bsoncore.NewDocumentBuilder().AppendString("$type", "$control.min."+sub).Build()).
+					AppendDocument(bsoncore.NewDocumentBuilder().AppendString("$type", "$control.max."+sub).Build()).Build()
+				ab.AppendDocument(bsoncore.NewDocumentBuilder().AppendDocument("$expr",
+					bsoncore.NewDocumentBuilder().AppendArray("$ne", ne).Build()).Build())
+			}
+			p = bsoncore.NewDocumentBuilder().AppendArray("$or", ab.Build()).Build()
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // bucketOID is the smallest (or, max, the largest) ObjectId of the second

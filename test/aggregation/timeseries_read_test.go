@@ -187,6 +187,11 @@ func TestTimeseriesUnpackMatchesPlain(t *testing.T) {
 		{bson.D{{Key: "$match", Value: bson.D{{Key: "host", Value: "h1"}, {Key: "time", Value: bson.D{{Key: "$lt", Value: tsStart.Add(2 * time.Hour)}}}}}}},
 		{bson.D{{Key: "$match", Value: bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "host", Value: "h1"}}, bson.D{{Key: "status", Value: int32(201)}}}}}}}},
 		{bson.D{{Key: "$match", Value: bson.D{{Key: "status", Value: bson.D{{Key: "$exists", Value: false}}}}}}},
+		{bson.D{{Key: "$match", Value: bson.D{{Key: "status", Value: int32(201)}}}}},
+		{bson.D{{Key: "$match", Value: bson.D{{Key: "status", Value: bson.D{{Key: "$gt", Value: int32(200)}, {Key: "$lte", Value: 201.5}}}}}}},
+		{bson.D{{Key: "$match", Value: bson.D{{Key: "path", Value: "/b"}, {Key: "time", Value: bson.D{{Key: "$gte", Value: day2}}}}}}},
+		{bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: int32(40)}}}}}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+		{bson.D{{Key: "$unset", Value: bson.A{"status", "host"}}}},
 		{bson.D{{Key: "$project", Value: bson.D{{Key: "path", Value: true}, {Key: "_id", Value: false}}}}},
 		{bson.D{{Key: "$project", Value: bson.D{{Key: "status", Value: false}}}}},
 		{bson.D{{Key: "$sort", Value: bson.D{{Key: "host", Value: -1}}}}, bson.D{{Key: "$limit", Value: 3}}},
@@ -257,6 +262,15 @@ func TestTimeseriesOneDayReadsItsBuckets(t *testing.T) {
 	}
 	if n := vals[1].Document().Lookup("nReturned").AsInt64(); n != 24*tsPerHour*int64(len(tsHosts)) {
 		t.Errorf("unpacked %d measurements, want %d", n, 24*tsPerHour*len(tsHosts))
+	}
+
+	// A predicate on a measurement field keeps the buckets whose
+	// control.min/max allow it: ids below 40 are in the first 4 hours.
+	res = testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: buckets.Name()}, {Key: "pipeline", Value: bson.A{tsUnpack,
+		bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: int32(40)}}}}}}}}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	vals, _ = res.Lookup("stages").Array().Values()
+	if n := vals[0].Document().Lookup("$cursor", "executionStats", "nReturned").AsInt64(); n != 8 {
+		t.Errorf("the bucket filter of _id < 40 returned %d buckets, want 8: %s", n, vals[0])
 	}
 
 	// A meta predicate reaches an index on the bucket's meta.
