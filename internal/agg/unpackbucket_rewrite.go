@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/expr"
 )
 
@@ -32,6 +33,10 @@ import (
 //     range) spares the test of each measurement of a bucket wholly in
 //     range.
 //   - $sort on the meta field only (no eventFilter): renamed, before.
+//   - $sort on the meta field then the time field, and a $group by the
+//     meta path taking $first (or $last) of each: "lastpoint", a $sort
+//     and a $group of the buckets before, so only the bucket holding
+//     each meta value's first (last) measurement is unpacked.
 //   - $limit (no eventFilter): a copy before, the original kept after.
 //   - $group whose _id reads only the meta field (or is constant) and
 //     whose accumulators are $min/$max of a field path (or count: $sum of
@@ -95,8 +100,14 @@ loop:
 		name, v, _ := rawStage(rest[0])
 		switch name {
 		case "$sort":
+			if r.spec.eventFilter != nil {
+				break loop
+			}
 			s, ok := r.metaSort(v)
-			if !ok || r.spec.eventFilter != nil {
+			if !ok {
+				if lp, ok := r.lastpoint(rest); ok {
+					r.before = append(r.before, lp...)
+				}
 				break loop
 			}
 			r.before = append(r.before, specDoc("$sort", docValue(s)))
@@ -592,6 +603,107 @@ func (r *unpackRewrite) metaSort(v bsoncore.Value) (bsoncore.Document, bool) {
 		b.AppendValue(p, e.Value())
 	}
 	return b.Build(), true
+}
+
+// lastpoint returns the bucket-level $sort and $group of a "lastpoint"
+// query, mongod's rewrite of a $sort on the meta field and then the
+// time field followed by a $group by that meta path whose accumulators
+// are all $first (time descending) or all $last (time ascending): the
+// buckets sorted the same way by meta, control.max and control.min of
+// the time field, and the first bucket of each meta value kept, so that
+// only it is unpacked. The original $sort and $group stay after the
+// unpack.
+func (r *unpackRewrite) lastpoint(rest []bsoncore.Document) ([]bsoncore.Document, bool) {
+	if len(rest) < 2 {
+		return nil, false
+	}
+	_, sv, _ := rawStage(rest[0])
+	gname, gv, _ := rawStage(rest[1])
+	sd, ok1 := sv.DocumentOK()
+	gd, ok2 := gv.DocumentOK()
+	if gname != "$group" || !ok1 || !ok2 {
+		return nil, false
+	}
+	id, err := gd.LookupErr("_id")
+	if err != nil {
+		return nil, false
+	}
+	ids, ok := id.StringValueOK()
+	if !ok || !strings.HasPrefix(ids, "$") || strings.HasPrefix(ids, "$$") {
+		return nil, false
+	}
+	groupPath := ids[1:]
+	metaPath, ok := r.isMetaPath(groupPath)
+	if !ok {
+		return nil, false
+	}
+	// The accumulators: all $first or all $last.
+	acc := ""
+	gels, _ := gd.Elements()
+	for _, e := range gels {
+		if e.Key() == "_id" {
+			continue
+		}
+		a, ok := e.Value().DocumentOK()
+		if !ok {
+			return nil, false
+		}
+		aels, _ := a.Elements()
+		if len(aels) != 1 || (aels[0].Key() != "$first" && aels[0].Key() != "$last") || (acc != "" && acc != aels[0].Key()) {
+			return nil, false
+		}
+		acc = aels[0].Key()
+	}
+	if acc == "" {
+		return nil, false
+	}
+	// The sort: the group's meta path, then the time field last; the
+	// time must run against the accumulator (latest first for $first).
+	sels, err := sd.Elements()
+	if err != nil || len(sels) < 2 {
+		return nil, false
+	}
+	dir := func(v bsoncore.Value) (int32, bool) {
+		if !bsonutil.IsNumber(v.Type) {
+			return 0, false
+		}
+		switch f := bsonutil.AsFloat64(v); f {
+		case 1, -1:
+			return int32(f), true
+		}
+		return 0, false
+	}
+	last := sels[len(sels)-1]
+	timeDir, ok := dir(last.Value())
+	if !ok || last.Key() != r.spec.timeField || (acc == "$first") == (timeDir == 1) {
+		return nil, false
+	}
+	metaDir := int32(0)
+	for _, e := range sels[:len(sels)-1] {
+		d, ok := dir(e.Value())
+		if !ok || e.Key() != groupPath {
+			return nil, false
+		}
+		metaDir = d
+	}
+	if acc == "$last" {
+		// The buckets are sorted the other way round, so that the
+		// group's $first bucket is the one the $last measurement is in.
+		timeDir, metaDir = -timeDir, -metaDir
+	}
+	first, second := "control.max.", "control.min."
+	if timeDir == 1 {
+		first, second = second, first
+	}
+	sort := bsoncore.NewDocumentBuilder().AppendInt32(metaPath, metaDir).
+		AppendInt32(first+r.spec.timeField, timeDir).AppendInt32(second+r.spec.timeField, timeDir).Build()
+	firstOf := func(f string) bsoncore.Document {
+		return bsoncore.NewDocumentBuilder().AppendString("$first", "$"+f).Build()
+	}
+	group := bsoncore.NewDocumentBuilder().AppendString("_id", "$"+metaPath).
+		AppendDocument(bucketMeta, firstOf(bucketMeta)).AppendDocument(bucketControl, firstOf(bucketControl)).
+		AppendDocument(bucketData, firstOf(bucketData)).Build()
+	return []bsoncore.Document{specDoc("$sort", docValue(sort)), specDoc("$group", docValue(group))}, true
 }
 
 // bucketGroup returns the stages that answer a $group (or $count) from the

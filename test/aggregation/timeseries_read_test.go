@@ -200,6 +200,8 @@ func TestTimeseriesUnpackMatchesPlain(t *testing.T) {
 		{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$host"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}},
 			{Key: "first", Value: bson.D{{Key: "$min", Value: "$_id"}}}, {Key: "last", Value: bson.D{{Key: "$max", Value: "$time"}}}}}},
 			bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+		lastpoint("$first", -1),
+		lastpoint("$last", 1),
 		append(hitsPerDayPipeline(tsStart.Add(5*time.Hour), day3.Add(7*time.Hour)), bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}),
 	} {
 		want, _ := aggregateRaw(t, plain, p)
@@ -212,6 +214,40 @@ func TestTimeseriesUnpackMatchesPlain(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%v:\ngot  %d: %.600s\nwant %d: %.600s", p, len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// lastpoint is the latest measurement of each host: a $sort on the host
+// and the time (time in direction dir) and a $group taking acc of each.
+func lastpoint(acc string, dir int32) bson.A {
+	return bson.A{
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "host", Value: int32(1)}, {Key: "time", Value: dir}}}},
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$host"}, {Key: "t", Value: bson.D{{Key: acc, Value: "$time"}}},
+			{Key: "p", Value: bson.D{{Key: acc, Value: "$path"}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	}
+}
+
+// The lastpoint rewrite unpacks one bucket per host.
+func TestTimeseriesLastpointUnpacksOneBucketPerMeta(t *testing.T) {
+	t.Parallel()
+	d, buckets, _ := tsSetup(t)
+	for _, p := range []bson.A{lastpoint("$first", -1), lastpoint("$last", 1)} {
+		res := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: buckets.Name()}, {Key: "pipeline", Value: append(bson.A{tsUnpack}, p...)},
+			{Key: "cursor", Value: bson.D{}}}, "executionStats")
+		vals, _ := res.Lookup("stages").Array().Values()
+		found := false
+		for _, v := range vals {
+			if u, err := v.Document().LookupErr("$_internalUnpackBucket"); err == nil {
+				found = true
+				if n := v.Document().Lookup("nReturned").AsInt64(); n != int64(len(tsHosts)*tsPerHour) {
+					t.Errorf("%v: unpacked %d measurements, want the %d of one bucket per host: %s", p, n, len(tsHosts)*tsPerHour, u)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("no $_internalUnpackBucket in %s", res)
 		}
 	}
 }
