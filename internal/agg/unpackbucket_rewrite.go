@@ -56,12 +56,17 @@ import (
 // computed meta fields), is left as it is.
 func rewriteUnpackBucket(pipeline []bsoncore.Document, pc *ParseContext) []bsoncore.Document {
 	for i, d := range pipeline {
-		name, v, ok := rawStage(d)
-		if !ok {
+		if len(d) < 5 {
 			return pipeline
 		}
-		if name != "$_internalUnpackBucket" {
+		// Every aggregate passes here: look at the stage's name without
+		// allocating.
+		if _, key, _, _, ok := readElem(d[4:]); !ok || string(key) != "$_internalUnpackBucket" {
 			continue
+		}
+		_, v, ok := rawStage(d)
+		if !ok {
+			return pipeline
 		}
 		spec, err := parseUnpackSpec(v)
 		if err != nil || len(spec.fields) > 0 || spec.include || spec.eventFilter != nil || spec.wholeBucketFilter != nil || len(spec.computedMeta) > 0 {
