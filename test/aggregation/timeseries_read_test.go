@@ -138,6 +138,21 @@ func tsSetup(t *testing.T) (*mongo.Database, *mongo.Collection, *mongo.Collectio
 	return d, buckets, plain
 }
 
+// sortedFields renders r with its top-level fields sorted by name.
+func sortedFields(t *testing.T, r bson.Raw) string {
+	t.Helper()
+	var d bson.D
+	if err := bson.Unmarshal(r, &d); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i].Key < d[j].Key })
+	b, err := bson.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bson.Raw(b).String()
+}
+
 var tsUnpack = bson.D{{Key: "$_internalUnpackBucket", Value: bson.D{{Key: "timeField", Value: "time"}, {Key: "metaField", Value: "host"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}}}}
 
 // aggregateRaw returns the results of pipeline, each with its top-level
@@ -156,16 +171,7 @@ func aggregateRaw(t *testing.T, coll *mongo.Collection, pipeline bson.A) ([]stri
 		if first == "" {
 			first = rawKeys(cur.Current)
 		}
-		var d bson.D
-		if err := bson.Unmarshal(cur.Current, &d); err != nil {
-			t.Fatal(err)
-		}
-		sort.Slice(d, func(i, j int) bool { return d[i].Key < d[j].Key })
-		b, err := bson.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, bson.Raw(b).String())
+		out = append(out, sortedFields(t, cur.Current))
 	}
 	if err := cur.Err(); err != nil {
 		t.Fatal(err)
@@ -326,5 +332,57 @@ func TestTimeseriesOneDayReadsItsBuckets(t *testing.T) {
 	}
 	if _, err := vals[1].Document().Lookup("$_internalUnpackBucket").Document().LookupErr("eventFilter"); err == nil {
 		t.Errorf("a meta-only $match left an eventFilter: %s", vals[1])
+	}
+}
+
+// Through a view whose pipeline is the unpack (what a time series
+// namespace is), find and aggregate read the measurements, and a
+// one-day find reads only that day's buckets.
+func TestTimeseriesThroughView(t *testing.T) {
+	t.Parallel()
+	d, _, plain := tsSetup(t)
+	c := testenv.Ctx(t)
+	if err := d.CreateView(c, "w", "bucketsw", bson.A{tsUnpack}); err != nil {
+		t.Fatal(err)
+	}
+	w := d.Collection("w")
+	day2 := tsStart.AddDate(0, 0, 1)
+	filter := bson.D{{Key: "host", Value: "h1"}, {Key: "time", Value: bson.D{{Key: "$gte", Value: day2}, {Key: "$lt", Value: day2.Add(time.Hour)}}}}
+	find := func(coll *mongo.Collection) []string {
+		cur, err := coll.Find(c, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetProjection(bson.D{{Key: "status", Value: 0}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for cur.Next(c) {
+			out = append(out, sortedFields(t, cur.Current))
+		}
+		return out
+	}
+	got, want := find(w), find(plain)
+	if len(want) != tsPerHour || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("find on the view:\n%v\nwant\n%v", got, want)
+	}
+	n, err := w.CountDocuments(c, bson.D{{Key: "host", Value: "h2"}})
+	if err != nil || n != tsDays*24*tsPerHour {
+		t.Fatalf("countDocuments on the view: %d, %v", n, err)
+	}
+	res := testenv.Explain(t, d, bson.D{{Key: "find", Value: "w"}, {Key: "filter", Value: filter}}, "executionStats")
+	stages, err := res.LookupErr("stages")
+	if err != nil {
+		t.Fatalf("explain of a find on the view: %s", res)
+	}
+	vals, _ := stages.Array().Values()
+	es := vals[0].Document().Lookup("$cursor", "executionStats").Document()
+	// The _id range holds the hour's and the hour before's buckets of
+	// both hosts; the meta predicate keeps h1's hour.
+	if n := es.Lookup("totalDocsExamined").AsInt64(); n > 4 {
+		t.Errorf("an hour of one host read %d buckets, want at most 4: %s", n, es)
+	}
+	if n := es.Lookup("nReturned").AsInt64(); n != 1 {
+		t.Errorf("the bucket filter returned %d buckets, want 1", n)
+	}
+	if _, err := vals[1].Document().LookupErr("$_internalUnpackBucket"); err != nil {
+		t.Errorf("stage 1 is not the unpack: %s", vals[1])
 	}
 }
