@@ -3,6 +3,7 @@ package aggregation_test
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -384,5 +385,58 @@ func TestTimeseriesThroughView(t *testing.T) {
 	}
 	if _, err := vals[1].Document().LookupErr("$_internalUnpackBucket"); err != nil {
 		t.Errorf("stage 1 is not the unpack: %s", vals[1])
+	}
+}
+
+// Random $match filters on the time, meta and measurement fields, with
+// the rest of the pipeline varied, return over the buckets what they
+// return over the plain documents: the bucket-level predicates never
+// lose a measurement.
+func TestTimeseriesRandomFiltersMatchPlain(t *testing.T) {
+	t.Parallel()
+	_, buckets, plain := tsSetup(t)
+	rng := rand.New(rand.NewPCG(34, 3))
+	span := time.Duration(tsDays*24) * time.Hour
+	randTime := func() time.Time {
+		return tsStart.Add(-time.Hour + time.Duration(rng.Int64N(int64(span+2*time.Hour))).Truncate(time.Second*time.Duration(1+rng.IntN(600))))
+	}
+	ops := []string{"$eq", "$gt", "$gte", "$lt", "$lte"}
+	clause := func() bson.E {
+		switch rng.IntN(6) {
+		case 0, 1:
+			d := bson.D{}
+			for k := 0; k < 1+rng.IntN(2); k++ {
+				d = append(d, bson.E{Key: ops[rng.IntN(len(ops))], Value: randTime()})
+			}
+			return bson.E{Key: "time", Value: d}
+		case 2:
+			return bson.E{Key: "host", Value: tsHosts[rng.IntN(len(tsHosts))]}
+		case 3:
+			return bson.E{Key: "status", Value: bson.D{{Key: ops[rng.IntN(len(ops))], Value: int32(199 + rng.IntN(5))}}}
+		case 4:
+			return bson.E{Key: "path", Value: bson.D{{Key: ops[rng.IntN(len(ops))], Value: tsPaths[rng.IntN(len(tsPaths))]}}}
+		default:
+			return bson.E{Key: "$or", Value: bson.A{
+				bson.D{{Key: "host", Value: tsHosts[rng.IntN(len(tsHosts))]}},
+				bson.D{{Key: "time", Value: bson.D{{Key: "$lt", Value: randTime()}}}}}}
+		}
+	}
+	tails := []bson.A{
+		{bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+		{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$path"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+		{bson.D{{Key: "$count", Value: "n"}}},
+		{bson.D{{Key: "$project", Value: bson.D{{Key: "status", Value: 1}}}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+	}
+	for i := 0; i < 60; i++ {
+		f := bson.D{}
+		for k := 0; k < 1+rng.IntN(3); k++ {
+			f = append(f, clause())
+		}
+		p := append(bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$and", Value: bson.A{f}}}}}}, tails[rng.IntN(len(tails))]...)
+		want, _ := aggregateRaw(t, plain, p)
+		got, _ := aggregateRaw(t, buckets, append(bson.A{tsUnpack}, p...))
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%v:\ngot  %d: %.400s\nwant %d: %.400s", p, len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
+		}
 	}
 }
