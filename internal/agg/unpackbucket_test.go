@@ -1,6 +1,8 @@
 package agg_test
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -153,5 +155,46 @@ func TestUnpackBucketRewrites(t *testing.T) {
 				t.Errorf("%s: explain lacks %s:\n%s", c.pipeline, w, shape)
 			}
 		}
+	}
+}
+
+// A $group over unpacked buckets runs on parts of the buckets, each
+// unpacked by its own goroutine, and gives what one goroutine gives, in
+// the same order ($push, $first, $last see the measurements in bucket
+// order).
+func TestUnpackBucketParallelGroup(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one core")
+	}
+	cat := openCat(t)
+	var b strings.Builder
+	b.WriteString("[")
+	for k := 0; k < 200; k++ {
+		if k > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"_id": %d, "control": {"version": 1}, "meta": %d, "data": {"t": {"0": {"$date": "2024-01-01T00:00:00Z"}, "1": {"$date": "2024-01-01T00:00:01Z"}, "2": {"$date": "2024-01-01T00:00:02Z"}}, "x": {"0": %d, "2": %d}}}`, k, k%7, 2*k, 2*k+1)
+	}
+	b.WriteString("]")
+	insert(t, cat, "pb", b.String())
+	stats := statsOf(cat)
+	group := `{"$group": {"_id": "$m", "xs": {"$push": "$x"}, "first": {"$first": "$x"}, "last": {"$last": "$x"}, "n": {"$sum": 1}}}`
+	before := stats.ParallelGroups.Load()
+	par, err := runPipeline(t, cat, "pb", `[`+unpackTM+`, `+group+`]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.ParallelGroups.Load()-before != 1 {
+		t.Fatalf("%d parallel $group runs, want 1", stats.ParallelGroups.Load()-before)
+	}
+	seq, err := runPipeline(t, cat, "pb", `[`+unpackTM+`, {"$skip": 0}, `+group+`]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.ParallelGroups.Load()-before != 1 {
+		t.Fatal("the $group after $skip ran in parallel")
+	}
+	if show(par) != show(seq) || len(par) != 7 {
+		t.Fatalf("parallel:%s\nsequential:%s", show(par), show(seq))
 	}
 }
