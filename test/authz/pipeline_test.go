@@ -185,8 +185,8 @@ var stageAttempts = map[string][]attempt{
 		{Key: "output", Value: d{{Key: "r", Value: d{{Key: "$documentNumber", Value: d{}}}}}}})), ok}},
 	"$fill":                  {{"", "A", aggr("a", st("$fill", d{{Key: "output", Value: d{{Key: "n", Value: d{{Key: "value", Value: 0}}}}}})), ok}},
 	"$documents":             {{"", "A", aggr(1, st("$documents", a{d{{Key: "x", Value: 1}}})), ok}},
-	"$_internalUnpackBucket": {{"", "A", aggr("a", st("$_internalUnpackBucket", d{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}})), ok}},
-	"$_unpackBucket":         {{"", "A", aggr("a", st("$_unpackBucket", d{{Key: "timeField", Value: "t"}})), ok}},
+	"$_internalUnpackBucket": {{"", "A", aggr("nobuckets", st("$_internalUnpackBucket", d{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}})), ok}},
+	"$_unpackBucket":         {{"", "A", aggr("nobuckets", st("$_unpackBucket", d{{Key: "timeField", Value: "t"}})), ok}},
 	"$lookup": {
 		{"same database", "A", aggr("a", sameDB), ok},
 		{"from admin.system.users", "A", aggr("a", users), failedParse},
