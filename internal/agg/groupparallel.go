@@ -37,12 +37,13 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 	if p.push == nil || runtime.GOMAXPROCS(0) < 2 {
 		return nil, 0, false, nil
 	}
-	part, ok := rc.cat.(Partitioner)
-	if !ok {
-		return nil, 0, false, nil
-	}
 	gi := -1
+	var unpack *unpackStage // unpackbucket_parallel.go
 	for i, s := range p.stages {
+		if u, ok := s.(*unpackStage); ok && i == 0 {
+			unpack = u
+			continue
+		}
 		if g, ok := s.(*groupStage); ok {
 			if g.keyFn == nil {
 				gi = i
@@ -56,7 +57,13 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 	if gi < 0 {
 		return nil, 0, false, nil
 	}
-	parts, err := part.FindPartitions(rc.ctx, p.pc.DB, p.pc.Coll, *p.push, partsPerCore*runtime.GOMAXPROCS(0))
+	var parts []Iterator
+	var err error
+	if unpack != nil {
+		parts, err = unpack.parts(rc, p, bucketPartsPerCore*runtime.GOMAXPROCS(0))
+	} else if part, ok := rc.cat.(Partitioner); ok {
+		parts, err = part.FindPartitions(rc.ctx, p.pc.DB, p.pc.Coll, *p.push, partsPerCore*runtime.GOMAXPROCS(0))
+	}
 	if err != nil || len(parts) < 2 {
 		for _, it := range parts {
 			it.Close()

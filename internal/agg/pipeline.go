@@ -185,6 +185,7 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	pipeline = rewriteUnpackBucket(pipeline, pc) // unpackbucket_rewrite.go
 	names := make([]string, 0, len(pipeline))
 	for _, d := range pipeline {
 		name, _, _, err := stageSpec(d)

@@ -183,8 +183,10 @@ var stageAttempts = map[string][]attempt{
 		{Key: "output", Value: d{{Key: "r", Value: d{{Key: "$documentNumber", Value: d{}}}}}}})), ok}},
 	"$_internalSetWindowFields": {{"", "A", aggr("a", st("$sort", d{{Key: "n", Value: 1}}), st("$_internalSetWindowFields", d{{Key: "sortBy", Value: d{{Key: "n", Value: 1}}},
 		{Key: "output", Value: d{{Key: "r", Value: d{{Key: "$documentNumber", Value: d{}}}}}}})), ok}},
-	"$fill":      {{"", "A", aggr("a", st("$fill", d{{Key: "output", Value: d{{Key: "n", Value: d{{Key: "value", Value: 0}}}}}})), ok}},
-	"$documents": {{"", "A", aggr(1, st("$documents", a{d{{Key: "x", Value: 1}}})), ok}},
+	"$fill":                  {{"", "A", aggr("a", st("$fill", d{{Key: "output", Value: d{{Key: "n", Value: d{{Key: "value", Value: 0}}}}}})), ok}},
+	"$documents":             {{"", "A", aggr(1, st("$documents", a{d{{Key: "x", Value: 1}}})), ok}},
+	"$_internalUnpackBucket": {{"", "A", aggr("nobuckets", st("$_internalUnpackBucket", d{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}})), ok}},
+	"$_unpackBucket":         {{"", "A", aggr("nobuckets", st("$_unpackBucket", d{{Key: "timeField", Value: "t"}})), ok}},
 	"$lookup": {
 		{"same database", "A", aggr("a", sameDB), ok},
 		{"from admin.system.users", "A", aggr("a", users), failedParse},

@@ -1,0 +1,135 @@
+package agg
+
+import (
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// A $group that reads $_internalUnpackBucket (nothing between them but
+// stages folded into the group) runs on every core as the parallel
+// $group of a collection scan does (groupparallel.go), on parts that are
+// consecutive runs of the buckets: the buckets query is read once, in
+// order, each part taking its share of the buckets as the first of its
+// readers asks for it (and the shares before it, so no part waits on
+// another's reader), and each part unpacks its own. The parts hold, in
+// order, what the one bucket stream would give, so the merge in part
+// order sees the measurements in the same order. The shares come from
+// counting the buckets the query matches (the last part takes whatever
+// is left, should the count and the read differ).
+
+// bucketPartsPerCore is how many parts the buckets are split into per
+// core: more than a collection scan's (partsPerCore), since a part holds
+// its buckets from the time it is filled until it is grouped.
+const bucketPartsPerCore = 16
+
+// minParallelBuckets is the fewest buckets unpacked in parallel.
+const minParallelBuckets = 32
+
+// parts splits the pipeline's buckets query into n consecutive parts,
+// each unpacked by s; nil when there are too few buckets or the query
+// is not a plain read.
+func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int) ([]Iterator, error) {
+	spec := p.push
+	if spec == nil || spec.Skip != 0 || spec.Limit != 0 || spec.TextScore || n < 2 {
+		return nil, nil
+	}
+	st, err := rc.cat.Stats(rc.ctx, p.pc.DB, p.pc.Coll)
+	if err != nil || st.Count < minParallelBuckets {
+		return nil, nil
+	}
+	total, err := rc.cat.Count(rc.ctx, p.pc.DB, p.pc.Coll, spec.Filter, 0, 0, spec.Hint)
+	if err != nil || total < minParallelBuckets {
+		return nil, err
+	}
+	src, err := rc.cat.Find(rc.ctx, p.pc.DB, p.pc.Coll, *spec)
+	if err != nil {
+		return nil, err
+	}
+	f := &bucketFeed{src: src, open: n}
+	f.parts = make([]*bucketPart, n)
+	out := make([]Iterator, n)
+	for k := range f.parts {
+		quota := int((int64(k+1)*total)/int64(n) - (int64(k)*total)/int64(n))
+		if k == n-1 {
+			quota = -1
+		}
+		f.parts[k] = &bucketPart{feed: f, k: k, quota: quota, st: s}
+		out[k] = f.parts[k]
+	}
+	return out, nil
+}
+
+// bucketFeed reads the buckets query for the parts, in order.
+type bucketFeed struct {
+	mu     sync.Mutex
+	src    Iterator
+	parts  []*bucketPart
+	filled int // the parts before this one have their buckets
+	err    error
+	open   int // parts not closed yet
+}
+
+// fill gives the parts up to k their buckets.
+func (f *bucketFeed) fill(k int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.filled <= k && f.err == nil {
+		p := f.parts[f.filled]
+		for p.quota < 0 || len(p.buf) < p.quota {
+			d, err := f.src.Next()
+			if err != nil {
+				f.err = err
+				return err
+			}
+			if d == nil {
+				break
+			}
+			p.buf = append(p.buf, d)
+		}
+		f.filled++
+	}
+	return f.err
+}
+
+// bucketPart is one part: its buckets, unpacked.
+type bucketPart struct {
+	feed  *bucketFeed
+	k     int
+	quota int // -1: all that is left
+	st    *unpackStage
+	buf   []bsoncore.Document
+	u     *unpackIter
+	done  bool
+}
+
+func (b *bucketPart) Next() (bsoncore.Document, error) {
+	if b.u == nil {
+		if b.done {
+			return nil, nil
+		}
+		if err := b.feed.fill(b.k); err != nil {
+			return nil, err
+		}
+		b.u = &unpackIter{st: b.st, in: &sliceIter{docs: b.buf}}
+		b.buf = nil
+	}
+	return b.u.Next()
+}
+
+func (b *bucketPart) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	b.u = nil
+	f := b.feed
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b.buf = nil
+	f.open--
+	if f.open == 0 {
+		return f.src.Close()
+	}
+	return nil
+}
