@@ -32,9 +32,8 @@ import (
 // its final form through compressBucket.
 
 // compressBucket turns a closed bucket into the form it is stored in for
-// good. It is the identity: the version-1 bucket stays as it is until a
-// compressor is wired in.
-var compressBucket = func(bucket []byte) ([]byte, error) { return bucket, nil }
+// good (tscompress.go: mongod 7.0's version 2).
+var compressBucket = func(bucket []byte, timeField string) ([]byte, error) { return bucket, nil }
 
 // TimeseriesOptions returns the time series options of buckets collection
 // db.coll (nil when it is not one).
@@ -160,10 +159,14 @@ func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []b
 func (e *Engine) writeBuckets(t *writeBatch, touched, closed []*timeseries.Bucket) error {
 	st := &t.c.state.ts.Stats
 	isClosed := make(map[*timeseries.Bucket]bool, len(closed))
+	timeField := ""
+	if o := timeseriesOf(t.c); o != nil {
+		timeField = o.TimeField
+	}
 	for _, b := range closed {
 		isClosed[b] = true
 		doc := b.Document(nil)
-		final, err := compressBucket(doc)
+		final, err := compressBucket(doc, timeField)
 		if err != nil {
 			return err
 		}
@@ -357,8 +360,7 @@ func (e *Engine) reopenableBucket(ctx context.Context, c *collection, o *timeser
 }
 
 // decompressBucket turns a stored bucket of another version back into
-// version 1 for a write that rewrites measurements; the identity until a
-// decompressor is wired in (such a bucket is then refused).
+// version 1 for a write that rewrites measurements (tscompress.go).
 var decompressBucket = func(bucket []byte) ([]byte, error) { return bucket, nil }
 
 // DeleteTimeseries deletes the measurements of time series collection
