@@ -24,10 +24,14 @@ import (
 // every document to the client, with SORT_MERGE and with the explosion
 // turned off (blocking SORT), and prints the medians as a Markdown table.
 func runBench(args []string) error {
-	const use = "usage: lode bench recent [--docs 5000000] [--cats 100] [--in 10] [--runs 5] [--dir DIR] [--uri URI]"
+	const use = "usage: lode bench recent [--docs 5000000] [--cats 100] [--in 10] [--runs 5] [--dir DIR] [--uri URI]\n" +
+		"       lode bench timeseries [--events 2000000] [--runs 3] [--uri URI --pid PID]"
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		fmt.Println(use)
 		return nil
+	}
+	if len(args) > 0 && args[0] == "timeseries" {
+		return runBenchTimeseries(args[1:])
 	}
 	if len(args) == 0 || args[0] != "recent" {
 		return errors.New(use)

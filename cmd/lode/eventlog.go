@@ -38,6 +38,9 @@ func runEventlog(args []string) error {
 	w := fs.String("w", "1", "write concern: 0, 1 or j (journaled)")
 	batch := fs.Int("batch", 1000, "events per insert")
 	indexes := fs.Bool("indexes", true, "create the seed's indexes")
+	timeseries := fs.Bool("timeseries", false, "store the events in a time series collection (timeField time, metaField host)")
+	granularity := fs.String("granularity", "seconds", "with --timeseries: seconds, minutes or hours, the expected interval between one host's events")
+	expire := fs.Duration("expire-after", 0, "with --timeseries: delete events this much older than now (e.g. 720h); 0 keeps them")
 	// Accept the file before or after the flags.
 	rest := args[1:]
 	var file string
@@ -69,6 +72,17 @@ func runEventlog(args []string) error {
 	if *batch < 1 {
 		*batch = 1
 	}
+	if !*timeseries {
+		var set []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "granularity" || f.Name == "expire-after" {
+				set = append(set, "--"+f.Name)
+			}
+		})
+		if len(set) > 0 {
+			return fmt.Errorf("eventlog import: %s needs --timeseries", strings.Join(set, " and "))
+		}
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -85,6 +99,13 @@ func runEventlog(args []string) error {
 	}
 	defer client.Disconnect(ctx)
 	log := eventlog.New(client.Database(*dbName).Collection(*collName))
+	if *timeseries {
+		log, err = eventlog.NewTimeSeries(ctx, client.Database(*dbName), *collName,
+			eventlog.TimeSeriesOptions{Granularity: *granularity, ExpireAfter: *expire})
+		if err != nil {
+			return err
+		}
+	}
 	if *indexes {
 		if err := log.EnsureIndexes(ctx); err != nil {
 			return err
@@ -145,7 +166,11 @@ func runEventlog(args []string) error {
 	}
 	bar.update(rd.n, inserted)
 	bar.finish()
-	fmt.Printf("imported %d events from %d lines of %s in %v (w=%s)\n", inserted, lineNo, file, time.Since(bar.start).Round(time.Millisecond), dur)
+	kind := ""
+	if log.TimeSeries() {
+		kind = " into a time series collection"
+	}
+	fmt.Printf("imported %d events%s from %d lines of %s in %v (w=%s)\n", inserted, kind, lineNo, file, time.Since(bar.start).Round(time.Millisecond), dur)
 	if failed > 0 {
 		fmt.Printf("%d events failed to insert\n", failed)
 	}
@@ -174,9 +199,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // eventlogUsage is `lode eventlog --help`.
 const eventlogUsage = `usage: lode eventlog import FILE [--uri mongodb://127.0.0.1:27017] [--db event_db] [--coll events] [--w 0|1|j] [--batch 1000] [--indexes=false]
+                            [--timeseries [--granularity seconds|minutes|hours] [--expire-after 720h]]
 
 Imports an Apache combined access log into the event log collection of
-seed 003 (one document per request), with the seed's indexes.`
+seed 003 (one document per request), with the seed's indexes. With
+--timeseries the collection is a time series collection (timeField time,
+metaField host), created if it does not exist: the server buckets the
+events per host and compresses them, and only {host: 1, time: 1} is
+created as an index.`
 
 // progress draws a one-line bar on a terminal ([#####     ] 52% 1234
 // events) and plain lines every few seconds elsewhere.

@@ -22,6 +22,16 @@
 // insert throughput matters more than query locality) is the usual choice.
 // A monotonically increasing key such as time alone sends every insert to
 // one shard.
+//
+// Time series mode: seed 001's tip, "time series collections apply the
+// bucket pattern automatically", applies to these events. NewTimeSeries
+// creates the log as a time series collection with time as its timeField
+// and host as its metaField: the server keeps one bucket document per host
+// and span of time, with its columns compressed, and a query on a time
+// range or a host reads only the buckets that can match. Inserts and every
+// query above are unchanged; EnsureIndexes then asks for {host: 1, time: 1}
+// only (a time range is served by the buckets' own bounds, and a path is a
+// measurement, which is found by unpacking the buckets of the range).
 package eventlog
 
 import (
@@ -65,7 +75,62 @@ func (d Durability) String() string {
 // Log is an event log in one collection.
 type Log struct {
 	coll *mongo.Collection
+	ts   bool // a time series collection (NewTimeSeries)
 }
+
+// TimeSeriesOptions are the settings of a time series log.
+type TimeSeriesOptions struct {
+	// Granularity is "seconds" (the default), "minutes" or "hours": the
+	// expected interval between one host's events, which sets how much
+	// time one bucket spans (one hour, one day, thirty days).
+	Granularity string
+	// ExpireAfter, when positive, has the server delete events this much
+	// older than now (whole buckets, once their newest event has
+	// expired), the log's retention.
+	ExpireAfter time.Duration
+}
+
+// TimeField and MetaField are a time series log's fields: each event's
+// time, and its host, by which the server groups events into buckets.
+const (
+	TimeField = "time"
+	MetaField = "host"
+)
+
+// NewTimeSeries creates the time series collection name in db, with time
+// as its timeField and host as its metaField, and returns its Log. A time
+// series collection of that name is reused as it is; a plain collection
+// of that name is an error (the two cannot be converted into each other
+// in place: copy the events with InsertMany instead).
+func NewTimeSeries(ctx context.Context, db *mongo.Database, name string, o TimeSeriesOptions) (*Log, error) {
+	ts := options.TimeSeries().SetTimeField(TimeField).SetMetaField(MetaField)
+	if o.Granularity != "" {
+		ts.SetGranularity(o.Granularity)
+	}
+	co := options.CreateCollection().SetTimeSeriesOptions(ts)
+	if o.ExpireAfter > 0 {
+		co.SetExpireAfterSeconds(int64(o.ExpireAfter / time.Second))
+	}
+	err := db.CreateCollection(ctx, name, co)
+	var ce mongo.CommandError
+	if errors.As(err, &ce) && ce.Code == 48 { // NamespaceExists
+		specs, lerr := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: name}})
+		if lerr != nil {
+			return nil, fmt.Errorf("eventlog: %s exists: %w", name, lerr)
+		}
+		if len(specs) != 1 || specs[0].Type != "timeseries" {
+			return nil, fmt.Errorf("eventlog: %s exists and is not a time series collection", name)
+		}
+		err = nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eventlog: create time series %s: %w", name, err)
+	}
+	return &Log{coll: db.Collection(name), ts: true}, nil
+}
+
+// TimeSeries reports whether the log is a time series collection.
+func (l *Log) TimeSeries() bool { return l.ts }
 
 // New returns a Log on coll.
 func New(coll *mongo.Collection) *Log { return &Log{coll: coll} }
@@ -73,13 +138,18 @@ func New(coll *mongo.Collection) *Log { return &Log{coll: coll} }
 // Collection returns the events collection.
 func (l *Log) Collection() *mongo.Collection { return l.coll }
 
-// EnsureIndexes creates {path: 1}, {time: 1} and {host: 1, time: 1}.
+// EnsureIndexes creates {path: 1}, {time: 1} and {host: 1, time: 1}; on a
+// time series log, {host: 1, time: 1} only (the package comment says why).
 func (l *Log) EnsureIndexes(ctx context.Context) error {
-	_, err := l.coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+	models := []mongo.IndexModel{
 		{Keys: bson.D{{Key: "path", Value: 1}}},
 		{Keys: bson.D{{Key: "time", Value: 1}}},
 		{Keys: bson.D{{Key: "host", Value: 1}, {Key: "time", Value: 1}}},
-	})
+	}
+	if l.ts {
+		models = models[2:]
+	}
+	_, err := l.coll.Indexes().CreateMany(ctx, models)
 	if err != nil {
 		return fmt.Errorf("eventlog: create indexes: %w", err)
 	}

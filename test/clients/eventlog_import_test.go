@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,5 +102,73 @@ func TestEventlogImport(t *testing.T) {
 		if !names[n] {
 			t.Errorf("index %s missing; have %v", n, names)
 		}
+	}
+}
+
+// TestEventlogImportTimeSeries: `lode eventlog import --timeseries`
+// stores the events in a time series collection with time as its
+// timeField and host as its metaField, with the granularity and the
+// retention asked for; the events read back as in a plain collection.
+func TestEventlogImportTimeSeries(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	var b strings.Builder
+	for i := 0; i < 250; i++ {
+		fmt.Fprintf(&b, `10.0.0.%d - - [12/Oct/2000:10:%02d:%02d +0000] "GET /p%d HTTP/1.1" 200 %d "-" "-"`+"\n", i%5, i/60, i%60, i%7, i)
+	}
+	file := filepath.Join(t.TempDir(), "access.log")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	uri := s.uri() + "?directConnection=true"
+	// The bucket options alone are refused: they mean nothing to a plain
+	// collection.
+	out, err := exec.CommandContext(ctx, lodeBin, "eventlog", "import", file, "--uri", uri, "--granularity", "hours").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--granularity needs --timeseries") {
+		t.Fatalf("--granularity without --timeseries: %v\n%s", err, out)
+	}
+	// Fifty years of retention: the events of 2000 stay.
+	out, err = exec.CommandContext(ctx, lodeBin, "eventlog", "import", file, "--uri", uri, "--db", "logs", "--coll", "ts",
+		"--batch", "100", "--timeseries", "--granularity", "minutes", "--expire-after", "438000h").CombinedOutput()
+	if err != nil {
+		t.Fatalf("lode eventlog import --timeseries: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m)^imported 250 events into a time series collection from 250 lines of `).Match(out) {
+		t.Errorf("output:\n%s", out)
+	}
+	client, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	db := client.Database("logs")
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "ts"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatalf("listCollections: %v, %v", specs, err)
+	}
+	sp := specs[0]
+	ts, _ := sp.Options.Lookup("timeseries").DocumentOK()
+	exp, _ := sp.Options.Lookup("expireAfterSeconds").AsInt64OK()
+	if sp.Type != "timeseries" || ts.Lookup("timeField").StringValue() != "time" || ts.Lookup("metaField").StringValue() != "host" ||
+		ts.Lookup("granularity").StringValue() != "minutes" || exp != 438000*3600 {
+		t.Fatalf("collection: type %s, options %v", sp.Type, sp.Options)
+	}
+	coll := db.Collection("ts")
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 250 {
+		t.Fatalf("%d events (%v), want 250", n, err)
+	}
+	var ev bson.M
+	if err := coll.FindOne(ctx, bson.D{{Key: "response_size", Value: 61}}).Decode(&ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev["host"] != "10.0.0.1" || ev["path"] != "/p5" || ev["time"].(bson.DateTime).Time().UTC() != time.Date(2000, 10, 12, 10, 1, 1, 0, time.UTC) {
+		t.Errorf("event 61 stored as %v", ev)
+	}
+	// Five hosts, 50 events each over about four minutes (granularity
+	// minutes: a bucket spans up to a day): one bucket per host.
+	if n, err := db.Collection("system.buckets.ts").CountDocuments(ctx, bson.D{}); err != nil || n != 5 {
+		t.Errorf("%d buckets (%v), want 5", n, err)
 	}
 }
