@@ -1,12 +1,16 @@
 package agg_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/lodedb/lode/internal/agg"
+	"github.com/lodedb/lode/internal/bsoncolumn"
 	"github.com/lodedb/lode/internal/errs"
 )
 
@@ -91,10 +95,25 @@ func TestUnpackBucketErrors(t *testing.T) {
 	}
 	_, err := runPipeline(t, cat, "b", `[{"$_unpackBucket": {"metaField": "m"}}]`, runOpts{})
 	wantCode(t, err, errs.Location5612405)
-	// A compressed bucket needs the BSONColumn decoder.
-	insert(t, cat, "c", `[{"_id": 1, "control": {"version": 2, "count": 1}, "data": {"t": {"$binary": {"base64": "AA==", "subType": "07"}}}}]`)
-	_, err = runPipeline(t, cat, "c", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}]`, runOpts{})
-	wantCode(t, err, errs.NotImplemented)
+	// A compressed bucket (version 2) unpacks as its version-1 form does;
+	// a column that is not valid BSONColumn data is an error.
+	v1 := parseDocs(t, `[{"_id": 1, "control": {"version": 1, "min": {"t": {"$date": "2026-03-01T10:00:00Z"}, "x": 1}, "max": {"t": {"$date": "2026-03-01T10:00:02Z"}, "x": 3}},
+		"data": {"t": {"0": {"$date": "2026-03-01T10:00:02Z"}, "1": {"$date": "2026-03-01T10:00:00Z"}}, "x": {"0": 3, "1": 1}}}]`)[0]
+	v2, err := bsoncolumn.CompressBucket(v1, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Insert(context.Background(), testDB, "c", []bsoncore.Document{v2}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := runPipeline(t, cat, "c", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}, {"$project": {"_id": 0}}]`, runOpts{})
+	if err != nil || len(got) != 2 || got[0].Lookup("x").Int32() != 1 || got[1].Lookup("x").Int32() != 3 {
+		t.Fatalf("a version-2 bucket unpacked as %v, %v: want x 1 then 3 (sorted by time)", got, err)
+	}
+	insert(t, cat, "c2", `[{"_id": 1, "control": {"version": 2, "count": 1}, "data": {"t": {"$binary": {"base64": "/w==", "subType": "07"}}}}]`)
+	if _, err = runPipeline(t, cat, "c2", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}]`, runOpts{}); err == nil {
+		t.Fatal("a malformed column unpacked without an error")
+	}
 }
 
 const unpackTM = `{"$_internalUnpackBucket": {"timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600}}`

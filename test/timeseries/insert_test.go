@@ -13,12 +13,33 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/internal/bsoncolumn"
 	"github.com/lodedb/lode/test/testenv"
 )
 
-// buckets reads db.system.buckets.<name> directly, in _id order.
+// buckets reads db.system.buckets.<name> directly, in _id order, a
+// closed (compressed, version 2) bucket in its version-1 form
+// (rawBuckets reads them as stored).
 func buckets(t *testing.T, d *mongo.Database, name string) []bson.Raw {
+	t.Helper()
+	out := rawBuckets(t, d, name)
+	for i, b := range out {
+		if v, _ := b.Lookup("control", "version").AsInt64OK(); v == 2 {
+			v1, err := bsoncolumn.DecompressBucket(bsoncore.Document(b))
+			if err != nil {
+				t.Fatalf("decompress %v: %v", b, err)
+			}
+			out[i] = bson.Raw(v1)
+		}
+	}
+	return out
+}
+
+// rawBuckets reads db.system.buckets.<name> as stored, in _id order.
+func rawBuckets(t *testing.T, d *mongo.Database, name string) []bson.Raw {
 	t.Helper()
 	cur, err := d.Collection("system.buckets."+name).Find(testenv.Ctx(t), bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
