@@ -16,6 +16,7 @@ require (
 	github.com/xdg-go/stringprep v1.0.4
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/sys v0.46.0
 	golang.org/x/text v0.39.0
 	gopkg.in/yaml.v3 v3.0.1
 )
@@ -50,6 +51,5 @@ require (
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	golang.org/x/sync v0.21.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -29,9 +27,9 @@ import (
 // wall and server CPU per query, the two collections alternating), and
 // the buckets a one-day query reads (explain).
 //
-// Server CPU is read from /proc/PID/schedstat (nanoseconds on CPU, every
-// thread) of --pid, the server's process; embedded (no --uri) it is this
-// process's, client included.
+// Server CPU is --pid's (the server process's, every thread) CPU-time
+// clock (processCPU); embedded (no --uri) it is this process's, client
+// included.
 func runBenchTimeseries(args []string) error {
 	fs := flag.NewFlagSet("bench timeseries", flag.ContinueOnError)
 	setUsage(fs, "lode bench timeseries [flags]")
@@ -74,15 +72,7 @@ func runBenchTimeseries(args []string) error {
 		*pid = os.Getpid()
 		fmt.Println("# embedded: CPU figures are this process's, client included")
 	}
-	cpu := func() time.Duration {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", *pid))
-		if err != nil {
-			return 0
-		}
-		f := strings.Fields(string(b))
-		n, _ := strconv.ParseInt(f[0], 10, 64)
-		return time.Duration(n)
-	}
+	cpu := func() time.Duration { return processCPU(*pid) }
 	db := client.Database(*dbName)
 	plain, ts := db.Collection("events"), db.Collection("events_ts")
 	for _, c := range []*mongo.Collection{plain, ts} {

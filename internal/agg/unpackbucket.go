@@ -381,6 +381,9 @@ type ColumnIter interface {
 	// Next returns the next value and true, or false past the last. A
 	// measurement without the field reads as a value of Type 0.
 	Next() (bsoncore.Value, bool, error)
+	// Reset points the iterator at another column, keeping its buffers
+	// (an unpack reuses its iterators from bucket to bucket).
+	Reset(bin []byte) error
 }
 
 // ColumnDecoder opens a BSONColumn's binary data (the BinData payload).
@@ -401,8 +404,29 @@ type column struct {
 	it ColumnIter
 }
 
+// columnIter returns an iterator over compressed column bin, reusing one
+// of an earlier bucket's.
+func (u *unpackIter) columnIter(bin []byte) (ColumnIter, error) {
+	if u.nIters < len(u.iters) {
+		it := u.iters[u.nIters]
+		u.nIters++
+		return it, it.Reset(bin)
+	}
+	it, err := (*columnDecoder.Load())(bin)
+	if err != nil {
+		return nil, err
+	}
+	u.iters = append(u.iters, it)
+	u.nIters++
+	return it, nil
+}
+
 // unpackIter unpacks the buckets of in.
 type unpackIter struct {
+	// iters are the column iterators of version-2 buckets, reused from
+	// bucket to bucket; nIters are in use by the current one.
+	iters  []ColumnIter
+	nIters int
 	st *unpackStage
 	in Iterator
 	// bucket is the bucket being unpacked (valid until in.Next).
@@ -465,6 +489,7 @@ func (u *unpackIter) reset(b bsoncore.Document) error {
 	u.meta = bsoncore.Value{}
 	u.time = column{}
 	u.cols = u.cols[:0]
+	u.nIters = 0
 	u.computed = u.computed[:0]
 	if len(b) <= 5 {
 		return errs.New(errs.Location5346510, "An empty bucket cannot be unpacked")
@@ -535,7 +560,7 @@ func (u *unpackIter) reset(b bsoncore.Document) error {
 			if !ok || st != 7 {
 				return errs.New(errs.InvalidBSON, "data.%s of a compressed bucket is not a BSONColumn", key)
 			}
-			it, err := (*columnDecoder.Load())(bin)
+			it, err := u.columnIter(bin)
 			if err != nil {
 				return err
 			}

@@ -19,6 +19,11 @@ func init() {
 // bsonColumnIter adapts bsoncolumn.Iterator to ColumnIter.
 type bsonColumnIter struct{ it bsoncolumn.Iterator }
 
+func (c *bsonColumnIter) Reset(bin []byte) error {
+	c.it.Reset(bin)
+	return nil
+}
+
 func (c *bsonColumnIter) Next() (bsoncore.Value, bool, error) {
 	v, ok := c.it.Next()
 	if !ok {
