@@ -427,8 +427,8 @@ type unpackIter struct {
 	// bucket to bucket; nIters are in use by the current one.
 	iters  []ColumnIter
 	nIters int
-	st *unpackStage
-	in Iterator
+	st     *unpackStage
+	in     Iterator
 	// bucket is the bucket being unpacked (valid until in.Next).
 	bucket bsoncore.Document
 	active bool
