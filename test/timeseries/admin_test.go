@@ -51,6 +51,8 @@ func TestCollMod(t *testing.T) {
 	testenv.WantCode(t, "unknown granularity", err, 2)
 	err = run(bson.D{{Key: "collMod", Value: "m"}, {Key: "validator", Value: bson.D{}}})
 	testenv.WantCode(t, "validator", err, 72)
+	err = d.Client().Database("admin").RunCommand(c, bson.D{{Key: "renameCollection", Value: d.Name() + ".system.buckets.m"}, {Key: "to", Value: d.Name() + ".other"}}).Err()
+	testenv.WantCode(t, "rename of the buckets", err, 20)
 	// Custom bucketing parameters: together, equal, not lower.
 	err = run(bson.D{{Key: "collMod", Value: "m"}, {Key: "timeseries", Value: bson.D{{Key: "bucketMaxSpanSeconds", Value: 2592000}}}})
 	testenv.WantCode(t, "span alone", err, 72)
