@@ -86,11 +86,13 @@ type Measurement struct {
 }
 
 // Read checks that m has the time field as a date and returns the
-// measurement, as mongod 7.0 does before bucketing.
+// measurement, as mongod 7.0 does before bucketing. doc's elements are
+// valid BSON (the engine validated them when it prepared the insert);
+// the buckets' passes over it do not validate them again.
 func Read(o *Options, doc bsoncore.Document) (Measurement, error) {
 	m := Measurement{Doc: doc}
 	hasTime := false
-	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
+	err := bsonutil.EachElementTrusted(doc, func(el bsoncore.Element) error {
 		switch k := el.Key(); {
 		case k == o.TimeField:
 			v := el.Value()
@@ -403,7 +405,7 @@ func (b *Bucket) memory() int {
 // positional name.
 func measurementSize(doc bsoncore.Document, o *Options) int {
 	n := 0
-	_ = bsonutil.EachElement(doc, func(el bsoncore.Element) error {
+	_ = bsonutil.EachElementTrusted(doc, func(el bsoncore.Element) error {
 		k := el.Key()
 		if o.MetaField != "" && k == o.MetaField {
 			return nil
