@@ -153,7 +153,7 @@ func BenchmarkInsertOne(b *testing.B) {
 					}(w)
 				}
 				wg.Wait()
-				b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/n, "cpu-ns/event")
+				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/n, "cpu-ns/event")
 				b.ReportMetric(float64(time.Since(t0).Nanoseconds())/n, "wall-ns/event")
 				db.Close()
 			}
