@@ -144,7 +144,10 @@ func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*
 		case fitOK:
 			c.addTo(b, o, m, size)
 			return b, closed
-		case fitTimeForward, fitTimeBackward:
+		case fitTimeBackward:
+			// mongod 7.0 archives a bucket a measurement went back in
+			// time from (later ones may still come for it); every other
+			// rollover closes it.
 			timeRollover = true
 		}
 		// An archived bucket that takes the measurement becomes the
@@ -194,8 +197,8 @@ func (c *Catalog) reopen(o *Options, m Measurement, s *series) *Bucket {
 	return b
 }
 
-// retire takes b out of the open slot: archived after a time rollover (an
-// earlier measurement may still come for it), closed otherwise.
+// retire takes b out of the open slot: archived when a measurement went
+// back in time from it, closed otherwise.
 func (c *Catalog) retire(s *series, b *Bucket, archive bool, closed []*Bucket) []*Bucket {
 	s.open = nil
 	if !archive {
