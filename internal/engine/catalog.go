@@ -168,6 +168,10 @@ type collState struct {
 	// collection, forgotten when a write other than such an insert
 	// changes the buckets.
 	ts *timeseries.Catalog
+	// tsPending are the time series inserts waiting for mu, under tsMu
+	// (InsertTimeseries combines them).
+	tsMu      sync.Mutex
+	tsPending []*tsInsert
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being

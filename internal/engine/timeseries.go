@@ -15,6 +15,7 @@ import (
 	"github.com/lodedb/lode/internal/indexkey"
 	"github.com/lodedb/lode/internal/keystring"
 	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/storage"
 	"github.com/lodedb/lode/internal/timeseries"
 )
 
@@ -63,25 +64,150 @@ func timeseriesOf(c *collection) *timeseries.Options {
 // measurement is a statement: a measurement without a date in the time
 // field is a write error, and ordered stops there; measurements before
 // it are inserted.
+//
+// Concurrent inserts into one collection are combined, as mongod
+// commits concurrent writers' measurements together: each command
+// queues itself on the buckets collection, and whichever takes the
+// writer lock routes every queued command's measurements and writes each
+// bucket they touched once, in one batch (with every retryable command's
+// session record); a command found done when it gets the lock returns
+// its result.
 func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []bsoncore.Document, opts WriteOptions) (InsertResult, error) {
-	var res InsertResult
 	if err := e.checkOpen(); err != nil {
-		return res, err
+		return InsertResult{}, err
 	}
 	if TxnFrom(ctx) != nil {
-		return res, errs.New(errs.OperationNotSupportedInTransaction, "Cannot insert into a time-series collection in a multi-document transaction: %s.%s", db, coll)
+		return InsertResult{}, errs.New(errs.OperationNotSupportedInTransaction, "Cannot insert into a time-series collection in a multi-document transaction: %s.%s", db, coll)
 	}
-	c, err := e.lockCollCtx(ctx, db, timeseries.BucketsName(coll), false)
-	if err != nil {
-		return res, err
+	buckets := timeseries.BucketsName(coll)
+	req := &tsInsert{ctx: ctx, docs: docs, opts: opts}
+	if c0 := e.cat.Load().lookup(db, buckets); c0 != nil {
+		req.state = c0.state
+		c0.state.tsMu.Lock()
+		c0.state.tsPending = append(c0.state.tsPending, req)
+		c0.state.tsMu.Unlock()
 	}
-	if c == nil {
-		return res, errs.New(errs.NamespaceNotFound, "Time-series buckets collection %s.%s does not exist", db, timeseries.BucketsName(coll))
+	c, err := e.lockCollCtx(ctx, db, buckets, false)
+	if err != nil || c == nil {
+		if req.state != nil && req.withdraw() {
+			return req.result(ctx, e)
+		}
+		if err == nil {
+			err = errs.New(errs.NamespaceNotFound, "Time-series buckets collection %s.%s does not exist", db, buckets)
+		}
+		return InsertResult{}, err
 	}
-	defer c.state.mu.Unlock()
+	c.state.tsMu.Lock()
+	if req.done {
+		c.state.tsMu.Unlock()
+		c.state.mu.Unlock()
+		return req.result(ctx, e)
+	}
+	batch := c.state.tsPending
+	c.state.tsPending = nil
+	c.state.tsMu.Unlock()
+	if req.state != c.state {
+		batch = append(batch, req) // queued on a collection since dropped
+	}
+	e.insertTimeseriesLocked(ctx, c, coll, batch)
+	c.state.mu.Unlock()
+	return req.result(ctx, e)
+}
+
+// tsInsert is one insert command waiting to be routed (InsertTimeseries).
+type tsInsert struct {
+	ctx   context.Context
+	docs  []bsoncore.Document
+	opts  WriteOptions
+	state *collState // the queue it is on (nil: none)
+	// Set under state.tsMu by the command that ran it.
+	done    bool
+	res     InsertResult
+	err     error
+	lastSeq uint64
+}
+
+// withdraw takes r off its queue unless it already ran; it reports
+// whether it ran.
+func (r *tsInsert) withdraw() bool {
+	st := r.state
+	st.tsMu.Lock()
+	defer st.tsMu.Unlock()
+	if r.done {
+		return true
+	}
+	for i, x := range st.tsPending {
+		if x == r {
+			st.tsPending = append(st.tsPending[:i], st.tsPending[i+1:]...)
+			break
+		}
+	}
+	return false
+}
+
+// result returns r's outcome once it is durable as its write concern
+// asks.
+func (r *tsInsert) result(ctx context.Context, e *Engine) (InsertResult, error) {
+	if r.err != nil {
+		return InsertResult{}, r.err
+	}
+	if err := e.waitDurable(ctx, r.lastSeq, r.opts.Journal); err != nil {
+		return r.res, err
+	}
+	return r.res, nil
+}
+
+// multiRec is the statement recorder of a batch that runs several
+// commands: Begin and Change go to the command being routed, Stage and
+// Done to every one (each session's record is written with the batch).
+type multiRec struct {
+	all []StmtRecorder
+	cur StmtRecorder
+}
+
+func (m *multiRec) Begin(i int) bool {
+	return m.cur != nil && m.cur.Begin(i)
+}
+
+func (m *multiRec) Change(op byte, pre, post bsoncore.Document) {
+	if m.cur != nil {
+		m.cur.Change(op, pre, post)
+	}
+}
+
+func (m *multiRec) Stage(b *storage.Batch) error {
+	for _, r := range m.all {
+		if err := r.Stage(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *multiRec) Done(committed bool) {
+	for _, r := range m.all {
+		r.Done(committed)
+	}
+}
+
+// insertTimeseriesLocked routes the measurements of the commands in
+// batch and writes the buckets they touched in one write batch, setting
+// each command's outcome. The caller holds c's writer lock.
+func (e *Engine) insertTimeseriesLocked(ctx context.Context, c *collection, coll string, batch []*tsInsert) {
+	finish := func(err error, seq uint64) {
+		c.state.tsMu.Lock()
+		for _, r := range batch {
+			if err != nil {
+				r.err = err
+			}
+			r.lastSeq, r.done = seq, true
+		}
+		c.state.tsMu.Unlock()
+	}
 	o := timeseriesOf(c)
 	if o == nil {
-		return res, errs.New(errs.NamespaceNotFound, "%s.%s is not a time-series collection", db, coll)
+		finish(errs.New(errs.NamespaceNotFound, "%s.%s is not a time-series collection", c.DB, coll), 0)
+		return
 	}
 	if c.state.ts == nil {
 		c.state.ts = timeseries.NewCatalog()
@@ -95,63 +221,81 @@ func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []b
 	defer func() { cat.Reopen = nil }()
 	t := e.newWriteBatchCtx(ctx, c)
 	t.tsInsert = true
+	mr := &multiRec{}
+	for _, r := range batch {
+		if rec := recorderFrom(r.ctx); rec != nil {
+			mr.all = append(mr.all, rec)
+		}
+	}
+	t.rec = nil
+	if len(mr.all) > 0 {
+		t.rec = mr
+	}
 	var (
 		touched []*timeseries.Bucket
 		closed  []*timeseries.Bucket
+		total   int
 	)
-	for i, doc := range docs {
-		if err := ctx.Err(); err != nil {
-			break
-		}
-		if t.rec != nil && t.rec.Begin(i) {
-			continue // ran in an earlier attempt of this retryable write
-		}
-		prepared, werr := prepareInsert(doc, nil, !opts.ShallowDocs)
-		var m timeseries.Measurement
-		if werr == nil {
-			var err error
-			if m, err = timeseries.Read(o, prepared); err != nil {
-				werr = errs.As(err)
-			}
-		}
-		if werr != nil {
-			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: werr})
-			if opts.Ordered {
+	for _, r := range batch {
+		mr.cur = recorderFrom(r.ctx)
+		r.res = InsertResult{}
+		for i, doc := range r.docs {
+			if err := r.ctx.Err(); err != nil {
 				break
 			}
-			continue
+			if mr.cur != nil && mr.cur.Begin(i) {
+				continue // ran in an earlier attempt of this retryable write
+			}
+			prepared, werr := prepareInsert(doc, nil, !r.opts.ShallowDocs)
+			var m timeseries.Measurement
+			if werr == nil {
+				var err error
+				if m, err = timeseries.Read(o, prepared); err != nil {
+					werr = errs.As(err)
+				}
+			}
+			if werr != nil {
+				r.res.WriteErrors = append(r.res.WriteErrors, WriteError{Index: i, Err: werr})
+				if r.opts.Ordered {
+					break
+				}
+				continue
+			}
+			var b *timeseries.Bucket
+			b, closed = cat.Add(o, m, closed)
+			if !b.Touched() {
+				b.SetTouched(true)
+				touched = append(touched, b)
+			}
+			// A retryable write notes the measurement as its
+			// statement's change; the bucket writes carry it.
+			if mr.cur != nil {
+				mr.cur.Change('i', nil, prepared)
+			}
+			r.res.N++
 		}
-		var b *timeseries.Bucket
-		b, closed = cat.Add(o, m, closed)
-		if !b.Touched() {
-			b.SetTouched(true)
-			touched = append(touched, b)
-		}
-		// A retryable write notes the measurement as its statement's
-		// change; the bucket writes carry it.
-		if t.rec != nil {
-			t.rec.Change('i', nil, prepared)
-		}
-		res.N++
+		total += r.res.N
 	}
+	mr.cur = nil
 	closed = cat.Expire(closed)
-	err = e.writeBuckets(t, touched, closed)
+	err := e.writeBuckets(t, touched, closed)
 	if err == nil {
 		err = t.commit()
 	}
 	t.abort()
 	if err != nil {
 		cat.Clear()
-		return InsertResult{}, err
+		finish(err, 0)
+		return
 	}
-	if res.N > 0 {
+	if total > 0 {
 		cat.Stats.Commits.Add(1)
-		cat.Stats.MeasurementsCommitted.Add(int64(res.N))
+		cat.Stats.MeasurementsCommitted.Add(int64(total))
 	}
-	if err := e.waitDurable(ctx, t.lastSeq, opts.Journal); err != nil {
-		return res, err
+	if len(batch) > 1 {
+		cat.Stats.Waits.Add(int64(len(batch) - 1))
 	}
-	return res, nil
+	finish(nil, t.lastSeq)
 }
 
 // writeBuckets stages the buckets of one command: the closed ones in

@@ -86,7 +86,8 @@ type writeBatch struct {
 	// bulk: a bulk insert's batch (bulkInsertMin).
 	bulk bool
 	// tsInsert: the batch writes a time series insert's buckets; any
-	// other change to a buckets collection forgets its open buckets.
+	// other change to a bucket takes it out of the bucket catalog
+	// (forgetBucket).
 	tsInsert bool
 	// diffO, when set, is the oplog description of the next update (a
 	// bucket's, which knows what it appended).
@@ -121,7 +122,6 @@ func (t *writeBatch) commit() error {
 	if t.docs == 0 && !t.metaDirty {
 		return nil
 	}
-
 	if t.metaDirty {
 		if err := storage.SetCollectionEntry(t.b, t.c.ID, encodeCollection(t.c)); err != nil {
 			return fmt.Errorf("catalog update: %w", err)

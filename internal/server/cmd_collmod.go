@@ -44,9 +44,9 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 		// inside: "off"); hasExpiry says it was given.
 		expiry    *int64
 		hasExpiry bool
-		// tsGranularity is a time series collection's new granularity.
-		tsGranularity string
-		hasTS         bool
+		// tsMod is a time series collection's new bucketing.
+		tsMod collModTS
+		hasTS bool
 	)
 	err = eachArg(req, func(k string, v bsoncore.Value) (bool, error) {
 		switch k {
@@ -143,8 +143,8 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 			expiry = &n
 			return true, err
 		case "timeseries":
-			g, err := parseCollModTimeseries(req, v) // create_timeseries.go
-			tsGranularity, hasTS = g, true
+			m, err := parseCollModTimeseries(req, v) // create_timeseries.go
+			tsMod, hasTS = m, true
 			return true, err
 		case "cappedSize", "cappedMax", "timeseriesBucketsMayHaveMixedSchemaData":
 			return true, errs.New(errs.NotImplemented, "collMod.%s is not supported by Lode", k)
@@ -160,7 +160,7 @@ func cmdCollMod(ctx context.Context, s *Server, req *Request) (bsoncore.Document
 	}
 	if view != nil {
 		if o := s.timeseriesOfView(req.DB, view); o != nil {
-			return nil, s.collModTimeseries(ctx, req, coll, o, tsGranularity, expiry, hasExpiry)
+			return nil, s.collModTimeseries(ctx, req, coll, o, tsMod, expiry, hasExpiry)
 		}
 		// The options only a collection has, in the order mongod's
 		// parseCollModRequest checks them.

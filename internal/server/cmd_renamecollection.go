@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/timeseries"
 )
 
 func init() {
@@ -95,6 +96,13 @@ func cmdRenameCollection(ctx context.Context, s *Server, req *Request) (bsoncore
 		return nil, err
 	} else if v != nil {
 		return nil, errs.New(errs.NamespaceExists, "a view already exists with that name: %s", to)
+	}
+	// A time series collection's buckets stay under its name, as mongod
+	// keeps them.
+	_, fromBuckets := timeseries.IsBucketsName(fcoll)
+	_, toBuckets := timeseries.IsBucketsName(tcoll)
+	if fromBuckets || toBuckets {
+		return nil, errs.New(errs.IllegalOperation, "Cannot rename timeseries buckets collection '%s' to '%s'", from, to)
 	}
 	if err := s.eng.RenameCollection(fdb, fcoll, tdb, tcoll, dropTarget); err != nil {
 		return nil, err

@@ -244,36 +244,50 @@ func timeseriesListEntry(name string, o *timeseries.Options, bucketsOpts bsoncor
 		Build()
 }
 
-// parseCollModTimeseries reads collMod's timeseries: {granularity}. The
-// bucketing parameters mongod 7.0 also lets collMod raise are refused.
-func parseCollModTimeseries(req *Request, v bsoncore.Value) (string, error) {
+// collModTS is collMod's timeseries argument.
+type collModTS struct {
+	granularity             string
+	maxSpan, rounding       int64
+	hasMaxSpan, hasRounding bool
+}
+
+// parseCollModTimeseries reads collMod's timeseries: {granularity} or
+// {bucketMaxSpanSeconds, bucketRoundingSeconds}.
+func parseCollModTimeseries(req *Request, v bsoncore.Value) (collModTS, error) {
+	var m collModTS
 	d, ok := v.DocumentOK()
 	if !ok {
-		return "", wrongType(req.Name, "timeseries", v, "object")
+		return m, wrongType(req.Name, "timeseries", v, "object")
 	}
 	elems, _ := d.Elements()
-	g := ""
 	for _, el := range elems {
+		var err error
 		switch el.Key() {
 		case "granularity":
-			s, err := argString(req.Name, "timeseries.granularity", el.Value())
-			if err != nil {
-				return "", err
-			}
-			g = s
-		case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
-			return "", errs.New(errs.NotImplemented, "collMod.timeseries.%s is not supported by Lode: change the granularity instead", el.Key())
+			m.granularity, err = argString(req.Name, "timeseries.granularity", el.Value())
+		case "bucketMaxSpanSeconds":
+			m.maxSpan, err = argInt64(req.Name, "timeseries.bucketMaxSpanSeconds", el.Value())
+			m.hasMaxSpan = true
+		case "bucketRoundingSeconds":
+			m.rounding, err = argInt64(req.Name, "timeseries.bucketRoundingSeconds", el.Value())
+			m.hasRounding = true
 		default:
-			return "", errs.New(errs.Location40415, "BSON field '%s.timeseries.%s' is an unknown field.", req.Name, el.Key())
+			err = errs.New(errs.Location40415, "BSON field '%s.timeseries.%s' is an unknown field.", req.Name, el.Key())
+		}
+		if err != nil {
+			return m, err
 		}
 	}
-	return g, nil
+	if m.granularity != "" && (m.hasMaxSpan || m.hasRounding) {
+		return m, errs.New(errs.InvalidOptions, "Cannot set 'granularity' with 'bucketMaxSpanSeconds' or 'bucketRoundingSeconds'")
+	}
+	return m, nil
 }
 
 // collModTimeseries applies collMod to time series collection db.coll:
 // its granularity (coarser only) and expireAfterSeconds. The options a
 // time series collection cannot take are refused as mongod does.
-func (s *Server) collModTimeseries(ctx context.Context, req *Request, coll string, o *timeseries.Options, granularity string, expiry *int64, hasExpiry bool) error {
+func (s *Server) collModTimeseries(ctx context.Context, req *Request, coll string, o *timeseries.Options, mod collModTS, expiry *int64, hasExpiry bool) error {
 	for _, k := range []string{"viewOn", "pipeline", "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages"} {
 		if _, err := req.Cmd.LookupErr(k); err == nil {
 			return errs.New(errs.InvalidOptions, "option not supported on a time-series collection: %s", k)
@@ -283,8 +297,17 @@ func (s *Server) collModTimeseries(ctx context.Context, req *Request, coll strin
 		return errs.New(errs.NotImplemented, "collMod.index on a time-series collection is not supported by Lode")
 	}
 	buckets := timeseries.BucketsName(coll)
-	if granularity != "" {
-		n, changed, err := o.WithGranularity(granularity)
+	if mod.granularity != "" || mod.hasMaxSpan || mod.hasRounding {
+		var (
+			n       *timeseries.Options
+			changed bool
+			err     error
+		)
+		if mod.granularity != "" {
+			n, changed, err = o.WithGranularity(mod.granularity)
+		} else {
+			n, changed, err = o.WithBucketing(mod.maxSpan, mod.rounding, mod.hasMaxSpan, mod.hasRounding)
+		}
 		if err != nil {
 			return err
 		}

@@ -95,7 +95,7 @@ func indexKey(i int) string {
 func (b *Bucket) add(m bsoncore.Document, t int64, o *Options, size int) {
 	key := indexKey(b.Count)
 	pos := 0
-	_ = bsonutil.EachElement(m, func(el bsoncore.Element) error {
+	_ = bsonutil.EachElementTrusted(m, func(el bsoncore.Element) error {
 		kb := el.KeyBytes()
 		if o.MetaField != "" && string(kb) == o.MetaField {
 			return nil
@@ -206,7 +206,7 @@ func (b *Bucket) schemaFits(m bsoncore.Document, o *Options) bool {
 		return true
 	}
 	ok := true
-	_ = bsonutil.EachElement(m, func(el bsoncore.Element) error {
+	_ = bsonutil.EachElementTrusted(m, func(el bsoncore.Element) error {
 		c := b.byName[el.Key()]
 		if c == nil || c.timeCol || c.min.Type == 0 {
 			return nil

@@ -86,11 +86,13 @@ type Measurement struct {
 }
 
 // Read checks that m has the time field as a date and returns the
-// measurement, as mongod 7.0 does before bucketing.
+// measurement, as mongod 7.0 does before bucketing. doc's elements are
+// valid BSON (the engine validated them when it prepared the insert);
+// the buckets' passes over it do not validate them again.
 func Read(o *Options, doc bsoncore.Document) (Measurement, error) {
 	m := Measurement{Doc: doc}
 	hasTime := false
-	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
+	err := bsonutil.EachElementTrusted(doc, func(el bsoncore.Element) error {
 		switch k := el.Key(); {
 		case k == o.TimeField:
 			v := el.Value()
@@ -142,7 +144,10 @@ func (c *Catalog) Add(o *Options, m Measurement, closed []*Bucket) (*Bucket, []*
 		case fitOK:
 			c.addTo(b, o, m, size)
 			return b, closed
-		case fitTimeForward, fitTimeBackward:
+		case fitTimeBackward:
+			// mongod 7.0 archives a bucket a measurement went back in
+			// time from (later ones may still come for it); every other
+			// rollover closes it.
 			timeRollover = true
 		}
 		// An archived bucket that takes the measurement becomes the
@@ -192,8 +197,8 @@ func (c *Catalog) reopen(o *Options, m Measurement, s *series) *Bucket {
 	return b
 }
 
-// retire takes b out of the open slot: archived after a time rollover (an
-// earlier measurement may still come for it), closed otherwise.
+// retire takes b out of the open slot: archived when a measurement went
+// back in time from it, closed otherwise.
 func (c *Catalog) retire(s *series, b *Bucket, archive bool, closed []*Bucket) []*Bucket {
 	s.open = nil
 	if !archive {
@@ -403,7 +408,7 @@ func (b *Bucket) memory() int {
 // positional name.
 func measurementSize(doc bsoncore.Document, o *Options) int {
 	n := 0
-	_ = bsonutil.EachElement(doc, func(el bsoncore.Element) error {
+	_ = bsonutil.EachElementTrusted(doc, func(el bsoncore.Element) error {
 		k := el.Key()
 		if o.MetaField != "" && k == o.MetaField {
 			return nil

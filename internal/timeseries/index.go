@@ -29,6 +29,11 @@ func BucketIndexKey(o *Options, key bsoncore.Document) (bsoncore.Document, error
 			b.AppendValue("meta"+f[len(o.MetaField):], v)
 			continue
 		}
+		if s, ok := v.StringValueOK(); ok && s == "2dsphere" {
+			// mongod indexes the measurements' points (data.<f>:
+			// "2dsphere_bucket"), a key type Lode does not have.
+			return nil, errs.New(errs.NotImplemented, "2dsphere indexes on time-series measurement fields are not supported by Lode: index '%s' under the metaField instead", f)
+		}
 		if !bsonutil.IsNumber(v.Type) {
 			return nil, errs.New(errs.BadValue, "Invalid index spec for time-series collection: %s. Indexes on measurement fields are only supported ascending or descending: a %s index on '%s' is not", key.String(), v.String(), f)
 		}

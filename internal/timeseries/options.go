@@ -338,3 +338,28 @@ func wrongType(field string, v bsoncore.Value, expected string) error {
 	}
 	return errs.New(errs.TypeMismatch, "BSON field '%s' is the wrong type '%s', expected type%s '%s'", field, bsonutil.TypeName(v.Type), s, expected)
 }
+
+// WithBucketing returns the options after collMod's
+// timeseries.bucketMaxSpanSeconds and bucketRoundingSeconds (mongod
+// 6.3+): given together, equal, and not below the current parameters;
+// the collection then has custom bucketing (no granularity).
+func (o *Options) WithBucketing(maxSpan, rounding int64, hasMaxSpan, hasRounding bool) (*Options, bool, error) {
+	if hasMaxSpan != hasRounding {
+		return nil, false, errs.New(errs.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other")
+	}
+	if maxSpan != rounding {
+		return nil, false, errs.New(errs.InvalidOptions, "Timeseries 'bucketRoundingSeconds' needs to be equal to 'bucketMaxSpanSeconds'")
+	}
+	if maxSpan < 1 {
+		return nil, false, errs.New(errs.Location51024, "BSON field 'bucketMaxSpanSeconds' value must be >= 1, actual value '%d'", maxSpan)
+	}
+	if maxSpan < o.MaxSpan || rounding < o.Rounding {
+		return nil, false, errs.New(errs.InvalidOptions, "Invalid transition for timeseries.bucketMaxSpanSeconds and timeseries.bucketRoundingSeconds: the new values must be greater than or equal to the existing ones")
+	}
+	if o.Granularity == "" && maxSpan == o.MaxSpan && rounding == o.Rounding {
+		return o, false, nil
+	}
+	c := *o
+	c.Granularity, c.MaxSpan, c.Rounding = "", maxSpan, rounding
+	return &c, true, nil
+}

@@ -51,6 +51,19 @@ func TestCollMod(t *testing.T) {
 	testenv.WantCode(t, "unknown granularity", err, 2)
 	err = run(bson.D{{Key: "collMod", Value: "m"}, {Key: "validator", Value: bson.D{}}})
 	testenv.WantCode(t, "validator", err, 72)
+	err = d.Client().Database("admin").RunCommand(c, bson.D{{Key: "renameCollection", Value: d.Name() + ".system.buckets.m"}, {Key: "to", Value: d.Name() + ".other"}}).Err()
+	testenv.WantCode(t, "rename of the buckets", err, 20)
+	// Custom bucketing parameters: together, equal, not lower.
+	err = run(bson.D{{Key: "collMod", Value: "m"}, {Key: "timeseries", Value: bson.D{{Key: "bucketMaxSpanSeconds", Value: 2592000}}}})
+	testenv.WantCode(t, "span alone", err, 72)
+	err = run(bson.D{{Key: "collMod", Value: "m"}, {Key: "timeseries", Value: bson.D{{Key: "bucketMaxSpanSeconds", Value: 3600}, {Key: "bucketRoundingSeconds", Value: 3600}}}})
+	testenv.WantCode(t, "lower span", err, 72)
+	if err := run(bson.D{{Key: "collMod", Value: "m"}, {Key: "timeseries", Value: bson.D{{Key: "bucketMaxSpanSeconds", Value: 2592000}, {Key: "bucketRoundingSeconds", Value: 2592000}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listEntry(t, d, "m").Lookup("options", "timeseries").String(); got != `{"timeField": "t","metaField": "h","bucketRoundingSeconds": {"$numberInt":"2592000"},"bucketMaxSpanSeconds": {"$numberInt":"2592000"}}` {
+		t.Fatalf("after collMod of the bucketing: %s", got)
+	}
 	if err := run(bson.D{{Key: "collMod", Value: "m"}, {Key: "expireAfterSeconds", Value: "off"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +75,8 @@ func TestCollMod(t *testing.T) {
 	if _, err := coll.InsertOne(c, bson.D{{Key: "t", Value: t0}, {Key: "h", Value: "b"}}); err != nil {
 		t.Fatal(err)
 	}
-	day := time.Date(t0.Year(), t0.Month(), t0.Day(), 0, 0, 0, 0, time.UTC)
+	// Rounded to a multiple of 30 days since the epoch.
+	day := time.Unix(t0.Unix()-t0.Unix()%2592000, 0).UTC()
 	found := false
 	for _, b := range buckets(t, d, "m") {
 		if b.Lookup("meta").StringValue() == "b" {

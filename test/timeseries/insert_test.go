@@ -435,3 +435,53 @@ func TestReopenAfterRestart(t *testing.T) {
 		t.Fatalf("collStats %v %v", r, err)
 	}
 }
+
+// TestConcurrentInsertOne: many clients inserting one measurement per
+// command (retryable, as the driver sends them) are combined into shared
+// bucket writes; every measurement is stored once.
+func TestConcurrentInsertOne(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	createTS(t, d, "one", bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "host"}})
+	coll := d.Collection("one")
+	const workers, per = 8, 150
+	var wg sync.WaitGroup
+	errc := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				if _, err := coll.InsertOne(c, bson.D{{Key: "t", Value: t0.Add(time.Duration(i) * time.Second)}, {Key: "host", Value: i % 3}, {Key: "w", Value: w}, {Key: "i", Value: i}}); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	seen := map[[2]int32]bool{}
+	for _, b := range buckets(t, d, "one") {
+		n := count(t, b)
+		ws, _ := b.Lookup("data", "w").Document().Elements()
+		is, _ := b.Lookup("data", "i").Document().Elements()
+		if len(ws) != n || len(is) != n {
+			t.Fatalf("bucket columns of %d and %d entries, %d measurements", len(ws), len(is), n)
+		}
+		for k := range ws {
+			key := [2]int32{ws[k].Value().Int32(), is[k].Value().Int32()}
+			if seen[key] {
+				t.Fatalf("measurement %v stored twice", key)
+			}
+			seen[key] = true
+		}
+	}
+	if len(seen) != workers*per {
+		t.Fatalf("%d measurements stored, want %d", len(seen), workers*per)
+	}
+}

@@ -3,6 +3,8 @@ package timeseries_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -99,4 +101,62 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkInsertOne inserts events one command each (the eventlog's
+// online writes) into a plain collection with the seed's indexes and
+// into a time series collection: each insert rewrites the bucket it
+// lands in, so this is the time series collection's worst case.
+//
+//	go test -run '^$' -bench InsertOne -benchtime 1x ./test/timeseries/
+func BenchmarkInsertOne(b *testing.B) {
+	const n = 20_000
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, mode := range []string{"plain", "timeseries", "plain-8clients", "timeseries-8clients"} {
+		clients := 1
+		if strings.HasSuffix(mode, "-8clients") {
+			clients = 8
+		}
+		b.Run(mode, func(b *testing.B) {
+			for it := 0; it < b.N; it++ {
+				db, err := lode.Open(b.TempDir(), lode.InProcess())
+				if err != nil {
+					b.Fatal(err)
+				}
+				d := db.Client().Database("bench")
+				c := testenv.Ctx(b)
+				coll := d.Collection("events")
+				if strings.HasPrefix(mode, "timeseries") {
+					createTSb(b, d, "events", "hours")
+				} else {
+					for _, k := range []bson.D{{{Key: "path", Value: 1}}, {{Key: "time", Value: 1}}, {{Key: "host", Value: 1}, {Key: "time", Value: 1}}} {
+						if _, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: k}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				cpu0 := cpuTime()
+				t0 := time.Now()
+				var wg sync.WaitGroup
+				for w := 0; w < clients; w++ {
+					wg.Add(1)
+					go func(w int) {
+						defer wg.Done()
+						for i := w; i < n; i += clients {
+							doc := bsoncore.NewDocumentBuilder().AppendDateTime("time", start.Add(time.Duration(i)*time.Second).UnixMilli()).
+								AppendString("host", fmt.Sprintf("10.0.0.%d", i%50)).AppendString("path", fmt.Sprintf("/p/%d", i%1000)).Build()
+							if _, err := coll.InsertOne(c, bson.Raw(doc)); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}(w)
+				}
+				wg.Wait()
+				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/n, "cpu-ns/event")
+				b.ReportMetric(float64(time.Since(t0).Nanoseconds())/n, "wall-ns/event")
+				db.Close()
+			}
+		})
+	}
 }
