@@ -42,6 +42,7 @@ func runBenchTimeseries(args []string) error {
 	uri := fs.String("uri", "", "a server to measure (default: embedded Lode in a temporary directory)")
 	pid := fs.Int("pid", 0, "the server's process id, for its CPU (with --uri)")
 	dbName := fs.String("db", "bench", "database")
+	granularity := fs.String("granularity", "minutes", "the time series collection's granularity: seconds, minutes or hours (the defaults' events come about once a minute per host)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func runBenchTimeseries(args []string) error {
 		return err
 	}
 	if err := db.CreateCollection(ctx, "events_ts", options.CreateCollection().SetTimeSeriesOptions(
-		options.TimeSeries().SetTimeField("time").SetMetaField("host").SetGranularity("seconds"))); err != nil {
+		options.TimeSeries().SetTimeField("time").SetMetaField("host").SetGranularity(*granularity))); err != nil {
 		return fmt.Errorf("create the time series collection: %w", err)
 	}
 	start := time.Date(2000, 10, 1, 0, 0, 0, 0, time.UTC)
@@ -123,7 +124,8 @@ func runBenchTimeseries(args []string) error {
 		}
 		return time.Since(t0), (cpu() - c0) / time.Duration(*nevents), nil
 	}
-	fmt.Printf("%d events over %d days, %d hosts, %d paths, insertMany batches of %d\n\n", *nevents, *days, *nhosts, *npaths, *batch)
+	fmt.Printf("%d events over %d days, %d hosts, %d paths, insertMany batches of %d; time series granularity %s\n\n",
+		*nevents, *days, *nhosts, *npaths, *batch, *granularity)
 	fmt.Println("| collection | load s | server CPU µs/event | storageSize MB | totalIndexSize MB | storage + indexes MB | hits/path/day median ms | server CPU ms/query |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	type row struct {
@@ -133,7 +135,7 @@ func runBenchTimeseries(args []string) error {
 		times, cpus   []time.Duration
 		groups, total int64
 	}
-	rows := []*row{{name: "plain, seed's 3 indexes"}, {name: "time series (meta host)"}}
+	rows := []*row{{name: "plain, seed's 3 indexes"}, {name: "time series (meta host, " + *granularity + ")"}}
 	for i, c := range []*mongo.Collection{plain, ts} {
 		w, cp, err := load(c)
 		if err != nil {
