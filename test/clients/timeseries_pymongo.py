@@ -1,7 +1,8 @@
 """Time series collections through pymongo 3.11: create_collection with
 timeseries and expireAfterSeconds, insert_many, create_index and
 index_information in the collection's terms, list_collections, the
-buckets read directly, and the insert errors mongod gives."""
+buckets read directly, find, count_documents and aggregate through the
+collection, and the insert errors mongod gives."""
 import datetime
 import sys
 
@@ -20,6 +21,11 @@ db.events.insert_many(docs)
 buckets = list(db["system.buckets.events"].find())
 assert len(buckets) == 5 and sum(len(b["data"]["time"]) for b in buckets) == 2500, len(buckets)
 assert all(b["control"]["min"]["time"] <= b["control"]["max"]["time"] for b in buckets)
+assert db.events.count_documents({"host": "h1"}) == 500
+late = list(db.events.find({"time": {"$gte": start + datetime.timedelta(seconds=2000)}}, sort=[("time", ASCENDING)]))
+assert len(late) == 500 and late[0]["time"] == start + datetime.timedelta(seconds=2000) and late[0]["path"] == "/p2000", late[:1]
+per_host = {d["_id"]: d["n"] for d in db.events.aggregate([{"$group": {"_id": "$host", "n": {"$sum": 1}}}])}
+assert per_host == {"h%d" % i: 500 for i in range(5)}, per_host
 db.events.create_index([("host", ASCENDING), ("time", DESCENDING)])
 names = sorted(db.events.index_information())
 assert names == ["host_1_time_-1", "host_1_time_1"], names

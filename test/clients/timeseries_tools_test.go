@@ -85,6 +85,20 @@ func TestTimeseriesDumpRestore(t *testing.T) {
 			t.Fatalf("bucket %d differs:\n%v\n%v", i, a[i], b[i])
 		}
 	}
+	// Read through the restored collection, the measurements are the
+	// source's.
+	cur, err := dst.Collection("ev").Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil},
+		{Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}, {Key: "v", Value: bson.D{{Key: "$sum", Value: "$v"}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums []struct {
+		N int32 `bson:"n"`
+		V int64 `bson:"v"`
+	}
+	if err := cur.All(ctx, &sums); err != nil || len(sums) != 1 || sums[0].N != 2500 || sums[0].V != 2499*2500/2 {
+		t.Fatalf("the restored measurements through the collection: %+v %v", sums, err)
+	}
 	if _, err := dst.Collection("ev").InsertOne(ctx, bson.D{{Key: "t", Value: start}, {Key: "h", Value: bson.D{{Key: "host", Value: "h0"}}}}); err != nil {
 		t.Fatal(err)
 	}
