@@ -9,6 +9,7 @@ import (
 
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
+	"github.com/lodedb/lode/internal/query/exec"
 	"github.com/lodedb/lode/internal/query/plan"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -16,6 +17,11 @@ import (
 // MinPartitionDocs is the smallest collection whose scans FindPartitions
 // splits: below it one goroutine finishes before others would start.
 const MinPartitionDocs = 20_000
+
+// MinPartitionBytes is the data size from which a collection of fewer
+// documents is split all the same (large documents: a time series
+// collection's buckets).
+const MinPartitionBytes = 8 << 20
 
 // PartitionIter is one part of a partitioned scan. Next returns (nil,
 // nil) at the end; a document is valid only until the next call.
@@ -44,7 +50,7 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 		return nil, nil
 	}
 	c.state.mu.Lock()
-	small := c.state.statsValid && c.state.count < MinPartitionDocs
+	small := c.state.statsValid && c.state.count < MinPartitionDocs && c.state.dataSize < MinPartitionBytes
 	c.state.mu.Unlock()
 	if small {
 		return nil, nil
@@ -64,14 +70,13 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 	}
 	snap := e.db.NewSnapshot()
 	r := snap.Reader()
-	ok, err := e.plansCollScan(r, e.db, c, filter, f, spec.Hint)
+	ok, bounds, err := e.plansCollScan(r, e.db, c, filter, f, spec.Hint)
 	if err != nil || !ok {
 		snap.Close()
 		return nil, err
 	}
 	if c.Clustered {
-		snap.Close() // its records are not split by RecordID
-		return nil, nil
+		return e.clusteredPartitions(ctx, snap, c, bounds, f, parse, n)
 	}
 	splits, err := storage.SplitRecords(r, c.ID, n)
 	if err != nil || splits == nil {
@@ -107,14 +112,52 @@ func (e *Engine) FindPartitions(ctx context.Context, db, coll string, spec FindS
 }
 
 // plansCollScan reports whether the planner's choice for filter on c is a
-// collection scan.
-func (e *Engine) plansCollScan(r storage.Reader, db *storage.DB, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value) (bool, error) {
+// collection scan, and for a clustered collection its bounds on the
+// cluster key (nil: none).
+func (e *Engine) plansCollScan(r storage.Reader, db *storage.DB, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value) (bool, []plan.FieldBounds, error) {
 	bp, err := e.buildPlan(r, c, planReq{filterDoc: filterDoc, filter: f, hint: normHint(hint), preferCollScan: true, db: db})
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	defer bp.close()
-	return bp.sol != nil && bp.sol.Root != nil && bp.sol.Root.Stage == plan.StageCollScan, nil
+	if bp.sol == nil || bp.sol.Root == nil || bp.sol.Root.Stage != plan.StageCollScan || bp.sol.Root.KeyRange != nil {
+		return false, nil, nil
+	}
+	return true, bp.sol.Root.ClusterBounds, nil
+}
+
+// clusteredPartitions is FindPartitions for clustered collection c: the
+// key range its bounded scan reads, split into up to n consecutive
+// ranges (storage.SplitClustered), each read by its own cursor over snap
+// and filtered.
+func (e *Engine) clusteredPartitions(ctx context.Context, snap *storage.Snapshot, c *collection, bounds []plan.FieldBounds,
+	f *query.Filter, parse func() (*query.Filter, error), n int) ([]PartitionIter, error) {
+	r := snap.Reader()
+	lo, hi := exec.ClusterKeyRange(bounds)
+	splits, err := storage.SplitClustered(r, c.ID, lo, hi, n)
+	if err != nil || splits == nil {
+		snap.Close()
+		return nil, err
+	}
+	shared := &sharedSnapshot{close: func() { snap.Close() }}
+	shared.refs.Store(int32(len(splits)))
+	parts := make([]PartitionIter, 0, len(splits))
+	for i, sp := range splits {
+		pf := f
+		if i > 0 {
+			if pf, err = parse(); err != nil {
+				for _, p := range parts {
+					p.Close()
+				}
+				for j := i; j < len(splits); j++ {
+					shared.release()
+				}
+				return nil, err
+			}
+		}
+		parts = append(parts, &rangeScan{ctx: ctx, r: r, collID: c.ID, clustered: true, klo: sp[0], khi: sp[1], filter: pf, snap: shared})
+	}
+	return parts, nil
 }
 
 // sharedSnapshot closes a snapshot when the last of its users releases
@@ -137,11 +180,15 @@ type rangeScan struct {
 	r      storage.Reader
 	collID uint64
 	lo, hi storage.RecordID
-	filter *query.Filter // nil: every document matches
-	snap   *sharedSnapshot
-	it     *storage.RecordCursor
-	n      int
-	done   bool
+	// clustered: the records of a clustered collection with cluster keys
+	// in [klo, khi) (nil: unbounded) instead.
+	clustered bool
+	klo, khi  []byte
+	filter    *query.Filter // nil: every document matches
+	snap      *sharedSnapshot
+	it        *storage.RecordCursor
+	n         int
+	done      bool
 }
 
 // Next implements PartitionIter.
@@ -150,7 +197,14 @@ func (s *rangeScan) Next() (bsoncore.Document, error) {
 		return nil, nil
 	}
 	if s.it == nil {
-		it, err := storage.NewRecordRangeCursor(s.r, s.collID, s.lo, s.hi)
+		var it *storage.RecordCursor
+		var err error
+		if s.clustered {
+			it = &storage.RecordCursor{}
+			err = it.OpenClustered(s.r, s.collID, s.klo, s.khi, false)
+		} else {
+			it, err = storage.NewRecordRangeCursor(s.r, s.collID, s.lo, s.hi)
+		}
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("partition: %w", err)

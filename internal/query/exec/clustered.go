@@ -93,3 +93,17 @@ func (f *Fetch) getByKey(ck []byte) (bsoncore.Document, bool, error) {
 	}
 	return f.slab.copy(doc), true, nil
 }
+
+// ClusterKeyRange returns the cluster keystring range [lo, hi) a
+// clustered collection scan with bounds reads (nil: unbounded on that
+// side), as newClusteredScan computes it.
+func ClusterKeyRange(bounds []plan.FieldBounds) (lo, hi []byte) {
+	if bounds == nil {
+		return nil, nil
+	}
+	sp := buildScanPlan(bounds)
+	if len(sp.ranges) == 0 {
+		return nil, nil
+	}
+	return sp.ranges[0].start, sp.ranges[len(sp.ranges)-1].end
+}
