@@ -37,6 +37,9 @@ import (
 //     meta path taking $first (or $last) of each: "lastpoint", a $sort
 //     and a $group of the buckets before, so only the bucket holding
 //     each meta value's first (last) measurement is unpacked.
+//   - $sort on the time field alone (and a $limit after it): a $sort of
+//     the buckets on _id before, $_internalBoundedSort after
+//     (unpackbucket_sort.go).
 //   - $limit (no eventFilter): a copy before, the original kept after.
 //   - $group whose _id reads only the meta field (or is constant) and
 //     whose accumulators are $min/$max of a field path (or count: $sum of
@@ -106,12 +109,17 @@ loop:
 		switch name {
 		case "$sort":
 			if r.spec.eventFilter != nil {
+				if ts, n, ok := r.timeSort(rest); ok {
+					rest = append(ts, rest[n:]...)
+				}
 				break loop
 			}
 			s, ok := r.metaSort(v)
 			if !ok {
 				if lp, ok := r.lastpoint(rest); ok {
 					r.before = append(r.before, lp...)
+				} else if ts, n, ok := r.timeSort(rest); ok {
+					rest = append(ts, rest[n:]...)
 				}
 				break loop
 			}
@@ -608,6 +616,65 @@ func (r *unpackRewrite) metaSort(v bsoncore.Value) (bsoncore.Document, bool) {
 		b.AppendValue(p, e.Value())
 	}
 	return b.Build(), true
+}
+
+// timeSort turns a $sort on the time field alone (and a $limit after it)
+// into a $sort of the buckets by _id before the unpack, which a
+// clustered collection gives in the order of its records, and a
+// $_internalBoundedSort after it (unpackbucket_sort.go): it returns the
+// stages that replace the first n of rest. Not when the buckets may hold
+// dates outside the ObjectId's range (their _id does not follow their
+// time) or something already sorts or limits the buckets.
+func (r *unpackRewrite) timeSort(rest []bsoncore.Document) ([]bsoncore.Document, int, bool) {
+	if r.spec.usesExtendedRange {
+		return nil, 0, false
+	}
+	for _, b := range r.before {
+		if name, _, _ := rawStage(b); name != "$match" {
+			return nil, 0, false
+		}
+	}
+	_, v, _ := rawStage(rest[0])
+	sd, ok := v.DocumentOK()
+	if !ok {
+		return nil, 0, false
+	}
+	els, err := sd.Elements()
+	if err != nil || len(els) != 1 || els[0].Key() != r.spec.timeField || !bsonutil.IsNumber(els[0].Value().Type) {
+		return nil, 0, false
+	}
+	dir := int32(1)
+	switch f := bsonutil.AsFloat64(els[0].Value()); f {
+	case 1:
+	case -1:
+		dir = -1
+	default:
+		return nil, 0, false
+	}
+	n := 1
+	var limit int64
+	if len(rest) > 1 {
+		if name, lv, _ := rawStage(rest[1]); name == "$limit" && bsonutil.IsNumber(lv.Type) {
+			if l := bsonutil.AsFloat64(lv); l >= 1 && l == float64(int64(l)) {
+				limit, n = int64(l), 2
+			}
+		}
+	}
+	r.before = append(r.before, specDoc("$sort", docValue(bsoncore.NewDocumentBuilder().AppendInt32("_id", dir).Build())))
+	// Ascending, no later measurement is before the bucket's
+	// control.min; descending, none is at or after control.min plus the
+	// span.
+	offset := int64(0)
+	if dir == -1 {
+		offset = int64(r.spec.maxSpan)
+	}
+	b := bsoncore.NewDocumentBuilder().
+		AppendDocument("sortKey", bsoncore.NewDocumentBuilder().AppendInt32(r.spec.timeField, dir).Build()).
+		AppendDocument("bound", bsoncore.NewDocumentBuilder().AppendString("base", "min").AppendInt64("offsetSeconds", offset).Build())
+	if limit > 0 {
+		b.AppendInt64("limit", limit)
+	}
+	return []bsoncore.Document{specDoc("$_internalBoundedSort", docValue(b.Build()))}, n, true
 }
 
 // lastpoint returns the bucket-level $sort and $group of a "lastpoint"

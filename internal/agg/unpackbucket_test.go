@@ -91,6 +91,16 @@ func TestUnpackBucketErrors(t *testing.T) {
 	}
 	_, err := runPipeline(t, cat, "b", `[{"$_unpackBucket": {"metaField": "m"}}]`, runOpts{})
 	wantCode(t, err, errs.Location5612405)
+	// The bounded sort needs the unpack's bounds.
+	_, err = runPipeline(t, cat, "b", `[{"$_internalBoundedSort": {"sortKey": {"t": 1}, "bound": {"base": "min", "offsetSeconds": 0}}}]`, runOpts{})
+	wantCode(t, err, errs.FailedToParse)
+	_, err = runPipeline(t, cat, "b", `[`+unpackTM+`, {"$_internalBoundedSort": {"sortKey": {"t": -1}, "bound": {"base": "min", "offsetSeconds": 3600}}}]`, runOpts{})
+	wantCode(t, err, errs.Location6369910) // the buckets come in ascending order
+	got, err := runPipeline(t, cat, "b", `[{"$sort": {"_id": -1}}, `+unpackTM+`, {"$_internalBoundedSort": {"sortKey": {"t": -1}, "bound": {"base": "min", "offsetSeconds": 3600}, "limit": 2}}, {"$project": {"_id": 1}}]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, got, `[{"_id": 21}, {"_id": 20}]`, false)
 	// A compressed bucket needs the BSONColumn decoder.
 	insert(t, cat, "c", `[{"_id": 1, "control": {"version": 2, "count": 1}, "data": {"t": {"$binary": {"base64": "AA==", "subType": "07"}}}}]`)
 	_, err = runPipeline(t, cat, "c", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}]`, runOpts{})
