@@ -37,8 +37,8 @@ import (
 //     meta path taking $first (or $last) of each: "lastpoint", a $sort
 //     and a $group of the buckets before, so only the bucket holding
 //     each meta value's first (last) measurement is unpacked.
-//   - $sort on the time field alone (and a $limit after it): a $sort of
-//     the buckets on _id before, $_internalBoundedSort after
+//   - $sort on the time field alone (and a $limit after it): the buckets
+//     read in _id order ({$natural} hint), $_internalBoundedSort after
 //     (unpackbucket_sort.go).
 //   - $limit (no eventFilter): a copy before, the original kept after.
 //   - $group whose _id reads only the meta field (or is constant) and
@@ -619,14 +619,14 @@ func (r *unpackRewrite) metaSort(v bsoncore.Value) (bsoncore.Document, bool) {
 }
 
 // timeSort turns a $sort on the time field alone (and a $limit after it)
-// into a $sort of the buckets by _id before the unpack, which a
-// clustered collection gives in the order of its records, and a
-// $_internalBoundedSort after it (unpackbucket_sort.go): it returns the
-// stages that replace the first n of rest. Not when the buckets may hold
-// dates outside the ObjectId's range (their _id does not follow their
-// time) or something already sorts or limits the buckets.
+// into a read of the buckets in _id order (a clustered collection's
+// scan order) and a $_internalBoundedSort after the unpack
+// (unpackbucket_sort.go): it returns the stages that replace the first n
+// of rest. Not when the buckets may hold dates outside the ObjectId's
+// range (their _id does not follow their time), the command has a hint,
+// or something already sorts or limits the buckets.
 func (r *unpackRewrite) timeSort(rest []bsoncore.Document) ([]bsoncore.Document, int, bool) {
-	if r.spec.usesExtendedRange {
+	if r.spec.usesExtendedRange || r.pc.Hint.Type != 0 {
 		return nil, 0, false
 	}
 	for _, b := range r.before {
@@ -660,7 +660,11 @@ func (r *unpackRewrite) timeSort(rest []bsoncore.Document) ([]bsoncore.Document,
 			}
 		}
 	}
-	r.before = append(r.before, specDoc("$sort", docValue(bsoncore.NewDocumentBuilder().AppendInt32("_id", dir).Build())))
+	// The buckets in _id order: the buckets query is a scan of the
+	// clustered collection in that direction (a {$natural: dir} hint,
+	// bounded by the _id predicates), never an index scan and a blocking
+	// sort of whole buckets.
+	r.pc.Hint = docValue(bsoncore.NewDocumentBuilder().AppendInt32("$natural", dir).Build())
 	// Ascending, no later measurement is before the bucket's
 	// control.min; descending, none is at or after control.min plus the
 	// span.
