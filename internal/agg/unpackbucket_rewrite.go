@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -332,6 +333,12 @@ func clauses(f bsoncore.Document, out []bsoncore.Document) ([]bsoncore.Document,
 // clauses go before it renamed, the rest becomes the eventFilter with
 // the bucket-level predicates of its time clauses before the unpack.
 func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
+	if r.pc.Expr != nil && r.pc.Expr.NumSlots() > 0 && bytes.Contains(f, []byte("$expr\x00")) {
+		// $expr with the command's variables is the $match stage's to
+		// evaluate (match.go); the unpack's eventFilter has no
+		// variables.
+		return false
+	}
 	cs, ok := clauses(f, nil)
 	if !ok {
 		return false

@@ -1,13 +1,18 @@
 package agg_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 )
 
 // Two version-1 buckets of a collection {timeField: "t", metaField: "m"}:
@@ -207,4 +212,36 @@ func TestUnpackBucketParallelGroup(t *testing.T) {
 	if show(par) != show(seq) || len(par) != 7 {
 		t.Fatalf("parallel:%s\nsequential:%s", show(par), show(seq))
 	}
+}
+
+// A $match with $expr on the command's variables stays a $match after
+// the unpack, which evaluates them.
+func TestUnpackBucketMatchWithLet(t *testing.T) {
+	cat := openCat(t)
+	insert(t, cat, "b", v1Buckets)
+	epc := expr.NewParseContext()
+	vars := expr.NewVars(time.Now())
+	vars.Set(epc.Define("lo"), expr.Int32(2))
+	p, err := agg.Parse(parseDocs(t, `[`+unpackTM+`, {"$match": {"$expr": {"$gte": ["$x", "$$lo"]}}}, {"$project": {"_id": 1}}]`),
+		&agg.ParseContext{DB: testDB, Coll: "b", Expr: epc, Params: paramsOf(cat)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := p.Run(context.Background(), cat, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bsoncore.Document
+	for {
+		d, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d == nil {
+			break
+		}
+		got = append(got, d)
+	}
+	it.Close()
+	sameDocs(t, got, `[{"_id": 11}, {"_id": 12}, {"_id": 20}]`, true)
 }
