@@ -182,7 +182,6 @@ func (h *docHeap) Pop() any {
 func (s *boundedSortStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	if s.bound == nil {
 		// Not linked (a pipeline parsed without agg.Parse).
-		in.Close()
 		return nil, errs.New(errs.FailedToParse, "$_internalBoundedSort must follow $_internalUnpackBucket")
 	}
 	h := &docHeap{dir: int(s.dir)}
