@@ -26,10 +26,23 @@ const bucketPartsPerCore = 16
 // minParallelBuckets is the fewest buckets unpacked in parallel.
 const minParallelBuckets = 32
 
+// perPart reports whether a stage between the unpack and the $group may
+// run on each part on its own: a $project, $addFields or $set, which
+// look at one document at a time and keep no state but their variables
+// (each part gets its own).
+func perPart(s stage) bool {
+	switch s.(type) {
+	case *projectStage, *addFieldsStage:
+		return true
+	}
+	return false
+}
+
 // parts splits the pipeline's buckets query into n consecutive parts,
-// each unpacked by s; nil when there are too few buckets or the query
-// is not a plain read.
-func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int) ([]Iterator, error) {
+// each unpacked by s and run through the stages between the unpack and
+// the $group (perPart, or folded into it); nil when there are too few
+// buckets or the query is not a plain read.
+func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int, between []stage) ([]Iterator, error) {
 	spec := p.push
 	if spec == nil || spec.Skip != 0 || spec.Limit != 0 || spec.TextScore || n < 2 {
 		return nil, nil
@@ -56,6 +69,20 @@ func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int) ([]Iterator, error) 
 		}
 		f.parts[k] = &bucketPart{feed: f, k: k, quota: quota, st: s}
 		out[k] = f.parts[k]
+	}
+	for k := range out {
+		prc := *rc
+		prc.vars = rc.vars.Clone()
+		for _, st := range between {
+			it, err := st.open(&prc, out[k])
+			if err != nil {
+				for _, o := range out {
+					o.Close()
+				}
+				return nil, err
+			}
+			out[k] = it
+		}
 	}
 	return out, nil
 }

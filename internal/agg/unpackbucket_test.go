@@ -212,6 +212,24 @@ func TestUnpackBucketParallelGroup(t *testing.T) {
 	if show(par) != show(seq) || len(par) != 7 {
 		t.Fatalf("parallel:%s\nsequential:%s", show(par), show(seq))
 	}
+	// A $project the $group cannot take in (a nested computed field)
+	// runs on each part.
+	proj := `{"$project": {"m": 1, "d": {"x2": {"$multiply": ["$x", 2]}, "s": {"$second": "$t"}}}}`
+	group2 := `{"$group": {"_id": {"m": "$m", "s": "$d.s"}, "xs": {"$push": "$d.x2"}, "n": {"$sum": 1}}}`
+	par, err = runPipeline(t, cat, "pb", `[`+unpackTM+`, `+proj+`, `+group2+`]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.ParallelGroups.Load()-before != 2 {
+		t.Fatalf("%d parallel $group runs, want 2", stats.ParallelGroups.Load()-before)
+	}
+	seq, err = runPipeline(t, cat, "pb", `[`+unpackTM+`, {"$skip": 0}, `+proj+`, `+group2+`]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if show(par) != show(seq) || len(par) != 21 {
+		t.Fatalf("parallel:%s\nsequential:%s", show(par), show(seq))
+	}
 }
 
 // A $match with $expr on the command's variables stays a $match after
