@@ -396,6 +396,21 @@ func TestTimeseriesThroughView(t *testing.T) {
 	if len(want) != tsPerHour || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("find on the view:\n%v\nwant\n%v", got, want)
 	}
+	// The latest measurements through find's sort and limit.
+	latest := func(coll *mongo.Collection) []string {
+		cur, err := coll.Find(c, bson.D{{Key: "host", Value: "h2"}}, options.Find().SetSort(bson.D{{Key: "time", Value: -1}}).SetLimit(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for cur.Next(c) {
+			out = append(out, sortedFields(t, cur.Current))
+		}
+		return out
+	}
+	if got, want := latest(w), latest(plain); len(want) != 4 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("latest on the view:\n%v\nwant\n%v", got, want)
+	}
 	n, err := w.CountDocuments(c, bson.D{{Key: "host", Value: "h2"}})
 	if err != nil || n != tsDays*24*tsPerHour {
 		t.Fatalf("countDocuments on the view: %d, %v", n, err)
