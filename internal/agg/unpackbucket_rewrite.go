@@ -357,6 +357,10 @@ func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
 			tightOK = false
 			if !strings.HasPrefix(k, "$") {
 				loose = append(loose, r.fieldPredicates(k, v)...)
+			} else if k == "$or" {
+				if l, ok := r.looseOr(v); ok {
+					loose = append(loose, l)
+				}
 			}
 			continue
 		}
@@ -378,6 +382,68 @@ func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
 		}
 	}
 	return true
+}
+
+// looseOr returns the bucket-level predicate of a $or: the $or of each
+// branch's, when every branch has one (a branch without one could match
+// in any bucket).
+func (r *unpackRewrite) looseOr(v bsoncore.Value) (bsoncore.Document, bool) {
+	arr, ok := v.ArrayOK()
+	if !ok {
+		return nil, false
+	}
+	vals, _ := arr.Values()
+	if len(vals) == 0 {
+		return nil, false
+	}
+	ab := bsoncore.NewArrayBuilder()
+	for _, x := range vals {
+		sub, ok := x.DocumentOK()
+		if !ok {
+			return nil, false
+		}
+		l, ok := r.looseOf(sub)
+		if !ok {
+			return nil, false
+		}
+		ab.AppendDocument(l)
+	}
+	return bsoncore.NewDocumentBuilder().AppendArray("$or", ab.Build()).Build(), true
+}
+
+// looseOf returns the bucket-level predicate of a filter: the
+// conjunction of its clauses' (meta clauses renamed), false when it has
+// none.
+func (r *unpackRewrite) looseOf(f bsoncore.Document) (bsoncore.Document, bool) {
+	cs, ok := clauses(f, nil)
+	if !ok {
+		return nil, false
+	}
+	var loose []bsoncore.Document
+	for _, c := range cs {
+		el, _ := c.IndexErr(0)
+		k, v := el.Key(), el.Value()
+		switch {
+		case k == r.spec.timeField:
+			l, _, _ := r.timePredicates(v)
+			loose = append(loose, l...)
+		case k == "$or":
+			if l, ok := r.looseOr(v); ok {
+				loose = append(loose, l)
+			}
+		case strings.HasPrefix(k, "$"):
+		default:
+			if m, ok := r.renameMetaClause(k, v); ok {
+				loose = append(loose, m)
+			} else {
+				loose = append(loose, r.fieldPredicates(k, v)...)
+			}
+		}
+	}
+	if len(loose) == 0 {
+		return nil, false
+	}
+	return andOf(loose), true
 }
 
 // isMetaPath reports whether path is the meta field or under it, and

@@ -348,6 +348,22 @@ func TestTimeseriesOneDayReadsItsBuckets(t *testing.T) {
 		t.Errorf("the bucket filter of _id < 40 returned %d buckets, want 8: %s", n, vals[0])
 	}
 
+	// A $or of two hours keeps the buckets of those hours (and of the
+	// hours before, whose span reaches into them).
+	hour := func(h int) bson.D {
+		at := tsStart.Add(time.Duration(h) * time.Hour)
+		return bson.D{{Key: "time", Value: bson.D{{Key: "$gte", Value: at}, {Key: "$lt", Value: at.Add(time.Hour)}}}}
+	}
+	res = testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: buckets.Name()}, {Key: "pipeline", Value: bson.A{tsUnpack,
+		bson.D{{Key: "$match", Value: bson.D{{Key: "$or", Value: bson.A{hour(5), hour(30)}}}}}}}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	vals, _ = res.Lookup("stages").Array().Values()
+	if n := vals[0].Document().Lookup("$cursor", "executionStats", "nReturned").AsInt64(); n > 8 {
+		t.Errorf("the bucket filter of two hours returned %d buckets, want at most 8: %s", n, vals[0])
+	}
+	if n := vals[1].Document().Lookup("nReturned").AsInt64(); n != 2*tsPerHour*int64(len(tsHosts)) {
+		t.Errorf("two hours unpacked to %d measurements", n)
+	}
+
 	// A meta predicate reaches an index on the bucket's meta.
 	if _, err := buckets.Indexes().CreateOne(testenv.Ctx(t), mongo.IndexModel{Keys: bson.D{{Key: "meta", Value: 1}}}); err != nil {
 		t.Fatal(err)
