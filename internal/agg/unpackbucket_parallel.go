@@ -15,8 +15,8 @@ import (
 // another's reader), and each part unpacks its own. The parts hold, in
 // order, what the one bucket stream would give, so the merge in part
 // order sees the measurements in the same order. The shares come from
-// counting the buckets the query matches (the last part takes whatever
-// is left, should the count and the read differ).
+// the collection's count of buckets (the last part takes whatever is
+// left).
 
 // bucketPartsPerCore is how many parts the buckets are split into per
 // core: more than a collection scan's (partsPerCore), since a part holds
@@ -47,14 +47,14 @@ func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int, between []stage) ([]
 	if spec == nil || spec.Skip != 0 || spec.Limit != 0 || spec.TextScore || n < 2 {
 		return nil, nil
 	}
+	// The shares are of the collection's buckets: a query that matches
+	// a fraction of them fills the first parts and leaves the others
+	// empty, which the workers, taking the parts in turn, still share.
 	st, err := rc.cat.Stats(rc.ctx, p.pc.DB, p.pc.Coll)
 	if err != nil || st.Count < minParallelBuckets {
 		return nil, nil
 	}
-	total, err := rc.cat.Count(rc.ctx, p.pc.DB, p.pc.Coll, spec.Filter, 0, 0, spec.Hint)
-	if err != nil || total < minParallelBuckets {
-		return nil, err
-	}
+	total := st.Count
 	src, err := rc.cat.Find(rc.ctx, p.pc.DB, p.pc.Coll, *spec)
 	if err != nil {
 		return nil, err
