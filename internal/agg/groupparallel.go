@@ -50,7 +50,7 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 			}
 			break
 		}
-		if !passesThrough(s) {
+		if !passesThrough(s) && (unpack == nil || !perPart(s)) {
 			break
 		}
 	}
@@ -60,7 +60,7 @@ func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
 	var parts []Iterator
 	var err error
 	if unpack != nil {
-		parts, err = unpack.parts(rc, p, bucketPartsPerCore*runtime.GOMAXPROCS(0))
+		parts, err = unpack.parts(rc, p, bucketPartsPerCore*runtime.GOMAXPROCS(0), p.stages[1:gi])
 	} else if part, ok := rc.cat.(Partitioner); ok {
 		parts, err = part.FindPartitions(rc.ctx, p.pc.DB, p.pc.Coll, *p.push, partsPerCore*runtime.GOMAXPROCS(0))
 	}

@@ -212,6 +212,9 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 		}
 		stages = append(stages, ss...)
 	}
+	if err := linkBoundedSorts(stages); err != nil { // unpackbucket_sort.go
+		return nil, err
+	}
 	pl := &Pipeline{pc: pc, stages: fuseGroups(coalesce(stages), pc)}
 	pl.pushdown()
 	if err := checkTextPushed(pl); err != nil {

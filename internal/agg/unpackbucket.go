@@ -82,6 +82,10 @@ type unpackStage struct {
 	includeMeta bool
 	event       *query.Filter
 	whole       *query.Filter
+	// bound, when set, receives each bucket's control.min and
+	// control.max of the time field for the $_internalBoundedSort after
+	// the stage (unpackbucket_sort.go).
+	bound *bucketBound
 }
 
 func parseUnpackBucket(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -486,6 +490,9 @@ func (u *unpackIter) Next() (bsoncore.Document, error) {
 func (u *unpackIter) reset(b bsoncore.Document) error {
 	spec := &u.st.us
 	u.bucket, u.active, u.v2, u.skipEvent = b, true, false, false
+	if u.st.bound != nil {
+		*u.st.bound = bucketBound{}
+	}
 	u.meta = bsoncore.Value{}
 	u.time = column{}
 	u.cols = u.cols[:0]
@@ -511,9 +518,19 @@ func (u *unpackIter) reset(b bsoncore.Document) error {
 			u.meta, hasMeta = bsoncore.Value{Type: t, Data: val}, true
 		case bucketControl:
 			if t == bsoncore.TypeEmbeddedDocument {
-				if v, err := bsoncore.Document(val).LookupErr("version"); err == nil {
+				ctl := bsoncore.Document(val)
+				if v, err := ctl.LookupErr("version"); err == nil {
 					if bsonutil.IsNumber(v.Type) {
 						version = int32(bsonutil.AsInt64(v))
+					}
+				}
+				if u.st.bound != nil {
+					lo, err1 := ctl.LookupErr("min", spec.timeField)
+					hi, err2 := ctl.LookupErr("max", spec.timeField)
+					ok := err1 == nil && err2 == nil && lo.Type == bsoncore.TypeDateTime && hi.Type == bsoncore.TypeDateTime
+					*u.st.bound = bucketBound{ok: ok}
+					if ok {
+						u.st.bound.min, u.st.bound.max = lo.DateTime(), hi.DateTime()
 					}
 				}
 			}

@@ -68,6 +68,15 @@ func pipelineDeps(stages []bsoncore.Document, extra bsoncore.Document) ([]string
 		case "$addFields", "$set":
 			d.expr(v)
 		case "$unset", "$limit", "$skip":
+		case "$_internalBoundedSort":
+			k, err := bsoncore.Document(v.Data).LookupErr("sortKey")
+			if err != nil || k.Type != bsoncore.TypeEmbeddedDocument {
+				return nil, false
+			}
+			els, _ := k.Document().Elements()
+			for _, e := range els {
+				d.add(e.Key())
+			}
 		case "$sort":
 			s, ok := v.DocumentOK()
 			if !ok {

@@ -15,8 +15,8 @@ import (
 // another's reader), and each part unpacks its own. The parts hold, in
 // order, what the one bucket stream would give, so the merge in part
 // order sees the measurements in the same order. The shares come from
-// counting the buckets the query matches (the last part takes whatever
-// is left, should the count and the read differ).
+// the collection's count of buckets (the last part takes whatever is
+// left).
 
 // bucketPartsPerCore is how many parts the buckets are split into per
 // core: more than a collection scan's (partsPerCore), since a part holds
@@ -26,22 +26,35 @@ const bucketPartsPerCore = 16
 // minParallelBuckets is the fewest buckets unpacked in parallel.
 const minParallelBuckets = 32
 
+// perPart reports whether a stage between the unpack and the $group may
+// run on each part on its own: a $project, $addFields or $set, which
+// look at one document at a time and keep no state but their variables
+// (each part gets its own).
+func perPart(s stage) bool {
+	switch s.(type) {
+	case *projectStage, *addFieldsStage:
+		return true
+	}
+	return false
+}
+
 // parts splits the pipeline's buckets query into n consecutive parts,
-// each unpacked by s; nil when there are too few buckets or the query
-// is not a plain read.
-func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int) ([]Iterator, error) {
+// each unpacked by s and run through the stages between the unpack and
+// the $group (perPart, or folded into it); nil when there are too few
+// buckets or the query is not a plain read.
+func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int, between []stage) ([]Iterator, error) {
 	spec := p.push
 	if spec == nil || spec.Skip != 0 || spec.Limit != 0 || spec.TextScore || n < 2 {
 		return nil, nil
 	}
+	// The shares are of the collection's buckets: a query that matches
+	// a fraction of them fills the first parts and leaves the others
+	// empty, which the workers, taking the parts in turn, still share.
 	st, err := rc.cat.Stats(rc.ctx, p.pc.DB, p.pc.Coll)
 	if err != nil || st.Count < minParallelBuckets {
 		return nil, nil
 	}
-	total, err := rc.cat.Count(rc.ctx, p.pc.DB, p.pc.Coll, spec.Filter, 0, 0, spec.Hint)
-	if err != nil || total < minParallelBuckets {
-		return nil, err
-	}
+	total := st.Count
 	src, err := rc.cat.Find(rc.ctx, p.pc.DB, p.pc.Coll, *spec)
 	if err != nil {
 		return nil, err
@@ -56,6 +69,20 @@ func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int) ([]Iterator, error) 
 		}
 		f.parts[k] = &bucketPart{feed: f, k: k, quota: quota, st: s}
 		out[k] = f.parts[k]
+	}
+	for k := range out {
+		prc := *rc
+		prc.vars = rc.vars.Clone()
+		for _, st := range between {
+			it, err := st.open(&prc, out[k])
+			if err != nil {
+				for _, o := range out {
+					o.Close()
+				}
+				return nil, err
+			}
+			out[k] = it
+		}
 	}
 	return out, nil
 }

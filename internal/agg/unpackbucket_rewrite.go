@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -37,6 +38,9 @@ import (
 //     meta path taking $first (or $last) of each: "lastpoint", a $sort
 //     and a $group of the buckets before, so only the bucket holding
 //     each meta value's first (last) measurement is unpacked.
+//   - $sort on the time field alone (and a $limit after it): the buckets
+//     read in _id order ({$natural} hint), $_internalBoundedSort after
+//     (unpackbucket_sort.go).
 //   - $limit (no eventFilter): a copy before, the original kept after.
 //   - $group whose _id reads only the meta field (or is constant) and
 //     whose accumulators are $min/$max of a field path (or count: $sum of
@@ -106,12 +110,17 @@ loop:
 		switch name {
 		case "$sort":
 			if r.spec.eventFilter != nil {
+				if ts, n, ok := r.timeSort(rest); ok {
+					rest = append(ts, rest[n:]...)
+				}
 				break loop
 			}
 			s, ok := r.metaSort(v)
 			if !ok {
 				if lp, ok := r.lastpoint(rest); ok {
 					r.before = append(r.before, lp...)
+				} else if ts, n, ok := r.timeSort(rest); ok {
+					rest = append(ts, rest[n:]...)
 				}
 				break loop
 			}
@@ -324,6 +333,12 @@ func clauses(f bsoncore.Document, out []bsoncore.Document) ([]bsoncore.Document,
 // clauses go before it renamed, the rest becomes the eventFilter with
 // the bucket-level predicates of its time clauses before the unpack.
 func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
+	if r.pc.Expr != nil && r.pc.Expr.NumSlots() > 0 && bytes.Contains(f, []byte("$expr\x00")) {
+		// $expr with the command's variables is the $match stage's to
+		// evaluate (match.go); the unpack's eventFilter has no
+		// variables.
+		return false
+	}
 	cs, ok := clauses(f, nil)
 	if !ok {
 		return false
@@ -342,6 +357,10 @@ func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
 			tightOK = false
 			if !strings.HasPrefix(k, "$") {
 				loose = append(loose, r.fieldPredicates(k, v)...)
+			} else if k == "$or" {
+				if l, ok := r.looseOr(v); ok {
+					loose = append(loose, l)
+				}
 			}
 			continue
 		}
@@ -363,6 +382,68 @@ func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
 		}
 	}
 	return true
+}
+
+// looseOr returns the bucket-level predicate of a $or: the $or of each
+// branch's, when every branch has one (a branch without one could match
+// in any bucket).
+func (r *unpackRewrite) looseOr(v bsoncore.Value) (bsoncore.Document, bool) {
+	arr, ok := v.ArrayOK()
+	if !ok {
+		return nil, false
+	}
+	vals, _ := arr.Values()
+	if len(vals) == 0 {
+		return nil, false
+	}
+	ab := bsoncore.NewArrayBuilder()
+	for _, x := range vals {
+		sub, ok := x.DocumentOK()
+		if !ok {
+			return nil, false
+		}
+		l, ok := r.looseOf(sub)
+		if !ok {
+			return nil, false
+		}
+		ab.AppendDocument(l)
+	}
+	return bsoncore.NewDocumentBuilder().AppendArray("$or", ab.Build()).Build(), true
+}
+
+// looseOf returns the bucket-level predicate of a filter: the
+// conjunction of its clauses' (meta clauses renamed), false when it has
+// none.
+func (r *unpackRewrite) looseOf(f bsoncore.Document) (bsoncore.Document, bool) {
+	cs, ok := clauses(f, nil)
+	if !ok {
+		return nil, false
+	}
+	var loose []bsoncore.Document
+	for _, c := range cs {
+		el, _ := c.IndexErr(0)
+		k, v := el.Key(), el.Value()
+		switch {
+		case k == r.spec.timeField:
+			l, _, _ := r.timePredicates(v)
+			loose = append(loose, l...)
+		case k == "$or":
+			if l, ok := r.looseOr(v); ok {
+				loose = append(loose, l)
+			}
+		case strings.HasPrefix(k, "$"):
+		default:
+			if m, ok := r.renameMetaClause(k, v); ok {
+				loose = append(loose, m)
+			} else {
+				loose = append(loose, r.fieldPredicates(k, v)...)
+			}
+		}
+	}
+	if len(loose) == 0 {
+		return nil, false
+	}
+	return andOf(loose), true
 }
 
 // isMetaPath reports whether path is the meta field or under it, and
@@ -608,6 +689,69 @@ func (r *unpackRewrite) metaSort(v bsoncore.Value) (bsoncore.Document, bool) {
 		b.AppendValue(p, e.Value())
 	}
 	return b.Build(), true
+}
+
+// timeSort turns a $sort on the time field alone (and a $limit after it)
+// into a read of the buckets in _id order (a clustered collection's
+// scan order) and a $_internalBoundedSort after the unpack
+// (unpackbucket_sort.go): it returns the stages that replace the first n
+// of rest. Not when the buckets may hold dates outside the ObjectId's
+// range (their _id does not follow their time), the command has a hint,
+// or something already sorts or limits the buckets.
+func (r *unpackRewrite) timeSort(rest []bsoncore.Document) ([]bsoncore.Document, int, bool) {
+	if r.spec.usesExtendedRange || r.pc.Hint.Type != 0 {
+		return nil, 0, false
+	}
+	for _, b := range r.before {
+		if name, _, _ := rawStage(b); name != "$match" {
+			return nil, 0, false
+		}
+	}
+	_, v, _ := rawStage(rest[0])
+	sd, ok := v.DocumentOK()
+	if !ok {
+		return nil, 0, false
+	}
+	els, err := sd.Elements()
+	if err != nil || len(els) != 1 || els[0].Key() != r.spec.timeField || !bsonutil.IsNumber(els[0].Value().Type) {
+		return nil, 0, false
+	}
+	dir := int32(1)
+	switch f := bsonutil.AsFloat64(els[0].Value()); f {
+	case 1:
+	case -1:
+		dir = -1
+	default:
+		return nil, 0, false
+	}
+	n := 1
+	var limit int64
+	if len(rest) > 1 {
+		if name, lv, _ := rawStage(rest[1]); name == "$limit" && bsonutil.IsNumber(lv.Type) {
+			if l := bsonutil.AsFloat64(lv); l >= 1 && l == float64(int64(l)) {
+				limit, n = int64(l), 2
+			}
+		}
+	}
+	// The buckets in _id order: the buckets query is a scan of the
+	// clustered collection in that direction (a {$natural: dir} hint,
+	// bounded by the _id predicates), never an index scan and a blocking
+	// sort of whole buckets.
+	r.pc.Hint = docValue(bsoncore.NewDocumentBuilder().AppendInt32("$natural", dir).Build())
+	// Ascending, no later measurement is before the bucket's
+	// control.min; descending, none is at or after control.min plus the
+	// span.
+	offset := int64(0)
+	if dir == -1 {
+		offset = int64(r.spec.maxSpan)
+	}
+	b := bsoncore.NewDocumentBuilder().
+		AppendDocument("sortKey", bsoncore.NewDocumentBuilder().AppendInt32(r.spec.timeField, dir).Build()).
+		AppendDocument("bound", bsoncore.NewDocumentBuilder().AppendString("base", "min").AppendInt64("offsetSeconds", offset).Build())
+	if limit > 0 {
+		b.AppendInt64("limit", limit)
+	}
+	return []bsoncore.Document{specDoc("$_internalBoundedSort", docValue(b.Build()))}, n, true
 }
 
 // lastpoint returns the bucket-level $sort and $group of a "lastpoint"

@@ -6,12 +6,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/bsoncolumn"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 )
 
 // Two version-1 buckets of a collection {timeField: "t", metaField: "m"}:
@@ -95,6 +97,16 @@ func TestUnpackBucketErrors(t *testing.T) {
 	}
 	_, err := runPipeline(t, cat, "b", `[{"$_unpackBucket": {"metaField": "m"}}]`, runOpts{})
 	wantCode(t, err, errs.Location5612405)
+	// The bounded sort needs the unpack's bounds.
+	_, err = runPipeline(t, cat, "b", `[{"$_internalBoundedSort": {"sortKey": {"t": 1}, "bound": {"base": "min", "offsetSeconds": 0}}}]`, runOpts{})
+	wantCode(t, err, errs.FailedToParse)
+	_, err = runPipeline(t, cat, "b", `[`+unpackTM+`, {"$_internalBoundedSort": {"sortKey": {"t": -1}, "bound": {"base": "min", "offsetSeconds": 3600}}}]`, runOpts{})
+	wantCode(t, err, errs.Location6369910) // the buckets come in ascending order
+	got, err := runPipeline(t, cat, "b", `[{"$sort": {"_id": -1}}, `+unpackTM+`, {"$_internalBoundedSort": {"sortKey": {"t": -1}, "bound": {"base": "min", "offsetSeconds": 3600}, "limit": 2}}, {"$project": {"_id": 1}}]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, got, `[{"_id": 21}, {"_id": 20}]`, false)
 	// A compressed bucket (version 2) unpacks as its version-1 form does;
 	// a column that is not valid BSONColumn data is an error.
 	v1 := parseDocs(t, `[{"_id": 1, "control": {"version": 1, "min": {"t": {"$date": "2026-03-01T10:00:00Z"}, "x": 1}, "max": {"t": {"$date": "2026-03-01T10:00:02Z"}, "x": 3}},
@@ -106,7 +118,7 @@ func TestUnpackBucketErrors(t *testing.T) {
 	if err := cat.Insert(context.Background(), testDB, "c", []bsoncore.Document{v2}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := runPipeline(t, cat, "c", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}, {"$project": {"_id": 0}}]`, runOpts{})
+	got, err = runPipeline(t, cat, "c", `[{"$_internalUnpackBucket": {"timeField": "t", "bucketMaxSpanSeconds": 3600}}, {"$project": {"_id": 0}}]`, runOpts{})
 	if err != nil || len(got) != 2 || got[0].Lookup("x").Int32() != 1 || got[1].Lookup("x").Int32() != 3 {
 		t.Fatalf("a version-2 bucket unpacked as %v, %v: want x 1 then 3 (sorted by time)", got, err)
 	}
@@ -216,4 +228,54 @@ func TestUnpackBucketParallelGroup(t *testing.T) {
 	if show(par) != show(seq) || len(par) != 7 {
 		t.Fatalf("parallel:%s\nsequential:%s", show(par), show(seq))
 	}
+	// A $project the $group cannot take in (a nested computed field)
+	// runs on each part.
+	proj := `{"$project": {"m": 1, "d": {"x2": {"$multiply": ["$x", 2]}, "s": {"$second": "$t"}}}}`
+	group2 := `{"$group": {"_id": {"m": "$m", "s": "$d.s"}, "xs": {"$push": "$d.x2"}, "n": {"$sum": 1}}}`
+	par, err = runPipeline(t, cat, "pb", `[`+unpackTM+`, `+proj+`, `+group2+`]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.ParallelGroups.Load()-before != 2 {
+		t.Fatalf("%d parallel $group runs, want 2", stats.ParallelGroups.Load()-before)
+	}
+	seq, err = runPipeline(t, cat, "pb", `[`+unpackTM+`, {"$skip": 0}, `+proj+`, `+group2+`]`, runOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if show(par) != show(seq) || len(par) != 21 {
+		t.Fatalf("parallel:%s\nsequential:%s", show(par), show(seq))
+	}
+}
+
+// A $match with $expr on the command's variables stays a $match after
+// the unpack, which evaluates them.
+func TestUnpackBucketMatchWithLet(t *testing.T) {
+	cat := openCat(t)
+	insert(t, cat, "b", v1Buckets)
+	epc := expr.NewParseContext()
+	vars := expr.NewVars(time.Now())
+	vars.Set(epc.Define("lo"), expr.Int32(2))
+	p, err := agg.Parse(parseDocs(t, `[`+unpackTM+`, {"$match": {"$expr": {"$gte": ["$x", "$$lo"]}}}, {"$project": {"_id": 1}}]`),
+		&agg.ParseContext{DB: testDB, Coll: "b", Expr: epc, Params: paramsOf(cat)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := p.Run(context.Background(), cat, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bsoncore.Document
+	for {
+		d, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d == nil {
+			break
+		}
+		got = append(got, d)
+	}
+	it.Close()
+	sameDocs(t, got, `[{"_id": 11}, {"_id": 12}, {"_id": 20}]`, true)
 }

@@ -38,4 +38,6 @@ const (
 	Location6646901 Code = 6646901
 	Location7026902 Code = 7026902
 	Location7026903 Code = 7026903
+	// $_internalBoundedSort (unpackbucket_sort.go).
+	Location6369910 Code = 6369910
 )

@@ -207,6 +207,10 @@ func TestTimeseriesUnpackMatchesPlain(t *testing.T) {
 		{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$host"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}},
 			{Key: "first", Value: bson.D{{Key: "$min", Value: "$_id"}}}, {Key: "last", Value: bson.D{{Key: "$max", Value: "$time"}}}}}},
 			bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+		{bson.D{{Key: "$sort", Value: bson.D{{Key: "time", Value: 1}}}}},
+		{bson.D{{Key: "$sort", Value: bson.D{{Key: "time", Value: -1}}}}, bson.D{{Key: "$limit", Value: 5}}},
+		{bson.D{{Key: "$match", Value: bson.D{{Key: "status", Value: int32(201)}}}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "time", Value: -1}}}},
+			bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 1}}}}},
 		lastpoint("$first", -1),
 		lastpoint("$last", 1),
 		append(hitsPerDayPipeline(tsStart.Add(5*time.Hour), day3.Add(7*time.Hour)), bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}),
@@ -233,6 +237,34 @@ func lastpoint(acc string, dir int32) bson.A {
 		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$host"}, {Key: "t", Value: bson.D{{Key: acc, Value: "$time"}}},
 			{Key: "p", Value: bson.D{{Key: acc, Value: "$path"}}}}}},
 		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	}
+}
+
+// The latest measurements, sorted on time with a limit, read only the
+// latest buckets: the buckets come in _id order and a bounded sort holds
+// only what a later bucket could still precede.
+func TestTimeseriesLatestReadsLatestBuckets(t *testing.T) {
+	t.Parallel()
+	d, buckets, _ := tsSetup(t)
+	p := bson.A{tsUnpack, bson.D{{Key: "$sort", Value: bson.D{{Key: "time", Value: -1}}}}, bson.D{{Key: "$limit", Value: 3}}}
+	res := testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: buckets.Name()}, {Key: "pipeline", Value: p}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	vals, _ := res.Lookup("stages").Array().Values()
+	if len(vals) != 3 {
+		t.Fatalf("stages %s", res.Lookup("stages"))
+	}
+	cursor := vals[0].Document().Lookup("$cursor").Document()
+	if st := testenv.Stages(cursor.Lookup("queryPlanner", "winningPlan").Document()); fmt.Sprint(st) != "[COLLSCAN]" {
+		t.Errorf("the buckets are not read in _id order by the scan: %v", st)
+	}
+	if n := cursor.Lookup("executionStats", "totalDocsExamined").AsInt64(); n > 8 {
+		t.Errorf("read %d buckets for the 3 latest measurements", n)
+	}
+	bs := vals[2].Document()
+	if got := bs.Lookup("$_internalBoundedSort").String(); got != `{"sortKey": {"time": {"$numberInt":"-1"}},"bound": {"base": "min","offsetSeconds": {"$numberLong":"3600"}},"limit": {"$numberLong":"3"}}` {
+		t.Errorf("stage 2: %s", bs)
+	}
+	if n := bs.Lookup("nReturned").AsInt64(); n != 3 {
+		t.Errorf("the bounded sort returned %d", n)
 	}
 }
 
@@ -316,6 +348,22 @@ func TestTimeseriesOneDayReadsItsBuckets(t *testing.T) {
 		t.Errorf("the bucket filter of _id < 40 returned %d buckets, want 8: %s", n, vals[0])
 	}
 
+	// A $or of two hours keeps the buckets of those hours (and of the
+	// hours before, whose span reaches into them).
+	hour := func(h int) bson.D {
+		at := tsStart.Add(time.Duration(h) * time.Hour)
+		return bson.D{{Key: "time", Value: bson.D{{Key: "$gte", Value: at}, {Key: "$lt", Value: at.Add(time.Hour)}}}}
+	}
+	res = testenv.Explain(t, d, bson.D{{Key: "aggregate", Value: buckets.Name()}, {Key: "pipeline", Value: bson.A{tsUnpack,
+		bson.D{{Key: "$match", Value: bson.D{{Key: "$or", Value: bson.A{hour(5), hour(30)}}}}}}}, {Key: "cursor", Value: bson.D{}}}, "executionStats")
+	vals, _ = res.Lookup("stages").Array().Values()
+	if n := vals[0].Document().Lookup("$cursor", "executionStats", "nReturned").AsInt64(); n > 8 {
+		t.Errorf("the bucket filter of two hours returned %d buckets, want at most 8: %s", n, vals[0])
+	}
+	if n := vals[1].Document().Lookup("nReturned").AsInt64(); n != 2*tsPerHour*int64(len(tsHosts)) {
+		t.Errorf("two hours unpacked to %d measurements", n)
+	}
+
 	// A meta predicate reaches an index on the bucket's meta.
 	if _, err := buckets.Indexes().CreateOne(testenv.Ctx(t), mongo.IndexModel{Keys: bson.D{{Key: "meta", Value: 1}}}); err != nil {
 		t.Fatal(err)
@@ -363,6 +411,21 @@ func TestTimeseriesThroughView(t *testing.T) {
 	got, want := find(w), find(plain)
 	if len(want) != tsPerHour || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("find on the view:\n%v\nwant\n%v", got, want)
+	}
+	// The latest measurements through find's sort and limit.
+	latest := func(coll *mongo.Collection) []string {
+		cur, err := coll.Find(c, bson.D{{Key: "host", Value: "h2"}}, options.Find().SetSort(bson.D{{Key: "time", Value: -1}}).SetLimit(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for cur.Next(c) {
+			out = append(out, sortedFields(t, cur.Current))
+		}
+		return out
+	}
+	if got, want := latest(w), latest(plain); len(want) != 4 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("latest on the view:\n%v\nwant\n%v", got, want)
 	}
 	n, err := w.CountDocuments(c, bson.D{{Key: "host", Value: "h2"}})
 	if err != nil || n != tsDays*24*tsPerHour {
@@ -426,6 +489,8 @@ func TestTimeseriesRandomFiltersMatchPlain(t *testing.T) {
 		{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$path"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
 		{bson.D{{Key: "$count", Value: "n"}}},
 		{bson.D{{Key: "$project", Value: bson.D{{Key: "status", Value: 1}}}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+		{bson.D{{Key: "$sort", Value: bson.D{{Key: "time", Value: -1}}}}, bson.D{{Key: "$limit", Value: 7}}},
+		{bson.D{{Key: "$sort", Value: bson.D{{Key: "time", Value: 1}}}}},
 	}
 	for i := 0; i < 60; i++ {
 		f := bson.D{}

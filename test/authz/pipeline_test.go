@@ -187,6 +187,8 @@ var stageAttempts = map[string][]attempt{
 	"$documents":             {{"", "A", aggr(1, st("$documents", a{d{{Key: "x", Value: 1}}})), ok}},
 	"$_internalUnpackBucket": {{"", "A", aggr("nobuckets", st("$_internalUnpackBucket", d{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}})), ok}},
 	"$_unpackBucket":         {{"", "A", aggr("nobuckets", st("$_unpackBucket", d{{Key: "timeField", Value: "t"}})), ok}},
+	"$_internalBoundedSort": {{"", "A", aggr("nobuckets", st("$_internalUnpackBucket", d{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}}),
+		st("$_internalBoundedSort", d{{Key: "sortKey", Value: d{{Key: "t", Value: 1}}}, {Key: "bound", Value: d{{Key: "base", Value: "min"}, {Key: "offsetSeconds", Value: 0}}}})), ok}},
 	"$lookup": {
 		{"same database", "A", aggr("a", sameDB), ok},
 		{"from admin.system.users", "A", aggr("a", users), failedParse},
