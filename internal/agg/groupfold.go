@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/lodedb/lode/internal/agg/accum"
 	"github.com/lodedb/lode/internal/membudget"
 )
 
@@ -122,6 +123,12 @@ func (f *tableFolder) release() {
 // t's partial state into base's. It returns the change in the two
 // tables' memory together (a merged group's own memory is freed, its
 // base group's accumulators may grow).
+// accMerger is an accumulator that merges another of its kind directly
+// (accum's sumAcc), without a partial document.
+type accMerger interface {
+	MergeAcc(o accum.Accumulator) bool
+}
+
 func (g *groupStage) foldTable(base, t *groupTable) (int64, error) {
 	var delta int64
 	for i, gr := range t.order {
@@ -135,13 +142,15 @@ func (g *groupStage) foldTable(base, t *groupTable) (int64, error) {
 		}
 		delta -= int64(len(ks)+len(gr.key.Data)) + groupOverhead
 		for j, a := range gr.accs {
-			ps, err := a.Partial()
-			if err != nil {
-				return 0, err
-			}
 			before := b.accs[j].MemUsage()
-			if err := b.accs[j].Merge(ps); err != nil {
-				return 0, err
+			if m, ok := b.accs[j].(accMerger); !ok || !m.MergeAcc(a) {
+				ps, err := a.Partial()
+				if err != nil {
+					return 0, err
+				}
+				if err := b.accs[j].Merge(ps); err != nil {
+					return 0, err
+				}
 			}
 			delta += int64(b.accs[j].MemUsage()-before) - int64(a.MemUsage())
 		}

@@ -66,15 +66,38 @@ func (a *sumAcc) Merge(p bsoncore.Value) error {
 	if err != nil {
 		return err
 	}
-	n := d.Lookup("n").Int64()
-	if n == 0 {
-		return nil
+	o := sumAcc{count: d.Lookup("n").Int64(), kind: bsoncore.Type(d.Lookup("k").Int32()), i: d.Lookup("i").Int64(),
+		overflow: d.Lookup("o").Boolean(), f: d.Lookup("f").Double(), c: d.Lookup("c").Double()}
+	if dv, err := d.LookupErr("d"); err == nil {
+		o.dec, o.hasDec = dv, true
 	}
-	a.count += n
-	if k := bsoncore.Type(d.Lookup("k").Int32()); kindRank(k) > kindRank(a.kind) {
-		a.kind = k
+	a.merge(&o)
+	return nil
+}
+
+// MergeAcc merges o, another accumulator of the same $group's
+// parallel part, into a without the partial document Merge reads: the
+// fold of a parallel $group merges one per group and part. It reports
+// false when o is not a sumAcc.
+func (a *sumAcc) MergeAcc(o Accumulator) bool {
+	b, ok := o.(*sumAcc)
+	if !ok || b.avg != a.avg {
+		return false
 	}
-	i, overflow := d.Lookup("i").Int64(), d.Lookup("o").Boolean()
+	a.merge(b)
+	return true
+}
+
+// merge adds the state of o into a.
+func (a *sumAcc) merge(o *sumAcc) {
+	if o.count == 0 {
+		return
+	}
+	a.count += o.count
+	if kindRank(o.kind) > kindRank(a.kind) {
+		a.kind = o.kind
+	}
+	i, overflow := o.i, o.overflow
 	if overflow && !a.overflow {
 		a.overflow = true
 		a.kahan(float64(a.i))
@@ -93,16 +116,15 @@ func (a *sumAcc) Merge(p bsoncore.Value) error {
 		}
 	}
 	// The other side's Kahan sum is f with compensation c (true sum f-c).
-	a.kahan(d.Lookup("f").Double())
-	a.kahan(-d.Lookup("c").Double())
-	if dv, err := d.LookupErr("d"); err == nil {
+	a.kahan(o.f)
+	a.kahan(-o.c)
+	if o.hasDec {
 		if !a.hasDec {
-			a.dec, a.hasDec = copyVal(dv), true
+			a.dec, a.hasDec = copyVal(o.dec), true
 		} else {
-			a.dec = expr.NumAdd(a.dec, dv)
+			a.dec = expr.NumAdd(a.dec, o.dec)
 		}
 	}
-	return nil
 }
 
 // Partial implements Accumulator: the current extreme, or null.
