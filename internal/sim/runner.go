@@ -86,11 +86,12 @@ func Run(ctx context.Context, spec Spec, uri string, o RunOptions) (*Result, err
 	defer func() { _ = ctl.Disconnect(context.Background()) }()
 	// A dead target is reported in seconds, not after the driver's
 	// 30 s server selection.
-	pctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	reach := reachTimeoutOf(uri)
+	pctx, cancel := context.WithTimeout(ctx, reach)
 	err = ctl.Ping(pctx, nil)
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("sim: no server at %s answered within %v: %w", hostsOf(uri), reachTimeout, err)
+		return nil, fmt.Errorf("sim: no server at %s answered within %v: %w", hostsOf(uri), reach, err)
 	}
 	warmUp(ctx, clients, ready, spec.PoolSize, o.Log)
 	res := &Result{Spec: spec, Target: o.Label, Server: serverVersion(ctx, ctl),
@@ -324,8 +325,19 @@ func targetName(ctx context.Context, c *mongo.Client, uri string) string {
 	return product + " at " + hostsOf(uri)
 }
 
-// reachTimeout bounds the first ping of the target.
+// reachTimeout bounds the first ping of the target, unless the URI's
+// connectTimeoutMS asks for less (reachTimeoutOf).
 const reachTimeout = 5 * time.Second
+
+// reachTimeoutOf is how long the first ping of the target at uri may
+// take: reachTimeout, or the URI's connectTimeoutMS when shorter.
+func reachTimeoutOf(uri string) time.Duration {
+	cs, err := connstring.Parse(uri)
+	if err == nil && cs.ConnectTimeoutSet && cs.ConnectTimeout > 0 && cs.ConnectTimeout < reachTimeout {
+		return cs.ConnectTimeout
+	}
+	return reachTimeout
+}
 
 // hostsOf is the host list of uri, without its credentials and
 // options, for messages and reports.
