@@ -427,6 +427,10 @@ func (u *unpackIter) columnIter(bin []byte) (ColumnIter, error) {
 
 // unpackIter unpacks the buckets of in.
 type unpackIter struct {
+	// reuse: each measurement returned is valid only until the next Next
+	// (a parallel $group's part, whose worker keeps nothing of its
+	// input); otherwise each is a copy the next stages may keep.
+	reuse bool
 	// iters are the column iterators of version-2 buckets, reused from
 	// bucket to bucket; nIters are in use by the current one.
 	iters  []ColumnIter
@@ -479,6 +483,9 @@ func (u *unpackIter) Next() (bsoncore.Document, error) {
 			if !m {
 				continue
 			}
+		}
+		if u.reuse {
+			return doc, nil
 		}
 		out := make([]byte, len(doc))
 		copy(out, doc)

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"runtime"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -54,21 +55,44 @@ func (s *unpackStage) parts(rc *runCtx, p *Pipeline, n int, between []stage) ([]
 	if err != nil || st.Count < minParallelBuckets {
 		return nil, nil
 	}
-	total := st.Count
-	src, err := rc.cat.Find(rc.ctx, p.pc.DB, p.pc.Coll, *spec)
-	if err != nil {
-		return nil, err
-	}
-	f := &bucketFeed{src: src, open: n}
-	f.parts = make([]*bucketPart, n)
-	out := make([]Iterator, n)
-	for k := range f.parts {
-		quota := int((int64(k+1)*total)/int64(n) - (int64(k)*total)/int64(n))
-		if k == n-1 {
-			quota = -1
+	var out []Iterator
+	// A catalog that splits the buckets' clustered scan on its key
+	// (engine.FindPartitions) gives parts that each read their own range
+	// of buckets, in order, on their own goroutine; the buckets' feed
+	// below is for the others.
+	if pt, ok := rc.cat.(Partitioner); ok {
+		ps, err := pt.FindPartitions(rc.ctx, p.pc.DB, p.pc.Coll, *spec, partsPerCore*runtime.GOMAXPROCS(0))
+		if err != nil {
+			return nil, err
 		}
-		f.parts[k] = &bucketPart{feed: f, k: k, quota: quota, st: s}
-		out[k] = f.parts[k]
+		if len(ps) >= 2 {
+			out = make([]Iterator, len(ps))
+			for k, part := range ps {
+				out[k] = &unpackIter{st: s, in: part, reuse: true}
+			}
+		} else {
+			for _, part := range ps {
+				part.Close()
+			}
+		}
+	}
+	if out == nil {
+		total := st.Count
+		src, err := rc.cat.Find(rc.ctx, p.pc.DB, p.pc.Coll, *spec)
+		if err != nil {
+			return nil, err
+		}
+		f := &bucketFeed{src: src, open: n}
+		f.parts = make([]*bucketPart, n)
+		out = make([]Iterator, n)
+		for k := range f.parts {
+			quota := int((int64(k+1)*total)/int64(n) - (int64(k)*total)/int64(n))
+			if k == n-1 {
+				quota = -1
+			}
+			f.parts[k] = &bucketPart{feed: f, k: k, quota: quota, st: s}
+			out[k] = f.parts[k]
+		}
 	}
 	for k := range out {
 		prc := *rc
@@ -138,7 +162,7 @@ func (b *bucketPart) Next() (bsoncore.Document, error) {
 		if err := b.feed.fill(b.k); err != nil {
 			return nil, err
 		}
-		b.u = &unpackIter{st: b.st, in: &sliceIter{docs: b.buf}}
+		b.u = &unpackIter{st: b.st, in: &sliceIter{docs: b.buf}, reuse: true}
 		b.buf = nil
 	}
 	return b.u.Next()
