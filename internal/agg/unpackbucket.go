@@ -719,60 +719,15 @@ func appendElem(dst []byte, t bsoncore.Type, name string, val []byte) []byte {
 	return append(dst, val...)
 }
 
-// readElem splits the first element of src into its type, key and value
-// bytes, without allocating. The value sizes of the common types are
-// read here; the others through bsoncore.
+// readElem splits the first element of src (a document's elements
+// without its terminating NUL) into its type, key and value bytes,
+// without allocating (bsonutil.ElementAt).
 func readElem(src []byte) (t bsoncore.Type, key, val, rest []byte, ok bool) {
-	if len(src) < 2 {
+	el, ok := bsonutil.ElementAt(src, 0)
+	if !ok {
 		return 0, nil, nil, src, false
 	}
-	t = bsoncore.Type(src[0])
-	i := 1
-	for i < len(src) && src[i] != 0 {
-		i++
-	}
-	if i >= len(src) {
-		return 0, nil, nil, src, false
-	}
-	key = src[1:i]
-	v := src[i+1:]
-	n := -1
-	switch t {
-	case bsoncore.TypeDouble, bsoncore.TypeDateTime, bsoncore.TypeInt64, bsoncore.TypeTimestamp:
-		n = 8
-	case bsoncore.TypeInt32:
-		n = 4
-	case bsoncore.TypeBoolean:
-		n = 1
-	case bsoncore.TypeObjectID:
-		n = 12
-	case bsoncore.TypeDecimal128:
-		n = 16
-	case bsoncore.TypeNull, bsoncore.TypeUndefined, bsoncore.TypeMinKey, bsoncore.TypeMaxKey:
-		n = 0
-	case bsoncore.TypeString, bsoncore.TypeSymbol, bsoncore.TypeJavaScript:
-		if len(v) >= 4 {
-			if l := int(int32(binary.LittleEndian.Uint32(v))); l > 0 {
-				n = 4 + l
-			}
-		}
-	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
-		if len(v) >= 4 {
-			if l := int(int32(binary.LittleEndian.Uint32(v))); l >= 5 {
-				n = l
-			}
-		}
-	default:
-		rv, r, ok := bsoncore.ReadValue(v, t)
-		if !ok {
-			return 0, nil, nil, src, false
-		}
-		return t, key, rv.Data, r, true
-	}
-	if n < 0 || n > len(v) {
-		return 0, nil, nil, src, false
-	}
-	return t, key, v[:n], v[n:], true
+	return el.Type, src[el.Name:el.NameEnd], src[el.NameEnd+1 : el.End], src[el.End:], true
 }
 
 // bucketID renders a bucket's _id for an error message.
