@@ -1,7 +1,6 @@
 package timeseries
 
 import (
-	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -90,30 +89,8 @@ func UserIndexKey(o *Options, key bsoncore.Document) (bsoncore.Document, bool) {
 }
 
 // IndexName is the default name of an index with key: "<field>_<value>"
-// joined by "_", as mongod names indexes.
-func IndexName(key bsoncore.Document) string {
-	elems, _ := key.Elements()
-	parts := make([]string, 0, 2*len(elems))
-	for _, el := range elems {
-		v := el.Value()
-		var s string
-		switch {
-		case v.Type == bsoncore.TypeString:
-			s = v.StringValue()
-		case bsonutil.IsNumber(v.Type):
-			f := bsonutil.AsFloat64(v)
-			if f == float64(int64(f)) {
-				s = strconv.FormatInt(int64(f), 10)
-			} else {
-				s = strconv.FormatFloat(f, 'g', -1, 64)
-			}
-		default:
-			s = v.String()
-		}
-		parts = append(parts, el.Key(), s)
-	}
-	return strings.Join(parts, "_")
-}
+// joined by "_", as mongod names indexes (bsonutil.DefaultIndexName).
+func IndexName(key bsoncore.Document) string { return bsonutil.DefaultIndexName(key) }
 
 // BucketIndexSpec translates one createIndexes spec on the time series
 // collection to its buckets form: the key translated, the name the user's
