@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsoncolumn"
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
@@ -36,8 +36,7 @@ import (
 // measurement is built in one buffer straight from the bucket's bytes.
 //
 // A version-2 bucket holds each column as BinData subtype 7 (BSONColumn),
-// read through the decoder SetColumnDecoder installs; without one such a
-// bucket fails with NotImplemented.
+// read with internal/bsoncolumn's iterators, reused from bucket to bucket.
 
 // The registry entries of the stages in this file (stagedef.go).
 func init() {
@@ -379,50 +378,25 @@ func (s *unpackStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 	return &unpackIter{st: s, in: in}, nil
 }
 
-// ColumnIter reads the values of one compressed column (a BSONColumn,
-// BinData subtype 7) of a version-2 bucket in measurement order.
-type ColumnIter interface {
-	// Next returns the next value and true, or false past the last. A
-	// measurement without the field reads as a value of Type 0.
-	Next() (bsoncore.Value, bool, error)
-	// Reset points the iterator at another column, keeping its buffers
-	// (an unpack reuses its iterators from bucket to bucket).
-	Reset(bin []byte) error
-}
-
-// ColumnDecoder opens a BSONColumn's binary data (the BinData payload).
-type ColumnDecoder func(bin []byte) (ColumnIter, error)
-
-var columnDecoder atomic.Pointer[ColumnDecoder]
-
-// SetColumnDecoder installs the BSONColumn decoder that version-2
-// (compressed) buckets are unpacked with.
-func SetColumnDecoder(d ColumnDecoder) { columnDecoder.Store(&d) }
-
 // column is one data field of the bucket being unpacked.
 type column struct {
 	name []byte
 	// rest are the column's entries not read yet (version 1).
 	rest []byte
 	// it reads a version-2 column.
-	it ColumnIter
+	it *bsoncolumn.Iterator
 }
 
 // columnIter returns an iterator over compressed column bin, reusing one
-// of an earlier bucket's.
-func (u *unpackIter) columnIter(bin []byte) (ColumnIter, error) {
-	if u.nIters < len(u.iters) {
-		it := u.iters[u.nIters]
-		u.nIters++
-		return it, it.Reset(bin)
+// of an earlier bucket's (its scratch buffers with it).
+func (u *unpackIter) columnIter(bin []byte) *bsoncolumn.Iterator {
+	if u.nIters == len(u.iters) {
+		u.iters = append(u.iters, new(bsoncolumn.Iterator))
 	}
-	it, err := (*columnDecoder.Load())(bin)
-	if err != nil {
-		return nil, err
-	}
-	u.iters = append(u.iters, it)
+	it := u.iters[u.nIters]
 	u.nIters++
-	return it, nil
+	it.Reset(bin)
+	return it
 }
 
 // unpackIter unpacks the buckets of in.
@@ -433,7 +407,7 @@ type unpackIter struct {
 	reuse bool
 	// iters are the column iterators of version-2 buckets, reused from
 	// bucket to bucket; nIters are in use by the current one.
-	iters  []ColumnIter
+	iters  []*bsoncolumn.Iterator
 	nIters int
 	st     *unpackStage
 	in     Iterator
@@ -560,9 +534,6 @@ func (u *unpackIter) reset(b bsoncore.Document) error {
 		return errs.New(errs.Location5346509, "A bucket with _id %s contains an empty data region", bucketID(b))
 	}
 	u.v2 = version >= 2
-	if u.v2 && columnDecoder.Load() == nil {
-		return errs.New(errs.NotImplemented, "a compressed time series bucket (control.version %d) cannot be unpacked: this build has no BSONColumn decoder", version)
-	}
 	hasTime := false
 	rest = dd[4 : len(dd)-1]
 	for len(rest) > 0 {
@@ -584,11 +555,7 @@ func (u *unpackIter) reset(b bsoncore.Document) error {
 			if !ok || st != 7 {
 				return errs.New(errs.InvalidBSON, "data.%s of a compressed bucket is not a BSONColumn", key)
 			}
-			it, err := u.columnIter(bin)
-			if err != nil {
-				return err
-			}
-			c.it = it
+			c.it = u.columnIter(bin)
 		} else {
 			if t != bsoncore.TypeEmbeddedDocument {
 				return errs.New(errs.Location10065, "invalid parameter: expected an object (data.%s)", key)
@@ -665,9 +632,9 @@ func (u *unpackIter) measurement() (bsoncore.Document, bool, error) {
 // measurementV2 is measurement for a compressed bucket.
 func (u *unpackIter) measurementV2() (bsoncore.Document, bool, error) {
 	spec := &u.st.us
-	tv, ok, err := u.time.it.Next()
-	if err != nil || !ok {
-		return nil, false, err
+	tv, ok := u.time.it.Next()
+	if !ok {
+		return nil, false, u.time.it.Err()
 	}
 	buf := append(u.buf[:0], 0, 0, 0, 0)
 	if u.st.includeTime && tv.Type != 0 {
@@ -678,11 +645,14 @@ func (u *unpackIter) measurementV2() (bsoncore.Document, bool, error) {
 	}
 	for i := range u.cols {
 		c := &u.cols[i]
-		v, ok, err := c.it.Next()
-		if err != nil {
-			return nil, false, err
+		v, ok := c.it.Next()
+		if !ok {
+			if err := c.it.Err(); err != nil {
+				return nil, false, err
+			}
+			continue
 		}
-		if !ok || v.Type == 0 {
+		if v.Type == 0 {
 			continue
 		}
 		buf = append(buf, byte(v.Type))

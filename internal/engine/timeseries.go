@@ -32,10 +32,6 @@ import (
 // leaves the catalog (rolled over, or expired from memory) is written in
 // its final form through compressBucket.
 
-// compressBucket turns a closed bucket into the form it is stored in for
-// good (tscompress.go: mongod 7.0's version 2).
-var compressBucket = func(bucket []byte, timeField string) ([]byte, error) { return bucket, nil }
-
 // TimeseriesOptions returns the time series options of buckets collection
 // db.coll (nil when it is not one).
 func (e *Engine) TimeseriesOptions(db, coll string) *timeseries.Options {
@@ -502,10 +498,6 @@ func (e *Engine) reopenableBucket(ctx context.Context, c *collection, o *timeser
 	}
 	return doc, rid
 }
-
-// decompressBucket turns a stored bucket of another version back into
-// version 1 for a write that rewrites measurements (tscompress.go).
-var decompressBucket = func(bucket []byte) ([]byte, error) { return bucket, nil }
 
 // DeleteTimeseries deletes the measurements of time series collection
 // db.coll that match filter (only the first with one), as mongod 7.0's

@@ -16,22 +16,24 @@ import (
 // time value that is not a date, a column out of step) stays in version
 // 1, as mongod leaves it. Writes that rewrite measurements (deletes and
 // updates by measurement fields) read a compressed bucket back as version
-// 1.
-func init() {
-	compressBucket = func(bucket []byte, timeField string) ([]byte, error) {
-		if timeField == "" {
-			return bucket, nil
-		}
-		out, err := bsoncolumn.CompressBucket(bucket, timeField)
-		if errors.Is(err, bsoncolumn.ErrNotCompressible) {
-			return bucket, nil
-		}
-		return out, err
+// 1. compressBucket returns a closed bucket in the form it is stored in
+// for good.
+func compressBucket(bucket []byte, timeField string) ([]byte, error) {
+	if timeField == "" {
+		return bucket, nil
 	}
-	decompressBucket = func(bucket []byte) ([]byte, error) {
-		if v, ok := bsoncore.Document(bucket).Lookup("control", "version").AsInt64OK(); !ok || v == 1 {
-			return bucket, nil
-		}
-		return bsoncolumn.DecompressBucket(bucket)
+	out, err := bsoncolumn.CompressBucket(bucket, timeField)
+	if errors.Is(err, bsoncolumn.ErrNotCompressible) {
+		return bucket, nil
 	}
+	return out, err
+}
+
+// decompressBucket returns a stored bucket in version 1 (itself when it
+// is one already).
+func decompressBucket(bucket []byte) ([]byte, error) {
+	if v, ok := bsoncore.Document(bucket).Lookup("control", "version").AsInt64OK(); !ok || v == 1 {
+		return bucket, nil
+	}
+	return bsoncolumn.DecompressBucket(bucket)
 }
