@@ -55,6 +55,13 @@ type ParseContext struct {
 	Collation bsoncore.Document
 	Collator  *collation.Collator
 
+	// BucketSpan, when set, returns the widest span in milliseconds of
+	// the buckets of buckets collection db.coll with time field
+	// timeField (engine.BucketSpan): the time range rewrite of
+	// $_internalUnpackBucket widens its bucket bounds by it instead of
+	// bucketMaxSpanSeconds. Nil, or ok false: by bucketMaxSpanSeconds.
+	BucketSpan func(db, coll, timeField string) (ms int64, ok bool)
+
 	// nesting is set while parsing sub-pipelines.
 	inLookup, inFacet, inUnion bool
 	// textScore is set when the first $match has $text: documents carry

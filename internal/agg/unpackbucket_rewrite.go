@@ -534,7 +534,7 @@ func (r *unpackRewrite) timePredicates(v bsoncore.Value) (loose, tight []bsoncor
 	}
 	cmin := "control.min." + r.spec.timeField
 	cmax := "control.max." + r.spec.timeField
-	span := int64(r.spec.maxSpan) * 1000
+	span := r.bucketSpan()
 	pred := func(path, op string, v bsoncore.Value) bsoncore.Document {
 		return bsoncore.NewDocumentBuilder().AppendDocument(path, bsoncore.NewDocumentBuilder().AppendValue(op, v).Build()).Build()
 	}
@@ -658,6 +658,19 @@ func bucketOID(ms int64, max, roundUp bool) bsoncore.Value {
 		}
 	}
 	return bsoncore.Value{Type: bsoncore.TypeObjectID, Data: oid[:]}
+}
+
+// bucketSpan is how far, in milliseconds, a bucket's last measurement
+// may be from its _id time and its control.min: the widest bucket the
+// collection has held when the engine knows it (engine.BucketSpan),
+// bucketMaxSpanSeconds otherwise.
+func (r *unpackRewrite) bucketSpan() int64 {
+	if r.pc != nil && r.pc.BucketSpan != nil {
+		if ms, ok := r.pc.BucketSpan(r.pc.DB, r.pc.Coll, r.spec.timeField); ok {
+			return ms
+		}
+	}
+	return int64(r.spec.maxSpan) * 1000
 }
 
 // spanOID is bucketOID of ms less the bucket span, or the smallest

@@ -89,6 +89,9 @@ type collection struct {
 	images bool
 	// validator: the document validation of options (validator.go).
 	validator *docValidator
+	// tsTime is a buckets collection's time field ("" for any other
+	// collection), from its options' timeseries.timeField.
+	tsTime string
 }
 
 // collatorOf reads a collection's default collation from its options,
@@ -172,6 +175,9 @@ type collState struct {
 	// (InsertTimeseries combines them).
 	tsMu      sync.Mutex
 	tsPending []*tsInsert
+	// tsSpan is the widest bucket a buckets collection has held, in
+	// milliseconds (bucketspan.go); -1 when unknown.
+	tsSpan atomic.Int64
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being
@@ -203,6 +209,9 @@ func encodeCollection(c *collection) []byte {
 	b = bsoncore.AppendBooleanElement(b, "capped", c.Capped)
 	b = bsoncore.AppendInt64Element(b, "size", c.Size)
 	b = bsoncore.AppendInt64Element(b, "max", c.Max)
+	if c.tsTime != "" {
+		b = bsoncore.AppendInt64Element(b, bucketSpanKey, c.state.tsSpan.Load())
+	}
 	aidx, b := bsoncore.AppendArrayElementStart(b, "indexes")
 	for i, ix := range c.Indexes {
 		didx, bb := bsoncore.AppendDocumentElementStart(b, fmt.Sprint(i))
@@ -269,7 +278,9 @@ func decodeCollection(raw []byte) (*collection, error) {
 		c.images = imagesEnabled(c.Options)
 		c.validator = validatorOf(c.Options)
 		c.Collator = collatorOf(c.Options)
+		c.tsTime = tsTimeFieldOf(c.Options)
 	}
+	c.state.tsSpan.Store(decodeBucketSpan(d))
 	c.Capped = d.Lookup("capped").Boolean()
 	c.Size = d.Lookup("size").Int64()
 	c.Max = d.Lookup("max").Int64()

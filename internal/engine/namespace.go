@@ -244,6 +244,7 @@ func (e *Engine) createCollection(db, coll string, opts CreateOptions, tx *Txn) 
 		c.images = imagesEnabled(c.Options)
 		c.validator = validatorOf(c.Options)
 		c.Collator = collatorOf(c.Options)
+		c.tsTime = tsTimeFieldOf(c.Options) // a new buckets collection: no bucket yet (tsSpan 0)
 	}
 	idSpec := IndexSpec{Name: "_id_", Key: idKeyPattern, Unique: true}
 	if c.Collator != nil {

@@ -98,7 +98,8 @@ func (t *writeBatch) commitInTxn() error {
 	t.tx.keepOps(t.ops)
 	clear(t.ops)
 	t.ops = t.ops[:0]
-	if t.metaDirty {
+	if t.metaDirty || t.spanDirty {
+		t.spanDirty = false
 		b := t.e.db.NewBatch()
 		if err := storage.SetCollectionEntry(b, t.c.ID, encodeCollection(t.c)); err != nil {
 			b.Close()
@@ -107,8 +108,10 @@ func (t *writeBatch) commitInTxn() error {
 		if _, err := t.e.db.Commit(b); err != nil {
 			return err
 		}
-		t.e.publish(t.c)
-		t.metaDirty = false
+		if t.metaDirty {
+			t.e.publish(t.c)
+			t.metaDirty = false
+		}
 	}
 	return nil
 }

@@ -66,6 +66,7 @@ type writeBatch struct {
 	kbuf    []byte
 
 	metaDirty  bool
+	spanDirty  bool // the buckets collection's widest bucket grew (bucketspan.go)
 	countDelta int64
 	sizeDelta  int64
 	idxDelta   map[uint64]int64 // index bytes added (removed if < 0) by index id
@@ -122,7 +123,8 @@ func (t *writeBatch) commit() error {
 	if t.docs == 0 && !t.metaDirty {
 		return nil
 	}
-	if t.metaDirty {
+	if t.metaDirty || t.spanDirty {
+		t.spanDirty = false
 		if err := storage.SetCollectionEntry(t.b, t.c.ID, encodeCollection(t.c)); err != nil {
 			return fmt.Errorf("catalog update: %w", err)
 		}
@@ -360,6 +362,9 @@ func (t *writeBatch) noteIDBlock(rid storage.RecordID) error {
 // setRecord adds the write of doc as record rid (t.ck its cluster key in a
 // clustered collection).
 func (t *writeBatch) setRecord(rid uint64, doc bsoncore.Document) error {
+	if t.c.tsTime != "" {
+		t.noteBucketSpan(doc) // bucketspan.go
+	}
 	if t.c.Clustered {
 		return storage.SetClusteredRecord(t.b, t.c.ID, t.ck, storage.RecordID(rid), doc)
 	}

@@ -184,7 +184,8 @@ func cmdAggregate(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 	epc := expr.NewParseContext()
 	vars := expr.NewVars(time.Now())
 	pc := &agg.ParseContext{Expr: epc, DB: req.DB, Coll: coll, AllowDiskUse: a.allowDiskUse, Hint: a.hint, TempDir: s.eng.TempDir(),
-		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth, Collation: a.collation}
+		Params: s.eng.Params(), SessionUser: s.currentUser(ctx, req), AuthOn: s.cfg.Auth, Collation: a.collation,
+		BucketSpan: s.bucketSpan(ctx)}
 	if pc.Collator, err = s.eng.StatementCollator(req.DB, coll, a.collation); err != nil {
 		return nil, err
 	}

@@ -371,3 +371,14 @@ func (s *Server) timeseriesStats(db, buckets string) (bsoncore.Document, error) 
 	figures.Append(b)
 	return b.Build(), nil
 }
+
+// bucketSpan returns the ParseContext.BucketSpan of a read under ctx:
+// the engine's widest bucket of a buckets collection
+// (engine.BucketSpan), so that a time range query on a time series
+// collection reads the buckets its range can reach rather than those of
+// bucketMaxSpanSeconds before it.
+func (s *Server) bucketSpan(ctx context.Context) func(db, coll, timeField string) (int64, bool) {
+	return func(db, coll, timeField string) (int64, bool) {
+		return s.eng.BucketSpan(ctx, db, coll, timeField)
+	}
+}

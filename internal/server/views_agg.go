@@ -48,7 +48,7 @@ func (c viewCatalog) viewRead(ctx context.Context, db, view string, spec agg.Fin
 		return nil, true, err
 	}
 	pc := &agg.ParseContext{Expr: expr.NewParseContext(), DB: db, Coll: base, AllowDiskUse: spec.AllowDiskUse,
-		TempDir: c.s.eng.TempDir(), Params: c.s.eng.Params(), Collation: vc}
+		TempDir: c.s.eng.TempDir(), Params: c.s.eng.Params(), Collation: vc, BucketSpan: c.s.bucketSpan(ctx)}
 	if pc.Collator, err = c.s.eng.StatementCollator(db, base, vc); err != nil {
 		return nil, true, err
 	}

@@ -1,0 +1,143 @@
+package timeseries_test
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// findInt returns the first integer field named key anywhere in doc
+// (explain nests the buckets query's figures in its stages), -1 if none.
+func findInt(doc bson.Raw, key string) int64 {
+	elems, err := doc.Elements()
+	if err != nil {
+		return -1
+	}
+	for _, e := range elems {
+		if e.Key() == key {
+			if n, ok := e.Value().AsInt64OK(); ok {
+				return n
+			}
+		}
+		var sub bson.Raw
+		switch e.Value().Type {
+		case bson.TypeEmbeddedDocument:
+			sub = e.Value().Document()
+		case bson.TypeArray:
+			sub = bson.Raw(e.Value().Array())
+		default:
+			continue
+		}
+		if n := findInt(sub, key); n >= 0 {
+			return n
+		}
+	}
+	return -1
+}
+
+// TestDayQueryReadsItsBuckets: a time range query on a time series
+// collection reads the buckets its range reaches, not every bucket that
+// started up to bucketMaxSpanSeconds (a day, granularity "minutes")
+// before it; a bucket stored directly into system.buckets, wider than
+// any before, is still found; and what the collection has held survives
+// a restart.
+func TestDayQueryReadsItsBuckets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := func() (*lode.DB, *mongo.Database) {
+		db, err := lode.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, db.Client().Database("test")
+	}
+	db, d := open()
+	c := testenv.Ctx(t)
+	createTS(t, d, "day", bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "host"}, {Key: "granularity", Value: "minutes"}})
+	// Three days, four hosts, a measurement every 30 s per host: buckets
+	// of 1,000 measurements span about 8 h 20 min.
+	start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	const hosts, step = 4, 30 * time.Second
+	var docs []any
+	for at := start; at.Before(start.AddDate(0, 0, 3)); at = at.Add(step) {
+		for h := 0; h < hosts; h++ {
+			docs = append(docs, bson.D{{Key: "t", Value: at}, {Key: "host", Value: h}, {Key: "v", Value: 1}})
+		}
+	}
+	if _, err := d.Collection("day").InsertMany(c, docs); err != nil {
+		t.Fatal(err)
+	}
+	day := start.AddDate(0, 0, 1)
+	dayFilter := bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: day}, {Key: "$lt", Value: day.AddDate(0, 0, 1)}}}}
+	perDay := int64(24 * time.Hour / step * hosts)
+	bk := d.Collection("system.buckets.day")
+	// examined runs the day query, checks its result and returns the
+	// buckets it read with those that overlap the day and those that
+	// started within a day before it (what widening by
+	// bucketMaxSpanSeconds reads).
+	examined := func(d *mongo.Database, want int64) (read, overlap, widened int64) {
+		t.Helper()
+		n, err := d.Collection("day").CountDocuments(c, dayFilter)
+		if err != nil || n != want {
+			t.Fatalf("the day holds %d measurements (%v), want %d", n, err, want)
+		}
+		ex, err := testenv.RunCmd(t, d, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "day"}, {Key: "filter", Value: dayFilter}}},
+			{Key: "verbosity", Value: "executionStats"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read = findInt(ex, "totalDocsExamined")
+		bk := d.Collection("system.buckets.day")
+		overlap, _ = bk.CountDocuments(c, bson.D{{Key: "control.min.t", Value: bson.D{{Key: "$lt", Value: day.AddDate(0, 0, 1)}}},
+			{Key: "control.max.t", Value: bson.D{{Key: "$gte", Value: day}}}})
+		lo := bson.ObjectID{}
+		binary.BigEndian.PutUint32(lo[:4], uint32(day.AddDate(0, 0, -1).Unix()))
+		hi := bson.ObjectID{}
+		binary.BigEndian.PutUint32(hi[:4], uint32(day.AddDate(0, 0, 1).Unix()))
+		widened, _ = bk.CountDocuments(c, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: lo}, {Key: "$lt", Value: hi}}}})
+		return read, overlap, widened
+	}
+	read, overlap, widened := examined(d, perDay)
+	// Each host's bucket that ends before the day but started within
+	// its span of it may be read: at most one per host.
+	if read < overlap || read > overlap+hosts || read >= widened {
+		t.Fatalf("the day query read %d buckets; %d overlap the day, %d started within a day before its end", read, overlap, widened)
+	}
+
+	// A bucket written directly (as mongorestore does) that started 23 h
+	// before the day and holds a measurement of it: wider than any
+	// before, it widens the next query's bounds.
+	first := day.Add(-23 * time.Hour)
+	last := day.Add(30 * time.Minute)
+	id := bson.NewObjectID()
+	binary.BigEndian.PutUint32(id[:4], uint32(first.Unix()))
+	wide := bson.D{{Key: "_id", Value: id},
+		{Key: "control", Value: bson.D{{Key: "version", Value: 1},
+			{Key: "min", Value: bson.D{{Key: "t", Value: first}, {Key: "v", Value: 7}}},
+			{Key: "max", Value: bson.D{{Key: "t", Value: last}, {Key: "v", Value: 7}}}}},
+		{Key: "meta", Value: 99},
+		{Key: "data", Value: bson.D{
+			{Key: "t", Value: bson.D{{Key: "0", Value: first}, {Key: "1", Value: last}}},
+			{Key: "v", Value: bson.D{{Key: "0", Value: 7}, {Key: "1", Value: 7}}}}}}
+	if _, err := bk.InsertOne(c, wide); err != nil {
+		t.Fatal(err)
+	}
+	examined(d, perDay+1)
+	db.Close()
+
+	// After a restart the widest bucket is still known: the query reads
+	// as few buckets as before it, and still finds the wide one.
+	db, d = open()
+	defer db.Close()
+	read2, _, _ := examined(d, perDay+1)
+	_, _, widened2 := examined(d, perDay+1)
+	if read2 >= widened2 {
+		t.Fatalf("after the restart the day query read %d buckets, as many as widening by a day reads (%d)", read2, widened2)
+	}
+}
