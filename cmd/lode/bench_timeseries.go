@@ -25,7 +25,8 @@ import (
 // asks: the load's server CPU per event, storage (collStats storageSize
 // plus totalIndexSize), the seed's hits-per-path-per-day pipeline (median
 // wall and server CPU per query, the two collections alternating), and
-// the buckets a one-day query reads (explain).
+// the buckets a one-day query reads (explain), without and then with an
+// index on the time field.
 //
 // Server CPU is --pid's (the server process's, every thread) CPU-time
 // clock (processCPU); embedded (no --uri) it is this process's, client
@@ -202,11 +203,17 @@ func runBenchTimeseries(args []string) error {
 	// A one-day query: the buckets it reads against the buckets of that day.
 	day := start.AddDate(0, 0, *days/2)
 	dayFilter := bson.D{{Key: "time", Value: bson.D{{Key: "$gte", Value: day}, {Key: "$lt", Value: day.AddDate(0, 0, 1)}}}}
-	var ex bson.Raw
-	ex, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "events_ts"}, {Key: "filter", Value: dayFilter}}},
-		{Key: "verbosity", Value: "executionStats"}}).Raw()
+	explain := func() (bson.Raw, error) {
+		ex, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "events_ts"}, {Key: "filter", Value: dayFilter}}},
+			{Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			return nil, fmt.Errorf("explain the one-day query: %w", err)
+		}
+		return ex, nil
+	}
+	ex, err := explain()
 	if err != nil {
-		return fmt.Errorf("explain the one-day query: %w", err)
+		return err
 	}
 	buckets := db.Collection("system.buckets.events_ts")
 	all, err := buckets.CountDocuments(ctx, bson.D{})
@@ -222,6 +229,23 @@ func runBenchTimeseries(args []string) error {
 	examined := explainInt(ex, "totalDocsExamined")
 	fmt.Printf("one-day query (%s): %d events; buckets examined %d of %d (the buckets overlapping that day: %d); keys examined %d\n",
 		day.Format("2006-01-02"), n, examined, all, overlap, explainInt(ex, "totalKeysExamined"))
+	// Again with the secondary index on the time field that MongoDB
+	// advises for time range queries (on the buckets, control.min and
+	// control.max of the time field).
+	if _, err := db.Collection("events_ts").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "time", Value: 1}}}); err != nil {
+		return fmt.Errorf("create the time index: %w", err)
+	}
+	if ex, err = explain(); err != nil {
+		return err
+	}
+	var st struct {
+		IndexSizes map[string]int64 `bson:"indexSizes"`
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collStats", Value: "events_ts"}}).Decode(&st); err != nil {
+		return err
+	}
+	fmt.Printf("with the index {time: 1} (%.1f MB): buckets examined %d; keys examined %d\n",
+		float64(st.IndexSizes["time_1"])/1e6, explainInt(ex, "totalDocsExamined"), explainInt(ex, "totalKeysExamined"))
 	return nil
 }
 

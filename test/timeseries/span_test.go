@@ -45,8 +45,9 @@ func findInt(doc bson.Raw, key string) int64 {
 // collection reads the buckets its range reaches, not every bucket that
 // started up to bucketMaxSpanSeconds (a day, granularity "minutes")
 // before it; a bucket stored directly into system.buckets, wider than
-// any before, is still found; and what the collection has held survives
-// a restart.
+// any before, is still found; what the collection has held survives a
+// restart; and with an index on the time field only the buckets that
+// overlap the day are read.
 func TestDayQueryReadsItsBuckets(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -139,5 +140,16 @@ func TestDayQueryReadsItsBuckets(t *testing.T) {
 	_, _, widened2 := examined(d, perDay+1)
 	if read2 >= widened2 {
 		t.Fatalf("after the restart the day query read %d buckets, as many as widening by a day reads (%d)", read2, widened2)
+	}
+
+	// With an index on the time field (control.min and control.max on
+	// the buckets) the query reads exactly the buckets that overlap the
+	// day: the bounds on control.max are tested on the index keys.
+	if _, err := d.Collection("day").Indexes().CreateOne(c, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	read3, overlap3, _ := examined(d, perDay+1)
+	if read3 != overlap3 {
+		t.Fatalf("with the time index the day query read %d buckets; %d overlap the day", read3, overlap3)
 	}
 }

@@ -17,7 +17,8 @@ type TrialResult struct {
 // one produces TrialResults results or reaches EOF, or each has worked
 // TrialWorks times. The score is MongoDB's: 1 + results per work, +1 for
 // EOF, plus small bonuses for plans without a blocking SORT and without
-// FETCH. It returns the index of the best candidate (the first on ties, so
+// FETCH, and one of Lode's for plans that read no document they did not
+// return. It returns the index of the best candidate (the first on ties, so
 // the planner's static order breaks them) and every candidate's result.
 func PickBest(cands []Stage) (int, []TrialResult) {
 	res := make([]TrialResult, len(cands))
@@ -72,6 +73,14 @@ func PickBest(cands []Stage) (int, []TrialResult) {
 			score += eps
 		}
 		if !hasStage(c, "FETCH") {
+			score += eps
+		}
+		// Lode's own tie-breaker: a plan that read no document it did
+		// not return (its filters held on index keys) beats one that
+		// read and rejected some, as a clustered scan of a time series'
+		// buckets that reads those ending before the range does against
+		// an index scan on control.min/control.max of the time field.
+		if Sum(c).DocsExamined <= advanced[i] {
 			score += eps
 		}
 		res[i].Score = score
