@@ -131,6 +131,7 @@ func TestMaxConnections(t *testing.T) {
 // closed once MessageTimeout passes, while idle ones stay open and another
 // client's pings stay fast.
 func TestStalledMessageClosed(t *testing.T) {
+	t.Parallel()
 	const timeout = 500 * time.Millisecond
 	_, addr := listenServer(t, Config{MessageTimeout: timeout})
 	idle := dialPinger(t, addr)

@@ -95,6 +95,7 @@ func TestServeLoopFraming(t *testing.T) {
 // data (the client is there) and lets it be; the loop answers both in
 // order, and the watcher's own handle on the socket is closed.
 func TestServeLoopPipelinedBehindWatchedCommand(t *testing.T) {
+	t.Parallel()
 	s, addr := listenServer(t, Config{TestCommands: true})
 	fp := bsoncore.NewDocumentBuilder().AppendString("configureFailPoint", "failCommand").
 		AppendDocument("mode", bsoncore.NewDocumentBuilder().AppendInt32("times", 1).Build()).

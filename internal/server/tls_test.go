@@ -322,6 +322,7 @@ func TestTLSClientCertificates(t *testing.T) {
 // clients connect and are served (the handshake is not on the accept
 // loop).
 func TestTLSSilentClientTimesOut(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	const timeout = 400 * time.Millisecond
 	_, addr := tlsServer(t, p, TLSRequire, false, Config{MessageTimeout: timeout})
@@ -405,6 +406,7 @@ func (p *pinger) command(t *testing.T, cmd bsoncore.Document) bsoncore.Document 
 // start (an awaitData getMore waiting 300 ms) leaves the TLS connection
 // usable: the watcher's wake-up deadline does not break the TLS layer.
 func TestTLSLongCommand(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	s, addr := tlsServer(t, p, TLSRequire, false, Config{})
 	doc := func() *bsoncore.DocumentBuilder { return bsoncore.NewDocumentBuilder() }

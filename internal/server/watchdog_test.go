@@ -15,6 +15,7 @@ import (
 // the watchdog went to sleep for want of commands, and closing its
 // client interrupts it; a quick command never gets one.
 func TestWatchdogInterruptsOnDisconnect(t *testing.T) {
+	t.Parallel()
 	s, addr := listenServer(t, Config{TestCommands: true})
 	fp := bsoncore.NewDocumentBuilder().AppendString("configureFailPoint", "failCommand").
 		AppendString("mode", "alwaysOn").

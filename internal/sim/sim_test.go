@@ -34,6 +34,7 @@ func embedded(t *testing.T) string {
 // checks that every started operation finished and was counted, and that
 // the report files are written.
 func TestTinySimulation(t *testing.T) {
+	t.Parallel()
 	uri := embedded(t)
 	spec := sim.Spec{
 		Name: "tiny", Processes: 2, PoolSize: 4, Iterations: 2, Resolution: 300,
@@ -199,12 +200,13 @@ var (
 	sleepers     = map[string]*inflight{"sim_test_sleep_closed": {}, "sim_test_sleep_ramp": {}}
 )
 
-func registerSleepers() {
-	for _, f := range sleepers {
-		f.mu.Lock()
-		f.samples = nil
-		f.mu.Unlock()
-	}
+// registerSleepers registers the sleeping scenarios (once) and clears
+// the samples of the one named, which only its test runs.
+func registerSleepers(name string) {
+	f := sleepers[name]
+	f.mu.Lock()
+	f.samples = nil
+	f.mu.Unlock()
 	registerOnce.Do(func() {
 		for name, f := range sleepers {
 			sim.Register(&sim.Scenario{Name: name, Seed: "test", Bind: func(context.Context, *mongo.Database, sim.Params) (sim.Op, error) {
@@ -217,7 +219,8 @@ func registerSleepers() {
 // TestClosedRun: the closed strategy keeps Users workers busy back to
 // back for iterations x resolution; every operation is counted.
 func TestClosedRun(t *testing.T) {
-	registerSleepers()
+	t.Parallel()
+	registerSleepers("sim_test_sleep_closed")
 	uri := embedded(t)
 	spec := sim.Spec{
 		Name: "closed", Processes: 2, PoolSize: 2, Iterations: 2, Resolution: 300,
@@ -265,7 +268,8 @@ func TestClosedRun(t *testing.T) {
 // iteration (users*(i+1)/iterations), and slicetime starts that many
 // operations per iteration.
 func TestRampRun(t *testing.T) {
-	registerSleepers()
+	t.Parallel()
+	registerSleepers("sim_test_sleep_ramp")
 	uri := embedded(t)
 	spec := sim.Spec{
 		Name: "ramp", Processes: 2, PoolSize: 2, Iterations: 3, Resolution: 400,
@@ -309,12 +313,19 @@ func TestRampRun(t *testing.T) {
 // TestScenarios runs every built-in scenario briefly and expects no
 // errors.
 func TestScenarios(t *testing.T) {
-	uri := embedded(t)
+	t.Parallel()
 	for _, sc := range sim.Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
-			if strings.HasPrefix(sc.Name, "sim_test_") && sc.Subscribe != nil {
-				t.Skip("a test's own subscriber, which loses messages on purpose")
+			if strings.HasPrefix(sc.Name, "sim_test_") {
+				// Not built in: a test's own scenario, which its test
+				// runs (the sleepers count what is in flight; the lossy
+				// subscriber loses messages on purpose).
+				t.Skip("a test's own scenario")
 			}
+			// Each scenario on its own server, all at once: the
+			// subscribers' runs publish into the same collection.
+			t.Parallel()
+			uri := embedded(t)
 			spec := sim.Spec{
 				Name: sc.Name, Processes: 2, PoolSize: 4, Iterations: 1, Resolution: 200,
 				Scenarios: []sim.ScenarioSpec{{Scenario: sc.Name, Users: 10, Params: sim.Params{"preload": 300, "pages": 3, "accounts": 10}}},
@@ -327,8 +338,8 @@ func TestScenarios(t *testing.T) {
 				spec.Resolution = 50
 			} else { // two subscribers to ten publishes, in 200 ms
 				spec.Scenarios = []sim.ScenarioSpec{
-					{Scenario: "publish_to_queues", Users: 10, Params: sim.Params{"collection": "watched"}},
-					{Scenario: sc.Name, Users: 2, Params: sim.Params{"collection": "watched"}},
+					{Scenario: "publish_to_queues", Users: 10, Params: sim.Params{"collection": "watched_" + sc.Name}},
+					{Scenario: sc.Name, Users: 2, Params: sim.Params{"collection": "watched_" + sc.Name}},
 				}
 				want = 20
 			}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -28,10 +29,14 @@ func TestUsersAt(t *testing.T) {
 	}
 }
 
+var registerDummy sync.Once
+
 func TestParseSpec(t *testing.T) {
-	Register(&Scenario{Name: "spec_test_dummy", Bind: func(context.Context, *mongo.Database, Params) (Op, error) {
-		return func(context.Context) error { return nil }, nil
-	}})
+	registerDummy.Do(func() {
+		Register(&Scenario{Name: "spec_test_dummy", Bind: func(context.Context, *mongo.Database, Params) (Op, error) {
+			return func(context.Context) error { return nil }, nil
+		}})
+	})
 	tests := []struct {
 		name, src string
 		ok        bool
@@ -57,10 +62,14 @@ func TestParseSpec(t *testing.T) {
 
 // TestParseSpecStrict: unknown keys, at the top or inside a scenario, are
 // errors in YAML and JSON alike, naming the key.
+var registerStrictDummy sync.Once
+
 func TestParseSpecStrict(t *testing.T) {
-	Register(&Scenario{Name: "spec_strict_dummy", Bind: func(context.Context, *mongo.Database, Params) (Op, error) {
-		return func(context.Context) error { return nil }, nil
-	}})
+	registerStrictDummy.Do(func() {
+		Register(&Scenario{Name: "spec_strict_dummy", Bind: func(context.Context, *mongo.Database, Params) (Op, error) {
+			return func(context.Context) error { return nil }, nil
+		}})
+	})
 	tests := []struct{ name, src, key string }{
 		{"yaml top", "name: x\niteration: 5\nscenarios:\n  - scenario: spec_strict_dummy\n    users: 1\n", "iteration"},
 		{"yaml scenario", "name: x\nscenarios:\n  - scenario: spec_strict_dummy\n    user: 1\n", "user"},

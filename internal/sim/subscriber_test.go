@@ -19,14 +19,15 @@ import (
 // reaches every subscriber once, each delivery is counted with its
 // latency, and the report has the subscriber's rows.
 func TestSubscriberSimulation(t *testing.T) {
+	t.Parallel()
 	uri := embedded(t)
 	spec := sim.Spec{
 		Name: "subs", Processes: 2, PoolSize: 4, Iterations: 2, Resolution: 300,
 		Type: sim.TypeConstant, Strategy: sim.StrategySlicetime,
 		Scenarios: []sim.ScenarioSpec{
-			{Scenario: "publish_to_queues", Users: 40, Params: sim.Params{"collection": "q"}},
-			{Scenario: "fetch_from_queue_by_fifo", Users: 10, Params: sim.Params{"collection": "q", "drop": false, "preload": 0}},
-			{Scenario: "subscribe_to_queue_changes", Users: 2, Params: sim.Params{"collection": "q"}},
+			{Scenario: "publish_to_queues", Users: 40, Params: sim.Params{"collection": "subs_q"}},
+			{Scenario: "fetch_from_queue_by_fifo", Users: 10, Params: sim.Params{"collection": "subs_q", "drop": false, "preload": 0}},
+			{Scenario: "subscribe_to_queue_changes", Users: 2, Params: sim.Params{"collection": "subs_q"}},
 		},
 	}
 	res, err := sim.Run(context.Background(), spec, uri, sim.RunOptions{})
@@ -86,6 +87,7 @@ var registerLossy sync.Once
 // published is waited for up to the drain time, then each message it
 // missed counts as an error.
 func TestSubscriberMissed(t *testing.T) {
+	t.Parallel()
 	registerLossy.Do(func() {
 		sim.Register(&sim.Scenario{Name: "sim_test_lossy_subscriber", Seed: "test",
 			Subscribe: func(context.Context, *mongo.Database, sim.Params) (sim.SubscribeLoop, error) {

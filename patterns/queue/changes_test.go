@@ -29,6 +29,7 @@ func nextChange(t *testing.T, c *Changes) *Change {
 // a cluster time that increases; updates and deletes of messages are not
 // messages.
 func TestTopicChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	topic := TopicOn(db.Collection("events"))
@@ -87,6 +88,7 @@ func TestTopicChanges(t *testing.T) {
 // TestTopicChangesMatch: Match runs on the server, so a subscriber gets
 // only the messages it asks for, in order.
 func TestTopicChangesMatch(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	db := openDB(t)
@@ -134,6 +136,7 @@ func TestTopicChangesMatch(t *testing.T) {
 // the server (BadValue, as mongod: a tailable cursor needs a capped
 // collection) while SubscribeChanges follows it.
 func TestTopicOnUncapped(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	db := openDB(t)
@@ -181,6 +184,7 @@ func TestTopicOnUncapped(t *testing.T) {
 // those published while nobody was subscribed (before and after the
 // restart), then live ones, each once and in order.
 func TestTopicChangesResumeAfterRestart(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	dir := t.TempDir()
@@ -252,6 +256,7 @@ func TestTopicChangesResumeAfterRestart(t *testing.T) {
 // moves past them (postBatchResumeToken), and resuming from it skips
 // them and delivers the next matching message.
 func TestChangesIdleToken(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	db := openDB(t)
@@ -295,6 +300,7 @@ func TestChangesIdleToken(t *testing.T) {
 // subscription with ErrInvalidated (the stream's drop and invalidate
 // events).
 func TestChangesInvalidated(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	db := openDB(t)
@@ -324,6 +330,7 @@ func TestChangesInvalidated(t *testing.T) {
 // job with its payload; claiming and finishing it (updates) are not
 // deliveries.
 func TestWatchPublished(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	q := New(db.Collection("jobs"))

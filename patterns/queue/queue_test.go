@@ -41,6 +41,7 @@ func fakeClock() func() time.Time {
 }
 
 func TestFIFOAndPriority(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := New(openDB(t).Collection("queue"))
 	q.now = fakeClock()
@@ -112,6 +113,7 @@ func TestFIFOAndPriority(t *testing.T) {
 // (its context is cancelled and it never finishes). After the visibility
 // timeout worker B claims it again and completes it, exactly once.
 func TestWorkerDiesMidJob(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := New(openDB(t).Collection("jobs"))
 	if err := q.EnsureIndexes(ctx, time.Hour); err != nil {
@@ -185,6 +187,7 @@ func TestWorkerDiesMidJob(t *testing.T) {
 // TestPoisonJob: a job whose handler always fails is dead-lettered after
 // MaxAttempts attempts, while good jobs complete.
 func TestPoisonJob(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := New(openDB(t).Collection("jobs"))
 	poison, err := q.Publish(ctx, bson.D{{Key: "poison", Value: true}}, 1)
@@ -249,6 +252,7 @@ func TestPoisonJob(t *testing.T) {
 }
 
 func TestTopic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	topic, err := NewTopic(ctx, db, "events", 1<<20)
@@ -367,6 +371,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // and a worker whose handler never returns still stops within its
 // ShutdownTimeout.
 func TestWorkerHungHandler(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := New(openDB(t).Collection("jobs"))
 	if err := q.EnsureIndexes(ctx, time.Hour); err != nil {
@@ -487,6 +492,7 @@ func TestWorkerHungHandler(t *testing.T) {
 // after each visibility timeout and goes to the dead-letter state once it
 // has used MaxAttempts claims.
 func TestHungJobDeadLetters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := New(openDB(t).Collection("jobs"))
 	forever := make(chan struct{})
