@@ -32,13 +32,25 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	}
 	t := e.newWriteBatchCtx(WithBypassValidation(ctx, opts.BypassDocumentValidation), c)
 	t.bulk = len(docs) >= bulkInsertMin && t.tx == nil && !t.c.Capped
-	if t.bulk && t.e.logged(t.c) {
-		t.ops = make([]oplog.Entry, 0, min(len(docs), bulkBatchDocs))
+	if t.bulk {
+		if t.e.logged(t.c) {
+			t.ops = make([]oplog.Entry, 0, min(len(docs), bulkBatchDocs))
+		}
+		for _, d := range docs {
+			t.bulkLeftBytes += len(d)
+		}
+		t.bulkLeftDocs = len(docs)
+		t.b.Close()
+		t.b = t.newBatch()
 	}
 	var idBuf []byte
 	for i, doc := range docs {
 		if err := ctx.Err(); err != nil {
 			break
+		}
+		if t.bulk {
+			t.bulkLeftBytes -= len(doc)
+			t.bulkLeftDocs--
 		}
 		if t.rec != nil && t.rec.Begin(i) {
 			continue // ran in an earlier attempt of this retryable write

@@ -84,8 +84,11 @@ type writeBatch struct {
 	// rec follows the statements of a retryable write (sessionrec.go):
 	// each commit also writes the session's record.
 	rec StmtRecorder
-	// bulk: a bulk insert's batch (bulkInsertMin).
-	bulk bool
+	// bulk: a bulk insert's batch (bulkInsertMin); bulkLeftBytes and
+	// bulkLeftDocs are the documents it has still to stage, from which
+	// each new batch's buffer is sized (newBatch).
+	bulk                        bool
+	bulkLeftBytes, bulkLeftDocs int
 	// tsInsert: the batch writes a time series insert's buckets; any
 	// other change to a bucket takes it out of the bucket catalog
 	// (forgetBucket).
@@ -105,6 +108,23 @@ type stagedKey struct {
 func (e *Engine) newWriteBatch(c *collection) *writeBatch {
 	return &writeBatch{e: e, c: c, b: e.db.NewBatch()}
 }
+
+// newBatch returns the storage batch for the next commit: for a bulk
+// insert one sized for what it will stage (each document about twice,
+// as its record and its oplog entry, and its _id entry), up to a full
+// batch; otherwise Pebble's default, which grows as needed.
+func (t *writeBatch) newBatch() *storage.Batch {
+	if !t.bulk || t.bulkLeftDocs == 0 {
+		return t.e.db.NewBatch()
+	}
+	docs := min(t.bulkLeftDocs, bulkBatchDocs)
+	size := min(t.bulkLeftBytes/t.bulkLeftDocs*docs*2+docs*bulkDocOverhead, bulkBatchBytes+bulkBatchBytes/8)
+	return t.e.db.NewBatchSized(size)
+}
+
+// bulkDocOverhead is about what a bulk-inserted document stages beside
+// twice its bytes: keys, the _id entry, the oplog entry's fields.
+const bulkDocOverhead = 160
 
 // full reports whether the batch should be committed now.
 func (t *writeBatch) full() bool {
@@ -133,7 +153,7 @@ func (t *writeBatch) commit() error {
 		if err := t.rec.Stage(t.b); err != nil {
 			t.rec.Done(false)
 			t.b.Close()
-			t.b = t.e.db.NewBatch()
+			t.b = t.newBatch()
 			t.idBlock = 0
 			t.ops = t.ops[:0]
 			return err
@@ -145,7 +165,7 @@ func (t *writeBatch) commit() error {
 			t.rec.Done(false)
 		}
 		t.b.Close()
-		t.b = t.e.db.NewBatch()
+		t.b = t.newBatch()
 		t.idBlock = 0
 		t.ops = t.ops[:0]
 		return err
@@ -157,7 +177,7 @@ func (t *writeBatch) commit() error {
 	}
 	clear(t.ops)
 	t.ops = t.ops[:0]
-	t.b = t.e.db.NewBatch()
+	t.b = t.newBatch()
 	t.idBlock = 0
 	t.docs = 0
 	clear(t.removed)

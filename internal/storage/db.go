@@ -267,6 +267,11 @@ func (db *DB) openPebble(popts *pebble.Options) (pdb *pebble.DB, err error) {
 // NewBatch returns a write-only batch.
 func (db *DB) NewBatch() *Batch { return newBatch(db.pdb.NewBatch()) }
 
+// NewBatchSized returns a batch whose buffer holds size bytes before it
+// grows: a bulk write that knows about how much it will stage spares
+// the copies of a buffer doubling up to it.
+func (db *DB) NewBatchSized(size int) *Batch { return newBatch(db.pdb.NewBatchWithSize(size)) }
+
 // NewIndexedBatch returns a batch that can also be read (it sees its own
 // writes over the database).
 func (db *DB) NewIndexedBatch() *Batch { return newBatch(db.pdb.NewIndexedBatch()) }
