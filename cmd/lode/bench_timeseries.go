@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/internal/bsonutil"
 )
 
 // runBenchTimeseries implements `lode bench timeseries`: seed 003's events
@@ -226,9 +227,9 @@ func runBenchTimeseries(args []string) error {
 		return err
 	}
 	n, _ := plain.CountDocuments(ctx, dayFilter)
-	examined := explainInt(ex, "totalDocsExamined")
+	examined := bsonutil.FirstInt(ex, "totalDocsExamined")
 	fmt.Printf("one-day query (%s): %d events; buckets examined %d of %d (the buckets overlapping that day: %d); keys examined %d\n",
-		day.Format("2006-01-02"), n, examined, all, overlap, explainInt(ex, "totalKeysExamined"))
+		day.Format("2006-01-02"), n, examined, all, overlap, bsonutil.FirstInt(ex, "totalKeysExamined"))
 	// Again with the secondary index on the time field that MongoDB
 	// advises for time range queries (on the buckets, control.min and
 	// control.max of the time field).
@@ -245,29 +246,6 @@ func runBenchTimeseries(args []string) error {
 		return err
 	}
 	fmt.Printf("with the index {time: 1} (%.1f MB): buckets examined %d; keys examined %d\n",
-		float64(st.IndexSizes["time_1"])/1e6, explainInt(ex, "totalDocsExamined"), explainInt(ex, "totalKeysExamined"))
+		float64(st.IndexSizes["time_1"])/1e6, bsonutil.FirstInt(ex, "totalDocsExamined"), bsonutil.FirstInt(ex, "totalKeysExamined"))
 	return nil
-}
-
-// explainInt finds the first field named key anywhere in an explain reply
-// (a pipeline's explain nests the find's executionStats in its stages).
-func explainInt(doc bson.Raw, key string) int64 {
-	elems, err := doc.Elements()
-	if err != nil {
-		return -1
-	}
-	for _, e := range elems {
-		if e.Key() == key {
-			if n, ok := e.Value().AsInt64OK(); ok {
-				return n
-			}
-		}
-		switch e.Value().Type {
-		case bson.TypeEmbeddedDocument, bson.TypeArray:
-			if n := explainInt(e.Value().Value, key); n >= 0 {
-				return n
-			}
-		}
-	}
-	return -1
 }

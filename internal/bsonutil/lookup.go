@@ -134,3 +134,29 @@ func valueSize(t bsoncore.Type, b []byte) int {
 	}
 	return n
 }
+
+// FirstInt returns the first field named key, at any depth (depth first,
+// in field order, arrays included), whose value is a number that
+// converts to an integer: how a figure such as totalDocsExamined is read
+// from an explain reply, which nests it in its stages. -1 when none.
+func FirstInt(doc []byte, key string) int64 {
+	elems, err := bsoncore.Document(doc).Elements()
+	if err != nil {
+		return -1
+	}
+	for _, e := range elems {
+		v := e.Value()
+		if e.Key() == key {
+			if n, ok := v.AsInt64OK(); ok {
+				return n
+			}
+		}
+		switch v.Type {
+		case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
+			if n := FirstInt(v.Data, key); n >= 0 {
+				return n
+			}
+		}
+	}
+	return -1
+}

@@ -35,3 +35,26 @@ func TestLookupFieldAgreesWithBsoncore(t *testing.T) {
 		LookupField(doc[:i], "max")
 	}
 }
+
+func TestFirstInt(t *testing.T) {
+	inner := bsoncore.NewDocumentBuilder().AppendString("stage", "IXSCAN").AppendInt32("keysExamined", 7).Build()
+	arr := bsoncore.NewArrayBuilder().AppendDocument(inner).Build()
+	doc := bsoncore.NewDocumentBuilder().
+		AppendString("keysExamined", "not a number").
+		AppendArray("stages", arr).
+		AppendInt64("keysExamined", 9).
+		AppendDouble("n", 2).
+		Build()
+	for _, c := range []struct {
+		key  string
+		want int64
+	}{
+		{"keysExamined", 7}, // depth first: the array's before the later top-level field
+		{"n", 2},
+		{"absent", -1},
+	} {
+		if got := FirstInt(doc, c.key); got != c.want {
+			t.Errorf("FirstInt(%q) = %d, want %d", c.key, got, c.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/lodedb/lode"
 	"github.com/lodedb/lode/test/testenv"
 )
 
@@ -142,5 +143,20 @@ func TestCreateErrors(t *testing.T) {
 		if listEntry(t, d, "bad") != nil || listEntry(t, d, "system.buckets.bad") != nil {
 			t.Fatalf("%s: collection left behind", tc.name)
 		}
+	}
+}
+
+// reopener returns a function that opens one embedded Lode data
+// directory, the same each call, and its database "test": a test closes
+// the DB it got and calls it again to restart.
+func reopener(t *testing.T) func() (*lode.DB, *mongo.Database) {
+	t.Helper()
+	dir := t.TempDir()
+	return func() (*lode.DB, *mongo.Database) {
+		db, err := lode.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, db.Client().Database("test")
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode"
 	"github.com/lodedb/lode/internal/bsoncolumn"
 	"github.com/lodedb/lode/test/testenv"
 )
@@ -391,14 +390,7 @@ func TestRetryAndWriteConcern(t *testing.T) {
 // bucket (mongod 7.0 reopens it) rather than a new one.
 func TestReopenAfterRestart(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	open := func() (*lode.DB, *mongo.Database) {
-		db, err := lode.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db, db.Client().Database("test")
-	}
+	open := reopener(t)
 	db, d := open()
 	c := testenv.Ctx(t)
 	createTS(t, d, "ro", bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})

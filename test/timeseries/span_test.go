@@ -8,38 +8,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/lodedb/lode"
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/test/testenv"
 )
-
-// findInt returns the first integer field named key anywhere in doc
-// (explain nests the buckets query's figures in its stages), -1 if none.
-func findInt(doc bson.Raw, key string) int64 {
-	elems, err := doc.Elements()
-	if err != nil {
-		return -1
-	}
-	for _, e := range elems {
-		if e.Key() == key {
-			if n, ok := e.Value().AsInt64OK(); ok {
-				return n
-			}
-		}
-		var sub bson.Raw
-		switch e.Value().Type {
-		case bson.TypeEmbeddedDocument:
-			sub = e.Value().Document()
-		case bson.TypeArray:
-			sub = bson.Raw(e.Value().Array())
-		default:
-			continue
-		}
-		if n := findInt(sub, key); n >= 0 {
-			return n
-		}
-	}
-	return -1
-}
 
 // TestDayQueryReadsItsBuckets: a time range query on a time series
 // collection reads the buckets its range reaches, not every bucket that
@@ -50,14 +21,7 @@ func findInt(doc bson.Raw, key string) int64 {
 // overlap the day are read.
 func TestDayQueryReadsItsBuckets(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	open := func() (*lode.DB, *mongo.Database) {
-		db, err := lode.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db, db.Client().Database("test")
-	}
+	open := reopener(t)
 	db, d := open()
 	c := testenv.Ctx(t)
 	createTS(t, d, "day", bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "host"}, {Key: "granularity", Value: "minutes"}})
@@ -93,7 +57,7 @@ func TestDayQueryReadsItsBuckets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		read = findInt(ex, "totalDocsExamined")
+		read = bsonutil.FirstInt(ex, "totalDocsExamined")
 		bk := d.Collection("system.buckets.day")
 		overlap, _ = bk.CountDocuments(c, bson.D{{Key: "control.min.t", Value: bson.D{{Key: "$lt", Value: day.AddDate(0, 0, 1)}}},
 			{Key: "control.max.t", Value: bson.D{{Key: "$gte", Value: day}}}})
