@@ -45,8 +45,13 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	}
 	var idBuf []byte
 	for i, doc := range docs {
-		if err := ctx.Err(); err != nil {
-			break
+		// Interrupts and maxTimeMS are checked every 64 documents, as
+		// mongod checks at intervals: an operation context past its
+		// deadline reads the clock for each check.
+		if i&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				break
+			}
 		}
 		if t.bulk {
 			t.bulkLeftBytes -= len(doc)

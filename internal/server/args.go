@@ -250,17 +250,28 @@ func argDocArray(cmd, field string, v bsoncore.Value) ([]bsoncore.Document, erro
 	if !ok {
 		return nil, wrongType(cmd, field, v, "array")
 	}
-	vals, err := arr.Values()
-	if err != nil {
-		return nil, errs.New(errs.InvalidBSON, "invalid array: %v", err)
+	// The elements are read in place (an insert's documents: no
+	// bsoncore.Value per document on the way to the slice).
+	if len(arr) < 5 {
+		return nil, errs.New(errs.InvalidBSON, "invalid array: too short")
 	}
-	out := make([]bsoncore.Document, 0, len(vals))
-	for i, x := range vals {
-		d, ok := x.DocumentOK()
+	b := arr[:len(arr)-1]
+	n := 0
+	for i := 4; i < len(b); n++ {
+		el, ok := bsonutil.ElementAt(b, i)
 		if !ok {
-			return nil, errs.New(errs.TypeMismatch, "BSON field '%s.%s.%d' is the wrong type '%s', expected type 'object'", cmd, field, i, bsonutil.TypeName(x.Type))
+			return nil, errs.New(errs.InvalidBSON, "invalid array: malformed element %d", n)
 		}
-		out = append(out, d)
+		i = el.End
+	}
+	out := make([]bsoncore.Document, 0, n)
+	for i, k := 4, 0; i < len(b); k++ {
+		el, _ := bsonutil.ElementAt(b, i)
+		if el.Type != bsoncore.TypeEmbeddedDocument {
+			return nil, errs.New(errs.TypeMismatch, "BSON field '%s.%s.%d' is the wrong type '%s', expected type 'object'", cmd, field, k, bsonutil.TypeName(el.Type))
+		}
+		out = append(out, bsoncore.Document(b[el.NameEnd+1:el.End:el.End]))
+		i = el.End
 	}
 	return out, nil
 }
