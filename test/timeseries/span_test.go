@@ -2,6 +2,7 @@ package timeseries_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"time"
 
@@ -116,4 +117,64 @@ func TestDayQueryReadsItsBuckets(t *testing.T) {
 	if read3 != overlap3 {
 		t.Fatalf("with the time index the day query read %d buckets; %d overlap the day", read3, overlap3)
 	}
+}
+
+// TestBulkRestoredBucketsKeepTheirSpan: buckets inserted straight into
+// system.buckets in one large batch (as mongorestore sends them; a batch
+// this large is committed by ingestion) raise the collection's widest
+// bucket like any write, and the collection remembers it across a
+// restart: a day query still finds the measurement of the one bucket
+// that began 20 hours before the day.
+func TestBulkRestoredBucketsKeepTheirSpan(t *testing.T) {
+	t.Parallel()
+	open := reopener(t)
+	db, d := open()
+	c := testenv.Ctx(t)
+	createTS(t, d, "restored", bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}, {Key: "granularity", Value: "minutes"}})
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	bucket := func(i int, first, last time.Time) bson.D {
+		id := bson.NewObjectID()
+		binary.BigEndian.PutUint32(id[:4], uint32(first.Unix()))
+		return bson.D{{Key: "_id", Value: id},
+			{Key: "control", Value: bson.D{{Key: "version", Value: 1},
+				{Key: "min", Value: bson.D{{Key: "t", Value: first}, {Key: "v", Value: i}}},
+				{Key: "max", Value: bson.D{{Key: "t", Value: last}, {Key: "v", Value: i}}}}},
+			{Key: "meta", Value: fmt.Sprintf("%d%0900d", i%7, 0)},
+			{Key: "data", Value: bson.D{
+				{Key: "t", Value: bson.D{{Key: "0", Value: first}, {Key: "1", Value: last}}},
+				{Key: "v", Value: bson.D{{Key: "0", Value: i}, {Key: "1", Value: i}}}}}}
+	}
+	// 1,200 buckets (with their 900-byte meta values, over a MiB: the
+	// batch is ingested) of ten minutes, one an hour from the start; and one
+	// that starts 20 hours before day 30 and ends in it.
+	var docs []any
+	for i := 0; i < 1200; i++ {
+		first := start.Add(time.Duration(i) * time.Hour)
+		docs = append(docs, bucket(i, first, first.Add(10*time.Minute)))
+	}
+	day := start.AddDate(0, 0, 30)
+	docs = append(docs, bucket(-1, day.Add(-20*time.Hour), day.Add(time.Hour+30*time.Minute)))
+	if _, err := d.Collection("system.buckets.restored").InsertMany(c, docs); err != nil {
+		t.Fatal(err)
+	}
+	st, err := testenv.RunCmd(t, d, bson.D{{Key: "serverStatus", Value: 1}})
+	if err != nil || st.Lookup("lode", "storage", "commitsByIngestion").AsInt64() == 0 {
+		t.Fatalf("the restore was not committed by ingestion: %v %v", st.Lookup("lode", "storage"), err)
+	}
+	dayFilter := bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: day}, {Key: "$lt", Value: day.AddDate(0, 0, 1)}}}}
+	// The day holds two measurements of each of its 24 hourly buckets
+	// and the wide bucket's last one.
+	want := int64(24*2 + 1)
+	check := func(d *mongo.Database, when string) {
+		t.Helper()
+		n, err := d.Collection("restored").CountDocuments(c, dayFilter)
+		if err != nil || n != want {
+			t.Fatalf("%s: the day holds %d measurements (%v), want %d", when, n, err, want)
+		}
+	}
+	check(d, "after the restore")
+	db.Close()
+	db, d = open()
+	defer db.Close()
+	check(d, "after a restart")
 }
