@@ -25,7 +25,9 @@ import (
 // The span only grows. It is raised in memory when a write stages the
 // bucket, before that write commits, and stored in the collection's
 // catalog entry in the same batch (under the collection's writer lock,
-// like every change of the entry). A query that reads it before its
+// like every change of the entry); a write whose bucket is wider than
+// what the entry holds writes the entry again, so that a raise whose
+// commit failed cannot leave a later bucket uncovered after a restart. A query that reads it before its
 // snapshot is taken can miss only a bucket committed in between, a
 // write concurrent with the query; transactions, whose snapshot may
 // predate the read, use bucketMaxSpanSeconds (BucketSpan). A catalog
@@ -75,11 +77,31 @@ func (t *writeBatch) noteBucketSpan(doc bsoncore.Document) {
 			span = max(hi-start, 0)
 		}
 	}
-	if span >= 0 && span <= cur {
-		return
+	if span < 0 || span > cur {
+		st.tsSpan.Store(span)
 	}
-	st.tsSpan.Store(span)
-	t.spanDirty = true
+	// The catalog entry must cover it too: a raise whose commit failed
+	// left tsSpan above what the entry holds.
+	if span < 0 || span > st.tsSpanStored.Load() {
+		t.spanDirty = true
+	}
+}
+
+// spanToStore returns the span the catalog entry written by the batch
+// about to commit holds (-2 when the entry is not written or the
+// collection is not a buckets collection); spanStored records it once
+// the commit succeeded.
+func (t *writeBatch) spanToStore() int64 {
+	if t.c.tsTime == "" || !(t.metaDirty || t.spanDirty) {
+		return -2
+	}
+	return t.c.state.tsSpan.Load()
+}
+
+func (t *writeBatch) spanStored(v int64) {
+	if v != -2 {
+		t.c.state.tsSpanStored.Store(v)
+	}
 }
 
 // BucketSpan returns the widest span, in milliseconds, of any bucket

@@ -176,8 +176,9 @@ type collState struct {
 	tsMu      sync.Mutex
 	tsPending []*tsInsert
 	// tsSpan is the widest bucket a buckets collection has held, in
-	// milliseconds (bucketspan.go); -1 when unknown.
-	tsSpan atomic.Int64
+	// milliseconds (bucketspan.go); -1 when unknown. tsSpanStored is
+	// the value its catalog entry holds.
+	tsSpan, tsSpanStored atomic.Int64
 }
 
 // copyMeta returns a shallow copy of c that can be changed before being
@@ -281,6 +282,7 @@ func decodeCollection(raw []byte) (*collection, error) {
 		c.tsTime = tsTimeFieldOf(c.Options)
 	}
 	c.state.tsSpan.Store(decodeBucketSpan(d))
+	c.state.tsSpanStored.Store(c.state.tsSpan.Load())
 	c.Capped = d.Lookup("capped").Boolean()
 	c.Size = d.Lookup("size").Int64()
 	c.Max = d.Lookup("max").Int64()

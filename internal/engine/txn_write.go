@@ -99,6 +99,7 @@ func (t *writeBatch) commitInTxn() error {
 	clear(t.ops)
 	t.ops = t.ops[:0]
 	if t.metaDirty || t.spanDirty {
+		span := t.spanToStore() // bucketspan.go
 		t.spanDirty = false
 		b := t.e.db.NewBatch()
 		if err := storage.SetCollectionEntry(b, t.c.ID, encodeCollection(t.c)); err != nil {
@@ -108,6 +109,7 @@ func (t *writeBatch) commitInTxn() error {
 		if _, err := t.e.db.Commit(b); err != nil {
 			return err
 		}
+		t.spanStored(span)
 		if t.metaDirty {
 			t.e.publish(t.c)
 			t.metaDirty = false

@@ -143,6 +143,7 @@ func (t *writeBatch) commit() error {
 	if t.docs == 0 && !t.metaDirty {
 		return nil
 	}
+	span := t.spanToStore() // bucketspan.go
 	if t.metaDirty || t.spanDirty {
 		t.spanDirty = false
 		if err := storage.SetCollectionEntry(t.b, t.c.ID, encodeCollection(t.c)); err != nil {
@@ -190,6 +191,7 @@ func (t *writeBatch) commit() error {
 		return err
 	}
 	t.lastSeq = seq
+	t.spanStored(span)
 	t.e.addDocCounts(&t.counts)
 	t.noteCommitted()
 	if t.built != nil {
