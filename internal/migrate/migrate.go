@@ -236,8 +236,9 @@ func (m *Migration) retry(ctx context.Context, what string, f func() error) erro
 }
 
 // transient reports errors a restart of either side explains: network
-// errors, server selection, and the codes of a server shutting down or
-// not yet ready.
+// errors, server selection, the codes of a server shutting down or not
+// yet ready, and CursorNotFound (43): a source restarted between two
+// getMores of the copy answers the next one without the cursor.
 func transient(err error) bool {
 	if err == nil {
 		return false
@@ -247,7 +248,7 @@ func transient(err error) bool {
 	}
 	var se mongo.ServerError
 	if errors.As(err, &se) {
-		for _, c := range []int{6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436, 262} {
+		for _, c := range []int{6, 7, 43, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436, 262} {
 			if se.HasErrorCode(c) {
 				return true
 			}
