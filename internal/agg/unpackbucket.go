@@ -139,27 +139,11 @@ func parseUnpackSpec(v bsoncore.Value) (unpackSpec, error) {
 			}
 			spec.include = k == "include"
 			hasIncludeExclude = true
-		case "assumeNoMixedSchemaData":
-			b, ok := ev.BooleanOK()
-			if !ok {
-				return spec, errs.New(errs.Location6067202, "assumeClean field must be a bool, got: %s", bsonutil.TypeName(ev.Type))
+		case "assumeNoMixedSchemaData", "timeField", "metaField":
+			if err := spec.parseSharedField(k, ev, internalUnpackCodes); err != nil {
+				return spec, err
 			}
-			spec.assumeNoMixed = b
-		case "timeField":
-			s, ok := ev.StringValueOK()
-			if !ok {
-				return spec, errs.New(errs.Location5346504, "timeField field must be a string, got: %s", bsonutil.TypeName(ev.Type))
-			}
-			spec.timeField, hasTime = s, true
-		case "metaField":
-			s, ok := ev.StringValueOK()
-			if !ok {
-				return spec, errs.New(errs.Location5346505, "metaField field must be a string, got: %s", bsonutil.TypeName(ev.Type))
-			}
-			if strings.Contains(s, ".") {
-				return spec, errs.New(errs.Location5545700, "metaField field must be a single-element field path")
-			}
-			spec.metaField, spec.hasMeta = s, true
+			hasTime = hasTime || k == "timeField"
 		case "bucketMaxSpanSeconds":
 			n, ok := ev.Int32OK()
 			if !ok {
@@ -230,6 +214,47 @@ func parseUnpackSpec(v bsoncore.Value) (unpackSpec, error) {
 	return spec, nil
 }
 
+// unpackFieldCodes are the error codes of the fields both unpack stages
+// take, which mongod numbers apart for each stage.
+type unpackFieldCodes struct {
+	timeType, metaType, metaPath, assumeType errs.Code
+}
+
+var (
+	internalUnpackCodes = unpackFieldCodes{errs.Location5346504, errs.Location5346505, errs.Location5545700, errs.Location6067202}
+	externalUnpackCodes = unpackFieldCodes{errs.Location5612401, errs.Location5612402, errs.Location5612403, errs.Location6067203}
+)
+
+// parseSharedField reads timeField, metaField or
+// assumeNoMixedSchemaData (k) into spec with mongod's checks, failing
+// with the stage's codes.
+func (spec *unpackSpec) parseSharedField(k string, ev bsoncore.Value, c unpackFieldCodes) error {
+	switch k {
+	case "timeField":
+		s, ok := ev.StringValueOK()
+		if !ok {
+			return errs.New(c.timeType, "timeField field must be a string, got: %s", bsonutil.TypeName(ev.Type))
+		}
+		spec.timeField = s
+	case "metaField":
+		s, ok := ev.StringValueOK()
+		if !ok {
+			return errs.New(c.metaType, "metaField field must be a string, got: %s", bsonutil.TypeName(ev.Type))
+		}
+		if strings.Contains(s, ".") {
+			return errs.New(c.metaPath, "metaField field must be a single-element field path")
+		}
+		spec.metaField, spec.hasMeta = s, true
+	case "assumeNoMixedSchemaData":
+		b, ok := ev.BooleanOK()
+		if !ok {
+			return errs.New(c.assumeType, "assumeClean field must be a bool, got: %s", bsonutil.TypeName(ev.Type))
+		}
+		spec.assumeNoMixed = b
+	}
+	return nil
+}
+
 // parseUnpackBucketExternal is $_unpackBucket: timeField, metaField and
 // assumeNoMixedSchemaData only, the span of the "seconds" granularity.
 func parseUnpackBucketExternal(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
@@ -246,27 +271,11 @@ func parseUnpackBucketExternal(v bsoncore.Value, pc *ParseContext) ([]stage, err
 	for _, el := range elems {
 		k, ev := el.Key(), el.Value()
 		switch k {
-		case "timeField":
-			s, ok := ev.StringValueOK()
-			if !ok {
-				return nil, errs.New(errs.Location5612401, "timeField field must be a string, got: %s", bsonutil.TypeName(ev.Type))
+		case "timeField", "metaField", "assumeNoMixedSchemaData":
+			if err := spec.parseSharedField(k, ev, externalUnpackCodes); err != nil {
+				return nil, err
 			}
-			spec.timeField, hasTime = s, true
-		case "metaField":
-			s, ok := ev.StringValueOK()
-			if !ok {
-				return nil, errs.New(errs.Location5612402, "metaField field must be a string, got: %s", bsonutil.TypeName(ev.Type))
-			}
-			if strings.Contains(s, ".") {
-				return nil, errs.New(errs.Location5612403, "metaField field must be a single-element field path")
-			}
-			spec.metaField, spec.hasMeta = s, true
-		case "assumeNoMixedSchemaData":
-			b, ok := ev.BooleanOK()
-			if !ok {
-				return nil, errs.New(errs.Location6067203, "assumeClean field must be a bool, got: %s", bsonutil.TypeName(ev.Type))
-			}
-			spec.assumeNoMixed = b
+			hasTime = hasTime || k == "timeField"
 		default:
 			return nil, errs.New(errs.Location5612404, "unrecognized parameter to $_unpackBucket: %s", k)
 		}
