@@ -388,6 +388,13 @@ func (r *unpackRewrite) absorbMatch(f bsoncore.Document) bool {
 // branch's, when every branch has one (a branch without one could match
 // in any bucket).
 func (r *unpackRewrite) looseOr(v bsoncore.Value) (bsoncore.Document, bool) {
+	return mapBranches("$or", v, r.looseOf)
+}
+
+// mapBranches returns {op: [f(branch)...]} for the branches of a logical
+// operator's array v, false when v is not a non-empty array of
+// documents or f has no answer for a branch.
+func mapBranches(op string, v bsoncore.Value, f func(bsoncore.Document) (bsoncore.Document, bool)) (bsoncore.Document, bool) {
 	arr, ok := v.ArrayOK()
 	if !ok {
 		return nil, false
@@ -402,13 +409,13 @@ func (r *unpackRewrite) looseOr(v bsoncore.Value) (bsoncore.Document, bool) {
 		if !ok {
 			return nil, false
 		}
-		l, ok := r.looseOf(sub)
+		d, ok := f(sub)
 		if !ok {
 			return nil, false
 		}
-		ab.AppendDocument(l)
+		ab.AppendDocument(d)
 	}
-	return bsoncore.NewDocumentBuilder().AppendArray("$or", ab.Build()).Build(), true
+	return bsoncore.NewDocumentBuilder().AppendArray(op, ab.Build()).Build(), true
 }
 
 // looseOf returns the bucket-level predicate of a filter: the
@@ -472,20 +479,7 @@ func (r *unpackRewrite) renameMetaClause(k string, v bsoncore.Value) (bsoncore.D
 	if k != "$or" && k != "$nor" && k != "$and" {
 		return nil, false
 	}
-	arr, ok := v.ArrayOK()
-	if !ok {
-		return nil, false
-	}
-	vals, _ := arr.Values()
-	if len(vals) == 0 {
-		return nil, false
-	}
-	ab := bsoncore.NewArrayBuilder()
-	for _, x := range vals {
-		sub, ok := x.DocumentOK()
-		if !ok {
-			return nil, false
-		}
+	return mapBranches(k, v, func(sub bsoncore.Document) (bsoncore.Document, bool) {
 		els, err := sub.Elements()
 		if err != nil || len(els) == 0 {
 			return nil, false
@@ -499,9 +493,8 @@ func (r *unpackRewrite) renameMetaClause(k string, v bsoncore.Value) (bsoncore.D
 			me, _ := m.IndexErr(0)
 			b.AppendValue(me.Key(), me.Value())
 		}
-		ab.AppendDocument(b.Build())
-	}
-	return bsoncore.NewDocumentBuilder().AppendArray(k, ab.Build()).Build(), true
+		return b.Build(), true
+	})
 }
 
 // timePredicates returns the bucket-level predicates of a clause on the
