@@ -73,12 +73,17 @@ func (l *SortedLoad) bucketSort() bool {
 		start[id] = at
 		at += counts[id]
 	}
-	out := make([]sortEntry, n)
+	out := l.db.loadMem.takeEnts(n)
+	if out == nil {
+		out = make([]sortEntry, n)
+	}
+	out = out[:n]
 	for i, e := range l.ents {
 		id := group[i]
 		out[start[id]] = e
 		start[id]++
 	}
+	l.db.loadMem.give(l.ents, nil)
 	l.ents = out
 	return true
 }

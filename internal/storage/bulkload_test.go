@@ -193,3 +193,50 @@ func TestSortedLoadSharedPrefix(t *testing.T) {
 	}
 	checkIndex(t, db, want)
 }
+
+// A load takes the entry table and arena the load before it left, and
+// the DB lets them go when it closes.
+func TestSortedLoadsReuseMemory(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 50_000
+	first := db.NewSortedLoad(indexPrefixLen, nil)
+	first.SizeHint(n)
+	for i := range n {
+		if err := first.Add(appendIndexKey(nil, 8, fmt.Appendf(nil, "k%06d", n-i), uint64(i)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := first.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	db.loadMem.mu.Lock()
+	kept, chunks := len(db.loadMem.ents), len(db.loadMem.chunks)
+	db.loadMem.mu.Unlock()
+	if kept == 0 || chunks == 0 {
+		t.Fatalf("after a load: %d entry tables and %d chunks kept, want some", kept, chunks)
+	}
+	second := db.NewSortedLoad(indexPrefixLen, nil)
+	second.SizeHint(n)
+	if cap(second.ents) < n {
+		t.Fatalf("entry table of %d, want room for %d", cap(second.ents), n)
+	}
+	db.loadMem.mu.Lock()
+	left := len(db.loadMem.ents)
+	db.loadMem.mu.Unlock()
+	if left != kept-1 {
+		t.Fatalf("%d entry tables kept after a load took one, want %d", left, kept-1)
+	}
+	want := loadKeys(t, second, n, 40)
+	if _, err := second.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, want)
+	db.Close()
+	if db.loadMem.ents != nil || db.loadMem.chunks != nil {
+		t.Fatal("a closed DB keeps load memory")
+	}
+}

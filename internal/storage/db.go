@@ -172,6 +172,7 @@ type DB struct {
 	opening   atomic.Bool   // within pebble.Open: Fatalf panics for openPebble to recover
 	cacheSize int64         // the block cache's capacity (Options.CacheSize)
 	records   recordCaches  // the record cache (recordcache.go)
+	loadMem   loadMem       // memory kept between sorted loads (loadmem.go)
 	// ingestCommits counts the batches committed by ingestion.
 	ingestCommits atomic.Int64
 }
@@ -372,6 +373,7 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.mu.Unlock()
+	db.loadMem.drop()
 	close(db.stop)
 	select {
 	case <-db.done:
