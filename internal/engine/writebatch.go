@@ -279,7 +279,8 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 	}
 	// The collection's cached upper bound answers most checks (ascending
 	// _ids, ObjectIds) without an iterator or a seek.
-	if max, ok := t.uniqueMax(ix.ID); ok && (max == nil || bytes.Compare(ks, max) > 0) {
+	cmax, cok := t.uniqueMax(ix.ID)
+	if cok && (cmax == nil || bytes.Compare(ks, cmax) > 0) {
 		return nil
 	}
 	if !t.probe.IsOpen() {
@@ -289,6 +290,12 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		clear(t.uniqMax)
 	}
 	max, known := t.uniqMax[ix.ID]
+	if !known && cok {
+		// ks is at or below the collection's cached bound: the index's
+		// last entry is not worth a seek (_ids that arrive out of order,
+		// as ObjectIds from many clients do).
+		max, known = cmax, true
+	}
 	if !known {
 		last, ok, err := t.probe.LastKeystring(ix.ID, nil)
 		if err != nil {
