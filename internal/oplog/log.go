@@ -46,11 +46,11 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 			break
 		}
 		ts := TS(rid)
-		n := storedLen(v)
-		l.size.Add(n)
-		l.n.Add(1)
-		l.chunks.add(ts, ts, n, 1)
-		newest = ts
+		n, last, bytes := storedSpan(v, ts)
+		l.size.Add(bytes)
+		l.n.Add(n)
+		l.chunks.add(ts, last, bytes, n)
+		newest = last
 	}
 	if err := errors.Join(it.Err(), it.Close()); err != nil {
 		return nil, fmt.Errorf("oplog: open: %w", err)
@@ -97,9 +97,19 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 	tk := Ticket{first: first, last: last, n: int64(len(ents))}
 	wall := time.Now()
 	var buf []byte // Set copies it, so it is reused
-	for i := range ents {
+	for i := 0; i < len(ents); i++ {
 		ts := first + TS(i)
 		var n int64
+		if k := runLength(ents[i:]); k > 0 {
+			buf, n = appendRun(buf[:0], ents[i:i+k], ts, wall)
+			if err := storage.SetOplogEntry(b, uint64(ts), buf); err != nil {
+				l.vis.end(first)
+				return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
+			}
+			tk.bytes += n
+			i += k - 1
+			continue
+		}
 		buf, n = ents[i].appendStored(buf[:0], ts, wall)
 		if err := storage.SetOplogEntry(b, uint64(ts), buf); err != nil {
 			l.vis.end(first)
@@ -177,11 +187,25 @@ type Stats struct {
 // and newest entries.
 func (l *Log) Stats() (Stats, error) {
 	st := Stats{MaxBytes: l.max.Load(), Bytes: l.size.Load(), Count: l.n.Load()}
-	first, last, err := storage.OplogSpan(l.db.Reader())
-	if err != nil {
-		return st, fmt.Errorf("oplog: stats: %w", err)
+	r := l.db.Reader()
+	for _, reverse := range []bool{false, true} {
+		c, err := storage.NewOplogCursor(r, 0, ^uint64(0), reverse)
+		if err != nil {
+			return st, fmt.Errorf("oplog: stats: %w", err)
+		}
+		if k, v, ok := c.Next(); ok {
+			if reverse {
+				_, last, _ := storedSpan(v, TS(k)) // a run ends after its key
+				st.Last = last
+			} else {
+				st.First = TS(k)
+			}
+		}
+		err = errors.Join(c.Err(), c.Close())
+		if err != nil {
+			return st, fmt.Errorf("oplog: stats: %w", err)
+		}
 	}
-	st.First, st.Last = TS(first), TS(last)
 	return st, nil
 }
 
@@ -209,22 +233,17 @@ func (l *Log) ScanReverse(from, upTo TS, fn func(ts TS, doc bsoncore.Document) e
 
 // scan calls fn with the entries in [lo, hi] in either order.
 func (l *Log) scan(lo, hi TS, reverse bool, fn func(ts TS, doc bsoncore.Document) error) error {
-	it, err := storage.NewOplogCursor(l.db.Reader(), uint64(lo), uint64(hi), reverse)
+	it, err := openCursor(l.db.Reader(), lo, hi, reverse)
 	if err != nil {
 		return fmt.Errorf("oplog: scan: %w", err)
 	}
 	defer it.Close()
 	for {
-		rid, v, ok := it.Next()
-		if !ok {
-			return it.Err()
-		}
-		ts := TS(rid)
 		// A rebuilt document is the reader's to keep (readers such as
 		// change streams hold parts of an entry past the callback).
-		doc, err := expand(nil, v, ts)
-		if err != nil {
-			return fmt.Errorf("oplog: entry %d: %w", ts, err)
+		ts, doc, ok := it.Next()
+		if !ok {
+			return it.Err()
 		}
 		if err := fn(ts, doc); err != nil {
 			if errors.Is(err, ErrStop) {

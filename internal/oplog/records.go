@@ -1,10 +1,6 @@
 package oplog
 
-import (
-	"fmt"
-
-	"github.com/lodedb/lode/internal/storage"
-)
+import "github.com/lodedb/lode/internal/storage"
 
 // Records are the log's entries whose timestamps lie in [Lo, Hi], as a
 // record source of mongod's BSON documents: what a find on
@@ -14,37 +10,22 @@ type Records struct{ Lo, Hi TS }
 
 // OpenRecords implements storage.RecordSource.
 func (o Records) OpenRecords(r storage.Reader, reverse bool) (storage.RecordIterator, error) {
-	cur, err := storage.NewOplogCursor(r, uint64(o.Lo), uint64(o.Hi), reverse)
+	cur, err := openCursor(r, o.Lo, o.Hi, reverse)
 	if err != nil {
 		return nil, err
 	}
 	return &records{cur: cur}, nil
 }
 
-// records expands the stored entries of a cursor (stored.go).
-type records struct {
-	cur *storage.OplogCursor
-	err error
-}
+// records are the documents of a cursor (runs.go), each the scan's to
+// keep.
+type records struct{ cur *cursor }
 
 func (r *records) Next() (storage.RecordID, []byte, bool) {
-	rid, v, ok := r.cur.Next()
-	if !ok {
-		return 0, nil, false
-	}
-	doc, err := expand(nil, v, TS(rid)) // not reused: a scan may keep it
-	if err != nil {
-		r.err = fmt.Errorf("oplog: entry %d: %w", rid, err)
-		return 0, nil, false
-	}
-	return rid, doc, true
+	ts, doc, ok := r.cur.Next()
+	return storage.RecordID(ts), doc, ok
 }
 
-func (r *records) Err() error {
-	if r.err != nil {
-		return r.err
-	}
-	return r.cur.Err()
-}
+func (r *records) Err() error { return r.cur.Err() }
 
 func (r *records) Close() error { return r.cur.Close() }

@@ -132,13 +132,3 @@ func (c *OplogCursor) Close() error {
 	c.it = nil
 	return err
 }
-
-// OplogSpan returns the timestamps of the oldest and newest oplog entries
-// of r, or 0, 0 when there are none.
-func OplogSpan(r Reader) (first, last uint64, err error) {
-	fk, lk, err := keySpan(r, []byte{KindOplog}, []byte{KindOplog + 1})
-	if err != nil || fk == nil {
-		return 0, 0, err
-	}
-	return oplogTS(fk), oplogTS(lk), nil
-}

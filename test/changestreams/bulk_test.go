@@ -59,3 +59,67 @@ func TestBulkInsertEvents(t *testing.T) {
 		t.Fatalf("%d insert entries in the oplog (%v), want %d", cnt, err, n+1)
 	}
 }
+
+// TestResumeInsideABulkInsert: the documents of one insertMany are one
+// stored oplog run (internal/oplog/runs.go), but each has its own
+// timestamp: a stream resumed after the token of one of them, or started
+// at the operation time of one, begins with the next document or that
+// one, as it does on mongod.
+func TestResumeInsideABulkInsert(t *testing.T) {
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("bulkresume")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 100
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	var token bson.Raw
+	var at bson.Timestamp
+	var last bson.Timestamp
+	for i := int32(0); i < n; i++ {
+		ev := next(t, cs)
+		if i32(ev, "documentKey", "_id") != i {
+			t.Fatalf("event %d: %v", i, ev)
+		}
+		ct, ci, _ := ev.Lookup("clusterTime").TimestampOK()
+		ts := bson.Timestamp{T: ct, I: ci}
+		if i > 0 && (ts.T < last.T || ts.T == last.T && ts.I <= last.I) {
+			t.Fatalf("event %d at %v, not after %v", i, ts, last)
+		}
+		last = ts
+		switch i {
+		case 41:
+			token = append(bson.Raw(nil), cs.ResumeToken()...)
+		case 60:
+			at = ts
+		}
+	}
+	cs.Close(ctx)
+
+	after, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer after.Close(ctx)
+	for i := int32(42); i < n; i++ {
+		if ev := next(t, after); i32(ev, "documentKey", "_id") != i {
+			t.Fatalf("resumed after event 41: event for _id %d, want %d", i32(ev, "documentKey", "_id"), i)
+		}
+	}
+	from, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetStartAtOperationTime(&at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer from.Close(ctx)
+	if ev := next(t, from); i32(ev, "documentKey", "_id") != 60 {
+		t.Fatalf("started at event 60's time: first event for _id %d", i32(ev, "documentKey", "_id"))
+	}
+}
