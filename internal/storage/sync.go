@@ -76,8 +76,8 @@ func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 // gatherCommits lets the writers that are about to commit do so before
 // the leader's fsync, so that it covers them too: it yields while the
 // commit sequence advances, at most maxGatherYields times. One writer
-// alone yields once; sixteen on two cores had an fsync for every three
-// commits, each fsync costing as much CPU as the command itself
+// alone yields once; sixteen on two cores had an fsync for every five
+// commits, each fsync costing about as much CPU as the command itself
 // (docs/benchmarks.md, "Issue 33: group commits that wait for their
 // group"). PostgreSQL's commit_delay is the same idea on a timer.
 func (db *DB) gatherCommits() {
