@@ -240,3 +240,43 @@ func TestSortedLoadsReuseMemory(t *testing.T) {
 		t.Fatal("a closed DB keeps load memory")
 	}
 }
+
+// The sort orders keys that tie on many sixteen-byte abbreviations, and
+// keys that end inside one (padded with zeros beside keys that hold
+// zeros there), as bytes.Compare does, on one goroutine and on two.
+func TestSortedLoadOrdersTiedAndPaddedKeys(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, n := range []int{5000, 70_000} {
+		r := rand.New(rand.NewPCG(3, uint64(n)))
+		seen := map[string]bool{}
+		var want [][]byte
+		l := db.NewSortedLoad(2, nil)
+		for len(want) < n {
+			k := []byte{7, 7}
+			k = append(k, bytes.Repeat([]byte("shared prefix "), r.IntN(4))...)
+			for range r.IntN(40) {
+				k = append(k, []byte{0, 0, 1, 'a'}[r.IntN(4)])
+			}
+			if seen[string(k)] {
+				continue
+			}
+			seen[string(k)] = true
+			want = append(want, k)
+			if err := l.Add(k, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sortKeys(want)
+		l.sort()
+		for i, e := range l.ents {
+			if !bytes.Equal(l.key(e), want[i]) {
+				t.Fatalf("n=%d: key %d is %q, want %q", n, i, l.key(e), want[i])
+			}
+		}
+		l.Abort()
+	}
+}
