@@ -113,24 +113,9 @@ func parseRun(v []byte, first TS) (r run, err error) {
 		return r, errBadStored
 	}
 	r.first = first
-	flags := v[5]
-	rest := v[6:]
-	off, k := binary.Varint(rest)
-	if k <= 0 {
-		return r, errBadStored
-	}
-	r.wallMs = int64(first.Sec())*1000 + off
-	rest = rest[k:]
-	nsLen, k := binary.Uvarint(rest)
-	if k <= 0 || uint64(len(rest)-k) < nsLen {
-		return r, errBadStored
-	}
-	r.ns, rest = rest[k:k+int(nsLen)], rest[k+int(nsLen):]
-	if flags&flagUI != 0 {
-		if len(rest) < 16 {
-			return r, errBadStored
-		}
-		r.ui, rest = rest[:16], rest[16:]
+	var rest []byte
+	if r.wallMs, r.ns, r.ui, rest, err = parseHeader(v[6:], v[5], first); err != nil {
+		return r, err
 	}
 	n, k := binary.Uvarint(rest)
 	if k <= 0 || n < 2 || n > maxRunEntries {

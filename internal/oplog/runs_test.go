@@ -2,6 +2,7 @@ package oplog
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 	"time"
 
@@ -118,7 +119,7 @@ func TestRunsReadAsEntries(t *testing.T) {
 	} {
 		for _, reverse := range []bool{false, true} {
 			got := scan(c.lo, c.hi, reverse)
-			if w := span(c.lo, c.hi, reverse); !equalTS(got, w) {
+			if w := span(c.lo, c.hi, reverse); !slices.Equal(got, w) {
 				t.Errorf("[%v, %v] reverse=%v read %v, want %v", c.lo-f, c.hi-f, reverse, got, w)
 			}
 		}
@@ -142,7 +143,7 @@ func TestRunsReadAsEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	it.Close()
-	if !equalTS(rids, span(f+4, f+6, false)) {
+	if !slices.Equal(rids, span(f+4, f+6, false)) {
 		t.Errorf("records read %v", rids)
 	}
 
@@ -182,18 +183,6 @@ func TestRunsReadAsEntries(t *testing.T) {
 	if tk := commit(t, db, l2, insertEntry(t, 1)); tk.first <= f+10 {
 		t.Fatalf("clock went back after reopen: %v <= %v", tk.first, f+10)
 	}
-}
-
-func equalTS(a, b []TS) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRunsTrimWhole: trimming removes a run with its last entry, and the

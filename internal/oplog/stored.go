@@ -102,23 +102,9 @@ func parseCompact(v []byte, ts TS) (p compactParts, err error) {
 	}
 	p.op = v[5]
 	flags := v[6]
-	rest := v[7:]
-	off, k := binary.Varint(rest)
-	if k <= 0 {
-		return p, errBadStored
-	}
-	p.wallMs = int64(ts.Sec())*1000 + off
-	rest = rest[k:]
-	nsLen, k := binary.Uvarint(rest)
-	if k <= 0 || uint64(len(rest)-k) < nsLen {
-		return p, errBadStored
-	}
-	p.ns, rest = rest[k:k+int(nsLen)], rest[k+int(nsLen):]
-	if flags&flagUI != 0 {
-		if len(rest) < 16 {
-			return p, errBadStored
-		}
-		p.ui, rest = rest[:16], rest[16:]
+	var rest []byte
+	if p.wallMs, p.ns, p.ui, rest, err = parseHeader(v[7:], flags, ts); err != nil {
+		return p, err
 	}
 	var ok bool
 	if p.o, rest, ok = bsoncore.ReadDocument(rest); !ok {
@@ -133,6 +119,29 @@ func parseCompact(v []byte, ts TS) (p compactParts, err error) {
 		return p, errBadStored
 	}
 	return p, nil
+}
+
+// parseHeader reads what a compact entry and a run store after their
+// flags: the wall time, the namespace and, with flagUI, the UUID.
+func parseHeader(v []byte, flags byte, ts TS) (wallMs int64, ns, ui, rest []byte, err error) {
+	off, k := binary.Varint(v)
+	if k <= 0 {
+		return 0, nil, nil, nil, errBadStored
+	}
+	wallMs = int64(ts.Sec())*1000 + off
+	rest = v[k:]
+	nsLen, k := binary.Uvarint(rest)
+	if k <= 0 || uint64(len(rest)-k) < nsLen {
+		return 0, nil, nil, nil, errBadStored
+	}
+	ns, rest = rest[k:k+int(nsLen)], rest[k+int(nsLen):]
+	if flags&flagUI != 0 {
+		if len(rest) < 16 {
+			return 0, nil, nil, nil, errBadStored
+		}
+		ui, rest = rest[:16], rest[16:]
+	}
+	return wallMs, ns, ui, rest, nil
 }
 
 // expand returns the BSON document of the entry stored as v at ts: v

@@ -173,17 +173,8 @@ func (l *SortedLoad) cmp(a, b sortEntry) int {
 	// Keys agree on their first skip+lcp bytes, and on the next sixteen
 	// when the abbreviations tie; compare after those when both are long
 	// enough for the abbreviations to hold no padding.
-	if a.abbrev != b.abbrev {
-		if a.abbrev < b.abbrev {
-			return -1
-		}
-		return 1
-	}
-	if a.abbrv2 != b.abbrv2 {
-		if a.abbrv2 < b.abbrv2 {
-			return -1
-		}
-		return 1
+	if c := cmpAbbrev(a, b); c != 0 {
+		return c
 	}
 	ka, kb := l.key(a), l.key(b)
 	if off := l.skip + l.lcp + 16; len(ka) >= off && len(kb) >= off {
