@@ -309,6 +309,11 @@ func valueSize(t bsoncore.Type, b []byte) (int, bool) {
 	case bsoncore.TypeInt32:
 		n = 4
 	case bsoncore.TypeBoolean:
+		// BSON's booleans are 0 or 1; any other byte is malformed (and
+		// would not survive a delta, which carries a boolean as 0 or 1).
+		if len(b) < 1 || b[0] > 1 {
+			return 0, false
+		}
 		n = 1
 	case bsoncore.TypeObjectID:
 		n = 12
