@@ -146,23 +146,21 @@ func (r *run) offsets(dst []int) ([]int, error) {
 	return dst, nil
 }
 
+// entry returns the document of the run's entry i, given the
+// documents' offsets.
+func (r *run) entry(offs []int, i int) bsoncore.Document {
+	end := len(r.docs)
+	if i+1 < len(offs) {
+		end = offs[i+1]
+	}
+	return r.docs[offs[i]:end]
+}
+
 // entryDoc rebuilds entry i (document o) of the run as mongod's BSON
 // document, into a new slice.
 func (r *run) entryDoc(i int, o bsoncore.Document) bsoncore.Document {
-	ts := r.first + TS(i)
-	idx, dst := bsoncore.AppendDocumentStart(make([]byte, 0, len(o)+len(r.ns)+96))
-	dst = bsoncore.AppendStringElement(dst, "op", OpInsert)
-	dst = appendStringBytesElement(dst, "ns", r.ns)
-	if r.ui != nil {
-		dst = bsoncore.AppendBinaryElement(dst, "ui", 4, r.ui)
-	}
-	dst = bsoncore.AppendDocumentElement(dst, "o", o)
-	dst = bsoncore.AppendTimestampElement(dst, "ts", ts.Sec(), ts.Inc())
-	dst = bsoncore.AppendInt64Element(dst, "t", Term)
-	dst = bsoncore.AppendInt32Element(dst, "v", 2)
-	dst = bsoncore.AppendDateTimeElement(dst, "wall", r.wallMs)
-	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
-	return dst
+	p := compactParts{op: OpInsert[0], wallMs: r.wallMs, ns: r.ns, ui: r.ui, o: o}
+	return p.appendDoc(make([]byte, 0, len(o)+len(r.ns)+96), r.first+TS(i))
 }
 
 // storedSpan returns the number of entries the value v stored at ts
@@ -180,12 +178,8 @@ func storedSpan(v []byte, ts TS) (n int64, last TS, bytes int64) {
 	if err != nil {
 		return int64(r.n), r.last(), int64(len(v))
 	}
-	for i, off := range offs {
-		end := len(r.docs)
-		if i+1 < len(offs) {
-			end = offs[i+1]
-		}
-		bytes += fullLen(len(r.ns), end-off, 0, r.ui != nil, false)
+	for i := range offs {
+		bytes += fullLen(len(r.ns), len(r.entry(offs, i)), 0, r.ui != nil, false)
 	}
 	return int64(r.n), r.last(), bytes
 }
@@ -293,11 +287,7 @@ func (c *cursor) nextInRun() (TS, bsoncore.Document, bool) {
 		if ts < c.lo || ts > c.hi {
 			continue
 		}
-		end := len(c.r.docs)
-		if i+1 < c.r.n {
-			end = c.offs[i+1]
-		}
-		return ts, c.r.entryDoc(i, c.r.docs[c.offs[i]:end]), true
+		return ts, c.r.entryDoc(i, c.r.entry(c.offs, i)), true
 	}
 	return 0, nil, false
 }

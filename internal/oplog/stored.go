@@ -155,7 +155,13 @@ func expand(dst, v []byte, ts TS) (bsoncore.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, dst := bsoncore.AppendDocumentStart(dst[:0])
+	return p.appendDoc(dst[:0], ts), nil
+}
+
+// appendDoc appends the plain entry p at ts as mongod's BSON document
+// (Entry.appendDoc's field order).
+func (p *compactParts) appendDoc(dst []byte, ts TS) bsoncore.Document {
+	idx, dst := bsoncore.AppendDocumentStart(dst)
 	dst = bsoncore.AppendStringElement(dst, "op", string(p.op))
 	dst = appendStringBytesElement(dst, "ns", p.ns)
 	if p.ui != nil {
@@ -170,7 +176,7 @@ func expand(dst, v []byte, ts TS) (bsoncore.Document, error) {
 	dst = bsoncore.AppendInt32Element(dst, "v", 2)
 	dst = bsoncore.AppendDateTimeElement(dst, "wall", p.wallMs)
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
-	return dst, nil
+	return dst
 }
 
 // appendStringBytesElement is bsoncore.AppendStringElement for a value
