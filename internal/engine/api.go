@@ -62,6 +62,10 @@ type WriteOptions struct {
 	// MaxStorageDepth (the server knows it from the wire layer's
 	// validating pass), so the per-document depth check is skipped.
 	ShallowDocs bool
+	// ValidBSON tells Insert that every document was validated whole,
+	// recursively (the wire layer's pass), so its elements are not
+	// validated again.
+	ValidBSON bool
 }
 
 // WriteError is the failure of one statement of a batch write.

@@ -47,7 +47,6 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		// document.
 		t.pending = make(map[string]uint64, min(len(docs), bulkBatchDocs))
 	}
-	var idBuf []byte
 	for i, doc := range docs {
 		// Interrupts and maxTimeMS are checked every 64 documents, as
 		// mongod checks at intervals: an operation context past its
@@ -66,7 +65,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		}
 		// Lode's own documents (System: query statistics of a deep query, a
 		// profile entry) are not held to the user storage depth.
-		prepared, werr := prepareInsert(doc, &idBuf, !opts.ShallowDocs && !opts.System)
+		prepared, werr := prepareInsert(doc, !opts.ShallowDocs && !opts.System, opts.ValidBSON)
 		if werr == nil {
 			var err error
 			if t.c.Capped {
@@ -117,9 +116,10 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 // rewritten document; the result stays valid because a fresh slice is
 // allocated when doc must be rewritten.
 // checkDepth applies the storage depth limit (callers that know the
-// documents are shallow skip it).
-func prepareInsert(doc bsoncore.Document, _ *[]byte, checkDepth bool) (bsoncore.Document, *errs.Error) {
-	out, werr := ensureID(doc, checkDepth)
+// documents are shallow skip it); valid skips the validation of doc's
+// elements (callers that validated it whole).
+func prepareInsert(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Document, *errs.Error) {
+	out, werr := ensureID(doc, checkDepth, valid)
 	if werr != nil {
 		return nil, werr
 	}
@@ -135,12 +135,15 @@ func prepareInsert(doc bsoncore.Document, _ *[]byte, checkDepth bool) (bsoncore.
 // (fixDocumentForInsert). With checkDepth set it also rejects a document
 // nested deeper than MaxStorageDepth, with mongod's insert-time error
 // (update paths check their results with checkUpdated). It does not
-// check the size: callers apply the limit with their own error.
-func ensureID(doc bsoncore.Document, checkDepth bool) (bsoncore.Document, *errs.Error) {
+// check the size: callers apply the limit with their own error. With
+// valid set doc is known to be well-formed BSON throughout, and its
+// elements are not validated again.
+func ensureID(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Document, *errs.Error) {
 	if len(doc) < 5 {
 		return nil, errs.New(errs.InvalidBSON, "invalid document")
 	}
-	// One validating pass that allocates nothing; the element slice is
+	// One pass that allocates nothing (validating the elements unless
+	// valid); the element slice is
 	// built only to move a late _id to the front. The depth check rides
 	// on it and reads nothing below a top-level field too small to hold
 	// MaxStorageDepth levels (tooDeep), which is every field of an
@@ -149,37 +152,44 @@ func ensureID(doc bsoncore.Document, checkDepth bool) (bsoncore.Document, *errs.
 	deep := checkDepth && len(doc) >= minNestBytes*(MaxStorageDepth+1)
 	idPos, i := -1, 0
 	var idErr *errs.Error
-	err := bsonutil.EachElement(doc, func(el bsoncore.Element) error {
-		if isIDKey(el) {
+	n32, _, ok := bsoncore.ReadLength(doc)
+	n := int(n32)
+	if !ok || n < 5 || n > len(doc) || doc[n-1] != 0 {
+		return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", bsonutil.ErrMalformed)
+	}
+	body := doc[:n-1]
+	for p := 4; p < len(body); i++ {
+		at, ok := bsonutil.ElementAt(body, p)
+		if !ok {
+			return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", bsonutil.ErrMalformed)
+		}
+		el := bsoncore.Element(body[p:at.End])
+		p = at.End
+		if !valid {
+			if err := el.Validate(); err != nil {
+				return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", err)
+			}
+		}
+		if at.NameEnd-at.Name == 3 && isIDKey(el) {
 			if idPos >= 0 {
 				if idErr == nil {
 					idErr = errs.New(errs.BadValue, "can't have multiple _id fields in one document")
 				}
 			} else {
 				idPos = i
-				if err := validateID(el.Value()); err != nil {
+				if err := validateID(at.Value(body)); err != nil {
 					idErr = err
 				}
 			}
 		}
-		if deep {
-			if t := bsoncore.Type(el[0]); t == bsoncore.TypeEmbeddedDocument || t == bsoncore.TypeArray {
-				if tooDeep(el.Value().Data, 2) {
-					return insertDepthErr()
-				}
+		if deep && (at.Type == bsoncore.TypeEmbeddedDocument || at.Type == bsoncore.TypeArray) {
+			if tooDeep(at.Value(body).Data, 2) {
+				return nil, insertDepthErr()
 			}
 		}
-		i++
-		return nil
-	})
-	if err == nil && idErr != nil {
-		return nil, idErr
 	}
-	if err != nil {
-		if e, ok := err.(*errs.Error); ok {
-			return nil, e
-		}
-		return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", err)
+	if idErr != nil {
+		return nil, idErr
 	}
 	var elems []bsoncore.Element
 	if idPos > 0 {

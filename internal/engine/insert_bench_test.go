@@ -36,7 +36,7 @@ func BenchmarkPrepareInsert(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(c.doc)))
 				for i := 0; i < b.N; i++ {
-					if _, err := prepareInsert(c.doc, nil, check); err != nil {
+					if _, err := prepareInsert(c.doc, check, false); err != nil {
 						b.Fatal(err)
 					}
 				}

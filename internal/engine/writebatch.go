@@ -110,16 +110,17 @@ func (e *Engine) newWriteBatch(c *collection) *writeBatch {
 }
 
 // newBatch returns the storage batch for the next commit: for a bulk
-// insert one sized for what it will stage (each document about twice,
-// as its record and its oplog entry, and its _id entry), up to a full
-// batch; otherwise Pebble's default, which grows as needed.
+// insert a batch to be committed by ingestion (storage.NewIngestBatch),
+// sized for what it will stage (each document about twice, as its
+// record and its oplog entry, and its _id entry), up to a full batch;
+// otherwise Pebble's default, which grows as needed.
 func (t *writeBatch) newBatch() *storage.Batch {
 	if !t.bulk || t.bulkLeftDocs == 0 {
 		return t.e.db.NewBatch()
 	}
 	docs := min(t.bulkLeftDocs, bulkBatchDocs)
 	size := min(t.bulkLeftBytes/t.bulkLeftDocs*docs*2+docs*bulkDocOverhead, bulkBatchBytes+bulkBatchBytes/8)
-	return t.e.db.NewBatchSized(size)
+	return t.e.db.NewIngestBatch(size)
 }
 
 // bulkDocOverhead is about what a bulk-inserted document stages beside

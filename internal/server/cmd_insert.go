@@ -34,6 +34,8 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	// The documents sit at depth 2 of the command (documents.<i>): the
 	// wire layer's depth tells when none can exceed the storage limit.
 	opts.ShallowDocs = req.depth >= 0 && req.depth <= engine.MaxStorageDepth+1
+	// Documents the wire layer validated whole are not validated again.
+	opts.ValidBSON = req.trusted
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	if reply, err := s.viewBatchReply(ctx, req.DB, batch); err != nil || reply != nil {
 		return reply, err // views.go
 	}
-	if !batch.bypassEmptyTs {
+	if !batch.bypassEmptyTs && !req.noZeroTS {
 		docs = s.replaceEmptyTimestamps(docs)
 	}
 	res, err := s.eng.Insert(ctx, req.DB, coll, docs, opts)

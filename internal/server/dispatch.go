@@ -33,6 +33,9 @@ type Request struct {
 	// trusted: Cmd came from the wire, which validated it whole (every
 	// element, recursively), so walks over it need not validate again.
 	trusted bool
+	// noZeroTS: the wire layer found no Timestamp(0, 0) anywhere in Cmd
+	// (wire.Msg.ZeroTimestamp), so an insert has none to fill in.
+	noZeroTS bool
 	// gen locates the generic arguments of a trusted command (genargs.go).
 	gen  genArgs
 	conn *conn
@@ -90,12 +93,13 @@ type handler func(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
 func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool) (reply bsoncore.Document) {
-	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1, time.Now())
+	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1, true, time.Now())
 }
 
 // dispatchDepth is dispatch for a command whose nesting depth the wire
-// layer measured (Request.depth), which arrived at start.
-func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int, start time.Time) (reply bsoncore.Document) {
+// layer measured (Request.depth), and whether it holds a Timestamp(0, 0)
+// (zeroTS), which arrived at start.
+func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int, zeroTS bool, start time.Time) (reply bsoncore.Document) {
 	// The request and its running op in one allocation.
 	run := &struct {
 		req Request
@@ -115,7 +119,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	var desc *command
 	req.Name, desc = commandName(first.KeyBytes())
 	if depth >= 0 { // from the wire (handleMsg): validated
-		req.trusted = true
+		req.trusted, req.noZeroTS = true, !zeroTS
 		req.gen.scan(cmd)
 	}
 	if v, err := req.arg(argDB); err == nil {

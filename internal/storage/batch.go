@@ -25,6 +25,9 @@ type Batch struct {
 	// ingest: a bulk insert's batch, committed by ingestion when large
 	// enough (PreferIngest, ingestcommit.go).
 	ingest bool
+	// st holds the writes of a batch made by NewIngestBatch while they
+	// are all sets (ingeststage.go); nil once replayed into pb.
+	st *ingestStage
 }
 
 // sideBatch holds the index entries of one index (Batch.grouped).
@@ -99,11 +102,47 @@ func (b *Batch) scratch() []byte {
 }
 
 // set adds the write of value at key. The batch copies both.
-func (b *Batch) set(key, value []byte) error { return b.pb.Set(key, value, nil) }
+func (b *Batch) set(key, value []byte) error {
+	if b.st != nil {
+		b.st.add(key, value)
+		return nil
+	}
+	return b.pb.Set(key, value, nil)
+}
+
+// setIndexEntry adds the write of an entry of indexID.
+func (b *Batch) setIndexEntry(indexID uint64, key, value []byte) error {
+	if b.st != nil {
+		b.st.add(key, value)
+		return nil
+	}
+	return b.indexBatch(indexID).Set(key, value, nil)
+}
+
+// unstage replays the writes b staged (ingeststage.go) into its Pebble
+// batch, in the order made, and ends the staging.
+func (b *Batch) unstage() error {
+	st := b.st
+	if st == nil {
+		return nil
+	}
+	b.st = nil
+	defer st.release()
+	for _, w := range st.writes {
+		k, v := st.kv(w)
+		if err := b.pb.Set(k, v, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // deleteRange adds the removal of every key in [lo, hi), after every
 // write made before it (grouped index entries included).
 func (b *Batch) deleteRange(lo, hi []byte) error {
+	if err := b.unstage(); err != nil {
+		return err
+	}
 	if err := b.mergeSides(); err != nil {
 		return err
 	}
@@ -111,11 +150,19 @@ func (b *Batch) deleteRange(lo, hi []byte) error {
 }
 
 // del adds the removal of key.
-func (b *Batch) del(key []byte) error { return b.pb.Delete(key, nil) }
+func (b *Batch) del(key []byte) error {
+	if err := b.unstage(); err != nil {
+		return err
+	}
+	return b.pb.Delete(key, nil)
+}
 
 // Len is the size of the batch's representation in bytes.
 func (b *Batch) Len() int {
 	n := b.pb.Len()
+	if b.st != nil {
+		n += b.st.bytes
+	}
 	for _, sb := range b.sides {
 		n += sb.pb.Len() - batchHeaderLen
 	}
@@ -130,6 +177,9 @@ const batchHeaderLen = 12
 // Count is the number of writes in the batch.
 func (b *Batch) Count() uint32 {
 	n := b.pb.Count()
+	if b.st != nil {
+		n += uint32(len(b.st.writes))
+	}
 	for _, sb := range b.sides {
 		n += sb.pb.Count()
 	}
@@ -148,6 +198,10 @@ func (b *Batch) Reader() Reader { return pebbleReader{r: b.pb} }
 func (b *Batch) Close() error {
 	if b.pb == nil {
 		return nil // closed already
+	}
+	if b.st != nil {
+		b.st.release()
+		b.st = nil
 	}
 	for _, sb := range b.sides {
 		_ = sb.pb.Close()

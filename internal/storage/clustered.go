@@ -196,7 +196,7 @@ func (s ClusteredRecords) OpenRecords(r Reader, reverse bool) (RecordIterator, e
 // Read it with an IndexCursor opened with SetClustered.
 func SetClusteredIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID, tb, ck []byte) error {
 	b.kb = appendIndexKey(b.scratch(), indexID, ks, uint64(rid))
-	return b.pb.Set(b.kb, appendClusteredIndexValue(nil, tb, ck), nil)
+	return b.setIndexEntry(indexID, b.kb, appendClusteredIndexValue(nil, tb, ck))
 }
 
 // appendClusteredIndexValue appends the value of a clustered collection's

@@ -273,6 +273,16 @@ func (db *DB) NewBatch() *Batch { return newBatch(db.pdb.NewBatch()) }
 // the copies of a buffer doubling up to it.
 func (db *DB) NewBatchSized(size int) *Batch { return newBatch(db.pdb.NewBatchWithSize(size)) }
 
+// NewIngestBatch returns a write-only batch for a bulk insert, committed
+// by ingestion when it is large enough and only sets keys: its writes
+// are staged apart from Pebble (ingeststage.go), in an arena that holds
+// size bytes before it grows.
+func (db *DB) NewIngestBatch(size int) *Batch {
+	b := newBatch(db.pdb.NewBatch())
+	b.ingest, b.st = true, newIngestStage(size)
+	return b
+}
+
 // NewIndexedBatch returns a batch that can also be read (it sees its own
 // writes over the database).
 func (db *DB) NewIndexedBatch() *Batch { return newBatch(db.pdb.NewIndexedBatch()) }
@@ -320,7 +330,14 @@ func (db *DB) Commit(b *Batch) (seq uint64, err error) {
 	}
 	err = b.mergeSides()
 	done := false
-	if err == nil && b.ingest && b.pb.Len() >= ingestCommitMin {
+	if err == nil && b.st != nil {
+		if b.st.bytes >= ingestCommitMin {
+			done, err = true, db.ingestRuns(b.st.groups())
+		} else {
+			err = b.unstage()
+		}
+	}
+	if err == nil && !done && b.ingest && b.pb.Len() >= ingestCommitMin {
 		done, err = db.commitIngest(b.pb)
 	}
 	if err == nil && !done {

@@ -36,13 +36,16 @@ func AppendIndexKeyLockKey(dst []byte, indexID uint64, ks []byte) []byte {
 // keystring's type bits).
 func SetIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID, tb []byte) error {
 	b.kb = appendIndexKey(b.scratch(), indexID, ks, uint64(rid))
-	return b.indexBatch(indexID).Set(b.kb, tb, nil)
+	return b.setIndexEntry(indexID, b.kb, tb)
 }
 
 // DeleteIndexEntry adds to b the removal of the entry (indexID, ks, rid).
 // Index entries are set once and removed once (see the package comment),
 // so the removal is a single delete.
 func DeleteIndexEntry(b *Batch, indexID uint64, ks []byte, rid RecordID) error {
+	if err := b.unstage(); err != nil {
+		return err
+	}
 	b.kb = appendIndexKey(b.scratch(), indexID, ks, uint64(rid))
 	return b.indexBatch(indexID).SingleDelete(b.kb, nil)
 }

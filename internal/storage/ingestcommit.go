@@ -66,9 +66,15 @@ func (db *DB) commitIngest(pb *pebble.Batch) (done bool, err error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	return true, db.ingestRuns(groups)
+}
+
+// ingestRuns commits groups, sorted runs of distinct keys of one range
+// each, by ingestion: one sstable per run, ingested together.
+func (db *DB) ingestRuns(groups [][]ingestEntry) error {
 	// Everything committed before is made durable first.
 	if err := db.logSync(); err != nil {
-		return true, err
+		return err
 	}
 	// The tables are written past guardFS: a full disk fails this batch
 	// (nothing of it is committed), not the database.
@@ -78,7 +84,7 @@ func (db *DB) commitIngest(pb *pebble.Batch) (done bool, err error) {
 	}
 	dir := fs.PathJoin(db.dir, fmt.Sprintf("bulk-commit-%d", ingestSeq.Add(1)))
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
-		return true, fmt.Errorf("storage: commit by ingestion: %w", err)
+		return fmt.Errorf("storage: commit by ingestion: %w", err)
 	}
 	defer fs.RemoveAll(dir)
 	wopts := db.popts.MakeWriterOptions(6, db.pdb.TableFormat())
@@ -86,15 +92,15 @@ func (db *DB) commitIngest(pb *pebble.Batch) (done bool, err error) {
 	for i, g := range groups {
 		path := fs.PathJoin(dir, fmt.Sprintf("%04d.sst", i))
 		if err := writeIngestTable(fs, path, wopts, g); err != nil {
-			return true, err
+			return err
 		}
 		paths = append(paths, path)
 	}
 	if err := db.ingestNoEnter(paths); err != nil {
-		return true, err
+		return err
 	}
 	db.ingestCommits.Add(1)
-	return true, nil
+	return nil
 }
 
 // ingestGroups reads pb's writes into sorted runs of distinct keys, one
@@ -139,11 +145,18 @@ func ingestGroups(pb *pebble.Batch) (groups [][]ingestEntry, ok bool, err error)
 		}
 		i = j
 	}
+	return sortGroups(groups), true, nil
+}
+
+// sortGroups sorts each of groups, the writes of one key range each in
+// the order made, into distinct keys (sortDistinct), and orders the
+// groups by key.
+func sortGroups(groups [][]ingestEntry) [][]ingestEntry {
 	for gi, g := range groups {
 		groups[gi] = sortDistinct(g)
 	}
 	slices.SortFunc(groups, func(a, b []ingestEntry) int { return bytes.Compare(a[0].key, b[0].key) })
-	return groups, true, nil
+	return groups
 }
 
 // sortDistinct orders g by key, keeping of several writes of one key the

@@ -33,14 +33,14 @@ func appendSessionStmtKey(dst, id []byte, txn int64, stmt int32) []byte {
 // SetSession adds to b the write of session id's header record.
 func SetSession(b *Batch, id, header []byte) error {
 	b.kb = appendSessionKey(b.scratch(), id)
-	return b.pb.Set(b.kb, header, nil)
+	return b.set(b.kb, header)
 }
 
 // SetSessionStmt adds to b the write of the result of statement stmt of
 // transaction number txn of session id.
 func SetSessionStmt(b *Batch, id []byte, txn int64, stmt int32, v []byte) error {
 	b.kb = appendSessionStmtKey(b.scratch(), id, txn, stmt)
-	return b.pb.Set(b.kb, v, nil)
+	return b.set(b.kb, v)
 }
 
 // DeleteSessionStmts adds to b the removal of every statement record of

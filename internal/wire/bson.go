@@ -18,14 +18,24 @@ const MaxBSONDepth = 200
 // returned document's capacity is clipped to its length so that appending to
 // it never overwrites the message buffer.
 func readDocument(b []byte, what string) (bsoncore.Document, []byte, *ProtocolError) {
-	var deepest int
-	return readDocumentDepth(b, what, &deepest)
+	var sh shape
+	return readDocumentShape(b, what, &sh)
 }
 
-// readDocumentDepth is readDocument that also raises *deepest to the
-// document's nesting depth: 0 for a document without embedded documents
-// or arrays, and one more for each level of them (empty ones included).
-func readDocumentDepth(b []byte, what string, deepest *int) (bsoncore.Document, []byte, *ProtocolError) {
+// shape is what the validating pass learns of the documents it reads.
+type shape struct {
+	// deepest is the nesting depth reached: 0 for a document without
+	// embedded documents or arrays, and one more for each level of them
+	// (empty ones included).
+	deepest int
+	// zeroTS: some value is a Timestamp(0, 0), at any depth (an insert
+	// replaces the top-level ones with the time).
+	zeroTS bool
+}
+
+// readDocumentShape is readDocument that also merges the document's
+// shape into *sh.
+func readDocumentShape(b []byte, what string, sh *shape) (bsoncore.Document, []byte, *ProtocolError) {
 	if len(b) < 4 {
 		return nil, nil, badMessage(errs.InvalidBSON,
 			"%s: need 4 bytes for a BSON length, %d left", what, len(b))
@@ -45,7 +55,7 @@ func readDocumentDepth(b []byte, what string, deepest *int) (bsoncore.Document, 
 	// validateBSON is stricter than bsoncore's Document.Validate at
 	// every level (FuzzReadMessage checks that what it accepts passes
 	// that), so the latter is not run again.
-	if err := validateBSON(doc, 0, deepest); err != nil {
+	if err := validateBSON(doc, 0, sh); err != nil {
 		return nil, nil, badMessage(errs.InvalidBSON, "%s: invalid BSON: %v", what, err)
 	}
 	return doc, b[n:], nil
@@ -68,19 +78,19 @@ func ValidateDocument(doc []byte) error {
 	if int64(int32(binary.LittleEndian.Uint32(doc))) != int64(len(doc)) {
 		return bsonError("document length does not match its size")
 	}
-	var deepest int
-	return validateBSON(doc, 0, &deepest)
+	var sh shape
+	return validateBSON(doc, 0, &sh)
 }
 
 // validateBSON validates a document whose length prefix is known to equal
-// len(doc) and to be at least 5, at the given depth, raising *deepest to
-// the deepest level it reaches.
-func validateBSON(doc []byte, depth int, deepest *int) error {
+// len(doc) and to be at least 5, at the given depth, merging its shape
+// into *sh.
+func validateBSON(doc []byte, depth int, sh *shape) error {
 	if depth > MaxBSONDepth {
 		return bsonError(fmt.Sprintf("exceeded maximum nested object depth: %d", MaxBSONDepth))
 	}
-	if depth > *deepest {
-		*deepest = depth
+	if depth > sh.deepest {
+		sh.deepest = depth
 	}
 	end := len(doc) - 1
 	if doc[end] != 0 {
@@ -98,7 +108,7 @@ func validateBSON(doc []byte, depth int, deepest *int) error {
 			return bsonError("field name not terminated")
 		}
 		p += k + 1
-		n, err := valueSize(t, doc[p:end], depth, deepest)
+		n, err := valueSize(t, doc[p:end], depth, sh)
 		if err != nil {
 			return err
 		}
@@ -130,12 +140,12 @@ func stringSize(b []byte) (int, error) {
 
 // subDocSize validates the embedded document at the start of b and returns
 // its size.
-func subDocSize(b []byte, depth int, deepest *int) (int, error) {
+func subDocSize(b []byte, depth int, sh *shape) (int, error) {
 	l, ok := int32At(b)
 	if !ok || l < 5 || l > len(b) {
 		return 0, bsonError("invalid embedded document length")
 	}
-	if err := validateBSON(b[:l], depth+1, deepest); err != nil {
+	if err := validateBSON(b[:l], depth+1, sh); err != nil {
 		return 0, err
 	}
 	return l, nil
@@ -151,10 +161,18 @@ func fixed(b []byte, n int) (int, error) {
 
 // valueSize validates the value of type t at the start of b and returns its
 // size in bytes.
-func valueSize(t bsoncore.Type, b []byte, depth int, deepest *int) (int, error) {
+func valueSize(t bsoncore.Type, b []byte, depth int, sh *shape) (int, error) {
 	switch t {
-	case bsoncore.TypeDouble, bsoncore.TypeDateTime, bsoncore.TypeTimestamp, bsoncore.TypeInt64:
+	case bsoncore.TypeDouble, bsoncore.TypeDateTime, bsoncore.TypeInt64:
 		return fixed(b, 8)
+	case bsoncore.TypeTimestamp:
+		if len(b) < 8 {
+			return 0, bsonError("value truncated")
+		}
+		if binary.LittleEndian.Uint64(b) == 0 {
+			sh.zeroTS = true
+		}
+		return 8, nil
 	case bsoncore.TypeInt32:
 		return fixed(b, 4)
 	case bsoncore.TypeDecimal128:
@@ -174,7 +192,7 @@ func valueSize(t bsoncore.Type, b []byte, depth int, deepest *int) (int, error) 
 	case bsoncore.TypeString, bsoncore.TypeJavaScript, bsoncore.TypeSymbol:
 		return stringSize(b)
 	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
-		return subDocSize(b, depth, deepest)
+		return subDocSize(b, depth, sh)
 	case bsoncore.TypeBinary:
 		l, ok := int32At(b)
 		if !ok || l < 0 || l > len(b)-5 {
@@ -210,7 +228,7 @@ func valueSize(t bsoncore.Type, b []byte, depth int, deepest *int) (int, error) 
 		if err != nil {
 			return 0, err
 		}
-		m, err := subDocSize(inner[n:], depth, deepest)
+		m, err := subDocSize(inner[n:], depth, sh)
 		if err != nil {
 			return 0, err
 		}

@@ -57,6 +57,10 @@ type Msg struct {
 	// at depth 2 (elements of their array field). A command at depth d
 	// carries documents whose own elements sit at most d-1 levels deep.
 	Depth int
+	// ZeroTimestamp reports that some value of the command, at any
+	// depth, is a Timestamp(0, 0); when false no insert needs the time
+	// filled in.
+	ZeroTimestamp bool
 }
 
 // Sequence is a kind-1 OP_MSG section: a named list of documents that
@@ -109,17 +113,20 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 				return nil, badMessage(errs.Location40430, "Multiple body sections in message")
 			}
 			haveBody = true
-			doc, rest, perr := readDocumentDepth(sections, "OP_MSG body", &m.Depth)
+			var sh shape
+			doc, rest, perr := readDocumentShape(sections, "OP_MSG body", &sh)
 			if perr != nil {
 				return nil, perr
 			}
+			m.Depth = max(m.Depth, sh.deepest)
+			m.ZeroTimestamp = m.ZeroTimestamp || sh.zeroTS
 			m.Body, sections = doc, rest
 		case sectionDocSequence:
 			if len(m.Sequences) >= maxDocumentSequences {
 				return nil, &ProtocolError{Fatal: true, Err: errs.New(CodeTooManyDocumentSequences,
 					"Too many document sequences in OP_MSG")}
 			}
-			seq, rest, perr := parseSequence(sections, m.Sequences, &m.Depth)
+			seq, rest, perr := parseSequence(sections, m.Sequences, m)
 			if perr != nil {
 				return nil, perr
 			}
@@ -142,10 +149,10 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 }
 
 // parseSequence decodes a kind-1 section from b (just after the kind byte).
-// *depth is raised to the sequence documents' depth as merged (their own
-// plus 2).
-func parseSequence(b []byte, prev []Sequence, depth *int) (Sequence, []byte, *ProtocolError) {
-	var deepest int
+// m's Depth is raised to the sequence documents' depth as merged (their
+// own plus 2), and its ZeroTimestamp set when one of them holds one.
+func parseSequence(b []byte, prev []Sequence, m *Msg) (Sequence, []byte, *ProtocolError) {
+	var sh shape
 	size, ok := int32At(b)
 	if !ok {
 		return Sequence{}, nil, badMessage(errs.ProtocolError,
@@ -173,15 +180,16 @@ func parseSequence(b []byte, prev []Sequence, depth *int) (Sequence, []byte, *Pr
 		seq.Documents = make([]bsoncore.Document, 0, countDocs(docs))
 	}
 	for len(docs) > 0 {
-		doc, r, perr := readDocumentDepth(docs, "OP_MSG document sequence "+seq.Identifier, &deepest)
+		doc, r, perr := readDocumentShape(docs, "OP_MSG document sequence "+seq.Identifier, &sh)
 		if perr != nil {
 			return Sequence{}, nil, perr
 		}
 		seq.Documents, docs = append(seq.Documents, doc), r
 	}
-	if len(seq.Documents) > 0 && deepest+2 > *depth {
-		*depth = deepest + 2
+	if len(seq.Documents) > 0 && sh.deepest+2 > m.Depth {
+		m.Depth = sh.deepest + 2
 	}
+	m.ZeroTimestamp = m.ZeroTimestamp || sh.zeroTS
 	return seq, rest, nil
 }
 

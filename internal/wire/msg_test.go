@@ -520,3 +520,38 @@ func TestMsgDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestMsgZeroTimestamp checks that the validating pass reports a
+// Timestamp(0, 0) wherever it sits (the body, a sequence's document, a
+// nested value), and no other timestamp.
+func TestMsgZeroTimestamp(t *testing.T) {
+	ts := func(tsec, inc uint32) bsoncore.Document {
+		return bsoncore.NewDocumentBuilder().AppendTimestamp("t", tsec, inc).Build()
+	}
+	for _, c := range []struct {
+		name string
+		body bsoncore.Document
+		seq  []bsoncore.Document
+		want bool
+	}{
+		{"none", doc("insert", "c", "$db", "t"), []bsoncore.Document{doc("_id", 1)}, false},
+		{"nonzero", doc("insert", "c", "$db", "t"), []bsoncore.Document{ts(1, 0), ts(0, 1)}, false},
+		{"in a sequence", doc("insert", "c", "$db", "t"), []bsoncore.Document{doc("_id", 1), ts(0, 0)}, true},
+		{"nested in a sequence", doc("insert", "c", "$db", "t"), []bsoncore.Document{doc("a", doc("b", ts(0, 0)))}, true},
+		{"in the body", doc("insert", "c", "$db", "t", "documents", doc("0", ts(0, 0))), nil, true},
+	} {
+		var b []byte
+		if c.seq == nil {
+			b = AppendMsg(nil, 1, 0, 0, c.body)
+		} else {
+			b = AppendMsgSequences(nil, 1, 0, 0, c.body, Sequence{Identifier: "documents", Documents: c.seq})
+		}
+		m, err := read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*Msg).ZeroTimestamp; got != c.want {
+			t.Errorf("%s: ZeroTimestamp %v, want %v", c.name, got, c.want)
+		}
+	}
+}
