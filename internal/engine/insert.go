@@ -42,10 +42,6 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		t.bulkLeftDocs = len(docs)
 		t.b.Close()
 		t.b = t.newBatch()
-		// The unique keys the batch adds, one per document and unique
-		// index: sized once rather than grown (rehashed) document by
-		// document.
-		t.pending = make(map[string]uint64, min(len(docs), bulkBatchDocs))
 	}
 	for i, doc := range docs {
 		// Interrupts and maxTimeMS are checked every 64 documents, as

@@ -438,20 +438,24 @@ func (tt *txnTable) check(key []byte) error {
 	return nil
 }
 
-// committed records a committed write outside a transaction to keys, so
-// open transactions that began earlier conflict on them.
-func (tt *txnTable) committed(keys []string) {
+// committed records a committed write outside a transaction to keys
+// (back to back in buf, each ending at its offset in ends), so open
+// transactions that began earlier conflict on them.
+func (tt *txnTable) committed(buf []byte, ends []int) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	if len(tt.active) == 0 {
 		return
 	}
 	tt.seq++
-	for _, k := range keys {
-		if ks := tt.m[k]; ks != nil {
+	start := 0
+	for _, end := range ends {
+		k := buf[start:end]
+		start = end
+		if ks := tt.m[string(k)]; ks != nil {
 			ks.seq = tt.seq
 		} else {
-			tt.m[k] = &keyState{seq: tt.seq}
+			tt.m[string(k)] = &keyState{seq: tt.seq}
 		}
 	}
 	tt.maybePrune()

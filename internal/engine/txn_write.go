@@ -58,16 +58,17 @@ func (t *writeBatch) claim(key []byte) error {
 	if err := t.e.txns.check(key); err != nil {
 		return err
 	}
-	t.touched = append(t.touched, string(key))
+	t.touched = append(t.touched, key...)
+	t.touchedEnds = append(t.touchedEnds, len(t.touched))
 	return nil
 }
 
 // noteCommitted publishes the keys of a committed plain write to the
 // conflict table.
 func (t *writeBatch) noteCommitted() {
-	if len(t.touched) > 0 {
-		t.e.txns.committed(t.touched)
-		t.touched = t.touched[:0]
+	if len(t.touchedEnds) > 0 {
+		t.e.txns.committed(t.touched, t.touchedEnds)
+		t.touched, t.touchedEnds = t.touched[:0], t.touchedEnds[:0]
 	}
 }
 
@@ -94,7 +95,7 @@ func (t *writeBatch) commitInTxn() error {
 	clear(t.idxDelta)
 	t.docs = 0
 	clear(t.removed)
-	clear(t.pending)
+	t.pending.reset()
 	t.tx.keepOps(t.ops)
 	clear(t.ops)
 	t.ops = t.ops[:0]

@@ -62,7 +62,7 @@ type writeBatch struct {
 	ck      []byte              // the cluster key of the document written (clustered collections)
 	idBlock uint64              // clustered: the RecordID block this batch noted, plus one (0: none)
 	removed map[string]struct{} // index keys removed in this batch
-	pending map[string]uint64   // unique (indexID, keystring) added in this batch
+	pending pendingKeys         // unique keys added in this batch (pendingkeys.go)
 	kbuf    []byte
 
 	metaDirty  bool
@@ -74,7 +74,10 @@ type writeBatch struct {
 	counts     txnCounts // metrics.document, flushed on commit (stats_counters.go)
 
 	tx      *Txn     // the multi-document transaction writing, or nil (see txn_write.go)
-	touched []string // conflict keys written outside a transaction
+	// touched holds the conflict keys written outside a transaction,
+	// back to back, each ending at its touchedEnds offset (txn_write.go).
+	touched     []byte
+	touchedEnds []int
 
 	ops   []oplog.Entry // oplog entries of the pending changes (oplog.go)
 	quiet bool          // the current change is not logged (capped trims)
@@ -183,7 +186,7 @@ func (t *writeBatch) commit() error {
 	t.idBlock = 0
 	t.docs = 0
 	clear(t.removed)
-	clear(t.pending)
+	t.pending.reset()
 	if err != nil {
 		t.metaDirty = false
 		t.countDelta, t.sizeDelta = 0, 0
@@ -272,7 +275,7 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 	if err := t.claim(t.kbuf); err != nil {
 		return err
 	}
-	if r, ok := t.pending[string(t.kbuf)]; ok && r != rid {
+	if r, ok := t.pending.lookup(ix.ID, ks, t.kbuf); ok && r != rid {
 		return dupKeyError(t.c, ix, indexkey.Values(ix, doc, ks))
 	}
 	if ix.Clustered {
@@ -481,11 +484,8 @@ func (t *writeBatch) writeStaged(rid uint64) {
 				t.removed = map[string]struct{}{}
 			}
 			t.removed[string(t.kbuf)] = struct{}{}
-			if ix.EnforcesUnique() && t.pending != nil {
-				u := storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks)
-				if r, ok := t.pending[string(u)]; ok && r == rid {
-					delete(t.pending, string(u))
-				}
+			if ix.EnforcesUnique() {
+				t.pending.remove(ix.ID, ks, storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks), rid)
 			}
 			continue
 		}
@@ -501,10 +501,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			delete(t.removed, string(t.kbuf))
 		}
 		if ix.EnforcesUnique() {
-			if t.pending == nil {
-				t.pending = map[string]uint64{}
-			}
-			t.pending[string(storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks))] = rid
+			t.pending.add(ix.ID, ks, storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks), rid)
 		}
 	}
 }

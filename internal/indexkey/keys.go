@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/catalog"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/keystring"
@@ -207,15 +208,17 @@ func (g *Generator) element(e bsoncore.Value, base, top, notFound int) error {
 // (positional paths such as "a.0.b") instead of expanding the array.
 func (g *Generator) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int, bool) {
 	parts := g.ix.Fields[i].Parts
-	v, err := obj.LookupErr(parts[p])
-	if err != nil {
+	// LookupField reads the elements in place, faster than bsoncore's
+	// lookup, which measures each element it passes through its type.
+	v, found := bsonutil.LookupField(obj, parts[p])
+	if !found {
 		return bsoncore.Value{}, 0, false
 	}
 	p++
 	for p < len(parts) {
 		switch v.Type {
 		case bsoncore.TypeEmbeddedDocument:
-			if v, err = v.Document().LookupErr(parts[p]); err != nil {
+			if v, found = bsonutil.LookupField(v.Data, parts[p]); !found {
 				return bsoncore.Value{}, 0, false
 			}
 		case bsoncore.TypeArray:
@@ -224,6 +227,7 @@ func (g *Generator) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, i
 				return v, p, true
 			}
 			g.addPath(i, p)
+			var err error
 			if v, err = v.Array().IndexErr(uint(n)); err != nil {
 				return bsoncore.Value{}, 0, false
 			}
