@@ -73,7 +73,7 @@ type writeBatch struct {
 	lastSeq    uint64
 	counts     txnCounts // metrics.document, flushed on commit (stats_counters.go)
 
-	tx      *Txn     // the multi-document transaction writing, or nil (see txn_write.go)
+	tx *Txn // the multi-document transaction writing, or nil (see txn_write.go)
 	// touched holds the conflict keys written outside a transaction,
 	// back to back, each ending at its touchedEnds offset (txn_write.go).
 	touched     []byte
