@@ -184,7 +184,13 @@ func (l *SortedLoad) cmp(a, b sortEntry) int {
 }
 
 // sort orders the in-memory entries, on two goroutines when there are
-// many: each sorts a half and the halves are merged.
+// many: the entries are split around a sampled abbreviation, those below
+// it first, and each part is sorted on its own goroutine, so that no
+// merge compares the keys themselves (a merge of sorted halves compares
+// the keys whole where their abbreviations tie, reading both from the
+// arena: a fifth of the sort's work on an index whose keys share their
+// first bytes). Entries that tie on their abbreviations fall on the same
+// side.
 func (l *SortedLoad) sort() {
 	if l.bucketSort() { // bucketsort.go
 		return
@@ -202,30 +208,35 @@ func (l *SortedLoad) sort() {
 		l.sortEnts(l.ents, from, true)
 		return
 	}
-	a, b := l.ents[:n/2], l.ents[n/2:]
+	i := splitEnts(l.ents)
+	a, b := l.ents[:i], l.ents[i:]
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); l.sortEnts(a, from, true) }()
 	l.sortEnts(b, from, true)
 	wg.Wait()
-	out := l.db.loadMem.takeEnts(n)
-	if out == nil {
-		out = make([]sortEntry, 0, n)
+}
+
+// splitEnts moves the entries below a pivot (the median abbreviation of
+// an evenly spaced sample) to the front of ents and returns their
+// number.
+func splitEnts(ents []sortEntry) int {
+	const samples = 255
+	var sample [samples]sortEntry
+	step := len(ents) / samples
+	for i := range sample {
+		sample[i] = ents[i*step]
 	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if l.cmp(a[i], b[j]) <= 0 {
-			out = append(out, a[i])
+	slices.SortFunc(sample[:], cmpAbbrev)
+	pivot := sample[samples/2]
+	i := 0
+	for j := range ents {
+		if cmpAbbrev(ents[j], pivot) < 0 {
+			ents[i], ents[j] = ents[j], ents[i]
 			i++
-		} else {
-			out = append(out, b[j])
-			j++
 		}
 	}
-	out = append(out, a[i:]...)
-	out = append(out, b[j:]...)
-	l.db.loadMem.give(l.ents, nil)
-	l.ents = out
+	return i
 }
 
 // sortEnts orders ents, whose abbreviations hold the sixteen key bytes
