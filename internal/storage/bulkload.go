@@ -154,7 +154,12 @@ func (l *SortedLoad) Add(key, value []byte) error {
 	return nil
 }
 
+// abbrev returns the eight bytes of key from skip as a big-endian
+// number, padded with zeros past the key's end.
 func abbrev(key []byte, skip int) uint64 {
+	if len(key)-skip >= 8 {
+		return binary.BigEndian.Uint64(key[skip:]) // no copy: a call to memmove per key
+	}
 	var b [8]byte
 	if skip < len(key) {
 		copy(b[:], key[skip:])
