@@ -157,14 +157,21 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	var vbuf []byte
 	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		size += int64(len(doc))
-		t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]
-		mk, err := t.stageKeys(doc, false)
+		// The generator's keys go to the load as they are (it copies
+		// them), not through the write path's staging.
+		keys, paths, skip, err := t.g.Keys(ix, doc)
 		if err != nil {
 			return err
 		}
-		for _, s := range t.staged {
-			ks := t.sbuf[s.off:s.end]
-			tb := t.sbuf[s.tbOff:s.tbEnd]
+		if skip {
+			keys = nil
+		}
+		var mk map[int][]string
+		if len(keys) > 0 && len(paths) > 0 && !hasPaths(t.c.Indexes[0].MultikeyPaths, paths) {
+			mk = map[int][]string{0: append([]string(nil), paths...)}
+		}
+		for j, ks := range keys {
+			tb := t.g.TypeBits(j)
 			if n.Clustered {
 				// The entry carries the record's cluster key.
 				vbuf = storage.ClusteredIndexLoadValue(vbuf, tb, cur.Key())
