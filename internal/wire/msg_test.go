@@ -482,6 +482,23 @@ func TestOpCodeString(t *testing.T) {
 	}
 }
 
+// readInsertMsg encodes an OP_MSG of body and, unless nil, a "documents"
+// sequence of seq, and reads it back.
+func readInsertMsg(t *testing.T, body bsoncore.Document, seq []bsoncore.Document) *Msg {
+	t.Helper()
+	var b []byte
+	if seq == nil {
+		b = AppendMsg(nil, 1, 0, 0, body)
+	} else {
+		b = AppendMsgSequences(nil, 1, 0, 0, body, Sequence{Identifier: "documents", Documents: seq})
+	}
+	m, err := read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(*Msg)
+}
+
 // TestMsgDepth checks the depth the validating pass measures: the body's
 // own nesting, and a sequence's documents counted as merged (two levels
 // below the body), whichever is deeper.
@@ -505,17 +522,7 @@ func TestMsgDepth(t *testing.T) {
 		{"deepest document", doc("insert", "c", "$db", "t"), []bsoncore.Document{nest(1), nest(5), nest(2)}, 7},
 		{"body deeper", doc("insert", "c", "$db", "t", "f", nest(9)), []bsoncore.Document{nest(5)}, 10},
 	} {
-		var b []byte
-		if c.seq == nil {
-			b = AppendMsg(nil, 1, 0, 0, c.body)
-		} else {
-			b = AppendMsgSequences(nil, 1, 0, 0, c.body, Sequence{Identifier: "documents", Documents: c.seq})
-		}
-		m, err := read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := m.(*Msg).Depth; got != c.depth {
+		if got := readInsertMsg(t, c.body, c.seq).Depth; got != c.depth {
 			t.Errorf("%s: depth %d, want %d", c.name, got, c.depth)
 		}
 	}
@@ -540,17 +547,7 @@ func TestMsgZeroTimestamp(t *testing.T) {
 		{"nested in a sequence", doc("insert", "c", "$db", "t"), []bsoncore.Document{doc("a", doc("b", ts(0, 0)))}, true},
 		{"in the body", doc("insert", "c", "$db", "t", "documents", doc("0", ts(0, 0))), nil, true},
 	} {
-		var b []byte
-		if c.seq == nil {
-			b = AppendMsg(nil, 1, 0, 0, c.body)
-		} else {
-			b = AppendMsgSequences(nil, 1, 0, 0, c.body, Sequence{Identifier: "documents", Documents: c.seq})
-		}
-		m, err := read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := m.(*Msg).ZeroTimestamp; got != c.want {
+		if got := readInsertMsg(t, c.body, c.seq).ZeroTimestamp; got != c.want {
 			t.Errorf("%s: ZeroTimestamp %v, want %v", c.name, got, c.want)
 		}
 	}
