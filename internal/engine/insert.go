@@ -108,9 +108,8 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 }
 
 // prepareInsert validates doc for insertion and returns it with _id first
-// (generating an ObjectId when it has none). scratch is reused for the
-// rewritten document; the result stays valid because a fresh slice is
-// allocated when doc must be rewritten.
+// (generating an ObjectId when it has none; a rewritten document is a
+// fresh slice).
 // checkDepth applies the storage depth limit (callers that know the
 // documents are shallow skip it); valid skips the validation of doc's
 // elements (callers that validated it whole).
@@ -166,7 +165,7 @@ func ensureID(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Document,
 				return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", err)
 			}
 		}
-		if at.NameEnd-at.Name == 3 && isIDKey(el) {
+		if string(body[at.Name:at.NameEnd]) == "_id" {
 			if idPos >= 0 {
 				if idErr == nil {
 					idErr = errs.New(errs.BadValue, "can't have multiple _id fields in one document")

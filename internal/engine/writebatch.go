@@ -23,7 +23,7 @@ const (
 // A bulk insert (an insert command of at least bulkInsertMin documents,
 // outside a transaction) commits in batches of up to bulkBatchDocs
 // documents or bulkBatchBytes bytes, which storage commits by ingestion
-// when they are large enough (storage.Batch.PreferIngest): the fsyncs an
+// when they are large enough (storage.DB.NewIngestBatch): the fsyncs an
 // ingestion costs are then shared by thousands of documents.
 const (
 	bulkInsertMin  = 1000
@@ -419,9 +419,6 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 		// A batch of several inserts: each index's entries in a run
 		// (storage.Batch.GroupIndexEntries).
 		t.b.GroupIndexEntries()
-		if t.bulk {
-			t.b.PreferIngest()
-		}
 	}
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]

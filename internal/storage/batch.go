@@ -22,11 +22,9 @@ type Batch struct {
 	// memtable receives each index's keys in a run (GroupIndexEntries).
 	grouped bool
 	sides   []sideBatch
-	// ingest: a bulk insert's batch, committed by ingestion when large
-	// enough (PreferIngest, ingestcommit.go).
-	ingest bool
-	// st holds the writes of a batch made by NewIngestBatch while they
-	// are all sets (ingeststage.go); nil once replayed into pb.
+	// st holds the writes of a bulk insert's batch (NewIngestBatch) while
+	// they are all sets (ingeststage.go), to be committed by ingestion
+	// when large enough (ingestcommit.go); nil once replayed into pb.
 	st *ingestStage
 }
 

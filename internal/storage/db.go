@@ -268,18 +268,13 @@ func (db *DB) openPebble(popts *pebble.Options) (pdb *pebble.DB, err error) {
 // NewBatch returns a write-only batch.
 func (db *DB) NewBatch() *Batch { return newBatch(db.pdb.NewBatch()) }
 
-// NewBatchSized returns a batch whose buffer holds size bytes before it
-// grows: a bulk write that knows about how much it will stage spares
-// the copies of a buffer doubling up to it.
-func (db *DB) NewBatchSized(size int) *Batch { return newBatch(db.pdb.NewBatchWithSize(size)) }
-
 // NewIngestBatch returns a write-only batch for a bulk insert, committed
 // by ingestion when it is large enough and only sets keys: its writes
 // are staged apart from Pebble (ingeststage.go), in an arena that holds
 // size bytes before it grows.
 func (db *DB) NewIngestBatch(size int) *Batch {
 	b := newBatch(db.pdb.NewBatch())
-	b.ingest, b.st = true, newIngestStage(size)
+	b.st = newIngestStage(size)
 	return b
 }
 
@@ -336,9 +331,6 @@ func (db *DB) Commit(b *Batch) (seq uint64, err error) {
 		} else {
 			err = b.unstage()
 		}
-	}
-	if err == nil && !done && b.ingest && b.pb.Len() >= ingestCommitMin {
-		done, err = db.commitIngest(b.pb)
 	}
 	if err == nil && !done {
 		err = db.commit(b.pb)

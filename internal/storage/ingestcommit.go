@@ -7,13 +7,12 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// A bulk insert's batch (Batch.PreferIngest) of at least ingestCommitMin
+// A bulk insert's batch (DB.NewIngestBatch) of at least ingestCommitMin
 // bytes that only adds keys is committed by ingestion instead of through
 // the WAL and the memtable: its keys are sorted into one sstable per key
 // range (a collection's records, each index's entries, the oplog, the
@@ -35,10 +34,6 @@ import (
 // WAL and the memtable.
 const ingestCommitMin = 1 << 20
 
-// PreferIngest marks b as a bulk insert's: committed by ingestion when it
-// is large enough and only adds keys (see ingestcommit.go).
-func (b *Batch) PreferIngest() { b.ingest = true }
-
 // ingestEntry is one key of a batch committed by ingestion; ord is its
 // position in the batch (the later of two writes of one key wins).
 type ingestEntry struct {
@@ -58,16 +53,6 @@ func ingestRange(key []byte) int {
 
 // ingestSeq numbers the directories of batches committed by ingestion.
 var ingestSeq atomic.Uint64
-
-// commitIngest commits pb by ingestion. It reports false (and commits
-// nothing) when pb holds anything but the setting of keys.
-func (db *DB) commitIngest(pb *pebble.Batch) (done bool, err error) {
-	groups, ok, err := ingestGroups(pb)
-	if err != nil || !ok {
-		return false, err
-	}
-	return true, db.ingestRuns(groups)
-}
 
 // ingestRuns commits groups, sorted runs of distinct keys of one range
 // each, by ingestion: one sstable per run, ingested together.
@@ -101,51 +86,6 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) error {
 	}
 	db.ingestCommits.Add(1)
 	return nil
-}
-
-// ingestGroups reads pb's writes into sorted runs of distinct keys, one
-// per key range, ordered by key. ok is false when pb holds anything but
-// sets.
-func ingestGroups(pb *pebble.Batch) (groups [][]ingestEntry, ok bool, err error) {
-	r := pb.Reader()
-	all := make([]ingestEntry, 0, pb.Count())
-	for ord := 0; ; ord++ {
-		kind, k, v, more, err := r.Next()
-		if err != nil {
-			return nil, false, err
-		}
-		if !more {
-			break
-		}
-		if kind != pebble.InternalKeyKindSet {
-			return nil, false, nil
-		}
-		all = append(all, ingestEntry{key: k, value: v, ord: ord})
-	}
-	// Split into runs of one range; a range met again (rare: the batch
-	// writes the families in runs) joins its earlier run.
-	for i := 0; i < len(all); {
-		p := ingestRange(all[i].key)
-		j := i + 1
-		for j < len(all) && ingestRange(all[j].key) == p && bytes.Equal(all[j].key[:p], all[i].key[:p]) {
-			j++
-		}
-		run := all[i:j:j]
-		joined := false
-		for gi, g := range groups {
-			q := ingestRange(g[0].key)
-			if q == p && bytes.Equal(g[0].key[:q], run[0].key[:p]) {
-				groups[gi] = append(slices.Clip(g), run...)
-				joined = true
-				break
-			}
-		}
-		if !joined {
-			groups = append(groups, run)
-		}
-		i = j
-	}
-	return sortGroups(groups), true, nil
 }
 
 // sortGroups sorts each of groups, the writes of one key range each in

@@ -9,21 +9,13 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// bulkBatch returns a PreferIngest batch of n records of collection 7 from
+// bulkBatch returns a bulk insert's batch (NewIngestBatch) of n records of collection 7 from
 // rid first, each with an entry in index 3 (keys in falling order, so the
 // run needs sorting) and an oplog-like key, and session "s" written twice
-// (the second value must win), about 1.5 MB for n = 4000. staged: the
-// batch is NewIngestBatch's, which stages its writes outside Pebble;
-// otherwise a Pebble batch marked PreferIngest.
-func bulkBatch(t *testing.T, db *DB, first RecordID, n int, session string, staged bool) *Batch {
+// (the second value must win), about 1.5 MB for n = 4000.
+func bulkBatch(t *testing.T, db *DB, first RecordID, n int, session string) *Batch {
 	t.Helper()
-	var b *Batch
-	if staged {
-		b = db.NewIngestBatch(64 << 10)
-	} else {
-		b = db.NewBatch()
-		b.PreferIngest()
-	}
+	b := db.NewIngestBatch(64 << 10)
 	b.GroupIndexEntries()
 	doc := make([]byte, 300)
 	binary.LittleEndian.PutUint32(doc, uint32(len(doc)))
@@ -78,27 +70,20 @@ func checkBulk(t *testing.T, db *DB, first RecordID, n int, session string) {
 	}
 }
 
-// TestCommitByIngestion: a large PreferIngest batch of sets is ingested
+// TestCommitByIngestion: a large bulk insert's batch of sets is ingested
 // (Pebble counts one ingestion, the WAL does not grow by the batch), its
 // keys read back, a key written twice holds its last value, the records
 // appended past their range's end go to the last level, and a batch with
-// a deletion or below the threshold is committed through the WAL; all
-// of it for a batch staged apart from Pebble (NewIngestBatch) and for a
-// Pebble batch.
+// a deletion or below the threshold is committed through the WAL, each
+// write in the order made.
 func TestCommitByIngestion(t *testing.T) {
-	for _, staged := range []bool{false, true} {
-		t.Run(map[bool]string{false: "pebble", true: "staged"}[staged], func(t *testing.T) { testCommitByIngestion(t, staged) })
-	}
-}
-
-func testCommitByIngestion(t *testing.T, staged bool) {
 	db, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	walBefore := db.pdb.Metrics().WAL.BytesIn
-	b := bulkBatch(t, db, 1, 4000, "v1", staged)
+	b := bulkBatch(t, db, 1, 4000, "v1")
 	if b.Len() < ingestCommitMin {
 		t.Fatalf("test batch of %d bytes is below the threshold", b.Len())
 	}
@@ -119,7 +104,7 @@ func testCommitByIngestion(t *testing.T, staged bool) {
 
 	// A second load after the first: appended again, its session value
 	// replacing the first's.
-	if _, err := db.Commit(bulkBatch(t, db, 4001, 4000, "v2", staged)); err != nil {
+	if _, err := db.Commit(bulkBatch(t, db, 4001, 4000, "v2")); err != nil {
 		t.Fatal(err)
 	}
 	if n := db.pdb.Metrics().Ingest.Count; n != 2 {
@@ -131,7 +116,7 @@ func testCommitByIngestion(t *testing.T, staged bool) {
 	// A deletion, or too few bytes: through the WAL, each write in the
 	// order made (record 9001 set, deleted, set again; 9002 set then
 	// deleted).
-	b = bulkBatch(t, db, 9001, 4000, "v3", staged)
+	b = bulkBatch(t, db, 9001, 4000, "v3")
 	if err := b.del(appendRecordKey(nil, 7, 2)); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +138,7 @@ func testCommitByIngestion(t *testing.T, staged bool) {
 	if _, found, _ := GetRecord(db.Reader(), 7, 9002, nil); found {
 		t.Fatal("record 9002 survived its deletion")
 	}
-	b = bulkBatch(t, db, 20001, 10, "v4", staged)
+	b = bulkBatch(t, db, 20001, 10, "v4")
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +173,7 @@ func TestCommitByIngestionCrash(t *testing.T) {
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Commit(bulkBatch(t, db, 1, 4000, "v1", true)); err != nil {
+	if _, err := db.Commit(bulkBatch(t, db, 1, 4000, "v1")); err != nil {
 		t.Fatal(err)
 	}
 	crashed := mem.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})

@@ -97,8 +97,8 @@ func (s *ingestStage) kv(w stagedWrite) (key, value []byte) {
 	return k, v
 }
 
-// groups returns the staged writes as ingestGroups does a Pebble batch's:
-// one sorted run of distinct keys per range, the runs in key order.
+// groups returns the staged writes as sorted runs of distinct keys,
+// one of distinct keys per range, the runs in key order.
 func (s *ingestStage) groups() [][]ingestEntry {
 	counts := make([]int, len(s.ranges))
 	for _, w := range s.writes {
