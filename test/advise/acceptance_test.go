@@ -129,6 +129,9 @@ func TestAdviseSeedsQueryStats(t *testing.T) {
 func checkSeed(t *testing.T, w workload, client *mongo.Client, kit statsKit, n int) {
 	ctx := testenv.Ctx(t)
 	ops := testenv.Size(20, 100)
+	if w.maxN > 0 && n > w.maxN {
+		n = w.maxN
+	}
 	db := client.Database("seed")
 	w.load(t, ctx, db, n)
 	if err := kit.mark(ctx); err != nil {

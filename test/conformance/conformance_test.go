@@ -30,6 +30,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,43 +87,38 @@ func TestUnifiedFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := serve(t)
 	runnerDir, err := filepath.Abs("runner")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
+	// Each runner package gets its own server and the two run at once:
+	// most of their time is the driver's own waits (500 ms before it
+	// checks a server again after a state-change error), and fail points
+	// are per server, so the packages must not share one.
+	type outcome struct {
+		out    []byte
+		stderr string
+	}
+	outs := make([]outcome, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		addr := serve(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, stderr := runPackage(ctx, runnerDir, addr, r.pkg, r.run, r.skip)
+			outs[i] = outcome{out, stderr}
+		}()
+	}
+	wg.Wait()
 	var results []*result
-	for _, r := range runs {
-		args := []string{"test", "-json", "-count=1", "-timeout", "8m", "-run", r.run}
-		if r.skip != "" {
-			args = append(args, "-skip", r.skip)
-		}
-		cmd := exec.CommandContext(ctx, "go", append(args, r.pkg)...)
-		cmd.Dir = runnerDir
-		cmd.Env = append(os.Environ(), "MONGODB_URI=mongodb://"+addr+"/", "GOWORK=off", "GOFLAGS=-mod=readonly")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, _ := cmd.Output() // failing tests make it exit 1; the events say what ran
-		// The driver's mtest.Setup pings through one client and then reads
-		// the kind of a second, separately monitored topology without
-		// waiting for its first heartbeat: on a loaded machine that
-		// topology can still be Unknown and the package panics before any
-		// test. That is a race in the runner, not an answer of Lode's, so
-		// the package is started again (at most twice more).
-		for try := 0; try < 2 && bytes.Contains(out, []byte("could not detect topology kind")); try++ {
-			time.Sleep(time.Second)
-			cmd = exec.CommandContext(ctx, "go", append(args, r.pkg)...)
-			cmd.Dir = runnerDir
-			cmd.Env = append(os.Environ(), "MONGODB_URI=mongodb://"+addr+"/", "GOWORK=off", "GOFLAGS=-mod=readonly")
-			stderr.Reset()
-			cmd.Stderr = &stderr
-			out, _ = cmd.Output()
-		}
+	for i, r := range runs {
+		out := outs[i].out
 		got := parseEvents(t, out)
 		if len(got) == 0 {
-			t.Fatalf("%s reported no tests:\n%s\n%s", r.pkg, stderr.String(), tail(out, 4000))
+			t.Fatalf("%s reported no tests:\n%s\n%s", r.pkg, outs[i].stderr, tail(out, 4000))
 		}
 		if !bytes.Contains(out, []byte(`"Action":"pass","Package"`)) && !bytes.Contains(out, []byte(`"Action":"fail","Package"`)) {
 			t.Fatalf("%s did not finish:\n%s", r.pkg, tail(out, 4000))
@@ -156,6 +152,38 @@ func TestUnifiedFormat(t *testing.T) {
 			t.Errorf("%s: %.1f%% of the tests that ran passed (named missing features set aside), want at least %.0f%%", dir, 100*rate, 100*min)
 		}
 	}
+}
+
+// runPackage runs one runner package against the server at addr and
+// returns its test2json events and its standard error.
+func runPackage(ctx context.Context, runnerDir, addr, pkg, run, skip string) ([]byte, string) {
+	args := []string{"test", "-json", "-count=1", "-timeout", "8m", "-run", run}
+	if skip != "" {
+		args = append(args, "-skip", skip)
+	}
+	var out []byte
+	var stderr bytes.Buffer
+	// The driver's mtest.Setup pings through one client and then reads
+	// the kind of a second, separately monitored topology without
+	// waiting for its first heartbeat: on a loaded machine that
+	// topology can still be Unknown and the package panics before any
+	// test. That is a race in the runner, not an answer of Lode's, so
+	// the package is started again (at most twice more).
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			if !bytes.Contains(out, []byte("could not detect topology kind")) {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+		cmd := exec.CommandContext(ctx, "go", append(args, pkg)...)
+		cmd.Dir = runnerDir
+		cmd.Env = append(os.Environ(), "MONGODB_URI=mongodb://"+addr+"/", "GOWORK=off", "GOFLAGS=-mod=readonly")
+		stderr.Reset()
+		cmd.Stderr = &stderr
+		out, _ = cmd.Output() // failing tests make it exit 1; the events say what ran
+	}
+	return out, stderr.String()
 }
 
 // serve starts lode serve with the test commands on a free port.
