@@ -175,6 +175,7 @@ type DB struct {
 	loadMem   loadMem       // memory kept between sorted loads (loadmem.go)
 	// ingestCommits counts the batches committed by ingestion.
 	ingestCommits atomic.Int64
+	writers       atomic.Int32 // write commands under way (BeginWrite), for gatherCommits
 }
 
 // Open opens (creating if needed) the Pebble database in dir.

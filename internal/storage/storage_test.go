@@ -24,14 +24,15 @@ func TestGroupCommit(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
+				db.BeginWrite()
 				b := db.NewBatch()
 				b.pb.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
 				seq, err := db.Commit(b)
-				if err != nil {
-					t.Error(err)
-					return
+				if err == nil {
+					err = db.WaitDurable(context.Background(), seq)
 				}
-				if err := db.WaitDurable(context.Background(), seq); err != nil {
+				db.EndWrite()
+				if err != nil {
 					t.Error(err)
 					return
 				}

@@ -81,6 +81,12 @@ func (db *DB) WaitDurable(ctx context.Context, seq uint64) error {
 // (docs/benchmarks.md, "Issue 33: group commits that wait for their
 // group"). PostgreSQL's commit_delay is the same idea on a timer.
 func (db *DB) gatherCommits() {
+	// A writer alone (the leader is one of the writers) has no group to
+	// wait for: the yield would only cost it a trip through the
+	// scheduler.
+	if db.writers.Load() <= 1 {
+		return
+	}
 	for range maxGatherYields {
 		before := db.commitSeq.Load()
 		runtime.Gosched()
@@ -89,6 +95,15 @@ func (db *DB) gatherCommits() {
 		}
 	}
 }
+
+// BeginWrite and EndWrite bracket a write command, from before it takes
+// its locks to after its durability wait: a leader gathers commits only
+// while other writers are under way. A write that does not bracket
+// itself is still made durable, but no leader waits for it.
+func (db *DB) BeginWrite() { db.writers.Add(1) }
+
+// EndWrite ends a BeginWrite.
+func (db *DB) EndWrite() { db.writers.Add(-1) }
 
 // maxGatherYields bounds the leader's wait for its group.
 const maxGatherYields = 32
