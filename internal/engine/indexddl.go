@@ -29,9 +29,110 @@ func (e *Engine) CreateIndex(db, coll string, spec IndexSpec) (created bool, err
 // collection the transaction created (or creates now) while it is empty
 // (txn_ddl.go).
 func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec IndexSpec) (created bool, err error) {
+	n, err := e.CreateIndexesCtx(ctx, db, coll, []IndexSpec{spec})
+	return n > 0, err
+}
+
+// CreateIndexesCtx creates the indexes of one createIndexes command on
+// db.coll (creating the collection if needed), all or none, as mongod
+// builds the indexes of one command together: one scan of the records
+// feeds every new index's sort, and one commit publishes them. A spec
+// identical to an existing index (or to an earlier one of specs) is
+// skipped; created is the number of indexes built. Inside a transaction
+// the rules of CreateIndexCtx apply.
+func (e *Engine) CreateIndexesCtx(ctx context.Context, db, coll string, specs []IndexSpec) (created int, err error) {
 	if err := e.checkOpen(); err != nil {
-		return false, err
+		return 0, err
 	}
+	specs = append([]IndexSpec(nil), specs...)
+	for i := range specs {
+		if err := normalizeIndexSpec(&specs[i]); err != nil {
+			return 0, err
+		}
+	}
+	tx := TxnFrom(ctx)
+	c, err := e.lockCollTx(tx, db, coll, true)
+	if err != nil {
+		return 0, err
+	}
+	defer c.state.mu.Unlock()
+	if owner := c.state.txnOwner; owner != nil && owner != tx {
+		return 0, checkTxnWrite(tx, c)
+	}
+	// Each spec is checked against the indexes the collection has and
+	// those the earlier specs add.
+	all := append([]*index(nil), c.Indexes...)
+	var added []*index
+	for _, spec := range specs {
+		if c.Clustered && keyEqual(spec.Key, idKeyPattern) {
+			continue // the clustered index is {_id: 1} already
+		}
+		if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
+			return 0, err
+		}
+		if err := collationSupported(spec); err != nil {
+			return 0, err
+		}
+		if err := textIndexConflict(all, spec); err != nil {
+			return 0, err
+		}
+		if err := indexConflict(all, spec); err != nil {
+			return 0, err
+		}
+		if indexExists(all, spec) || spec.Name == "_id_" {
+			continue
+		}
+		if tx != nil {
+			if err := e.checkTxnIndexBuild(tx, c); err != nil {
+				return 0, err
+			}
+		}
+		ix, err := newIndex(e.allocID(), spec)
+		if err != nil {
+			return 0, err
+		}
+		if c.Clustered && ix.Text != nil {
+			return 0, errs.New(errs.NotImplemented, "text indexes on a clustered collection are not supported by Lode")
+		}
+		ix.InClustered = c.Clustered
+		all = append(all, ix)
+		added = append(added, ix)
+	}
+	if len(added) == 0 {
+		return 0, nil
+	}
+	for _, ix := range added {
+		e.indexUse.get(ix.ID) // $indexStats counts from the creation (indexaccess.go)
+	}
+	n := c.copyMeta()
+	at := make([]int, len(added))
+	for j := range added {
+		at[j] = len(n.Indexes) + j
+	}
+	n.Indexes = append(n.Indexes, added...)
+	if err := e.buildIndexes(ctx, n, at); err != nil {
+		// Remove entries of batches the failed build already committed.
+		b := e.db.NewBatch()
+		for _, ix := range added {
+			_ = storage.DeleteIndexEntries(b, ix.ID)
+		}
+		if _, cerr := e.db.Commit(b); cerr != nil {
+			e.log.Error("cleaning up failed index build", "ns", n.NS(), "err", cerr)
+		}
+		return 0, err
+	}
+	if tc := tx.collFor(c.ID); tc != nil {
+		// The transaction's own build: its later writes stage entries
+		// for the new index, so this is the index set to commit against.
+		tc.indexIDs = indexIDs(e.cat.Load().lookup(db, coll))
+	}
+	return len(added), nil
+}
+
+// normalizeIndexSpec fills in spec's default name, copies its documents
+// and checks what needs no collection: the key pattern and the reserved
+// _id_ name.
+func normalizeIndexSpec(spec *IndexSpec) error {
 	if spec.Name == "" {
 		spec.Name = DefaultIndexName(spec.Key)
 	}
@@ -39,77 +140,20 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 	if spec.PartialFilterExpression != nil {
 		spec.PartialFilterExpression = append(bsoncore.Document(nil), spec.PartialFilterExpression...)
 	}
-	if err := normalizeTextSpec(&spec); err != nil {
-		return false, err
+	if err := normalizeTextSpec(spec); err != nil {
+		return err
 	}
 	if _, err := parseKeyPattern(spec.Key); err != nil {
-		return false, err
+		return err
 	}
 	if spec.Name == "_id_" && !keyEqual(spec.Key, idKeyPattern) {
-		return false, errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", bsonutil.FormatDoc(spec.Key, msgStyle))
+		return errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", bsonutil.FormatDoc(spec.Key, msgStyle))
 	}
-	tx := TxnFrom(ctx)
-	c, err := e.lockCollTx(tx, db, coll, true)
-	if err != nil {
-		return false, err
-	}
-	defer c.state.mu.Unlock()
-	if owner := c.state.txnOwner; owner != nil && owner != tx {
-		return false, checkTxnWrite(tx, c)
-	}
-	if c.Clustered && keyEqual(spec.Key, idKeyPattern) {
-		return false, nil // the clustered index is {_id: 1} already
-	}
-	if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
-		return false, err
-	}
-	if err := collationSupported(spec); err != nil {
-		return false, err
-	}
-	if err := textIndexConflict(c.Indexes, spec); err != nil {
-		return false, err
-	}
-	if err := indexConflict(c.Indexes, spec); err != nil || indexExists(c.Indexes, spec) {
-		return false, err
-	}
-	if spec.Name == "_id_" {
-		return false, nil
-	}
-	if tx != nil {
-		if err := e.checkTxnIndexBuild(tx, c); err != nil {
-			return false, err
-		}
-	}
-	ix, err := newIndex(e.allocID(), spec)
-	if err != nil {
-		return false, err
-	}
-	if c.Clustered && ix.Text != nil {
-		return false, errs.New(errs.NotImplemented, "text indexes on a clustered collection are not supported by Lode")
-	}
-	ix.InClustered = c.Clustered
-	e.indexUse.get(ix.ID) // $indexStats counts from the creation (indexaccess.go)
-	n := c.copyMeta()
-	n.Indexes = append(n.Indexes, ix)
-	if err := e.buildIndex(ctx, n, len(n.Indexes)-1); err != nil {
-		// Remove entries of batches the failed build already committed.
-		b := e.db.NewBatch()
-		_ = storage.DeleteIndexEntries(b, ix.ID)
-		if _, cerr := e.db.Commit(b); cerr != nil {
-			e.log.Error("cleaning up failed index build", "index", ix.Name, "err", cerr)
-		}
-		return false, err
-	}
-	if tc := tx.collFor(c.ID); tc != nil {
-		// The transaction's own build: its later writes stage entries
-		// for the new index, so this is the index set to commit against.
-		tc.indexIDs = indexIDs(e.cat.Load().lookup(db, coll))
-	}
-	return true, nil
+	return nil
 }
 
-// buildIndex adds the entries of index n.indexes[i] for every document and
-// publishes n. The writer lock is held, so no document changes meanwhile.
+// buildIndexes adds the entries of the indexes n.Indexes[i] for each i
+// of at, for every document, and publishes n. The writer lock is held, so no document changes meanwhile.
 //
 // The build is a sort, as in mongod and PostgreSQL: one scan of the
 // records generates every key into a storage.SortedLoad, which sorts them
@@ -118,18 +162,26 @@ func (e *Engine) CreateIndexCtx(ctx context.Context, db, coll string, spec Index
 // when few. The entries of a not-yet-published index are invisible to
 // readers; CreateIndex range-deletes them if the build fails, and Open
 // removes those of an index a crash left out of the catalog.
-func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
+func (e *Engine) buildIndexes(ctx context.Context, n *collection, at []int) error {
 	only := n.copyMeta()
-	only.Indexes = []*index{n.Indexes[i]}
-	ix := only.Indexes[0]
+	only.Indexes = make([]*index, len(at))
+	for j, i := range at {
+		only.Indexes[j] = n.Indexes[i]
+	}
 	t := e.newWriteBatch(only)
 	defer t.abort()
-	var check func(prevKS, ks []byte, rid storage.RecordID) error
-	if ix.Unique {
-		check = func(prevKS, ks []byte, rid storage.RecordID) error { return e.buildDupCheck(n, ix, prevKS, ks, rid) }
+	// The indexes of one command share the sort memory, as they share
+	// mongod's maxIndexBuildMemoryUsageMegabytes.
+	loads := make([]*storage.IndexLoad, len(only.Indexes))
+	for j, ix := range only.Indexes {
+		var check func(prevKS, ks []byte, rid storage.RecordID) error
+		if ix.Unique {
+			check = func(prevKS, ks []byte, rid storage.RecordID) error { return e.buildDupCheck(n, ix, prevKS, ks, rid) }
+		}
+		loads[j] = e.db.NewIndexLoad(ix.ID, check)
+		defer loads[j].Abort()
+		loads[j].SetBudget(storage.DefaultSortBudget / len(loads))
 	}
-	load := e.db.NewIndexLoad(ix.ID, check)
-	defer load.Abort()
 	prog := progressFrom(ctx)
 	// The total for progress and the sort's size hint: the count when
 	// known, else the highest record id (exact for a collection never
@@ -141,7 +193,9 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		total = st.count
 	}
 	prog.set(progressScan, 0, total)
-	load.SizeHint(int(total))
+	for _, load := range loads {
+		load.SizeHint(int(total))
+	}
 	cur := &storage.RecordCursor{}
 	var err error
 	if n.Clustered {
@@ -157,32 +211,33 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 	var vbuf []byte
 	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
 		size += int64(len(doc))
-		// The generator's keys go to the load as they are (it copies
-		// them), not through the write path's staging.
-		keys, paths, skip, err := t.g.Keys(ix, doc)
-		if err != nil {
-			return err
-		}
-		if skip {
-			keys = nil
-		}
-		var mk map[int][]string
-		if len(keys) > 0 && len(paths) > 0 && !hasPaths(t.c.Indexes[0].MultikeyPaths, paths) {
-			mk = map[int][]string{0: append([]string(nil), paths...)}
-		}
-		for j, ks := range keys {
-			tb := t.g.TypeBits(j)
-			if n.Clustered {
-				// The entry carries the record's cluster key.
-				vbuf = storage.ClusteredIndexLoadValue(vbuf, tb, cur.Key())
-				tb = vbuf
-			}
-			t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
-			if err := load.Add(ks, rid, tb); err != nil {
+		for j, ix := range only.Indexes {
+			// The generator's keys go to the load as they are (it copies
+			// them), not through the write path's staging; they are
+			// valid until the next index's.
+			keys, paths, skip, err := t.g.Keys(ix, doc)
+			if err != nil {
 				return err
 			}
+			if skip {
+				keys = nil
+			}
+			if len(keys) > 0 && len(paths) > 0 && !hasPaths(t.c.Indexes[j].MultikeyPaths, paths) {
+				t.markMultikey(map[int][]string{j: append([]string(nil), paths...)})
+			}
+			for k, ks := range keys {
+				tb := t.g.TypeBits(k)
+				if n.Clustered {
+					// The entry carries the record's cluster key.
+					vbuf = storage.ClusteredIndexLoadValue(vbuf, tb, cur.Key())
+					tb = vbuf
+				}
+				t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
+				if err := loads[j].Add(ks, rid, tb); err != nil {
+					return err
+				}
+			}
 		}
-		t.markMultikey(mk)
 		scanned++
 		if scanned&1023 == 0 {
 			prog.set(progressScan, scanned, max(total, scanned))
@@ -199,16 +254,30 @@ func (e *Engine) buildIndex(ctx context.Context, n *collection, i int) error {
 		st.count, st.dataSize, st.statsValid = scanned, size, true
 		st.docCount.Store(scanned)
 	}
-	prog.set(progressInsert, 0, load.Keys())
-	load.OnEmitted(func(done, total int64) { prog.set(progressInsert, done, total) })
-	if _, err := load.Finish(ctx); err != nil {
-		return err
+	// Progress counts the keys of every index together.
+	var keys, before int64
+	for _, load := range loads {
+		keys += load.Keys()
 	}
-	n.Indexes[i] = t.c.Indexes[0]
+	prog.set(progressInsert, 0, keys)
+	for _, load := range loads {
+		base := before
+		load.OnEmitted(func(done, _ int64) { prog.set(progressInsert, base+done, keys) })
+		if _, err := load.Finish(ctx); err != nil {
+			return err
+		}
+		before += load.Keys()
+	}
+	t.built = make([]*index, len(at))
+	for j, i := range at {
+		n.Indexes[i] = t.c.Indexes[j]
+		t.built[j] = n.Indexes[i]
+	}
 	t.c = n
-	t.built = n.Indexes[i]
 	t.metaDirty = true
-	t.ops = append(t.ops, e.commandEntry(n.DB, &n.UUID, createIndexesO(n.Name, ix.Spec()))...)
+	for _, ix := range t.built {
+		t.ops = append(t.ops, e.commandEntry(n.DB, &n.UUID, createIndexesO(n.Name, ix.Spec()))...)
+	}
 	return t.commit()
 }
 

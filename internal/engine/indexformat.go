@@ -87,7 +87,7 @@ func (e *Engine) rebuildIndexKeys(db, name string, i int) error {
 		return err
 	}
 	c.state.mu.Lock()
-	err := e.buildIndex(context.Background(), n, i)
+	err := e.buildIndexes(context.Background(), n, []int{i})
 	if err == nil {
 		delete(c.state.idxBytes, old.ID)
 	}

@@ -44,9 +44,9 @@ type writeBatch struct {
 	// st receives the figures of the statement's plans (nil: none).
 	st *opstats.Stats
 	c  *collection // current metadata; replaced when an index turns multikey
-	// built is an index whose build this batch's commit completes: it is
-	// visible to snapshots from that commit on (index.VisibleFrom).
-	built *index
+	// built are the indexes whose build this batch's commit completes:
+	// they are visible to snapshots from that commit on (index.VisibleFrom).
+	built []*index
 
 	b     *storage.Batch
 	probe storage.IndexProbe // unique checks' reads, per batch
@@ -199,7 +199,9 @@ func (t *writeBatch) commit() error {
 	t.e.addDocCounts(&t.counts)
 	t.noteCommitted()
 	if t.built != nil {
-		t.built.VisibleFrom = seq
+		for _, ix := range t.built {
+			ix.VisibleFrom = seq
+		}
 		t.built = nil
 	}
 	if t.metaDirty {

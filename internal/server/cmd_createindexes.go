@@ -155,14 +155,13 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 		// currentOp shows the build's phase and progress.
 		ctx = engine.WithProgress(ctx, &op.progress)
 	}
-	createdAny := false
-	for _, spec := range specs {
-		created, err := s.eng.CreateIndexCtx(ctx, req.DB, coll, spec)
-		if err != nil {
-			return nil, err
-		}
-		createdAny = createdAny || created
+	// All or none, in one scan of the collection (as mongod builds the
+	// indexes of one command together).
+	created, err := s.eng.CreateIndexesCtx(ctx, req.DB, coll, specs)
+	if err != nil {
+		return nil, err
 	}
+	createdAny := created > 0
 	after := before
 	if ixs, err := s.eng.ListIndexes(req.DB, coll); err == nil {
 		after = countIndexes(ixs)

@@ -143,6 +143,10 @@ func (l *IndexLoad) Add(ks []byte, rid RecordID, tb []byte) error {
 	return l.l.Add(l.kb, tb)
 }
 
+// SetBudget sets the load's in-memory sort budget in bytes (default
+// DefaultSortBudget); call it before SizeHint and Add.
+func (l *IndexLoad) SetBudget(n int) { l.l.SetBudget(n) }
+
 // SizeHint says how many more entries are about to be added.
 func (l *IndexLoad) SizeHint(n int) { l.l.SizeHint(n) }
 
