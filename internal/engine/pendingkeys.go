@@ -75,8 +75,15 @@ func (p *pendingKeys) lookup(id uint64, ks, lockKey []byte) (uint64, bool) {
 func (p *pendingKeys) add(id uint64, ks, lockKey []byte, rid uint64) {
 	r := p.run(id)
 	if r == nil {
-		p.runs = append(p.runs, risingRun{id: id})
-		r = &p.runs[len(p.runs)-1]
+		if len(p.runs) < cap(p.runs) {
+			// A run a released batch left (release): its buffers are reused.
+			p.runs = p.runs[:len(p.runs)+1]
+			r = &p.runs[len(p.runs)-1]
+			r.id, r.buf, r.ends, r.rids = id, r.buf[:0], r.ends[:0], r.rids[:0]
+		} else {
+			p.runs = append(p.runs, risingRun{id: id})
+			r = &p.runs[len(p.runs)-1]
+		}
 	}
 	if n := len(r.ends); n == 0 || bytes.Compare(ks, r.key(n-1)) > 0 {
 		r.buf = append(r.buf, ks...)
@@ -110,4 +117,18 @@ func (p *pendingKeys) reset() {
 		r := &p.runs[i]
 		r.buf, r.ends, r.rids = r.buf[:0], r.ends[:0], r.rids[:0]
 	}
+}
+
+// release forgets every pending key and every index's run, keeping the
+// runs' buffers for the next batch (writescratch.go).
+func (p *pendingKeys) release() {
+	p.m = nil // used by keys out of order, a bulk insert's: left to the collector
+	for i := range p.runs {
+		if cap(p.runs[i].buf) > maxScratchBytes {
+			p.runs = nil
+			return
+		}
+	}
+	p.reset()
+	p.runs = p.runs[:0]
 }

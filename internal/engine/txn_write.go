@@ -24,7 +24,9 @@ func (e *Engine) newWriteBatchCtx(ctx context.Context, c *collection) *writeBatc
 	if _, ok := tx.colls[c.ID]; !ok {
 		tx.colls[c.ID] = newTxnColl(c)
 	}
-	return &writeBatch{e: e, c: c, b: tx.b, tx: tx, bypass: bypassFrom(ctx), st: opstats.From(ctx)}
+	t := &writeBatch{e: e, c: c, b: tx.b, tx: tx, bypass: bypassFrom(ctx), st: opstats.From(ctx)}
+	t.takeScratch()
+	return t
 }
 
 // reader returns what t's unique checks and re-reads see.

@@ -64,6 +64,7 @@ type writeBatch struct {
 	removed map[string]struct{} // index keys removed in this batch
 	pending pendingKeys         // unique keys added in this batch (pendingkeys.go)
 	kbuf    []byte
+	scr     *writeScratch // where g, sbuf, staged, pending and kbuf go back (writescratch.go)
 
 	metaDirty  bool
 	spanDirty  bool // the buckets collection's widest bucket grew (bucketspan.go)
@@ -109,7 +110,9 @@ type stagedKey struct {
 }
 
 func (e *Engine) newWriteBatch(c *collection) *writeBatch {
-	return &writeBatch{e: e, c: c, b: e.db.NewBatch()}
+	t := &writeBatch{e: e, c: c, b: e.db.NewBatch()}
+	t.takeScratch()
+	return t
 }
 
 // newBatch returns the storage batch for the next commit: for a bulk
@@ -224,6 +227,7 @@ func (t *writeBatch) commit() error {
 // abort discards the uncommitted batch.
 func (t *writeBatch) abort() {
 	t.probe.Close()
+	t.releaseScratch()
 	if t.tx != nil {
 		t.b = nil // the transaction owns its batch
 		return

@@ -109,6 +109,8 @@ func (g *Generator) generate(ix *catalog.Index, doc bsoncore.Document) error {
 	g.ix = ix
 	if cap(g.fixed) < n {
 		g.fixed = make([]bsoncore.Value, n)
+	}
+	if cap(g.pos) < n { // geo keys size fixed alone (geo.go)
 		g.pos = make([]int, n)
 	}
 	g.fixed, g.pos = g.fixed[:n], g.pos[:n]
@@ -332,6 +334,20 @@ func Values(ix *catalog.Index, doc bsoncore.Document, ks []byte) bsoncore.Docume
 		b.AppendValue(f.Path, v)
 	}
 	return b.Build()
+}
+
+// Release drops g's references to the last document and index, keeping
+// its buffers for the next use (a pooled generator's documents must not
+// be kept alive).
+func (g *Generator) Release() {
+	g.ix = nil
+	clear(g.fixed)
+	clear(g.vals)
+	g.vals = g.vals[:0]
+	clear(g.keys)
+	g.keys = g.keys[:0]
+	clear(g.tbs)
+	g.tbs = g.tbs[:0]
 }
 
 // TypeBits returns the type bits of the i-th key of the last Keys call,

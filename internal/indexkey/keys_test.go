@@ -225,3 +225,27 @@ func BenchmarkIndexKeysSeedShape(b *testing.B) {
 		}
 	}
 }
+
+// One generator serves indexes of every kind in turn (a write batch's is
+// reused across commands): a geo index's keys, then an ordinary index's
+// with as many fields.
+func TestGeneratorGeoThenOrdinary(t *testing.T) {
+	geo, err := catalog.NewIndex(1, catalog.IndexSpec{Name: "loc_2dsphere", Key: extJSON(t, `{"loc": "2dsphere"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := catalog.NewIndex(2, catalog.IndexSpec{Name: "a_1", Key: extJSON(t, `{"a": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g Generator
+	doc := extJSON(t, `{"a": 5, "loc": {"type": "Point", "coordinates": [2.35, 48.85]}}`)
+	if ks, _, _, err := g.Keys(geo, doc); err != nil || len(ks) == 0 {
+		t.Fatalf("geo keys: %d, %v", len(ks), err)
+	}
+	g.Release()
+	ks, _, _, err := g.Keys(plain, doc)
+	if err != nil || len(ks) != 1 {
+		t.Fatalf("keys after a geo index: %d, %v", len(ks), err)
+	}
+}

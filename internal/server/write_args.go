@@ -61,7 +61,8 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 			if _, _, ok := v.BinaryOK(); !ok {
 				return true, wrongType(req.Name, k, v, "uuid")
 			}
-			b.collectionUUID = &v
+			u := v // a copy: taking v's address would move every argument to the heap
+			b.collectionUUID = &u
 		case k == "isTimeseriesNamespace", k == "encryptionInformation":
 			// mongos's flag for a shard's time-series buckets (Lode is
 			// not sharded) and queryable encryption, which Lode has not.
