@@ -42,12 +42,11 @@ func ValidateNamespace(db, coll string) error {
 	if err := ValidateDBName(db); err != nil {
 		return err
 	}
-	ns := db + "." + coll
 	if coll == "" || coll[0] == '.' || strings.ContainsAny(coll, "$\x00") {
-		return errs.New(errs.InvalidNamespace, "Invalid namespace specified '%s'", ns)
+		return errs.New(errs.InvalidNamespace, "Invalid namespace specified '%s'", db+"."+coll)
 	}
-	if len(ns) > maxNamespaceLen {
-		return errs.New(errs.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)
+	if len(db)+1+len(coll) > maxNamespaceLen {
+		return errs.New(errs.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", db+"."+coll, maxNamespaceLen)
 	}
 	return nil
 }

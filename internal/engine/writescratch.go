@@ -17,6 +17,11 @@ type writeScratch struct {
 	staged  []stagedKey
 	pending pendingKeys
 	kbuf    []byte
+	// touched and touchedEnds: the conflict keys of a plain write
+	// (txn_write.go); idxDelta: its index bytes by index (stats_size.go).
+	touched     []byte
+	touchedEnds []int
+	idxDelta    map[uint64]int64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(writeScratch) }}
@@ -30,6 +35,7 @@ func (t *writeBatch) takeScratch() {
 	s := scratchPool.Get().(*writeScratch)
 	t.scr = s
 	t.g, t.sbuf, t.staged, t.pending, t.kbuf = s.g, s.sbuf[:0], s.staged[:0], s.pending, s.kbuf[:0]
+	t.touched, t.touchedEnds, t.idxDelta = s.touched[:0], s.touchedEnds[:0], s.idxDelta
 	*s = writeScratch{}
 }
 
@@ -43,9 +49,15 @@ func (t *writeBatch) releaseScratch() {
 	t.scr = nil
 	t.g.Release()
 	t.pending.release()
-	if cap(t.sbuf) <= maxScratchBytes && cap(t.staged)*32 <= maxScratchBytes {
+	if cap(t.sbuf) <= maxScratchBytes && cap(t.staged)*32 <= maxScratchBytes && cap(t.touched) <= maxScratchBytes {
 		s.g, s.sbuf, s.staged, s.pending, s.kbuf = t.g, t.sbuf[:0], t.staged[:0], t.pending, t.kbuf[:0]
+		s.touched, s.touchedEnds = t.touched[:0], t.touchedEnds[:0]
+		if len(t.idxDelta) <= 64 {
+			clear(t.idxDelta)
+			s.idxDelta = t.idxDelta
+		}
 	}
 	t.g, t.sbuf, t.staged, t.pending, t.kbuf = indexkey.Generator{}, nil, nil, pendingKeys{}, nil
+	t.touched, t.touchedEnds, t.idxDelta = nil, nil, nil
 	scratchPool.Put(s)
 }
