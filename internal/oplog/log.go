@@ -96,7 +96,14 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 	l.clock.mu.Unlock()
 	tk := Ticket{first: first, last: last, n: int64(len(ents))}
 	wall := time.Now()
-	var buf []byte // Set copies it, so it is reused
+	bp := stageBufs.Get().(*[]byte)
+	buf := (*bp)[:0] // Set copies it, so it is reused
+	defer func() {
+		if cap(buf) <= maxStageBuf {
+			*bp = buf[:0]
+			stageBufs.Put(bp)
+		}
+	}()
 	for i := 0; i < len(ents); i++ {
 		ts := first + TS(i)
 		var n int64
@@ -128,6 +135,14 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 	}
 	return tk, nil
 }
+
+// stageBufs are Stage's encoding buffers, kept between batches (a
+// single insert's entry grew one from nothing in six steps).
+var stageBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxStageBuf bounds the buffer a Stage gives back: a run can be 32 KiB,
+// a large document 16 MiB.
+const maxStageBuf = 64 << 10
 
 // Image returns the pre- and post-image of operation op of the entry at
 // ts; found is false when none was kept (or it was trimmed).

@@ -168,7 +168,8 @@ func parseSequence(b []byte, prev []Sequence, m *Msg) (Sequence, []byte, *Protoc
 		return Sequence{}, nil, badMessage(errs.ProtocolError,
 			"OP_MSG document sequence identifier is not NUL-terminated")
 	}
-	seq := Sequence{Identifier: string(sec[:nul])}
+	id, what := sequenceNames(sec[:nul])
+	seq := Sequence{Identifier: id}
 	for _, p := range prev {
 		if p.Identifier == seq.Identifier {
 			return Sequence{}, nil, badMessage(errs.Location40431,
@@ -180,7 +181,7 @@ func parseSequence(b []byte, prev []Sequence, m *Msg) (Sequence, []byte, *Protoc
 		seq.Documents = make([]bsoncore.Document, 0, countDocs(docs))
 	}
 	for len(docs) > 0 {
-		doc, r, perr := readDocumentShape(docs, "OP_MSG document sequence "+seq.Identifier, &sh)
+		doc, r, perr := readDocumentShape(docs, what, &sh)
 		if perr != nil {
 			return Sequence{}, nil, perr
 		}
@@ -191,6 +192,22 @@ func parseSequence(b []byte, prev []Sequence, m *Msg) (Sequence, []byte, *Protoc
 	}
 	m.ZeroTimestamp = m.ZeroTimestamp || sh.zeroTS
 	return seq, rest, nil
+}
+
+// sequenceNames returns a document sequence's identifier as a string and
+// the name its errors give it, without allocating for the identifiers
+// drivers send.
+func sequenceNames(id []byte) (string, string) {
+	switch string(id) {
+	case "documents":
+		return "documents", "OP_MSG document sequence documents"
+	case "updates":
+		return "updates", "OP_MSG document sequence updates"
+	case "deletes":
+		return "deletes", "OP_MSG document sequence deletes"
+	}
+	s := string(id)
+	return s, "OP_MSG document sequence " + s
 }
 
 // countDocs estimates the number of documents in a sequence payload by
