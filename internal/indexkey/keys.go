@@ -336,10 +336,18 @@ func Values(ix *catalog.Index, doc bsoncore.Document, ks []byte) bsoncore.Docume
 	return b.Build()
 }
 
+// maxKeptBuf bounds the key buffers Release keeps.
+const maxKeptBuf = 1 << 20
+
 // Release drops g's references to the last document and index, keeping
 // its buffers for the next use (a pooled generator's documents must not
 // be kept alive).
 func (g *Generator) Release() {
+	if cap(g.buf)+cap(g.tbuf) > maxKeptBuf {
+		// A large document's keys (a text or multikey index): not kept.
+		*g = Generator{}
+		return
+	}
 	g.ix = nil
 	clear(g.fixed)
 	clear(g.vals)
