@@ -132,8 +132,23 @@ func argKey(el bsoncore.Element) (string, bool) {
 	if k, ok := genericArgNames[string(kb)]; ok {
 		return k, true
 	}
+	if k, ok := commonArgNames[string(kb)]; ok {
+		return k, false
+	}
 	return string(kb), false
 }
+
+// commonArgNames are the non-generic arguments of the commands clients
+// send most, whose keys argKey returns without allocating.
+var commonArgNames = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"documents", "updates", "deletes", "ordered", "filter", "sort", "projection",
+		"limit", "skip", "batchSize", "singleBatch", "pipeline", "cursor", "query", "update", "remove", "new",
+		"upsert", "fields", "hint", "let", "bypassDocumentValidation", "key", "indexes", "stmtId", "stmtIds"} {
+		m[k] = k
+	}
+	return m
+}()
 
 // genericArgNames maps each generic argument to its name, for argKey.
 var genericArgNames = func() map[string]string {
