@@ -186,8 +186,10 @@ func (s *Server) runRetryable(ctx context.Context, h handler, req *Request, ss *
 	if a.txnNumber == ss.txnNumber && ss.state != txnNone {
 		return nil, errs.New(errs.IncompleteTransactionHistory, "Cannot retry a retryable write that has been converted into a transaction")
 	}
-	if a.txnNumber > ss.txnNumber && ss.state == txnActive { // the error only for a transaction to abort
-		ss.abortTxn(errs.New(errs.NoSuchTransaction, "Transaction was aborted by a newer txnNumber"))
+	if a.txnNumber > ss.txnNumber {
+		if ss.state == txnActive { // the error only for a transaction to abort
+			ss.abortTxn(errs.New(errs.NoSuchTransaction, "Transaction was aborted by a newer txnNumber"))
+		}
 		ss.state, ss.committedTx = txnNone, nil
 	}
 	ss.txnNumber = a.txnNumber

@@ -134,3 +134,30 @@ func TestTxnEndFields(t *testing.T) {
 	tok := bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: bsoncore.NewDocumentBuilder().Build()}
 	wantCode(t, "commit with recoveryToken", run(s, with(commit(lsid, 1), "recoveryToken", tok)), 0)
 }
+
+// TestRetryableWriteAfterCommittedTransaction: a retryable write under
+// the txnNumber after a committed transaction ends that transaction's
+// state on the session. A commitTransaction under the write's number then
+// finds no transaction (NoSuchTransaction, 251), as mongod answers it,
+// instead of repeating the earlier transaction's commit.
+func TestRetryableWriteAfterCommittedTransaction(t *testing.T) {
+	s := testServer(t)
+	lsid := lsidDoc(9)
+	if r := run(s, txnInsert(lsid, 1, true)); r.Lookup("ok").AsFloat64() != 1 {
+		t.Fatalf("insert in transaction 1: %v", r)
+	}
+	if r := run(s, commit(lsid, 1)); r.Lookup("ok").AsFloat64() != 1 {
+		t.Fatalf("commit of transaction 1: %v", r)
+	}
+	if r := run(s, retryableInsert(lsid, 2, 2)); r.Lookup("n").AsInt32() != 1 {
+		t.Fatalf("retryable insert 2: %v", r)
+	}
+	r := run(s, commit(lsid, 2))
+	if code, _ := r.Lookup("code").AsInt32OK(); code != 251 {
+		t.Fatalf("commitTransaction under a retryable write's txnNumber: %v, want NoSuchTransaction (251)", r)
+	}
+	// The retryable write is still answered from its first attempt.
+	if r := run(s, retryableInsert(lsid, 2, 2)); r.Lookup("n").AsInt32() != 1 {
+		t.Fatalf("retryable insert 2 retried: %v", r)
+	}
+}
