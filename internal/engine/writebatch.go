@@ -56,29 +56,24 @@ type writeBatch struct {
 	// no entry, so monotonic keys (ObjectIds, counters) need no seek.
 	uniqMax map[uint64][]byte
 
-	g       indexkey.Generator
-	staged  []stagedKey
-	sbuf    []byte
+	// writeScratch holds the working buffers, pooled between batches
+	// (writescratch.go): the key generator, the staged entries, the
+	// pending unique keys, the conflict keys and the index-byte deltas.
+	writeScratch
+	scr *writeScratch // where they go back (writescratch.go)
+
 	ck      []byte              // the cluster key of the document written (clustered collections)
 	idBlock uint64              // clustered: the RecordID block this batch noted, plus one (0: none)
 	removed map[string]struct{} // index keys removed in this batch
-	pending pendingKeys         // unique keys added in this batch (pendingkeys.go)
-	kbuf    []byte
-	scr     *writeScratch // where g, sbuf, staged, pending and kbuf go back (writescratch.go)
 
 	metaDirty  bool
 	spanDirty  bool // the buckets collection's widest bucket grew (bucketspan.go)
 	countDelta int64
 	sizeDelta  int64
-	idxDelta   map[uint64]int64 // index bytes added (removed if < 0) by index id
 	lastSeq    uint64
 	counts     txnCounts // metrics.document, flushed on commit (stats_counters.go)
 
 	tx *Txn // the multi-document transaction writing, or nil (see txn_write.go)
-	// touched holds the conflict keys written outside a transaction,
-	// back to back, each ending at its touchedEnds offset (txn_write.go).
-	touched     []byte
-	touchedEnds []int
 
 	ops   []oplog.Entry // oplog entries of the pending changes (oplog.go)
 	quiet bool          // the current change is not logged (capped trims)

@@ -2,26 +2,26 @@ package engine
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/lodedb/lode/internal/indexkey"
 )
 
-// writeScratch holds a write batch's working buffers between commands: the
-// key generator's, the staged index entries and the pending unique keys.
-// A single-document write grew each of them from nothing, a dozen
+// writeScratch holds a write batch's working buffers between commands. A
+// single-document write grew each of them from nothing, a dozen
 // allocations per insert; a batch takes a scratch when it is made and
-// gives it back when it ends (writeBatch.abort).
+// gives it back when it ends (writeBatch.abort). writeBatch embeds it.
 type writeScratch struct {
 	g       indexkey.Generator
-	sbuf    []byte
 	staged  []stagedKey
-	pending pendingKeys
+	sbuf    []byte      // staged keystrings and type bits
+	pending pendingKeys // unique keys added in this batch (pendingkeys.go)
 	kbuf    []byte
-	// touched and touchedEnds: the conflict keys of a plain write
-	// (txn_write.go); idxDelta: its index bytes by index (stats_size.go).
+	// touched holds the conflict keys written outside a transaction,
+	// back to back, each ending at its touchedEnds offset (txn_write.go).
 	touched     []byte
 	touchedEnds []int
-	idxDelta    map[uint64]int64
+	idxDelta    map[uint64]int64 // index bytes added (removed if < 0) by index id (stats_size.go)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(writeScratch) }}
@@ -33,31 +33,29 @@ const maxScratchBytes = 1 << 20
 // takeScratch gives t a pooled scratch's buffers.
 func (t *writeBatch) takeScratch() {
 	s := scratchPool.Get().(*writeScratch)
-	t.scr = s
-	t.g, t.sbuf, t.staged, t.pending, t.kbuf = s.g, s.sbuf[:0], s.staged[:0], s.pending, s.kbuf[:0]
-	t.touched, t.touchedEnds, t.idxDelta = s.touched[:0], s.touchedEnds[:0], s.idxDelta
-	*s = writeScratch{}
+	t.scr, t.writeScratch = s, *s
 }
 
-// releaseScratch returns t's buffers to the pool; t keeps working with
-// fresh ones if it is used again. It is idempotent.
+// releaseScratch returns t's buffers to the pool, emptied; t keeps
+// working with fresh ones if it is used again. It is idempotent.
 func (t *writeBatch) releaseScratch() {
 	s := t.scr
 	if s == nil {
 		return
 	}
 	t.scr = nil
-	t.g.Release()
-	t.pending.release()
-	if cap(t.sbuf) <= maxScratchBytes && cap(t.staged)*32 <= maxScratchBytes && cap(t.touched) <= maxScratchBytes {
-		s.g, s.sbuf, s.staged, s.pending, s.kbuf = t.g, t.sbuf[:0], t.staged[:0], t.pending, t.kbuf[:0]
-		s.touched, s.touchedEnds = t.touched[:0], t.touchedEnds[:0]
-		if len(t.idxDelta) <= 64 {
-			clear(t.idxDelta)
-			s.idxDelta = t.idxDelta
-		}
+	w := &t.writeScratch
+	w.g.Release()
+	w.pending.release()
+	bigMap := len(w.idxDelta) > 64 // maps do not shrink
+	clear(w.idxDelta)
+	if cap(w.sbuf) > maxScratchBytes || cap(w.touched) > maxScratchBytes ||
+		cap(w.staged) > maxScratchBytes/int(unsafe.Sizeof(stagedKey{})) || bigMap {
+		*s = writeScratch{} // a bulk write's: left to the collector
+	} else {
+		*s = writeScratch{g: w.g, staged: w.staged[:0], sbuf: w.sbuf[:0], pending: w.pending, kbuf: w.kbuf[:0],
+			touched: w.touched[:0], touchedEnds: w.touchedEnds[:0], idxDelta: w.idxDelta}
 	}
-	t.g, t.sbuf, t.staged, t.pending, t.kbuf = indexkey.Generator{}, nil, nil, pendingKeys{}, nil
-	t.touched, t.touchedEnds, t.idxDelta = nil, nil, nil
+	*w = writeScratch{}
 	scratchPool.Put(s)
 }
