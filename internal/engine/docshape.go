@@ -51,12 +51,6 @@ func insertDepthErr() *errs.Error {
 	return errs.New(errs.Overflow, "cannot insert document because it exceeds %d levels of nesting", MaxStorageDepth)
 }
 
-// isIDKey reports whether the element's name is _id, without building
-// the name as a string.
-func isIDKey(el bsoncore.Element) bool {
-	return len(el) >= 5 && el[1] == '_' && el[2] == 'i' && el[3] == 'd' && el[4] == 0
-}
-
 // checkUpdated applies mongod's storage validation of an update's result
 // (storage_validation::scanDocument) to what Lode can produce: one _id
 // (BadValue), and no element deeper than MaxStorageDepth (Overflow; the
