@@ -55,12 +55,12 @@ type emptyRange struct {
 type emptyRanges struct {
 	gen     uint64 // txnGen the hints were recorded under
 	byIndex map[uint64][]emptyRange
-	// uniqMax holds, per unique index id, a keystring no entry of the
-	// index exceeds (nil: the index was empty). The unique check of a key
-	// above it needs no seek. It follows the hints' rules: writeStaged
-	// raises it (noteIndexSet), removals leave it an upper bound, and a
+	// uniqMax holds, per unique index id, what is known of the index's
+	// highest entries (uniquebound.go): the unique check of most new keys
+	// needs no seek. It follows the hints' rules: writeStaged notes each
+	// new entry (noteIndexSet), removals leave it an upper bound, and a
 	// transaction commit (txnGen) or DDL discards it.
-	uniqMax map[uint64][]byte
+	uniqMax map[uint64]*uniqueBound
 	pos     []byte // noteIndexSet's scratch
 }
 
@@ -174,10 +174,8 @@ func (v *lockedRanges) Note(id uint64, start, first []byte) {
 // (keystring ks, record rid). The caller holds the collection's writer
 // lock.
 func (st *collState) noteIndexSet(id uint64, ks []byte, rid uint64) {
-	if max, ok := st.hints.uniqMax[id]; ok {
-		if max == nil || bytes.Compare(ks, max) > 0 {
-			st.hints.uniqMax[id] = append(max[:0], ks...)
-		}
+	if b := st.hints.uniqMax[id]; b != nil {
+		b.note(ks)
 	}
 	if st.hints.byIndex == nil {
 		return
@@ -188,20 +186,18 @@ func (st *collState) noteIndexSet(id uint64, ks []byte, rid uint64) {
 	st.hints.shrink(id, st.hints.pos)
 }
 
-// uniqueMax returns the cached upper bound of unique index id's keystrings
-// for a statement of t (ok false: none usable). The caller holds the
-// writer lock.
-func (t *writeBatch) uniqueMax(id uint64) (max []byte, ok bool) {
+// uniqueMax returns the cached bound of unique index id's keystrings for
+// a statement of t (nil: none usable). The caller holds the writer lock.
+func (t *writeBatch) uniqueMax(id uint64) *uniqueBound {
 	st := t.c.state
 	if t.tx != nil || st.commits == nil || st.commits.committing.Load() != 0 || st.hints.gen != st.commits.gen.Load() {
-		return nil, false
+		return nil
 	}
-	max, ok = st.hints.uniqMax[id]
-	return max, ok
+	return st.hints.uniqMax[id]
 }
 
 // setUniqueMax records last, the last keystring of unique index id read
-// by a statement of t, as its upper bound.
+// by a statement of t (nil: the index is empty), as its bound.
 func (t *writeBatch) setUniqueMax(id uint64, last []byte) {
 	st := t.c.state
 	if t.tx != nil || st.commits == nil || st.commits.committing.Load() != 0 {
@@ -212,7 +208,7 @@ func (t *writeBatch) setUniqueMax(id uint64, last []byte) {
 		h.gen, h.byIndex, h.uniqMax = gen, nil, nil
 	}
 	if h.uniqMax == nil {
-		h.uniqMax = map[uint64][]byte{}
+		h.uniqMax = map[uint64]*uniqueBound{}
 	}
-	h.uniqMax[id] = append([]byte(nil), last...) // nil stays nil: an empty index
+	h.uniqMax[id] = newUniqueBound(last)
 }

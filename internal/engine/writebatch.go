@@ -282,10 +282,11 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 	if ix.Clustered {
 		return t.checkClusterKey(ix, ks, rid, doc)
 	}
-	// The collection's cached upper bound answers most checks (ascending
-	// _ids, ObjectIds) without an iterator or a seek.
-	cmax, cok := t.uniqueMax(ix.ID)
-	if cok && (cmax == nil || bytes.Compare(ks, cmax) > 0) {
+	// The collection's cached bound answers most checks (ascending _ids,
+	// and ObjectIds from many clients, a little out of order) without an
+	// iterator or a seek.
+	cb := t.uniqueMax(ix.ID)
+	if cb != nil && cb.absent(ks) {
 		return nil
 	}
 	if !t.probe.IsOpen() {
@@ -295,11 +296,10 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		clear(t.uniqMax)
 	}
 	max, known := t.uniqMax[ix.ID]
-	if !known && cok {
+	if !known && cb != nil {
 		// ks is at or below the collection's cached bound: the index's
-		// last entry is not worth a seek (_ids that arrive out of order,
-		// as ObjectIds from many clients do).
-		max, known = cmax, true
+		// last entry is not worth a seek.
+		max, known = cb.max, true
 	}
 	if !known {
 		last, ok, err := t.probe.LastKeystring(ix.ID, nil)

@@ -190,3 +190,57 @@ func TestUniqueUpperBoundCache(t *testing.T) {
 		t.Fatalf("%d documents, want 12", n)
 	}
 }
+
+// TestUniqueKeysOutOfOrder: keys that arrive a little out of order, as
+// ObjectIds from many clients do, are checked against what the
+// collection knows of the index's highest entries. Every existing key,
+// near the top or far below it, must still be refused, and every new one
+// accepted, from several clients at once.
+func TestUniqueKeysOutOfOrder(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("ooo")
+	c := context.Background()
+	const n = 3000
+	// Even _ids, each block of 50 in descending order.
+	for lo := 0; lo < n; lo += 50 {
+		for i := lo + 49; i >= lo; i-- {
+			if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: 2 * i}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A removal near the top frees its key again.
+	if _, err := coll.DeleteOne(c, bson.D{{Key: "_id", Value: 2 * (n - 10)}}); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			for i := n - 1 - w; i >= 0; i -= 4 {
+				_, errEven := coll.InsertOne(c, bson.D{{Key: "_id", Value: 2 * i}})
+				_, errOdd := coll.InsertOne(c, bson.D{{Key: "_id", Value: 2*i + 1}})
+				switch {
+				case i == n-10 && errEven != nil:
+					errc <- fmt.Errorf("_id %d, removed: %v, want it inserted", 2*i, errEven)
+					return
+				case i != n-10 && !mongo.IsDuplicateKeyError(errEven):
+					errc <- fmt.Errorf("_id %d again: %v, want a duplicate key error", 2*i, errEven)
+					return
+				case errOdd != nil:
+					errc <- fmt.Errorf("new _id %d: %v", 2*i+1, errOdd)
+					return
+				}
+			}
+			errc <- nil
+		}(w)
+	}
+	for range 4 {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := coll.CountDocuments(c, bson.D{}); got != 2*n {
+		t.Fatalf("%d documents, want %d", got, 2*n)
+	}
+}

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+)
+
+func ubKey(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+
+// TestUniqueBound checks the bound against a model of the index: a key it
+// calls absent must not be an entry (else a duplicate would be accepted),
+// and keys a little below the highest that are not entries must be called
+// absent (else the bound saves no seek).
+func TestUniqueBound(t *testing.T) {
+	for _, start := range []uint64{0, 1_000_000} {
+		rng := rand.New(rand.NewPCG(1, start))
+		index := map[uint64]bool{}
+		b := newUniqueBound(nil) // an empty index
+		if start > 0 {
+			var last uint64
+			for i := uint64(0); i < start; i += 7 {
+				index[i], last = true, i
+			}
+			b = newUniqueBound(ubKey(last))
+		}
+		next := start
+		saved, sought := 0, 0
+		for step := 0; step < 20000; step++ {
+			switch r := rng.IntN(10); {
+			case r < 7: // an insert a little out of order, as from many clients
+				next += 3
+				k := next - uint64(rng.IntN(40))
+				if !index[k] {
+					index[k] = true
+					b.note(ubKey(k))
+				}
+			case r < 8: // a removal, which the bound does not see
+				k := next - uint64(rng.IntN(2000))
+				delete(index, k)
+			default: // a check anywhere
+				k := uint64(rng.IntN(int(next + 100)))
+				if b.absent(ubKey(k)) && index[k] {
+					t.Fatalf("start %d step %d: key %d is an entry, called absent", start, step, k)
+				}
+			}
+			// Keys just below the highest that are not entries are absent
+			// without a seek.
+			k := next - uint64(rng.IntN(30))
+			if !index[k] {
+				if b.absent(ubKey(k)) {
+					saved++
+				} else {
+					sought++
+				}
+			}
+			if b.absent(ubKey(k)) && index[k] {
+				t.Fatalf("start %d step %d: key %d is an entry, called absent", start, step, k)
+			}
+		}
+		if sought*20 > saved {
+			t.Errorf("start %d: %d keys near the top answered without a seek, %d sought", start, saved, sought)
+		}
+		if len(b.tail) > maxTailKeys || b.size > maxTailBytes {
+			t.Errorf("tail %d keys, %d bytes: over its bounds", len(b.tail), b.size)
+		}
+		// Every entry above the floor is in the tail.
+		for k := range index {
+			if (b.all || string(ubKey(k)) > string(b.floor)) && b.absent(ubKey(k)) {
+				t.Fatalf("start %d: entry %d above the floor not in the tail", start, k)
+			}
+		}
+	}
+}
