@@ -27,10 +27,14 @@ type uniqueBound struct {
 	max   []byte
 	floor []byte
 	all   bool
-	tail  [][]byte // sorted, distinct
-	size  int      // bytes in tail
-	free  [][]byte // buffers of keys dropped from tail, for reuse
+	// tail's keys, sorted and distinct, are arena[k.off:k.off+k.n] for k
+	// in keys: appended in arrival order, kept in key order by keys.
+	arena []byte
+	keys  []tailKey
+	spare []byte // the arena before the last drop, for the next
 }
+
+type tailKey struct{ off, n uint32 }
 
 // Bounds of a tail: past maxTailKeys keys or maxTailBytes bytes, its lower
 // half is dropped and floor rises to the highest key dropped.
@@ -48,6 +52,15 @@ func newUniqueBound(last []byte) *uniqueBound {
 	return &uniqueBound{max: bytes.Clone(last), floor: bytes.Clone(last)}
 }
 
+func (b *uniqueBound) key(k tailKey) []byte { return b.arena[k.off : k.off+k.n] }
+
+// find returns where ks is, or would be, in keys.
+func (b *uniqueBound) find(ks []byte) (int, bool) {
+	return slices.BinarySearchFunc(b.keys, ks, func(k tailKey, ks []byte) int {
+		return bytes.Compare(b.key(k), ks)
+	})
+}
+
 // absent reports whether the index is known to hold no entry ks.
 func (b *uniqueBound) absent(ks []byte) bool {
 	if b.max == nil || bytes.Compare(ks, b.max) > 0 {
@@ -56,57 +69,53 @@ func (b *uniqueBound) absent(ks []byte) bool {
 	if !b.all && bytes.Compare(ks, b.floor) <= 0 {
 		return false
 	}
-	_, found := slices.BinarySearchFunc(b.tail, ks, bytes.Compare)
+	_, found := b.find(ks)
 	return !found
 }
 
 // note records a new entry ks.
 func (b *uniqueBound) note(ks []byte) {
+	i := len(b.keys)
 	if b.max == nil || bytes.Compare(ks, b.max) > 0 {
+		// Above every entry (ascending keys): the tail's end.
 		b.max = append(b.max[:0], ks...)
-	}
-	if !b.all && bytes.Compare(ks, b.floor) <= 0 {
-		return // below the floor: sought anyway
-	}
-	// New keys mostly land at or near the end.
-	i := len(b.tail)
-	if i > 0 {
-		if c := bytes.Compare(ks, b.tail[i-1]); c == 0 {
+	} else if !b.all && bytes.Compare(ks, b.floor) <= 0 {
+		return // at or below the floor: sought anyway
+	} else {
+		var found bool
+		if i, found = b.find(ks); found {
 			return
-		} else if c < 0 {
-			var found bool
-			if i, found = slices.BinarySearchFunc(b.tail, ks, bytes.Compare); found {
-				return
-			}
 		}
 	}
-	var buf []byte
-	if n := len(b.free); n > 0 {
-		buf, b.free = b.free[n-1], b.free[:n-1]
-	}
-	b.tail = slices.Insert(b.tail, i, append(buf[:0], ks...))
-	b.size += len(ks)
-	if len(b.tail) > maxTailKeys || b.size > maxTailBytes {
+	k := tailKey{off: uint32(len(b.arena)), n: uint32(len(ks))}
+	b.arena = append(b.arena, ks...)
+	b.keys = slices.Insert(b.keys, i, k)
+	if len(b.keys) > maxTailKeys || len(b.arena) > maxTailBytes {
 		b.dropLowerHalf()
 	}
 }
 
-// dropLowerHalf forgets the lower half of tail; floor rises to the highest
-// key forgotten, so that every entry above it is still in tail.
+// dropLowerHalf forgets the lower half of tail (by key); floor rises to
+// the highest key forgotten, so that every entry above it is still in
+// tail. The arena is rewritten with the keys kept.
 func (b *uniqueBound) dropLowerHalf() {
-	h := len(b.tail) / 2
-	if h == 0 {
-		h = 1 // a single key above maxTailBytes
-	}
-	b.floor = append(b.floor[:0], b.tail[h-1]...)
+	h := max(len(b.keys)/2, 1)
+	b.floor = append(b.floor[:0], b.key(b.keys[h-1])...)
 	b.all = false
-	for _, k := range b.tail[:h] {
-		b.size -= len(k)
-		if cap(k) <= 256 {
-			b.free = append(b.free, k)
-		}
+	kept := b.keys[h:]
+	var n int
+	for _, k := range kept {
+		n += int(k.n)
 	}
-	n := copy(b.tail, b.tail[h:])
-	clear(b.tail[n:])
-	b.tail = b.tail[:n]
+	arena := b.spare[:0]
+	if cap(arena) < 2*n {
+		arena = make([]byte, 0, max(2*n, 4<<10))
+	}
+	for i, k := range kept {
+		off := len(arena)
+		arena = append(arena, b.key(k)...)
+		kept[i].off = uint32(off)
+	}
+	b.arena, b.spare = arena, b.arena
+	b.keys = b.keys[:copy(b.keys, kept)]
 }

@@ -61,8 +61,8 @@ func TestUniqueBound(t *testing.T) {
 		if sought*20 > saved {
 			t.Errorf("start %d: %d keys near the top answered without a seek, %d sought", start, saved, sought)
 		}
-		if len(b.tail) > maxTailKeys || b.size > maxTailBytes {
-			t.Errorf("tail %d keys, %d bytes: over its bounds", len(b.tail), b.size)
+		if len(b.keys) > maxTailKeys || len(b.arena) > maxTailBytes {
+			t.Errorf("tail %d keys, %d bytes: over its bounds", len(b.keys), len(b.arena))
 		}
 		// Every entry above the floor is in the tail.
 		for k := range index {
