@@ -23,26 +23,43 @@ import (
 // noteIndexBytes records that an index entry of n bytes was set (or, with
 // del, removed) in the batch.
 func (t *writeBatch) noteIndexBytes(indexID uint64, n int, del bool) {
-	if t.idxDelta == nil {
-		t.idxDelta = map[uint64]int64{}
-	}
 	if del {
-		t.idxDelta[indexID] -= int64(n)
-	} else {
-		t.idxDelta[indexID] += int64(n)
+		n = -n
 	}
+	t.idxDelta.add(indexID, int64(n))
+}
+
+// indexDeltas are index byte deltas by index id: a slice, not a map, as
+// a write touches few indexes and notes one delta per index entry.
+type indexDeltas []indexDelta
+
+type indexDelta struct {
+	id uint64
+	n  int64
+}
+
+// add adds n to index id's delta.
+func (d *indexDeltas) add(id uint64, n int64) {
+	s := *d
+	for i := range s {
+		if s[i].id == id {
+			s[i].n += n
+			return
+		}
+	}
+	*d = append(s, indexDelta{id, n})
 }
 
 // addIndexBytes applies committed index byte deltas; st.mu is held.
-func (st *collState) addIndexBytes(d map[uint64]int64) {
+func (st *collState) addIndexBytes(d indexDeltas) {
 	if !st.idxValid || len(d) == 0 {
 		return
 	}
 	if st.idxBytes == nil {
 		st.idxBytes = map[uint64]int64{}
 	}
-	for id, n := range d {
-		st.idxBytes[id] += n
+	for _, x := range d {
+		st.idxBytes[x.id] += x.n
 	}
 }
 

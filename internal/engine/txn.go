@@ -123,7 +123,7 @@ type txnColl struct {
 	indexIDs   []uint64 // ids of the collection's indexes at the first write
 	countDelta int64
 	sizeDelta  int64
-	idxDelta   map[uint64]int64
+	idxDelta   indexDeltas
 }
 
 // newTxnColl records collection c as written by a transaction: its index

@@ -87,14 +87,11 @@ func (t *writeBatch) commitInTxn() error {
 	}
 	tc.countDelta += t.countDelta
 	tc.sizeDelta += t.sizeDelta
-	for id, n := range t.idxDelta {
-		if tc.idxDelta == nil {
-			tc.idxDelta = map[uint64]int64{}
-		}
-		tc.idxDelta[id] += n
+	for _, x := range t.idxDelta {
+		tc.idxDelta.add(x.id, x.n)
 	}
 	t.countDelta, t.sizeDelta = 0, 0
-	clear(t.idxDelta)
+	t.idxDelta = t.idxDelta[:0]
 	t.docs = 0
 	clear(t.removed)
 	t.pending.reset()

@@ -188,7 +188,7 @@ func (t *writeBatch) commit() error {
 	if err != nil {
 		t.metaDirty = false
 		t.countDelta, t.sizeDelta = 0, 0
-		clear(t.idxDelta)
+		t.idxDelta = t.idxDelta[:0]
 		t.counts = txnCounts{}
 		return err
 	}
@@ -214,7 +214,7 @@ func (t *writeBatch) commit() error {
 	}
 	st.addIndexBytes(t.idxDelta)
 	t.countDelta, t.sizeDelta = 0, 0
-	clear(t.idxDelta)
+	t.idxDelta = t.idxDelta[:0]
 	t.e.viewsWritten(t.c.DB, t.c.Name)
 	return nil
 }

@@ -21,7 +21,7 @@ type writeScratch struct {
 	// back to back, each ending at its touchedEnds offset (txn_write.go).
 	touched     []byte
 	touchedEnds []int
-	idxDelta    map[uint64]int64 // index bytes added (removed if < 0) by index id (stats_size.go)
+	idxDelta    indexDeltas // index bytes added (removed if < 0) by index id (stats_size.go)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(writeScratch) }}
@@ -47,14 +47,12 @@ func (t *writeBatch) releaseScratch() {
 	w := &t.writeScratch
 	w.g.Release()
 	w.pending.release()
-	bigMap := len(w.idxDelta) > 64 // maps do not shrink
-	clear(w.idxDelta)
 	if cap(w.sbuf) > maxScratchBytes || cap(w.touched) > maxScratchBytes ||
-		cap(w.staged) > maxScratchBytes/int(unsafe.Sizeof(stagedKey{})) || bigMap {
+		cap(w.staged) > maxScratchBytes/int(unsafe.Sizeof(stagedKey{})) || cap(w.idxDelta) > 64 {
 		*s = writeScratch{} // a bulk write's: left to the collector
 	} else {
 		*s = writeScratch{g: w.g, staged: w.staged[:0], sbuf: w.sbuf[:0], pending: w.pending, kbuf: w.kbuf[:0],
-			touched: w.touched[:0], touchedEnds: w.touchedEnds[:0], idxDelta: w.idxDelta}
+			touched: w.touched[:0], touchedEnds: w.touchedEnds[:0], idxDelta: w.idxDelta[:0]}
 	}
 	*w = writeScratch{}
 	scratchPool.Put(s)
