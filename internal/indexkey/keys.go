@@ -77,8 +77,10 @@ func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byt
 		if err := g.generateGeo(ix, doc); err != nil {
 			return nil, nil, false, err
 		}
-	} else if err := g.generate(ix, doc); err != nil {
-		return nil, nil, false, err
+	} else if !g.flat(ix, doc) {
+		if err := g.generate(ix, doc); err != nil {
+			return nil, nil, false, err
+		}
 	}
 	if len(g.offs) == 0 {
 		return nil, nil, true, nil // sparse: every key lacked every field
@@ -100,6 +102,42 @@ func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byt
 		g.keys, g.tbs = g.keys[:w], g.tbs[:w]
 	}
 	return g.keys, g.paths, false, nil
+}
+
+// flat encodes the single key of doc for an index whose fields are all
+// top-level and none of whose values in doc is an array, the common case,
+// without generate's walk. It returns false, having encoded nothing, when
+// the index or doc needs the walk (a dotted path, a geo field, an array).
+func (g *Generator) flat(ix *catalog.Index, doc bsoncore.Document) bool {
+	fields := ix.Fields
+	n := len(fields)
+	if cap(g.fixed) < n {
+		g.fixed = make([]bsoncore.Value, n)
+	}
+	g.fixed = g.fixed[:n]
+	notFound := 0
+	for i := range fields {
+		f := &fields[i]
+		if len(f.Parts) != 1 || f.Geo != "" {
+			return false
+		}
+		v, found := bsonutil.LookupField(doc, f.Parts[0])
+		switch {
+		case !found:
+			g.fixed[i] = nullValue
+			notFound++
+		case v.Type == bsoncore.TypeArray:
+			return false
+		default:
+			g.fixed[i] = v
+		}
+	}
+	g.ix = ix
+	g.stack, g.paths = g.stack[:0], g.paths[:0]
+	g.buf, g.offs, g.tbuf, g.vals = g.buf[:0], g.offs[:0], g.tbuf[:0], g.vals[:0]
+	g.emit(notFound)
+	g.ix = nil
+	return true
 }
 
 // generate encodes every key of doc into g.buf/g.tbuf, recording their

@@ -249,3 +249,24 @@ func TestGeneratorGeoThenOrdinary(t *testing.T) {
 		t.Fatalf("keys after a geo index: %d, %v", len(ks), err)
 	}
 }
+
+// BenchmarkIndexKeysEvent: the eventlog seed's indexes over one event,
+// top-level scalar fields (the keys of a build and of single inserts).
+func BenchmarkIndexKeysEvent(b *testing.B) {
+	doc := extJSON(b, `{"_id": {"$oid": "65f0c0ffee0000000000abcd"}, "time": {"$date": "2026-11-01T10:00:00Z"}, "host": "host-17", "path": "/api/v1/items/123", "status": 200, "bytes": 5120, "ua": "client/1.0"}`)
+	for _, spec := range []string{`{"_id": 1}`, `{"path": 1}`, `{"time": 1}`, `{"host": 1, "time": 1}`} {
+		ix, err := catalog.NewIndex(1, catalog.IndexSpec{Name: "x", Key: extJSON(b, spec)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(spec, func(b *testing.B) {
+			var g Generator
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, _, _, err := g.Keys(ix, doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
