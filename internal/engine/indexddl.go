@@ -233,7 +233,7 @@ func (e *Engine) buildIndexes(ctx context.Context, n *collection, at []int) erro
 					tb = vbuf
 				}
 				t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
-				if err := loads[j].Add(ks, rid, tb); err != nil {
+				if err := loads[j].Add(ks, rid, tb, t.g.HeadLen(k)); err != nil {
 					return err
 				}
 			}

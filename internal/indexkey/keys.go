@@ -48,6 +48,9 @@ type Generator struct {
 	keys  [][]byte
 	tbuf  []byte
 	tbs   [][]byte // type bits of keys[i]
+	// heads[i] is the length of keys[i]'s first field (emit's keys alone;
+	// empty for text and geo keys).
+	heads []int
 	// keepVals makes emit record the field values of every key in vals
 	// (len(fields) per key), for duplicate key error messages.
 	keepVals bool
@@ -69,6 +72,7 @@ func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byt
 	if ix.PartialFilter != nil && !ix.PartialFilter.Match(doc) {
 		return nil, nil, true, nil
 	}
+	g.heads = g.heads[:0]
 	if ix.Text != nil {
 		if err := g.textKeys(ix, doc); err != nil {
 			return nil, nil, false, err
@@ -90,16 +94,25 @@ func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byt
 		g.keys = append(g.keys, g.buf[g.offs[i]:g.offs[i+1]:g.offs[i+1]])
 		g.tbs = append(g.tbs, g.tbuf[g.offs[i+2]:g.offs[i+3]:g.offs[i+3]])
 	}
+	if len(g.heads) != len(g.keys) {
+		g.heads = g.heads[:0] // keys not made by emit
+	}
 	if len(g.keys) > 1 {
 		sort.Stable(keySorter{g})
 		w := 1
 		for r := 1; r < len(g.keys); r++ {
 			if !bytes.Equal(g.keys[r], g.keys[w-1]) {
 				g.keys[w], g.tbs[w] = g.keys[r], g.tbs[r]
+				if len(g.heads) > 0 {
+					g.heads[w] = g.heads[r]
+				}
 				w++
 			}
 		}
 		g.keys, g.tbs = g.keys[:w], g.tbs[:w]
+		if len(g.heads) > 0 {
+			g.heads = g.heads[:w]
+		}
 	}
 	return g.keys, g.paths, false, nil
 }
@@ -328,6 +341,9 @@ func (g *Generator) emit(notFound int) {
 			v = g.ix.Collator.Transform(v)
 		}
 		g.buf = keystring.AppendValue(g.buf, v, fields[i].Desc)
+		if i == 0 {
+			g.heads = append(g.heads, len(g.buf)-start)
+		}
 		g.tbuf = keystring.AppendTypeBits(g.tbuf, v)
 	}
 	g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
@@ -345,6 +361,9 @@ func (s keySorter) Less(i, j int) bool { return bytes.Compare(s.g.keys[i], s.g.k
 func (s keySorter) Swap(i, j int) {
 	s.g.keys[i], s.g.keys[j] = s.g.keys[j], s.g.keys[i]
 	s.g.tbs[i], s.g.tbs[j] = s.g.tbs[j], s.g.tbs[i]
+	if len(s.g.heads) > 0 {
+		s.g.heads[i], s.g.heads[j] = s.g.heads[j], s.g.heads[i]
+	}
 }
 
 // Values returns the field values of doc that produce keystring ks for
@@ -394,8 +413,18 @@ func (g *Generator) Release() {
 	g.keys = g.keys[:0]
 	clear(g.tbs)
 	g.tbs = g.tbs[:0]
+	g.heads = g.heads[:0]
 }
 
 // TypeBits returns the type bits of the i-th key of the last Keys call,
 // valid until the next call on g.
 func (g *Generator) TypeBits(i int) []byte { return g.tbs[i] }
+
+// HeadLen returns the length of the first field's part of keys[i] (0:
+// not known, for text and geo keys). A sort can group keys on it.
+func (g *Generator) HeadLen(i int) int {
+	if i < len(g.heads) {
+		return g.heads[i]
+	}
+	return 0
+}

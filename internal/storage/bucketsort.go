@@ -23,28 +23,63 @@ func (l *SortedLoad) SetRisingSuffix(n int) { l.suffix = n }
 // comparison sort is as cheap once the groups are many.
 func maxBuckets(n int) int { return min(n/8, 1<<16) }
 
-// bucketSort orders l.ents by grouping them on the key before the rising
-// suffix and reports whether it did; it leaves them as they were when
-// the groups are too many or a suffix does not rise.
+// bucketSort orders l.ents by grouping them and reports whether it did;
+// it leaves them as they were when no grouping holds. It tries two
+// groupings: on an index key's first field (AddHead), for a compound
+// index whose later fields rise or fall with the records within each
+// value of the first ({host: 1, time: 1} or {cat: 1, ts: -1} over events
+// inserted in time order); then on the key before the rising suffix
+// (SetRisingSuffix), for keys with few distinct values.
 func (l *SortedLoad) bucketSort() bool {
+	if len(l.heads) == len(l.ents) && len(l.ents) > 0 {
+		heads := l.heads
+		ok := l.group(func(i int, k []byte) ([]byte, []byte, bool) {
+			h := l.skip + int(heads[i])
+			if h > len(k) {
+				return nil, nil, false
+			}
+			return k[l.skip:h], k[h:], true
+		}, true)
+		if ok {
+			return true
+		}
+	}
+	if l.suffix <= 0 {
+		return false
+	}
+	return l.group(func(_ int, k []byte) ([]byte, []byte, bool) {
+		if len(k) < l.skip+l.suffix {
+			return nil, nil, false
+		}
+		return k[l.skip : len(k)-l.suffix], k[len(k)-l.suffix:], true
+	}, false)
+}
+
+// group orders l.ents by the heads split gives their keys, each group in
+// the order added when its suffixes rise, in reverse when they fall
+// (allowed with fall), and reports whether it did. It gives up, leaving
+// l.ents as they were, when the groups are too many, a group's suffixes
+// neither rise nor fall throughout, or one head is a prefix of another
+// (the keys' order would not be the heads' order then).
+func (l *SortedLoad) group(split func(i int, k []byte) (head, suf []byte, ok bool), fall bool) bool {
 	n := len(l.ents)
 	limit := maxBuckets(n)
-	if l.suffix <= 0 || limit < 2 {
+	if limit < 2 {
 		return false
 	}
 	ids := make(map[string]int32, min(limit, 1024))
 	var (
-		heads  [][]byte // each group's key before the suffix
+		heads  [][]byte // each group's head
 		counts []int
 		last   [][]byte // each group's latest suffix
+		dirs   []int8   // each group's direction: 1 rising, -1 falling, 0 not yet known
 	)
 	group := make([]int32, n)
 	for i := range l.ents {
-		k := l.key(l.ents[i])
-		if len(k) < l.skip+l.suffix {
+		head, suf, ok := split(i, l.key(l.ents[i]))
+		if !ok {
 			return false
 		}
-		head, suf := k[l.skip:len(k)-l.suffix], k[len(k)-l.suffix:]
 		id, ok := ids[string(head)]
 		if !ok {
 			if len(heads) == limit {
@@ -55,8 +90,17 @@ func (l *SortedLoad) bucketSort() bool {
 			heads = append(heads, head)
 			counts = append(counts, 0)
 			last = append(last, nil)
-		} else if bytes.Compare(suf, last[id]) <= 0 {
-			return false // not rising: the caller's promise does not hold
+			dirs = append(dirs, 0)
+		} else {
+			c := bytes.Compare(suf, last[id])
+			switch {
+			case c == 0:
+				return false
+			case dirs[id] == 0 && (c > 0 || fall):
+				dirs[id] = int8(c)
+			case dirs[id] == 0 || int(dirs[id]) != c:
+				return false // neither rising nor falling throughout
+			}
 		}
 		last[id] = suf
 		counts[id]++
@@ -67,10 +111,20 @@ func (l *SortedLoad) bucketSort() bool {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return bytes.Compare(heads[a], heads[b]) })
-	start := make([]int, len(heads))
+	for i := 1; i < len(order); i++ {
+		if bytes.HasPrefix(heads[order[i]], heads[order[i-1]]) {
+			return false
+		}
+	}
+	// next[id] is where group id's next entry goes: forward from its start
+	// when rising, backward from its end when falling.
+	next := make([]int, len(heads))
 	at := 0
 	for _, id := range order {
-		start[id] = at
+		next[id] = at
+		if dirs[id] < 0 {
+			next[id] = at + counts[id] - 1
+		}
 		at += counts[id]
 	}
 	out := l.db.loadMem.takeEnts(n)
@@ -80,8 +134,12 @@ func (l *SortedLoad) bucketSort() bool {
 	out = out[:n]
 	for i, e := range l.ents {
 		id := group[i]
-		out[start[id]] = e
-		start[id]++
+		out[next[id]] = e
+		if dirs[id] < 0 {
+			next[id]--
+		} else {
+			next[id]++
+		}
 	}
 	l.db.loadMem.give(l.ents, nil)
 	l.ents = out

@@ -85,3 +85,71 @@ func TestBucketSortOrdersLikeTheComparisonSort(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketSortByFirstField: entries of a compound index whose later
+// fields rise or fall with the records within each value of the first
+// field are grouped on that field (AddHead) in the comparison sort's
+// order; a group whose suffixes turn back, and heads that are prefixes
+// of one another, leave it to the comparison sort.
+func TestBucketSortByFirstField(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n = 20000
+	type ent struct {
+		head string
+		rest []byte
+	}
+	mk := func(turn bool, prefixHeads bool) []ent {
+		var es []ent
+		for i := range n {
+			c := r.IntN(40)
+			head := fmt.Sprintf("cat%02d|", c)
+			if prefixHeads && c == 7 && i%2 == 0 {
+				head = "cat07|x|" // cat07| is a prefix of it
+			}
+			ts := uint64(i)
+			if c%2 == 1 {
+				ts = ^ts // a descending field: falls as records rise
+			}
+			if turn && i == n/2 && c%2 == 0 {
+				ts = 0 // one entry whose suffix turns back
+			}
+			rest := binary.BigEndian.AppendUint64(nil, ts)
+			rest = binary.BigEndian.AppendUint64(rest, uint64(i+1)) // the record id
+			es = append(es, ent{head, rest})
+		}
+		return es
+	}
+	load := func(es []ent) *SortedLoad {
+		l := (&DB{}).NewSortedLoad(3, nil)
+		l.SetRisingSuffix(8)
+		for i, e := range es {
+			k := append(append([]byte("pfx"), e.head...), e.rest...)
+			if err := l.AddHead(k, []byte{byte(i)}, len(e.head)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return l
+	}
+	check := func(name string, es []ent, wantGrouped bool) {
+		t.Helper()
+		l := load(es)
+		if got := l.bucketSort(); got != wantGrouped {
+			t.Fatalf("%s: grouped %v, want %v", name, got, wantGrouped)
+		}
+		if !wantGrouped {
+			l.sort()
+		}
+		want := load(es)
+		want.heads, want.suffix = nil, 0
+		want.sort()
+		got := sortedKeys(l)
+		for i, k := range sortedKeys(want) {
+			if !bytes.Equal(got[i], k) {
+				t.Fatalf("%s: entry %d: %x, sorted %x", name, i, got[i], k)
+			}
+		}
+	}
+	check("rising and falling groups", mk(false, false), true)
+	check("a suffix that turns back", mk(true, false), false)
+	check("a head that is a prefix of another", mk(false, true), false)
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,6 +49,9 @@ type SortedLoad struct {
 	// suffix is the length of the keys' rising suffix (SetRisingSuffix),
 	// 0 when they have none.
 	suffix int
+	// heads[i] is the length of the first field of ents[i]'s key after
+	// skip (AddHead; 0: not known), while ents are in the order added.
+	heads []uint16
 }
 
 // sortEntry is one key/value in the arena, with sixteen bytes of the key
@@ -114,7 +118,12 @@ func (l *SortedLoad) SizeHint(n int) {
 const entrySize = 32
 
 // Add adds one key and value; both are copied.
-func (l *SortedLoad) Add(key, value []byte) error {
+func (l *SortedLoad) Add(key, value []byte) error { return l.AddHead(key, value, 0) }
+
+// AddHead is Add for a key whose part after the shared prefix starts
+// with a field of head bytes (an index key's first field; 0: not known),
+// on which the sort may group the entries (bucketsort.go).
+func (l *SortedLoad) AddHead(key, value []byte, head int) error {
 	n := len(key) + len(value)
 	if l.used+n+len(l.ents)*entrySize > l.budget && len(l.ents) > 0 {
 		if err := l.spill(); err != nil {
@@ -149,6 +158,9 @@ func (l *SortedLoad) Add(key, value []byte) error {
 	}
 	// The abbreviations are set by sort, once the shared prefix is known.
 	l.ents = append(l.ents, sortEntry{chunk: uint32(ci), off: uint32(off), klen: uint32(len(key)), vlen: uint32(len(value))})
+	if head > 0 && head <= math.MaxUint16 && len(l.heads) == len(l.ents)-1 {
+		l.heads = append(l.heads, uint16(head))
+	}
 	l.keys++
 	l.bytes += int64(n)
 	return nil
@@ -355,7 +367,7 @@ func (l *SortedLoad) spill() error {
 	for i := range l.chunks {
 		l.chunks[i] = l.chunks[i][:0]
 	}
-	l.chunks, l.ents, l.used = l.chunks[:1], l.ents[:0], 0
+	l.chunks, l.ents, l.used, l.heads = l.chunks[:1], l.ents[:0], 0, l.heads[:0]
 	return nil
 }
 

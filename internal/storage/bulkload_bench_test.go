@@ -51,7 +51,7 @@ func BenchmarkSortedLoad(b *testing.B) {
 				l := db.NewIndexLoad(uint64(10+it), nil)
 				l.SizeHint(n)
 				for i, k := range keys {
-					if err := l.Add(k, RecordID(i+1), nil); err != nil {
+					if err := l.Add(k, RecordID(i+1), nil, 0); err != nil {
 						b.Fatal(err)
 					}
 				}

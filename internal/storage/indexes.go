@@ -137,10 +137,12 @@ func (db *DB) NewIndexLoad(indexID uint64, check func(prevKS, ks []byte, rid Rec
 	return &IndexLoad{l: l, indexID: indexID}
 }
 
-// Add adds the entry (ks, rid) with type bits tb; all are copied.
-func (l *IndexLoad) Add(ks []byte, rid RecordID, tb []byte) error {
+// Add adds the entry (ks, rid) with type bits tb; all are copied. head
+// is the length of ks's first field (0: not known): the sort groups on it
+// when it can (bucketsort.go).
+func (l *IndexLoad) Add(ks []byte, rid RecordID, tb []byte, head int) error {
 	l.kb = appendIndexKey(l.kb[:0], l.indexID, ks, uint64(rid))
-	return l.l.Add(l.kb, tb)
+	return l.l.AddHead(l.kb, tb, head)
 }
 
 // SetBudget sets the load's in-memory sort budget in bytes (default
