@@ -246,3 +246,54 @@ func TestIndexBuildCurrentOpAndKillOp(t *testing.T) {
 		t.Fatalf("indexes after the killed build: %v", specs)
 	}
 }
+
+// TestIndexBuildGroupedByFirstField: builds of compound indexes whose
+// second field rises with the documents' insertion within each value of
+// the first ({cat: 1, u: 1}, {cat: 1, u: -1}, u rising) group their
+// entries on the first field instead of sorting them; a walk of the
+// whole index must return every document in the index's order.
+func TestIndexBuildGroupedByFirstField(t *testing.T) {
+	t.Parallel()
+	const n = 60_000
+	_, db := testenv.Open(t)
+	coll := db.Collection("grouped")
+	fillBuildColl(t, coll, n)
+	c := context.Background()
+	for _, dir := range []int32{1, -1} {
+		keys := bson.D{{Key: "cat", Value: 1}, {Key: "u", Value: dir}}
+		name, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: keys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, err := coll.Find(c, bson.D{}, options.Find().SetSort(keys).SetHint(name).
+			SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "cat", Value: 1}, {Key: "u", Value: 1}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []struct {
+			Cat int32 `bson:"cat"`
+			U   int32 `bson:"u"`
+		}
+		if err := cur.All(c, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n {
+			t.Fatalf("%s: %d documents, want %d", name, len(got), n)
+		}
+		// Category by category, u in the index's direction: u = cat +
+		// 100k, k from 0 up (ascending) or down (descending).
+		i := 0
+		for cat := int32(0); cat < 100; cat++ {
+			for k := int32(0); k < n/100; k++ {
+				u := cat + 100*k
+				if dir < 0 {
+					u = cat + 100*(n/100-1-k)
+				}
+				if got[i].Cat != cat || got[i].U != u {
+					t.Fatalf("%s: entry %d is {cat: %d, u: %d}, want {cat: %d, u: %d}", name, i, got[i].Cat, got[i].U, cat, u)
+				}
+				i++
+			}
+		}
+	}
+}
