@@ -233,7 +233,13 @@ func (e *Engine) buildIndexes(ctx context.Context, n *collection, at []int) erro
 					tb = vbuf
 				}
 				t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
-				if err := loads[j].Add(ks, rid, tb, t.g.HeadLen(k)); err != nil {
+				head := 0
+				if len(ix.Fields) > 1 {
+					// A compound index's entries may be grouped on their first
+					// field; a single field's grouping is the load's own.
+					head = t.g.HeadLen(k)
+				}
+				if err := loads[j].Add(ks, rid, tb, head); err != nil {
 					return err
 				}
 			}
