@@ -108,10 +108,9 @@ func appendHeader(dst, id []byte, r *retryRecord, stmtKeys bool, at time.Time) [
 		lr, dst = bsoncore.AppendDocumentElementStart(dst, "lodeRetry")
 		dst = bsoncore.AppendStringElement(dst, "cmd", r.cmd)
 		arr, dst = bsoncore.AppendArrayElementStart(dst, "executed")
-		var kb [12]byte
 		for i, sp := range r.executed {
 			var pair int32
-			pair, dst = bsoncore.AppendArrayElementStart(dst, string(strconv.AppendInt(kb[:0], int64(i), 10)))
+			pair, dst = bsoncore.AppendArrayElementStart(dst, arrayIndexName(i))
 			dst = bsoncore.AppendInt32Element(dst, "0", sp.from)
 			dst = bsoncore.AppendInt32Element(dst, "1", sp.to)
 			dst, _ = bsoncore.AppendArrayEnd(dst, pair)
@@ -139,6 +138,22 @@ func appendHeader(dst, id []byte, r *retryRecord, stmtKeys bool, at time.Time) [
 	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
 	return dst
+}
+
+// smallIndexNames are the array index names of a header's first spans.
+var smallIndexNames = func() (names [16]string) {
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	return names
+}()
+
+// arrayIndexName returns the BSON array key of element i.
+func arrayIndexName(i int) string {
+	if i < len(smallIndexNames) {
+		return smallIndexNames[i]
+	}
+	return strconv.Itoa(i)
 }
 
 // decodeHeader reads a header record; lastWriteDate is returned apart.
