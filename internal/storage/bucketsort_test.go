@@ -153,3 +153,47 @@ func TestBucketSortByFirstField(t *testing.T) {
 	check("a suffix that turns back", mk(true, false), false)
 	check("a head that is a prefix of another", mk(false, true), false)
 }
+
+// TestSortedLoadPresorted: entries added in rising key order are left as
+// they are, in falling order reversed; one out of place among them is
+// sorted into its place.
+func TestSortedLoadPresorted(t *testing.T) {
+	const n = 5000
+	mk := func(falling, swap bool) *SortedLoad {
+		l := (&DB{}).NewSortedLoad(3, nil)
+		for i := range n {
+			j := i
+			if swap && (i == 10 || i == 4000) {
+				j = 4010 - i // 10 and 4000 trade places
+			}
+			if falling {
+				j = n - 1 - j
+			}
+			if err := l.Add(binary.BigEndian.AppendUint64([]byte("pfx"), uint64(j)), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return l
+	}
+	for _, falling := range []bool{false, true} {
+		if l := mk(falling, false); !l.presorted() {
+			t.Fatalf("falling %v: ordered keys not seen as ordered", falling)
+		} else {
+			for i, k := range sortedKeys(l) {
+				if got := binary.BigEndian.Uint64(k[3:]); got != uint64(i) {
+					t.Fatalf("falling %v: entry %d is %d", falling, i, got)
+				}
+			}
+		}
+		l := mk(falling, true)
+		if l.presorted() {
+			t.Fatalf("falling %v: keys out of place seen as ordered", falling)
+		}
+		l.sort()
+		for i, k := range sortedKeys(l) {
+			if got := binary.BigEndian.Uint64(k[3:]); got != uint64(i) {
+				t.Fatalf("falling %v: entry %d is %d after sorting", falling, i, got)
+			}
+		}
+	}
+}

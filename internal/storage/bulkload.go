@@ -200,6 +200,31 @@ func (l *SortedLoad) cmp(a, b sortEntry) int {
 	return bytes.Compare(ka[l.skip:], kb[l.skip:])
 }
 
+// presorted reports whether the entries were added in strictly rising
+// key order, or strictly falling (then it reverses them), which leaves
+// nothing to sort: an index on a field that rises with the records, as an
+// event's time does, ascending or descending. It stops at the first key
+// that breaks the order.
+func (l *SortedLoad) presorted() bool {
+	n := len(l.ents)
+	if n < 2 {
+		return true
+	}
+	dir := bytes.Compare(l.key(l.ents[1]), l.key(l.ents[0]))
+	if dir == 0 {
+		return false
+	}
+	for i := 2; i < n; i++ {
+		if bytes.Compare(l.key(l.ents[i]), l.key(l.ents[i-1])) != dir {
+			return false
+		}
+	}
+	if dir < 0 {
+		slices.Reverse(l.ents)
+	}
+	return true
+}
+
 // sort orders the in-memory entries, on two goroutines when there are
 // many: the entries are split around a sampled abbreviation, those below
 // it first, and each part is sorted on its own goroutine, so that no
@@ -209,7 +234,7 @@ func (l *SortedLoad) cmp(a, b sortEntry) int {
 // first bytes). Entries that tie on their abbreviations fall on the same
 // side.
 func (l *SortedLoad) sort() {
-	if l.bucketSort() { // bucketsort.go
+	if l.presorted() || l.bucketSort() { // bucketsort.go
 		return
 	}
 	// Abbreviate after the prefix every key shares: index keys of one

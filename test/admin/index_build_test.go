@@ -250,8 +250,10 @@ func TestIndexBuildCurrentOpAndKillOp(t *testing.T) {
 // TestIndexBuildGroupedByFirstField: builds of compound indexes whose
 // later fields rise with the documents' insertion within each value of
 // the first ({cat: 1, u: 1, s: 1}, {cat: 1, u: -1, s: 1}, u rising)
-// group their entries on the first field instead of sorting them; a walk
-// of the whole index must return every document in the index's order.
+// group their entries on the first field instead of sorting them, and one
+// whose keys fall as the records rise ({u: -1, s: 1}) is reversed; a
+// walk of the whole index must return every document in the index's
+// order.
 // The entries (about 5 MB) are written as sstables, whose writer refuses
 // keys out of order.
 func TestIndexBuildGroupedByFirstField(t *testing.T) {
@@ -296,6 +298,32 @@ func TestIndexBuildGroupedByFirstField(t *testing.T) {
 				}
 				i++
 			}
+		}
+	}
+	// {u: -1, s: 1}: its keys fall as the records rise, so the build
+	// reverses them instead of sorting them.
+	keys := bson.D{{Key: "u", Value: -1}, {Key: "s", Value: 1}}
+	name, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Find(c, bson.D{}, options.Find().SetSort(keys).SetHint(name).
+		SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "u", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		U int32 `bson:"u"`
+	}
+	if err := cur.All(c, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%s: %d documents, want %d", name, len(got), n)
+	}
+	for i, d := range got {
+		if d.U != int32(n-1-i) {
+			t.Fatalf("%s: entry %d has u %d, want %d", name, i, d.U, n-1-i)
 		}
 	}
 }
