@@ -3,11 +3,11 @@ package server
 import (
 	"context"
 	"sort"
-	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/query"
@@ -110,7 +110,7 @@ func appendHeader(dst, id []byte, r *retryRecord, stmtKeys bool, at time.Time) [
 		arr, dst = bsoncore.AppendArrayElementStart(dst, "executed")
 		for i, sp := range r.executed {
 			var pair int32
-			pair, dst = bsoncore.AppendArrayElementStart(dst, arrayIndexName(i))
+			pair, dst = bsoncore.AppendArrayElementStart(dst, bsonutil.ArrayKey(i))
 			dst = bsoncore.AppendInt32Element(dst, "0", sp.from)
 			dst = bsoncore.AppendInt32Element(dst, "1", sp.to)
 			dst, _ = bsoncore.AppendArrayEnd(dst, pair)
@@ -138,22 +138,6 @@ func appendHeader(dst, id []byte, r *retryRecord, stmtKeys bool, at time.Time) [
 	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
 	return dst
-}
-
-// smallIndexNames are the array index names of a header's first spans.
-var smallIndexNames = func() (names [16]string) {
-	for i := range names {
-		names[i] = strconv.Itoa(i)
-	}
-	return names
-}()
-
-// arrayIndexName returns the BSON array key of element i.
-func arrayIndexName(i int) string {
-	if i < len(smallIndexNames) {
-		return smallIndexNames[i]
-	}
-	return strconv.Itoa(i)
 }
 
 // decodeHeader reads a header record; lastWriteDate is returned apart.

@@ -74,26 +74,10 @@ func (b *Bucket) MarkWritten(doc bsoncore.Document, rid uint64) {
 	}
 }
 
-// indexKeys holds the positions' field names "0".."999".
-var indexKeys = func() []string {
-	out := make([]string, DefaultMaxCount)
-	for i := range out {
-		out[i] = strconv.Itoa(i)
-	}
-	return out
-}()
-
-func indexKey(i int) string {
-	if i < len(indexKeys) {
-		return indexKeys[i]
-	}
-	return strconv.Itoa(i)
-}
-
 // add appends measurement m (whose time is t) as position b.Count. The
 // meta field is skipped: it lives in the bucket's meta.
 func (b *Bucket) add(m bsoncore.Document, t int64, o *Options, size int) {
-	key := indexKey(b.Count)
+	key := bsonutil.ArrayKey(b.Count)
 	pos := 0
 	_ = bsonutil.EachElementTrusted(m, func(el bsoncore.Element) error {
 		kb := el.KeyBytes()

@@ -447,7 +447,7 @@ func appendNormalized(dst []byte, key string, v bsoncore.Value) []byte {
 		vals, _ := v.Array().Values()
 		idx, out := bsoncore.AppendArrayElementStart(dst, key)
 		for i, x := range vals {
-			out = appendNormalized(out, indexKey(i), x)
+			out = appendNormalized(out, bsonutil.ArrayKey(i), x)
 		}
 		out, _ = bsoncore.AppendArrayEnd(out, idx)
 		return out
