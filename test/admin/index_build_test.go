@@ -253,18 +253,23 @@ func TestIndexBuildCurrentOpAndKillOp(t *testing.T) {
 // group their entries on the first field instead of sorting them, and one
 // whose keys fall as the records rise ({u: -1, s: 1}) is reversed; a
 // walk of the whole index must return every document in the index's
-// order.
-// The entries (about 5 MB) are written as sstables, whose writer refuses
-// keys out of order.
+// order. The entries (about 5 MB) are written as sstables, whose writer
+// refuses keys out of order.
 func TestIndexBuildGroupedByFirstField(t *testing.T) {
 	t.Parallel()
 	const n = 80_000
 	_, db := testenv.Open(t)
 	coll := db.Collection("grouped")
 	fillBuildColl(t, coll, n)
-	c := context.Background()
-	for _, dir := range []int32{1, -1} {
-		keys := bson.D{{Key: "cat", Value: 1}, {Key: "u", Value: dir}, {Key: "s", Value: 1}}
+	type entry struct {
+		Cat int32 `bson:"cat"`
+		U   int32 `bson:"u"`
+	}
+	// walk builds the index keys and returns {cat, u} of every document
+	// in its order.
+	walk := func(keys bson.D) (string, []entry) {
+		t.Helper()
+		c := context.Background()
 		name, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: keys})
 		if err != nil {
 			t.Fatal(err)
@@ -274,16 +279,17 @@ func TestIndexBuildGroupedByFirstField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []struct {
-			Cat int32 `bson:"cat"`
-			U   int32 `bson:"u"`
-		}
+		var got []entry
 		if err := cur.All(c, &got); err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != n {
 			t.Fatalf("%s: %d documents, want %d", name, len(got), n)
 		}
+		return name, got
+	}
+	for _, dir := range []int32{1, -1} {
+		name, got := walk(bson.D{{Key: "cat", Value: 1}, {Key: "u", Value: dir}, {Key: "s", Value: 1}})
 		// Category by category, u in the index's direction: u = cat +
 		// 100k, k from 0 up (ascending) or down (descending).
 		i := 0
@@ -302,25 +308,7 @@ func TestIndexBuildGroupedByFirstField(t *testing.T) {
 	}
 	// {u: -1, s: 1}: its keys fall as the records rise, so the build
 	// reverses them instead of sorting them.
-	keys := bson.D{{Key: "u", Value: -1}, {Key: "s", Value: 1}}
-	name, err := coll.Indexes().CreateOne(c, mongo.IndexModel{Keys: keys})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := coll.Find(c, bson.D{}, options.Find().SetSort(keys).SetHint(name).
-		SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "u", Value: 1}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []struct {
-		U int32 `bson:"u"`
-	}
-	if err := cur.All(c, &got); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != n {
-		t.Fatalf("%s: %d documents, want %d", name, len(got), n)
-	}
+	name, got := walk(bson.D{{Key: "u", Value: -1}, {Key: "s", Value: 1}})
 	for i, d := range got {
 		if d.U != int32(n-1-i) {
 			t.Fatalf("%s: entry %d has u %d, want %d", name, i, d.U, n-1-i)
