@@ -125,7 +125,7 @@ func (l *SortedLoad) Add(key, value []byte) error { return l.AddHead(key, value,
 // on which the sort may group the entries (bucketsort.go).
 func (l *SortedLoad) AddHead(key, value []byte, head int) error {
 	n := len(key) + len(value)
-	if l.used+n+len(l.ents)*entrySize > l.budget && len(l.ents) > 0 {
+	if l.used+n+len(l.ents)*entrySize+2*len(l.heads) > l.budget && len(l.ents) > 0 {
 		if err := l.spill(); err != nil {
 			return err
 		}
