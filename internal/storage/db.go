@@ -228,13 +228,6 @@ func Open(dir string, opts Options) (*DB, error) {
 		},
 	}
 	popts.EnsureDefaults()
-	// Sorted loads (bulkload.go) keep their runs and sstables in bulk-*
-	// directories; one a crash interrupted is of no further use.
-	if stale, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(stale) > 0 {
-		for _, d := range stale {
-			os.RemoveAll(d)
-		}
-	}
 	pdb, err := db.openPebble(popts)
 	// Another process holds the flock (EAGAIN), or this process has the
 	// directory open already: Pebble reports that with an unexported
@@ -247,6 +240,16 @@ func Open(dir string, opts Options) (*DB, error) {
 			err = fmt.Errorf("%w: %w", ErrNoSpace, err)
 		}
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	// Sorted loads (bulkload.go) keep their runs and sstables in bulk-*
+	// directories, and commits by ingestion theirs in bulk-commit
+	// (ingestcommit.go); what a crash left there is of no further use.
+	// They are removed once Pebble holds the directory's lock, so that a
+	// second process refused the directory leaves the first one's alone.
+	if stale, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(stale) > 0 {
+		for _, d := range stale {
+			os.RemoveAll(d)
+		}
 	}
 	db.pdb, db.popts = pdb, popts
 	if err := db.Failed(); err != nil {

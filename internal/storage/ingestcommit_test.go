@@ -3,6 +3,9 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -186,4 +189,59 @@ func TestCommitByIngestionCrash(t *testing.T) {
 		t.Fatalf("the write before the ingested batch after a crash: %q, %v, %v", v, ok, err)
 	}
 	checkBulk(t, db2, 1, 4000, "v1")
+}
+
+// TestIngestDirectory: the tables of batches committed by ingestion are
+// written in one bulk-commit directory and removed once ingested; what a
+// crash leaves there is removed at the next open, but not by an open
+// refused because another holds the directory.
+func TestIngestDirectory(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := db.Commit(bulkBatch(t, db, RecordID(1+4000*i), 4000, "v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := db.pdb.Metrics().Ingest.Count; n != 2 {
+		t.Fatalf("%d ingestions, want 2", n)
+	}
+	bulk := filepath.Join(dir, ingestDir)
+	left, err := os.ReadDir(bulk)
+	if err != nil {
+		t.Fatalf("no %s after two ingested batches: %v", ingestDir, err)
+	}
+	if len(left) != 0 {
+		t.Fatalf("%s keeps %d files after the ingestions", ingestDir, len(left))
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(dirs) != 1 {
+		t.Fatalf("bulk directories after two ingestions: %v, want only %s", dirs, ingestDir)
+	}
+	// A crash's leftover, then an open refused while db holds the
+	// directory: the leftover stays.
+	stale := filepath.Join(bulk, "7-0000.sst")
+	if err := os.WriteFile(stale, []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second open: %v, want ErrLocked", err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("a refused open removed the holder's table: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("the leftover table survived the next open: %v", err)
+	}
+	checkBulk(t, db, 4001, 4000, "v")
 }
