@@ -1,6 +1,10 @@
 package storage
 
-import "golang.org/x/sys/unix"
+import (
+	"io"
+
+	"golang.org/x/sys/unix"
+)
 
 // extendFile gives the file n more bytes from off, reading as zeros, and
 // the size off+n, by writing the zeros, and starts their write-back.
@@ -20,6 +24,9 @@ func extendFile(fd uintptr, off, n int64) error {
 		w, err := unix.Pwrite(int(fd), walZeros[:c], off)
 		if err != nil {
 			return err
+		}
+		if w == 0 {
+			return io.ErrShortWrite
 		}
 		off += int64(w)
 		left -= int64(w)
