@@ -256,6 +256,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		db.closePebble()
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
+	// What a crash left of a commit by ingestion's session records
+	// (ingestredo.go).
+	if err := db.replayIngestRedo(); err != nil {
+		db.closePebble()
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
 	go db.syncLoop(opts.SyncInterval)
 	return db, nil
 }

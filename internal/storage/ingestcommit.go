@@ -67,9 +67,30 @@ const ingestDir = "bulk-commit"
 // ingestRuns commits groups, sorted runs of distinct keys of one range
 // each, by ingestion: one sstable per run, ingested together.
 func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
-	// Everything committed before is made durable first.
+	seq := ingestSeq.Add(1)
+	// The session's records go through the WAL, with a redo record
+	// (ingestredo.go).
+	groups, redo, witness := splitRedo(groups)
+	var redoKey []byte
+	if redo != nil {
+		redoKey = ingestRedoKey(seq)
+		pb := db.pdb.NewBatch()
+		err := pb.Set(redoKey, encodeRedo(witness, redo), nil)
+		if err == nil {
+			err = db.commit(pb)
+		}
+		pb.Close()
+		if err != nil {
+			return err
+		}
+	}
+	// Everything committed before is made durable first, the redo record
+	// with it.
 	if err := db.logSync(); err != nil {
 		return err
+	}
+	if ingestRedoHook != nil && redo != nil {
+		ingestRedoHook(1)
 	}
 	// The tables are written past guardFS: a full disk fails this batch
 	// (nothing of it is committed), not the database.
@@ -81,14 +102,21 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("storage: commit by ingestion: %w", err)
 	}
-	seq := ingestSeq.Add(1)
 	paths := make([]string, 0, len(groups))
 	defer func() {
 		// Pebble removes the tables it ingested; those of a failed
-		// commit are removed here.
+		// commit are removed here, and its redo record: the next open
+		// would find no witness and drop it, but it need not wait.
 		if err != nil {
 			for _, p := range paths {
 				fs.Remove(p)
+			}
+			if redoKey != nil && db.failure.Load() == nil {
+				pb := db.pdb.NewBatch()
+				if pb.Delete(redoKey, nil) == nil {
+					_ = db.commit(pb)
+				}
+				pb.Close()
 			}
 		}
 	}()
@@ -104,7 +132,24 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 		return err
 	}
 	db.ingestCommits.Add(1)
-	return nil
+	if redo == nil {
+		return nil
+	}
+	if ingestRedoHook != nil {
+		ingestRedoHook(2)
+	}
+	// The session writes, and the redo record's end, in one commit.
+	pb := db.pdb.NewBatch()
+	defer pb.Close()
+	for _, e := range redo {
+		if err := pb.Set(e.key, e.value, nil); err != nil {
+			return err
+		}
+	}
+	if err := pb.Delete(redoKey, nil); err != nil {
+		return err
+	}
+	return db.commit(pb)
 }
 
 // sortGroups sorts each of groups, the writes of one key range each in

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -244,4 +245,85 @@ func TestIngestDirectory(t *testing.T) {
 		t.Fatalf("the leftover table survived the next open: %v", err)
 	}
 	checkBulk(t, db, 4001, 4000, "v")
+}
+
+// TestIngestSessionRedo: a batch committed by ingestion writes its session
+// records through the WAL, not as a table (three tables a batch here:
+// records, index entries, oplog), and leaves no redo record; a crash
+// before its ingestion leaves the session's earlier record and none of the
+// batch, a crash after the ingestion but before the session writes leaves
+// the batch and, once reopened, its session record.
+func TestIngestSessionRedo(t *testing.T) {
+	t.Cleanup(func() { ingestRedoHook = nil })
+	for _, stage := range []int{1, 2} {
+		t.Run(fmt.Sprintf("crash at stage %d", stage), func(t *testing.T) {
+			mem := vfs.NewCrashableMem()
+			dir := "/db"
+			if err := mem.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			db, err := Open(dir, Options{FS: NewFS(mem), SyncInterval: 1 << 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ingestRedoHook = nil
+			if _, err := db.Commit(bulkBatch(t, db, 1, 4000, "v1")); err != nil {
+				t.Fatal(err)
+			}
+			var tables int64
+			for _, l := range db.pdb.Metrics().Levels {
+				tables += int64(l.TablesIngested)
+			}
+			if tables != 3 {
+				t.Fatalf("%d tables ingested for one batch, want 3 (no session table)", tables)
+			}
+			checkBulk(t, db, 1, 4000, "v1")
+			checkNoRedo(t, db)
+
+			var crashed *vfs.MemFS
+			ingestRedoHook = func(s int) {
+				if s == stage {
+					crashed = mem.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
+				}
+			}
+			if _, err := db.Commit(bulkBatch(t, db, 4001, 4000, "v2")); err != nil {
+				t.Fatal(err)
+			}
+			ingestRedoHook = nil
+			checkBulk(t, db, 4001, 4000, "v2")
+			checkNoRedo(t, db)
+			if crashed == nil {
+				t.Fatalf("stage %d never reached", stage)
+			}
+			db2, err := Open(dir, Options{FS: NewFS(crashed)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db2.Close()
+			checkNoRedo(t, db2)
+			if stage == 1 {
+				checkBulk(t, db2, 1, 4000, "v1")
+				if _, found, _ := GetRecord(db2.Reader(), 7, 4001, nil); found {
+					t.Fatal("a record of the batch the crash stopped before its ingestion")
+				}
+				return
+			}
+			checkBulk(t, db2, 4001, 4000, "v2")
+			checkBulk(t, db2, 1, 4000, "v2")
+		})
+	}
+}
+
+// checkNoRedo fails if db holds a redo record.
+func checkNoRedo(t *testing.T, db *DB) {
+	t.Helper()
+	it, err := db.Reader().newIter(&pebble.IterOptions{LowerBound: []byte{kindCatalog, catalogIngestRedo}, UpperBound: []byte{kindCatalog, catalogIngestRedo + 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if it.First() {
+		t.Fatalf("a redo record is left: %x", it.Key())
+	}
 }

@@ -1,0 +1,168 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// A batch committed by ingestion writes its session records (sessions.go)
+// through the WAL, not in a table of its own. Each batch rewrites its
+// session's header, a key that exists already, so its table overlapped the
+// previous one's: it went into a level above the data, to be compacted
+// and deleted again, one table in four of every batch of a bulk insert,
+// and the deletions made each later table's creation slower on a
+// filesystem without a journal (docs/benchmarks.md, seventh session of
+// issue 33, "The session's records of a bulk insert through the WAL").
+//
+// The session records stay exactly as durable as the batch, by a redo
+// record:
+//  1. before the WAL sync that precedes every ingestion, a redo record
+//     (catalog key 0x01 | 0x03 | seq) is committed with the session writes
+//     and a witness: the first key of the batch's oplog entries, a key no
+//     earlier write made;
+//  2. the batch's other tables are ingested, durably;
+//  3. the session writes are applied and the redo record deleted, in one
+//     commit.
+//
+// At open (replayIngestRedo) a redo record left by a crash is applied when
+// its witness exists (the ingestion happened), and dropped when it does
+// not; then deleted. A later durable write implies step 3's, which came
+// before it in the WAL, and every later ingestion syncs the WAL first, so
+// a redo record found at open is its session's latest state. Without oplog
+// entries (the oplog off) there is no witness, and the session records are
+// ingested with the rest.
+
+// catalogIngestRedo is the catalog sub-kind of redo records.
+const catalogIngestRedo byte = 0x03
+
+// ingestRedoKey returns the key of the redo record of ingestion seq.
+func ingestRedoKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{kindCatalog, catalogIngestRedo}, seq)
+}
+
+// splitRedo takes the session group out of groups when the batch has
+// oplog entries to witness it, and returns it with the witness.
+func splitRedo(groups [][]ingestEntry) (rest [][]ingestEntry, redo []ingestEntry, witness []byte) {
+	si, oi := -1, -1
+	for i, g := range groups {
+		switch g[0].key[0] {
+		case kindSession:
+			si = i
+		case KindOplog:
+			oi = i
+		}
+	}
+	if si < 0 || oi < 0 || len(groups) < 2 {
+		return groups, nil, nil
+	}
+	rest = make([][]ingestEntry, 0, len(groups)-1)
+	rest = append(append(rest, groups[:si]...), groups[si+1:]...)
+	return rest, groups[si], groups[oi][0].key
+}
+
+// encodeRedo encodes witness and writes as a redo record's value.
+func encodeRedo(witness []byte, writes []ingestEntry) []byte {
+	n := binary.MaxVarintLen64 + len(witness)
+	for _, e := range writes {
+		n += 2*binary.MaxVarintLen64 + len(e.key) + len(e.value)
+	}
+	v := make([]byte, 0, n)
+	v = binary.AppendUvarint(v, uint64(len(witness)))
+	v = append(v, witness...)
+	for _, e := range writes {
+		v = binary.AppendUvarint(v, uint64(len(e.key)))
+		v = append(v, e.key...)
+		v = binary.AppendUvarint(v, uint64(len(e.value)))
+		v = append(v, e.value...)
+	}
+	return v
+}
+
+// decodeRedo reads a redo record's value, calling set for each write; it
+// returns the witness.
+func decodeRedo(v []byte, set func(k, val []byte) error) (witness []byte, err error) {
+	field := func() ([]byte, bool) {
+		n, w := binary.Uvarint(v)
+		if w <= 0 || uint64(len(v)-w) < n {
+			return nil, false
+		}
+		f := v[w : w+int(n)]
+		v = v[w+int(n):]
+		return f, true
+	}
+	witness, ok := field()
+	if !ok {
+		return nil, fmt.Errorf("storage: malformed ingestion redo record")
+	}
+	for len(v) > 0 {
+		k, ok1 := field()
+		val, ok2 := field()
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("storage: malformed ingestion redo record")
+		}
+		if err := set(k, val); err != nil {
+			return nil, err
+		}
+	}
+	return witness, nil
+}
+
+// replayIngestRedo finishes or drops, at open, the redo records a crash
+// left (see above).
+func (db *DB) replayIngestRedo() error {
+	lo := []byte{kindCatalog, catalogIngestRedo}
+	hi := []byte{kindCatalog, catalogIngestRedo + 1}
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	pb := db.pdb.NewBatch()
+	defer pb.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		apply := db.pdb.NewBatch()
+		witness, err := decodeRedo(v, func(k, val []byte) error { return apply.Set(k, val, nil) })
+		if err != nil {
+			apply.Close()
+			it.Close()
+			return err
+		}
+		_, closer, err := db.pdb.Get(witness)
+		switch {
+		case err == nil:
+			closer.Close()
+			if err := pb.Apply(apply, nil); err != nil {
+				apply.Close()
+				it.Close()
+				return err
+			}
+		case err != pebble.ErrNotFound:
+			apply.Close()
+			it.Close()
+			return err
+		}
+		apply.Close()
+		if err := pb.Delete(it.Key(), nil); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	if pb.Empty() {
+		return nil
+	}
+	return pb.Commit(pebble.Sync)
+}
+
+// ingestRedoHook, when set (tests), is called at stage 1 (the redo record
+// and the WAL durable, nothing ingested) and stage 2 (ingested, the
+// session writes not yet applied).
+var ingestRedoHook func(stage int)
