@@ -160,16 +160,7 @@ func TestCommitByIngestion(t *testing.T) {
 // WAL is synced first: no later write outlives an earlier one), and so
 // does the batch, durable when Commit returns.
 func TestCommitByIngestionCrash(t *testing.T) {
-	mem := vfs.NewCrashableMem()
-	dir := "/db"
-	if err := mem.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := Open(dir, Options{FS: NewFS(mem), SyncInterval: 1 << 40})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	mem, dir, db := openCrashable(t)
 	b := db.NewBatch()
 	if err := SetMeta(b, "before", []byte("x")); err != nil {
 		t.Fatal(err)
@@ -257,16 +248,7 @@ func TestIngestSessionRedo(t *testing.T) {
 	t.Cleanup(func() { ingestRedoHook = nil })
 	for _, stage := range []int{1, 2} {
 		t.Run(fmt.Sprintf("crash at stage %d", stage), func(t *testing.T) {
-			mem := vfs.NewCrashableMem()
-			dir := "/db"
-			if err := mem.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			db, err := Open(dir, Options{FS: NewFS(mem), SyncInterval: 1 << 40})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			mem, dir, db := openCrashable(t)
 			ingestRedoHook = nil
 			if _, err := db.Commit(bulkBatch(t, db, 1, 4000, "v1")); err != nil {
 				t.Fatal(err)
@@ -326,4 +308,22 @@ func checkNoRedo(t *testing.T, db *DB) {
 	if it.First() {
 		t.Fatalf("a redo record is left: %x", it.Key())
 	}
+}
+
+// openCrashable opens a DB at /db in a strict in-memory filesystem whose
+// state a test can clone as a crash leaves it (MemFS.CrashClone), with no
+// periodic sync; it is closed when the test ends.
+func openCrashable(t *testing.T) (*vfs.MemFS, string, *DB) {
+	t.Helper()
+	mem := vfs.NewCrashableMem()
+	dir := "/db"
+	if err := mem.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(dir, Options{FS: NewFS(mem), SyncInterval: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return mem, dir, db
 }
