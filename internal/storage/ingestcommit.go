@@ -103,11 +103,14 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 		return fmt.Errorf("storage: commit by ingestion: %w", err)
 	}
 	paths := make([]string, 0, len(groups))
+	ingested := false
 	defer func() {
 		// Pebble removes the tables it ingested; those of a failed
-		// commit are removed here, and its redo record: the next open
-		// would find no witness and drop it, but it need not wait.
-		if err != nil {
+		// ingestion are removed here, and its redo record: the next
+		// open would find no witness and drop it, but it need not wait.
+		// After the ingestion the redo record stays until its writes
+		// are applied, here or at the next open.
+		if err != nil && !ingested {
 			for _, p := range paths {
 				fs.Remove(p)
 			}
@@ -131,6 +134,7 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 	if err := db.ingestNoEnter(paths); err != nil {
 		return err
 	}
+	ingested = true
 	db.ingestCommits.Add(1)
 	if redo == nil {
 		return nil
