@@ -2,7 +2,7 @@ package storage
 
 import (
 	"encoding/binary"
-	"fmt"
+	"errors"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -54,7 +54,7 @@ func splitRedo(groups [][]ingestEntry) (rest [][]ingestEntry, redo []ingestEntry
 			oi = i
 		}
 	}
-	if si < 0 || oi < 0 || len(groups) < 2 {
+	if si < 0 || oi < 0 {
 		return groups, nil, nil
 	}
 	rest = make([][]ingestEntry, 0, len(groups)-1)
@@ -80,81 +80,60 @@ func encodeRedo(witness []byte, writes []ingestEntry) []byte {
 	return v
 }
 
-// decodeRedo reads a redo record's value, calling set for each write; it
-// returns the witness.
-func decodeRedo(v []byte, set func(k, val []byte) error) (witness []byte, err error) {
-	field := func() ([]byte, bool) {
-		n, w := binary.Uvarint(v)
-		if w <= 0 || uint64(len(v)-w) < n {
-			return nil, false
-		}
-		f := v[w : w+int(n)]
-		v = v[w+int(n):]
-		return f, true
+// errBadRedo reports a redo record that does not decode.
+var errBadRedo = errors.New("storage: malformed ingestion redo record")
+
+// redoField splits the length-prefixed field at the start of v from the
+// rest.
+func redoField(v []byte) (f, rest []byte, err error) {
+	n, w := binary.Uvarint(v)
+	if w <= 0 || uint64(len(v)-w) < n {
+		return nil, nil, errBadRedo
 	}
-	witness, ok := field()
-	if !ok {
-		return nil, fmt.Errorf("storage: malformed ingestion redo record")
-	}
-	for len(v) > 0 {
-		k, ok1 := field()
-		val, ok2 := field()
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("storage: malformed ingestion redo record")
-		}
-		if err := set(k, val); err != nil {
-			return nil, err
-		}
-	}
-	return witness, nil
+	return v[w : w+int(n)], v[w+int(n):], nil
 }
 
 // replayIngestRedo finishes or drops, at open, the redo records a crash
 // left (see above).
-func (db *DB) replayIngestRedo() error {
-	lo := []byte{kindCatalog, catalogIngestRedo}
-	hi := []byte{kindCatalog, catalogIngestRedo + 1}
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+func (db *DB) replayIngestRedo() (err error) {
+	it, err := db.pdb.NewIter(&pebble.IterOptions{
+		LowerBound: []byte{kindCatalog, catalogIngestRedo},
+		UpperBound: []byte{kindCatalog, catalogIngestRedo + 1},
+	})
 	if err != nil {
 		return err
 	}
+	defer func() { err = errors.Join(err, it.Close()) }()
 	pb := db.pdb.NewBatch()
 	defer pb.Close()
 	for ok := it.First(); ok; ok = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
-			it.Close()
 			return err
 		}
-		apply := db.pdb.NewBatch()
-		witness, err := decodeRedo(v, func(k, val []byte) error { return apply.Set(k, val, nil) })
+		witness, writes, err := redoField(v)
 		if err != nil {
-			apply.Close()
-			it.Close()
 			return err
 		}
-		_, closer, err := db.pdb.Get(witness)
-		switch {
-		case err == nil:
-			closer.Close()
-			if err := pb.Apply(apply, nil); err != nil {
-				apply.Close()
-				it.Close()
+		_, landed, err := db.Get(witness, nil)
+		if err != nil {
+			return err
+		}
+		for landed && len(writes) > 0 {
+			var k, val []byte
+			if k, writes, err = redoField(writes); err == nil {
+				val, writes, err = redoField(writes)
+			}
+			if err == nil {
+				err = pb.Set(k, val, nil)
+			}
+			if err != nil {
 				return err
 			}
-		case err != pebble.ErrNotFound:
-			apply.Close()
-			it.Close()
-			return err
 		}
-		apply.Close()
 		if err := pb.Delete(it.Key(), nil); err != nil {
-			it.Close()
 			return err
 		}
-	}
-	if err := it.Close(); err != nil {
-		return err
 	}
 	if pb.Empty() {
 		return nil
