@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -74,13 +75,9 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 	var redoKey []byte
 	if redo != nil {
 		redoKey = ingestRedoKey(seq)
-		pb := db.pdb.NewBatch()
-		err := pb.Set(redoKey, encodeRedo(witness, redo), nil)
-		if err == nil {
-			err = db.commit(pb)
-		}
-		pb.Close()
-		if err != nil {
+		if err := db.commitWrites(func(pb *pebble.Batch) error {
+			return pb.Set(redoKey, encodeRedo(witness, redo), nil)
+		}); err != nil {
 			return err
 		}
 	}
@@ -115,11 +112,7 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 				fs.Remove(p)
 			}
 			if redoKey != nil && db.failure.Load() == nil {
-				pb := db.pdb.NewBatch()
-				if pb.Delete(redoKey, nil) == nil {
-					_ = db.commit(pb)
-				}
-				pb.Close()
+				_ = db.commitWrites(func(pb *pebble.Batch) error { return pb.Delete(redoKey, nil) })
 			}
 		}
 	}()
@@ -143,14 +136,22 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 		ingestRedoHook(2)
 	}
 	// The session writes, and the redo record's end, in one commit.
+	return db.commitWrites(func(pb *pebble.Batch) error {
+		for _, e := range redo {
+			if err := pb.Set(e.key, e.value, nil); err != nil {
+				return err
+			}
+		}
+		return pb.Delete(redoKey, nil)
+	})
+}
+
+// commitWrites commits, without a sync, the writes fill adds to a fresh
+// Pebble batch.
+func (db *DB) commitWrites(fill func(pb *pebble.Batch) error) error {
 	pb := db.pdb.NewBatch()
 	defer pb.Close()
-	for _, e := range redo {
-		if err := pb.Set(e.key, e.value, nil); err != nil {
-			return err
-		}
-	}
-	if err := pb.Delete(redoKey, nil); err != nil {
+	if err := fill(pb); err != nil {
 		return err
 	}
 	return db.commit(pb)
