@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -278,5 +279,52 @@ func TestSortedLoadOrdersTiedAndPaddedKeys(t *testing.T) {
 			}
 		}
 		l.Abort()
+	}
+}
+
+// TestSortedLoadGrouped: entries grouped on their first field (AddHead),
+// each group rising or falling with the records, are written in key order
+// with their values, whether the load stays in memory (its arena copied
+// into key order as it is grouped) or spills sorted runs first.
+func TestSortedLoadGrouped(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		n      int
+		budget int
+	}{
+		{"batch", 3000, DefaultSortBudget},
+		{"ingest", 160_000, DefaultSortBudget}, // over ingestThreshold
+		{"spilled runs", 60_000, 256 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			l := db.NewSortedLoad(indexPrefixLen, nil)
+			l.SetBudget(tc.budget)
+			r := rand.New(rand.NewPCG(5, 6))
+			want := make([][]byte, 0, tc.n)
+			for i := range tc.n {
+				c := r.IntN(50)
+				head := fmt.Appendf(nil, "cat%02d|", c)
+				ts := uint64(i)
+				if c%2 == 1 {
+					ts = ^ts // falls as the records rise
+				}
+				ks := binary.BigEndian.AppendUint64(head, ts)
+				k := appendIndexKey(nil, 7, ks, uint64(i))
+				if err := l.AddHead(k, []byte{byte(i)}, len(head)); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, k)
+			}
+			sortKeys(want)
+			if _, err := l.Finish(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			checkIndex(t, db, want)
+		})
 	}
 }
