@@ -78,8 +78,9 @@ func checkBulk(t *testing.T, db *DB, first RecordID, n int, session string) {
 // (Pebble counts one ingestion, the WAL does not grow by the batch), its
 // keys read back, a key written twice holds its last value, the records
 // appended past their range's end go to the last level, and a batch with
-// a deletion or below the threshold is committed through the WAL, each
-// write in the order made.
+// a deletion or below the threshold is committed through the WAL: its
+// staged sets (the last of each key) and then what followed, in the order
+// made.
 func TestCommitByIngestion(t *testing.T) {
 	db, err := Open(t.TempDir(), Options{})
 	if err != nil {
@@ -117,9 +118,9 @@ func TestCommitByIngestion(t *testing.T) {
 	checkBulk(t, db, 4001, 4000, "v2")
 	checkBulk(t, db, 1, 4000, "v2")
 
-	// A deletion, or too few bytes: through the WAL, each write in the
-	// order made (record 9001 set, deleted, set again; 9002 set then
-	// deleted).
+	// A deletion, or too few bytes: through the WAL, the writes after
+	// the staged sets in the order made (record 9001 set, deleted, set
+	// again; 9002 set then deleted).
 	b = bulkBatch(t, db, 9001, 4000, "v3")
 	if err := b.del(appendRecordKey(nil, 7, 2)); err != nil {
 		t.Fatal(err)
@@ -326,4 +327,50 @@ func openCrashable(t *testing.T) (*vfs.MemFS, string, *DB) {
 	}
 	t.Cleanup(func() { db.Close() })
 	return mem, dir, db
+}
+
+// TestUnstageInKeyOrder: a bulk batch too small to ingest is replayed into
+// its Pebble batch in key order, one set per key, the last written (the
+// memtable's inserter then finds each key next to the one before).
+func TestUnstageInKeyOrder(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := bulkBatch(t, db, 1, 10, "last")
+	defer b.Close()
+	if err := b.unstage(); err != nil {
+		t.Fatal(err)
+	}
+	r := b.pb.Reader()
+	var prev []byte
+	n, sessions := 0, 0
+	for {
+		kind, k, v, ok, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if kind != pebble.InternalKeyKindSet {
+			t.Fatalf("entry %d is a %v, want a set", n, kind)
+		}
+		if prev != nil && bytes.Compare(prev, k) >= 0 {
+			t.Fatalf("entry %d (%x) does not follow %x", n, k, prev)
+		}
+		if k[0] == kindSession {
+			sessions++
+			if string(v) != "last" {
+				t.Fatalf("session holds %q, want the last write", v)
+			}
+		}
+		prev = append(prev[:0], k...)
+		n++
+	}
+	// 10 records, 10 index entries, 10 oplog keys, one session.
+	if n != 31 || sessions != 1 {
+		t.Fatalf("%d entries (%d of the session), want 31 (1)", n, sessions)
+	}
 }

@@ -13,8 +13,9 @@ import (
 // entries into a side batch, then copied into the main one), and decoded
 // again and split into ranges at the commit. A batch too small for
 // ingestion, or one that is given anything but a set (a delete, a range
-// deletion), replays what it staged into a Pebble batch, in the order it
-// was written, and goes on as an ordinary batch (unstage).
+// deletion), replays what it staged into a Pebble batch, in key order and
+// the last set of each key (what the sets leave), and goes on as an
+// ordinary batch (unstage).
 
 // stagedWrite is one staged set: its key and value in the arena, and the
 // key range it belongs to (an index into ingestStage.ranges).
