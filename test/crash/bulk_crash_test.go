@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 )
@@ -89,56 +90,24 @@ func TestKill9DuringBulkInserts(t *testing.T) {
 	c = connect(t, "mongodb://"+addr+"/?directConnection=true")
 	bg := context.Background()
 	coll = c.Database("bulk").Collection("docs")
-	cur, err := coll.Aggregate(bg, []bson.D{
-		{{Key: "$match", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$exists", Value: true}}}}}},
-		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$b"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var groups []struct {
-		B int32 `bson:"_id"`
-		N int32 `bson:"n"`
-	}
-	if err := cur.All(bg, &groups); err != nil {
-		t.Fatal(err)
-	}
-	present := map[int32]bool{}
-	for _, g := range groups {
-		present[g.B] = true
-		if g.N != per {
-			t.Errorf("batch %d holds %d documents after the kill, want all %d or none", g.B, g.N, per)
+	batches := countBy(t, coll, "b")
+	for b, n := range batches {
+		if n != per {
+			t.Errorf("batch %d holds %d documents after the kill, want all %d or none", b, n, per)
 		}
 	}
 	for _, b := range ackedBatches {
-		if !present[b] {
+		if batches[b] == 0 {
 			t.Errorf("acknowledged batch %d is missing", b)
 		}
 	}
 	// Every acknowledged single insert is there exactly once: one scan
 	// counts them all (a count per insert scanned the collection each
 	// time, seconds in all under the parallel test packages' load).
-	cur, err = coll.Aggregate(bg, []bson.D{
-		{{Key: "$match", Value: bson.D{{Key: "single", Value: bson.D{{Key: "$exists", Value: true}}}}}},
-		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$single"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var singles []struct {
-		I int32 `bson:"_id"`
-		N int32 `bson:"n"`
-	}
-	if err := cur.All(bg, &singles); err != nil {
-		t.Fatal(err)
-	}
-	singleN := map[int32]int32{}
-	for _, g := range singles {
-		singleN[g.I] = g.N
-	}
+	singles := countBy(t, coll, "single")
 	for _, i := range ackedSingles {
-		if singleN[i] != 1 {
-			t.Fatalf("acknowledged single insert %d: %d documents", i, singleN[i])
+		if singles[i] != 1 {
+			t.Fatalf("acknowledged single insert %d: %d documents", i, singles[i])
 		}
 	}
 	docs, err := coll.CountDocuments(bg, bson.D{})
@@ -157,4 +126,30 @@ func TestKill9DuringBulkInserts(t *testing.T) {
 		t.Errorf("validate: %v, %v", v, err)
 	}
 	t.Logf("%d batches and %d single inserts acknowledged; %d documents after the restart", len(ackedBatches), len(ackedSingles), docs)
+}
+
+// countBy returns, for each value of the int32 field in coll's documents
+// that have it, how many documents hold it.
+func countBy(t *testing.T, coll *mongo.Collection, field string) map[int32]int32 {
+	t.Helper()
+	bg := context.Background()
+	cur, err := coll.Aggregate(bg, []bson.D{
+		{{Key: "$match", Value: bson.D{{Key: field, Value: bson.D{{Key: "$exists", Value: true}}}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []struct {
+		V int32 `bson:"_id"`
+		N int32 `bson:"n"`
+	}
+	if err := cur.All(bg, &groups); err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[int32]int32, len(groups))
+	for _, g := range groups {
+		out[g.V] = g.N
+	}
+	return out
 }
