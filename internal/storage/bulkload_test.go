@@ -35,6 +35,17 @@ func loadKeys(t *testing.T, l *SortedLoad, n int, pad int) [][]byte {
 
 func sortKeys(ks [][]byte) { slices.SortFunc(ks, bytes.Compare) }
 
+// finishAndCheck finishes load l and checks that index 7 holds the keys
+// of want, in any order, and nothing else.
+func finishAndCheck(t *testing.T, db *DB, l *SortedLoad, want [][]byte) {
+	t.Helper()
+	sortKeys(want)
+	if _, err := l.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, db, want)
+}
+
 func checkIndex(t *testing.T, db *DB, want [][]byte) {
 	t.Helper()
 	lo, hi := indexRange(7)
@@ -188,11 +199,7 @@ func TestSortedLoadSharedPrefix(t *testing.T) {
 		}
 		want = append(want, k)
 	}
-	sortKeys(want)
-	if _, err := l.Finish(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	checkIndex(t, db, want)
+	finishAndCheck(t, db, l, want)
 }
 
 // A load takes the entry table and arena the load before it left, and
@@ -320,11 +327,7 @@ func TestSortedLoadGrouped(t *testing.T) {
 				}
 				want = append(want, k)
 			}
-			sortKeys(want)
-			if _, err := l.Finish(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			checkIndex(t, db, want)
+			finishAndCheck(t, db, l, want)
 		})
 	}
 }
