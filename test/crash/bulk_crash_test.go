@@ -80,7 +80,7 @@ func TestKill9DuringBulkInserts(t *testing.T) {
 	cmd.Wait()
 	cancel()
 	wg.Wait()
-	c.Disconnect(context.Background())
+	disconnectFromKilled(c)
 	if len(ackedBatches) < 2 {
 		t.Fatalf("only %d batches acknowledged before the kill", len(ackedBatches))
 	}
