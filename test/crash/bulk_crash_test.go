@@ -80,7 +80,7 @@ func TestKill9DuringBulkInserts(t *testing.T) {
 	cmd.Wait()
 	cancel()
 	wg.Wait()
-	disconnectFromKilled(c)
+	disconnect(c)
 	if len(ackedBatches) < 2 {
 		t.Fatalf("only %d batches acknowledged before the kill", len(ackedBatches))
 	}

@@ -145,7 +145,7 @@ func TestKill9KeepsAcknowledgedJournaledWrites(t *testing.T) {
 		cmd.Wait()
 		close(stop)
 		wg.Wait()
-		disconnectFromKilled(client)
+		disconnect(client)
 	}
 	// A last start to verify the final round.
 	cmd, addr := startServer(t, bin, dataDir)

@@ -129,8 +129,19 @@ func connect(t *testing.T, uri string) *mongo.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Disconnect(context.Background()) })
+	t.Cleanup(func() { disconnect(c) })
 	return c
+}
+
+// disconnect disconnects c within a second. The driver ends its pooled
+// sessions on the way out, and when the server has been killed or
+// stopped (a test's deferred stopServer runs before its cleanups) it
+// waits for one to select, up to serverSelectionTimeout: 30 s added to
+// a test that had finished.
+func disconnect(c *mongo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c.Disconnect(ctx)
 }
 
 // TestRetryableWritesAppliedOnceAcrossRestart replays, after a SIGTERM

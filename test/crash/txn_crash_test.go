@@ -62,7 +62,7 @@ func TestKill9KeepsAcknowledgedTransactions(t *testing.T) {
 		if round == txnRounds {
 			cmd.Process.Signal(syscall.SIGTERM)
 			cmd.Wait()
-			client.Disconnect(context.Background())
+			disconnect(client)
 			break
 		}
 		var wg sync.WaitGroup
@@ -128,7 +128,7 @@ func TestKill9KeepsAcknowledgedTransactions(t *testing.T) {
 		cmd.Wait()
 		cancel()
 		wg.Wait()
-		disconnectFromKilled(client)
+		disconnect(client)
 	}
 	t.Logf("%d rounds, %d acknowledged transactions, %d committed empty (the account was short)", txnRounds, total, skipped)
 	if total < txnRounds {
@@ -201,14 +201,4 @@ func checkTxnState(t *testing.T, round int, db *mongo.Database, acked map[string
 	if t.Failed() {
 		t.FailNow()
 	}
-}
-
-// disconnectFromKilled disconnects a client whose server was killed. The
-// driver ends its pooled sessions on the way out, which waits for a
-// server to select, up to serverSelectionTimeout (30 s), when there is
-// none: a second bounds it.
-func disconnectFromKilled(c *mongo.Client) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	c.Disconnect(ctx)
 }
