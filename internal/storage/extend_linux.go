@@ -14,9 +14,10 @@ import (
 // made of unwritten extents: each write into one converts part of it at
 // write-back, a metadata change that the next fdatasync must write too.
 // Measured on this ext4 (docs/benchmarks.md, seventh session of issue
-// 33, "Write-ahead logs extended with written zeros"): the waits on inode writes inside
-// fdatasync fell from 3.6% to 0.8% of the server's context switches, and
-// a j:true insert from one client cost 2.5% less server CPU.
+// 33, "Write-ahead logs extended with written zeros"): the waits on inode
+// writes inside fdatasync fell from 3.6% to 0.8% of the server's context
+// switches, and a j:true insert from one client cost 2.5% less server
+// CPU.
 func extendFile(fd uintptr, off, n int64) error {
 	from, left := off, n
 	for left > 0 {
