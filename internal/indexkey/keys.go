@@ -55,6 +55,10 @@ type Generator struct {
 	// (len(fields) per key), for duplicate key error messages.
 	keepVals bool
 	vals     []bsoncore.Value
+	// flatNames are the field names of flatIx, the index flat last
+	// served, when every field is a top-level one (else empty).
+	flatIx    *catalog.Index
+	flatNames []string
 }
 
 var (
@@ -122,27 +126,58 @@ func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byt
 // without generate's walk. It returns false, having encoded nothing, when
 // the index or doc needs the walk (a dotted path, a geo field, an array).
 func (g *Generator) flat(ix *catalog.Index, doc bsoncore.Document) bool {
-	fields := ix.Fields
-	n := len(fields)
+	if g.flatIx != ix {
+		g.flatIx, g.flatNames = ix, g.flatNames[:0]
+		for i := range ix.Fields {
+			f := &ix.Fields[i]
+			if len(f.Parts) != 1 || f.Geo != "" || len(ix.Fields) > 64 {
+				g.flatNames = g.flatNames[:0]
+				break
+			}
+			g.flatNames = append(g.flatNames, f.Parts[0])
+		}
+	}
+	names := g.flatNames
+	n := len(names)
+	if n == 0 {
+		return false
+	}
 	if cap(g.fixed) < n {
 		g.fixed = make([]bsoncore.Value, n)
 	}
 	g.fixed = g.fixed[:n]
-	notFound := 0
-	for i := range fields {
-		f := &fields[i]
-		if len(f.Parts) != 1 || f.Geo != "" {
-			return false
+	// One pass over doc's elements finds every field (an index of n
+	// fields would otherwise walk the document n times); the first
+	// element of a name is the field's, as bsonutil.LookupField finds.
+	var met uint64 // bit i: field i found
+	all := uint64(1)<<n - 1
+	if len(doc) >= 5 {
+		end := len(doc) - 1
+		for p := 4; p < end && met != all; {
+			el, ok := bsonutil.ElementAt(doc[:end], p)
+			if !ok {
+				break // malformed: the fields not met yet are missing
+			}
+			name := doc[el.Name:el.NameEnd]
+			for i, f := range names {
+				if met&(1<<i) == 0 && string(name) == f {
+					if el.Type == bsoncore.TypeArray {
+						return false
+					}
+					g.fixed[i] = el.Value(doc)
+					met |= 1 << i
+				}
+			}
+			p = el.End
 		}
-		v, found := bsonutil.LookupField(doc, f.Parts[0])
-		switch {
-		case !found:
-			g.fixed[i] = nullValue
-			notFound++
-		case v.Type == bsoncore.TypeArray:
-			return false
-		default:
-			g.fixed[i] = v
+	}
+	notFound := 0
+	if met != all {
+		for i := range g.fixed {
+			if met&(1<<i) == 0 {
+				g.fixed[i] = nullValue
+				notFound++
+			}
 		}
 	}
 	g.ix = ix
@@ -346,7 +381,7 @@ func (g *Generator) emit(notFound int) {
 		}
 		g.tbuf = keystring.AppendTypeBits(g.tbuf, v)
 	}
-	g.tbuf = append(g.tbuf[:tstart], keystring.TrimTypeBits(g.tbuf[tstart:])...)
+	g.tbuf = g.tbuf[:tstart+len(keystring.TrimTypeBits(g.tbuf[tstart:]))] // a prefix
 	g.offs = append(g.offs, start, len(g.buf), tstart, len(g.tbuf))
 	if g.keepVals {
 		g.vals = append(g.vals, g.fixed...)

@@ -270,3 +270,72 @@ func BenchmarkIndexKeysEvent(b *testing.B) {
 		})
 	}
 }
+
+// TestTopLevelFieldsInOnePass covers indexes whose fields are all
+// top-level, whose keys one pass over the document finds (flat): the
+// fields in another order than the document's, a name repeated in the
+// document (its first element is the field, as mongod's getField finds),
+// fields missing (null; a sparse index with none has no entry), and a
+// field that meets an array (the walk's multikey keys).
+func TestTopLevelFieldsInOnePass(t *testing.T) {
+	cases := []struct {
+		name, pattern, doc string
+		sparse             bool
+		keys               []string
+		skip               bool
+	}{
+		{"fields in another order", `{"c": 1, "a": -1, "b": 1}`, `{"a": 1, "b": "x", "c": 2.5}`, false,
+			[]string{`[2.5, 1, "x"]`}, false},
+		{"repeated name: the first", `{"b": 1, "a": 1}`, `{"a": 1, "a": 3, "b": 2}`, false,
+			[]string{`[2, 1]`}, false},
+		{"missing fields are null", `{"a": 1, "z": 1, "b": 1}`, `{"b": 2, "c": 3}`, false,
+			[]string{`[null, null, 2]`}, false},
+		{"sparse, one field present", `{"a": 1, "b": 1}`, `{"b": 2}`, true,
+			[]string{`[null, 2]`}, false},
+		{"sparse, none present", `{"a": 1, "b": 1}`, `{"c": 2}`, true, nil, true},
+		{"a field meets an array", `{"a": 1, "b": 1}`, `{"b": [2, 1], "a": 1}`, false,
+			[]string{`[1, 1]`, `[1, 2]`}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			keys, _, skip, err := genKeys(t, c.pattern, c.doc, c.sparse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if skip != c.skip || strings.Join(keys, " ") != strings.Join(c.keys, " ") {
+				t.Fatalf("keys %v (skip %v), want %v (skip %v)", keys, skip, c.keys, c.skip)
+			}
+		})
+	}
+}
+
+// TestGeneratorAlternatesFlatIndexes: one generator serves two indexes of
+// top-level fields in turn (a write batch's serves every index of the
+// collection for each document); each index's keys are its own.
+func TestGeneratorAlternatesFlatIndexes(t *testing.T) {
+	ab, err := catalog.NewIndex(1, catalog.IndexSpec{Name: "ab", Key: extJSON(t, `{"a": 1, "b": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.NewIndex(2, catalog.IndexSpec{Name: "c", Key: extJSON(t, `{"c": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := extJSON(t, `{"c": 3, "b": 2, "a": 1}`)
+	want := func(vals ...int32) string {
+		var k []byte
+		for _, v := range vals {
+			k = keystring.AppendValue(k, bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, v)}, false)
+		}
+		return string(k)
+	}
+	var g Generator
+	for i := 0; i < 3; i++ {
+		if ks, _, _, err := g.Keys(ab, doc); err != nil || len(ks) != 1 || string(ks[0]) != want(1, 2) {
+			t.Fatalf("round %d: {a, b} keys %x, %v", i, ks, err)
+		}
+		if ks, _, _, err := g.Keys(c, doc); err != nil || len(ks) != 1 || string(ks[0]) != want(3) {
+			t.Fatalf("round %d: {c} keys %x, %v", i, ks, err)
+		}
+	}
+}
