@@ -10,7 +10,6 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
-	"github.com/lodedb/lode/internal/oplog"
 )
 
 // MaxDocumentSize is MongoDB's BSON document size limit.
@@ -36,7 +35,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	t.bulk = len(docs) >= bulkInsertMin && t.tx == nil && !t.c.Capped
 	if t.bulk {
 		if t.e.logged(t.c) {
-			t.ops = make([]oplog.Entry, 0, min(len(docs), bulkBatchDocs))
+			t.ops = takeBulkOps()
 		}
 		for _, d := range docs {
 			t.bulkLeftBytes += len(d)

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -128,6 +129,28 @@ func (t *writeBatch) newBatch() *storage.Batch {
 // twice its bytes: keys, the _id entry, the oplog entry's fields.
 const bulkDocOverhead = 160
 
+// bulkOps holds the oplog entry slices of bulk inserts for the next:
+// bulkBatchDocs entries are 2 MB, which a bulk insert of 10,000
+// documents a command otherwise allocates (and zeroes) each command.
+var bulkOps sync.Pool
+
+// takeBulkOps returns an empty slice of bulkBatchDocs oplog entries.
+func takeBulkOps() []oplog.Entry {
+	if p, ok := bulkOps.Get().(*[]oplog.Entry); ok {
+		return (*p)[:0]
+	}
+	return make([]oplog.Entry, 0, bulkBatchDocs)
+}
+
+// putBulkOps gives ops (from takeBulkOps) back, its entries cleared.
+// Entries past len(ops) are zero: every commit and failed commit
+// clears the entries it used.
+func putBulkOps(ops []oplog.Entry) {
+	clear(ops)
+	ops = ops[:0]
+	bulkOps.Put(&ops)
+}
+
 // full reports whether the batch should be committed now.
 func (t *writeBatch) full() bool {
 	if t.bulk {
@@ -158,6 +181,7 @@ func (t *writeBatch) commit() error {
 			t.b.Close()
 			t.b = t.newBatch()
 			t.idBlock = 0
+			clear(t.ops)
 			t.ops = t.ops[:0]
 			return err
 		}
@@ -170,6 +194,7 @@ func (t *writeBatch) commit() error {
 		t.b.Close()
 		t.b = t.newBatch()
 		t.idBlock = 0
+		clear(t.ops)
 		t.ops = t.ops[:0]
 		return err
 	}
@@ -223,6 +248,10 @@ func (t *writeBatch) commit() error {
 func (t *writeBatch) abort() {
 	t.probe.Close()
 	t.releaseScratch()
+	if t.bulk && cap(t.ops) == bulkBatchDocs {
+		putBulkOps(t.ops)
+		t.ops = nil
+	}
 	if t.tx != nil {
 		t.b = nil // the transaction owns its batch
 		return
