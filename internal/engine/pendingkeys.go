@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"sort"
+
+	"github.com/lodedb/lode/internal/storage"
 )
 
 // pendingKeys are the keys of unique indexes a write batch has added and
@@ -71,8 +73,9 @@ func (p *pendingKeys) lookup(id uint64, ks, lockKey []byte) (uint64, bool) {
 	return rid, ok
 }
 
-// add notes key ks of index id as pending for record rid.
-func (p *pendingKeys) add(id uint64, ks, lockKey []byte, rid uint64) {
+// add notes key ks of index id as pending for record rid. Only a key
+// that does not rise needs its lock key, built in *kbuf.
+func (p *pendingKeys) add(id uint64, ks []byte, rid uint64, kbuf *[]byte) {
 	r := p.run(id)
 	if r == nil {
 		if len(p.runs) < cap(p.runs) {
@@ -94,7 +97,8 @@ func (p *pendingKeys) add(id uint64, ks, lockKey []byte, rid uint64) {
 	if p.m == nil {
 		p.m = map[string]uint64{}
 	}
-	p.m[string(lockKey)] = rid
+	*kbuf = storage.AppendIndexKeyLockKey((*kbuf)[:0], id, ks)
+	p.m[string(*kbuf)] = rid
 }
 
 // remove drops pending key ks of index id when it is record rid's.

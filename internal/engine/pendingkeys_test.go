@@ -12,7 +12,8 @@ import (
 func TestPendingKeys(t *testing.T) {
 	var p pendingKeys
 	lock := func(id uint64, ks string) []byte { return storage.AppendIndexKeyLockKey(nil, id, []byte(ks)) }
-	add := func(id uint64, ks string, rid uint64) { p.add(id, []byte(ks), lock(id, ks), rid) }
+	var kbuf []byte
+	add := func(id uint64, ks string, rid uint64) { p.add(id, []byte(ks), rid, &kbuf) }
 	want := func(id uint64, ks string, rid uint64, ok bool) {
 		t.Helper()
 		got, found := p.lookup(id, []byte(ks), lock(id, ks))

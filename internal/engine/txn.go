@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -385,6 +386,9 @@ type txnTable struct {
 	m       map[string]*keyState
 	active  map[*Txn]struct{}
 	pruneAt int
+	// open is len(active), changed under mu: check, which every key
+	// of a write outside a transaction calls, reads it without mu.
+	open atomic.Int32
 }
 
 type keyState struct {
@@ -400,6 +404,7 @@ func (tt *txnTable) begin(tx *Txn) uint64 {
 		tt.m = map[string]*keyState{}
 	}
 	tt.active[tx] = struct{}{}
+	tt.open.Store(int32(len(tt.active)))
 	return tt.seq
 }
 
@@ -427,6 +432,12 @@ func (tt *txnTable) claim(tx *Txn, key []byte) error {
 // check fails when an open transaction holds key (for writes outside a
 // transaction).
 func (tt *txnTable) check(key []byte) error {
+	// No transaction open: none holds key. One that begins after this
+	// load claims key after this check, as it would after the locked
+	// one, and conflicts with this write at its commit (committed).
+	if tt.open.Load() == 0 {
+		return nil
+	}
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	if len(tt.active) == 0 {
@@ -480,6 +491,7 @@ func (tt *txnTable) finish(tx *Txn, ok bool) {
 	}
 	tx.keys = nil
 	delete(tt.active, tx)
+	tt.open.Store(int32(len(tt.active)))
 	tt.maybePrune()
 }
 

@@ -488,7 +488,6 @@ func (t *writeBatch) writeStaged(rid uint64) {
 	for _, s := range t.staged {
 		ix := t.c.Indexes[s.ix]
 		ks := t.sbuf[s.off:s.end]
-		t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, storage.RecordID(rid))
 		if !ix.Clustered {
 			n := storage.IndexEntryOverhead + len(ks) + s.tbEnd - s.tbOff
 			if ix.InClustered {
@@ -510,6 +509,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 			if t.removed == nil {
 				t.removed = map[string]struct{}{}
 			}
+			t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, storage.RecordID(rid))
 			t.removed[string(t.kbuf)] = struct{}{}
 			if ix.EnforcesUnique() {
 				t.pending.remove(ix.ID, ks, storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks), rid)
@@ -525,10 +525,11 @@ func (t *writeBatch) writeStaged(rid uint64) {
 		}
 		t.c.state.noteIndexSet(ix.ID, ks, rid)
 		if t.removed != nil {
+			t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, storage.RecordID(rid))
 			delete(t.removed, string(t.kbuf))
 		}
 		if ix.EnforcesUnique() {
-			t.pending.add(ix.ID, ks, storage.AppendIndexKeyLockKey(t.kbuf[:0], ix.ID, ks), rid)
+			t.pending.add(ix.ID, ks, rid, &t.kbuf)
 		}
 	}
 }
