@@ -440,7 +440,9 @@ func (g *Generator) Release() {
 		*g = Generator{}
 		return
 	}
-	g.ix = nil
+	g.ix, g.flatIx = nil, nil
+	clear(g.flatNames)
+	g.flatNames = g.flatNames[:0]
 	clear(g.fixed)
 	clear(g.vals)
 	g.vals = g.vals[:0]
