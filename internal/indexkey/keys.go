@@ -55,10 +55,6 @@ type Generator struct {
 	// (len(fields) per key), for duplicate key error messages.
 	keepVals bool
 	vals     []bsoncore.Value
-	// flatNames are the field names of flatIx, the index flat last
-	// served, when every field is a top-level one (else empty).
-	flatIx    *catalog.Index
-	flatNames []string
 }
 
 var (
@@ -126,21 +122,15 @@ func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byt
 // without generate's walk. It returns false, having encoded nothing, when
 // the index or doc needs the walk (a dotted path, a geo field, an array).
 func (g *Generator) flat(ix *catalog.Index, doc bsoncore.Document) bool {
-	if g.flatIx != ix {
-		g.flatIx, g.flatNames = ix, g.flatNames[:0]
-		for i := range ix.Fields {
-			f := &ix.Fields[i]
-			if len(f.Parts) != 1 || f.Geo != "" || len(ix.Fields) > 64 {
-				g.flatNames = g.flatNames[:0]
-				break
-			}
-			g.flatNames = append(g.flatNames, f.Parts[0])
-		}
-	}
-	names := g.flatNames
-	n := len(names)
-	if n == 0 {
+	fields := ix.Fields
+	n := len(fields)
+	if n > 64 {
 		return false
+	}
+	for i := range fields {
+		if f := &fields[i]; len(f.Parts) != 1 || f.Geo != "" {
+			return false
+		}
 	}
 	if cap(g.fixed) < n {
 		g.fixed = make([]bsoncore.Value, n)
@@ -159,8 +149,8 @@ func (g *Generator) flat(ix *catalog.Index, doc bsoncore.Document) bool {
 				break // malformed: the fields not met yet are missing
 			}
 			name := doc[el.Name:el.NameEnd]
-			for i, f := range names {
-				if met&(1<<i) == 0 && string(name) == f {
+			for i := range fields {
+				if met&(1<<i) == 0 && string(name) == fields[i].Parts[0] {
 					if el.Type == bsoncore.TypeArray {
 						return false
 					}
@@ -440,9 +430,7 @@ func (g *Generator) Release() {
 		*g = Generator{}
 		return
 	}
-	g.ix, g.flatIx = nil, nil
-	clear(g.flatNames)
-	g.flatNames = g.flatNames[:0]
+	g.ix = nil
 	clear(g.fixed)
 	clear(g.vals)
 	g.vals = g.vals[:0]
