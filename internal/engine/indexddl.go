@@ -129,9 +129,13 @@ func (e *Engine) CreateIndexesCtx(ctx context.Context, db, coll string, specs []
 	return len(added), nil
 }
 
+// maxCompoundKeys is the most fields a key pattern may have, mongod's
+// (its Ordering holds one bit per field; 13103 past it).
+const maxCompoundKeys = 32
+
 // normalizeIndexSpec fills in spec's default name, copies its documents
-// and checks what needs no collection: the key pattern and the reserved
-// _id_ name.
+// and checks what needs no collection: the key pattern (at most
+// maxCompoundKeys fields) and the reserved _id_ name.
 func normalizeIndexSpec(spec *IndexSpec) error {
 	if spec.Name == "" {
 		spec.Name = DefaultIndexName(spec.Key)
@@ -143,8 +147,12 @@ func normalizeIndexSpec(spec *IndexSpec) error {
 	if err := normalizeTextSpec(spec); err != nil {
 		return err
 	}
-	if _, err := parseKeyPattern(spec.Key); err != nil {
+	fields, err := parseKeyPattern(spec.Key)
+	if err != nil {
 		return err
+	}
+	if len(fields) > maxCompoundKeys {
+		return errs.New(errs.Location13103, "too many compound keys")
 	}
 	if spec.Name == "_id_" && !keyEqual(spec.Key, idKeyPattern) {
 		return errs.New(errs.BadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", bsonutil.FormatDoc(spec.Key, msgStyle))

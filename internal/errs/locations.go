@@ -12,6 +12,7 @@ const (
 	Location40674   Code = 40674
 	Location50808   Code = 50808
 	Location50865   Code = 50865
+	Location13103   Code = 13103
 	Location13111   Code = 13111
 	Location13113   Code = 13113
 	Location15947   Code = 15947

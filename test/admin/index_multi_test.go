@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -110,5 +111,42 @@ func TestCreateIndexesTogether(t *testing.T) {
 	}
 	if got, err := c.CountDocuments(ctx, bson.D{}, options.Count().SetHint("d_1")); err != nil || got != n {
 		t.Fatalf("count through d_1 = %d, %v; want %d", got, err, n)
+	}
+}
+
+// A key pattern has at most 32 fields, as in mongod: a 33rd fails the
+// createIndexes with code 13103 and builds nothing (mongod's
+// jstests/core/index/compound_index_max_fields.js).
+func TestCompoundIndexAtMost32Fields(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	c := db.Collection("c")
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	keys := bson.D{}
+	for i := 0; i < 32; i++ {
+		dir := 1
+		if i%2 == 1 {
+			dir = -1
+		}
+		keys = append(keys, bson.E{Key: "f" + strconv.Itoa(i), Value: dir})
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys}); err != nil {
+		t.Fatalf("32 fields: %v", err)
+	}
+	keys = append(keys, bson.E{Key: "g", Value: 1})
+	_, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys})
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 13103 {
+		t.Fatalf("33 fields: %v, want code 13103", err)
+	}
+	specs, err := c.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 2 {
+		t.Fatalf("%d indexes after the refused one, want 2 (_id and the 32 fields)", len(specs))
 	}
 }
