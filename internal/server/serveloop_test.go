@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -106,7 +107,6 @@ func TestServeLoopPipelinedBehindWatchedCommand(t *testing.T) {
 	if r := run(s, fp); r.Lookup("ok").Double() != 1 {
 		t.Fatalf("configureFailPoint: %v", r)
 	}
-	fds := openFDs(t)
 	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -121,17 +121,55 @@ func TestServeLoopPipelinedBehindWatchedCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	readReplies(t, bufio.NewReader(nc), 1, 2)
-	if n := openFDs(t); n > fds+2 { // the client's socket and the server's
-		t.Fatalf("%d descriptors open, %d before: the watcher's handle leaked", n, fds)
+	// Other tests run beside this one and open descriptors of their own,
+	// so only the server's end of this connection is counted: its socket
+	// and any duplicate of it share one inode.
+	if n := descriptorsOf(t, serverSocketInode(t, nc)); n != 1 {
+		t.Fatalf("%d descriptors on the server's socket, want 1: the watcher's handle leaked", n)
 	}
 }
 
-// openFDs counts the process's open descriptors.
-func openFDs(t *testing.T) int {
+// serverSocketInode finds, in /proc/net/tcp, the inode of the server's
+// end of nc: the socket whose remote address is nc's local address.
+func serverSocketInode(t *testing.T, nc net.Conn) string {
+	t.Helper()
+	local := nc.LocalAddr().(*net.TCPAddr)
+	remote := nc.RemoteAddr().(*net.TCPAddr)
+	ip4 := local.IP.To4()
+	if ip4 == nil {
+		t.Skip("not an IPv4 connection")
+	}
+	hexAddr := func(ip net.IP, port int) string {
+		return fmt.Sprintf("%02X%02X%02X%02X:%04X", ip[3], ip[2], ip[1], ip[0], port)
+	}
+	peer := hexAddr(ip4, local.Port)
+	self := hexAddr(remote.IP.To4(), remote.Port)
+	data, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Skip("no /proc/net/tcp")
+	}
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) > 9 && f[1] == self && f[2] == peer {
+			return f[9]
+		}
+	}
+	t.Fatalf("no socket %s -> %s in /proc/net/tcp", self, peer)
+	return ""
+}
+
+// descriptorsOf counts the process's descriptors open on socket inode.
+func descriptorsOf(t *testing.T, inode string) int {
 	t.Helper()
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skip("no /proc/self/fd")
 	}
-	return len(ents)
+	n := 0
+	for _, e := range ents {
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && target == "socket:["+inode+"]" {
+			n++
+		}
+	}
+	return n
 }
