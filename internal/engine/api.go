@@ -66,6 +66,10 @@ type WriteOptions struct {
 	// recursively (the wire layer's pass), so its elements are not
 	// validated again.
 	ValidBSON bool
+	// IDFirst tells Insert that, with ValidBSON, every document's first
+	// field is _id and no other top-level field is named _id (the wire
+	// layer's pass), so no document is searched for its _id.
+	IDFirst bool
 }
 
 // WriteError is the failure of one statement of a batch write.

@@ -48,7 +48,7 @@ func TestStorageDepthBoundary(t *testing.T) {
 		{"two _id", bson.D{{Key: "_id", Value: 1}, {Key: "b", Value: 1}, {Key: "_id", Value: 2}}, errs.BadValue, errs.BadValue},
 	} {
 		d := mustDoc(t, c.doc)
-		_, werr := prepareInsert(d, true, false)
+		_, werr := prepareInsert(d, checkDepth)
 		if got := codeOf(werr); got != c.insert {
 			t.Errorf("%s: insert %v, want code %d", c.name, werr, c.insert)
 		}

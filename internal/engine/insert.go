@@ -44,6 +44,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		t.b.Close()
 		t.b = t.newBatch()
 	}
+	chk := opts.docChecks()
 	for i, doc := range docs {
 		// Interrupts and maxTimeMS are checked every 64 documents, as
 		// mongod checks at intervals: an operation context past its
@@ -60,9 +61,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 		if t.rec != nil && t.rec.Begin(i) {
 			continue // ran in an earlier attempt of this retryable write
 		}
-		// Lode's own documents (System: query statistics of a deep query, a
-		// profile entry) are not held to the user storage depth.
-		prepared, werr := prepareInsert(doc, !opts.ShallowDocs && !opts.System, opts.ValidBSON)
+		prepared, werr := prepareInsert(doc, chk)
 		if werr == nil {
 			var err error
 			if t.c.Capped {
@@ -108,14 +107,46 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	return res, nil
 }
 
+// docChecks returns what prepareInsert checks of the documents of an
+// insert with options o. Lode's own documents (System: query statistics
+// of a deep query, a profile entry) are not held to the user storage
+// depth.
+func (o WriteOptions) docChecks() docChecks {
+	var chk docChecks
+	if !o.ShallowDocs && !o.System {
+		chk |= checkDepth
+	}
+	if o.ValidBSON {
+		chk |= knownValid
+		if o.IDFirst {
+			chk |= knownIDFirst
+		}
+	}
+	return chk
+}
+
+// docChecks say what prepareInsert and ensureID may skip, from what the
+// caller knows of a document.
+type docChecks uint8
+
+const (
+	// checkDepth applies the storage depth limit (callers that know the
+	// documents are shallow leave it out).
+	checkDepth docChecks = 1 << iota
+	// knownValid: the document was validated whole, recursively (the
+	// wire layer's pass); its elements are not validated again.
+	knownValid
+	// knownIDFirst: with knownValid, the document's first field is _id
+	// and no other top-level field is named _id (the wire layer's pass,
+	// wire.Sequence.IDFirst); it is not searched for its _id.
+	knownIDFirst
+)
+
 // prepareInsert validates doc for insertion and returns it with _id first
 // (generating an ObjectId when it has none; a rewritten document is a
-// fresh slice).
-// checkDepth applies the storage depth limit (callers that know the
-// documents are shallow skip it); valid skips the validation of doc's
-// elements (callers that validated it whole).
-func prepareInsert(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Document, *errs.Error) {
-	out, werr := ensureID(doc, checkDepth, valid)
+// fresh slice), checking what chk says.
+func prepareInsert(doc bsoncore.Document, chk docChecks) (bsoncore.Document, *errs.Error) {
+	out, werr := ensureID(doc, chk)
 	if werr != nil {
 		return nil, werr
 	}
@@ -128,16 +159,18 @@ func prepareInsert(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Docu
 
 // ensureID returns doc with _id first, adding an ObjectId when missing,
 // and rejects _id values MongoDB does not store and a second _id field
-// (fixDocumentForInsert). With checkDepth set it also rejects a document
-// nested deeper than MaxStorageDepth, with mongod's insert-time error
-// (update paths check their results with checkUpdated). It does not
+// (fixDocumentForInsert). With checkDepth in chk it also rejects a
+// document nested deeper than MaxStorageDepth, with mongod's insert-time
+// error (update paths check their results with checkUpdated). It does not
 // check the size: callers apply the limit with their own error. With
-// valid set doc is known to be well-formed BSON throughout, and its
-// elements are not validated again.
-func ensureID(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Document, *errs.Error) {
+// knownValid doc is known to be well-formed BSON throughout, and its
+// elements are not validated again; with knownIDFirst as well, only its
+// first field, the _id, is read.
+func ensureID(doc bsoncore.Document, chk docChecks) (bsoncore.Document, *errs.Error) {
 	if len(doc) < 5 {
 		return nil, errs.New(errs.InvalidBSON, "invalid document")
 	}
+	valid := chk&knownValid != 0
 	// One pass that allocates nothing (validating the elements unless
 	// valid); the element slice is
 	// built only to move a late _id to the front. The depth check rides
@@ -145,7 +178,7 @@ func ensureID(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Document,
 	// MaxStorageDepth levels (tooDeep), which is every field of an
 	// ordinary document. mongod checks the depth before the _id, so an
 	// _id error waits for the end of the pass.
-	deep := checkDepth && len(doc) >= minNestBytes*(MaxStorageDepth+1)
+	deep := chk&checkDepth != 0 && len(doc) >= minNestBytes*(MaxStorageDepth+1)
 	idPos, i := -1, 0
 	var idErr *errs.Error
 	n32, _, ok := bsoncore.ReadLength(doc)
@@ -154,6 +187,14 @@ func ensureID(doc bsoncore.Document, checkDepth, valid bool) (bsoncore.Document,
 		return nil, errs.New(errs.InvalidBSON, "invalid BSON document: %v", bsonutil.ErrMalformed)
 	}
 	body := doc[:n-1]
+	if valid && chk&knownIDFirst != 0 && !deep {
+		if at, ok := bsonutil.ElementAt(body, 4); ok && string(body[at.Name:at.NameEnd]) == "_id" {
+			if err := validateID(at.Value(body)); err != nil {
+				return nil, err
+			}
+			return doc, nil
+		}
+	}
 	for p := 4; p < len(body); i++ {
 		at, ok := bsonutil.ElementAt(body, p)
 		if !ok {

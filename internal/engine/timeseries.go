@@ -244,7 +244,7 @@ func (e *Engine) insertTimeseriesLocked(ctx context.Context, c *collection, coll
 			if mr.cur != nil && mr.cur.Begin(i) {
 				continue // ran in an earlier attempt of this retryable write
 			}
-			prepared, werr := prepareInsert(doc, !r.opts.ShallowDocs, r.opts.ValidBSON)
+			prepared, werr := prepareInsert(doc, r.opts.docChecks())
 			var m timeseries.Measurement
 			if werr == nil {
 				var err error

@@ -197,7 +197,7 @@ func (p *parsedUpdate) apply(ctx context.Context, doc bsoncore.Document, o updat
 		return nil, false, err
 	}
 	if _, err := out.LookupErr("_id"); err != nil || firstKey(out) != "_id" {
-		fixed, werr := ensureID(out, false, false)
+		fixed, werr := ensureID(out, 0)
 		if werr != nil {
 			return nil, false, werr
 		}
@@ -240,7 +240,7 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *upda
 	if err := checkUpdated(out); err != nil {
 		return nil, err
 	}
-	doc, werr := ensureID(out, false, false)
+	doc, werr := ensureID(out, 0)
 	if werr != nil {
 		return nil, werr
 	}

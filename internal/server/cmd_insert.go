@@ -34,8 +34,10 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	// The documents sit at depth 2 of the command (documents.<i>): the
 	// wire layer's depth tells when none can exceed the storage limit.
 	opts.ShallowDocs = req.depth >= 0 && req.depth <= engine.MaxStorageDepth+1
-	// Documents the wire layer validated whole are not validated again.
+	// Documents the wire layer validated whole are not validated again,
+	// nor searched for their _id when it found each one first.
 	opts.ValidBSON = req.trusted
+	opts.IDFirst = req.trusted && req.docsIDFirst
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}

@@ -308,7 +308,8 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
 	}
 	moreToCome := m.FlagBits&wire.MoreToCome != 0
-	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome, m.Depth, m.ZeroTimestamp, start)
+	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome,
+		wireFacts{depth: m.Depth, zeroTS: m.ZeroTimestamp, docsIDFirst: m.IDFirst("documents")}, start)
 	if c.closeNow {
 		return errFailCommandClose
 	}

@@ -36,6 +36,10 @@ type Request struct {
 	// noZeroTS: the wire layer found no Timestamp(0, 0) anywhere in Cmd
 	// (wire.Msg.ZeroTimestamp), so an insert has none to fill in.
 	noZeroTS bool
+	// docsIDFirst: Cmd's documents field came as a document sequence
+	// whose documents each have _id first and only there
+	// (wire.Sequence.IDFirst), so an insert need not look for it.
+	docsIDFirst bool
 	// gen locates the generic arguments of a trusted command (genargs.go).
 	gen  genArgs
 	conn *conn
@@ -93,18 +97,27 @@ type handler func(ctx context.Context, s *Server, req *Request) (bsoncore.Docume
 // dispatch runs a command and returns the complete reply document.
 // It never panics: a panic in a handler becomes an InternalError reply.
 func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool) (reply bsoncore.Document) {
-	return s.dispatchDepth(ctx, c, cmd, moreToCome, -1, true, time.Now())
+	return s.dispatchDepth(ctx, c, cmd, moreToCome, wireFacts{depth: -1, zeroTS: true}, time.Now())
 }
 
-// dispatchDepth is dispatch for a command whose nesting depth the wire
-// layer measured (Request.depth), and whether it holds a Timestamp(0, 0)
-// (zeroTS), which arrived at start.
-func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, depth int, zeroTS bool, start time.Time) (reply bsoncore.Document) {
+// wireFacts is what the wire layer's validating pass learned of a
+// command (wire.Msg): its nesting depth (Request.depth; -1 when the
+// command did not come from the wire), whether it holds a Timestamp(0, 0)
+// anywhere, and whether its documents sequence has each _id first.
+type wireFacts struct {
+	depth       int
+	zeroTS      bool
+	docsIDFirst bool
+}
+
+// dispatchDepth is dispatch for a command with what the wire layer
+// learned of it (wf), which arrived at start.
+func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Document, moreToCome bool, wf wireFacts, start time.Time) (reply bsoncore.Document) {
 	// The request and its running op in one allocation.
 	run := &struct {
 		req Request
 		op  runningOp
-	}{req: Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(depth)}}
+	}{req: Request{Cmd: cmd, conn: c, MoreToCome: moreToCome, depth: int32(wf.depth)}}
 	req := &run.req
 	defer func() {
 		if r := recover(); r != nil {
@@ -118,8 +131,8 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	}
 	var desc *command
 	req.Name, desc = commandName(first.KeyBytes())
-	if depth >= 0 { // from the wire (handleMsg): validated
-		req.trusted, req.noZeroTS = true, !zeroTS
+	if wf.depth >= 0 { // from the wire (handleMsg): validated
+		req.trusted, req.noZeroTS, req.docsIDFirst = true, !wf.zeroTS, wf.docsIDFirst
 		req.gen.scan(cmd)
 	}
 	if v, err := req.arg(argDB); err == nil {

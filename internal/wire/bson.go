@@ -31,6 +31,10 @@ type shape struct {
 	// zeroTS: some value is a Timestamp(0, 0), at any depth (an insert
 	// replaces the top-level ones with the time).
 	zeroTS bool
+	// idNotFirst: some top-level document does not have _id as its first
+	// field and nowhere else at its top level (an insert moves or adds
+	// the _id, or refuses a second one, only then).
+	idNotFirst bool
 }
 
 // readDocumentShape is readDocument that also merges the document's
@@ -97,6 +101,9 @@ func validateBSON(doc []byte, depth int, sh *shape) error {
 		return bsonError("document not terminated with EOO")
 	}
 	p := 4
+	if depth == 0 && p == end {
+		sh.idNotFirst = true // an empty document: no _id
+	}
 	for p < end {
 		t := bsoncore.Type(doc[p])
 		p++
@@ -106,6 +113,10 @@ func validateBSON(doc []byte, depth int, sh *shape) error {
 		k := bytes.IndexByte(doc[p:end], 0)
 		if k < 0 {
 			return bsonError("field name not terminated")
+		}
+		if depth == 0 && (p == 5) != (k == 3 && string(doc[p:p+3]) == "_id") {
+			// The first field is not _id, or a later one is.
+			sh.idNotFirst = true
 		}
 		p += k + 1
 		n, err := valueSize(t, doc[p:end], depth, sh)

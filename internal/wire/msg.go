@@ -70,6 +70,21 @@ type Sequence struct {
 	Identifier string
 	// Documents are the documents, in order.
 	Documents []bsoncore.Document
+	// IDFirst reports that each document's first field is _id and no
+	// other top-level field is named _id, as the validating pass found.
+	IDFirst bool
+}
+
+// IDFirst reports whether the message has a document sequence named id
+// whose documents each have _id as their first field and only there
+// (Sequence.IDFirst).
+func (m *Msg) IDFirst(id string) bool {
+	for _, s := range m.Sequences {
+		if s.Identifier == id {
+			return s.IDFirst
+		}
+	}
+	return false
 }
 
 // MoreToCome reports whether the moreToCome flag is set (no reply wanted).
@@ -190,6 +205,7 @@ func parseSequence(b []byte, prev []Sequence, m *Msg) (Sequence, []byte, *Protoc
 	if len(seq.Documents) > 0 && sh.deepest+2 > m.Depth {
 		m.Depth = sh.deepest + 2
 	}
+	seq.IDFirst = !sh.idNotFirst
 	m.ZeroTimestamp = m.ZeroTimestamp || sh.zeroTS
 	return seq, rest, nil
 }

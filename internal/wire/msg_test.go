@@ -552,3 +552,40 @@ func TestMsgZeroTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestMsgIDFirst checks what the validating pass reports of a document
+// sequence's _ids: IDFirst only when every document's first field is _id
+// and no other top-level field is, whatever the embedded documents hold.
+func TestMsgIDFirst(t *testing.T) {
+	empty := bsoncore.NewDocumentBuilder().Build()
+	body := doc("insert", "c", "$db", "t")
+	for _, c := range []struct {
+		name string
+		seq  []bsoncore.Document
+		want bool
+	}{
+		{"each _id first", []bsoncore.Document{doc("_id", 1, "a", 2), doc("_id", "x")}, true},
+		{"an _id alone", []bsoncore.Document{doc("_id", 1)}, true},
+		{"embedded _ids do not count", []bsoncore.Document{doc("_id", 1, "a", doc("_id", 2), "b", doc("x", doc("_id", 3)))}, true},
+		{"one without _id", []bsoncore.Document{doc("_id", 1), doc("a", 1)}, false},
+		{"an _id second", []bsoncore.Document{doc("_id", 1), doc("a", 1, "_id", 2)}, false},
+		{"a second _id", []bsoncore.Document{doc("_id", 1, "a", 1, "_id", 2)}, false},
+		{"a second _id last of many", []bsoncore.Document{doc("_id", 1), doc("_id", 2, "a", 1, "b", 2, "_id", 3)}, false},
+		{"an empty document", []bsoncore.Document{doc("_id", 1), empty}, false},
+		{"an embedded _id first", []bsoncore.Document{doc("a", doc("_id", 1))}, false},
+		{"names near _id", []bsoncore.Document{doc("_i", 1), doc("_idx", 1)}, false},
+		{"names near _id after _id", []bsoncore.Document{doc("_id", 1, "_i", 1, "_idx", 2, "id", 3)}, true},
+	} {
+		m := readInsertMsg(t, body, c.seq)
+		if got := m.IDFirst("documents"); got != c.want {
+			t.Errorf("%s: IDFirst %v, want %v", c.name, got, c.want)
+		}
+		if m.IDFirst("updates") {
+			t.Errorf("%s: IDFirst of a sequence the message does not have", c.name)
+		}
+	}
+	// Documents in the body's array are not a sequence: nothing is known.
+	if readInsertMsg(t, doc("insert", "c", "$db", "t", "documents", doc("0", doc("_id", 1))), nil).IDFirst("documents") {
+		t.Error("IDFirst for documents in the body")
+	}
+}

@@ -171,3 +171,49 @@ func TestDuplicateIDRefused(t *testing.T) {
 		t.Fatalf("failed replacements changed the collection: %d documents", n)
 	}
 }
+
+// TestInvalidIDRefusedInBatches checks that an insertMany refuses the _id
+// values mongod does not store (an array, a regex) with BadValue per
+// document, whether every document has its _id first (the case the wire
+// layer vouches for and the insert does not search) or some have it later.
+func TestInvalidIDRefusedInBatches(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := d.Collection("badids")
+	regex := bson.Regex{Pattern: "x", Options: ""}
+	for _, batch := range []struct {
+		name string
+		docs []any
+	}{
+		{"each _id first", []any{
+			bson.D{{Key: "_id", Value: bson.A{1}}, {Key: "a", Value: 1}},
+			bson.D{{Key: "_id", Value: regex}},
+			bson.D{{Key: "_id", Value: 1}},
+		}},
+		{"an _id later", []any{
+			bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: bson.A{2}}},
+			bson.D{{Key: "_id", Value: regex}},
+			bson.D{{Key: "b", Value: 1}, {Key: "_id", Value: 2}},
+		}},
+	} {
+		_, err := coll.InsertMany(c, batch.docs, options.InsertMany().SetOrdered(false))
+		var bwe mongo.BulkWriteException
+		if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 2 {
+			t.Fatalf("%s: %v, want two write errors", batch.name, err)
+		}
+		for i, want := range []struct {
+			index int
+			msg   string
+		}{{0, "can't use an array for _id"}, {1, "can't use a regex for _id"}} {
+			we := bwe.WriteErrors[i]
+			if we.Index != want.index || we.Code != 2 || we.Message != want.msg {
+				t.Errorf("%s: write error %d: index %d code %d %q, want index %d code 2 %q",
+					batch.name, i, we.Index, we.Code, we.Message, want.index, want.msg)
+			}
+		}
+	}
+	if n := testenv.Count(t, coll, bson.D{}); n != 2 {
+		t.Fatalf("want _id 1 and 2 stored, have %d documents", n)
+	}
+}
