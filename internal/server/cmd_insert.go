@@ -37,7 +37,9 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	// Documents the wire layer validated whole are not validated again,
 	// nor searched for their _id when it found each one first.
 	opts.ValidBSON = req.trusted
-	opts.IDFirst = req.trusted && req.docsIDFirst
+	if seq := req.sequence("documents"); seq != nil {
+		opts.IDFirst = seq.IDFirst
+	}
 	if err := s.checkBatchUUID(req.DB, batch); err != nil {
 		return nil, err
 	}

@@ -309,7 +309,7 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 	}
 	moreToCome := m.FlagBits&wire.MoreToCome != 0
 	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome,
-		wireFacts{depth: m.Depth, zeroTS: m.ZeroTimestamp, docsIDFirst: m.IDFirst("documents")}, start)
+		wireFacts{depth: m.Depth, zeroTS: m.ZeroTimestamp, seqs: m.Sequences}, start)
 	if c.closeNow {
 		return errFailCommandClose
 	}

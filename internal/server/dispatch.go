@@ -11,6 +11,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/wire"
 )
 
 // Request is one decoded command.
@@ -36,10 +37,9 @@ type Request struct {
 	// noZeroTS: the wire layer found no Timestamp(0, 0) anywhere in Cmd
 	// (wire.Msg.ZeroTimestamp), so an insert has none to fill in.
 	noZeroTS bool
-	// docsIDFirst: Cmd's documents field came as a document sequence
-	// whose documents each have _id first and only there
-	// (wire.Sequence.IDFirst), so an insert need not look for it.
-	docsIDFirst bool
+	// seqs are the document sequences Cmd's array fields came in, as the
+	// wire layer read them (Request.sequence).
+	seqs []wire.Sequence
 	// gen locates the generic arguments of a trusted command (genargs.go).
 	gen  genArgs
 	conn *conn
@@ -49,6 +49,22 @@ type Request struct {
 	// explainVerbosity is set on the aggregate the explain command runs
 	// (cmd_explain_agg.go).
 	explainVerbosity string
+}
+
+// sequence returns the document sequence that field id of a trusted
+// command came in (its documents are those of the array field, in order),
+// or nil when the field came in the body or the command is not from the
+// wire.
+func (r *Request) sequence(id string) *wire.Sequence {
+	if !r.trusted {
+		return nil
+	}
+	for i := range r.seqs {
+		if r.seqs[i].Identifier == id {
+			return &r.seqs[i]
+		}
+	}
+	return nil
 }
 
 // arg returns generic argument a of the command: its first occurrence,
@@ -103,11 +119,11 @@ func (s *Server) dispatch(ctx context.Context, c *conn, cmd bsoncore.Document, m
 // wireFacts is what the wire layer's validating pass learned of a
 // command (wire.Msg): its nesting depth (Request.depth; -1 when the
 // command did not come from the wire), whether it holds a Timestamp(0, 0)
-// anywhere, and whether its documents sequence has each _id first.
+// anywhere, and its document sequences.
 type wireFacts struct {
-	depth       int
-	zeroTS      bool
-	docsIDFirst bool
+	depth  int
+	zeroTS bool
+	seqs   []wire.Sequence
 }
 
 // dispatchDepth is dispatch for a command with what the wire layer
@@ -132,7 +148,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	var desc *command
 	req.Name, desc = commandName(first.KeyBytes())
 	if wf.depth >= 0 { // from the wire (handleMsg): validated
-		req.trusted, req.noZeroTS, req.docsIDFirst = true, !wf.zeroTS, wf.docsIDFirst
+		req.trusted, req.noZeroTS, req.seqs = true, !wf.zeroTS, wf.seqs
 		req.gen.scan(cmd)
 	}
 	if v, err := req.arg(argDB); err == nil {

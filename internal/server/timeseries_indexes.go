@@ -43,7 +43,7 @@ func bucketsCommand(req *Request, coll string, rewrite func(k string, v bsoncore
 	}
 	r := *req
 	r.Cmd = b.Build()
-	r.trusted, r.docsIDFirst = false, false
+	r.trusted, r.seqs = false, nil
 	return &r, nil
 }
 

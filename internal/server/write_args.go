@@ -48,7 +48,12 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 		switch {
 		case k == field:
 			seen = true
-			b.stmts, err = argDocArray(req.Name, k, v)
+			if seq := req.sequence(field); seq != nil {
+				// The array's documents, as the wire layer read them.
+				b.stmts = seq.Documents
+			} else {
+				b.stmts, err = argDocArray(req.Name, k, v)
+			}
 		case k == "ordered":
 			b.opts.Ordered, err = argBool(req.Name, k, v)
 		case k == "bypassDocumentValidation" && accept.bypass:

@@ -28,7 +28,7 @@ func BenchmarkReadInsertMsg(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m, err := read(raw)
-		if err != nil || !m.(*Msg).IDFirst("documents") {
+		if err != nil || !m.(*Msg).Sequences[0].IDFirst {
 			b.Fatal(err)
 		}
 	}

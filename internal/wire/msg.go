@@ -75,18 +75,6 @@ type Sequence struct {
 	IDFirst bool
 }
 
-// IDFirst reports whether the message has a document sequence named id
-// whose documents each have _id as their first field and only there
-// (Sequence.IDFirst).
-func (m *Msg) IDFirst(id string) bool {
-	for _, s := range m.Sequences {
-		if s.Identifier == id {
-			return s.IDFirst
-		}
-	}
-	return false
-}
-
 // MoreToCome reports whether the moreToCome flag is set (no reply wanted).
 func (m *Msg) MoreToCome() bool { return m.FlagBits&MoreToCome != 0 }
 

@@ -577,15 +577,8 @@ func TestMsgIDFirst(t *testing.T) {
 		{"names near _id after _id", []bsoncore.Document{doc("_id", 1, "_i", 1, "_idx", 2, "id", 3)}, true},
 	} {
 		m := readInsertMsg(t, body, c.seq)
-		if got := m.IDFirst("documents"); got != c.want {
-			t.Errorf("%s: IDFirst %v, want %v", c.name, got, c.want)
+		if len(m.Sequences) != 1 || m.Sequences[0].IDFirst != c.want {
+			t.Errorf("%s: sequences %+v, want one with IDFirst %v", c.name, m.Sequences, c.want)
 		}
-		if m.IDFirst("updates") {
-			t.Errorf("%s: IDFirst of a sequence the message does not have", c.name)
-		}
-	}
-	// Documents in the body's array are not a sequence: nothing is known.
-	if readInsertMsg(t, doc("insert", "c", "$db", "t", "documents", doc("0", doc("_id", 1))), nil).IDFirst("documents") {
-		t.Error("IDFirst for documents in the body")
 	}
 }
