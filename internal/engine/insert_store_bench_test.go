@@ -72,7 +72,7 @@ func BenchmarkInsertBulk(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for _, docs := range batches {
-		if _, err := e.Insert(ctx, "db", "c", docs, WriteOptions{Ordered: false, ValidBSON: true}); err != nil {
+		if _, err := e.Insert(ctx, "db", "c", docs, WriteOptions{Ordered: false, ValidBSON: true, IDFirst: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -171,11 +171,16 @@ func (v *lockedRanges) Note(id uint64, start, first []byte) {
 }
 
 // noteIndexSet shrinks the hints of index id around a new entry
-// (keystring ks, record rid). The caller holds the collection's writer
+// (keystring ks, record rid), for a bulk insert's batch when bulk is set
+// (uniqueBound.noteRising). The caller holds the collection's writer
 // lock.
-func (st *collState) noteIndexSet(id uint64, ks []byte, rid uint64) {
+func (st *collState) noteIndexSet(id uint64, ks []byte, rid uint64, bulk bool) {
 	if b := st.hints.uniqMax[id]; b != nil {
-		b.note(ks)
+		if bulk {
+			b.noteRising(ks)
+		} else {
+			b.note(ks)
+		}
 	}
 	if st.hints.byIndex == nil {
 		return

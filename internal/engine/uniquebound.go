@@ -95,6 +95,23 @@ func (b *uniqueBound) note(ks []byte) {
 	}
 }
 
+// noteRising records a new entry ks of a bulk insert, whose keys mostly
+// rise: a key above max becomes both max and floor, and tail is
+// emptied. A bulk batch's thousands of keys would pass through tail
+// only to be dropped half by half (maxTailKeys), leaving a floor near max
+// anyway; a key out of order is sought, as one at or below floor is. A
+// key at or below max is noted as note does.
+func (b *uniqueBound) noteRising(ks []byte) {
+	if b.max != nil && bytes.Compare(ks, b.max) <= 0 {
+		b.note(ks)
+		return
+	}
+	b.max = append(b.max[:0], ks...)
+	b.floor = append(b.floor[:0], ks...)
+	b.all = false
+	b.arena, b.keys = b.arena[:0], b.keys[:0]
+}
+
 // dropLowerHalf forgets the lower half of tail (by key); floor rises to
 // the highest key forgotten, so that every entry above it is still in
 // tail. The arena is rewritten with the keys kept.

@@ -72,3 +72,51 @@ func TestUniqueBound(t *testing.T) {
 		}
 	}
 }
+
+// TestUniqueBoundNoteRising checks a bulk insert's notes: the bound stays
+// sound (a key it calls absent is no entry) whatever order the keys come
+// in, a rising key leaves every key above it absent without a seek, and
+// the keys at or below it are sought.
+func TestUniqueBoundNoteRising(t *testing.T) {
+	for _, empty := range []bool{true, false} {
+		b, index := newUniqueBound(nil), map[uint64]bool{}
+		if !empty {
+			b, index[100] = newUniqueBound(ubKey(100)), true
+		}
+		rng := rand.New(rand.NewPCG(2, 0))
+		next := uint64(100)
+		for step := 0; step < 5000; step++ {
+			// Batches of rising keys, a few out of order, and plain
+			// inserts between them (note).
+			next += uint64(1 + rng.IntN(5))
+			k := next
+			if rng.IntN(10) == 0 {
+				k = next - uint64(rng.IntN(50))
+			}
+			if !index[k] {
+				index[k] = true
+				if step%500 < 400 {
+					b.noteRising(ubKey(k))
+				} else {
+					b.note(ubKey(k))
+				}
+			}
+			for probe := next - 60; probe <= next+3; probe++ {
+				if b.absent(ubKey(probe)) && index[probe] {
+					t.Fatalf("empty %v step %d: key %d is an entry, called absent", empty, step, probe)
+				}
+			}
+		}
+	}
+	b := newUniqueBound(nil)
+	b.noteRising(ubKey(5))
+	b.noteRising(ubKey(9))
+	for _, c := range []struct {
+		k      uint64
+		absent bool
+	}{{10, true}, {1000, true}, {9, false}, {7, false}, {5, false}} {
+		if got := b.absent(ubKey(c.k)); got != c.absent {
+			t.Errorf("after rising 5, 9: absent(%d) = %v, want %v", c.k, got, c.absent)
+		}
+	}
+}

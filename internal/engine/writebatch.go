@@ -523,7 +523,7 @@ func (t *writeBatch) writeStaged(rid uint64) {
 		default:
 			_ = storage.SetIndexEntry(t.b, ix.ID, ks, storage.RecordID(rid), t.sbuf[s.tbOff:s.tbEnd])
 		}
-		t.c.state.noteIndexSet(ix.ID, ks, rid)
+		t.c.state.noteIndexSet(ix.ID, ks, rid, t.bulk)
 		if t.removed != nil {
 			t.kbuf = storage.AppendIndexEntryLockKey(t.kbuf[:0], ix.ID, ks, storage.RecordID(rid))
 			delete(t.removed, string(t.kbuf))

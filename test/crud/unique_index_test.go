@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -242,5 +243,58 @@ func TestUniqueKeysOutOfOrder(t *testing.T) {
 	}
 	if got, _ := coll.CountDocuments(c, bson.D{}); got != 2*n {
 		t.Fatalf("%d documents, want %d", got, 2*n)
+	}
+}
+
+// TestBulkInsertThenDuplicateIDs checks the _id index after bulk inserts
+// (batches of thousands, which Lode commits by ingestion and whose keys it
+// notes as a rising run): an _id from inside an earlier batch is refused
+// with 11000, alone or among new ones in another bulk insert, and a new
+// _id below the highest so far is accepted.
+func TestBulkInsertThenDuplicateIDs(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("bulkdup")
+	ids := make([]bson.ObjectID, 3000)
+	docs := make([]any, len(ids))
+	for i := range ids {
+		ids[i] = bson.NewObjectID()
+		docs[i] = bson.D{{Key: "_id", Value: ids[i]}, {Key: "n", Value: i}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: ids[1500]}})
+	if we := testenv.WriteErr(t, err); we.Code != 11000 {
+		t.Fatalf("insert of an _id from inside the bulk insert: %v, want 11000", err)
+	}
+	// Another bulk insert: new rising _ids, with every other one of the
+	// first batch's in between.
+	var mixed []any
+	for i := 0; i < 2000; i++ {
+		if i%2 == 0 {
+			mixed = append(mixed, bson.D{{Key: "_id", Value: ids[i]}})
+		} else {
+			mixed = append(mixed, bson.D{{Key: "_id", Value: bson.NewObjectID()}})
+		}
+	}
+	_, err = coll.InsertMany(ctx, mixed, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1000 {
+		t.Fatalf("mixed bulk insert: %v, want 1000 write errors", err)
+	}
+	for _, we := range bwe.WriteErrors {
+		if we.Code != 11000 || we.Index%2 != 0 {
+			t.Fatalf("mixed bulk insert: write error at %d code %d, want 11000 at even indexes", we.Index, we.Code)
+		}
+	}
+	// A new _id below the highest: an hour in the past.
+	old := bson.NewObjectIDFromTimestamp(ids[0].Timestamp().Add(-time.Hour))
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: old}}); err != nil {
+		t.Fatalf("insert of a new _id below the highest: %v", err)
+	}
+	if n := testenv.Count(t, coll, bson.D{}); n != 4001 {
+		t.Fatalf("%d documents, want 4001", n)
 	}
 }
