@@ -61,6 +61,9 @@ type Msg struct {
 	// depth, is a Timestamp(0, 0); when false no insert needs the time
 	// filled in.
 	ZeroTimestamp bool
+	// namesChecked: the parser found no sequence named like a body field
+	// or like another sequence, so Merged need not look again.
+	namesChecked bool
 }
 
 // Sequence is a kind-1 OP_MSG section: a named list of documents that
@@ -148,6 +151,7 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 			return nil, duplicateFieldError(s.Identifier)
 		}
 	}
+	m.namesChecked = true
 	return m, nil
 }
 
@@ -260,12 +264,14 @@ func (m *Msg) Merged() (bsoncore.Document, error) {
 	}
 	size := len(m.Body)
 	for i, s := range m.Sequences {
-		if bodyHasPath(m.Body, s.Identifier) {
-			return nil, duplicateFieldError(s.Identifier).Err
-		}
-		for _, p := range m.Sequences[:i] {
-			if p.Identifier == s.Identifier {
-				return nil, errs.New(errs.Location40431, "Duplicate document sequence: %s", s.Identifier)
+		if !m.namesChecked {
+			if bodyHasPath(m.Body, s.Identifier) {
+				return nil, duplicateFieldError(s.Identifier).Err
+			}
+			for _, p := range m.Sequences[:i] {
+				if p.Identifier == s.Identifier {
+					return nil, errs.New(errs.Location40431, "Duplicate document sequence: %s", s.Identifier)
+				}
 			}
 		}
 		size += 1 + len(s.Identifier) + 1 + 5
