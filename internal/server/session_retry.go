@@ -474,9 +474,22 @@ func snapshotRan(prior *retryRecord, req *Request, ids stmtIDs) []ranStmt {
 
 // hasStmtIDs reports whether a command numbers its statements itself.
 func hasStmtIDs(req *Request) bool {
-	_, e1 := req.Cmd.LookupErr("stmtId")
-	_, e2 := req.Cmd.LookupErr("stmtIds")
-	return e1 == nil || e2 == nil
+	doc := req.Cmd
+	if len(doc) < 5 {
+		return false
+	}
+	body := doc[:len(doc)-1]
+	for p := 4; p < len(body); {
+		el, ok := bsonutil.ElementAt(body, p)
+		if !ok {
+			return false
+		}
+		if n := body[el.Name:el.NameEnd]; string(n) == "stmtId" || string(n) == "stmtIds" {
+			return true
+		}
+		p = el.End
+	}
+	return false
 }
 
 // loadResults reads the statement records of rec (once).
