@@ -474,22 +474,11 @@ func snapshotRan(prior *retryRecord, req *Request, ids stmtIDs) []ranStmt {
 
 // hasStmtIDs reports whether a command numbers its statements itself.
 func hasStmtIDs(req *Request) bool {
-	doc := req.Cmd
-	if len(doc) < 5 {
-		return false
+	_, ok := bsonutil.LookupField(req.Cmd, "stmtId")
+	if !ok {
+		_, ok = bsonutil.LookupField(req.Cmd, "stmtIds")
 	}
-	body := doc[:len(doc)-1]
-	for p := 4; p < len(body); {
-		el, ok := bsonutil.ElementAt(body, p)
-		if !ok {
-			return false
-		}
-		if n := body[el.Name:el.NameEnd]; string(n) == "stmtId" || string(n) == "stmtIds" {
-			return true
-		}
-		p = el.End
-	}
-	return false
+	return ok
 }
 
 // loadResults reads the statement records of rec (once).
