@@ -43,7 +43,7 @@ func bucketsCommand(req *Request, coll string, rewrite func(k string, v bsoncore
 	}
 	r := *req
 	r.Cmd = b.Build()
-	r.trusted, r.seqs = false, nil
+	r.trusted = false // and so r.sequence finds none: Cmd is rebuilt
 	return &r, nil
 }
 
