@@ -229,7 +229,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		db.records.quiet = int64(opts.RecordCacheQuiet)
 	}
 	popts := &pebble.Options{
-		FS:           guardFS{fsys, db},
+		FS:           guardFS{FS: fsys, db: db, raw: fsys == vfs.Default},
 		Logger:       quietLogger{opts.Logger, db},
 		Cache:        cache,
 		MemTableSize: 64 << 20,

@@ -22,24 +22,28 @@ import (
 type guardFS struct {
 	vfs.FS
 	db *DB
+	// raw: the FS is the operating system's (vfs.Default), whose logs
+	// walFile writes and syncs with raw system calls. A wrapping FS (the
+	// tests' fault injection) sees every write and sync instead.
+	raw bool
 }
 
 func (g guardFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
 	f, err := g.file(g.FS.Create(name, category))
-	return g.wal(f, err, category)
+	return g.wal(f, err, name, category)
 }
 
 func (g guardFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
 	f, err := g.file(g.FS.ReuseForWrite(oldname, newname, category))
-	return g.wal(f, err, category)
+	return g.wal(f, err, newname, category)
 }
 
 // wal gives a write-ahead log its walFile.
-func (g guardFS) wal(f vfs.File, err error, category vfs.DiskWriteCategory) (vfs.File, error) {
+func (g guardFS) wal(f vfs.File, err error, name string, category vfs.DiskWriteCategory) (vfs.File, error) {
 	if err != nil || category != walCategory || f.Fd() == vfs.InvalidFd {
 		return f, err
 	}
-	w := &walFile{File: f}
+	w := &walFile{File: f, name: name, db: g.db, raw: g.raw && walRawIO}
 	if fi, err := f.Stat(); err == nil {
 		w.size = fi.Size() // a recycled log is overwritten up to its size
 	}
@@ -109,10 +113,26 @@ const maxPreallocate = 4 << 20
 // preallocates its log files, and each sync in between writes data
 // only. Pebble's recovery reads a zeroed tail as the log's end, the
 // case its own recycled and preallocated logs already meet.
+//
+// Its writes and syncs are raw system calls when the FS is the operating
+// system's. os.File's go through syscall.Syscall, whose entersyscall
+// wakes the runtime's sysmon thread whenever every P was idle, and sysmon
+// then polls every 20 us until they are idle again: with one j:true
+// client that was about two thread wake-ups and sleeps per insert, a
+// quarter of the server's context switches (docs/benchmarks.md, "Issue
+// 33: the log's writes and syncs as raw system calls"). The server's
+// sockets are read and written the same way (internal/server/rawio_linux.go).
+// The cost: the goroutine keeps its P through the call, so for the length
+// of an fdatasync one P runs nothing else, and a stop-the-world of the
+// garbage collector waits for the sync to end. With two Ps and sixteen
+// j:true clients it cost less CPU per insert than the handoff, not more.
 type walFile struct {
 	vfs.File
 	off, size int64 // bytes written; the file's size
 	fixed     bool  // extending failed: writes append
+	raw       bool  // write and sync with raw system calls
+	name      string
+	db        *DB
 }
 
 // walStep is how far a log is extended at a time.
@@ -127,9 +147,30 @@ func (w *walFile) Write(p []byte) (int, error) {
 			w.fixed = true // no room or no support: the write finds its own
 		}
 	}
-	n, err := w.File.Write(p)
+	var n int
+	var err error
+	if w.raw {
+		n, err = rawWrite(w.Fd(), w.name, p)
+		err = w.db.writeFailed(err)
+	} else {
+		n, err = w.File.Write(p)
+	}
 	w.off += int64(n)
 	return n, err
+}
+
+func (w *walFile) SyncData() error {
+	if w.raw {
+		return w.db.writeFailed(rawSync(w.Fd(), w.name, true))
+	}
+	return w.File.SyncData()
+}
+
+func (w *walFile) Sync() error {
+	if w.raw {
+		return w.db.writeFailed(rawSync(w.Fd(), w.name, false))
+	}
+	return w.File.Sync()
 }
 
 // Preallocate: the log reserves its space as it extends.
