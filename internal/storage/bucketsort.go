@@ -33,13 +33,14 @@ func maxBuckets(n int) int { return min(n/8, 1<<16) }
 func (l *SortedLoad) bucketSort() bool {
 	if len(l.heads) == len(l.ents) && len(l.ents) > 0 {
 		heads := l.heads
+		gids, gheads, _ := l.pages.groupsOf(len(l.ents)) // bulkpages.go
 		ok := l.group(func(i int, k []byte) ([]byte, []byte, bool) {
 			h := l.skip + int(heads[i])
 			if h > len(k) {
 				return nil, nil, false
 			}
 			return k[l.skip:h], k[h:], true
-		}, true)
+		}, true, gids, gheads)
 		if ok {
 			return true
 		}
@@ -52,7 +53,7 @@ func (l *SortedLoad) bucketSort() bool {
 			return nil, nil, false
 		}
 		return k[l.skip : len(k)-l.suffix], k[len(k)-l.suffix:], true
-	}, false)
+	}, false, nil, nil)
 }
 
 // group orders l.ents by the heads split gives their keys, each group in
@@ -60,28 +61,41 @@ func (l *SortedLoad) bucketSort() bool {
 // (allowed with fall), and reports whether it did. It gives up, leaving
 // l.ents as they were, when the groups are too many, a group's suffixes
 // neither rise nor fall throughout, or one head is a prefix of another
-// (the keys' order would not be the heads' order then).
-func (l *SortedLoad) group(split func(i int, k []byte) (head, suf []byte, ok bool), fall bool) bool {
+// (the keys' order would not be the heads' order then). gids, when not
+// nil, is each entry's group already, and gheads the groups' heads (the
+// heads split gives).
+func (l *SortedLoad) group(split func(i int, k []byte) (head, suf []byte, ok bool), fall bool, gids []int32, gheads [][]byte) bool {
 	n := len(l.ents)
 	limit := maxBuckets(n)
-	if limit < 2 {
+	if limit < 2 || len(gheads) > limit {
 		return false
 	}
-	ids := make(map[string]int32, min(limit, 1024))
 	var (
+		ids    map[string]int32
 		heads  [][]byte // each group's head
 		counts []int
 		last   [][]byte // each group's latest suffix
 		dirs   []int8   // each group's direction: 1 rising, -1 falling, 0 not yet known
+		group  []int32  // each entry's group
 	)
-	group := make([]int32, n)
+	if gids != nil {
+		heads, group = gheads, gids
+		counts, last, dirs = make([]int, len(heads)), make([][]byte, len(heads)), make([]int8, len(heads))
+	} else {
+		ids = make(map[string]int32, min(limit, 1024))
+		group = make([]int32, n)
+	}
 	for i := range l.ents {
 		head, suf, ok := split(i, l.key(l.ents[i]))
 		if !ok {
 			return false
 		}
-		id, ok := ids[string(head)]
-		if !ok {
+		var id int32
+		var seen bool
+		if gids != nil {
+			id = gids[i]
+			seen = counts[id] > 0
+		} else if id, seen = ids[string(head)]; !seen {
 			if len(heads) == limit {
 				return false
 			}
@@ -91,7 +105,8 @@ func (l *SortedLoad) group(split func(i int, k []byte) (head, suf []byte, ok boo
 			counts = append(counts, 0)
 			last = append(last, nil)
 			dirs = append(dirs, 0)
-		} else {
+		}
+		if seen {
 			c := bytes.Compare(suf, last[id])
 			switch {
 			case c == 0:

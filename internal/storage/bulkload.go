@@ -52,6 +52,8 @@ type SortedLoad struct {
 	// heads[i] is the length of the first field of ents[i]'s key after
 	// skip (AddHead; 0: not known), while ents are in the order added.
 	heads []uint16
+	// pages places each head's entries together (bulkpages.go).
+	pages headPages
 }
 
 // sortEntry is one key/value in the arena, with sixteen bytes of the key
@@ -125,25 +127,28 @@ func (l *SortedLoad) Add(key, value []byte) error { return l.AddHead(key, value,
 // on which the sort may group the entries (bucketsort.go).
 func (l *SortedLoad) AddHead(key, value []byte, head int) error {
 	n := len(key) + len(value)
-	if l.used+n+len(l.ents)*entrySize+2*len(l.heads) > l.budget && len(l.ents) > 0 {
+	if l.used+n+len(l.ents)*entrySize+2*len(l.heads)+4*len(l.pages.gids) > l.budget && len(l.ents) > 0 {
 		if err := l.spill(); err != nil {
 			return err
 		}
 	}
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+n > cap(l.chunks[len(l.chunks)-1]) {
-		c := l.db.loadMem.takeChunk()
-		if c == nil || n > cap(c) {
-			c = make([]byte, 0, max(chunkSize, n))
-		}
-		l.chunks = append(l.chunks, c)
+	var ci, off int
+	if p := l.page(key, head, n); p != nil {
+		ci, off = p.chunk, p.off
+		c := l.chunks[ci]
+		copy(c[off:], key)
+		copy(c[off+len(key):], value)
+		p.off += n
+	} else {
+		l.room(n)
+		ci = len(l.chunks) - 1
+		c := l.chunks[ci]
+		off = len(c)
+		c = append(c, key...)
+		c = append(c, value...)
+		l.chunks[ci] = c
+		l.used += n
 	}
-	ci := len(l.chunks) - 1
-	c := l.chunks[ci]
-	off := len(c)
-	c = append(c, key...)
-	c = append(c, value...)
-	l.chunks[ci] = c
-	l.used += n
 	if l.keys == 0 {
 		l.first = append([]byte(nil), key[min(l.skip, len(key)):]...)
 		l.lcp = len(l.first)
@@ -164,6 +169,17 @@ func (l *SortedLoad) AddHead(key, value []byte, head int) error {
 	l.keys++
 	l.bytes += int64(n)
 	return nil
+}
+
+// room makes sure the arena's last chunk has room for n more bytes.
+func (l *SortedLoad) room(n int) {
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+n > cap(l.chunks[len(l.chunks)-1]) {
+		c := l.db.loadMem.takeChunk()
+		if c == nil || n > cap(c) {
+			c = make([]byte, 0, max(chunkSize, n))
+		}
+		l.chunks = append(l.chunks, c)
+	}
 }
 
 // abbrev returns the eight bytes of key from skip as a big-endian
@@ -393,6 +409,7 @@ func (l *SortedLoad) spill() error {
 		l.chunks[i] = l.chunks[i][:0]
 	}
 	l.chunks, l.ents, l.used, l.heads = l.chunks[:1], l.ents[:0], 0, l.heads[:0]
+	l.pages.reset()
 	return nil
 }
 
@@ -405,6 +422,7 @@ func (l *SortedLoad) Abort() {
 	}
 	l.db.loadMem.give(l.ents, l.chunks)
 	l.chunks, l.ents, l.runs, l.used = nil, nil, nil, 0
+	l.pages = headPages{}
 }
 
 // Finish writes every key in order and returns the commit sequence of the

@@ -331,3 +331,91 @@ func TestSortedLoadGrouped(t *testing.T) {
 		})
 	}
 }
+
+// TestSortedLoadHeadPages: entries added with a head go to their head's
+// pages of the arena, consecutive there, while the heads are few; the
+// load falls back to the arena's end (and bucketSort to looking the
+// heads up) for heads beyond the bound and for entries larger than a
+// page; every case sorts right, in memory and through spilled runs.
+func TestSortedLoadHeadPages(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		n      int
+		heads  int
+		long   bool // every 1000th entry is larger than a page
+		budget int
+		fall   bool // odd heads' suffixes fall
+		paged  bool // every entry went to its head's page
+	}{
+		{"few heads", 20_000, 50, false, DefaultSortBudget, false, true},
+		{"rising and falling", 20_000, 50, false, DefaultSortBudget, true, true},
+		{"many heads", 20_000, 2_000, false, DefaultSortBudget, true, false},
+		{"long entries", 20_000, 50, true, DefaultSortBudget, true, false},
+		{"spilled runs", 60_000, 50, false, 512 << 10, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			l := db.NewSortedLoad(indexPrefixLen, nil)
+			l.SetBudget(tc.budget)
+			r := rand.New(rand.NewPCG(7, 8))
+			want := make([][]byte, 0, tc.n)
+			for i := range tc.n {
+				c := r.IntN(tc.heads)
+				head := fmt.Appendf(nil, "h%04d|", c)
+				ts := uint64(i)
+				if tc.fall && c%2 == 1 {
+					ts = ^ts
+				}
+				ks := binary.BigEndian.AppendUint64(head, ts)
+				if tc.long && i%1000 == 999 {
+					ks = append(ks, bytes.Repeat([]byte{'x'}, pageSize)...)
+				}
+				k := appendIndexKey(nil, 7, ks, uint64(i))
+				if err := l.AddHead(k, []byte{byte(i)}, len(head)); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, k)
+			}
+			if len(l.runs) == 0 {
+				_, _, ok := l.pages.groupsOf(len(l.ents))
+				if ok != tc.paged {
+					t.Fatalf("every entry paged: %v, want %v", ok, tc.paged)
+				}
+				if tc.paged {
+					// A head's entries follow each other in the arena but
+					// where a page ends.
+					last := map[string]sortEntry{}
+					jumps, size := map[string]int{}, map[string]int{}
+					for i, e := range l.ents {
+						h := string(l.key(e)[indexPrefixLen : indexPrefixLen+int(l.heads[i])])
+						if p, ok := last[h]; ok && (p.chunk != e.chunk || p.off+p.klen+p.vlen != e.off) {
+							jumps[h]++
+						}
+						last[h] = e
+						size[h] += int(e.klen + e.vlen)
+					}
+					for h, j := range jumps {
+						if j > size[h]/pageSize {
+							t.Fatalf("head %q: %d jumps between its entries, in %d bytes", h, j, size[h])
+						}
+					}
+				}
+				// The sort itself orders the entries (a batch would hide
+				// a wrong order: Pebble sorts its keys again).
+				l.sort()
+				for i := 1; i < len(l.ents); i++ {
+					if bytes.Compare(l.key(l.ents[i-1]), l.key(l.ents[i])) >= 0 {
+						t.Fatalf("sorted entries %d and %d out of order", i-1, i)
+					}
+				}
+			} else if tc.budget == DefaultSortBudget {
+				t.Fatal("the load spilled")
+			}
+			finishAndCheck(t, db, l, want)
+		})
+	}
+}
