@@ -270,6 +270,12 @@ func (t *writeBatch) abort() {
 // per index.
 func (t *writeBatch) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]string, err error) {
 	for i, ix := range t.c.Indexes {
+		if out, end, ok := indexkey.AppendIDKey(t.sbuf, ix, doc); ok {
+			off := len(t.sbuf)
+			t.sbuf = out
+			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: end, tbOff: end, tbEnd: len(t.sbuf), del: del})
+			continue
+		}
 		keys, paths, skip, err := t.g.Keys(ix, doc)
 		if err != nil {
 			return nil, err
