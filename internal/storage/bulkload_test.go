@@ -304,32 +304,53 @@ func TestSortedLoadGrouped(t *testing.T) {
 		{"spilled runs", 60_000, 256 << 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			l := db.NewSortedLoad(indexPrefixLen, nil)
-			l.SetBudget(tc.budget)
-			r := rand.New(rand.NewPCG(5, 6))
-			want := make([][]byte, 0, tc.n)
-			for i := range tc.n {
-				c := r.IntN(50)
-				head := fmt.Appendf(nil, "cat%02d|", c)
-				ts := uint64(i)
-				if c%2 == 1 {
-					ts = ^ts // falls as the records rise
-				}
-				ks := binary.BigEndian.AppendUint64(head, ts)
-				k := appendIndexKey(nil, 7, ks, uint64(i))
-				if err := l.AddHead(k, []byte{byte(i)}, len(head)); err != nil {
-					t.Fatal(err)
-				}
-				want = append(want, k)
-			}
+			db, l := openGroupedLoad(t, tc.budget)
+			want := addGrouped(t, l, rand.New(rand.NewPCG(5, 6)), tc.n, 50, true, false)
 			finishAndCheck(t, db, l, want)
 		})
 	}
+}
+
+// openGroupedLoad opens a DB and starts an index-like load in it with the
+// given sort budget.
+func openGroupedLoad(t *testing.T, budget int) (*DB, *SortedLoad) {
+	t.Helper()
+	db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l := db.NewSortedLoad(indexPrefixLen, nil)
+	l.SetBudget(budget)
+	return db, l
+}
+
+// addGrouped adds n index-like entries to l, each with a head of one of
+// heads values drawn by r ("h0042|") and a rising record id; after the
+// head comes a time rising with the records, falling for odd heads when
+// fall is set, and for every 1000th entry with long a filler larger than
+// a page. It returns the keys added.
+func addGrouped(t *testing.T, l *SortedLoad, r *rand.Rand, n, heads int, fall, long bool) [][]byte {
+	t.Helper()
+	want := make([][]byte, 0, n)
+	for i := range n {
+		c := r.IntN(heads)
+		head := fmt.Appendf(nil, "h%04d|", c)
+		ts := uint64(i)
+		if fall && c%2 == 1 {
+			ts = ^ts // falls as the records rise
+		}
+		ks := binary.BigEndian.AppendUint64(head, ts)
+		if long && i%1000 == 999 {
+			ks = append(ks, bytes.Repeat([]byte{'x'}, pageSize)...)
+		}
+		k := appendIndexKey(nil, 7, ks, uint64(i))
+		if err := l.AddHead(k, []byte{byte(i)}, len(head)); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, k)
+	}
+	return want
 }
 
 // TestSortedLoadHeadPages: entries added with a head go to their head's
@@ -354,32 +375,8 @@ func TestSortedLoadHeadPages(t *testing.T) {
 		{"spilled runs", 60_000, 50, false, 512 << 10, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			l := db.NewSortedLoad(indexPrefixLen, nil)
-			l.SetBudget(tc.budget)
-			r := rand.New(rand.NewPCG(7, 8))
-			want := make([][]byte, 0, tc.n)
-			for i := range tc.n {
-				c := r.IntN(tc.heads)
-				head := fmt.Appendf(nil, "h%04d|", c)
-				ts := uint64(i)
-				if tc.fall && c%2 == 1 {
-					ts = ^ts
-				}
-				ks := binary.BigEndian.AppendUint64(head, ts)
-				if tc.long && i%1000 == 999 {
-					ks = append(ks, bytes.Repeat([]byte{'x'}, pageSize)...)
-				}
-				k := appendIndexKey(nil, 7, ks, uint64(i))
-				if err := l.AddHead(k, []byte{byte(i)}, len(head)); err != nil {
-					t.Fatal(err)
-				}
-				want = append(want, k)
-			}
+			db, l := openGroupedLoad(t, tc.budget)
+			want := addGrouped(t, l, rand.New(rand.NewPCG(7, 8)), tc.n, tc.heads, tc.fall, tc.long)
 			if len(l.runs) == 0 {
 				_, _, ok := l.pages.groupsOf(len(l.ents))
 				if ok != tc.paged {
