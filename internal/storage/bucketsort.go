@@ -12,7 +12,8 @@ import (
 // with a hash per entry instead of a comparison sort's twenty-odd
 // comparisons of keys that share their first bytes. It pays when an
 // index has few distinct values (a path, a host, a status); with many,
-// the comparison sort runs instead.
+// the comparison sort runs instead. Entries added with a head already
+// have their group from the arena's pages (bulkpages.go).
 
 // SetRisingSuffix says that the last n bytes of the keys added rise, in
 // the order added, among keys equal before them (an index build's record
@@ -119,7 +120,9 @@ func (l *SortedLoad) group(split func(i int, k []byte) (head, suf []byte, ok boo
 		}
 		last[id] = suf
 		counts[id]++
-		group[i] = id
+		if gids == nil {
+			group[i] = id
+		}
 	}
 	order := make([]int32, len(heads))
 	for i := range order {
