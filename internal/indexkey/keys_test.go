@@ -339,3 +339,20 @@ func TestGeneratorAlternatesFlatIndexes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkIndexKeysRecent: the recent-n seed's {cat: 1, ts: -1} over
+// one of its documents {_id, cat, ts} (an index build's keys).
+func BenchmarkIndexKeysRecent(b *testing.B) {
+	doc := extJSON(b, `{"_id": {"$numberLong": "123457"}, "cat": 42, "ts": {"$numberLong": "123456"}}`)
+	ix, err := catalog.NewIndex(1, catalog.IndexSpec{Name: "x", Key: extJSON(b, `{"cat": 1, "ts": -1}`)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var g Generator
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, _, _, err := g.Keys(ix, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -54,6 +54,14 @@ type SortedLoad struct {
 	heads []uint16
 	// pages places each head's entries together (bulkpages.go).
 	pages headPages
+	// unordered: some key was added at or below the one before it.
+	// stream writes the keys of a rising load straight into its tables
+	// (bulkstream.go), streamLast the last key it took; streamed are the
+	// tables of a stream that ended, to be merged at Finish.
+	unordered  bool
+	stream     *tableSink
+	streamLast []byte
+	streamed   []string
 }
 
 // sortEntry is one key/value in the arena, with sixteen bytes of the key
@@ -126,12 +134,21 @@ func (l *SortedLoad) Add(key, value []byte) error { return l.AddHead(key, value,
 // with a field of head bytes (an index key's first field; 0: not known),
 // on which the sort may group the entries (bucketsort.go).
 func (l *SortedLoad) AddHead(key, value []byte, head int) error {
+	if l.stream != nil {
+		if bytes.Compare(key, l.streamLast) > 0 {
+			return l.streamAdd(key, value)
+		}
+		if err := l.endStream(); err != nil {
+			return err
+		}
+	}
 	n := len(key) + len(value)
 	if l.used+n+len(l.ents)*entrySize+2*len(l.heads)+4*len(l.pages.gids) > l.budget && len(l.ents) > 0 {
 		if err := l.spill(); err != nil {
 			return err
 		}
 	}
+	l.noteOrder(key)
 	var ci, off int
 	if p := l.page(key, head, n); p != nil {
 		ci, off = p.chunk, p.off
@@ -168,7 +185,7 @@ func (l *SortedLoad) AddHead(key, value []byte, head int) error {
 	}
 	l.keys++
 	l.bytes += int64(n)
-	return nil
+	return l.maybeStream()
 }
 
 // room makes sure the arena's last chunk has room for n more bytes.
@@ -405,17 +422,27 @@ func (l *SortedLoad) spill() error {
 		return fmt.Errorf("storage: sorted load: write run: %w", err)
 	}
 	l.runs = append(l.runs, path)
+	l.resetArena()
+	return nil
+}
+
+// resetArena empties the arena, keeping its first chunk, once its
+// entries are in a run or a stream.
+func (l *SortedLoad) resetArena() {
 	for i := range l.chunks {
 		l.chunks[i] = l.chunks[i][:0]
 	}
 	l.chunks, l.ents, l.used, l.heads = l.chunks[:1], l.ents[:0], 0, l.heads[:0]
 	l.pages.reset()
-	return nil
 }
 
 // Abort removes the load's temporary files; nothing was written to the
 // database unless Finish ran.
 func (l *SortedLoad) Abort() {
+	if l.stream != nil {
+		l.stream.abort()
+		l.stream = nil
+	}
 	if l.dir != "" {
 		os.RemoveAll(l.dir)
 		l.dir = ""
@@ -429,6 +456,9 @@ func (l *SortedLoad) Abort() {
 // batch (zero when the keys were ingested: ingestion is durable on return).
 func (l *SortedLoad) Finish(ctx context.Context) (uint64, error) {
 	defer l.Abort()
+	if l.stream != nil {
+		return l.finishStream(ctx)
+	}
 	src, err := l.sources()
 	if err != nil {
 		return 0, err
@@ -524,12 +554,14 @@ func (s *batchSink) abort() { s.b.Close() }
 // tableSink writes sstables of about targetTableSize uncompressed bytes
 // into dir and ingests them.
 type tableSink struct {
-	db    *DB
-	dir   string
-	wopts sstable.WriterOptions
-	w     *sstable.Writer
-	paths []string
-	bytes int // uncompressed bytes in the current table
+	db  *DB
+	dir string
+	// prefix names the tables (prefix-NNNNNN.sst; "table" when empty).
+	prefix string
+	wopts  sstable.WriterOptions
+	w      *sstable.Writer
+	paths  []string
+	bytes  int // uncompressed bytes in the current table
 }
 
 func (s *tableSink) add(k, v []byte) error {
@@ -539,7 +571,11 @@ func (s *tableSink) add(k, v []byte) error {
 		}
 	}
 	if s.w == nil {
-		path := filepath.Join(s.dir, fmt.Sprintf("table-%06d.sst", len(s.paths)))
+		prefix := s.prefix
+		if prefix == "" {
+			prefix = "table"
+		}
+		path := filepath.Join(s.dir, fmt.Sprintf("%s-%06d.sst", prefix, len(s.paths)))
 		f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
 		if err != nil {
 			return fmt.Errorf("storage: sorted load: %w", err)
@@ -604,9 +640,10 @@ func (s *tableSink) abort() {
 // mergeSources yields the keys of the in-memory entries and the spilled
 // runs in order.
 type mergeSources struct {
-	h    runHeap
-	mem  *memRun
-	runs []*fileRun
+	h      runHeap
+	mem    *memRun
+	runs   []*fileRun
+	tables *tableRun
 }
 
 type source interface {
@@ -642,6 +679,10 @@ func (l *SortedLoad) sources() (*mergeSources, error) {
 		r := &fileRun{f: f, r: bufio.NewReaderSize(f, 1<<20)}
 		m.runs = append(m.runs, r)
 		all = append(all, r)
+	}
+	if len(l.streamed) > 0 {
+		m.tables = &tableRun{paths: l.streamed, ropts: l.db.popts.MakeReaderOptions()}
+		all = append(all, m.tables)
 	}
 	for _, s := range all {
 		ok, err := s.advance()
@@ -686,6 +727,9 @@ func (m *mergeSources) next() (k, v []byte, ok bool, err error) {
 func (m *mergeSources) close() {
 	for _, r := range m.runs {
 		r.f.Close()
+	}
+	if m.tables != nil {
+		_ = m.tables.closeTable()
 	}
 }
 

@@ -416,3 +416,155 @@ func TestSortedLoadHeadPages(t *testing.T) {
 		})
 	}
 }
+
+// risingKey is the i-th key of a rising load on index 7: a keystring
+// that rises with i, as a time field's does with the records.
+func risingKey(i int) []byte {
+	return appendIndexKey(nil, 7, fmt.Appendf(nil, "t%012d|%040d", i, 0), uint64(i))
+}
+
+// TestSortedLoadStreamsRisingKeys: a load whose keys rise is written
+// into its tables as the keys come, past the ingestion threshold
+// (bulkstream.go); the index holds every key once, the progress counts
+// them, and nothing is left in the load's directory. A falling load, a
+// load with a neighbour check and a small one are not streamed.
+func TestSortedLoadStreamsRisingKeys(t *testing.T) {
+	const n = 120_000 // about 9 MB of entries: over ingestThreshold
+	for _, tc := range []struct {
+		name    string
+		falling bool
+		check   bool
+		n       int
+		stream  bool
+	}{
+		{"rising", false, false, n, true},
+		{"falling", true, false, n, false},
+		{"with a check", false, true, n, false},
+		{"small", false, false, 2000, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(dir, Options{SyncInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var check func(prev, cur []byte) error
+			if tc.check {
+				check = func(prev, cur []byte) error { return nil }
+			}
+			l := db.NewSortedLoad(indexPrefixLen, check)
+			want := make([][]byte, 0, tc.n)
+			streamedAt := -1
+			for j := 0; j < tc.n; j++ {
+				i := j
+				if tc.falling {
+					i = tc.n - 1 - j
+				}
+				k := risingKey(i)
+				if err := l.Add(k, []byte{byte(i)}); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, k)
+				if streamedAt < 0 && l.stream != nil {
+					streamedAt = j
+				}
+			}
+			if got := streamedAt >= 0; got != tc.stream {
+				t.Fatalf("streamed: %v (from key %d), want %v", got, streamedAt, tc.stream)
+			}
+			if tc.stream && (len(l.ents) != 0 || l.bytes < ingestThreshold) {
+				t.Fatalf("streaming with %d entries in the arena, %d bytes", len(l.ents), l.bytes)
+			}
+			var done int64
+			l.OnEmitted = func(d, _ int64) { done = d }
+			finishAndCheck(t, db, l, want)
+			if done != int64(tc.n) {
+				t.Fatalf("progress %d, want %d", done, tc.n)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
+				t.Fatalf("temporary files left: %v", left)
+			}
+		})
+	}
+}
+
+// TestSortedLoadStreamEndsOutOfOrder: keys that stop rising once the
+// load streams (a late event) end the stream; its tables are read back
+// and merged with the rest, in memory and in spilled runs, so the index
+// holds every key once and in order. An aborted stream leaves nothing.
+func TestSortedLoadStreamEndsOutOfOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		budget int
+	}{
+		{"in memory", DefaultSortBudget},
+		{"with spilled runs", 7 << 20}, // over the threshold with the entry table
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(dir, Options{SyncInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			l := db.NewSortedLoad(indexPrefixLen, nil)
+			l.SetBudget(tc.budget)
+			var want [][]byte
+			add := func(i int) {
+				k := risingKey(i)
+				if err := l.Add(k, []byte{byte(i)}); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, k)
+			}
+			// Even keys rise past the threshold and stream...
+			for i := 0; i < 200_000; i += 2 {
+				add(i)
+			}
+			if l.stream == nil {
+				t.Fatal("a rising load over the threshold is not streamed")
+			}
+			// ... then odd keys fall between them, and some rise again.
+			r := rand.New(rand.NewPCG(3, 4))
+			for _, i := range r.Perm(100_000) {
+				add(2*i + 1)
+			}
+			for i := 200_001; i < 230_000; i += 2 {
+				add(i)
+			}
+			if l.stream != nil || len(l.streamed) == 0 {
+				t.Fatalf("stream %v, streamed tables %v: the stream did not end", l.stream != nil, l.streamed)
+			}
+			if tc.budget < DefaultSortBudget && len(l.runs) == 0 {
+				t.Fatal("no run spilled")
+			}
+			finishAndCheck(t, db, l, want)
+			if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
+				t.Fatalf("temporary files left: %v", left)
+			}
+		})
+	}
+	t.Run("aborted", func(t *testing.T) {
+		dir := t.TempDir()
+		db, err := Open(dir, Options{SyncInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		l := db.NewSortedLoad(indexPrefixLen, nil)
+		for i := 0; i < 120_000; i++ {
+			if err := l.Add(risingKey(i), []byte{byte(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l.stream == nil {
+			t.Fatal("not streamed")
+		}
+		l.Abort()
+		checkIndex(t, db, nil)
+		if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
+			t.Fatalf("temporary files left: %v", left)
+		}
+	})
+}
