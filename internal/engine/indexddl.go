@@ -217,12 +217,37 @@ func (e *Engine) buildIndexes(ctx context.Context, n *collection, at []int) erro
 	defer cur.Close()
 	var scanned, size int64
 	var vbuf []byte
-	for rid, doc, ok := cur.Next(); ok; rid, doc, ok = cur.Next() {
+	var rid storage.RecordID
+	// addKey adds one key of index j (head: the length of its first
+	// field) for the record at rid.
+	addKey := func(j int, ix *index, ks, tb []byte, head int) error {
+		if n.Clustered {
+			// The entry carries the record's cluster key.
+			vbuf = storage.ClusteredIndexLoadValue(vbuf, tb, cur.Key())
+			tb = vbuf
+		}
+		t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
+		if len(ix.Fields) == 1 {
+			// A compound index's entries may be grouped on their first
+			// field; a single field's grouping is the load's own.
+			head = 0
+		}
+		return loads[j].Add(ks, rid, tb, head)
+	}
+	for r, doc, ok := cur.Next(); ok; r, doc, ok = cur.Next() {
+		rid = r
 		size += int64(len(doc))
 		for j, ix := range only.Indexes {
 			// The generator's keys go to the load as they are (it copies
 			// them), not through the write path's staging; they are
 			// valid until the next index's.
+			if ks, tb, head, ok := t.g.FlatKey(ix, doc); ok {
+				// One key of top-level fields, the common case.
+				if err := addKey(j, ix, ks, tb, head); err != nil {
+					return err
+				}
+				continue
+			}
 			keys, paths, skip, err := t.g.Keys(ix, doc)
 			if err != nil {
 				return err
@@ -234,20 +259,7 @@ func (e *Engine) buildIndexes(ctx context.Context, n *collection, at []int) erro
 				t.markMultikey(map[int][]string{j: append([]string(nil), paths...)})
 			}
 			for k, ks := range keys {
-				tb := t.g.TypeBits(k)
-				if n.Clustered {
-					// The entry carries the record's cluster key.
-					vbuf = storage.ClusteredIndexLoadValue(vbuf, tb, cur.Key())
-					tb = vbuf
-				}
-				t.noteIndexBytes(ix.ID, storage.IndexEntryOverhead+len(ks)+len(tb), false)
-				head := 0
-				if len(ix.Fields) > 1 {
-					// A compound index's entries may be grouped on their first
-					// field; a single field's grouping is the load's own.
-					head = t.g.HeadLen(k)
-				}
-				if err := loads[j].Add(ks, rid, tb, head); err != nil {
+				if err := addKey(j, ix, ks, t.g.TypeBits(k), t.g.HeadLen(k)); err != nil {
 					return err
 				}
 			}

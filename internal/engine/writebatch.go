@@ -276,6 +276,14 @@ func (t *writeBatch) stageKeys(doc bsoncore.Document, del bool) (mk map[int][]st
 			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: end, tbOff: end, tbEnd: len(t.sbuf), del: del})
 			continue
 		}
+		if ks, tb, _, ok := t.g.FlatKey(ix, doc); ok {
+			off := len(t.sbuf)
+			t.sbuf = append(t.sbuf, ks...)
+			end := len(t.sbuf)
+			t.sbuf = append(t.sbuf, tb...)
+			t.staged = append(t.staged, stagedKey{ix: i, off: off, end: end, tbOff: end, tbEnd: len(t.sbuf), del: del})
+			continue
+		}
 		keys, paths, skip, err := t.g.Keys(ix, doc)
 		if err != nil {
 			return nil, err
