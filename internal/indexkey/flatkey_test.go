@@ -12,15 +12,7 @@ import (
 // first field's length Keys makes, whatever the fields' order, types,
 // directions and absence; for any other index or document it declines.
 func TestFlatKey(t *testing.T) {
-	index := func(pattern string, spec catalog.IndexSpec) *catalog.Index {
-		t.Helper()
-		spec.Name, spec.Key = "x", extJSON(t, pattern)
-		ix, err := catalog.NewIndex(1, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ix
-	}
+	index := func(pattern string, spec catalog.IndexSpec) *catalog.Index { return testIndex(t, pattern, spec) }
 	docs := []string{
 		`{"_id": 1, "a": 5, "b": "x", "c": 2.5}`,
 		`{"c": {"$date": "2026-11-30T12:00:00Z"}, "b": {"$numberLong": "-7"}, "a": {"$numberDecimal": "7.00"}}`,

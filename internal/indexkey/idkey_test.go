@@ -11,15 +11,7 @@ import (
 // is _id, AppendIDKey makes the key and type bits Keys makes, after what
 // dst held; for any other index or document it declines.
 func TestAppendIDKey(t *testing.T) {
-	index := func(pattern string, spec catalog.IndexSpec) *catalog.Index {
-		t.Helper()
-		spec.Name, spec.Key = "x", extJSON(t, pattern)
-		ix, err := catalog.NewIndex(1, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ix
-	}
+	index := func(pattern string, spec catalog.IndexSpec) *catalog.Index { return testIndex(t, pattern, spec) }
 	id := index(`{"_id": 1}`, catalog.IndexSpec{Unique: true})
 	var g Generator
 	for _, doc := range []string{
@@ -76,4 +68,16 @@ func TestAppendIDKey(t *testing.T) {
 			t.Errorf("%s: AppendIDKey did not decline (ok %v, %q)", tc.name, ok, out)
 		}
 	}
+}
+
+// testIndex is the index of key pattern (extended JSON) and spec's other
+// options.
+func testIndex(t *testing.T, pattern string, spec catalog.IndexSpec) *catalog.Index {
+	t.Helper()
+	spec.Name, spec.Key = "x", extJSON(t, pattern)
+	ix, err := catalog.NewIndex(1, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }

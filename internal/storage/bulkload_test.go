@@ -443,12 +443,7 @@ func TestSortedLoadStreamsRisingKeys(t *testing.T) {
 		{"small", false, false, 2000, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			db, err := Open(dir, Options{SyncInterval: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			dir, db := openLoadDB(t)
 			var check func(prev, cur []byte) error
 			if tc.check {
 				check = func(prev, cur []byte) error { return nil }
@@ -482,9 +477,7 @@ func TestSortedLoadStreamsRisingKeys(t *testing.T) {
 			if done != int64(tc.n) {
 				t.Fatalf("progress %d, want %d", done, tc.n)
 			}
-			if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
-				t.Fatalf("temporary files left: %v", left)
-			}
+			checkNoLoadFiles(t, dir)
 		})
 	}
 }
@@ -502,12 +495,7 @@ func TestSortedLoadStreamEndsOutOfOrder(t *testing.T) {
 		{"with spilled runs", 7 << 20}, // over the threshold with the entry table
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			db, err := Open(dir, Options{SyncInterval: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			dir, db := openLoadDB(t)
 			l := db.NewSortedLoad(indexPrefixLen, nil)
 			l.SetBudget(tc.budget)
 			var want [][]byte
@@ -540,18 +528,11 @@ func TestSortedLoadStreamEndsOutOfOrder(t *testing.T) {
 				t.Fatal("no run spilled")
 			}
 			finishAndCheck(t, db, l, want)
-			if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
-				t.Fatalf("temporary files left: %v", left)
-			}
+			checkNoLoadFiles(t, dir)
 		})
 	}
 	t.Run("aborted", func(t *testing.T) {
-		dir := t.TempDir()
-		db, err := Open(dir, Options{SyncInterval: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		dir, db := openLoadDB(t)
 		l := db.NewSortedLoad(indexPrefixLen, nil)
 		for i := 0; i < 120_000; i++ {
 			if err := l.Add(risingKey(i), []byte{byte(i)}); err != nil {
@@ -563,8 +544,27 @@ func TestSortedLoadStreamEndsOutOfOrder(t *testing.T) {
 		}
 		l.Abort()
 		checkIndex(t, db, nil)
-		if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
-			t.Fatalf("temporary files left: %v", left)
-		}
+		checkNoLoadFiles(t, dir)
 	})
+}
+
+// openLoadDB opens a database in a fresh directory for a load test,
+// closed when the test ends.
+func openLoadDB(t *testing.T) (dir string, db *DB) {
+	t.Helper()
+	dir = t.TempDir()
+	db, err := Open(dir, Options{SyncInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return dir, db
+}
+
+// checkNoLoadFiles fails when a load left its directory in dir.
+func checkNoLoadFiles(t *testing.T, dir string) {
+	t.Helper()
+	if left, _ := filepath.Glob(filepath.Join(dir, "bulk-*")); len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
 }
