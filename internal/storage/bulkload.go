@@ -240,8 +240,8 @@ func (l *SortedLoad) cmp(a, b sortEntry) int {
 // that breaks the order.
 func (l *SortedLoad) presorted() bool {
 	n := len(l.ents)
-	if n < 2 {
-		return true
+	if n < 2 || !l.unordered {
+		return true // noteOrder saw every key rise
 	}
 	dir := bytes.Compare(l.key(l.ents[1]), l.key(l.ents[0]))
 	if dir == 0 {

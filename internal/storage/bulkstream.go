@@ -15,7 +15,7 @@ import (
 // does. Such a load writes its keys straight into its sstables as they
 // come, instead of copying each into the arena, checking the order at
 // Finish (presorted) and reading them back out of the arena to write
-// them: the event log's {time: 1} build cost 7% less (docs/benchmarks.md,
+// them: the event log's {time: 1} build cost 5% less (docs/benchmarks.md,
 // "Issue 33", twelfth session).
 //
 // Streaming starts once the arena holds ingestThreshold bytes, all of
@@ -32,8 +32,9 @@ import (
 // Finish writes (tableSink's default) in the same directory.
 const streamPrefix = "stream"
 
-// noteOrder records whether key keeps the entries in the arena strictly
-// rising; it is called before key is added to the arena.
+// noteOrder records whether key keeps the keys added so far strictly
+// rising; it is called before key is added to the arena. presorted then
+// need not compare the entries again.
 func (l *SortedLoad) noteOrder(key []byte) {
 	if !l.unordered && len(l.ents) > 0 && bytes.Compare(key, l.key(l.ents[len(l.ents)-1])) <= 0 {
 		l.unordered = true
