@@ -27,12 +27,20 @@ func (g *Generator) FlatKey(ix *catalog.Index, doc bsoncore.Document) (key, type
 	if n == 0 || n > maxFlatFields || ix.Sparse || ix.PartialFilter != nil || ix.Collator != nil || ix.Text != nil {
 		return nil, nil, 0, false
 	}
+	// The fields' names, and where each value lies in doc (its type and
+	// its bytes' bounds: smaller to clear than bsoncore.Values).
+	var names [maxFlatFields]string
+	var vals [maxFlatFields]struct {
+		t          bsoncore.Type
+		start, end int32
+	}
 	for i := range fields {
-		if f := &fields[i]; len(f.Parts) != 1 || f.Geo != "" || f.Text {
+		f := &fields[i]
+		if len(f.Parts) != 1 || f.Geo != "" || f.Text {
 			return nil, nil, 0, false
 		}
+		names[i] = f.Parts[0]
 	}
-	var vals [maxFlatFields]bsoncore.Value
 	var met uint
 	all := uint(1)<<n - 1
 	if len(doc) >= 5 {
@@ -43,31 +51,35 @@ func (g *Generator) FlatKey(ix *catalog.Index, doc bsoncore.Document) (key, type
 				break // malformed: the fields not met yet are missing, as in flat
 			}
 			name := b[el.Name:el.NameEnd]
-			for i := range fields {
-				if met&(1<<i) == 0 && string(name) == fields[i].Parts[0] {
+			for i := 0; i < n; i++ {
+				if met&(1<<i) == 0 && string(name) == names[i] {
 					if el.Type == bsoncore.TypeArray {
 						return nil, nil, 0, false // multikey: Keys expands it
 					}
-					vals[i] = el.Value(doc)
+					vals[i].t, vals[i].start, vals[i].end = el.Type, int32(el.NameEnd+1), int32(el.End)
 					met |= 1 << i
 				}
 			}
 			p = el.End
 		}
 	}
+	value := func(i int) bsoncore.Value {
+		if met&(1<<i) == 0 {
+			return nullValue
+		}
+		v := vals[i]
+		return bsoncore.Value{Type: v.t, Data: doc[v.start:v.end:v.end]}
+	}
 	buf := g.buf[:0]
 	for i := 0; i < n; i++ {
-		if met&(1<<i) == 0 {
-			vals[i] = nullValue
-		}
-		buf = keystring.AppendValue(buf, vals[i], fields[i].Desc)
+		buf = keystring.AppendValue(buf, value(i), fields[i].Desc)
 		if i == 0 {
 			head = len(buf)
 		}
 	}
 	keyEnd := len(buf)
 	for i := 0; i < n; i++ {
-		buf = keystring.AppendTypeBits(buf, vals[i])
+		buf = keystring.AppendTypeBits(buf, value(i))
 	}
 	buf = buf[:keyEnd+len(keystring.TrimTypeBits(buf[keyEnd:]))]
 	g.buf = buf
