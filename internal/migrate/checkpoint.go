@@ -79,9 +79,12 @@ func (m *Migration) saveCheckpoint(ctx context.Context, cp *checkpoint) error {
 
 // startToken opens a change stream on the whole source and returns its
 // resume token before any change is read: every change after it is
-// applied after the copy.
+// applied after the copy. The first batch has size 0, so that it holds
+// no change and its postBatchResumeToken is the stream's start: on a
+// busy source, a change made between the stream's start and its first
+// batch would otherwise come in that batch, with no token before it.
 func (m *Migration) startToken(ctx context.Context) (bson.Raw, error) {
-	cs, err := m.src.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	cs, err := m.src.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true).SetBatchSize(0))
 	if err != nil {
 		return nil, err
 	}
