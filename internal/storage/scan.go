@@ -190,9 +190,38 @@ func step(it Iterator, started, positioned *bool, reverse bool) bool {
 // the last keystring of an index, and the records of one keystring. It
 // reuses one iterator across calls (keep the probe in the caller's struct:
 // Open, use, Close). It is not safe for concurrent use.
+//
+// A probe over a view that does not change (the DB's or a snapshot's: a
+// Pebble iterator reads the data as of its creation) remembers what its
+// last Find saw past the keystring it looked for: the next keystring of
+// the index, or that there was none. Another keystring between the two
+// (and not an extension of the first) has no entry in that view, and
+// Find answers it without a seek. Keys that rise inside a gap of the
+// index, as ObjectIds do after their counter wraps within one second,
+// are then sought once per gap rather than once each.
 type IndexProbe struct {
 	it  Iterator
 	buf []byte
+
+	fixed bool // the view does not change (gaps may be kept)
+	gap   probeGap
+	seeks int // Finds that sought (tests)
+}
+
+// probeGap is a range of keystrings with no entry in a probe's view: of
+// index id, above lo and below hi (above lo at all when end), other than
+// the extensions of lo.
+type probeGap struct {
+	ok     bool
+	id     uint64
+	lo, hi []byte
+	end    bool
+}
+
+// holds reports whether ks of index id lies in the gap.
+func (g *probeGap) holds(id uint64, ks []byte) bool {
+	return g.ok && g.id == id && bytes.Compare(ks, g.lo) > 0 &&
+		(g.end || bytes.Compare(ks, g.hi) < 0) && !bytes.HasPrefix(ks, g.lo)
 }
 
 // Open (re)initializes p, closed or zero, as a probe of r.
@@ -202,6 +231,14 @@ func (p *IndexProbe) Open(r Reader) error {
 		return fmt.Errorf("storage: index iterator: %w", err)
 	}
 	p.it = it
+	p.gap.ok = false
+	p.fixed = false
+	if pr, ok := r.(pebbleReader); ok {
+		switch pr.r.(type) {
+		case *pebble.DB, *pebble.Snapshot:
+			p.fixed = true
+		}
+	}
 	return nil
 }
 
@@ -217,9 +254,53 @@ func (p *IndexProbe) LastKeystring(indexID uint64, dst []byte) (ks []byte, ok bo
 // Find calls fn with the RecordID of each entry of indexID whose
 // keystring equals ks exactly, until fn returns false.
 func (p *IndexProbe) Find(indexID uint64, ks []byte, fn func(rid RecordID) bool) error {
-	var err error
-	p.it, p.buf, err = findIndexKey(nil, p.it, indexID, ks, p.buf, fn)
-	return err
+	if !p.fixed {
+		p.seeks++
+		var err error
+		p.it, p.buf, err = findIndexKey(nil, p.it, indexID, ks, p.buf, fn)
+		return err
+	}
+	if p.gap.holds(indexID, ks) {
+		return nil
+	}
+	p.gap.ok = false
+	p.seeks++
+	// As findIndexKey, bounded by the index rather than by ks, so that
+	// the iterator ends on the entry after ks's: the gap's upper end.
+	buf := appendIndexPrefix(p.buf[:0], indexID)
+	buf = append(buf, ks...)
+	plen := len(buf)
+	buf = append(buf, prefixEnd(buf[:indexPrefixLen])...)
+	p.buf = buf
+	p.it.SetBounds(buf[:indexPrefixLen], buf[plen:])
+	prefix := buf[:plen]
+	valid := p.it.SeekGE(prefix)
+	for ; valid; valid = p.it.Next() {
+		k := p.it.Key()
+		if !bytes.HasPrefix(k, prefix) {
+			break
+		}
+		if len(k) != plen+8 {
+			continue // a longer keystring that merely starts with ks
+		}
+		if !fn(RecordID(binary.BigEndian.Uint64(k[plen:]))) {
+			return p.it.Error() // stopped early: the next entry is unknown
+		}
+	}
+	if err := p.it.Error(); err != nil {
+		return err
+	}
+	g := &p.gap
+	g.id, g.lo, g.end = indexID, append(g.lo[:0], ks...), !valid
+	if valid {
+		k := p.it.Key()
+		if len(k) < indexPrefixLen+8 {
+			return fmt.Errorf("storage: malformed index key %x", k)
+		}
+		g.hi = append(g.hi[:0], k[indexPrefixLen:len(k)-8]...)
+	}
+	g.ok = true
+	return nil
 }
 
 // Close releases the probe's iterator.
@@ -228,6 +309,6 @@ func (p *IndexProbe) Close() error {
 		return nil
 	}
 	err := p.it.Close()
-	p.it = nil
+	p.it, p.gap.ok = nil, false
 	return err
 }

@@ -298,3 +298,91 @@ func TestBulkInsertThenDuplicateIDs(t *testing.T) {
 		t.Fatalf("%d documents, want 4001", n)
 	}
 }
+
+// wrapID is an ObjectId of one second and one process with counter n:
+// the Go driver's counter starts anywhere and wraps after 2^24.
+func wrapID(n uint32) bson.ObjectID {
+	var id bson.ObjectID
+	copy(id[:], []byte{0x65, 0x00, 0x00, 0x01, 1, 2, 3, 4, 5})
+	id[9], id[10], id[11] = byte(n>>16), byte(n>>8), byte(n)
+	return id
+}
+
+// TestUniqueChecksAfterCounterWrap: the ObjectIds of one second whose
+// counter wrapped fall below the highest _id so far, each between two
+// existing ones; Lode seeks the _id index once per gap between existing
+// _ids rather than once per key (storage.IndexProbe), and must still
+// refuse exactly the _ids that exist, in a bulk insert and one by one, and
+// on a secondary unique index likewise.
+func TestUniqueChecksAfterCounterWrap(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("wrap")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{
+		Keys: bson.D{{Key: "u", Value: 1}}, Options: options.Index().SetUnique(true),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Before the wrap: the counter's top; and a few low counters (from
+	// another time the counter passed there).
+	var first []any
+	exists := map[uint32]bool{}
+	for _, n := range []uint32{40, 700, 701, 3000} {
+		exists[n] = true
+	}
+	for n := uint32(1<<24 - 2000); n < 1<<24; n++ {
+		exists[n] = true
+	}
+	for n := range exists {
+		first = append(first, bson.D{{Key: "_id", Value: wrapID(n)}, {Key: "u", Value: int64(n)}})
+	}
+	if _, err := coll.InsertMany(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	// After the wrap: counters 0..4999 in order, in bulk.
+	var after []any
+	for n := uint32(0); n < 5000; n++ {
+		after = append(after, bson.D{{Key: "_id", Value: wrapID(n)}, {Key: "u", Value: int64(n) + 1<<40}})
+	}
+	_, err := coll.InsertMany(ctx, after, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) {
+		t.Fatalf("bulk insert across existing _ids: %v, want write errors", err)
+	}
+	var dups []int
+	for _, we := range bwe.WriteErrors {
+		if we.Code != 11000 {
+			t.Fatalf("write error %d at %d, want 11000", we.Code, we.Index)
+		}
+		dups = append(dups, we.Index)
+	}
+	if fmt.Sprint(dups) != "[40 700 701 3000]" {
+		t.Fatalf("duplicates at %v, want [40 700 701 3000]", dups)
+	}
+	// One by one (each insert its own batch), then on the unique index u.
+	for _, n := range []uint32{6000, 6001, 1<<24 - 1000, 6002} {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: wrapID(n)}, {Key: "u", Value: int64(n) + 1<<41}})
+		if dup := n == 1<<24-1000; dup != (err != nil) || dup && testenv.WriteErr(t, err).Code != 11000 {
+			t.Fatalf("insert of counter %d: %v (exists: %v)", n, err, dup)
+		}
+	}
+	var byU []any
+	for n := int64(0); n < 3500; n++ {
+		byU = append(byU, bson.D{{Key: "u", Value: n}})
+	}
+	_, err = coll.InsertMany(ctx, byU, options.InsertMany().SetOrdered(false))
+	dups = dups[:0]
+	if !errors.As(err, &bwe) {
+		t.Fatalf("bulk insert on u: %v, want write errors", err)
+	}
+	for _, we := range bwe.WriteErrors {
+		dups = append(dups, we.Index)
+	}
+	if fmt.Sprint(dups) != "[40 700 701 3000]" {
+		t.Fatalf("u duplicates at %v, want [40 700 701 3000]", dups)
+	}
+	if n := testenv.Count(t, coll, bson.D{}); n != int64(len(first)+5000-4+3+3500-4) {
+		t.Fatalf("%d documents, want %d", n, len(first)+5000-4+3+3500-4)
+	}
+}
