@@ -77,3 +77,38 @@ func BenchmarkInsertBulk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInsertBulkWrap is BenchmarkInsertBulk with the ObjectIds of
+// one second whose counter wraps halfway (the Go driver's counter starts
+// anywhere): the second half's _ids fall below the highest so far, each
+// between two existing ones, and need the index probe's gaps
+// (storage.IndexProbe) to be checked without a seek each.
+func BenchmarkInsertBulkWrap(b *testing.B) {
+	const per = 10000
+	e, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	batches := make([][]bsoncore.Document, (b.N+per-1)/per)
+	ts := bson.NewDateTimeFromTime(time.Unix(1700000000, 0))
+	counter := uint32(1<<24 - len(batches)*per/2)
+	for i := range batches {
+		batches[i] = make([]bsoncore.Document, per)
+		for j := range batches[i] {
+			var id bson.ObjectID
+			copy(id[:], []byte{0x65, 0x00, 0x00, 0x01, 1, 2, 3, 4, 5})
+			id[9], id[10], id[11] = byte(counter>>16), byte(counter>>8), byte(counter)
+			counter = (counter + 1) % (1 << 24)
+			batches[i][j], _ = bson.Marshal(bson.D{{Key: "_id", Value: id}, {Key: "cat", Value: int32(j % 100)}, {Key: "ts", Value: ts}})
+		}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, docs := range batches {
+		if _, err := e.Insert(ctx, "db", "c", docs, WriteOptions{Ordered: false, ValidBSON: true, IDFirst: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
