@@ -52,30 +52,11 @@ func BenchmarkInsertStore(b *testing.B) {
 // into a collection with only the _id index (committed by ingestion),
 // documents encoded before the timer.
 func BenchmarkInsertBulk(b *testing.B) {
-	const per = 10000
-	e, err := Open(b.TempDir(), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	batches := make([][]bsoncore.Document, (b.N+per-1)/per)
 	t0 := time.Unix(1700000000, 0)
-	n := 0
-	for i := range batches {
-		batches[i] = make([]bsoncore.Document, per)
-		for j := range batches[i] {
-			n++
-			batches[i][j], _ = bson.Marshal(bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "cat", Value: int32(n % 100)}, {Key: "ts", Value: bson.NewDateTimeFromTime(t0.Add(time.Duration(n) * time.Millisecond))}})
-		}
-	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for _, docs := range batches {
-		if _, err := e.Insert(ctx, "db", "c", docs, WriteOptions{Ordered: false, ValidBSON: true, IDFirst: true}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchInsertBatches(b, func(n int) []byte {
+		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "cat", Value: int32(n % 100)}, {Key: "ts", Value: bson.NewDateTimeFromTime(t0.Add(time.Duration(n) * time.Millisecond))}})
+		return doc
+	})
 }
 
 // BenchmarkInsertBulkWrap is BenchmarkInsertBulk with the ObjectIds of
@@ -84,24 +65,34 @@ func BenchmarkInsertBulk(b *testing.B) {
 // between two existing ones, and need the index probe's gaps
 // (storage.IndexProbe) to be checked without a seek each.
 func BenchmarkInsertBulkWrap(b *testing.B) {
+	ts := bson.NewDateTimeFromTime(time.Unix(1700000000, 0))
+	start := uint32(1<<24 - b.N/2)
+	benchInsertBatches(b, func(n int) []byte {
+		counter := (start + uint32(n)) % (1 << 24)
+		var id bson.ObjectID
+		copy(id[:], []byte{0x65, 0x00, 0x00, 0x01, 1, 2, 3, 4, 5})
+		id[9], id[10], id[11] = byte(counter>>16), byte(counter>>8), byte(counter)
+		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: id}, {Key: "cat", Value: int32(n % 100)}, {Key: "ts", Value: ts}})
+		return doc
+	})
+}
+
+// benchInsertBatches inserts b.N documents, doc(0) to doc(b.N-1) made
+// before the timer, in insertMany batches of 10,000 into a new engine.
+func benchInsertBatches(b *testing.B, doc func(n int) []byte) {
 	const per = 10000
 	e, err := Open(b.TempDir(), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	batches := make([][]bsoncore.Document, (b.N+per-1)/per)
-	ts := bson.NewDateTimeFromTime(time.Unix(1700000000, 0))
-	counter := uint32(1<<24 - len(batches)*per/2)
-	for i := range batches {
-		batches[i] = make([]bsoncore.Document, per)
-		for j := range batches[i] {
-			var id bson.ObjectID
-			copy(id[:], []byte{0x65, 0x00, 0x00, 0x01, 1, 2, 3, 4, 5})
-			id[9], id[10], id[11] = byte(counter>>16), byte(counter>>8), byte(counter)
-			counter = (counter + 1) % (1 << 24)
-			batches[i][j], _ = bson.Marshal(bson.D{{Key: "_id", Value: id}, {Key: "cat", Value: int32(j % 100)}, {Key: "ts", Value: ts}})
+	var batches [][]bsoncore.Document
+	for n := 0; n < b.N; n += per {
+		batch := make([]bsoncore.Document, 0, per)
+		for i := n; i < n+per && i < b.N; i++ {
+			batch = append(batch, doc(i))
 		}
+		batches = append(batches, batch)
 	}
 	ctx := context.Background()
 	b.ReportAllocs()
