@@ -336,6 +336,11 @@ func (t *writeBatch) checkUnique(ix *index, ks []byte, rid uint64, doc bsoncore.
 		if err := t.probe.Open(t.reader()); err != nil {
 			return fmt.Errorf("unique check: %w", err)
 		}
+		if t.bulk {
+			// A bulk insert's keys that fall below the bound rise
+			// inside the index's gaps (storage.IndexProbe).
+			t.probe.KeepGaps()
+		}
 		clear(t.uniqMax)
 	}
 	max, known := t.uniqMax[ix.ID]

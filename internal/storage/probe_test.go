@@ -15,9 +15,9 @@ func probeFind(t *testing.T, p *IndexProbe, id uint64, ks string) []RecordID {
 	return rids
 }
 
-// TestIndexProbeGaps: a probe over the DB answers a keystring between the
-// one it last sought and the next entry without a seek, and answers
-// every keystring as a seek would.
+// TestIndexProbeGaps: a probe over the DB keeping gaps answers a
+// keystring between the one it last sought and the next entry without a
+// seek, and answers every keystring as a seek would.
 func TestIndexProbeGaps(t *testing.T) {
 	db := openTestDB(t)
 	b := db.NewBatch()
@@ -39,6 +39,7 @@ func TestIndexProbeGaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	p.KeepGaps()
 	steps := []struct {
 		ks    string
 		want  []RecordID
@@ -89,13 +90,14 @@ func TestIndexProbeGaps(t *testing.T) {
 	if err := p.Open(db.Reader()); err != nil {
 		t.Fatal(err)
 	}
+	p.KeepGaps()
 	if got := probeFind(t, &p, 7, "b15"); !slices.Equal(got, []RecordID{6}) {
 		t.Fatalf("reopened: Find(b15) = %v", got)
 	}
 }
 
-// TestIndexProbeBatchNoGaps: over a batch, whose view can change, every
-// Find seeks.
+// TestIndexProbeBatchNoGaps: over a batch, whose view can change, a
+// probe asked to keep gaps keeps none: every Find seeks.
 func TestIndexProbeBatchNoGaps(t *testing.T) {
 	db := openTestDB(t)
 	b := db.NewIndexedBatch()
@@ -110,6 +112,7 @@ func TestIndexProbeBatchNoGaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	p.KeepGaps()
 	for i, ks := range []string{"b11", "b12", "b20"} {
 		got := probeFind(t, &p, 7, ks)
 		if ks == "b20" && !slices.Equal(got, []RecordID{2}) || ks != "b20" && got != nil {

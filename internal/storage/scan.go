@@ -108,45 +108,6 @@ func (c *IndexCursor) Close() error {
 	return err
 }
 
-// findIndexKey looks for entries of indexID whose keystring equals ks
-// exactly, using it (an iterator over r, reused across calls; pass nil to
-// create one). It calls fn with each recordID found until fn returns
-// false. It returns the iterator for reuse.
-//
-// The iterator is bounded to the keys that start with the index prefix
-// and ks: a seek past the last such key then stops at the bound instead
-// of stepping over whatever follows, which in a queue's claim index is a
-// growing run of deleted entries still in the memtable (every claim
-// moves an entry) that an unbounded seek would walk on each insert.
-func findIndexKey(r Reader, it Iterator, indexID uint64, ks []byte, buf []byte, fn func(rid RecordID) bool) (Iterator, []byte, error) {
-	if it == nil {
-		var err error
-		it, err = r.newIter(nil)
-		if err != nil {
-			return nil, buf, fmt.Errorf("storage: index iterator: %w", err)
-		}
-	}
-	buf = appendIndexPrefix(buf[:0], indexID)
-	buf = append(buf, ks...)
-	plen := len(buf)
-	buf = append(buf, PrefixEnd(buf)...) // upper bound: after the prefix
-	it.SetBounds(buf[:plen], buf[plen:]) // never empty: the prefix starts 0x03
-	buf = buf[:plen]
-	for valid := it.SeekGE(buf); valid; valid = it.Next() {
-		k := it.Key()
-		if !bytes.HasPrefix(k, buf) {
-			break
-		}
-		if len(k) != plen+8 {
-			continue // a longer keystring that merely starts with ks
-		}
-		if !fn(RecordID(binary.BigEndian.Uint64(k[plen:]))) {
-			break
-		}
-	}
-	return it, buf, it.Error()
-}
-
 // lastIndexKeystring returns the keystring of the last entry of indexID
 // as it reads (copied into dst), or ok false when the index is empty. It
 // rebounds it to the index.
@@ -191,22 +152,38 @@ func step(it Iterator, started, positioned *bool, reverse bool) bool {
 // reuses one iterator across calls (keep the probe in the caller's struct:
 // Open, use, Close). It is not safe for concurrent use.
 //
-// A probe over a view that does not change (the DB's or a snapshot's: a
-// Pebble iterator reads the data as of its creation) remembers what its
-// last Find saw past the keystring it looked for: the next keystring of
-// the index, or that there was none. Another keystring between the two
+// A seek is bounded by the keys of the keystring sought: past them it
+// stops at the bound instead of stepping over whatever follows, which in
+// a queue's claim index, or an index whose entries were deleted, is a run
+// of deleted entries not yet compacted away (TestIndexProbeStopsAtItsPrefix).
+//
+// With KeepGaps, over a view that does not change (the DB's or a
+// snapshot's: a Pebble iterator reads as of its creation), a seek is
+// bounded by the index instead and the probe keeps the keystring of the
+// entry after the one it looked for: a later keystring between the two
 // (and not an extension of the first) has no entry in that view, and
-// Find answers it without a seek. Keys that rise inside a gap of the
-// index, as ObjectIds do after their counter wraps within one second,
-// are then sought once per gap rather than once each.
+// Find answers it without a seek. A bulk insert's keys that rise inside
+// a gap of the index, as ObjectIds do after their counter wraps within
+// one second, are then sought once per gap rather than once each. A seek
+// that had to step over many deleted entries to find the next one turns
+// the gaps off for the rest of the probe's use.
 type IndexProbe struct {
 	it  Iterator
 	buf []byte
 
 	fixed bool // the view does not change (gaps may be kept)
+	gaps  bool // KeepGaps, over a fixed view
 	gap   probeGap
 	seeks int // Finds that sought (tests)
 }
+
+// maxGapSteps bounds the internal steps (deleted entries stepped over)
+// of a seek that looks for the next entry; past it the probe keeps no
+// more gaps.
+const maxGapSteps = 64
+
+// KeepGaps turns the gaps on (see IndexProbe) for the probe as opened.
+func (p *IndexProbe) KeepGaps() { p.gaps = p.fixed }
 
 // probeGap is a range of keystrings with no entry in a probe's view: of
 // index id, above lo and below hi (above lo at all when end), other than
@@ -231,7 +208,7 @@ func (p *IndexProbe) Open(r Reader) error {
 		return fmt.Errorf("storage: index iterator: %w", err)
 	}
 	p.it = it
-	p.gap.ok = false
+	p.gap.ok, p.gaps = false, false
 	p.fixed = false
 	if pr, ok := r.(pebbleReader); ok {
 		switch pr.r.(type) {
@@ -254,25 +231,23 @@ func (p *IndexProbe) LastKeystring(indexID uint64, dst []byte) (ks []byte, ok bo
 // Find calls fn with the RecordID of each entry of indexID whose
 // keystring equals ks exactly, until fn returns false.
 func (p *IndexProbe) Find(indexID uint64, ks []byte, fn func(rid RecordID) bool) error {
-	if !p.fixed {
-		p.seeks++
-		var err error
-		p.it, p.buf, err = findIndexKey(nil, p.it, indexID, ks, p.buf, fn)
-		return err
-	}
-	if p.gap.holds(indexID, ks) {
+	if p.gaps && p.gap.holds(indexID, ks) {
 		return nil
 	}
 	p.gap.ok = false
 	p.seeks++
-	// As findIndexKey, bounded by the index rather than by ks, so that
-	// the iterator ends on the entry after ks's: the gap's upper end.
 	buf := appendIndexPrefix(p.buf[:0], indexID)
 	buf = append(buf, ks...)
 	plen := len(buf)
-	buf = append(buf, prefixEnd(buf[:indexPrefixLen])...)
+	if p.gaps {
+		buf = append(buf, prefixEnd(buf[:indexPrefixLen])...)
+		p.it.SetBounds(buf[:indexPrefixLen], buf[plen:])
+	} else {
+		buf = append(buf, prefixEnd(buf)...)
+		p.it.SetBounds(buf[:plen], buf[plen:]) // never empty: the prefix starts 0x03
+	}
 	p.buf = buf
-	p.it.SetBounds(buf[:indexPrefixLen], buf[plen:])
+	steps := p.internalSteps()
 	prefix := buf[:plen]
 	valid := p.it.SeekGE(prefix)
 	for ; valid; valid = p.it.Next() {
@@ -287,8 +262,12 @@ func (p *IndexProbe) Find(indexID uint64, ks []byte, fn func(rid RecordID) bool)
 			return p.it.Error() // stopped early: the next entry is unknown
 		}
 	}
-	if err := p.it.Error(); err != nil {
+	if err := p.it.Error(); err != nil || !p.gaps {
 		return err
+	}
+	if p.internalSteps()-steps > maxGapSteps {
+		p.gaps = false // deleted entries lie past the keys sought
+		return nil
 	}
 	g := &p.gap
 	g.id, g.lo, g.end = indexID, append(g.lo[:0], ks...), !valid
@@ -301,6 +280,14 @@ func (p *IndexProbe) Find(indexID uint64, ks []byte, fn func(rid RecordID) bool)
 	}
 	g.ok = true
 	return nil
+}
+
+// internalSteps is the internal steps the probe's iterator has taken.
+func (p *IndexProbe) internalSteps() int {
+	if pi, ok := p.it.(*pebble.Iterator); ok {
+		return pi.Stats().ForwardStepCount[pebble.InternalIterCall]
+	}
+	return 0
 }
 
 // Close releases the probe's iterator.

@@ -78,9 +78,14 @@ func TestCursorsAndFindIndexKey(t *testing.T) {
 		t.Fatalf("reverse = %v", got)
 	}
 	var ids []uint64
-	_, _, err = findIndexKey(db.Reader(), nil, 9, []byte("a"), nil, func(r RecordID) bool { ids = append(ids, uint64(r)); return true })
+	var probe IndexProbe
+	if err := probe.Open(db.Reader()); err != nil {
+		t.Fatal(err)
+	}
+	err = probe.Find(9, []byte("a"), func(r RecordID) bool { ids = append(ids, uint64(r)); return true })
+	probe.Close()
 	if err != nil || fmt.Sprint(ids) != "[2 4]" {
-		t.Fatalf("findIndexKey = %v %v", ids, err)
+		t.Fatalf("IndexProbe.Find = %v %v", ids, err)
 	}
 	ic, _ := NewIndexCursor(db.Reader(), 9, []byte("b"), nil, false)
 	ids = nil
