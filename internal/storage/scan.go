@@ -247,7 +247,10 @@ func (p *IndexProbe) Find(indexID uint64, ks []byte, fn func(rid RecordID) bool)
 		p.it.SetBounds(buf[:plen], buf[plen:]) // never empty: the prefix starts 0x03
 	}
 	p.buf = buf
-	steps := p.internalSteps()
+	var steps int
+	if p.gaps {
+		steps = p.internalSteps() // read only where the guard needs it
+	}
 	prefix := buf[:plen]
 	valid := p.it.SeekGE(prefix)
 	for ; valid; valid = p.it.Next() {
