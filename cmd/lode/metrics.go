@@ -33,6 +33,7 @@ type metricsCollector struct {
 	budgetLimit, budgetUsed, uptime         *prometheus.Desc
 	commits, syncs                          *prometheus.Desc
 	cacheBytes, cacheMax, cacheHits, misses *prometheus.Desc
+	openTables, openTablesMax, tableMisses  *prometheus.Desc
 	flushes, compactions, compactionDebt    *prometheus.Desc
 	l0Files, readAmp, memtableBytes, walB   *prometheus.Desc
 	stalls, stallSeconds                    *prometheus.Desc
@@ -60,6 +61,9 @@ func newMetricsCollector(srv *server.Server) *metricsCollector {
 		cacheMax:       d("storage_block_cache_max_bytes", "Capacity of the storage engine's block cache (--cache-size-gb)."),
 		cacheHits:      d("storage_block_cache_hits_total", "Block cache hits."),
 		misses:         d("storage_block_cache_misses_total", "Block cache misses."),
+		openTables:     d("storage_open_tables", "Sstables open in the storage engine's table cache."),
+		openTablesMax:  d("storage_open_tables_max", "Capacity of the table cache (a fifth of the open-file limit, 1,000 to 32,768)."),
+		tableMisses:    d("storage_table_cache_misses_total", "Table cache misses: reads that opened an sstable."),
 		flushes:        d("storage_flushes_total", "Memtable flushes."),
 		compactions:    d("storage_compactions_total", "Compactions."),
 		compactionDebt: d("storage_compaction_debt_bytes", "Estimated bytes compactions are behind."),
@@ -114,6 +118,9 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.cacheMax, float64(s.BlockCacheMaxBytes))
 	counter(c.cacheHits, float64(s.BlockCacheHits))
 	counter(c.misses, float64(s.BlockCacheMisses))
+	gauge(c.openTables, float64(s.OpenTables))
+	gauge(c.openTablesMax, float64(s.OpenTablesMax))
+	counter(c.tableMisses, float64(s.TableCacheMisses))
 	counter(c.flushes, float64(s.Flushes))
 	counter(c.compactions, float64(s.Compactions))
 	gauge(c.compactionDebt, float64(s.CompactionDebtBytes))

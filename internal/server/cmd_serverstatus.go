@@ -93,6 +93,10 @@ func storageMetricsDoc(s *Server) bsoncore.Document {
 		AppendInt64("blockCacheMaxBytes", m.BlockCacheMaxBytes).
 		AppendInt64("blockCacheHits", m.BlockCacheHits).
 		AppendInt64("blockCacheMisses", m.BlockCacheMisses).
+		AppendInt64("openTables", m.OpenTables).
+		AppendInt64("openTablesMax", m.OpenTablesMax).
+		AppendInt64("tableCacheHits", m.TableCacheHits).
+		AppendInt64("tableCacheMisses", m.TableCacheMisses).
 		AppendInt64("writeStalls", m.WriteStalls).
 		AppendInt64("writeStallMillis", m.WriteStallMillis).
 		AppendInt64("walBytes", int64(m.WALBytes)).

@@ -233,6 +233,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		Logger:       quietLogger{opts.Logger, db},
 		Cache:        cache,
 		MemTableSize: 64 << 20,
+		MaxOpenFiles: openTables(fileLimit()), // opentables.go
 		EventListener: &pebble.EventListener{
 			WriteStallBegin: db.stalls.begin,
 			WriteStallEnd:   db.stalls.end,

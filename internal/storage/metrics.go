@@ -23,9 +23,13 @@ type EngineMetrics struct {
 	BlockCacheBytes, BlockCacheHits    int64
 	BlockCacheMaxBytes                 int64 // the configured capacity
 	BlockCacheMisses                   int64
-	WriteStalls                        int64
-	WriteStallMillis                   int64
-	WALBytes                           uint64
+	// OpenTables is the sstables open in Pebble's table cache, of at most
+	// OpenTablesMax; a miss (TableCacheMisses) opens one.
+	OpenTables, OpenTablesMax        int64
+	TableCacheHits, TableCacheMisses int64
+	WriteStalls                      int64
+	WriteStallMillis                 int64
+	WALBytes                         uint64
 	// Ingestions counts the sstables sets Pebble ingested (index builds
 	// and bulk inserts); CommitsByIngestion the bulk inserts' batches
 	// among them (ingestcommit.go).
@@ -73,6 +77,10 @@ func (db *DB) Metrics() EngineMetrics {
 		BlockCacheMaxBytes:    db.cacheSize,
 		BlockCacheHits:        m.BlockCache.Hits,
 		BlockCacheMisses:      m.BlockCache.Misses,
+		OpenTables:            m.FileCache.TableCount,
+		OpenTablesMax:         int64(db.popts.MaxOpenFiles),
+		TableCacheHits:        m.FileCache.Hits,
+		TableCacheMisses:      m.FileCache.Misses,
 		WriteStalls:           db.stalls.n.Load(),
 		WriteStallMillis:      stallNanos / 1e6,
 		WALBytes:              m.WAL.Size,

@@ -78,7 +78,8 @@ func TestServerStatusStorageMetrics(t *testing.T) {
 	after := testenv.ServerStatus(t, db.Client()).Lookup("lode", "storage").Document()
 	for _, f := range []string{"flushes", "flushesInProgress", "compactions", "compactionsInProgress", "compactionDebtBytes",
 		"l0Files", "l0Sublevels", "readAmplification", "memtableBytes", "memtables", "blockCacheBytes",
-		"blockCacheHits", "blockCacheMisses", "writeStalls", "writeStallMillis", "walBytes"} {
+		"blockCacheHits", "blockCacheMisses", "openTables", "openTablesMax", "tableCacheHits", "tableCacheMisses",
+		"writeStalls", "writeStallMillis", "walBytes"} {
 		if v, err := after.LookupErr(f); err != nil || !v.IsNumber() {
 			t.Errorf("lode.storage.%s missing or not a number: %v", f, after)
 		}
@@ -91,6 +92,29 @@ func TestServerStatusStorageMetrics(t *testing.T) {
 	}
 	if after.Lookup("memtables").AsInt64() < 1 || after.Lookup("memtableBytes").AsInt64() <= 0 {
 		t.Errorf("no memtable reported: %v", after)
+	}
+	// The flushed table is read through the table cache.
+	if err := coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: 250}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	read := testenv.ServerStatus(t, db.Client()).Lookup("lode", "storage").Document()
+	if n := read.Lookup("openTables").AsInt64(); n < 1 {
+		t.Errorf("openTables %d after reading a flushed table: %v", n, read)
+	}
+	if n := read.Lookup("tableCacheHits").AsInt64() + read.Lookup("tableCacheMisses").AsInt64(); n < 1 {
+		t.Errorf("no table cache lookup after reading a flushed table: %v", read)
+	}
+	// The table cache is a fifth of the open-file limit (connections
+	// get 80%), at least Pebble's default of 1,000, at most 32,768.
+	if runtime.GOOS == "linux" {
+		var rl syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+			t.Fatal(err)
+		}
+		want := min(max(int64(rl.Cur)/5, 1000), 32768)
+		if got := read.Lookup("openTablesMax").AsInt64(); got != want {
+			t.Errorf("openTablesMax %d with an open-file limit of %d, want %d", got, rl.Cur, want)
+		}
 	}
 }
 

@@ -1,0 +1,31 @@
+package storage
+
+// Pebble keeps an open file and a reader for each sstable it reads, in a
+// cache of at most MaxOpenFiles tables (1,000 by default); a read that
+// needs a table the cache dropped opens the file and reads its footer,
+// index and properties again. Every batch committed by ingestion leaves
+// its tables (records, each index, the oplog) in the last level, where
+// nothing merges neighbouring tables, so a load of 10M documents in
+// batches of 10,000 leaves about 3,000 of them: past 1,000, reads cycle
+// through the cache. Measured after such a load (docs/benchmarks.md,
+// "Issue 33: the table cache after a large load"): 20,000 random finds by
+// _id cost 291 µs of server CPU each on a fresh start and 104 µs on a
+// second pass, and 197 and 94 with room for every table.
+//
+// So the cache is sized from the open-file limit. Connections may use 80%
+// of it (--max-connections' default); the tables get the other fifth,
+// never fewer than Pebble's default and at most maxOpenTables (each open
+// table holds a descriptor and a few KiB of reader).
+const (
+	minOpenTables = 1000
+	maxOpenTables = 32768
+)
+
+// openTables returns the size of the table cache for an open-file limit
+// of limit (ok false: unknown).
+func openTables(limit uint64, ok bool) int {
+	if !ok {
+		return minOpenTables
+	}
+	return int(min(max(limit/5, minOpenTables), maxOpenTables))
+}
