@@ -62,7 +62,7 @@ func newMetricsCollector(srv *server.Server) *metricsCollector {
 		cacheHits:      d("storage_block_cache_hits_total", "Block cache hits."),
 		misses:         d("storage_block_cache_misses_total", "Block cache misses."),
 		openTables:     d("storage_open_tables", "Sstables open in the storage engine's table cache."),
-		openTablesMax:  d("storage_open_tables_max", "Capacity of the table cache (a fifth of the open-file limit, 1,000 to 32,768)."),
+		openTablesMax:  d("storage_open_tables_max", "Capacity of the table cache (15% of the open-file limit, 256 to 32,768)."),
 		tableMisses:    d("storage_table_cache_misses_total", "Table cache misses: reads that opened an sstable."),
 		flushes:        d("storage_flushes_total", "Memtable flushes."),
 		compactions:    d("storage_compactions_total", "Compactions."),

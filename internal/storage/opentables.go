@@ -13,19 +13,24 @@ package storage
 // second pass, and 197 and 94 with room for every table.
 //
 // So the cache is sized from the open-file limit. Connections may use 80%
-// of it (--max-connections' default); the tables get the other fifth,
-// never fewer than Pebble's default and at most maxOpenTables (each open
-// table holds a descriptor and a few KiB of reader).
+// of it (--max-connections' default); the tables get 15%, which leaves
+// the last 5% to the logs, the manifest, a sort's spilled runs, the
+// tables a commit by ingestion is writing and the listeners, so that a
+// server at its connection cap with every table open still has room for
+// a new log. The cache holds at least minOpenTables (a limit of 1,024
+// gives 256, where Pebble's 1,000 could take what the connections left)
+// and at most maxOpenTables (each open table holds a descriptor and a few
+// KiB of reader).
 const (
-	minOpenTables = 1000
+	minOpenTables = 256
 	maxOpenTables = 32768
 )
 
 // openTables returns the size of the table cache for an open-file limit
-// of limit (ok false: unknown).
+// of limit (ok false: unknown, Pebble's default).
 func openTables(limit uint64, ok bool) int {
 	if !ok {
-		return minOpenTables
+		return 1000
 	}
-	return int(min(max(limit/5, minOpenTables), maxOpenTables))
+	return int(min(max(limit*15/100, minOpenTables), maxOpenTables))
 }

@@ -96,8 +96,8 @@ func TestMetricsEndpoint(t *testing.T) {
 	if v, _ := value("lode_storage_block_cache_max_bytes", nil); v != 512<<20 {
 		t.Errorf("lode_storage_block_cache_max_bytes = %v, want the default 512 MiB", v)
 	}
-	if v, _ := value("lode_storage_open_tables_max", nil); v < 1000 || v > 32768 {
-		t.Errorf("lode_storage_open_tables_max = %v, want 1,000 to 32,768", v)
+	if v, _ := value("lode_storage_open_tables_max", nil); v < 256 || v > 32768 {
+		t.Errorf("lode_storage_open_tables_max = %v, want 256 to 32,768", v)
 	}
 	if v, _ := value("lode_documents_total", map[string]string{"op": "inserted"}); v != 50 {
 		t.Errorf("lode_documents_total{op=inserted} = %v, want 50", v)
