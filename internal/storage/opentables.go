@@ -8,9 +8,10 @@ package storage
 // nothing merges neighbouring tables, so a load of 10M documents in
 // batches of 10,000 leaves about 3,000 of them: past 1,000, reads cycle
 // through the cache. Measured after such a load (docs/benchmarks.md,
-// "Issue 33: the table cache after a large load"): 20,000 random finds by
-// _id cost 291 µs of server CPU each on a fresh start and 104 µs on a
-// second pass, and 197 and 94 with room for every table.
+// fourteenth session of issue 33, "The table cache after a large load"):
+// 20,000 random finds by _id cost 290–330 µs of server CPU each on a
+// fresh start and 98–125 µs on a second pass, and 160–180 and 90–95 with
+// room for every table.
 //
 // So the cache is sized from the open-file limit. Connections may use 80%
 // of it (--max-connections' default); the tables get 15%, which leaves
