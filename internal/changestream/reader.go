@@ -16,7 +16,7 @@ type LookupFunc func(ctx context.Context, db, coll string, key bsoncore.Document
 
 // Reader produces a stream's events from the oplog, in commit order. It
 // never reads past the log's visible point, so an entry that commits late
-// is not skipped. Next returns nil when the stream has caught up; a later
+// is not skipped, and reports only durable entries (Log.Sync). Next returns nil when the stream has caught up; a later
 // Next continues from there.
 type Reader struct {
 	log    *oplog.Log
@@ -42,7 +42,13 @@ func Open(ctx context.Context, log *oplog.Log, scope Scope, spec *Spec, lookup L
 	}
 	r := &Reader{log: log, scope: scope, spec: spec, lookup: lookup, ctx: ctx}
 	if spec.Resume == nil {
+		// The start is a resume point the client keeps: durable first,
+		// so that no timestamp at or before it can be lost in a crash
+		// and given again to a later write the stream would then skip.
 		vis, _ := log.Visible()
+		if err := log.Sync(ctx); err != nil {
+			return nil, err
+		}
 		r.pos, r.scanned = highWater(vis), vis
 		return r, nil
 	}
@@ -97,6 +103,11 @@ func (r *Reader) Next() (bsoncore.Document, error) {
 		if vis <= r.scanned {
 			r.caughtUp = true
 			return nil, nil
+		}
+		// Every entry up to vis has committed; made durable before it is
+		// reported (Log.Sync).
+		if err := r.log.Sync(r.ctx); err != nil {
+			return nil, err
 		}
 		if err := r.fill(vis); err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package oplog
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -177,6 +178,14 @@ func (l *Log) Done(tk Ticket, committed bool) {
 		l.trim()
 	}
 }
+
+// Sync makes every entry visible so far durable: an fsync of the WAL
+// covering every commit so far, shared with the writers waiting for one
+// (none when nothing was committed since the last). A change stream
+// calls it before it reports entries, so that it never reports a change
+// a crash could lose; mongod's streams read majority-committed data,
+// which on one node is journaled data.
+func (l *Log) Sync(ctx context.Context) error { return l.db.Sync(ctx) }
 
 // Visible returns the newest timestamp a reader may read up to, and a
 // channel closed when it moves. With no batch in flight that is the
