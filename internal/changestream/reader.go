@@ -16,7 +16,7 @@ type LookupFunc func(ctx context.Context, db, coll string, key bsoncore.Document
 
 // Reader produces a stream's events from the oplog, in commit order. It
 // never reads past the log's visible point, so an entry that commits late
-// is not skipped, and reports only durable entries (Log.Sync). Next returns nil when the stream has caught up; a later
+// is not skipped, and reports only durable entries (durable). Next returns nil when the stream has caught up; a later
 // Next continues from there.
 type Reader struct {
 	log    *oplog.Log
@@ -30,6 +30,11 @@ type Reader struct {
 	queue    []event  // events read but not yet delivered
 	ended    bool     // the invalidate event was delivered
 	caughtUp bool     // the last Next found nothing new
+
+	// A visible point not yet durable, and the commit sequence an fsync
+	// must cover before entries up to it are reported (durable).
+	pendVis oplog.TS
+	pendSeq uint64
 }
 
 // maxFill bounds the events one read of the oplog queues.
@@ -104,15 +109,37 @@ func (r *Reader) Next() (bsoncore.Document, error) {
 			r.caughtUp = true
 			return nil, nil
 		}
-		// Every entry up to vis has committed; made durable before it is
-		// reported (Log.Sync).
-		if err := r.log.Sync(r.ctx); err != nil {
-			return nil, err
+		if vis = r.durable(vis); vis <= r.scanned {
+			r.caughtUp = true
+			return nil, nil
 		}
 		if err := r.fill(vis); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// durable returns the newest point up to which the stream may report,
+// given the log's visible point vis: a stream reports only durable
+// changes, as mongod's do (they read majority-committed data, which on
+// one node is journaled data). It does not force an fsync: a point
+// waits for the next one, the periodic sync of w:1 writes (--syncdelay's
+// counterpart, 100 ms) or a j:true writer's; Wait wakes when it comes.
+// The point kept is reported once its fsync has come, and only then a
+// newer one taken, so that a stream over writes that never pause still
+// moves.
+func (r *Reader) durable(vis oplog.TS) oplog.TS {
+	if r.pendVis <= r.scanned {
+		last, synced, _ := r.log.Durability()
+		if synced >= last {
+			return vis
+		}
+		r.pendVis, r.pendSeq = vis, last
+	}
+	if _, synced, _ := r.log.Durability(); synced >= r.pendSeq {
+		return r.pendVis
+	}
+	return r.scanned
 }
 
 // fill queues the events of the entries after scanned, up to vis.
@@ -226,11 +253,21 @@ func (r *Reader) ResumeToken() Token {
 	return r.pos
 }
 
-// Wait blocks until new entries are visible, d passes or ctx ends.
+// Wait blocks until new entries are visible (or, for visible ones, until
+// the fsync that makes them durable), d passes or ctx ends.
 func (r *Reader) Wait(ctx context.Context, d time.Duration) {
-	vis, ch := r.log.Visible()
-	if vis > r.scanned || len(r.queue) > 0 {
+	if len(r.queue) > 0 {
 		return
+	}
+	vis, ch := r.log.Visible()
+	if vis > r.scanned {
+		if r.durable(vis) > r.scanned {
+			return
+		}
+		_, _, ch = r.log.Durability()
+		if r.durable(vis) > r.scanned { // an fsync completed in between
+			return
+		}
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

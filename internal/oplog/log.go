@@ -181,11 +181,18 @@ func (l *Log) Done(tk Ticket, committed bool) {
 
 // Sync makes every entry visible so far durable: an fsync of the WAL
 // covering every commit so far, shared with the writers waiting for one
-// (none when nothing was committed since the last). A change stream
-// calls it before it reports entries, so that it never reports a change
-// a crash could lose; mongod's streams read majority-committed data,
-// which on one node is journaled data.
+// (none when nothing was committed since the last).
 func (l *Log) Sync(ctx context.Context) error { return l.db.Sync(ctx) }
+
+// Durability returns the newest commit sequence, which covers every entry
+// visible before the call, and the sequence the WAL's fsyncs have covered
+// with a channel closed at the next fsync (storage.DB.Synced): an entry is
+// durable once the second reaches the first.
+func (l *Log) Durability() (last, synced uint64, next <-chan struct{}) {
+	last = l.db.LastCommit()
+	synced, next = l.db.Synced()
+	return last, synced, next
+}
 
 // Visible returns the newest timestamp a reader may read up to, and a
 // channel closed when it moves. With no batch in flight that is the

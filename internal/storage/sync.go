@@ -108,6 +108,15 @@ func (db *DB) EndWrite() { db.writers.Add(-1) }
 // maxGatherYields bounds the leader's wait for its group.
 const maxGatherYields = 32
 
+// Synced returns the highest commit sequence an fsync has covered, and a
+// channel closed when the next fsync completes (the periodic one, or a
+// j:true writer's).
+func (db *DB) Synced() (seq uint64, next <-chan struct{}) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.synced, db.round
+}
+
 // Sync forces an fsync covering every commit so far.
 func (db *DB) Sync(ctx context.Context) error {
 	return db.WaitDurable(ctx, db.commitSeq.Load())
