@@ -122,12 +122,12 @@ func (r *Reader) Next() (bsoncore.Document, error) {
 // durable returns the newest point up to which the stream may report,
 // given the log's visible point vis: a stream reports only durable
 // changes, as mongod's do (they read majority-committed data, which on
-// one node is journaled data). It does not force an fsync: a point
-// waits for the next one, the periodic sync of w:1 writes (--syncdelay's
-// counterpart, 100 ms) or a j:true writer's; Wait wakes when it comes.
-// The point kept is reported once its fsync has come, and only then a
-// newer one taken, so that a stream over writes that never pause still
-// moves.
+// one node is journaled data). A point not yet durable asks for an fsync
+// (Log.RequestSync; the requests of every stream are served together)
+// and waits for it or any other (a j:true writer's, the periodic one);
+// Wait wakes when it comes. The point kept is reported once its fsync has
+// come, and only then a newer one taken, so that a stream over writes
+// that never pause still moves.
 func (r *Reader) durable(vis oplog.TS) oplog.TS {
 	if r.pendVis <= r.scanned {
 		last, synced, _ := r.log.Durability()
@@ -139,6 +139,10 @@ func (r *Reader) durable(vis oplog.TS) oplog.TS {
 	if _, synced, _ := r.log.Durability(); synced >= r.pendSeq {
 		return r.pendVis
 	}
+	// Asked again each time: an fsync already under way when the point
+	// was taken may not cover it, and the next one requested after this
+	// will.
+	r.log.RequestSync()
 	return r.scanned
 }
 

@@ -184,6 +184,10 @@ func (l *Log) Done(tk Ticket, committed bool) {
 // (none when nothing was committed since the last).
 func (l *Log) Sync(ctx context.Context) error { return l.db.Sync(ctx) }
 
+// RequestSync asks for an fsync soon without waiting for it
+// (storage.DB.RequestSync); Durability's channel tells when one completes.
+func (l *Log) RequestSync() { l.db.RequestSync() }
+
 // Durability returns the newest commit sequence, which covers every entry
 // visible before the call, and the sequence the WAL's fsyncs have covered
 // with a channel closed at the next fsync (storage.DB.Synced): an entry is

@@ -174,6 +174,7 @@ type DB struct {
 
 	stop    chan struct{}
 	done    chan struct{}
+	kick    chan struct{} // RequestSync: an fsync soon, not at the next tick
 	closeMu sync.Mutex
 
 	fs        vfs.FS
@@ -215,6 +216,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		log:       opts.Logger,
 		round:     make(chan struct{}),
 		stop:      make(chan struct{}),
+		kick:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		fs:        fsys,
 		onFailure: opts.OnFailure,

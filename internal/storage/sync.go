@@ -132,6 +132,7 @@ func (db *DB) syncLoop(interval time.Duration) {
 		case <-db.stop:
 			return
 		case <-t.C:
+		case <-db.kick:
 		}
 		db.mu.Lock()
 		idle := db.synced >= db.commitSeq.Load()
@@ -145,6 +146,18 @@ func (db *DB) syncLoop(interval time.Duration) {
 		if err != nil && db.failure.Load() == nil {
 			db.log.Error("WAL sync failed", "err", err)
 		}
+	}
+}
+
+// RequestSync asks for an fsync covering every commit so far, soon and
+// without waiting for it: Synced's channel tells when one completes.
+// Requests made while one is pending, or while an fsync runs, are served
+// together by the next. Change streams ask so, to report w:1 changes once
+// durable without waiting for the periodic sync.
+func (db *DB) RequestSync() {
+	select {
+	case db.kick <- struct{}{}:
+	default: // one is requested already
 	}
 }
 
