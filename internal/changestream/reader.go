@@ -16,8 +16,9 @@ type LookupFunc func(ctx context.Context, db, coll string, key bsoncore.Document
 
 // Reader produces a stream's events from the oplog, in commit order. It
 // never reads past the log's visible point, so an entry that commits late
-// is not skipped, and reports only durable entries (durable). Next returns nil when the stream has caught up; a later
-// Next continues from there.
+// is not skipped, and reports only durable entries (durable). Next
+// returns nil when the stream has caught up; a later Next continues from
+// there.
 type Reader struct {
 	log    *oplog.Log
 	scope  Scope
@@ -109,7 +110,11 @@ func (r *Reader) Next() (bsoncore.Document, error) {
 			r.caughtUp = true
 			return nil, nil
 		}
-		if vis = r.durable(vis); vis <= r.scanned {
+		vis, err := r.durable(vis)
+		if err != nil {
+			return nil, err
+		}
+		if vis <= r.scanned {
 			r.caughtUp = true
 			return nil, nil
 		}
@@ -127,23 +132,27 @@ func (r *Reader) Next() (bsoncore.Document, error) {
 // and waits for it or any other (a j:true writer's, the periodic one);
 // Wait wakes when it comes. The point kept is reported once its fsync has
 // come, and only then a newer one taken, so that a stream over writes
-// that never pause still moves.
-func (r *Reader) durable(vis oplog.TS) oplog.TS {
+// that never pause still moves. A database whose writes have failed
+// makes no fsync any more: its failure is returned instead of waiting.
+func (r *Reader) durable(vis oplog.TS) (oplog.TS, error) {
 	if r.pendVis <= r.scanned {
 		last, synced, _ := r.log.Durability()
 		if synced >= last {
-			return vis
+			return vis, nil
 		}
 		r.pendVis, r.pendSeq = vis, last
 	}
 	if _, synced, _ := r.log.Durability(); synced >= r.pendSeq {
-		return r.pendVis
+		return r.pendVis, nil
+	}
+	if err := r.log.Failed(); err != nil {
+		return r.scanned, err
 	}
 	// Asked again each time: an fsync already under way when the point
 	// was taken may not cover it, and the next one requested after this
 	// will.
 	r.log.RequestSync()
-	return r.scanned
+	return r.scanned, nil
 }
 
 // fill queues the events of the entries after scanned, up to vis.
@@ -265,11 +274,12 @@ func (r *Reader) Wait(ctx context.Context, d time.Duration) {
 	}
 	vis, ch := r.log.Visible()
 	if vis > r.scanned {
-		if r.durable(vis) > r.scanned {
+		// An error, or an fsync that completed in between, is for Next.
+		if p, err := r.durable(vis); err != nil || p > r.scanned {
 			return
 		}
 		_, _, ch = r.log.Durability()
-		if r.durable(vis) > r.scanned { // an fsync completed in between
+		if p, err := r.durable(vis); err != nil || p > r.scanned {
 			return
 		}
 	}

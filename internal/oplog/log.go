@@ -188,6 +188,10 @@ func (l *Log) Sync(ctx context.Context) error { return l.db.Sync(ctx) }
 // (storage.DB.RequestSync); Durability's channel tells when one completes.
 func (l *Log) RequestSync() { l.db.RequestSync() }
 
+// Failed returns the database's failure once a write to its files has
+// failed (storage.DB.Failed): no fsync will come after it.
+func (l *Log) Failed() error { return l.db.Failed() }
+
 // Durability returns the newest commit sequence, which covers every entry
 // visible before the call, and the sequence the WAL's fsyncs have covered
 // with a channel closed at the next fsync (storage.DB.Synced): an entry is
