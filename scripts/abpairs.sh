@@ -23,12 +23,24 @@ if [ -z "${LODEPERF:-}" ]; then
 fi
 port=${PORT:-27617}
 server=
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; true; }
+# Each run's data directory is removed at the end, not before the next
+# run: on a filesystem without a journal, ext4 skips inodes freed in the
+# last minute or more when it allocates one, so every file the next
+# server created would first step over the thousands just freed (a
+# file's creation then cost up to a millisecond of CPU here;
+# docs/benchmarks.md, fifteenth session).
+dirs=()
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  [ ${#dirs[@]} -eq 0 ] || rm -rf "${dirs[@]}"
+  true
+}
 trap cleanup EXIT
 for i in $(seq 1 "$pairs"); do
   for side in old new; do
     if [ $side = old ]; then bin=$BIN_OLD; envs=${ENV_OLD:-}; else bin=$BIN_NEW; envs=${ENV_NEW:-}; fi
     dir=$(mktemp -d)
+    dirs+=("$dir")
     # shellcheck disable=SC2086 # envs is a list of NAME=value words
     env $envs "$bin" serve --addr 127.0.0.1:$port --dir "$dir/db" --log-level warn > "$dir/log" 2>&1 &
     server=$!
@@ -38,7 +50,6 @@ for i in $(seq 1 "$pairs"); do
     echo "== $side $i: $(grep '^CPU' "$res" || true)"
     grep -E '^(j|w1) ' "$res" | awk '{print "   ", $1, $2 " clients:", $3 " inserts/s, server/client µs per insert", $10}' || true
     kill "$server"; wait "$server" 2>/dev/null || true; server=
-    rm -rf "$dir"
   done
 done
 echo "outputs: $out"

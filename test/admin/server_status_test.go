@@ -1,3 +1,8 @@
+//go:build linux
+
+// Linux only: these tests compare serverStatus with /proc and with the
+// process's open-file limit.
+
 package admin_test
 
 import (
