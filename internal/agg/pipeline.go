@@ -230,6 +230,29 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	return pl, nil
 }
 
+// CheckStageNames checks pipeline's stages as mongod's lite parse of a
+// pipeline does: each an object of one field (40323) naming a stage the
+// server knows (40324). The update command runs it over its statements'
+// pipelines once they have run, as mongod counts their stages then: an
+// unknown stage fails the whole command, after the statements before it
+// were applied.
+func CheckStageNames(pipeline bsoncore.Array) error {
+	vals, err := pipeline.Values()
+	if err != nil {
+		return errs.New(errs.InvalidBSON, "invalid pipeline: %v", err)
+	}
+	for _, v := range vals {
+		d, ok := v.DocumentOK()
+		if !ok {
+			return errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+		if _, _, _, err := stageSpec(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stageSpec splits one pipeline stage document into its name, its
 // specification and its registry entry, with MongoDB's errors for a
 // malformed or unknown stage.

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/agg"
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/errs"
 )
@@ -39,6 +40,9 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		if err != nil {
 			return nil, err
 		}
+		if err := checkUpdatePipelines(specs); err != nil {
+			return nil, err
+		}
 		s.stats.update.Add(int64(len(specs)))
 		b := bsoncore.NewDocumentBuilder().
 			AppendInt32("n", int32(res.N)).
@@ -60,6 +64,9 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		return nil, err
 	}
 	s.stats.update.Add(int64(len(specs)))
+	if err := checkUpdatePipelines(specs); err != nil {
+		return nil, err
+	}
 	if len(res.Upserted) > 0 {
 		s.inserts.notify(ns(req.DB, coll))
 	}
@@ -78,6 +85,25 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	appendWriteErrors(b, res.WriteErrors)
 	appendWriteConcernError(b, wc)
 	return b.Build(), nil
+}
+
+// checkUpdatePipelines fails an update command whose statements include
+// a pipeline with a malformed or unknown stage, once the statements have
+// run: mongod counts each pipeline's stages after applying the batch
+// (write_commands.cpp, the update metrics), and the lite parse that
+// counts them fails the command then, the writes before it applied and
+// the statement's own write error replaced by the command's. A stage
+// that is known but not allowed in an update stays that statement's
+// write error (72).
+func checkUpdatePipelines(specs []engine.UpdateSpec) error {
+	for _, sp := range specs {
+		if a, ok := sp.Update.ArrayOK(); ok {
+			if err := agg.CheckStageNames(a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // parseUpdate reads an update command and its statements (not its write
@@ -104,6 +130,8 @@ func parseUpdateStatement(st, let bsoncore.Document, spec *engine.UpdateSpec) er
 		case "u":
 			if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
 				err = errs.New(errs.FailedToParse, "Update argument must be either an object or an array")
+			} else if a, ok := v.ArrayOK(); ok {
+				err = pipelineOfObjects(a)
 			}
 			spec.Update = v
 		case "multi":
@@ -136,4 +164,20 @@ func parseUpdateStatement(st, let bsoncore.Document, spec *engine.UpdateSpec) er
 		}
 		return true, err
 	})
+}
+
+// pipelineOfObjects fails a pipeline-style update whose stages are not all
+// objects, as parsing the command does in mongod (TypeMismatch), before
+// any statement runs.
+func pipelineOfObjects(a bsoncore.Array) error {
+	vals, err := a.Values()
+	if err != nil {
+		return errs.New(errs.InvalidBSON, "invalid update pipeline: %v", err)
+	}
+	for _, v := range vals {
+		if v.Type != bsoncore.TypeEmbeddedDocument {
+			return errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+	}
+	return nil
 }

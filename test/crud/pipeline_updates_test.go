@@ -1,10 +1,12 @@
 package crud_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/lodedb/lode/test/testenv"
@@ -309,5 +311,66 @@ func TestPipelineUpdateSemantics(t *testing.T) {
 	}}}}).Decode(&reply)
 	if code, _ := testenv.ErrCode(t, err); code != 51198 {
 		t.Fatalf("got %d, want write error 51198", code)
+	}
+}
+
+// TestPipelineUpdateUnknownStageFailsCommand: mongod lite-parses every
+// statement's pipeline once the batch has run (to count its stages), so
+// an unknown or malformed stage fails the whole update command (ok: 0)
+// after the statements before it were applied, while a known stage that
+// an update does not allow stays that statement's write error. A stage
+// that is not an object fails the command's parsing, before any write.
+// (The drivers' command-logging specification test "Failed bulk write
+// command log message includes operationId" expects the failed command.)
+func TestPipelineUpdateUnknownStageFailsCommand(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := d.Collection("stages")
+	if _, err := coll.InsertMany(c, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: 1}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: 2}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stmt := func(id int, u any) bson.D {
+		return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "u", Value: u}}
+	}
+	set := func(f string) bson.D { return bson.D{{Key: "$set", Value: bson.D{{Key: f, Value: 1}}}} }
+	cases := []struct {
+		name    string
+		second  any
+		code    int32
+		msg     string
+		applied bool // the first statement's $set is in the document afterwards
+	}{
+		{"unknown stage", bson.A{bson.D{{Key: "$invalidOperator", Value: true}}}, 40324, "Unrecognized pipeline stage name: '$invalidOperator'", true},
+		{"two fields in a stage", bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "$unset", Value: "b"}}}, 40323,
+			"A pipeline stage specification object must contain exactly one field.", true},
+		{"a stage that is not an object", bson.A{1}, 14, "Each element of the 'pipeline' array must be an object", false},
+	}
+	for i, tc := range cases {
+		field := "f" + string(rune('a'+i))
+		var reply bson.M
+		err := d.RunCommand(c, bson.D{{Key: "update", Value: "stages"}, {Key: "ordered", Value: false},
+			{Key: "updates", Value: bson.A{stmt(1, set(field)), stmt(2, tc.second)}}}).Decode(&reply)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != tc.code || ce.Message != tc.msg {
+			t.Fatalf("%s: got %v (reply %v), want the command to fail with %d %q", tc.name, err, reply, tc.code, tc.msg)
+		}
+		if _, applied := testenv.FindDoc(t, coll, 1)[field]; applied != tc.applied {
+			t.Fatalf("%s: first statement applied = %v, want %v", tc.name, applied, tc.applied)
+		}
+	}
+
+	// A known stage an update does not allow: a write error, ok: 1.
+	err := d.RunCommand(c, bson.D{{Key: "update", Value: "stages"}, {Key: "ordered", Value: false},
+		{Key: "updates", Value: bson.A{stmt(1, set("g")), stmt(2, bson.A{bson.D{{Key: "$match", Value: bson.D{}}}})}}}).Err()
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 72 || we.WriteErrors[0].Index != 1 {
+		t.Fatalf("$match in an update: %v, want write error 72 at index 1 in an ok: 1 reply", err)
+	}
+	if _, ok := testenv.FindDoc(t, coll, 1)["g"]; !ok {
+		t.Fatal("$match in an update: the first statement was not applied")
 	}
 }
