@@ -230,23 +230,34 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 	return pl, nil
 }
 
-// CheckStageNames checks pipeline's stages as mongod's lite parse of a
-// pipeline does: each an object of one field (40323) naming a stage the
-// server knows (40324). The update command runs it over its statements'
-// pipelines once they have run, as mongod counts their stages then: an
-// unknown stage fails the whole command, after the statements before it
-// were applied.
-func CheckStageNames(pipeline bsoncore.Array) error {
+// CheckStageObjects checks that every stage of pipeline is an object, as
+// mongod's parsing of a pipeline argument does (TypeMismatch).
+func CheckStageObjects(pipeline bsoncore.Array) error {
 	vals, err := pipeline.Values()
 	if err != nil {
 		return errs.New(errs.InvalidBSON, "invalid pipeline: %v", err)
 	}
 	for _, v := range vals {
-		d, ok := v.DocumentOK()
-		if !ok {
+		if v.Type != bsoncore.TypeEmbeddedDocument {
 			return errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
 		}
-		if _, _, _, err := stageSpec(d); err != nil {
+	}
+	return nil
+}
+
+// CheckStageNames checks pipeline's stages as mongod's lite parse of a
+// pipeline does: each an object (CheckStageObjects) of one field (40323)
+// naming a stage the server knows (40324). The update command runs it
+// over its statements' pipelines once they have run, as mongod counts
+// their stages then: an unknown stage fails the whole command, after the
+// statements before it were applied.
+func CheckStageNames(pipeline bsoncore.Array) error {
+	if err := CheckStageObjects(pipeline); err != nil {
+		return err
+	}
+	vals, _ := pipeline.Values()
+	for _, v := range vals {
+		if _, _, _, err := stageSpec(v.Document()); err != nil {
 			return err
 		}
 	}

@@ -131,7 +131,9 @@ func parseUpdateStatement(st, let bsoncore.Document, spec *engine.UpdateSpec) er
 			if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
 				err = errs.New(errs.FailedToParse, "Update argument must be either an object or an array")
 			} else if a, ok := v.ArrayOK(); ok {
-				err = pipelineOfObjects(a)
+				// A stage that is not an object fails the command before any
+				// statement runs, as mongod's parsing of the command does.
+				err = agg.CheckStageObjects(a)
 			}
 			spec.Update = v
 		case "multi":
@@ -164,20 +166,4 @@ func parseUpdateStatement(st, let bsoncore.Document, spec *engine.UpdateSpec) er
 		}
 		return true, err
 	})
-}
-
-// pipelineOfObjects fails a pipeline-style update whose stages are not all
-// objects, as parsing the command does in mongod (TypeMismatch), before
-// any statement runs.
-func pipelineOfObjects(a bsoncore.Array) error {
-	vals, err := a.Values()
-	if err != nil {
-		return errs.New(errs.InvalidBSON, "invalid update pipeline: %v", err)
-	}
-	for _, v := range vals {
-		if v.Type != bsoncore.TypeEmbeddedDocument {
-			return errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
-		}
-	}
-	return nil
 }
