@@ -233,16 +233,7 @@ func Parse(pipeline []bsoncore.Document, pc *ParseContext) (*Pipeline, error) {
 // CheckStageObjects checks that every stage of pipeline is an object, as
 // mongod's parsing of a pipeline argument does (TypeMismatch).
 func CheckStageObjects(pipeline bsoncore.Array) error {
-	vals, err := pipeline.Values()
-	if err != nil {
-		return errs.New(errs.InvalidBSON, "invalid pipeline: %v", err)
-	}
-	for _, v := range vals {
-		if v.Type != bsoncore.TypeEmbeddedDocument {
-			return errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
-		}
-	}
-	return nil
+	return checkStages(pipeline, false)
 }
 
 // CheckStageNames checks pipeline's stages as mongod's lite parse of a
@@ -252,13 +243,23 @@ func CheckStageObjects(pipeline bsoncore.Array) error {
 // their stages then: an unknown stage fails the whole command, after the
 // statements before it were applied.
 func CheckStageNames(pipeline bsoncore.Array) error {
-	if err := CheckStageObjects(pipeline); err != nil {
-		return err
+	return checkStages(pipeline, true)
+}
+
+func checkStages(pipeline bsoncore.Array, names bool) error {
+	vals, err := pipeline.Values()
+	if err != nil {
+		return errs.New(errs.InvalidBSON, "invalid pipeline: %v", err)
 	}
-	vals, _ := pipeline.Values()
 	for _, v := range vals {
-		if _, _, _, err := stageSpec(v.Document()); err != nil {
-			return err
+		d, ok := v.DocumentOK()
+		if !ok {
+			return errs.New(errs.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+		if names {
+			if _, _, _, err := stageSpec(d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
