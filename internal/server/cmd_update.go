@@ -40,10 +40,10 @@ func cmdUpdate(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 		if err != nil {
 			return nil, err
 		}
+		s.stats.update.Add(int64(len(specs)))
 		if err := checkUpdatePipelines(specs); err != nil {
 			return nil, err
 		}
-		s.stats.update.Add(int64(len(specs)))
 		b := bsoncore.NewDocumentBuilder().
 			AppendInt32("n", int32(res.N)).
 			AppendInt32("nModified", int32(res.NModified))
