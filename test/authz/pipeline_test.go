@@ -249,6 +249,19 @@ var stageAttempts = map[string][]attempt{
 		{"own collection", "A", aggr("a", st("$listSearchIndexes", d{})), 6047401},
 		{"another database", "B", aggr("secret", st("$listSearchIndexes", d{})), unauthzd},
 	},
+	// The Atlas Search stages read the collection, then are refused.
+	"$search": {
+		{"own collection", "A", aggr("a", st("$search", d{})), 6047401},
+		{"another database", "B", aggr("secret", st("$search", d{})), unauthzd},
+	},
+	"$searchMeta": {
+		{"own collection", "A", aggr("a", st("$searchMeta", d{})), 6047401},
+		{"another database", "B", aggr("secret", st("$searchMeta", d{})), unauthzd},
+	},
+	"$vectorSearch": {
+		{"own collection", "A", aggr("a", st("$vectorSearch", d{})), 6047401},
+		{"another database", "B", aggr("secret", st("$vectorSearch", d{})), unauthzd},
+	},
 	"$listLocalSessions": {{"all users", "admin", aggr(1, st("$listLocalSessions", d{{Key: "allUsers", Value: true}})), unauthzd}},
 	"$listSessions":      {{"all users", "config", aggr("system.sessions", st("$listSessions", d{{Key: "allUsers", Value: true}})), unauthzd}},
 }

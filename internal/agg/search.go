@@ -1,0 +1,32 @@
+package agg
+
+import (
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/errs"
+)
+
+// The Atlas Search stages. A mongod 7.0 outside Atlas knows them (a
+// pipeline that names one is not an unknown stage, and apiStrict refuses
+// them as outside API Version 1) and refuses to run them, as it refuses
+// $listSearchIndexes (stats.go): they need Atlas's search engine, which
+// Lode does not have. Applications that fall back to $text or $regex
+// when Atlas Search is missing recognize mongod's message. mongod raises
+// it when the pipeline runs ("PlanExecutor error during aggregation ::
+// caused by :: ..."); Lode when it parses the stage.
+func init() {
+	w := anywhere
+	w.first, w.inFacet, w.apiV1 = yes, no, no
+	for _, name := range []string{"$search", "$searchMeta", "$vectorSearch"} {
+		// Not initial: mongod asks find on the collection for them.
+		registerStage(name, stageDef{parse: atlasOnly(name), access: noAccess, sources: noSources,
+			where: w, explain: explainNone, shape: shapeExpr})
+	}
+}
+
+// atlasOnly is the parser of an Atlas-only stage: mongod's refusal.
+func atlasOnly(name string) stageParser {
+	return func(bsoncore.Value, *ParseContext) ([]stage, error) {
+		return nil, errs.New(errs.Location6047401, "%s stage is only allowed on MongoDB Atlas", name)
+	}
+}
