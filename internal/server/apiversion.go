@@ -19,7 +19,7 @@ import (
 // the parser calls them unknown. The stages Lode implements say whether
 // they are in API Version 1 in their registry entry (agg.StageTraits).
 var apiV1UnimplementedStages = map[string]bool{
-	"$planCacheStats": true, "$listCatalog": true,
+	"$listCatalog": true,
 }
 
 // checkAPIParams validates a command's Stable API parameters and applies
