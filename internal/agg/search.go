@@ -11,9 +11,11 @@ import (
 // them as outside API Version 1) and refuses to run them, as it refuses
 // $listSearchIndexes (stats.go): they need Atlas's search engine, which
 // Lode does not have. Applications that fall back to $text or $regex
-// when Atlas Search is missing recognize mongod's message. mongod raises
-// it when the pipeline runs ("PlanExecutor error during aggregation ::
-// caused by :: ..."); Lode when it parses the stage.
+// when Atlas Search is missing recognize mongod's message. Reports of it
+// carry the prefix "PlanExecutor error during aggregation :: caused by
+// ::", so mongod refuses when the pipeline runs; Lode refuses when it
+// parses the stage. The code is $listSearchIndexes's refusal's, whose
+// message has the same form.
 func init() {
 	w := anywhere
 	w.first, w.inFacet, w.apiV1 = yes, no, no
