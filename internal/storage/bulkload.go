@@ -464,8 +464,21 @@ func (l *SortedLoad) Finish(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	defer src.close()
+	return l.finishFrom(ctx, src, l.bytes)
+}
+
+// keySource yields a load's keys in order; the slices stay valid until
+// the next call.
+type keySource interface {
+	next() (k, v []byte, ok bool, err error)
+}
+
+// finishFrom writes the keys of src, size bytes of them, in order, through
+// one batch or ingested tables. The caller removes the load's temporary
+// files (Abort) once src is closed.
+func (l *SortedLoad) finishFrom(ctx context.Context, src keySource, size int64) (uint64, error) {
 	var sink loadSink
-	if len(l.runs) == 0 && l.bytes < ingestThreshold {
+	if len(l.runs) == 0 && size < ingestThreshold {
 		sink = &batchSink{db: l.db, b: l.db.NewBatch()}
 	} else {
 		dir, err := l.tmpDir()
@@ -483,7 +496,7 @@ func (l *SortedLoad) Finish(ctx context.Context) (uint64, error) {
 
 // drain hands the merged, sorted keys to sink, checking neighbours and
 // reporting progress (and honouring ctx) every 65,536 keys.
-func (l *SortedLoad) drain(ctx context.Context, src *mergeSources, sink loadSink) error {
+func (l *SortedLoad) drain(ctx context.Context, src keySource, sink loadSink) error {
 	var prev []byte
 	var n int64
 	for {
@@ -502,7 +515,9 @@ func (l *SortedLoad) drain(ctx context.Context, src *mergeSources, sink loadSink
 		if err := sink.add(k, v); err != nil {
 			return err
 		}
-		prev = append(prev[:0], k...)
+		if l.check != nil {
+			prev = append(prev[:0], k...)
+		}
 		n++
 		if n&0xffff == 0 {
 			if l.OnEmitted != nil {

@@ -115,6 +115,12 @@ type IndexLoad struct {
 	l       *SortedLoad
 	indexID uint64
 	kb      []byte
+	// dict holds the entries while they fit a dictionary (keydict.go);
+	// nil once they do not, or for a unique index.
+	dict *keyDict
+	// started: an entry was added (the dictionary is decided at the first).
+	started bool
+	hint    int // SizeHint's, for the arena if the dictionary gives up
 }
 
 // NewIndexLoad starts the load of the entries of indexID. check, when
@@ -134,32 +140,107 @@ func (db *DB) NewIndexLoad(indexID uint64, check func(prevKS, ks []byte, rid Rec
 	// A build adds a record's entries in record order: equal keystrings
 	// come with rising record ids (bucketsort.go checks it).
 	l.SetRisingSuffix(8)
-	return &IndexLoad{l: l, indexID: indexID}
+	il := &IndexLoad{l: l, indexID: indexID}
+	if check == nil {
+		il.dict = newKeyDict(l.budget)
+	}
+	return il
 }
 
 // Add adds the entry (ks, rid) with type bits tb; all are copied. head
 // is the length of ks's first field (0: not known): the sort groups on it
 // when it can (bucketsort.go).
 func (l *IndexLoad) Add(ks []byte, rid RecordID, tb []byte, head int) error {
+	if l.dict != nil {
+		// A compound key's first field groups the arena's entries
+		// (bulkpages.go), which the dictionary would lose: it takes
+		// loads whose first entry has no head, as a single field's.
+		if !l.started && head > 0 {
+			l.dict = nil
+			l.l.SizeHint(l.hint)
+		} else if len(tb) == 0 && head == 0 && l.dict.add(ks, uint64(rid)) {
+			l.started = true
+			return nil
+		} else if err := l.leaveDict(); err != nil {
+			return err
+		}
+	}
+	l.started = true
 	l.kb = appendIndexKey(l.kb[:0], l.indexID, ks, uint64(rid))
 	return l.l.AddHead(l.kb, tb, head)
 }
 
+// leaveDict moves the dictionary's entries to the arena, in key order
+// (a rising load's order, which the arena may then stream), and stops
+// using it.
+func (l *IndexLoad) leaveDict() error {
+	d := l.dict
+	l.dict = nil
+	if !d.rising {
+		// A rising load is streamed from its first megabytes on
+		// (bulkstream.go): it never fills an entry table of its size.
+		l.l.SizeHint(l.hint)
+	}
+	order, _ := d.order()
+	src := &dictSource{d: d, indexID: l.indexID, order: order}
+	for {
+		k, _, ok, _ := src.next()
+		if !ok {
+			return nil
+		}
+		if err := l.l.AddHead(k, nil, 0); err != nil {
+			return err
+		}
+	}
+}
+
 // SetBudget sets the load's in-memory sort budget in bytes (default
 // DefaultSortBudget); call it before SizeHint and Add.
-func (l *IndexLoad) SetBudget(n int) { l.l.SetBudget(n) }
+func (l *IndexLoad) SetBudget(n int) {
+	l.l.SetBudget(n)
+	if l.dict != nil {
+		l.dict.max = n / dictEntryBytes
+	}
+}
 
 // SizeHint says how many more entries are about to be added.
-func (l *IndexLoad) SizeHint(n int) { l.l.SizeHint(n) }
+func (l *IndexLoad) SizeHint(n int) {
+	if l.dict == nil {
+		l.l.SizeHint(n)
+		return
+	}
+	// The arena's entry table is sized if the dictionary gives up; most
+	// loads that start in it end in it.
+	l.hint += n
+}
 
 // Keys returns the number of entries added so far.
-func (l *IndexLoad) Keys() int64 { return l.l.Keys() }
+func (l *IndexLoad) Keys() int64 {
+	if l.dict != nil {
+		return l.l.Keys() + int64(l.dict.n)
+	}
+	return l.l.Keys()
+}
 
 // OnEmitted sets the progress callback while the entries are written.
 func (l *IndexLoad) OnEmitted(fn func(done, total int64)) { l.l.OnEmitted = fn }
 
 // Finish writes the entries (see SortedLoad.Finish).
-func (l *IndexLoad) Finish(ctx context.Context) (uint64, error) { return l.l.Finish(ctx) }
+func (l *IndexLoad) Finish(ctx context.Context) (uint64, error) {
+	if d := l.dict; d != nil && d.n > 0 {
+		order, ok := d.order()
+		if ok {
+			defer l.l.Abort()
+			l.l.keys = int64(d.n) // progress counts them
+			return l.l.finishFrom(ctx, &dictSource{d: d, indexID: l.indexID, order: order}, d.bytes())
+		}
+		if err := l.leaveDict(); err != nil {
+			l.l.Abort()
+			return 0, err
+		}
+	}
+	return l.l.Finish(ctx)
+}
 
 // Abort drops the load (see SortedLoad.Abort).
 func (l *IndexLoad) Abort() { l.l.Abort() }
