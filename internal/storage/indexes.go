@@ -152,20 +152,19 @@ func (db *DB) NewIndexLoad(indexID uint64, check func(prevKS, ks []byte, rid Rec
 // when it can (bucketsort.go).
 func (l *IndexLoad) Add(ks []byte, rid RecordID, tb []byte, head int) error {
 	if l.dict != nil {
-		// A compound key's first field groups the arena's entries
-		// (bulkpages.go), which the dictionary would lose: it takes
-		// loads whose first entry has no head, as a single field's.
-		if !l.started && head > 0 {
-			l.dict = nil
-			l.l.SizeHint(l.hint)
-		} else if len(tb) == 0 && head == 0 && l.dict.add(ks, uint64(rid)) {
-			l.started = true
+		if !l.started {
+			// A compound key's entries are grouped on their first field,
+			// a single field's on the whole keystring.
+			l.dict.byHead = head > 0
+		}
+		l.started = true
+		if l.dict.add(ks, uint64(rid), tb, head) {
 			return nil
-		} else if err := l.leaveDict(); err != nil {
+		}
+		if err := l.leaveDict(); err != nil {
 			return err
 		}
 	}
-	l.started = true
 	l.kb = appendIndexKey(l.kb[:0], l.indexID, ks, uint64(rid))
 	return l.l.AddHead(l.kb, tb, head)
 }
@@ -184,11 +183,11 @@ func (l *IndexLoad) leaveDict() error {
 	order, _ := d.order()
 	src := &dictSource{d: d, indexID: l.indexID, order: order}
 	for {
-		k, _, ok, _ := src.next()
+		k, v, ok, _ := src.next()
 		if !ok {
 			return nil
 		}
-		if err := l.l.AddHead(k, nil, 0); err != nil {
+		if err := l.l.AddHead(k, v, src.head); err != nil {
 			return err
 		}
 	}
@@ -199,7 +198,7 @@ func (l *IndexLoad) leaveDict() error {
 func (l *IndexLoad) SetBudget(n int) {
 	l.l.SetBudget(n)
 	if l.dict != nil {
-		l.dict.max = n / dictEntryBytes
+		l.dict.max = n
 	}
 }
 

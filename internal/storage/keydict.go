@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 )
 
@@ -12,66 +13,94 @@ import (
 // record ids rising), and only the groups are put in order. keyDict
 // keeps such a load as one list of record ids per distinct keystring,
 // eight bytes an entry, and writes the entries from it at Finish; the
-// arena (SortedLoad) would copy each whole key in, group them again with
-// a lookup per entry (bucketsort.go) and gather them back out of the
-// arena. The event log's {path: 1} build (1,000 paths over 2M events)
-// cost about a third less this way (docs/benchmarks.md, sixteenth
-// session of issue 33).
+// arena (SortedLoad) would copy each whole key in with a 32-byte entry,
+// group them again with a lookup per entry (bucketsort.go) and gather
+// them back out of the arena. The event log's {path: 1} build (1,000
+// paths over 2M events) cost about a third less this way
+// (docs/benchmarks.md, sixteenth session of issue 33).
 //
-// The dictionary gives up, and its entries go to the arena like any
-// others, when an entry has type bits or a value (a clustered
-// collection's, a number's type), when a keystring's record ids stop
-// rising, when the keystrings are many beside the entries (a time, an
-// _id: those the arena sorts or streams, bulkstream.go), or when it
-// would outgrow the load's memory budget. Unique indexes do not use it:
-// their neighbour check stays with the arena's drain.
+// A compound index whose first field has few values is kept the same
+// way on that field (the head, AddHead's): each head's entries are the
+// rest of their keystrings, their type bits and their record ids, which
+// must rise or fall throughout the group (a time within each host, a
+// descending ts within each category, as the records were inserted);
+// a falling group is written in reverse.
+//
+// The dictionary gives up, and its entries go to the arena in key order
+// like any others, when an entry has a value it cannot keep (a
+// clustered collection's, or type bits without a head), when a group's
+// entries stop rising (or falling), when the groups are many beside the
+// entries (a time, an _id: those the arena sorts or streams,
+// bulkstream.go), or when it would outgrow the load's memory budget.
+// Unique indexes do not use it: their neighbour check stays with the
+// arena's drain.
 type keyDict struct {
-	ids  map[string]int32
-	keys [][]byte   // each group's keystring
-	rids [][]uint64 // each group's record ids, rising
-	n    int        // entries
+	// byHead: a compound key's entries, grouped on their first field.
+	byHead bool
+	ids    map[string]int32
+	keys   [][]byte // each group's keystring, or head when byHead
+	// rids are each group's record ids, rising (not byHead).
+	rids [][]uint64
+	// ents are each group's entries when byHead: the keystring after the
+	// head and the type bits, each after a length byte, then the record
+	// id; offs are where each begins, dirs each group's direction (1
+	// rising, -1 falling, 0 not yet known).
+	ents [][]byte
+	offs [][]uint32
+	dirs []int8
+	n    int // entries
+	size int // bytes held, against max
 	// next is the entry count at which the groups are next weighed
 	// against the entries.
 	next int
-	// max is the most entries the load's memory budget allows.
-	max int
-	// rising: every entry so far had a keystring of its own, above the
+	max  int
+	// rising: every entry so far started a group of its own, above the
 	// one before (a time's build, which the arena will stream).
 	rising bool
 }
 
 // Limits of the dictionary (see keyDict).
 const (
+	// dictDistinctCheck is the entry count at which a load whose
+	// entries have all started groups of their own gives up.
+	dictDistinctCheck = 256
+	// dictEntriesPerKey is the fewest entries per group kept.
+	dictEntriesPerKey = 8
 	// dictFirstCheck is the entry count of the first weighing of the
 	// groups, then at every doubling. Up to dictFirstCheck/2 groups
 	// pass any weighing, so that a thousand values are kept before
 	// their eight thousandth entry.
 	dictFirstCheck = 4096
-	// dictDistinctCheck is the entry count at which a load whose
-	// entries have all had keystrings of their own gives up.
-	dictDistinctCheck = 256
-	// dictEntriesPerKey is the fewest entries per group kept.
-	dictEntriesPerKey = 8
 	// dictMaxKeys bounds the groups (bucketsort.go's maxBuckets does
 	// the same for the arena's grouping).
 	dictMaxKeys = 1 << 16
-	// dictEntryBytes is an entry's memory, counting the growth of its
-	// group's slice.
+	// dictEntryBytes is a record id's memory, counting the growth of
+	// its group's slice; a byHead entry counts its bytes twice.
 	dictEntryBytes = 16
 )
 
 func newKeyDict(budget int) *keyDict {
-	return &keyDict{ids: make(map[string]int32), next: dictFirstCheck, max: budget / dictEntryBytes, rising: true}
+	return &keyDict{ids: make(map[string]int32), next: dictFirstCheck, max: budget, rising: true}
 }
 
-// add adds the entry (ks, rid) and reports whether it did; when it did
-// not, the dictionary takes no more.
-func (d *keyDict) add(ks []byte, rid uint64) bool {
-	if d.n >= d.max {
+// add adds the entry (ks, rid) with type bits tb, grouped on its first
+// head bytes when the dictionary is byHead, and reports whether it did;
+// when it did not, the dictionary takes no more.
+func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
+	g := ks
+	if d.byHead {
+		if head <= 0 || head > len(ks) || len(ks)-head > 255 || len(tb) > 255 {
+			return false
+		}
+		g = ks[:head]
+	} else if head != 0 || len(tb) != 0 {
+		return false
+	}
+	if d.size >= d.max {
 		return false
 	}
 	if d.n == dictDistinctCheck && len(d.keys) == d.n {
-		return false // every entry a value of its own so far: a time, an _id
+		return false // every entry a group of its own so far: a time, an _id
 	}
 	if d.n == d.next {
 		if len(d.keys) > max(d.n/dictEntriesPerKey, dictFirstCheck/2) {
@@ -79,32 +108,99 @@ func (d *keyDict) add(ks []byte, rid uint64) bool {
 		}
 		d.next *= 2
 	}
-	id, ok := d.ids[string(ks)]
+	id, ok := d.ids[string(g)]
 	if !ok {
 		if len(d.keys) >= dictMaxKeys {
 			return false
 		}
-		if d.rising && len(d.keys) > 0 && bytes.Compare(ks, d.keys[len(d.keys)-1]) <= 0 {
+		if d.rising && len(d.keys) > 0 && bytes.Compare(g, d.keys[len(d.keys)-1]) <= 0 {
 			d.rising = false
 		}
 		id = int32(len(d.keys))
-		k := append([]byte(nil), ks...)
+		k := append([]byte(nil), g...)
 		d.ids[string(k)] = id
 		d.keys = append(d.keys, k)
-		d.rids = append(d.rids, nil)
-	} else if r := d.rids[id]; r[len(r)-1] >= rid {
-		return false
+		d.size += len(k) + 64
+		if d.byHead {
+			d.ents = append(d.ents, nil)
+			d.offs = append(d.offs, nil)
+			d.dirs = append(d.dirs, 0)
+		} else {
+			d.rids = append(d.rids, nil)
+		}
 	} else {
 		d.rising = false
+		if d.byHead {
+			if !d.follows(id, ks[head:]) {
+				return false
+			}
+		} else if r := d.rids[id]; r[len(r)-1] >= rid {
+			return false
+		}
 	}
-	d.rids[id] = append(d.rids[id], rid)
+	if d.byHead {
+		e := d.ents[id]
+		d.offs[id] = append(d.offs[id], uint32(len(e)))
+		e = append(e, byte(len(ks)-head))
+		e = append(e, ks[head:]...)
+		e = append(e, byte(len(tb)))
+		e = append(e, tb...)
+		e = binary.BigEndian.AppendUint64(e, rid)
+		d.size += 2 * (len(e) - len(d.ents[id]) + 4)
+		d.ents[id] = e
+	} else {
+		d.rids[id] = append(d.rids[id], rid)
+		d.size += dictEntryBytes
+	}
 	d.n++
 	return true
 }
 
-// order returns the groups in keystring order, or false when one
-// keystring is a prefix of another: the entries' order would then
-// depend on record ids, not on the keystrings alone.
+// follows reports whether an entry whose keystring after the head is
+// suf keeps group id rising or falling throughout, and notes the
+// group's direction. Its record id is above the group's others: an
+// equal suffix rises, and so cannot follow a falling group.
+func (d *keyDict) follows(id int32, suf []byte) bool {
+	c := bytes.Compare(suf, d.entrySuffix(id, len(d.offs[id])-1))
+	switch {
+	case d.dirs[id] == 0:
+		d.dirs[id] = 1
+		if c < 0 {
+			d.dirs[id] = -1
+		}
+		return true
+	case d.dirs[id] > 0:
+		return c >= 0
+	default:
+		return c < 0
+	}
+}
+
+// entrySuffix, entryValue and entryRID decode entry i of group id
+// (byHead).
+func (d *keyDict) entrySuffix(id int32, i int) []byte {
+	e := d.ents[id][d.offs[id][i]:]
+	return e[1 : 1+int(e[0])]
+}
+
+func (d *keyDict) entry(id int32, i int) (suf, tb []byte, rid uint64) {
+	e := d.ents[id][d.offs[id][i]:]
+	suf, e = e[1:1+int(e[0])], e[1+int(e[0]):]
+	tb, e = e[1:1+int(e[0])], e[1+int(e[0]):]
+	return suf, tb, binary.BigEndian.Uint64(e)
+}
+
+// groupLen is the number of entries of group id.
+func (d *keyDict) groupLen(id int32) int {
+	if d.byHead {
+		return len(d.offs[id])
+	}
+	return len(d.rids[id])
+}
+
+// order returns the groups in keystring (or head) order, or false when
+// one is a prefix of another: the entries' order would then depend on
+// what follows them, not on the groups alone.
 func (d *keyDict) order() ([]int32, bool) {
 	order := make([]int32, len(d.keys))
 	for i := range order {
@@ -119,33 +215,55 @@ func (d *keyDict) order() ([]int32, bool) {
 	return order, true
 }
 
-// bytes is the size of the entries' keys.
+// bytes is the size of the entries' keys and values.
 func (d *keyDict) bytes() int64 {
 	var b int64
 	for i, k := range d.keys {
-		b += int64(len(d.rids[i])) * int64(indexPrefixLen+len(k)+8)
+		if d.byHead {
+			b += int64(len(d.ents[i])) + int64(len(d.offs[i]))*int64(indexPrefixLen+len(k)-2)
+		} else {
+			b += int64(len(d.rids[i])) * int64(indexPrefixLen+len(k)+8)
+		}
 	}
 	return b
 }
 
-// dictSource yields a dictionary's entries as index keys, in order.
+// dictSource yields a dictionary's entries as index keys and values, in
+// the groups' order, each group forward or (falling) backward.
 type dictSource struct {
 	d       *keyDict
 	indexID uint64
 	order   []int32
-	g, i    int // the group (in order) and the entry within it
+	g, i    int // the group (in order) and the entries of it taken
 	kb      []byte
+	head    int // the head's length in the last key (byHead)
 }
 
 func (s *dictSource) next() (k, v []byte, ok bool, err error) {
+	d := s.d
 	for s.g < len(s.order) {
 		id := s.order[s.g]
-		if r := s.d.rids[id]; s.i < len(r) {
-			s.kb = appendIndexKey(s.kb[:0], s.indexID, s.d.keys[id], r[s.i])
+		if s.i >= d.groupLen(id) {
+			s.g, s.i = s.g+1, 0
+			continue
+		}
+		if !d.byHead {
+			s.kb = appendIndexKey(s.kb[:0], s.indexID, d.keys[id], d.rids[id][s.i])
 			s.i++
 			return s.kb, nil, true, nil
 		}
-		s.g, s.i = s.g+1, 0
+		j := s.i
+		if d.dirs[id] < 0 {
+			j = d.groupLen(id) - 1 - s.i
+		}
+		s.i++
+		suf, tb, rid := d.entry(id, j)
+		s.kb = appendIndexPrefix(s.kb[:0], s.indexID)
+		s.kb = append(s.kb, d.keys[id]...)
+		s.kb = append(s.kb, suf...)
+		s.kb = binary.BigEndian.AppendUint64(s.kb, rid)
+		s.head = len(d.keys[id])
+		return s.kb, tb, true, nil
 	}
 	return nil, nil, false, nil
 }

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -16,6 +17,23 @@ type dictEntry struct {
 	rid  uint64
 	tb   []byte
 	head int
+}
+
+// compound returns n entries of a two-field key: one of heads values
+// ("hNNNN|"), then a time that rises with the records (dir 1) or falls
+// (dir -1), with type bits tb; record ids rise.
+func compound(n, heads, dir int, tb []byte) []dictEntry {
+	r := rand.New(rand.NewPCG(9, 10))
+	es := make([]dictEntry, n)
+	for i := range es {
+		head := fmt.Appendf(nil, "h%04d|", r.IntN(heads))
+		ts := uint64(i)
+		if dir < 0 {
+			ts = ^ts
+		}
+		es[i] = dictEntry{ks: binary.BigEndian.AppendUint64(head, ts), rid: uint64(i + 1), tb: tb, head: len(head)}
+	}
+	return es
 }
 
 // TestIndexLoadDictionary: an index load of few distinct keystrings is
@@ -87,14 +105,49 @@ func TestIndexLoadDictionary(t *testing.T) {
 			}
 			return es
 		}(), unique: true},
-		{name: "compound key with a head", entries: func() []dictEntry {
-			es := few(5000, 20)
+		{name: "compound, rising within each head", entries: compound(200_000, 50, 1, nil), wantDict: true},
+		{name: "compound, falling within each head, with type bits", entries: compound(200_000, 100, -1, []byte{0, 1}), wantDict: true},
+		{name: "compound, equal suffixes rising", entries: func() []dictEntry {
+			es := compound(20_000, 10, 1, nil)
 			for i := range es {
-				es[i].head = len(es[i].ks)
-				es[i].ks = append(es[i].ks, byte(i>>8), byte(i))
+				es[i].ks = es[i].ks[:es[i].head+1] // two suffix values: many ties
+				es[i].ks[es[i].head] = byte(i * 2 / len(es))
+			}
+			return es
+		}(), wantDict: true},
+		{name: "compound, a group that turns back", entries: func() []dictEntry {
+			es := compound(200_000, 10, 1, nil)
+			es[150_000].ks[es[150_000].head] ^= 0xff // one entry's time leaps, the next falls back
+			return es
+		}()},
+		{name: "compound, an equal suffix in a falling group", entries: func() []dictEntry {
+			es := compound(200_000, 3, -1, nil)
+			for i := 100_001; i < len(es); i++ {
+				if bytes.Equal(es[i].ks[:es[i].head], es[100_000].ks[:es[100_000].head]) {
+					es[i].ks = append([]byte(nil), es[100_000].ks...)
+					break
+				}
 			}
 			return es
 		}()},
+		{name: "compound, a head longer than the rest", entries: func() []dictEntry {
+			es := compound(20_000, 10, 1, nil)
+			es[5_000].ks = append(es[5_000].ks, bytes.Repeat([]byte{'z'}, 300)...)
+			return es
+		}()},
+		{name: "compound, heads of which one is a prefix of another", entries: func() []dictEntry {
+			es := make([]dictEntry, 300_000) // ingested: tables need their keys in order
+			for i := range es {
+				head := []byte("ab")
+				if i%3 == 0 {
+					head = []byte("a") // "a"+ts sorts by the time's bytes against "b"
+				}
+				// The times' first byte runs from 0 to 146, across 'b'.
+				ks := binary.BigEndian.AppendUint64(append([]byte(nil), head...), uint64(i)<<45)
+				es[i] = dictEntry{ks: ks, rid: uint64(i + 1), head: len(head)}
+			}
+			return es
+		}(), wantDict: true}, // kept until Finish, which moves them to the arena
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
