@@ -131,7 +131,7 @@ func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
 	} else {
 		d.rising = false
 		if d.byHead {
-			if !d.follows(id, ks[head:]) {
+			if !d.follows(id, ks[head:], rid) {
 				return false
 			}
 		} else if r := d.rids[id]; r[len(r)-1] >= rid {
@@ -156,12 +156,17 @@ func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
 	return true
 }
 
-// follows reports whether an entry whose keystring after the head is
-// suf keeps group id rising or falling throughout, and notes the
-// group's direction. Its record id is above the group's others: an
-// equal suffix rises, and so cannot follow a falling group.
-func (d *keyDict) follows(id int32, suf []byte) bool {
-	c := bytes.Compare(suf, d.entrySuffix(id, len(d.offs[id])-1))
+// follows reports whether the entry (suf, rid), suf its keystring
+// after the head, keeps group id rising or falling throughout, and notes
+// the group's direction. An equal suffix orders the two entries by
+// record id: it rises when the record ids do (a scan's usual order, not
+// a clustered collection's), and cannot follow a falling group.
+func (d *keyDict) follows(id int32, suf []byte, rid uint64) bool {
+	lastSuf, _, lastRID := d.entry(id, len(d.offs[id])-1)
+	c := bytes.Compare(suf, lastSuf)
+	if c == 0 && rid <= lastRID {
+		return false
+	}
 	switch {
 	case d.dirs[id] == 0:
 		d.dirs[id] = 1
@@ -176,13 +181,7 @@ func (d *keyDict) follows(id int32, suf []byte) bool {
 	}
 }
 
-// entrySuffix, entryValue and entryRID decode entry i of group id
-// (byHead).
-func (d *keyDict) entrySuffix(id int32, i int) []byte {
-	e := d.ents[id][d.offs[id][i]:]
-	return e[1 : 1+int(e[0])]
-}
-
+// entry decodes entry i of group id (byHead).
 func (d *keyDict) entry(id int32, i int) (suf, tb []byte, rid uint64) {
 	e := d.ents[id][d.offs[id][i]:]
 	suf, e = e[1:1+int(e[0])], e[1+int(e[0]):]

@@ -115,6 +115,17 @@ func TestIndexLoadDictionary(t *testing.T) {
 			}
 			return es
 		}(), wantDict: true},
+		{name: "compound, equal suffixes with record ids falling", entries: func() []dictEntry {
+			// A clustered collection's scan gives record ids in its
+			// cluster key's order, not rising.
+			es := compound(200_000, 10, 1, nil) // ingested: tables need their keys in order
+			for i := range es {
+				es[i].ks = es[i].ks[:es[i].head+1]
+				es[i].ks[es[i].head] = 'x'
+				es[i].rid = uint64(len(es) - i)
+			}
+			return es
+		}()},
 		{name: "compound, a group that turns back", entries: func() []dictEntry {
 			es := compound(200_000, 10, 1, nil)
 			es[150_000].ks[es[150_000].head] ^= 0xff // one entry's time leaps, the next falls back
