@@ -48,26 +48,39 @@ func finishAndCheck(t *testing.T, db *DB, l *SortedLoad, want [][]byte) {
 
 func checkIndex(t *testing.T, db *DB, want [][]byte) {
 	t.Helper()
-	lo, hi := indexRange(7)
+	keys, values := indexEntries(t, db, 7)
+	for i, k := range keys {
+		if i >= len(want) || !bytes.Equal(k, want[i]) {
+			t.Fatalf("entry %d is %q, want %q", i, k, want[min(i, len(want)-1)])
+		}
+		_, rid := splitIndexKey(k)
+		if len(values[i]) != 1 || values[i][0] != byte(rid) {
+			t.Fatalf("entry %d has value %v", i, values[i])
+		}
+	}
+	if len(keys) != len(want) {
+		t.Fatalf("%d entries, want %d", len(keys), len(want))
+	}
+}
+
+// indexEntries returns the keys and values of index id's entries, in
+// order.
+func indexEntries(t *testing.T, db *DB, id uint64) (keys, values [][]byte) {
+	t.Helper()
+	lo, hi := indexRange(id)
 	it, err := db.pdb.NewIter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer it.Close()
-	i := 0
 	for ok := it.SeekGE(lo); ok && bytes.Compare(it.Key(), hi) < 0; ok = it.Next() {
-		if i >= len(want) || !bytes.Equal(it.Key(), want[i]) {
-			t.Fatalf("entry %d is %q, want %q", i, it.Key(), want[min(i, len(want)-1)])
-		}
-		_, rid := splitIndexKey(it.Key())
-		if len(it.Value()) != 1 || it.Value()[0] != byte(rid) {
-			t.Fatalf("entry %d has value %v", i, it.Value())
-		}
-		i++
+		keys = append(keys, slices.Clone(it.Key()))
+		values = append(values, slices.Clone(it.Value()))
 	}
-	if i != len(want) {
-		t.Fatalf("%d entries, want %d", i, len(want))
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
 	}
+	return keys, values
 }
 
 func TestSortedLoad(t *testing.T) {

@@ -36,6 +36,28 @@ func compound(n, heads, dir int, tb []byte) []dictEntry {
 	return es
 }
 
+// prefixPair returns 300,000 entries (enough to be ingested, whose
+// tables need their keys in order) of the keystrings "a" and "ab", or
+// (compound) of those heads before a rising time. "a" followed by a
+// record id or a time sorts by that number's first byte against "b";
+// those bytes run from 0 to 146, across 'b'.
+func prefixPair(compound bool) []dictEntry {
+	es := make([]dictEntry, 300_000)
+	for i := range es {
+		ks := []byte("ab")
+		if i%3 == 0 {
+			ks = []byte("a")
+		}
+		n := uint64(i) << 45
+		if compound {
+			es[i] = dictEntry{ks: binary.BigEndian.AppendUint64(ks, n), rid: uint64(i + 1), head: len(ks)}
+		} else {
+			es[i] = dictEntry{ks: ks, rid: n + 1}
+		}
+	}
+	return es
+}
+
 // TestIndexLoadDictionary: an index load of few distinct keystrings is
 // written from its dictionary (keydict.go), and every way the dictionary
 // gives up (type bits, record ids out of order, many or rising distinct
@@ -85,18 +107,7 @@ func TestIndexLoadDictionary(t *testing.T) {
 			}
 			return es
 		}()},
-		{name: "a keystring that is a prefix of another", entries: func() []dictEntry {
-			es := make([]dictEntry, 300_000) // ingested: tables need their keys in order
-			for i := range es {
-				ks := []byte("ab")
-				if i%3 == 0 {
-					ks = []byte("a") // "a"+rid sorts by the rid's bytes against "b"
-				}
-				// The record ids' first byte runs from 0 to 146, across 'b'.
-				es[i] = dictEntry{ks: ks, rid: uint64(i)<<45 + 1}
-			}
-			return es
-		}(), wantDict: true}, // kept until Finish, which moves them to the arena
+		{name: "a keystring that is a prefix of another", entries: prefixPair(false), wantDict: true}, // kept until Finish, which moves them to the arena
 		{name: "over the memory budget", entries: few(60_000, 50), budget: 256 << 10},
 		{name: "unique index", entries: func() []dictEntry {
 			es := make([]dictEntry, 5000)
@@ -146,19 +157,7 @@ func TestIndexLoadDictionary(t *testing.T) {
 			es[5_000].ks = append(es[5_000].ks, bytes.Repeat([]byte{'z'}, 300)...)
 			return es
 		}()},
-		{name: "compound, heads of which one is a prefix of another", entries: func() []dictEntry {
-			es := make([]dictEntry, 300_000) // ingested: tables need their keys in order
-			for i := range es {
-				head := []byte("ab")
-				if i%3 == 0 {
-					head = []byte("a") // "a"+ts sorts by the time's bytes against "b"
-				}
-				// The times' first byte runs from 0 to 146, across 'b'.
-				ks := binary.BigEndian.AppendUint64(append([]byte(nil), head...), uint64(i)<<45)
-				es[i] = dictEntry{ks: ks, rid: uint64(i + 1), head: len(head)}
-			}
-			return es
-		}(), wantDict: true}, // kept until Finish, which moves them to the arena
+		{name: "compound, heads of which one is a prefix of another", entries: prefixPair(true), wantDict: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, err := Open(t.TempDir(), Options{SyncInterval: time.Hour})
@@ -198,21 +197,14 @@ func TestIndexLoadDictionary(t *testing.T) {
 				t.Fatal(err)
 			}
 			slices.SortFunc(want, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
-			lo, hi := indexRange(7)
-			it, err := db.pdb.NewIter(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer it.Close()
-			i := 0
-			for ok := it.SeekGE(lo); ok && bytes.Compare(it.Key(), hi) < 0; ok = it.Next() {
-				if i >= len(want) || !bytes.Equal(it.Key(), want[i].k) || !bytes.Equal(it.Value(), want[i].v) {
-					t.Fatalf("entry %d is %q = %q, want %q = %q", i, it.Key(), it.Value(), want[min(i, len(want)-1)].k, want[min(i, len(want)-1)].v)
+			keys, values := indexEntries(t, db, 7)
+			for i, k := range keys {
+				if i >= len(want) || !bytes.Equal(k, want[i].k) || !bytes.Equal(values[i], want[i].v) {
+					t.Fatalf("entry %d is %q = %q, want %q = %q", i, k, values[i], want[min(i, len(want)-1)].k, want[min(i, len(want)-1)].v)
 				}
-				i++
 			}
-			if i != len(want) {
-				t.Fatalf("%d entries, want %d", i, len(want))
+			if len(keys) != len(want) {
+				t.Fatalf("%d entries, want %d", len(keys), len(want))
 			}
 		})
 	}
