@@ -155,7 +155,7 @@ func (l *IndexLoad) Add(ks []byte, rid RecordID, tb []byte, head int) error {
 		if !l.started {
 			// A compound key's entries are grouped on their first field,
 			// a single field's on the whole keystring.
-			l.dict.byHead = head > 0
+			l.dict.start(head > 0)
 		}
 		l.started = true
 		if l.dict.add(ks, uint64(rid), tb, head) {

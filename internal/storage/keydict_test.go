@@ -82,9 +82,22 @@ func TestIndexLoadDictionary(t *testing.T) {
 	}{
 		{name: "few values, one batch", entries: few(3000, 50), wantDict: true},
 		{name: "few values, ingested", entries: few(200_000, 1000), wantDict: true},
-		{name: "type bits midway", entries: func() []dictEntry {
+		{name: "type bits on some entries", entries: func() []dictEntry {
+			// One keystring, two types (an int64 beside an int32 of the
+			// same value): each entry keeps its own type bits. The first
+			// comes after 100,000 entries without: the record id lists
+			// turn into the long form midway.
+			es := few(200_000, 50) // ingested
+			for i := range es {
+				if i%3 == 0 && i >= 100_000 {
+					es[i].tb = []byte{0x01}
+				}
+			}
+			return es
+		}(), wantDict: true},
+		{name: "a value over 255 bytes", entries: func() []dictEntry {
 			es := few(20_000, 50)
-			es[12_345].tb = []byte{0x01}
+			es[12_345].tb = bytes.Repeat([]byte{0x02}, 300)
 			return es
 		}()},
 		{name: "record ids out of order", entries: func() []dictEntry {
