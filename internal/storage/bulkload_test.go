@@ -319,6 +319,12 @@ func TestSortedLoadGrouped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db, l := openGroupedLoad(t, tc.budget)
 			want := addGrouped(t, l, rand.New(rand.NewPCG(5, 6)), tc.n, 50, true, false)
+			// Each run holds about a budget's worth of entries: the
+			// heads' pages (50 of 16 KiB, more than this budget) must not
+			// fill it alone and spill a run every few entries.
+			if tc.budget < DefaultSortBudget && int64(len(l.runs)) > 4*l.bytes/int64(tc.budget)+4 {
+				t.Fatalf("%d runs for %d bytes of entries in a %d-byte budget", len(l.runs), l.bytes, tc.budget)
+			}
 			finishAndCheck(t, db, l, want)
 		})
 	}

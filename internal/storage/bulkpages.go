@@ -34,7 +34,9 @@ const pageSize = 16 << 10
 // Heads get pages while they are few, or rare beside the entries: a
 // page partly filled is memory the load's budget counts and no entry
 // uses, at most pageSize/pagedEntriesPerHead bytes per entry beyond the
-// first freePagedHeads heads.
+// first freePagedHeads heads. The pages together take at most half the
+// load's budget: a load whose pages alone filled it would spill a run
+// every few entries once its heads had each taken one.
 const (
 	freePagedHeads      = 256
 	pagedEntriesPerHead = 512
@@ -59,7 +61,7 @@ func (l *SortedLoad) page(key []byte, head, n int) *headPage {
 	id, ok := p.ids[string(h)]
 	if !ok {
 		g := len(p.cur)
-		if g >= maxPagedHeads || g >= freePagedHeads && g >= len(l.ents)/pagedEntriesPerHead {
+		if g >= maxPagedHeads || (g+1)*pageSize > l.budget/2 || g >= freePagedHeads && g >= len(l.ents)/pagedEntriesPerHead {
 			p.off = true
 			return nil
 		}
