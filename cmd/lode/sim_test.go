@@ -30,7 +30,7 @@ func TestSimCompareURI(t *testing.T) {
 	}
 	out := t.TempDir()
 	err := runSim([]string{"run", "metadata", "--processes", "1", "--pool-size", "2", "--iterations", "2",
-		"--resolution", "200", "--users", "10", "--param", "preload=50", "--quiet",
+		"--resolution", "500", "--users", "10", "--param", "preload=50", "--quiet",
 		"--uri", uris[0], "--compare-uri", uris[1], "--out", out})
 	if err != nil {
 		t.Fatal(err)
@@ -68,17 +68,11 @@ func TestSimCompareURI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The verdict comes first, one per target. Whether a run of 20
-	// operations on a 200 ms schedule kept up depends on the machine's
-	// load at that moment (another package's tests beside it can delay
-	// the scheduler by a fifth of a second), so either verdict is
-	// accepted here; internal/sim's tests decide the verdicts themselves.
+	// The verdict comes first: both runs of 20 operations kept up. The
+	// schedule is 500 ms an iteration: at 200 ms a run fell behind once
+	// (a 215 ms scheduler lag while other packages' tests ran beside it).
 	for i, line := range strings.SplitN(string(table), "\n", 5)[:4] {
-		if i%2 != 0 {
-			continue
-		}
-		prefix := "Verdict, target " + strconv.Itoa(i/2+1) + " (" + names[i/2] + "): "
-		if !strings.HasPrefix(line, prefix+"KEPT UP") && !strings.HasPrefix(line, prefix+"DID NOT KEEP UP") {
+		if i%2 == 0 && !strings.HasPrefix(line, "Verdict, target "+strconv.Itoa(i/2+1)+" ("+names[i/2]+"): KEPT UP") {
 			t.Errorf("report.txt line %d = %q, want target %d's verdict", i+1, line, i/2+1)
 		}
 	}
