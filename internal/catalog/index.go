@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/collation"
+	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/geo"
 	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/query/plan"
@@ -94,6 +95,11 @@ func NewIndex(id uint64, spec IndexSpec) (*Index, error) {
 			ix.Collation = s.Document()
 		}
 	}
+	if ix.HashedField() >= 0 {
+		if err := checkHashedIndex(ix); err != nil {
+			return nil, err
+		}
+	}
 	if spec.TextIndexVersion != 0 {
 		ix.Text = newTextIndex(spec, fields)
 		ix.TextSpec = IndexSpec{Weights: spec.Weights, DefaultLanguage: spec.DefaultLanguage,
@@ -130,6 +136,34 @@ func (ix *Index) HasGeo() bool {
 		}
 	}
 	return false
+}
+
+// HashedField returns the position of ix's hashed field, or -1.
+func (ix *Index) HashedField() int {
+	for i := range ix.Fields {
+		if ix.Fields[i].Hashed {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkHashedIndex refuses the options a hashed index cannot have:
+// uniqueness (mongod's 16764: equal hashes do not mean equal values),
+// and, with 238, what Lode does not build for one: a collation (mongod
+// hashes the collation's sort key of a string, which Lode's collation
+// library does not reproduce byte for byte) and a TTL.
+func checkHashedIndex(ix *Index) error {
+	if ix.Unique || ix.PrepareUnique {
+		return errs.New(errs.Code(16764), "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.")
+	}
+	if ix.Collator != nil {
+		return errs.New(errs.NotImplemented, "a hashed index with a collation is not supported by Lode (index %s); create it with collation {locale: \"simple\"}", ix.Name)
+	}
+	if ix.TTL != nil {
+		return errs.New(errs.NotImplemented, "a TTL on a hashed index is not supported by Lode (index %s)", ix.Name)
+	}
+	return nil
 }
 
 // Spec returns the specification ix was created with (in stored form).

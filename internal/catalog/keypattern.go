@@ -24,6 +24,9 @@ type KeyField struct {
 	Text bool
 	// Geo is "2dsphere" or "2d" for a geo field, "" otherwise.
 	Geo string
+	// Hashed marks the hashed field of a hashed index: its keys hold
+	// the value's 64-bit hash (indexkey/hashed.go), not the value.
+	Hashed bool
 }
 
 // ParseKeyPattern validates a key pattern and splits its fields.
@@ -57,10 +60,9 @@ func ParseKeyPattern(key bsoncore.Document) ([]KeyField, error) {
 			case "2dsphere", "2d":
 				f.Geo = v.StringValue()
 			case "hashed":
-				// MongoDB's index type that Lode does not build.
-				return nil, errs.New(errs.NotImplemented, "Index type '%s' is not supported by Lode", v.StringValue())
+				f.Hashed = true
 			}
-			if !f.Text && f.Geo == "" {
+			if !f.Text && f.Geo == "" && !f.Hashed {
 				return nil, errs.New(errs.CannotCreateIndex, "Unknown index plugin '%s'", v.StringValue())
 			}
 		default:
@@ -81,7 +83,35 @@ func ParseKeyPattern(key bsoncore.Document) ([]KeyField, error) {
 	if err := checkGeoPattern(fields); err != nil {
 		return nil, err
 	}
+	if err := checkHashedPattern(key, fields); err != nil {
+		return nil, err
+	}
 	return fields, nil
+}
+
+// checkHashedPattern refuses what mongod refuses in a hashed key
+// pattern: a second hashed field (31303), or a hashed field beside a
+// text or geo one (one index plugin per index).
+func checkHashedPattern(key bsoncore.Document, fields []KeyField) error {
+	hashed, plugin := 0, false
+	for _, f := range fields {
+		if f.Hashed {
+			hashed++
+		}
+		if f.Text || f.Geo != "" {
+			plugin = true
+		}
+	}
+	if hashed == 0 {
+		return nil
+	}
+	if plugin {
+		return errs.New(errs.CannotCreateIndex, "Can't use more than one index plugin for a single index.")
+	}
+	if hashed > 1 {
+		return errs.New(errs.Code(31303), "A maximum of one index field is allowed to be hashed but found %d for 'key' %s", hashed, key.String())
+	}
+	return nil
 }
 
 // checkGeoPattern refuses key patterns mongod refuses or Lode does not

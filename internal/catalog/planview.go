@@ -63,7 +63,7 @@ func (ix *Index) planView(mismatch bool) *plan.Index {
 	}
 	pi.Fields = make([]plan.Field, 0, len(ix.Fields))
 	for _, f := range ix.Fields {
-		pi.Fields = append(pi.Fields, plan.Field{Path: f.Path, Desc: f.Desc, Geo: f.Geo})
+		pi.Fields = append(pi.Fields, plan.Field{Path: f.Path, Desc: f.Desc, Geo: f.Geo, Hashed: f.Hashed})
 	}
 	return pi
 }

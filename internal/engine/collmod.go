@@ -37,6 +37,9 @@ func (e *Engine) SetExpireAfterSeconds(db, coll, name string, key bsoncore.Docum
 	if secs < 0 {
 		return out, errs.New(errs.InvalidOptions, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
 	}
+	if old.HashedField() >= 0 {
+		return out, errs.New(errs.NotImplemented, "a TTL on a hashed index is not supported by Lode (index %s)", old.Name)
+	}
 	if old.TTL != nil {
 		v := *old.TTL
 		out.Old = &v

@@ -50,6 +50,9 @@ func (e *Engine) ModifyIndexFlags(db, coll, name string, key bsoncore.Document, 
 	if ch.Hidden != nil {
 		ix.Hidden = *ch.Hidden
 	}
+	if old.HashedField() >= 0 && (ch.Unique || ch.PrepareUnique != nil && *ch.PrepareUnique) {
+		return out, errs.New(errs.Code(16764), "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.")
+	}
 	if ch.PrepareUnique != nil {
 		if *ch.PrepareUnique && old.Unique {
 			return out, errs.New(errs.InvalidOptions, "Cannot set 'prepareUnique' on an index that is already unique: %s", old.Name)

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/query/plan"
 )
 
@@ -33,13 +34,16 @@ func returnKeyFields(sol *plan.Solution) ([]plan.Field, error) {
 }
 
 // indexKeyDoc builds doc's key for an index on fields; a missing field
-// is null, as in the index.
+// is null, as in the index, and a hashed field's value is its hash.
 func indexKeyDoc(doc bsoncore.Document, fields []plan.Field) bsoncore.Document {
 	b := bsoncore.NewDocumentBuilder()
 	for _, f := range fields {
 		v, err := doc.LookupErr(strings.Split(f.Path, ".")...)
 		if err != nil {
-			b.AppendNull(f.Path)
+			v = bsoncore.Value{Type: bsoncore.TypeNull}
+		}
+		if f.Hashed {
+			b.AppendInt64(f.Path, expr.HashedIndexKey(v))
 			continue
 		}
 		b.AppendValue(f.Path, v)

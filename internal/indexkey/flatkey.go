@@ -14,7 +14,7 @@ const maxFlatFields = 8
 
 // FlatKey returns the single key of doc in ix and its type bits, and the
 // length of the key's first field (HeadLen's), when ix is a plain index
-// of top-level fields (no dotted path, geo or text field, collation,
+// of top-level fields (no dotted path, geo, text or hashed field, collation,
 // sparseness or partial filter) and none of its fields is an array in
 // doc: the key Keys would return, without Keys' result slices, sorting
 // and bookkeeping for several keys, which were half the cost of one key
@@ -36,7 +36,7 @@ func (g *Generator) FlatKey(ix *catalog.Index, doc bsoncore.Document) (key, type
 	}
 	for i := range fields {
 		f := &fields[i]
-		if len(f.Parts) != 1 || f.Geo != "" || f.Text {
+		if len(f.Parts) != 1 || f.Geo != "" || f.Text || f.Hashed {
 			return nil, nil, 0, false
 		}
 		names[i] = f.Parts[0]

@@ -81,6 +81,10 @@ func (g *Generator) Keys(ix *catalog.Index, doc bsoncore.Document) (keys [][]byt
 		if err := g.generateGeo(ix, doc); err != nil {
 			return nil, nil, false, err
 		}
+	} else if ix.HashedField() >= 0 {
+		if err := g.generateHashed(ix, doc); err != nil {
+			return nil, nil, false, err
+		}
 	} else if !g.flat(ix, doc) {
 		if err := g.generate(ix, doc); err != nil {
 			return nil, nil, false, err
@@ -128,7 +132,7 @@ func (g *Generator) flat(ix *catalog.Index, doc bsoncore.Document) bool {
 		return false
 	}
 	for i := range fields {
-		if f := &fields[i]; len(f.Parts) != 1 || f.Geo != "" {
+		if f := &fields[i]; len(f.Parts) != 1 || f.Geo != "" || f.Hashed {
 			return false
 		}
 	}

@@ -69,7 +69,7 @@ func mixedValue(i int) any {
 }
 
 // seedToolsDB fills db with the mixed collection (toolsDocs documents of
-// every type, six indexes of five kinds), a capped collection and one
+// every type, seven indexes of six kinds), a capped collection and one
 // with changeStreamPreAndPostImages.
 func seedToolsDB(t *testing.T, db *mongo.Database) {
 	t.Helper()
@@ -120,6 +120,7 @@ func seedToolsDB(t *testing.T, db *mongo.Database) {
 		{Keys: bson.D{{Key: "sp", Value: -1}}, Options: options.Index().SetSparse(true)},
 		{Keys: bson.D{{Key: "p", Value: 1}}, Options: options.Index().SetPartialFilterExpression(bson.D{{Key: "p", Value: bson.D{{Key: "$gt", Value: 100}}}})},
 		{Keys: bson.D{{Key: "dt", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(10 * 365 * 86400)},
+		{Keys: bson.D{{Key: "b", Value: "hashed"}}},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +269,8 @@ func TestToolsDumpRestore(t *testing.T) {
 	if n := len(want["capped"].docs); n != 300 {
 		t.Fatalf("capped holds %d documents, want 300 (max)", n)
 	}
-	if n := len(want["mixed"].indexes); n != 7 {
-		t.Fatalf("mixed has %d indexes, want 7", n)
+	if n := len(want["mixed"].indexes); n != 8 {
+		t.Fatalf("mixed has %d indexes, want 8", n)
 	}
 	run := func(t *testing.T, tool string, args ...string) {
 		t.Helper()

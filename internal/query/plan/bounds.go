@@ -41,6 +41,7 @@ func indexBounds(ix *Index, preds []pred, conjuncts int, fullyPredicated bool) b
 		preds = stringFree(preds)
 	}
 	preds = regrid2D(ix, preds)
+	preds = rehash(ix, preds) // hashed.go
 	res := boundsResult{fields: make([]FieldBounds, len(ix.Fields))}
 	ctxOf := make([]query.Node, len(ix.Fields)) // the $elemMatch each field's bounds came from
 	bound := make([]bool, len(ix.Fields))

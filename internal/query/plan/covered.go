@@ -59,7 +59,7 @@ func CoverableProjection(spec bsoncore.Document) ([]string, bool) {
 func coversFields(ix *Index, bounds []FieldBounds, fields []string) bool {
 	for _, f := range fields {
 		i := ix.FieldIndex(f)
-		if i < 0 || bounds[i].OIL.IsFull() || !excludesNull(bounds[i].OIL) {
+		if i < 0 || ix.Fields[i].Hashed || bounds[i].OIL.IsFull() || !excludesNull(bounds[i].OIL) {
 			return false
 		}
 	}

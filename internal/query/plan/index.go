@@ -15,6 +15,10 @@ type Field struct {
 	Desc bool
 	// Geo is the index type of a geo field ("2dsphere"), empty otherwise.
 	Geo string
+	// Hashed marks a hashed field: its keys are the values' hashes, so
+	// it takes bounds from equalities only (hashed.go), and supplies no
+	// sort order and no value.
+	Hashed bool
 }
 
 // Index describes an index to the planner. The engine fills it from its

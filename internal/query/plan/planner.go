@@ -246,7 +246,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	}
 	sa := analyzeSort(ix, b.fields, sortBy)
 	leading := !b.fields[0].OIL.IsFull() || geoLeads(ix, b) // geo.go
-	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && !ix.Multikey && !ix.CollationMismatch
+	distinct := p.DistinctKey != "" && ix.FieldIndex(p.DistinctKey) == 0 && ix.suppliesValue(p.DistinctKey) && !ix.Multikey && !ix.CollationMismatch
 	if !hinted && !leading && !sa.provides && !distinct {
 		return nil
 	}
@@ -276,7 +276,7 @@ func indexSolution(p Params, ix *Index, preds []pred, conjuncts int, leafOnly, h
 	// hold the distinct field.
 	// An index with a collation holds sort keys, not strings: it cannot
 	// supply field values (mongod fetches too).
-	s.Covered = p.Covered && b.exact && core == scan && (p.DistinctKey == "" || (ix.FieldIndex(p.DistinctKey) >= 0 && ix.Collation == nil))
+	s.Covered = p.Covered && b.exact && core == scan && (p.DistinctKey == "" || (ix.suppliesValue(p.DistinctKey) && ix.Collation == nil))
 	s.CoveredProjection = len(p.ProjFields) > 0 && b.exact && core == scan && !s.BlockingSort && ix.Collation == nil &&
 		coversFields(ix, b.fields, p.ProjFields)
 	if s.Covered && p.DistinctKey != "" && !sa.provides {
@@ -359,7 +359,7 @@ func analyzeSort(ix *Index, fields []FieldBounds, s *query.Sort) sortAnalysis {
 		}
 		sf := s.Fields[k]
 		if f.Path == sf.Path {
-			if ix.IsMultikeyField(f.Path) {
+			if ix.IsMultikeyField(f.Path) || ix.Fields[i].Hashed {
 				return sa
 			}
 			rev := f.Desc != sf.Desc

@@ -22,7 +22,7 @@ func guaranteed(ix *Index, preds []pred) []query.Node {
 	}
 	var out []query.Node
 	for _, p := range preds {
-		if !p.top || !p.exact || p.node == nil || ix.FieldIndex(p.path) < 0 || hasNumericPart(p.path) {
+		if !p.top || !p.exact || p.node == nil || !ix.suppliesValue(p.path) || hasNumericPart(p.path) {
 			continue
 		}
 		if exactOperand(p.node) {
