@@ -1,8 +1,8 @@
 // Package indexkey generates the keys of an index (internal/catalog's
 // Index descriptor) for a document: btree keys with multikey expansion,
-// 2dsphere and 2d keys, and text index entries, as keystrings with their
-// type bits; and rebuilds the field values behind a key for duplicate key
-// errors. It does not read or write storage.
+// 2dsphere and 2d keys, hashed keys and text index entries, as
+// keystrings with their type bits; and rebuilds the field values behind
+// a key for duplicate key errors. It does not read or write storage.
 package indexkey
 
 import (
