@@ -184,6 +184,7 @@ func TestPythonScripts(t *testing.T) {
 //	stages19_mongosh.js    $graphLookup and $densify
 //	text_mongosh.js        text search
 //	views_mongosh.js       views through mongosh's helpers
+//	hashed_mongosh.js      hashed indexes through mongosh's helpers
 //	clustered_mongosh.js   clustered collections through mongosh's helpers
 //	timeseries_mongosh.js  time series collections through mongosh's helpers, expiry included
 //	writes_mongosh.js      pipeline-style updates, write hints, $-prefixed upsert fields
@@ -211,6 +212,7 @@ func TestMongoshScripts(t *testing.T) {
 		{script: "stages19_mongosh.js", ok: "stages19 mongosh OK"},
 		{script: "text_mongosh.js", ok: "text OK"},
 		{script: "views_mongosh.js", ok: "views OK"},
+		{script: "hashed_mongosh.js", ok: "hashed mongosh OK"},
 		{script: "clustered_mongosh.js", ok: "clustered mongosh OK"},
 		{script: "timeseries_mongosh.js", ok: "timeseries mongosh OK"},
 		{script: "writes_mongosh.js", ok: "writes OK"},
