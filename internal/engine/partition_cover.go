@@ -14,8 +14,8 @@ import (
 // known from an index without reading the documents, so that a
 // partitioned scan need not test each one: filter is a date range on one
 // top-level field, {f: {$gte or $gt: date, $lt or $lte: date}}, and an
-// index led by f ascending (neither sparse nor partial, not text or geo)
-// has its smallest and largest keys inside the range. Such an index has
+// index led by f ascending (neither sparse nor partial, not text, geo or
+// hashed) has its smallest and largest keys inside the range. Such an index has
 // at least one key for every document (a missing field is indexed as
 // null), its keys follow MongoDB's value order, and dates fill one
 // stretch of that order; so when the two extreme keys are dates in the
@@ -32,7 +32,7 @@ func rangeCovers(r storage.Reader, c *collection, filter bsoncore.Document) bool
 			continue
 		}
 		f0 := ix.Fields[0]
-		if f0.Path != path || f0.Desc || f0.Text || f0.Geo != "" {
+		if f0.Path != path || f0.Desc || f0.Text || f0.Geo != "" || f0.Hashed {
 			continue
 		}
 		first, ok := extremeKey(r, ix.ID, false)

@@ -64,6 +64,7 @@ func TestRangeCovers(t *testing.T) {
 		{"no index", nil, false, nil, rng("$gte", 0, "$lt", day), false},
 		{"sparse index", tIdx, true, nil, rng("$gte", 0, "$lt", day), false},
 		{"descending index", bson.D{{Key: "t", Value: -1}}, false, nil, rng("$gte", 0, "$lt", day), false},
+		{"hashed index", bson.D{{Key: "t", Value: "hashed"}}, false, nil, rng("$gte", 0, "$lt", day), false},
 		{"compound led by t", bson.D{{Key: "t", Value: 1}, {Key: "h", Value: 1}}, false, nil, rng("$gte", 0, "$lt", day), true},
 		{"compound led by h", bson.D{{Key: "h", Value: 1}, {Key: "t", Value: 1}}, false, nil, rng("$gte", 0, "$lt", day), false},
 		{"another field too", tIdx, false, nil, append(rng("$gte", 0, "$lt", day), bson.E{Key: "h", Value: 1}), false},
