@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,150 +14,206 @@ func init() {
 	register(map[string]opParser{"$dateFromString": parseDateFromString})
 }
 
-var isoDateRe = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z][A-Za-z_/+-]*)?$`)
-
 func dateParseErr(s, why string) error {
 	return errs.New(errs.ConversionFailure, "Error parsing date string '%s'; %s", s, why)
 }
 
-// parseDateString parses s with a $dateFromString format ("" for the
-// default ISO-8601-like formats) in loc (nil: UTC unless s names a zone).
+func dateConversionErr(format string, args ...any) error {
+	return errs.New(errs.ConversionFailure, format, args...)
+}
+
+// isUTCLocation reports whether a timezone argument is UTC itself ("UTC"
+// or a zero offset): mongod then lets a zone written in the string stand,
+// where any other timezone argument beside one is an error.
+func isUTCLocation(loc *time.Location) bool {
+	if loc == time.UTC {
+		return true
+	}
+	name, off := time.Unix(0, 0).In(loc).Zone()
+	return off == 0 && name != "" && (name[0] == '+' || name[0] == '-')
+}
+
+// parseDateString parses s with a $dateFromString format ("" for none:
+// parseFree's forms) in loc, the timezone argument (nil when there is
+// none: UTC unless s names a zone). It returns milliseconds since the
+// epoch. mongod's parser stops at a NUL in the string or the format.
 func parseDateString(s, format string, loc *time.Location) (int64, error) {
-	var y, mo, d, h, mi, sec, ms int
-	var zone *time.Location
-	isoY, isoW, isoD := -1, -1, -1
-	mo, d = 1, 1
+	var p parsedDate
+	var err error
 	if format == "" {
-		m := isoDateRe.FindStringSubmatch(strings.TrimSpace(s))
-		if m == nil {
-			return 0, dateParseErr(s, "0: Unexpected character")
-		}
-		y, _ = strconv.Atoi(m[1])
-		mo, _ = strconv.Atoi(m[2])
-		d, _ = strconv.Atoi(m[3])
-		h, _ = strconv.Atoi(m[4])
-		mi, _ = strconv.Atoi(m[5])
-		sec, _ = strconv.Atoi(m[6])
-		if m[7] != "" {
-			frac := (m[7] + "00")[:3]
-			ms, _ = strconv.Atoi(frac)
-		}
-		if m[8] != "" {
-			z, err := ParseTimezone(m[8])
-			if err != nil {
-				return 0, dateParseErr(s, "unknown time zone")
-			}
-			zone = z
-		}
+		p, err = parseFree(s)
 	} else {
-		i := 0
-		num := func(maxDigits int) (int, bool) {
-			j := i
-			for j < len(s) && j-i < maxDigits && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			if j == i {
-				return 0, false
-			}
-			n, _ := strconv.Atoi(s[i:j])
-			i = j
-			return n, true
-		}
-		for k := 0; k < len(format); k++ {
-			c := format[k]
-			if c != '%' {
-				if i >= len(s) || s[i] != c {
-					return 0, dateParseErr(s, "Format literal not found")
-				}
-				i++
-				continue
-			}
-			k++
-			if k >= len(format) {
-				return 0, errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
-			}
-			var ok bool
-			switch format[k] {
-			case 'Y':
-				y, ok = num(4)
-			case 'm':
-				mo, ok = num(2)
-			case 'd':
-				d, ok = num(2)
-			case 'H':
-				h, ok = num(2)
-			case 'M':
-				mi, ok = num(2)
-			case 'S':
-				sec, ok = num(2)
-			case 'L':
-				start := i
-				ms, ok = num(3)
-				for n := i - start; n < 3; n++ {
-					ms *= 10
-				}
-			case 'j':
-				var yd int
-				yd, ok = num(3)
-				mo, d = 1, yd
-			case 'G':
-				isoY, ok = num(4)
-			case 'V':
-				isoW, ok = num(2)
-			case 'u':
-				isoD, ok = num(1)
-			case 'z', 'Z':
-				j := i
-				for j < len(s) && strings.IndexByte("+-:0123456789", s[j]) >= 0 {
-					j++
-				}
-				if format[k] == 'Z' {
-					mins, err := strconv.Atoi(s[i:j])
-					if err == nil {
-						zone, ok = time.FixedZone(s[i:j], mins*60), true
-					}
-				} else if z, err := ParseTimezone(s[i:j]); err == nil {
-					zone, ok = z, true
-				}
-				i = j
-			case '%':
-				ok = i < len(s) && s[i] == '%'
-				i++
-			default:
-				return 0, errs.New(errs.Location18536, "Invalid format character '%%%c' in format string", format[k])
-			}
-			if !ok {
-				return 0, dateParseErr(s, "Unexpected data found")
-			}
-		}
-		if i != len(s) {
-			return 0, dateParseErr(s, "Trailing data")
-		}
+		p, err = parseFormatted(s, format)
 	}
-	if zone != nil && loc != nil {
-		return 0, errs.New(errs.ConversionFailure, "you cannot pass in a date/time string with time zone information ('%s') together with a second timezone argument", s)
+	if err != nil {
+		return 0, err
 	}
-	if zone == nil {
-		zone = loc
-	}
-	if zone == nil {
-		zone = time.UTC
-	}
-	if isoY >= 0 {
-		if isoW < 0 {
-			isoW = 1
+	if p.iso {
+		if p.natural {
+			return 0, dateParseErr(s, "Mixing of ISO dates with natural dates is not allowed")
 		}
-		if isoD < 0 {
-			isoD = 1
+		if p.isoY < 0 {
+			return 0, dateParseErr(s, "The parsed date was invalid")
 		}
-		jan4 := time.Date(isoY, 1, 4, 0, 0, 0, 0, time.UTC)
-		t := jan4.AddDate(0, 0, 1-isoDOW(jan4)+(isoW-1)*7+isoD-1)
-		y, mo, d = t.Year(), int(t.Month()), t.Day()
+		if p.isoW < 0 {
+			p.isoW = 1
+		}
+		if p.isoD < 0 {
+			p.isoD = 1
+		}
+		jan4 := time.Date(p.isoY, 1, 4, 0, 0, 0, 0, time.UTC)
+		t := jan4.AddDate(0, 0, 1-isoDOW(jan4)+(p.isoW-1)*7+p.isoD-1)
+		p.y, p.m, p.d, p.hasDate, p.hasYear = t.Year(), int(t.Month()), t.Day(), true, true
 	}
-	if mo < 1 || mo > 12 || d < 1 || (d > daysIn(y, time.Month(mo)) && format != "" && !strings.Contains(format, "%j")) || h > 23 || mi > 59 || sec > 59 {
+	if !p.hasDate || !p.hasYear {
+		return 0, dateIncomplete(s)
+	}
+	if p.m < 1 || p.m > 12 || p.d < 1 || (!p.dayOfYear && p.d > daysIn(p.y, time.Month(p.m))) {
 		return 0, dateParseErr(s, "The parsed date was invalid")
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, zone).UnixMilli(), nil
+	if p.h > 23 || p.mi > 59 || p.sec > 59 {
+		return 0, dateParseErr(s, "The parsed time was invalid")
+	}
+	if p.zone.kind != zoneNone && loc != nil && !isUTCLocation(loc) {
+		if p.zone.kind == zoneOffset {
+			return 0, dateConversionErr("you cannot pass in a date/time string with GMT offset together with a timezone argument")
+		}
+		return 0, dateConversionErr("you cannot pass in a date/time string with time zone information ('%s') together with a timezone argument", p.zone.abbr)
+	}
+	zone := loc
+	if p.zone.kind != zoneNone {
+		zone = time.FixedZone("", p.zone.offset)
+	} else if zone == nil {
+		zone = time.UTC
+	}
+	return time.Date(p.y, time.Month(p.m), p.d, p.h, p.mi, p.sec, p.ms*1e6, zone).UnixMilli(), nil
+}
+
+// parseFormatted reads s with a $dateFromString format, as mongod's
+// parser does: a literal of the format must be in s ("Format literal not
+// found"), each specifier reads its number (or month name, or zone), the
+// string ending first is "Data missing" and the format ending first
+// "Trailing data". The date's parts must all be there (the time's
+// default to zero) or come from the ISO week date (%G, %V, %u), never
+// mixed with %Y, %m, %d, %j, %b or %B.
+func parseFormatted(s, format string) (parsedDate, error) {
+	if n := strings.IndexByte(s, 0); n >= 0 {
+		s = s[:n]
+	}
+	if n := strings.IndexByte(format, 0); n >= 0 {
+		format = format[:n]
+	}
+	// The format is checked whole first, as mongod does.
+	for k := 0; k < len(format); k++ {
+		if format[k] != '%' {
+			continue
+		}
+		k++
+		if k >= len(format) {
+			return parsedDate{}, errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
+		}
+		if !strings.ContainsRune("YmdbBjHMSLGVuzZ%", rune(format[k])) {
+			return parsedDate{}, errs.New(errs.Location18536, "Invalid format character '%%%c' in format string", format[k])
+		}
+	}
+	p := parsedDate{isoY: -1, isoW: -1, isoD: -1}
+	var hasM, hasD bool
+	i, k := 0, 0
+	num := func(maxDigits int) (int, bool) {
+		v, n := digitsAt(s, i, maxDigits)
+		i += n
+		return v, n > 0
+	}
+	for ; k < len(format) && i < len(s); k++ {
+		c := format[k]
+		if c != '%' {
+			if s[i] != c {
+				return p, freeErr(s, i, "Format literal not found")
+			}
+			i++
+			continue
+		}
+		k++
+		at := i
+		ok := true
+		switch format[k] {
+		case 'Y':
+			p.y, ok = num(4)
+			p.hasYear, p.natural = true, true
+		case 'm':
+			p.m, ok = num(2)
+			hasM, p.natural = true, true
+		case 'd':
+			p.d, ok = num(2)
+			hasD, p.natural = true, true
+		case 'b', 'B':
+			var n int
+			p.m, n = readMonthName(s, i)
+			if p.m == 0 {
+				return p, freeErr(s, at, "A textual month could not be found")
+			}
+			i, hasM, p.natural = n, true, true
+		case 'j':
+			p.d, ok = num(3)
+			p.m, hasM, hasD, p.dayOfYear, p.natural = 1, true, true, true, true
+		case 'H':
+			p.h, ok = num(2)
+			p.hasTime = true
+		case 'M':
+			p.mi, ok = num(2)
+			p.hasTime = true
+		case 'S':
+			p.sec, ok = num(2)
+			p.hasTime = true
+		case 'L':
+			start := i
+			p.ms, ok = num(3)
+			for n := i - start; n < 3; n++ {
+				p.ms *= 10
+			}
+			p.hasTime = true
+		case 'G':
+			p.isoY, ok = num(4)
+			p.iso = true
+		case 'V':
+			p.isoW, ok = num(2)
+			p.iso = true
+		case 'u':
+			p.isoD, ok = num(1)
+			p.iso = true
+		case 'z':
+			z, n, msg := readZone(s, i)
+			if msg != "" {
+				return p, freeErr(s, n, msg)
+			}
+			p.zone, i = z, n
+		case 'Z':
+			j := i
+			if j < len(s) && (s[j] == '+' || s[j] == '-') {
+				j++
+			}
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+			mins, err := strconv.Atoi(s[i:j])
+			ok = err == nil
+			p.zone, i = strZone{kind: zoneOffset, offset: mins * 60}, j
+		case '%':
+			ok = s[i] == '%'
+			i++
+		}
+		if !ok {
+			return p, freeErr(s, at, "Unexpected data found.")
+		}
+	}
+	if i < len(s) {
+		return p, freeErr(s, i, "Trailing data")
+	}
+	if k < len(format) {
+		return p, freeErr(s, i, "Data missing")
+	}
+	p.hasDate = p.hasYear && hasM && hasD
+	return p, nil
 }
 
 func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
