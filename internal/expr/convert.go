@@ -22,7 +22,10 @@ func init() {
 	})
 }
 
-// numToString formats a number as $toString does.
+// numToString formats a number as $toString does. mongod writes a double
+// with C's "%g" (its StringBuilder's, six significant digits: 1/3 is
+// "0.333333", 1234567.0 "1.23457e+06"), not the shortest form that reads
+// back as the same double.
 func numToString(v bsoncore.Value) string {
 	switch v.Type {
 	case bsoncore.TypeInt32, bsoncore.TypeInt64:
@@ -37,7 +40,7 @@ func numToString(v bsoncore.Value) string {
 		case math.IsInf(f, -1):
 			return "-Infinity"
 		}
-		return strconv.FormatFloat(f, 'g', -1, 64)
+		return strconv.FormatFloat(f, 'g', 6, 64)
 	case bsoncore.TypeDecimal128:
 		return bsonutil.Decimal(v).String()
 	}

@@ -124,6 +124,12 @@ func TestSetsObjectsTypes(t *testing.T) {
 		{expr: `{"$toDecimal": 2.5}`, want: `{"$numberDecimal": "2.50000000000000"}`},
 		{expr: `{"$toDecimal": true}`, want: `{"$numberDecimal": "1"}`},
 		{expr: `{"$toString": 2.5}`, want: `"2.5"`},
+		// Doubles as C's "%g" writes them (mongod's StringBuilder).
+		{expr: `{"$toString": {"$divide": [1, 3]}}`, want: `"0.333333"`},
+		{expr: `{"$toString": 1234567.0}`, want: `"1.23457e+06"`},
+		{expr: `{"$toString": 100000.0}`, want: `"100000"`},
+		{expr: `{"$toString": 0.00001}`, want: `"1e-05"`},
+		{expr: `{"$concat": ["x", {"$toString": 19.99}]}`, want: `"x19.99"`},
 		{expr: `{"$toString": {"$date": "2018-03-27T16:58:51.538Z"}}`, want: `"2018-03-27T16:58:51.538Z"`},
 		{expr: `{"$toString": {"$oid": "5ab9cbfa31c2ab715d42129e"}}`, want: `"5ab9cbfa31c2ab715d42129e"`},
 		{expr: `{"$toObjectId": "5ab9cbfa31c2ab715d42129e"}`, want: `{"$oid": "5ab9cbfa31c2ab715d42129e"}`},
