@@ -23,6 +23,7 @@ type bucketAutoStage struct {
 	raw     bsoncore.Value
 	groupBy expr.Expr
 	buckets int
+	gran    *granularity // nil without one
 	out     *groupStage
 }
 
@@ -52,7 +53,11 @@ func parseBucketAuto(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		case "output":
 			output = ev
 		case "granularity":
-			return nil, errs.New(errs.NotImplemented, "$bucketAuto 'granularity' is not supported yet")
+			g, err := parseGranularity(ev)
+			if err != nil {
+				return nil, err
+			}
+			ba.gran = g
 		default:
 			return nil, errs.New(errs.Location40245, "Unrecognized option to $bucketAuto: %s.", el.Key())
 		}
@@ -84,7 +89,11 @@ func (b *bucketAutoStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 				if err != nil {
 					return nil, err
 				}
-				cut = &autoCutter{b: b, rc: rc, m: m, n: n, approx: float64(n) / float64(b.buckets)}
+				// Each bucket takes about n/buckets documents, rounded
+				// half away from zero, the last one all that remain
+				// (mongod's std::round).
+				approx := int64(math.Round(float64(n) / float64(b.buckets)))
+				cut = &autoCutter{b: b, rc: rc, m: m, approx: max(approx, 1)}
 			}
 			return cut.next()
 		},
@@ -113,6 +122,11 @@ func (b *bucketAutoStage) sortInput(rc *runCtx, in Iterator, sp *spiller) (*merg
 		k, err := b.groupBy.Eval(d, rc.vars)
 		if err != nil {
 			return nil, 0, err
+		}
+		if b.gran != nil {
+			if err := b.gran.checkKey(k); err != nil {
+				return nil, 0, err
+			}
 		}
 		if expr.IsMissing(k) {
 			k = expr.Null
@@ -145,16 +159,20 @@ func (b *bucketAutoStage) sortInput(rc *runCtx, in Iterator, sp *spiller) (*merg
 	return m, n, nil
 }
 
-// autoCutter cuts the sorted stream into buckets of about n/buckets
-// documents, never splitting equal values across buckets; each bucket's
-// max is the next bucket's min (the last one's is its largest value).
+// autoCutter cuts the sorted stream into buckets as mongod does: each
+// takes approx documents (the last one every remaining document), then
+// every following document of the same value. Without a granularity a
+// bucket's max is the next bucket's first value (the last one's is its
+// largest value); with one, the max is the largest value rounded up,
+// which takes in the values below it too, and the next bucket's min is
+// that max (the first bucket's min is its first value rounded down).
 type autoCutter struct {
-	b      *bucketAutoStage
-	rc     *runCtx
-	m      *merger
-	n, pos int64
-	i      int
-	approx float64
+	b       *bucketAutoStage
+	rc      *runCtx
+	m       *merger
+	approx  int64
+	num     int             // buckets begun
+	prevMax *bsoncore.Value // with a granularity: the last bucket's max
 }
 
 // next folds the next bucket, or returns nil at the end.
@@ -163,49 +181,99 @@ func (c *autoCutter) next() (bsoncore.Document, error) {
 	if err != nil || r == nil {
 		return nil, err
 	}
-	end := int64(math.Round(c.approx * float64(c.i+1)))
-	if end <= c.pos {
-		end = c.pos + 1
-	}
-	if end > c.n || c.i == c.b.buckets-1 {
-		end = c.n
-	}
-	c.i++
+	c.num++
+	last := c.num == c.b.buckets
 	// The accumulators see {_id: {min}} until the bucket's max is known.
 	var gr *group
-	var minV, lastV bsoncore.Value
-	var lastKS []byte
-	for {
+	var firstV, maxV bsoncore.Value
+	var maxKS []byte
+	take := func(ks []byte, body bsoncore.Document) error {
+		if err := c.m.pop(); err != nil {
+			return fmt.Errorf("$bucketAuto merge: %w", err)
+		}
+		maxKS = append(maxKS[:0], ks...)
+		maxV = copyValue(body.Lookup("k"))
+		if gr == nil {
+			firstV = maxV
+			id := bsoncore.NewDocumentBuilder().AppendValue("min", firstV).Build()
+			var err error
+			if gr, _, err = c.b.out.newGroup(docValue(id), c.rc.vars); err != nil {
+				return err
+			}
+		}
+		_, err := c.b.out.add(gr, body.Lookup("d").Document(), c.rc.vars)
+		return err
+	}
+	// peekNext is the next record's keystring and body, or nil.
+	peekNext := func() ([]byte, bsoncore.Document, error) {
 		r, err := c.m.peek()
+		if err != nil || r == nil {
+			return nil, nil, err
+		}
+		ks, body := splitSpillRecord(r)
+		return ks, body, nil
+	}
+	for i := int64(0); i < c.approx || last; i++ {
+		ks, body, err := peekNext()
 		if err != nil {
 			return nil, err
 		}
-		if r == nil {
+		if body == nil {
 			break
 		}
-		ks, body := splitSpillRecord(r)
-		if c.pos >= end && compareBytes(ks, lastKS) != 0 {
-			// The next bucket starts here; its min is this bucket's max.
-			lastV = copyValue(body.Lookup("k"))
-			break
-		}
-		if err := c.m.pop(); err != nil {
-			return nil, fmt.Errorf("$bucketAuto merge: %w", err)
-		}
-		c.pos++
-		lastKS = ks
-		lastV = copyValue(body.Lookup("k"))
-		if gr == nil {
-			minV = lastV
-			id := bsoncore.NewDocumentBuilder().AppendValue("min", minV).Build()
-			if gr, _, err = c.b.out.newGroup(docValue(id), c.rc.vars); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := c.b.out.add(gr, body.Lookup("d").Document(), c.rc.vars); err != nil {
+		if err := take(ks, body); err != nil {
 			return nil, err
 		}
 	}
-	gr.key = docValue(bsoncore.NewDocumentBuilder().AppendValue("min", minV).AppendValue("max", lastV).Build())
+	minV := firstV
+	if g := c.b.gran; g != nil {
+		bound := g.roundUp(maxV)
+		boundKS := keystring.AppendValue(nil, bound, false)
+		var nextBody bsoncore.Document
+		for {
+			ks, body, err := peekNext()
+			if err != nil {
+				return nil, err
+			}
+			if nextBody = body; body == nil || (compareBytes(boundKS, ks) <= 0 && compareBytes(maxKS, ks) != 0) {
+				break
+			}
+			if err := take(ks, body); err != nil {
+				return nil, err
+			}
+		}
+		if bsonutil.AsFloat64(bound) == 0 && nextBody != nil {
+			// A first bucket of zeros: its max is the next value rounded
+			// down, so that it stays exclusive.
+			maxV = g.roundDown(copyValue(nextBody.Lookup("k")))
+		} else {
+			maxV = bound
+		}
+		if c.prevMax != nil {
+			minV = *c.prevMax
+		} else {
+			minV = g.roundDown(firstV)
+		}
+		c.prevMax = &maxV
+	} else {
+		for {
+			ks, body, err := peekNext()
+			if err != nil {
+				return nil, err
+			}
+			if body == nil {
+				break
+			}
+			if compareBytes(maxKS, ks) != 0 {
+				// The next bucket starts here; its min is this bucket's max.
+				maxV = copyValue(body.Lookup("k"))
+				break
+			}
+			if err := take(ks, body); err != nil {
+				return nil, err
+			}
+		}
+	}
+	gr.key = docValue(bsoncore.NewDocumentBuilder().AppendValue("min", minV).AppendValue("max", maxV).Build())
 	return c.b.out.result(gr)
 }

@@ -216,6 +216,11 @@ const (
 	Location40243   Code = 40243
 	Location40245   Code = 40245
 	Location40246   Code = 40246
+	Location40257   Code = 40257
+	Location40258   Code = 40258
+	Location40259   Code = 40259
+	Location40260   Code = 40260
+	Location40261   Code = 40261
 	Location40272   Code = 40272
 	Location40323   Code = 40323
 	Location40386   Code = 40386
