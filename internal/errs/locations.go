@@ -7,6 +7,7 @@ package errs
 const (
 	Location10065   Code = 10065
 	Location16493   Code = 16493
+	Location16746   Code = 16746
 	Location40573   Code = 40573
 	Location6047401 Code = 6047401
 	Location40674   Code = 40674

@@ -215,12 +215,15 @@ func (g *Generator) expand(obj bsoncore.Document, active []int, notFound int) er
 	arrField, arrPart := -1, 0
 	for _, i := range active {
 		f := &g.ix.Fields[i]
-		v, p, ok := g.walk(i, obj, g.pos[i])
+		v, p, ok, whole, err := g.walk(i, obj, g.pos[i])
 		switch {
+		case err != nil:
+			g.stack = g.stack[:base]
+			return err
 		case !ok:
 			g.fixed[i] = nullValue
 			notFound++
-		case v.Type != bsoncore.TypeArray:
+		case v.Type != bsoncore.TypeArray || whole:
 			g.fixed[i] = v
 		case arrField < 0:
 			arr, arrField, arrPart = v, i, p
@@ -286,39 +289,67 @@ func (g *Generator) element(e bsoncore.Value, base, top, notFound int) error {
 // walk follows field i's path from part p inside obj through embedded
 // documents. It stops at the end of the path or at an array met before it
 // (returning the array and the part after it); ok is false when the path
-// is missing. A numeric part after an array selects that element
-// (positional paths such as "a.0.b") instead of expanding the array.
-func (g *Generator) walk(i int, obj bsoncore.Document, p int) (bsoncore.Value, int, bool) {
+// is missing. A numeric part after an array that has an element at that
+// position selects the element (positional paths such as "a.0.b")
+// instead of expanding the array, as mongod's key generator does: an
+// element of that array that is a document with a field of the same name
+// makes the path ambiguous (16746), and a selected element that is itself
+// an array and ends the path is the key whole (whole), not expanded. An
+// array without that position is expanded like any other, each element
+// looked up for a field of that name.
+func (g *Generator) walk(i int, obj bsoncore.Document, p int) (v bsoncore.Value, next int, ok, whole bool, err error) {
 	parts := g.ix.Fields[i].Parts
 	// LookupField reads the elements in place, faster than bsoncore's
 	// lookup, which measures each element it passes through its type.
 	v, found := bsonutil.LookupField(obj, parts[p])
 	if !found {
-		return bsoncore.Value{}, 0, false
+		return bsoncore.Value{}, 0, false, false, nil
 	}
 	p++
 	for p < len(parts) {
 		switch v.Type {
 		case bsoncore.TypeEmbeddedDocument:
 			if v, found = bsonutil.LookupField(v.Data, parts[p]); !found {
-				return bsoncore.Value{}, 0, false
+				return bsoncore.Value{}, 0, false, false, nil
 			}
 		case bsoncore.TypeArray:
 			n, isIndex := arrayIndexPart(parts[p])
 			if !isIndex {
-				return v, p, true
+				return v, p, true, false, nil
+			}
+			elem, ierr := v.Array().IndexErr(uint(n))
+			if ierr != nil {
+				return v, p, true, false, nil // no such position: the array expands
+			}
+			if err := checkPositional(v, parts[p]); err != nil {
+				return bsoncore.Value{}, 0, false, false, err
 			}
 			g.addPath(i, p)
-			var err error
-			if v, err = v.Array().IndexErr(uint(n)); err != nil {
-				return bsoncore.Value{}, 0, false
+			v = elem
+			if v.Type == bsoncore.TypeArray && p+1 == len(parts) {
+				return v, p + 1, true, true, nil
 			}
 		default:
-			return bsoncore.Value{}, 0, false
+			return bsoncore.Value{}, 0, false, false, nil
 		}
 		p++
 	}
-	return v, p, true
+	return v, p, true, false, nil
+}
+
+// checkPositional refuses a positional part that an element of the array
+// also names as a field: mongod cannot tell which one the path means.
+func checkPositional(arr bsoncore.Value, part string) error {
+	els, _ := bsoncore.Document(arr.Data).Elements()
+	for _, el := range els {
+		if d, ok := el.Value().DocumentOK(); ok {
+			if _, found := bsonutil.LookupField(d, part); found {
+				return errs.New(errs.Location16746, "Ambiguous field name found in array (do not use numeric field names in embedded elements in an array), field: '%s' for array: %s",
+					part, bsonutil.FormatDoc(bsoncore.Document(arr.Data), bsonutil.Style{GoNonFinite: true, JSONCode: true}))
+			}
+		}
+	}
+	return nil
 }
 
 // arrayIndexPart parses a path part made of decimal digits (an array
