@@ -65,21 +65,19 @@ func toOp(target string) opParser {
 // targetName resolves a $convert 'to' value (name or numeric alias).
 func targetName(v bsoncore.Value) (string, error) {
 	if v.Type == bsoncore.TypeString {
-		switch s := v.StringValue(); s {
-		case "double", "string", "objectId", "bool", "date", "int", "long", "decimal":
-			return s, nil
-		default:
+		s := v.StringValue()
+		if !convertTargets[s] {
 			return "", errs.New(errs.BadValue, "Unknown type name: %s", s)
 		}
+		return s, nil
 	}
 	if isNum(v) {
 		n, ok := asIntegral(v)
 		if !ok {
 			return "", errs.New(errs.FailedToParse, "In $convert, numeric 'to' argument is not an integer")
 		}
-		m := map[int64]string{1: "double", 2: "string", 7: "objectId", 8: "bool", 9: "date", 16: "int", 18: "long", 19: "decimal"}
-		if s, ok := m[n]; ok {
-			return s, nil
+		if n == -1 || n == 127 || (n >= 1 && n <= 19) {
+			return bsonutil.TypeName(bsoncore.Type(byte(n))), nil
 		}
 		return "", errs.New(errs.FailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %d", n)
 	}
@@ -155,10 +153,13 @@ func Convert(v bsoncore.Value, target string) (bsoncore.Value, error) {
 			return v, nil
 		case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeDecimal128:
 			return Bool(!numIsZero(v)), nil
-		case bsoncore.TypeString, bsoncore.TypeObjectID, bsoncore.TypeDateTime, bsoncore.TypeTimestamp:
-			return valTrue, nil
+		case bsoncore.TypeNull, bsoncore.TypeUndefined:
+			return unsupported()
 		}
-		return unsupported()
+		// Every other type converts to true, as in mongod's table
+		// (strings, ids, dates, timestamps, documents, arrays, binary
+		// data, regexes, code, symbols, MinKey, MaxKey).
+		return valTrue, nil
 	case "string":
 		switch v.Type {
 		case bsoncore.TypeString:
@@ -328,7 +329,22 @@ func Convert(v bsoncore.Value, target string) (bsoncore.Value, error) {
 		}
 		return unsupported()
 	}
+	if convertTargets[target] {
+		// A type $convert names but cannot produce (object, array,
+		// minKey ...): a conversion failure, which onError catches.
+		return unsupported()
+	}
 	return Missing, errs.New(errs.BadValue, "Unknown type name: %s", target)
+}
+
+// convertTargets are the type names $convert's 'to' accepts: every BSON
+// type's alias and "missing", as mongod parses them; only eight of them
+// are conversions it makes.
+var convertTargets = map[string]bool{
+	"double": true, "string": true, "object": true, "array": true, "binData": true, "undefined": true,
+	"objectId": true, "bool": true, "date": true, "null": true, "regex": true, "dbPointer": true,
+	"javascript": true, "symbol": true, "javascriptWithScope": true, "int": true, "timestamp": true,
+	"long": true, "decimal": true, "minKey": true, "maxKey": true, "missing": true,
 }
 
 func parseMongoFloat(s string) (float64, error) {

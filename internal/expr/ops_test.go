@@ -114,6 +114,12 @@ func TestSetsObjectsTypes(t *testing.T) {
 		// $convert and $toX docs
 		{expr: `{"$toBool": "false"}`, want: `true`},
 		{expr: `{"$toBool": 0.0}`, want: `false`},
+		// Any other type is true (mongod's conversion table).
+		{expr: `{"$toBool": {"$literal": {"a": 0}}}`, want: `true`},
+		{expr: `{"$toBool": {"$literal": []}}`, want: `true`},
+		{expr: `{"$toBool": {"$minKey": 1}}`, want: `true`},
+		{expr: `{"$toBool": {"$regularExpression": {"pattern": "b*", "options": ""}}}`, want: `true`},
+		{expr: `{"$toBool": {"$binary": {"base64": "", "subType": "00"}}}`, want: `true`},
 		{expr: `{"$toInt": 2.5}`, want: `2`},
 		{expr: `{"$toInt": "5"}`, want: `5`},
 		{expr: `{"$toInt": "5.5"}`, code: 241},
