@@ -9,6 +9,14 @@ const (
 	Location16493   Code = 16493
 	Location16746   Code = 16746
 	Location40573   Code = 40573
+	Location5166303 Code = 5166303
+	Location5166304 Code = 5166304
+	Location5166305 Code = 5166305
+	Location5166404 Code = 5166404
+	Location5166405 Code = 5166405
+	Location5439009 Code = 5439009
+	Location5439010 Code = 5439010
+	Location5439018 Code = 5439018
 	Location6047401 Code = 6047401
 	Location40674   Code = 40674
 	Location50808   Code = 50808

@@ -86,11 +86,16 @@ func evalTimezone(name string, e Expr, doc bsoncore.Document, vars *Vars) (loc *
 	if IsNullish(v) {
 		return nil, false, nil
 	}
-	if v.Type != bsoncore.TypeString {
-		return nil, false, errs.New(errs.Location40517, "timezone must evaluate to a string, found %s", bsonutil.TypeName(v.Type))
-	}
-	loc, err = ParseTimezone(v.StringValue())
+	loc, err = timezoneOf(v)
 	return loc, err == nil, err
+}
+
+// timezoneOf parses an evaluated, non-null timezone argument.
+func timezoneOf(v bsoncore.Value) (*time.Location, error) {
+	if v.Type != bsoncore.TypeString {
+		return nil, errs.New(errs.Location40517, "timezone must evaluate to a string, found %s", bsonutil.TypeName(v.Type))
+	}
+	return ParseTimezone(v.StringValue())
 }
 
 // toMillis converts a date-like value (date, timestamp, ObjectId) to

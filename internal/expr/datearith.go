@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strings"
 	"time"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -36,14 +37,79 @@ func evalUnit(name, param string, e Expr, doc bsoncore.Document, vars *Vars) (st
 	if IsNullish(v) {
 		return "", false, nil
 	}
+	u, err := unitOf(name, param, v)
+	return u, err == nil, err
+}
+
+// unitOf parses an evaluated, non-null unit argument.
+func unitOf(name, param string, v bsoncore.Value) (string, error) {
 	if v.Type != bsoncore.TypeString {
-		return "", false, errs.New(errs.Location5439013, "%s requires '%s' to be a string, but got %s", name, param, bsonutil.TypeName(v.Type))
+		return "", errs.New(errs.Location5439013, "%s requires '%s' to be a string, but got %s", name, param, bsonutil.TypeName(v.Type))
 	}
 	u := v.StringValue()
 	if !validUnit(u) {
-		return "", false, errs.New(errs.Location5439014, "%s parameter '%s' value cannot be recognized as a time unit: %s", name, param, u)
+		return "", errs.New(errs.Location5439014, "%s parameter '%s' value cannot be recognized as a time unit: %s", name, param, u)
 	}
-	return u, true, nil
+	return u, nil
+}
+
+// evalArgs evaluates the named arguments of spec present in it; any
+// nullish makes the operator's result null (ok false), checked before any
+// argument is validated, as mongod's date arithmetic does.
+func evalArgs(spec map[string]Expr, doc bsoncore.Document, vars *Vars, names ...string) (map[string]bsoncore.Value, bool, error) {
+	vals := make(map[string]bsoncore.Value, len(names))
+	ok := true
+	for _, n := range names {
+		e := spec[n]
+		if e == nil {
+			continue
+		}
+		v, err := e.Eval(doc, vars)
+		if err != nil {
+			return nil, false, err
+		}
+		if IsNullish(v) {
+			ok = false
+		}
+		vals[n] = v
+	}
+	return vals, ok, nil
+}
+
+// timezoneArg parses the evaluated timezone argument, UTC when absent.
+func timezoneArg(vals map[string]bsoncore.Value) (*time.Location, error) {
+	v, ok := vals["timezone"]
+	if !ok {
+		return time.UTC, nil
+	}
+	return timezoneOf(v)
+}
+
+// startOfWeekArg parses the evaluated startOfWeek argument, Sunday when
+// absent; mongod reads it only for the unit week.
+func startOfWeekArg(name string, vals map[string]bsoncore.Value) (time.Weekday, error) {
+	v, ok := vals["startOfWeek"]
+	if !ok {
+		return time.Sunday, nil
+	}
+	if v.Type != bsoncore.TypeString {
+		return 0, errs.New(errs.Location5439015, "%s requires 'startOfWeek' to be a string, but got %s", name, bsonutil.TypeName(v.Type))
+	}
+	d, ok := parseDayOfWeek(v.StringValue())
+	if !ok {
+		return 0, errs.New(errs.Location5439016, "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", name, v.StringValue())
+	}
+	return d, nil
+}
+
+// unrecognized turns parseSpec's unknown-argument error into mongod's
+// message for the operator, with code.
+func unrecognized(name string, err error, code errs.Code) error {
+	msg := err.(*errs.Error).Msg
+	if arg, ok := strings.CutPrefix(msg, name+" found an unknown argument: "); ok {
+		return errs.New(code, "Unrecognized argument to %s: %s", name, arg)
+	}
+	return errs.New(code, "%s", msg)
 }
 
 // addUnits adds amount units to ms in loc as $dateAdd does.
@@ -88,30 +154,19 @@ func parseDateAdd(sign int64) opParser {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
 			return nil, errs.New(errs.Location5166400, "%s expects an object as its argument", name)
 		}
-		spec, err := parseSpec(name, args, pc, []string{"startDate", "unit", "amount"}, "timezone")
+		spec, err := parseSpec(name, args, pc, nil, "startDate", "unit", "amount", "timezone")
 		if err != nil {
-			return nil, errs.New(errs.Location5166401, "%s", err.(*errs.Error).Msg)
+			return nil, unrecognized(name, err, errs.Location5166401)
+		}
+		if spec["startDate"] == nil || spec["unit"] == nil || spec["amount"] == nil {
+			return nil, errs.New(errs.Location5166402, "%s requires startDate, unit, and amount to be present", name)
 		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-			sd, err := spec["startDate"].Eval(doc, vars)
-			if err != nil {
-				return Missing, err
+			vals, ok, err := evalArgs(spec, doc, vars, "startDate", "unit", "amount", "timezone")
+			if err != nil || !ok {
+				return Null, err
 			}
-			unit, uok, err := evalUnit(name, "unit", spec["unit"], doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			av, err := spec["amount"].Eval(doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			loc, tzok, err := evalTimezone(name, spec["timezone"], doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			if IsNullish(sd) || !uok || IsNullish(av) || !tzok {
-				return Null, nil
-			}
+			sd := vals["startDate"]
 			if sd.Type != bsoncore.TypeDateTime && sd.Type != bsoncore.TypeTimestamp && sd.Type != bsoncore.TypeObjectID {
 				return Missing, errs.New(errs.Location5166403, "%s requires startDate to be convertible to a date", name)
 			}
@@ -119,9 +174,21 @@ func parseDateAdd(sign int64) opParser {
 			if err != nil {
 				return Missing, err
 			}
-			amount, ok := asIntegral(av)
+			uv := vals["unit"]
+			if uv.Type != bsoncore.TypeString {
+				return Missing, errs.New(errs.Location5166404, "%s expects string defining the time unit", name)
+			}
+			unit := uv.StringValue()
+			if !validUnit(unit) {
+				return Missing, errs.New(errs.FailedToParse, "unknown time unit value: %s", unit)
+			}
+			amount, ok := asIntegral(vals["amount"])
 			if !ok {
-				return Missing, errs.New(errs.Location5166402, "%s expects integer amount of time units", name)
+				return Missing, errs.New(errs.Location5166405, "%s expects integer amount of time units", name)
+			}
+			loc, err := timezoneArg(vals)
+			if err != nil {
+				return Missing, err
 			}
 			r, err := addUnits(ms, unit, sign*amount, loc)
 			if err != nil {
@@ -162,66 +229,61 @@ func diffUnits(a, b int64, unit string, loc *time.Location, sow time.Weekday) in
 	return floorDiv(wallMillis(b, loc), u) - floorDiv(wallMillis(a, loc), u)
 }
 
-func evalStartOfWeek(name string, e Expr, doc bsoncore.Document, vars *Vars) (time.Weekday, bool, error) {
-	if e == nil {
-		return time.Sunday, true, nil
-	}
-	v, err := e.Eval(doc, vars)
-	if err != nil {
-		return 0, false, err
-	}
-	if IsNullish(v) {
-		return 0, false, nil
-	}
-	if v.Type != bsoncore.TypeString {
-		return 0, false, errs.New(errs.Location5439015, "%s requires 'startOfWeek' to be a string, but got %s", name, bsonutil.TypeName(v.Type))
-	}
-	d, ok := parseDayOfWeek(v.StringValue())
-	if !ok {
-		return 0, false, errs.New(errs.Location5439016, "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", name, v.StringValue())
-	}
-	return d, true, nil
-}
-
 func parseDateDiff(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
 		return nil, errs.New(errs.Location5166301, "$dateDiff only supports an object as its argument")
 	}
-	spec, err := parseSpec(name, args, pc, []string{"startDate", "endDate", "unit"}, "timezone", "startOfWeek")
+	spec, err := parseSpec(name, args, pc, nil, "startDate", "endDate", "unit", "timezone", "startOfWeek")
 	if err != nil {
-		return nil, errs.New(errs.Location5166302, "%s", err.(*errs.Error).Msg)
+		return nil, unrecognized(name, err, errs.Location5166302)
+	}
+	for _, r := range []struct {
+		arg  string
+		code errs.Code
+	}{{"startDate", errs.Location5166303}, {"endDate", errs.Location5166304}, {"unit", errs.Location5166305}} {
+		if spec[r.arg] == nil {
+			return nil, errs.New(r.code, "Missing '%s' parameter to $dateDiff", r.arg)
+		}
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		sd, err := spec["startDate"].Eval(doc, vars)
+		vals, ok, err := evalArgs(spec, doc, vars, "startDate", "endDate", "unit", "timezone")
+		if err != nil || !ok {
+			return Null, err
+		}
+		// startOfWeek counts (a null one makes the result null) only when
+		// the unit is "week", as mongod reads the unit's raw value.
+		week := false
+		if u, isStr := vals["unit"].StringValueOK(); isStr && u == "week" {
+			week = true
+			w, ok, err := evalArgs(spec, doc, vars, "startOfWeek")
+			if err != nil || !ok {
+				return Null, err
+			}
+			if v, has := w["startOfWeek"]; has {
+				vals["startOfWeek"] = v
+			}
+		}
+		loc, err := timezoneArg(vals)
 		if err != nil {
 			return Missing, err
 		}
-		ed, err := spec["endDate"].Eval(doc, vars)
+		a, err := toMillis(name, vals["startDate"])
+		if err != nil {
+			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'startDate' to be a date, but got %s", bsonutil.TypeName(vals["startDate"].Type))
+		}
+		b, err := toMillis(name, vals["endDate"])
+		if err != nil {
+			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'endDate' to be a date, but got %s", bsonutil.TypeName(vals["endDate"].Type))
+		}
+		unit, err := unitOf(name, "unit", vals["unit"])
 		if err != nil {
 			return Missing, err
 		}
-		unit, uok, err := evalUnit(name, "unit", spec["unit"], doc, vars)
-		if err != nil {
-			return Missing, err
-		}
-		loc, tzok, err := evalTimezone(name, spec["timezone"], doc, vars)
-		if err != nil {
-			return Missing, err
-		}
-		sow, sok, err := evalStartOfWeek(name, spec["startOfWeek"], doc, vars)
-		if err != nil {
-			return Missing, err
-		}
-		if IsNullish(sd) || IsNullish(ed) || !uok || !tzok || (!sok && unit == "week") {
-			return Null, nil
-		}
-		a, err := toMillis(name, sd)
-		if err != nil {
-			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'startDate' to be a date, but got %s", bsonutil.TypeName(sd.Type))
-		}
-		b, err := toMillis(name, ed)
-		if err != nil {
-			return Missing, errs.New(errs.Location5166307, "$dateDiff requires 'endDate' to be a date, but got %s", bsonutil.TypeName(ed.Type))
+		sow := time.Sunday
+		if week {
+			if sow, err = startOfWeekArg(name, vals); err != nil {
+				return Missing, err
+			}
 		}
 		return Int64(diffUnits(a, b, unit, loc, sow)), nil
 	}), nil
@@ -270,48 +332,63 @@ func parseDateTrunc(name string, args bsoncore.Value, pc *ParseContext) (Expr, e
 	if args.Type != bsoncore.TypeEmbeddedDocument {
 		return nil, errs.New(errs.Location5439007, "$dateTrunc only supports an object as its argument")
 	}
-	spec, err := parseSpec(name, args, pc, []string{"date", "unit"}, "binSize", "timezone", "startOfWeek")
+	spec, err := parseSpec(name, args, pc, nil, "date", "unit", "binSize", "timezone", "startOfWeek")
 	if err != nil {
-		return nil, errs.New(errs.Location5439008, "%s", err.(*errs.Error).Msg)
+		return nil, unrecognized(name, err, errs.Location5439008)
+	}
+	if spec["date"] == nil {
+		return nil, errs.New(errs.Location5439009, "Missing 'date' parameter to $dateTrunc")
+	}
+	if spec["unit"] == nil {
+		return nil, errs.New(errs.Location5439010, "Missing 'unit' parameter to $dateTrunc")
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		dv, err := spec["date"].Eval(doc, vars)
-		if err != nil {
-			return Missing, err
+		vals, ok, err := evalArgs(spec, doc, vars, "date", "unit", "binSize", "timezone")
+		if err != nil || !ok {
+			return Null, err
 		}
-		unit, uok, err := evalUnit(name, "unit", spec["unit"], doc, vars)
+		// startOfWeek counts only for the unit "week" (its raw value), as
+		// in $dateDiff.
+		week := false
+		if u, isStr := vals["unit"].StringValueOK(); isStr && u == "week" {
+			week = true
+			w, ok, err := evalArgs(spec, doc, vars, "startOfWeek")
+			if err != nil || !ok {
+				return Null, err
+			}
+			if v, has := w["startOfWeek"]; has {
+				vals["startOfWeek"] = v
+			}
+		}
+		dv := vals["date"]
+		ms, err := toMillis(name, dv)
+		if err != nil {
+			return Missing, errs.New(errs.Location5439012, "$dateTrunc requires 'date' to be a date, but got %s", bsonutil.TypeName(dv.Type))
+		}
+		unit, err := unitOf(name, "unit", vals["unit"])
 		if err != nil {
 			return Missing, err
 		}
 		bin := int64(1)
-		if be := spec["binSize"]; be != nil {
-			bv, err := be.Eval(doc, vars)
-			if err != nil {
-				return Missing, err
+		if bv, ok := vals["binSize"]; ok {
+			b, integral := asIntegral(bv)
+			if !integral {
+				return Missing, errs.New(errs.Location5439017, "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", bsonutil.FormatValue(bv, msgStyle), bsonutil.TypeName(bv.Type))
 			}
-			if IsNullish(bv) {
-				return Null, nil
-			}
-			b, ok := asIntegral(bv)
-			if !ok || b <= 0 {
-				return Missing, errs.New(errs.Location5439017, "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", bsonutil.FormatValue(bv, msgStyle), bsonutil.TypeName(bv.Type))
+			if b <= 0 {
+				return Missing, errs.New(errs.Location5439018, "$dateTrunc requires 'binSize' to be greater than 0, but got value %d", b)
 			}
 			bin = b
 		}
-		loc, tzok, err := evalTimezone(name, spec["timezone"], doc, vars)
+		loc, err := timezoneArg(vals)
 		if err != nil {
 			return Missing, err
 		}
-		sow, sok, err := evalStartOfWeek(name, spec["startOfWeek"], doc, vars)
-		if err != nil {
-			return Missing, err
-		}
-		if IsNullish(dv) || !uok || !tzok || (!sok && unit == "week") {
-			return Null, nil
-		}
-		ms, err := toMillis(name, dv)
-		if err != nil {
-			return Missing, errs.New(errs.Location5439012, "$dateTrunc requires 'date' to be a date, but got %s", bsonutil.TypeName(dv.Type))
+		sow := time.Sunday
+		if week {
+			if sow, err = startOfWeekArg(name, vals); err != nil {
+				return Missing, err
+			}
 		}
 		return Date(truncDate(ms, unit, bin, loc, sow)), nil
 	}), nil
