@@ -137,6 +137,7 @@ const (
 	CommandNotSupportedOnView                Code = 166
 	ViewDepthLimitExceeded                   Code = 165
 	IncompatibleCollationVersion             Code = 161
+	DurationOverflow                         Code = 159
 	InvalidViewDefinition                    Code = 182
 	AmbiguousIndexKeyPattern                 Code = 181
 	IncompleteTransactionHistory             Code = 217
@@ -241,6 +242,7 @@ var names = map[Code]string{
 	ReadConcernMajorityNotEnabled:            "ReadConcernMajorityNotEnabled",
 	ViewDepthLimitExceeded:                   "ViewDepthLimitExceeded",
 	IncompatibleCollationVersion:             "IncompatibleCollationVersion",
+	DurationOverflow:                         "DurationOverflow",
 	CommandNotSupportedOnView:                "CommandNotSupportedOnView",
 	OptionNotSupportedOnView:                 "OptionNotSupportedOnView",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",

@@ -8,6 +8,7 @@ const (
 	Location10065   Code = 10065
 	Location16493   Code = 16493
 	Location16746   Code = 16746
+	Location31095   Code = 31095
 	Location40573   Code = 40573
 	Location5166303 Code = 5166303
 	Location5166304 Code = 5166304

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"strings"
 	"time"
 
@@ -260,11 +261,11 @@ func parseDateFromParts(name string, args bsoncore.Value, pc *ParseContext) (Exp
 	if spec["year"] == nil && !iso {
 		return nil, errs.New(errs.Location40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present")
 	}
-	if iso && (spec["year"] != nil || spec["month"] != nil || spec["day"] != nil) {
+	if spec["year"] != nil && (iso || spec["isoWeek"] != nil || spec["isoDayOfWeek"] != nil) {
 		return nil, errs.New(errs.Location40489, "$dateFromParts does not allow mixing natural dates with ISO dates")
 	}
-	if !iso && (spec["isoWeek"] != nil || spec["isoDayOfWeek"] != nil) {
-		return nil, errs.New(errs.Location40525, "$dateFromParts does not allow mixing natural dates with ISO dates")
+	if iso && (spec["month"] != nil || spec["day"] != nil) {
+		return nil, errs.New(errs.Location40525, "$dateFromParts does not allow mixing ISO dates with natural dates")
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
 		vals := map[string]int64{}
@@ -294,11 +295,18 @@ func parseDateFromParts(name string, args bsoncore.Value, pc *ParseContext) (Exp
 			if !ok {
 				return Missing, errs.New(errs.Location40515, "'%s' must evaluate to an integer, found %s with value %s", k, bsonutil.TypeName(v.Type), bsonutil.FormatValue(v, msgStyle))
 			}
-			if k == "year" || k == "isoWeekYear" {
-				if x < 1 || x > 9999 {
-					return Missing, errs.New(errs.Location40523, "'%s' must evaluate to an integer in the range 1 to 9999, found %d", k, x)
-				}
-			} else if x < -32768 || x > 32767 {
+			// The seconds and milliseconds take any value, which carries
+			// into the larger units; mongod bounds the other parts.
+			switch {
+			case k == "year" && (x < 1 || x > 9999):
+				return Missing, errs.New(errs.Location40523, "'year' must evaluate to an integer in the range 1 to 9999, found %d", x)
+			case k == "isoWeekYear" && (x < 1 || x > 9999):
+				return Missing, errs.New(errs.Location31095, "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found %d", x)
+			case (k == "second" && (x > math.MaxInt64/1000000 || x < math.MinInt64/1000000)) || (k == "millisecond" && (x > math.MaxInt64/1000 || x < math.MinInt64/1000)):
+				// mongod carries them in microseconds.
+				return Missing, errs.New(errs.DurationOverflow, "Overflow casting from a lower-precision duration to a higher-precision duration")
+			case k == "year" || k == "isoWeekYear":
+			case k != "second" && k != "millisecond" && (x < -32768 || x > 32767):
 				return Missing, errs.New(errs.Location31034, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", k, x)
 			}
 			vals[k] = x

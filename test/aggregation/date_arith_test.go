@@ -12,10 +12,12 @@ import (
 )
 
 // TestDateArithmeticArguments checks through the Go driver how $dateAdd,
-// $dateDiff and $dateTrunc treat their arguments, with cases of MongoDB's
-// own tests of those operators: a null or missing argument makes the
-// result null before any other argument is checked, startOfWeek is read
-// only for the unit "week", and each bad argument has mongod's code.
+// $dateDiff, $dateTrunc and $dateFromParts treat their arguments, with
+// cases of MongoDB's own tests of those operators: a null or missing
+// argument makes the result null before any other argument is checked,
+// startOfWeek is read only for the unit "week", $dateFromParts bounds
+// every part but the seconds and milliseconds, and each bad argument has
+// mongod's code.
 func TestDateArithmeticArguments(t *testing.T) {
 	t.Parallel()
 	_, d := testenv.Open(t)
@@ -47,6 +49,14 @@ func TestDateArithmeticArguments(t *testing.T) {
 		{`{}`, `{"$dateAdd": {"startDate": {"$date": "2020-11-01T18:23:36Z"}, "unit": "epoch", "amount": 10}}`, ``, 9},
 		{`{}`, `{"$dateSubtract": {"startDate": {"$date": "2020-11-01T18:23:36Z"}, "unit": "year", "amount": 1.001}}`, ``, 5166405},
 		{`{}`, `{"$dateDiff": {"startDate": 1}}`, ``, 5166304},
+		// $dateFromParts: seconds and milliseconds take any value.
+		{`{"s": 71841012}`, `{"$dateFromParts": {"year": 2017, "second": "$s"}}`, `{"$date":"2019-04-12T11:50:12Z"}`, 0},
+		{`{"ms": {"$numberLong": "1502095918551"}}`, `{"$dateFromParts": {"year": 1970, "millisecond": "$ms"}}`, `{"$date":"2017-08-07T08:51:58.551Z"}`, 0},
+		{`{"ms": 18014398509481984.0}`, `{"$dateFromParts": {"year": 1970, "millisecond": "$ms"}}`, ``, 159},
+		{`{}`, `{"$dateFromParts": {"year": 1970, "month": 32768}}`, ``, 31034},
+		{`{}`, `{"$dateFromParts": {"isoWeekYear": 10000}}`, ``, 31095},
+		{`{}`, `{"$dateFromParts": {"year": 2017, "isoWeek": 3}}`, ``, 40489},
+		{`{}`, `{"$dateFromParts": {"isoWeekYear": 2017, "month": 12}}`, ``, 40525},
 	} {
 		var doc bson.D
 		if err := bson.UnmarshalExtJSON([]byte(tc.doc), false, &doc); err != nil {
