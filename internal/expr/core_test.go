@@ -19,6 +19,10 @@ func TestCore(t *testing.T) {
 		{expr: `"$$NOW"`, want: `{"$date": "2024-01-01T00:00:00Z"}`},
 		{expr: `"abc"`, want: `"abc"`},
 		{expr: `{"$literal": "$a"}`, doc: `{"a": 1}`, want: `"$a"`},
+		// $const is mongod's other name for $literal (explain prints it).
+		{expr: `{"$const": "$a"}`, doc: `{"a": 1}`, want: `"$a"`},
+		// An array of constants holds their values, not the operators.
+		{expr: `[{"$literal": 5}, {"$const": {"a": 1}}, 2]`, want: `[5, {"a": 1}, 2]`},
 		{expr: `{"x": "$a", "y": {"$add": [1, 1]}, "z": "$missing"}`, doc: `{"a": 1}`, want: `{"x": 1, "y": 2}`},
 		{expr: `["$a", "$missing", 3]`, doc: `{"a": 1}`, want: `[1, null, 3]`},
 		{expr: `{"$foo": 1}`, code: 168},

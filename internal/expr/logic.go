@@ -13,7 +13,7 @@ func init() {
 		"$lt": cmpOp(func(c int) bool { return c < 0 }), "$lte": cmpOp(func(c int) bool { return c <= 0 }),
 		"$cmp": parseCmp, "$and": parseAndOr(true), "$or": parseAndOr(false), "$not": parseNot,
 		"$cond": parseCond, "$ifNull": parseIfNull, "$switch": parseSwitch,
-		"$literal": parseLiteral, "$let": parseLet,
+		"$literal": parseLiteral, "$const": parseLiteral, "$let": parseLet,
 	})
 }
 

@@ -74,10 +74,11 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			return nil, err
 		}
 		fieldE = f
-		if raw["input"].Type != 0 {
-			if inputE, err = parse(raw["input"], pc); err != nil {
-				return nil, err
-			}
+		if raw["input"].Type == 0 {
+			return nil, errs.New(errs.Location3041703, "$getField requires 'input' to be specified")
+		}
+		if inputE, err = parse(raw["input"], pc); err != nil {
+			return nil, err
 		}
 	} else {
 		f, err := parseFieldName(name, args, pc)
@@ -101,7 +102,9 @@ func parseGetField(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 		if err != nil {
 			return Missing, err
 		}
-		if IsNullish(in) {
+		// A null input gives null; a missing one, or one that is not a
+		// document, gives missing (mongod's).
+		if in.Type == bsoncore.TypeNull || in.Type == bsoncore.TypeUndefined {
 			return Null, nil
 		}
 		if in.Type != bsoncore.TypeEmbeddedDocument {

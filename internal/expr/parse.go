@@ -135,7 +135,14 @@ func parseArray(v bsoncore.Value, pc *ParseContext) (Expr, error) {
 		return nil, err
 	}
 	if allConst {
-		return constExpr{v}, nil
+		// The elements' values, not the raw array: an element such as
+		// {$literal: 5} is a constant whose value is 5.
+		b := bsoncore.NewArrayBuilder()
+		for _, e := range elems {
+			b.AppendValue(e.(constExpr).v)
+		}
+		arr := b.Build()
+		return constExpr{bsoncore.Value{Type: bsoncore.TypeArray, Data: arr}}, nil
 	}
 	return arrayExpr(elems), nil
 }

@@ -1,0 +1,62 @@
+package aggregation_test
+
+import (
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestGetFieldAndConst checks through the Go driver cases of MongoDB's own
+// $getField test that Lode got wrong: $const (mongod's other name for
+// $literal, which its explain output prints) names a field or a document,
+// including inside an array literal; the object form requires 'input'
+// (3041703); a missing input gives a missing result, a null one null.
+func TestGetFieldAndConst(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := d.Collection("c")
+	if err := d.RunCommand(testenv.Ctx(t), bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{
+		bson.D{{Key: "_id", Value: 0}, {Key: "$a", Value: 10}, {Key: "$x..$y", Value: bson.D{{Key: "$a", Value: 1}}}, {Key: "f", Value: bson.A{bson.D{{Key: "$a", Value: 41}}}}},
+	}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		expr string
+		want string // relaxed extended JSON of {r: ...}
+	}{
+		{`{"$getField": {"$const": "$a"}}`, `{"r":10}`},
+		{`{"$getField": {"field": {"$const": "$a"}, "input": {"$getField": {"$const": "$x..$y"}}}}`, `{"r":1}`},
+		{`{"$getField": {"field": {"$const": "$a"}, "input": {"$arrayElemAt": ["$f", 0]}}}`, `{"r":41}`},
+		{`{"$getField": {"field": {"$const": "a$b"}, "input": {"$arrayElemAt": [[{"$const": {"a$b": 1}}, {"$const": {"a$b": 2}}], 0]}}}`, `{"r":1}`},
+		{`{"$getField": {"field": "a", "input": {"$getField": "doesNotExist"}}}`, `{}`},
+		{`{"$getField": {"field": "a", "input": null}}`, `{"r":null}`},
+		{`{"$getField": {"field": "a", "input": true}}`, `{}`},
+	} {
+		var e bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.expr), false, &e); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := c.Aggregate(testenv.Ctx(t), bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}, {Key: "r", Value: e}}}}})
+		if err != nil {
+			t.Errorf("case %d %s: %v", i, tc.expr, err)
+			continue
+		}
+		var out []bson.Raw
+		if err := cur.All(testenv.Ctx(t), &out); err != nil || len(out) != 1 {
+			t.Fatalf("case %d: %v %v", i, out, err)
+		}
+		got, _ := bson.MarshalExtJSON(out[0], false, false)
+		if string(got) != tc.want {
+			t.Errorf("case %d %s: %s, want %s", i, tc.expr, got, tc.want)
+		}
+	}
+	_, err := c.Aggregate(testenv.Ctx(t), bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$getField", Value: bson.D{{Key: "field", Value: "a"}}}}}}}}})
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 3041703 {
+		t.Fatalf("$getField without input: %v, want 3041703", err)
+	}
+}
