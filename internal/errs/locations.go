@@ -11,6 +11,8 @@ const (
 	Location31095   Code = 31095
 	Location40573   Code = 40573
 	Location3041703 Code = 3041703
+	Location4161103 Code = 4161103
+	Location4161109 Code = 4161109
 	Location5166303 Code = 5166303
 	Location5166304 Code = 5166304
 	Location5166305 Code = 5166305

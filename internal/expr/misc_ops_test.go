@@ -122,7 +122,10 @@ func TestFieldOperatorChecks(t *testing.T) {
 		{expr: `{"$setField": {"field": {"$toUpper": "$b"}, "input": {}, "value": 1}}`, code: 4161106},
 		{expr: `{"$setField": {"field": true, "input": {}, "value": 1}}`, code: 4161107},
 		{expr: `{"$unsetField": {"field": 1, "input": {}}}`, code: 4161107},
-		{expr: `{"$setField": {"field": "a", "input": {}}}`, code: 4161102},
+		// A missing value is 4161103, a missing input 4161109 (MongoDB's own
+		// expression_set_field test).
+		{expr: `{"$setField": {"field": "a", "input": {}}}`, code: 4161103},
+		{expr: `{"$setField": {"field": "a", "value": 1}}`, code: 4161109},
 		{expr: `{"$unsetField": {"field": "a", "input": {}, "value": 1}}`, code: 4161101},
 		{expr: `{"$setField": {"field": "a", "input": 1, "value": 1}}`, code: 4161105},
 		{expr: `{"$setField": {"field": {"$literal": "$a"}, "input": {}, "value": 1}}`, want: `{"$a": 1}`},

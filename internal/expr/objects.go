@@ -154,10 +154,15 @@ func parseSetField(unset bool) opParser {
 		if err := checkKeys(name, raw, errs.Location4161101, allowed...); err != nil {
 			return nil, err
 		}
-		for _, k := range allowed {
-			if raw[k].Type == 0 {
-				return nil, errs.New(errs.Location4161102, "%s requires '%s' to be specified", name, k)
-			}
+		// mongod's order and codes: field, then value, then input.
+		if raw["field"].Type == 0 {
+			return nil, errs.New(errs.Location4161102, "%s requires 'field' to be specified", name)
+		}
+		if !unset && raw["value"].Type == 0 {
+			return nil, errs.New(errs.Location4161103, "$setField requires 'value' to be specified")
+		}
+		if raw["input"].Type == 0 {
+			return nil, errs.New(errs.Location4161109, "%s requires 'input' to be specified", name)
 		}
 		fieldE, err := parseFieldName(name, raw["field"], pc)
 		if err != nil {

@@ -60,3 +60,34 @@ func TestGetFieldAndConst(t *testing.T) {
 		t.Fatalf("$getField without input: %v, want 3041703", err)
 	}
 }
+
+// TestSetFieldArguments checks through the Go driver the codes of
+// MongoDB's own $setField test for a missing argument (field 4161102,
+// value 4161103, input 4161109, in that order) and a dotted or
+// $-prefixed field set on $$ROOT through $const.
+func TestSetFieldArguments(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for _, c := range []struct {
+		spec string
+		code int32
+	}{
+		{`{"input": {"a": "b"}}`, 4161102},
+		{`{"field": "a"}`, 4161103},
+		{`{"field": "a", "input": {"a": "b"}}`, 4161103},
+		{`{"field": "foo", "value": 0}`, 4161109},
+	} {
+		_, err, _ := aggOne(t, d, `[{"$project": {"t": {"$setField": `+c.spec+`}}}]`, 0)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != c.code {
+			t.Errorf("$setField %s: %v, want %d", c.spec, err, c.code)
+		}
+	}
+	r, err, _ := aggOne(t, d, `[{"$replaceWith": {"$setField": {"field": {"$const": "$x..$y"}, "input": "$$ROOT", "value": 1}}}]`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := r.Lookup("cursor", "firstBatch", "0").Document().Lookup("$x..$y").Int32OK(); !ok || v != 1 {
+		t.Fatalf("$setField of $x..$y: %v", r.Lookup("cursor", "firstBatch", "0"))
+	}
+}
