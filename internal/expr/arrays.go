@@ -124,7 +124,7 @@ func parseAs(asV bsoncore.Value, def string, pc *ParseContext) (int, error) {
 		}
 		name = asV.StringValue()
 	}
-	if err := validateVarName(name, false); err != nil {
+	if err := ValidateUserVarName(name, true); err != nil { // a defined name: mongod's write checks (16866-16868)
 		return 0, err
 	}
 	pc.push()

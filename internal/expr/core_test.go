@@ -57,7 +57,10 @@ func TestCore(t *testing.T) {
 		// variables
 		{expr: `{"$let": {"vars": {"total": {"$add": ["$price", "$tax"]}, "discounted": {"$cond": {"if": "$applyDiscount", "then": 0.9, "else": 1}}}, "in": {"$multiply": ["$$total", "$$discounted"]}}}`, doc: `{"price": 10, "tax": 0.5, "applyDiscount": true}`, want: `9.450000000000001`},
 		{expr: `{"$let": {"vars": {"x": 1}, "in": {"$let": {"vars": {"x": {"$add": ["$$x", 1]}}, "in": "$$x"}}}}`, want: `2`},
-		{expr: `{"$let": {"vars": {"Bad": 1}, "in": 1}}`, code: 16870},
+		// A defined name gets mongod's write checks: 16867, as MongoDB's own
+		// $filter test expects for 'as'.
+		{expr: `{"$let": {"vars": {"Bad": 1}, "in": 1}}`, code: 16867},
+		{expr: `{"$filter": {"input": [1], "as": "$x", "cond": true}}`, code: 16867},
 		{expr: `{"$map": {"input": "$q", "as": "g", "in": {"$add": ["$$g", 2]}}}`, doc: `{"q": [5, 6, 7]}`, want: `[7, 8, 9]`},
 		{expr: `{"$map": {"input": "$q", "in": {"$multiply": ["$$this", 2]}}}`, doc: `{"q": [1, 2]}`, want: `[2, 4]`},
 		{expr: `{"$filter": {"input": "$items", "as": "item", "cond": {"$gte": ["$$item.price", 100]}}}`, doc: `{"items": [{"item_id": 43, "quantity": 2, "price": 10}, {"item_id": 2, "quantity": 1, "price": 240}]}`, want: `[{"item_id": 2, "quantity": 1, "price": 240}]`},

@@ -272,7 +272,7 @@ func parseLet(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	names := []string{}
 	velems, _ := varsV.Document().Elements()
 	for _, el := range velems {
-		if err := validateVarName(el.Key(), false); err != nil {
+		if err := ValidateUserVarName(el.Key(), true); err != nil {
 			return nil, err
 		}
 		// initialisers see the outer scope

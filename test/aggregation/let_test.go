@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/lodedb/lode/test/testenv"
 )
 
 // TestLetInNestedExpr checks let variables used by $expr clauses nested in
@@ -48,4 +50,24 @@ func TestLetInNestedExpr(t *testing.T) {
 	// An empty logical array is still refused.
 	_, err = aggJS(t, orders, `[{"$match":{"$or":[]}}]`, let)
 	wantServerCode(t, err, 2)
+}
+
+// TestDefinedVariableNames checks through the Go driver that a variable a
+// pipeline defines ($let's vars, $filter's and $map's 'as') gets mongod's
+// checks for a written name: 16867 for a bad first character, as MongoDB's
+// own $filter test expects, and 16868 for a bad character after it.
+func TestDefinedVariableNames(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for _, c := range []struct {
+		expr string
+		code int32
+	}{
+		{`{"$filter": {"input": [1], "as": "$x", "cond": true}}`, 16867},
+		{`{"$map": {"input": [1], "as": "X", "in": 1}}`, 16867},
+		{`{"$let": {"vars": {"a-b": 1}, "in": 1}}`, 16868},
+	} {
+		_, err, _ := aggOne(t, d, `[{"$project": {"r": `+c.expr+`}}]`, 0)
+		testenv.WantCmdError(t, err, c.code, "")
+	}
 }
