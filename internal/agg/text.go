@@ -133,7 +133,7 @@ func hasMetaTextScore(v bsoncore.Value) bool {
 // scoreExpr is the expression that reads the hidden score field.
 var scoreExpr = func() bsoncore.Value {
 	field := bsoncore.NewDocumentBuilder().AppendString("$literal", query.HiddenTextScore).Build()
-	args := bsoncore.NewDocumentBuilder().AppendDocument("field", field).Build()
+	args := bsoncore.NewDocumentBuilder().AppendDocument("field", field).AppendString("input", "$$CURRENT").Build()
 	d := bsoncore.NewDocumentBuilder().AppendDocument("$getField", args).Build()
 	return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: d}
 }()

@@ -9,6 +9,8 @@ const (
 	Location16493   Code = 16493
 	Location16746   Code = 16746
 	Location31095   Code = 31095
+	Location40093   Code = 40093
+	Location40094   Code = 40094
 	Location40573   Code = 40573
 	Location3041703 Code = 3041703
 	Location4161103 Code = 4161103

@@ -545,10 +545,10 @@ func parseIndexOfArray(name string, args bsoncore.Value, pc *ParseContext) (Expr
 		for i, bound := range vs[2:] {
 			x, ok := asIntegral(bound)
 			if !ok {
-				return Missing, errs.New(errs.Location40096+errs.Code(i), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
+				return Missing, errs.New(errs.Location40096, "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
 			}
 			if x < 0 {
-				return Missing, errs.New(errs.Location40097+errs.Code(i), "$indexOfArray requires a nonnegative %s index, found: %d", []string{"starting", "ending"}[i], x)
+				return Missing, errs.New(errs.Location40097, "$indexOfArray requires a nonnegative %s index, found: %d", []string{"starting", "ending"}[i], x)
 			}
 			if i == 0 {
 				start = x

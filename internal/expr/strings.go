@@ -347,11 +347,17 @@ func parseIndexOf(cp bool) opParser {
 			if IsNullish(vs[0]) {
 				return Null, nil
 			}
+			// $indexOfBytes reports a wrong type with 40091 and 40092,
+			// $indexOfCP with 40093 and 40094.
+			firstCode, secondCode := errs.Location40091, errs.Location40092
+			if cp {
+				firstCode, secondCode = errs.Location40093, errs.Location40094
+			}
 			if !isString(vs[0]) {
-				return Missing, errs.New(errs.Location40091, "%s requires a string as the first argument, found: %s", name, bsonutil.TypeName(vs[0].Type))
+				return Missing, errs.New(firstCode, "%s requires a string as the first argument, found: %s", name, bsonutil.TypeName(vs[0].Type))
 			}
 			if !isString(vs[1]) {
-				return Missing, errs.New(errs.Location40092, "%s requires a string as the second argument, found: %s", name, bsonutil.TypeName(vs[1].Type))
+				return Missing, errs.New(secondCode, "%s requires a string as the second argument, found: %s", name, bsonutil.TypeName(vs[1].Type))
 			}
 			s, sub := str(vs[0]), str(vs[1])
 			var units []string // code points, or nil for bytes
@@ -365,14 +371,14 @@ func parseIndexOf(cp bool) opParser {
 			start, end := int64(0), int64(n)
 			for i, bound := range vs[2:] {
 				if !isNum(bound) {
-					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
+					return Missing, errs.New(errs.Location40096, "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
 				}
 				x, ok := asIntegral(bound)
 				if !ok {
-					return Missing, errs.New(errs.Location40096+errs.Code(i), "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
+					return Missing, errs.New(errs.Location40096, "%s requires an integral %s index, found a value of type: %s, with value: %s", name, []string{"starting", "ending"}[i], bsonutil.TypeName(bound.Type), bsonutil.FormatValue(bound, msgStyle))
 				}
 				if x < 0 {
-					return Missing, errs.New(errs.Location40097+errs.Code(i), "%s requires a nonnegative %s index, found: %d", name, []string{"start", "ending"}[i], x)
+					return Missing, errs.New(errs.Location40097, "%s requires a nonnegative %s index, found: %d", name, []string{"starting", "ending"}[i], x)
 				}
 				if i == 0 {
 					start = x

@@ -91,3 +91,26 @@ func TestSetFieldArguments(t *testing.T) {
 		t.Fatalf("$setField of $x..$y: %v", r.Lookup("cursor", "firstBatch", "0"))
 	}
 }
+
+// TestIndexOfArgumentCodes checks through the Go driver the codes of
+// MongoDB's own $indexOfCP test: a string argument of another type is
+// 40093 or 40094 ($indexOfBytes keeps 40091 and 40092), and the starting
+// and ending indexes share 40096 (not integral) and 40097 (negative).
+func TestIndexOfArgumentCodes(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for _, c := range []struct {
+		expr string
+		code int32
+	}{
+		{`{"$indexOfCP": [3, "s"]}`, 40093},
+		{`{"$indexOfCP": ["s", 3]}`, 40094},
+		{`{"$indexOfBytes": [3, "s"]}`, 40091},
+		{`{"$indexOfCP": ["abc", "b", 0, "bad"]}`, 40096},
+		{`{"$indexOfCP": ["abc", "b", 1, -1]}`, 40097},
+		{`{"$indexOfArray": [[1], 1, 0, -1]}`, 40097},
+	} {
+		_, err, _ := aggOne(t, d, `[{"$project": {"r": `+c.expr+`}}]`, 0)
+		testenv.WantCmdError(t, err, c.code, "")
+	}
+}
