@@ -172,23 +172,39 @@ func parseMod(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			return Missing, errs.New(errs.Location16610, "can't $mod by zero")
 		}
 		k := max(numKind(a.Type), numKind(b.Type))
-		switch k {
-		case kDecimal:
+		if k == kDecimal {
 			x, y := toDec(a), toDec(b)
 			if x.special() || y.special() {
 				return dec{nan: true}.value(), nil
 			}
 			ac, bc, e := align(x, y)
 			return dec{c: new(big.Int).Rem(ac, bc), e: e}.value(), nil
-		case kDouble:
+		}
+		// As mongod: a double dividend, or a double divisor that is not
+		// an exact 32-bit integer, takes fmod; an integral double
+		// divisor keeps the dividend's integer type ({$mod: [NumberInt(8),
+		// 3.0]} is the int 2).
+		if a.Type == bsoncore.TypeDouble || (b.Type == bsoncore.TypeDouble && !isInt32Valued(b.Double())) {
 			return Double(math.Mod(asF(a), asF(b))), nil
 		}
+		k = max(numKind(a.Type), kInt32)
+		if b.Type == bsoncore.TypeInt64 {
+			k = kInt64
+		}
 		x, y := bsonutil.AsInt64(a), bsonutil.AsInt64(b)
+		if b.Type == bsoncore.TypeDouble {
+			y = int64(b.Double())
+		}
 		if y == -1 {
 			return mkInt(0, k), nil
 		}
 		return mkInt(x%y, k), nil
 	})
+}
+
+// isInt32Valued reports whether f is an integer that an int32 holds.
+func isInt32Valued(f float64) bool {
+	return f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32
 }
 
 // unaryNum builds a one-argument numeric operator.

@@ -32,6 +32,14 @@ func TestArithmetic(t *testing.T) {
 		// $mod docs: hours mod tasks
 		{expr: `{"$mod": ["$hours", "$tasks"]}`, doc: `{"hours": 80, "tasks": 7}`, want: `3`},
 		{expr: `{"$mod": [-5, 3]}`, want: `-2`},
+		// MongoDB's own expression_mod test: an integral double divisor
+		// keeps the integer type, a double dividend or a divisor past
+		// int32 gives a double.
+		{expr: `{"$mod": [{"$numberInt": "8"}, 3.0]}`, want: `{"$numberInt": "2"}`},
+		{expr: `{"$mod": [{"$numberLong": "8"}, 3.0]}`, want: `{"$numberLong": "2"}`},
+		{expr: `{"$mod": [{"$numberLong": "500000000000"}, 450000000000.0]}`, want: `{"$numberDouble": "50000000000.0"}`},
+		{expr: `{"$mod": [138.5, 3.0]}`, want: `0.5`},
+		{expr: `{"$mod": [{"$numberInt": "8"}, 3.25]}`, want: `1.5`},
 		{expr: `{"$mod": [5.5, 2]}`, want: `1.5`},
 		{expr: `{"$mod": [5, 0]}`, code: 16610},
 		// $abs, $ceil, $floor
