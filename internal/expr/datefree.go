@@ -15,6 +15,10 @@ type parsedDate struct {
 	zone                    strZone
 	isoY, isoW, isoD        int // %G, %V, %u (-1 unset)
 	natural, iso, dayOfYear bool
+	// weekday is a day name the string gave ("Tue, 04 Jul 2017"), 1
+	// (Sunday) to 7, or 0: the date moves forward to that weekday when
+	// it is another one, as mongod's parser treats the name.
+	weekday int
 }
 
 // parseFree reads a date string without a format, as mongod does when
@@ -38,6 +42,12 @@ func parseFree(s string) (parsedDate, error) {
 		}
 		if i >= len(s) {
 			break
+		}
+		if p.weekday == 0 && isLetter(s[i]) {
+			if d, n := readDayName(s, i); d > 0 {
+				p.weekday, i = d, n
+				continue
+			}
 		}
 		if !p.hasDate {
 			if n := p.readDate(s, i); n > i {
@@ -81,6 +91,26 @@ func freeErr(s string, i int, msg string) error {
 
 func dateIncomplete(s string) error {
 	return dateConversionErr("an incomplete date/time string has been found, with elements missing: \"%s\"", s)
+}
+
+// dayNames are the weekday names a date string may start with, full or
+// in three letters, Sunday first (1).
+var dayNames = map[string]int{
+	"sun": 1, "mon": 2, "tue": 3, "wed": 4, "thu": 5, "fri": 6, "sat": 7,
+	"sunday": 1, "monday": 2, "tuesday": 3, "wednesday": 4, "thursday": 5, "friday": 6, "saturday": 7,
+}
+
+// readDayName reads a weekday name at s[i:] (the whole run of letters)
+// and returns it (1 Sunday to 7) with the index after it, or 0.
+func readDayName(s string, i int) (day, next int) {
+	j := i
+	for j < len(s) && isLetter(s[j]) {
+		j++
+	}
+	if d, ok := dayNames[strings.ToLower(s[i:j])]; ok {
+		return d, j
+	}
+	return 0, i
 }
 
 // digitsAt reads 1 to max digits at s[i:]; n is how many.

@@ -80,6 +80,12 @@ func parseDateString(s, format string, loc *time.Location) (int64, error) {
 		}
 		return 0, dateConversionErr("you cannot pass in a date/time string with time zone information ('%s') together with a timezone argument", p.zone.abbr)
 	}
+	if p.weekday > 0 {
+		// A day name moves the date forward to that weekday (none when
+		// it already is one).
+		wd := int(time.Date(p.y, time.Month(p.m), p.d, 0, 0, 0, 0, time.UTC).Weekday()) + 1
+		p.d += (p.weekday - wd + 7) % 7
+	}
 	zone := loc
 	if p.zone.kind != zoneNone {
 		zone = time.FixedZone("", p.zone.offset)

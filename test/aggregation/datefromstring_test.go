@@ -62,6 +62,8 @@ func TestDateFromString(t *testing.T) {
 		{s: "2017-Jul-04 noon", want: "2017-07-04T12:00:00Z"},
 		{s: "2017-07-04 12:48:07 GMT+0545", want: "2017-07-04T07:03:07Z"},
 		{s: "2017-07-04 12:48:07 GMT-0200", want: "2017-07-04T14:48:07Z"},
+		{s: "Tue, 04 Jul 2017 12:00:00 GMT", want: "2017-07-04T12:00:00Z"},
+		{s: "Wed, 05 Jul 2017 08:00:00 +0000", want: "2017-07-05T08:00:00Z"},
 		{s: "July 4th", code: 241, msg: "an incomplete date/time string has been found"},
 		{s: "12:50:53", code: 241, msg: "an incomplete date/time string has been found"},
 		{s: "2017, 12:50:53", code: 241, msg: "Error parsing date string"},
