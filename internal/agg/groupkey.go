@@ -94,6 +94,13 @@ func (k *keyer) hash(d bsoncore.Document, vars *expr.Vars) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v.Type == 0 && len(g.idExprs) == 1 {
+			// An _id document of one field takes a missing value as null,
+			// as mongod's group does (its key is then the field's value
+			// alone: {_id: {a: "$a"}} puts {a: null} and {} in one group,
+			// {a: null}); with more fields a missing one stays missing.
+			v = expr.Null
+		}
 		k.vals = append(k.vals, v)
 		if g.coll != nil {
 			// Under a collation the key holds sort keys (the group's _id
