@@ -95,6 +95,25 @@ func parseDateString(s, format string, loc *time.Location) (int64, error) {
 	return time.Date(p.y, time.Month(p.m), p.d, p.h, p.mi, p.sec, p.ms*1e6, zone).UnixMilli(), nil
 }
 
+// checkFromStringFormat checks a $dateFromString format whole: every '%'
+// followed by a specifier the parser reads (18536) or by another '%', and
+// none at the end (18535).
+func checkFromStringFormat(format string) error {
+	for k := 0; k < len(format); k++ {
+		if format[k] != '%' {
+			continue
+		}
+		k++
+		if k >= len(format) {
+			return errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
+		}
+		if !strings.ContainsRune("YmdbBjHMSLGVuzZ%", rune(format[k])) {
+			return errs.New(errs.Location18536, "Invalid format character '%%%c' in format string", format[k])
+		}
+	}
+	return nil
+}
+
 // parseFormatted reads s with a $dateFromString format, as mongod's
 // parser does: a literal of the format must be in s ("Format literal not
 // found"), each specifier reads its number (or month name, or zone), the
@@ -110,17 +129,8 @@ func parseFormatted(s, format string) (parsedDate, error) {
 		format = format[:n]
 	}
 	// The format is checked whole first, as mongod does.
-	for k := 0; k < len(format); k++ {
-		if format[k] != '%' {
-			continue
-		}
-		k++
-		if k >= len(format) {
-			return parsedDate{}, errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
-		}
-		if !strings.ContainsRune("YmdbBjHMSLGVuzZ%", rune(format[k])) {
-			return parsedDate{}, errs.New(errs.Location18536, "Invalid format character '%%%c' in format string", format[k])
-		}
+	if err := checkFromStringFormat(format); err != nil {
+		return parsedDate{}, err
 	}
 	p := parsedDate{isoY: -1, isoW: -1, isoD: -1}
 	var hasM, hasD bool
@@ -234,34 +244,39 @@ func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Ex
 		return nil, errs.New(errs.Location40542, "Missing 'dateString' parameter to $dateFromString")
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		// mongod's order: the format and the timezone are checked first
+		// (their errors are not onError's), then a null dateString is
+		// onNull's, a dateString that is not a string onError's, and only
+		// then does a null format or timezone make the result null.
 		ds, err := spec["dateString"].Eval(doc, vars)
 		if err != nil {
 			return Missing, err
 		}
-		var loc *time.Location
-		if spec["timezone"] != nil {
-			l, ok, err := evalTimezone(name, spec["timezone"], doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			if !ok {
-				return Null, nil
-			}
-			loc = l
-		}
-		format := ""
+		format, formatNull := "", false
 		if fe := spec["format"]; fe != nil {
 			fv, err := fe.Eval(doc, vars)
 			if err != nil {
 				return Missing, err
 			}
 			if IsNullish(fv) {
-				return Null, nil
-			}
-			if fv.Type != bsoncore.TypeString {
+				formatNull = true
+			} else if fv.Type != bsoncore.TypeString {
 				return Missing, errs.New(errs.Location40684, "$dateFromString requires that 'format' be a string, found: %s with value %s", bsonutil.TypeName(fv.Type), bsonutil.FormatValue(fv, msgStyle))
+			} else {
+				format = fv.StringValue()
+				if err := checkFromStringFormat(format); err != nil {
+					return Missing, err
+				}
 			}
-			format = fv.StringValue()
+		}
+		var loc *time.Location
+		tzNull := false
+		if spec["timezone"] != nil {
+			l, ok, err := evalTimezone(name, spec["timezone"], doc, vars)
+			if err != nil {
+				return Missing, err
+			}
+			tzNull, loc = !ok, l
 		}
 		if IsNullish(ds) {
 			if spec["onNull"] != nil {
@@ -272,6 +287,8 @@ func parseDateFromString(name string, args bsoncore.Value, pc *ParseContext) (Ex
 		var ms int64
 		if ds.Type != bsoncore.TypeString {
 			err = errs.New(errs.ConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", bsonutil.TypeName(ds.Type), bsonutil.FormatValue(ds, msgStyle))
+		} else if tzNull || formatNull {
+			return Null, nil
 		} else {
 			ms, err = parseDateString(ds.StringValue(), format, loc)
 		}

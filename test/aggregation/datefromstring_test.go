@@ -103,6 +103,22 @@ func TestDateFromString(t *testing.T) {
 	for _, c := range cases {
 		checkDateFromString(t, d, c)
 	}
+	// onError (MongoDB's own date_from_string_on_error test): a
+	// dateString that is not a string takes it even when the format is
+	// null; an unreadable string with a null format gives null.
+	for _, c := range []struct{ pipeline, want string }{
+		{`[{"$project": {"_id": 0, "d": {"$dateFromString": {"dateString": 5, "format": null, "onError": "E"}}}}]`, `"E"`},
+		{`[{"$project": {"_id": 0, "d": {"$dateFromString": {"dateString": "Invalid date string", "format": null, "onError": "E"}}}}]`, `null`},
+		{`[{"$project": {"_id": 0, "d": {"$dateFromString": {"dateString": "2017", "onError": "E"}}}}]`, `"E"`},
+	} {
+		r, err, _ := aggOne(t, d, c.pipeline, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", c.pipeline, err)
+		}
+		if got := r.Lookup("cursor", "firstBatch", "0", "d").String(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.pipeline, got, c.want)
+		}
+	}
 }
 
 func checkDateFromString(t *testing.T, d *mongo.Database, c dateFromStringCase) {
