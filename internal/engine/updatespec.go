@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/agg"
+	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/expr"
 	"github.com/lodedb/lode/internal/query"
@@ -219,7 +220,12 @@ func firstKey(d bsoncore.Document) string {
 // replacement with the seed's _id, or the seed run through the pipeline.
 // clock is the engine's $currentDate timestamp clock.
 func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *update.TimestampClock) (bsoncore.Document, error) {
-	seed, err := query.UpsertSeed(p.filterDoc)
+	replacement := p.pipe == nil && p.u.IsReplacement()
+	seedOf := query.UpsertSeed
+	if replacement {
+		seedOf = query.UpsertSeedID
+	}
+	seed, err := seedOf(p.filterDoc)
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +233,8 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *upda
 	switch {
 	case p.pipe != nil:
 		out, _, err = p.apply(ctx, seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
-	case p.u.IsReplacement():
-		out, _, err = p.u.Apply(seedIDOnly(seed), update.ApplyOptions{Insert: true, Now: now, Clock: clock})
+	case replacement:
+		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
 	default:
 		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
 	}
@@ -240,6 +246,14 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *upda
 	if err := checkUpdated(out); err != nil {
 		return nil, err
 	}
+	// An _id the filter gave a replacement ({_id: [1, 2]}) is checked as
+	// the update's own _id is: InvalidIdField, not the insert's BadValue.
+	if id, err := out.LookupErr("_id"); err == nil {
+		switch id.Type {
+		case bsoncore.TypeArray, bsoncore.TypeRegex, bsoncore.TypeUndefined:
+			return nil, errs.New(errs.InvalidIdField, "The '_id' value cannot be of type %s", bsonutil.TypeName(id.Type))
+		}
+	}
 	doc, werr := ensureID(out, 0)
 	if werr != nil {
 		return nil, werr
@@ -248,14 +262,4 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *upda
 		return nil, errs.New(errs.Location17420, "Document to upsert is larger than %d", MaxDocumentSize)
 	}
 	return doc, nil
-}
-
-// seedIDOnly keeps only the _id of an upsert seed (a replacement upsert
-// takes nothing else from the filter).
-func seedIDOnly(seed bsoncore.Document) bsoncore.Document {
-	id, err := seed.LookupErr("_id")
-	if err != nil {
-		return emptyDoc
-	}
-	return bsoncore.NewDocumentBuilder().AppendValue("_id", id).Build()
 }

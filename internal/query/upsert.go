@@ -7,19 +7,47 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// UpsertSeed returns the document an upsert starts from: the equality
-// predicates of filter (top-level fields and those under $and; {a: v},
-// {a: {$eq: v}} and single-element $in), with dotted paths expanded into
-// embedded documents and _id first. Other predicates are ignored. Paths
-// that overlap or repeat give NotSingleValueField, as in MongoDB.
+// UpsertSeed returns the document an operator-style upsert starts from:
+// the equality predicates of filter (top-level fields and those under
+// $and; {a: v}, {a: {$eq: v}}, single-element $in and $or, and each
+// value of $all, which mongod reads as an $and of equalities), with
+// dotted paths expanded into embedded documents and _id first. Other
+// predicates are ignored. Paths that overlap or repeat give
+// NotSingleValueField, as in MongoDB.
 func UpsertSeed(filter bsoncore.Document) (bsoncore.Document, error) {
+	return upsertSeed(filter, false)
+}
+
+// UpsertSeedID returns the document a replacement upsert starts from: only
+// the filter's equalities on _id count, as mongod extracts only the
+// immutable fields for a replacement. A path below _id ({"_id.x": 1})
+// gives NotExactValueField, since _id must be given whole; two
+// equalities on _id give NotSingleValueField; the filter's other fields
+// are ignored, overlapping or not.
+func UpsertSeedID(filter bsoncore.Document) (bsoncore.Document, error) {
+	return upsertSeed(filter, true)
+}
+
+func upsertSeed(filter bsoncore.Document, idOnly bool) (bsoncore.Document, error) {
 	f, err := Parse(filter)
 	if err != nil {
 		return nil, err
 	}
 	var eqs []seedEq
 	collectEqualities(f.root, &eqs)
+	if idOnly {
+		kept := eqs[:0]
+		for _, e := range eqs {
+			if e.path == "_id" || strings.HasPrefix(e.path, "_id.") {
+				kept = append(kept, e)
+			}
+		}
+		eqs = kept
+	}
 	for i := range eqs {
+		if idOnly && eqs[i].path != "_id" {
+			return nil, errs.New(errs.NotExactValueField, "field at '_id' must be exactly specified, field at sub-path '%s'found", eqs[i].path)
+		}
 		for j := 0; j < i; j++ {
 			a, b := eqs[i].path, eqs[j].path
 			if a == b {
@@ -66,6 +94,12 @@ func collectEqualities(n Node, out *[]seedEq) {
 				v = t.Orig[0]
 			}
 			*out = append(*out, seedEq{t.Path, v})
+		}
+	case *AllNode:
+		// {a: {$all: [1, 2]}} is {$and: [{a: 1}, {a: 2}]} to mongod: one
+		// value seeds a, two conflict; a regex or $elemMatch seeds nothing.
+		for _, c := range t.Nodes {
+			collectEqualities(c, out)
 		}
 	case *OrNode:
 		if len(t.Children) == 1 {
