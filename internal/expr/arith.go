@@ -6,6 +6,7 @@ import (
 
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
@@ -174,11 +175,24 @@ func parseMod(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 		k := max(numKind(a.Type), numKind(b.Type))
 		if k == kDecimal {
 			x, y := toDec(a), toDec(b)
-			if x.special() || y.special() {
+			// IEEE 754's remainder, as mongod's Decimal128 takes it: NaN
+			// for a NaN or an infinite dividend, the dividend itself over
+			// an infinite divisor, and a zero carries the dividend's sign
+			// ({$mod: [NumberDecimal("-5"), 5]} is -0).
+			if x.nan || y.nan || x.inf != 0 {
 				return dec{nan: true}.value(), nil
 			}
+			if y.inf != 0 {
+				return a, nil
+			}
 			ac, bc, e := align(x, y)
-			return dec{c: new(big.Int).Rem(ac, bc), e: e}.value(), nil
+			r := new(big.Int).Rem(ac, bc)
+			v := dec{c: r, e: e}.value()
+			if r.Sign() == 0 && (ac.Sign() < 0 || (ac.Sign() == 0 && x.neg)) {
+				h, l := v.Decimal128()
+				v = DecimalValue(bson.NewDecimal128(h|1<<63, l))
+			}
+			return v, nil
 		}
 		// As mongod: a double dividend, or a double divisor that is not
 		// an exact 32-bit integer, takes fmod; an integral double
