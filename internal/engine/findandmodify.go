@@ -63,6 +63,12 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 		if p.HasMeta() {
 			return res, errs.New(errs.NotImplemented, "{$meta: \"textScore\"} in findAndModify's fields is not supported by Lode")
 		}
+		// A positional projection needs the match against the document
+		// returned, and the new document may no longer match: mongod
+		// refuses the pair (BadValue), a removal or new: false keep it.
+		if _, ok := p.Positional(); ok && spec.New && !spec.Remove {
+			return res, errs.New(errs.BadValue, "cannot use a positional projection and return the new document")
+		}
 		proj = p
 	}
 	var p *parsedUpdate
