@@ -9,6 +9,7 @@ import (
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"github.com/lodedb/lode/internal/indexkey"
+	"github.com/lodedb/lode/internal/query"
 	"github.com/lodedb/lode/internal/storage"
 )
 
@@ -143,6 +144,16 @@ func normalizeIndexSpec(spec *IndexSpec) error {
 	spec.Key = append(bsoncore.Document(nil), spec.Key...)
 	if spec.PartialFilterExpression != nil {
 		spec.PartialFilterExpression = append(bsoncore.Document(nil), spec.PartialFilterExpression...)
+		// mongod's checks of a new partial index, in its order.
+		if spec.Sparse {
+			return errs.New(errs.CannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
+		}
+		if err := query.CheckPartialFilter(spec.PartialFilterExpression); err != nil {
+			return err
+		}
+		if keyEqual(spec.Key, idKeyPattern) {
+			return errs.New(errs.CannotCreateIndex, "_id index cannot be a partial index")
+		}
 	}
 	if err := normalizeTextSpec(spec); err != nil {
 		return err

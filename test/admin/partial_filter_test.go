@@ -1,0 +1,88 @@
+package admin_test
+
+import (
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/lodedb/lode/test/testenv"
+)
+
+// TestPartialFilterExpressionRules: a partial index's filter takes only
+// what mongod 7.0 takes (equalities, ranges, $type, $exists: true, $in,
+// $and and $or, at most four levels deep), and is not combined with
+// sparse or the _id key; cases from MongoDB's own
+// index_partial_create_drop test and its documented restrictions.
+func TestPartialFilterExpressionRules(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	d1 := func(k string, v any) bson.D { return bson.D{{Key: k, Value: v}} }
+	n := 0
+	create := func(key bson.D, opts bson.D) error {
+		n++
+		spec := append(bson.D{{Key: "key", Value: key}, {Key: "name", Value: "ix" + string(rune('a'+n%26)) + string(rune('a'+n/26))}}, opts...)
+		_, err := testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "pf"}, {Key: "indexes", Value: bson.A{spec}}})
+		return err
+	}
+	code := func(err error) int32 {
+		var ce mongo.CommandError
+		if errors.As(err, &ce) {
+			return ce.Code
+		}
+		return 0
+	}
+	pfe := func(f bson.D) bson.D { return d1("partialFilterExpression", f) }
+	x := d1("x", 1)
+	nested := func(depth int) bson.D { // depth $ands around {x: 3}
+		f := d1("x", 3)
+		for i := 0; i < depth; i++ {
+			f = d1("$and", bson.A{f})
+		}
+		return f
+	}
+
+	for _, f := range []bson.D{
+		d1("a", 1), d1("a", nil), d1("a", d1("$gt", 1)), {{Key: "a", Value: bson.D{{Key: "$gte", Value: 1}, {Key: "$lt", Value: 5}}}},
+		d1("a", d1("$type", "string")), d1("a", d1("$exists", true)), d1("a", d1("$in", bson.A{1, 2})),
+		d1("a", d1("$all", bson.A{1})), d1("$or", bson.A{d1("a", 1), d1("b", d1("$lt", 2))}),
+		{{Key: "a", Value: 1}, {Key: "b", Value: d1("$lte", 2)}}, nested(3),
+	} {
+		if err := create(x, pfe(f)); err != nil {
+			t.Errorf("partial filter %v refused: %v", f, err)
+		}
+	}
+	for _, c := range []struct {
+		f    bson.D
+		want int32
+	}{
+		{d1("a", d1("$ne", 1)), 67},
+		{d1("a", d1("$nin", bson.A{1})), 67},
+		{d1("a", d1("$exists", false)), 67},
+		{d1("a", d1("$not", d1("$eq", 1))), 67},
+		{d1("$nor", bson.A{d1("a", 1)}), 67},
+		{d1("a", bson.Regex{Pattern: "abc"}), 67},
+		{d1("a", d1("$elemMatch", d1("$gt", 1))), 67},
+		{d1("a", d1("$size", 2)), 67},
+		{d1("a", d1("$mod", bson.A{2, 0})), 67},
+		{d1("$or", bson.A{d1("a", d1("$ne", 1))}), 67},
+		{nested(4), 67},
+		{d1("$expr", d1("$eq", bson.A{"$x", 5})), 224},
+		{d1("a", d1("$asdasd", 3)), 2},
+	} {
+		if err := create(x, pfe(c.f)); code(err) != c.want {
+			t.Errorf("partial filter %v: %v, want code %d", c.f, err, c.want)
+		}
+	}
+	// Not with sparse (a false sparse is fine), nor on the _id key.
+	if err := create(x, bson.D{{Key: "partialFilterExpression", Value: d1("a", 1)}, {Key: "sparse", Value: true}}); code(err) != 67 {
+		t.Errorf("partial and sparse: %v, want 67", err)
+	}
+	if err := create(d1("y", 1), bson.D{{Key: "partialFilterExpression", Value: d1("a", 1)}, {Key: "sparse", Value: false}}); err != nil {
+		t.Errorf("partial with sparse: false: %v", err)
+	}
+	if err := create(d1("_id", 1), pfe(d1("a", 1))); code(err) != 67 {
+		t.Errorf("partial _id index: %v, want 67", err)
+	}
+}
