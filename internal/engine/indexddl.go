@@ -88,6 +88,9 @@ func (e *Engine) CreateIndexesCtx(ctx context.Context, db, coll string, specs []
 				return 0, err
 			}
 		}
+		if len(all) >= maxIndexesPerCollection {
+			return 0, errs.New(errs.CannotCreateIndex, "add index fails, too many indexes for %s.%s key:%s", db, coll, bsonutil.FormatDoc(spec.Key, msgStyle))
+		}
 		ix, err := newIndex(e.allocID(), spec)
 		if err != nil {
 			return 0, err
@@ -129,6 +132,11 @@ func (e *Engine) CreateIndexesCtx(ctx context.Context, db, coll string, specs []
 	}
 	return len(added), nil
 }
+
+// maxIndexesPerCollection is mongod's kMaxNumIndexesAllowed: the
+// indexes of one collection as listIndexes shows them, its _id (or
+// clustered) index included.
+const maxIndexesPerCollection = 64
 
 // maxCompoundKeys is the most fields a key pattern may have, mongod's
 // (its Ordering holds one bit per field; 13103 past it).

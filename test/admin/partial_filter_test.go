@@ -86,3 +86,53 @@ func TestPartialFilterExpressionRules(t *testing.T) {
 		t.Errorf("partial _id index: %v, want 67", err)
 	}
 }
+
+// TestIndexCountLimit: a collection holds at most 64 indexes, its _id
+// index included; the 65th is CannotCreateIndex with mongod's message,
+// and one command that would pass the limit creates none of its indexes.
+func TestIndexCountLimit(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	create := func(names ...string) error {
+		var specs bson.A
+		for _, n := range names {
+			specs = append(specs, bson.D{{Key: "key", Value: bson.D{{Key: n, Value: 1}}}, {Key: "name", Value: n}})
+		}
+		_, err := testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "many"}, {Key: "indexes", Value: specs}})
+		return err
+	}
+	var names []string
+	for i := 0; i < 62; i++ {
+		names = append(names, "f"+string(rune('a'+i/26))+string(rune('a'+i%26)))
+	}
+	if err := create(names...); err != nil {
+		t.Fatal(err)
+	}
+	// 63 indexes now: two more in one command pass the limit.
+	err := create("x", "y")
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 67 || ce.Message != "add index fails, too many indexes for "+db.Name()+".many key:{ y: 1 }" {
+		t.Fatalf("two indexes past 63: %v, want 67 naming key y", err)
+	}
+	if err := create("x"); err != nil {
+		t.Fatalf("the 64th index: %v", err)
+	}
+	if err := create("z"); !errors.As(err, &ce) || ce.Code != 67 {
+		t.Fatalf("the 65th index: %v, want 67", err)
+	}
+	// An index that exists already is no new index.
+	if err := create("x"); err != nil {
+		t.Fatalf("an existing index again: %v", err)
+	}
+	cur, err := db.Collection("many").Indexes().List(testenv.Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []bson.Raw
+	if err := cur.All(testenv.Ctx(t), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 64 {
+		t.Fatalf("%d indexes listed, want 64", len(all))
+	}
+}
