@@ -46,8 +46,11 @@ func ParseKeyPattern(key bsoncore.Document) ([]KeyField, error) {
 		switch {
 		case bsonutil.IsNumber(v.Type):
 			n := bsonutil.AsFloat64(v)
+			if n != n {
+				return nil, errs.New(errs.CannotCreateIndex, "Values in the index key pattern cannot be NaN.")
+			}
 			if n == 0 {
-				return nil, errs.New(errs.CannotCreateIndex, "Values in the index key pattern can't be all zero or empty: %s", name)
+				return nil, errs.New(errs.CannotCreateIndex, "Values in the index key pattern cannot be 0.")
 			}
 			f.Desc = n < 0
 		case v.Type == bsoncore.TypeString:

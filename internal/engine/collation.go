@@ -112,3 +112,12 @@ func (e *Engine) StatementCollator(db, coll string, raw bsoncore.Document) (*col
 
 // simpleDoc is {locale: "simple"}.
 var simpleDoc = bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build()
+
+// collectionCollation is c's default collation as an index stores it (nil
+// for the simple collation).
+func collectionCollation(c *collection) bsoncore.Document {
+	if c.Collator != nil {
+		return c.Collator.Spec().Document()
+	}
+	return nil
+}

@@ -68,8 +68,12 @@ func (e *Engine) CreateIndexesCtx(ctx context.Context, db, coll string, specs []
 		if c.Clustered && keyEqual(spec.Key, idKeyPattern) {
 			continue // the clustered index is {_id: 1} already
 		}
+		explicit := spec.Collation != nil
 		if spec.Collation, err = resolveIndexCollation(c, spec.Collation); err != nil {
 			return 0, err
+		}
+		if explicit && keyEqual(spec.Key, idKeyPattern) && !bsonEqualDoc(spec.Collation, collectionCollation(c)) {
+			return 0, errs.New(errs.CannotCreateIndex, "_id index must have the collection default collation")
 		}
 		if err := collationSupported(spec); err != nil {
 			return 0, err
@@ -162,6 +166,9 @@ func normalizeIndexSpec(spec *IndexSpec) error {
 		if keyEqual(spec.Key, idKeyPattern) {
 			return errs.New(errs.CannotCreateIndex, "_id index cannot be a partial index")
 		}
+	}
+	if spec.Sparse && keyEqual(spec.Key, idKeyPattern) {
+		return errs.New(errs.CannotCreateIndex, "_id index cannot be sparse")
 	}
 	if err := normalizeTextSpec(spec); err != nil {
 		return err
@@ -436,7 +443,10 @@ const (
 
 // compareIndex compares a requested spec with an existing index.
 func compareIndex(ix *index, spec IndexSpec) int {
-	if !keyEqual(ix.Key, spec.Key) || ix.Unique != spec.Unique || ix.Sparse != spec.Sparse ||
+	// Any index of the key {_id: 1} is unique, as mongod's descriptor
+	// takes it: a second one under another name is the _id index again.
+	idKey := keyEqual(spec.Key, idKeyPattern)
+	if !keyEqual(ix.Key, spec.Key) || (ix.Unique || idKey) != (spec.Unique || idKey) || ix.Sparse != spec.Sparse ||
 		(ix.Partial == nil) != (spec.PartialFilterExpression == nil) ||
 		!bsonEqualDoc(ix.Partial, spec.PartialFilterExpression) ||
 		!bsonEqualDoc(ix.Collation, spec.Collation) {

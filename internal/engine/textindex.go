@@ -91,8 +91,12 @@ func normalizeTextSpec(spec *IndexSpec) error {
 		if k == "_ftsx" {
 			continue
 		}
+		if v.Type == bsoncore.TypeString {
+			// hashed, 2d, 2dsphere (or any other name) beside text.
+			return errs.New(errs.CannotCreateIndex, "Can't use more than one index plugin for a single index.")
+		}
 		if !bsonutil.IsNumber(v.Type) {
-			return errs.New(errs.NotImplemented, "a text index with a '%s' field is not supported by Lode", v.StringValue())
+			return errs.New(errs.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", bsonutil.TypeName(v.Type))
 		}
 		if n := bsonutil.AsFloat64(v); n != 1 && n != -1 {
 			return errs.New(errs.Location17273, "expected value 1 or -1 for non-text key in compound index")

@@ -183,6 +183,7 @@ func cmdCreateIndexes(ctx context.Context, s *Server, req *Request) (bsoncore.Do
 // ignoreUnknown (createIndexes' ignoreUnknownIndexOptions) skips the
 // fields an index specification may not have instead of refusing them.
 func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, error) {
+	uniqueFalse := false // unique given, and false
 	var spec engine.IndexSpec
 	elems, err := d.Elements()
 	if err != nil {
@@ -241,6 +242,7 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 			}
 		case "unique":
 			spec.Unique = expr.Truthy(v)
+			uniqueFalse = !spec.Unique
 		case "sparse":
 			spec.Sparse = expr.Truthy(v)
 		case "partialFilterExpression":
@@ -265,6 +267,9 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 	}
 	if len(spec.Key) <= 5 {
 		return spec, errs.New(errs.CannotCreateIndex, "Error in specification %s :: caused by :: Index keys cannot be an empty object.", d.String())
+	}
+	if uniqueFalse && isIDKeyPattern(spec.Key) {
+		return spec, errs.New(errs.CannotCreateIndex, "_id index cannot be non-unique")
 	}
 	if err := checkGeoIndexSpec(d); err != nil {
 		return spec, err
@@ -313,4 +318,15 @@ func countIndexes(ixs []engine.IndexInfo) int {
 		}
 	}
 	return n
+}
+
+// isIDKeyPattern reports whether key is {_id: 1}, the _id index's key
+// (1 of any numeric type).
+func isIDKeyPattern(key bsoncore.Document) bool {
+	elems, err := key.Elements()
+	if err != nil || len(elems) != 1 || elems[0].Key() != "_id" {
+		return false
+	}
+	v := elems[0].Value()
+	return bsonutil.IsNumber(v.Type) && bsonutil.AsFloat64(v) == 1
 }

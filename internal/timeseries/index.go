@@ -38,7 +38,7 @@ func BucketIndexKey(o *Options, key bsoncore.Document) (bsoncore.Document, error
 		}
 		dir := bsonutil.AsFloat64(v)
 		if dir == 0 {
-			return nil, errs.New(errs.CannotCreateIndex, "Values in the index key pattern can't be all zeros.")
+			return nil, errs.New(errs.CannotCreateIndex, "Values in the index key pattern cannot be 0.")
 		}
 		lo, hi := "control.min."+f, "control.max."+f
 		if dir < 0 {

@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -134,5 +135,54 @@ func TestIndexCountLimit(t *testing.T) {
 	}
 	if len(all) != 64 {
 		t.Fatalf("%d indexes listed, want 64", len(all))
+	}
+}
+
+// TestIndexKeyPatternAndIDSpecRules: mongod 7.0's key pattern checks
+// (NaN and 0 directions, one index plugin per index) and the rules of an
+// index on {_id: 1}: it is always unique and takes the collection's
+// collation, so another name for it is the _id index again (85), and
+// unique: false, sparse or another collation are 67. From MongoDB's
+// index_key_validate and index catalog rules.
+func TestIndexKeyPatternAndIDSpecRules(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	if _, err := db.Collection("kp").InsertOne(testenv.Ctx(t), bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	create := func(spec bson.D) error {
+		_, err := testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "kp"}, {Key: "indexes", Value: bson.A{spec}}})
+		return err
+	}
+	id := bson.D{{Key: "_id", Value: 1}}
+	for _, c := range []struct {
+		spec bson.D
+		code int32
+		msg  string
+	}{
+		{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 0}}}, {Key: "name", Value: "z"}}, 67, "Values in the index key pattern cannot be 0."},
+		{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: math.NaN()}}}, {Key: "name", Value: "nan"}}, 67, "Values in the index key pattern cannot be NaN."},
+		{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: "text"}, {Key: "b", Value: "hashed"}}}, {Key: "name", Value: "th"}}, 67, "Can't use more than one index plugin for a single index."},
+		{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: "text"}, {Key: "b", Value: true}}}, {Key: "name", Value: "tb"}}, 67, "Values in v:2 index key pattern cannot be of type bool. Only numbers > 0, numbers < 0, and strings are allowed."},
+		{bson.D{{Key: "key", Value: id}, {Key: "name", Value: "other"}}, 85, "Index already exists with a different name: _id_"},
+		{bson.D{{Key: "key", Value: id}, {Key: "name", Value: "nu"}, {Key: "unique", Value: false}}, 67, "_id index cannot be non-unique"},
+		{bson.D{{Key: "key", Value: id}, {Key: "name", Value: "sp"}, {Key: "sparse", Value: true}}, 67, "_id index cannot be sparse"},
+		{bson.D{{Key: "key", Value: id}, {Key: "name", Value: "co"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}}, 67, "_id index must have the collection default collation"},
+	} {
+		err := create(c.spec)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != c.code || ce.Message != c.msg {
+			t.Errorf("%v: %v, want %d %q", c.spec, err, c.code, c.msg)
+		}
+	}
+	// What stays allowed: {_id: -1}, a hashed _id, the _id index itself again.
+	for _, spec := range []bson.D{
+		{{Key: "key", Value: bson.D{{Key: "_id", Value: -1}}}, {Key: "name", Value: "desc"}},
+		{{Key: "key", Value: bson.D{{Key: "_id", Value: "hashed"}}}, {Key: "name", Value: "h"}},
+		{{Key: "key", Value: id}, {Key: "name", Value: "_id_"}},
+	} {
+		if err := create(spec); err != nil {
+			t.Errorf("%v: %v", spec, err)
+		}
 	}
 }
