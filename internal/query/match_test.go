@@ -419,8 +419,13 @@ func TestMatchPositionalLogical(t *testing.T) {
 		// the last predicate that records an offset wins, as in MongoDB's AND
 		{`{"a": 2, "b": 8}`, 1},
 		{`{"b": 8, "a": 3}`, 2},
-		{`{"$or": [{"a": 9}, {"b": 7}]}`, 0},
-		{`{"$or": [{"$and": [{"a": 3}, {"b": 9}]}, {"a": {"$exists": true}}]}`, 0},
+		// an $or of different fields records nothing (mongod's OR passes
+		// no match details to its children; MongoDB's own
+		// positional_projection test), one mongod reads as an $in does
+		{`{"$or": [{"a": 9}, {"b": 7}]}`, -1},
+		{`{"$or": [{"$and": [{"a": 3}, {"b": 9}]}, {"a": {"$exists": true}}]}`, -1},
+		{`{"$or": [{"a": 3}, {"a": 2}]}`, 1},
+		{`{"$or": [{"b": 8}]}`, 1},
 		{`{"a": {"$elemMatch": {"$gt": 1}}}`, 1},
 	}
 	for _, c := range cases {

@@ -74,6 +74,44 @@ type AndNode struct {
 // OrNode matches when any child matches.
 type OrNode struct {
 	Children []Node
+	// inLike: the $or is one $in to mongod (one child, or equalities and
+	// regexes on one path, which its optimizer merges), so it records the
+	// matched array position for a positional projection; any other $or
+	// records none ({$or: [{a: 1}, {b: 5}]} leaves "a.$" nothing).
+	inLike bool
+}
+
+// newOr returns the $or of kids.
+func newOr(kids []Node) *OrNode {
+	return &OrNode{Children: kids, inLike: orInLike(kids)}
+}
+
+func orInLike(kids []Node) bool {
+	if len(kids) == 1 {
+		return true
+	}
+	path := ""
+	for i, k := range kids {
+		var p string
+		switch t := k.(type) {
+		case *CompareNode:
+			if t.Op != OpEQ {
+				return false
+			}
+			p = t.Path
+		case *RegexNode:
+			p = t.Path
+		case *InNode:
+			p = t.Path
+		default:
+			return false
+		}
+		if i > 0 && p != path {
+			return false
+		}
+		path = p
+	}
+	return true
 }
 
 // NorNode matches when no child matches.
@@ -138,6 +176,12 @@ func (n *AndNode) matchValue(v bsoncore.Value, pos *int) bool {
 }
 
 func (n *OrNode) match(doc []byte, pos *int) bool {
+	if !n.inLike {
+		pos = nil
+	} else if pos != nil && len(n.Children) > 1 {
+		// As mongod's $in: the first array element any child matches.
+		return n.matchFirst(func(c Node, p *int) bool { return c.match(doc, p) }, pos)
+	}
 	for _, c := range n.Children {
 		if c.match(doc, pos) {
 			return true
@@ -147,12 +191,36 @@ func (n *OrNode) match(doc []byte, pos *int) bool {
 }
 
 func (n *OrNode) matchValue(v bsoncore.Value, pos *int) bool {
+	if !n.inLike {
+		pos = nil
+	} else if pos != nil && len(n.Children) > 1 {
+		return n.matchFirst(func(c Node, p *int) bool { return c.matchValue(v, p) }, pos)
+	}
 	for _, c := range n.Children {
 		if c.matchValue(v, pos) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchFirst runs every child of an in-like $or and records the lowest
+// array position any of them matched at.
+func (n *OrNode) matchFirst(m func(Node, *int) bool, pos *int) bool {
+	found, best := false, -1
+	for _, c := range n.Children {
+		p := -1
+		if m(c, &p) {
+			if !found || (p >= 0 && (best < 0 || p < best)) {
+				best = p
+			}
+			found = true
+		}
+	}
+	if found && best >= 0 {
+		*pos = best
+	}
+	return found
 }
 
 func (n *NorNode) match(doc []byte, _ *int) bool {

@@ -162,7 +162,7 @@ func (p *parser) parsePathless(key string, v bsoncore.Value, level int) (Node, e
 		case "$and":
 			return &AndNode{Children: kids}, nil
 		case "$or":
-			return &OrNode{Children: kids}, nil
+			return newOr(kids), nil
 		}
 		return &NorNode{Children: kids}, nil
 	case "$comment":

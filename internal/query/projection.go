@@ -200,6 +200,10 @@ func ParseProjection(spec bsoncore.Document) (*Projection, error) {
 					return nil, errs.New(errs.Location31287, "Cannot use positional operator twice: %s", key)
 				}
 				path = key[:posBegin]
+				if path == "" && key != "$" {
+					// ".$": a positional operator after an empty field.
+					return nil, errs.New(errs.Code(5392900), "Projection on field %s is invalid", key)
+				}
 				if path == "" {
 					return nil, errs.New(errs.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 				}

@@ -146,7 +146,7 @@ func normalizeList(kind matchType, kids []Node) Node {
 	if kind == mtAnd {
 		return &AndNode{Children: flat}
 	}
-	return &OrNode{Children: flat}
+	return newOr(flat)
 }
 
 // isAlways reports whether n is trivially v: $alwaysTrue and the empty
