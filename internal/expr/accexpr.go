@@ -55,21 +55,16 @@ func foldValues(coll *collation.Collator, kind string, vs []bsoncore.Value) bson
 		}
 		return best
 	case "sum", "avg":
-		acc := Int32(0)
-		n := 0
+		// The accumulator's own total (mongod's expression $sum is its
+		// accumulator): Kahan-compensated doubles, exact integers.
+		var acc Sum
 		for _, v := range vs {
-			if isNum(v) {
-				acc = NumAdd(acc, v)
-				n++
-			}
+			acc.Add(v)
 		}
 		if kind == "sum" {
-			return acc
+			return acc.Total()
 		}
-		if n == 0 {
-			return Null
-		}
-		return NumDiv(acc, Int64(int64(n)))
+		return acc.Avg()
 	}
 	var nums []float64
 	for _, v := range vs {

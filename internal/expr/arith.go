@@ -27,8 +27,13 @@ func parseAdd(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 		return nil, err
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+		// As mongod: the numbers before the date add as numbers; from the
+		// date on, the total is the date's milliseconds in int64, and each
+		// later number joins it rounded to an integer, all overflow-checked.
 		acc := Int32(0)
-		var date *int64
+		date := false
+		var ms int64
+		overflow := errs.New(errs.Overflow, "date overflow in $add")
 		for _, e := range es {
 			v, err := e.Eval(doc, vars)
 			if err != nil {
@@ -38,36 +43,67 @@ func parseAdd(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			case IsNullish(v):
 				return Null, nil
 			case v.Type == bsoncore.TypeDateTime:
-				if date != nil {
+				if date {
 					return Missing, errs.New(errs.Location16612, "only one date allowed in an $add expression")
 				}
-				d := v.DateTime()
-				date = &d
+				date = true
+				n, ok := roundToInt64(acc)
+				if ms, ok = add64ok(v.DateTime(), n, ok); !ok {
+					return Missing, overflow
+				}
 			case isNum(v):
-				acc = NumAdd(acc, v)
+				if !date {
+					acc = NumAdd(acc, v)
+					break
+				}
+				n, ok := roundToInt64(v)
+				if ms, ok = add64ok(ms, n, ok); !ok {
+					return Missing, overflow
+				}
 			default:
 				return Missing, errs.New(errs.Location16554, "$add only supports numeric or date types, not %s", bsonutil.TypeName(v.Type))
 			}
 		}
-		if date != nil {
-			ms, ok := roundToInt64(acc)
-			if !ok {
-				return Missing, errs.New(errs.Overflow, "date overflow in $add")
-			}
-			return Date(*date + ms), nil
+		if date {
+			return Date(ms), nil
 		}
 		return acc, nil
 	}), nil
 }
 
-// roundToInt64 rounds a number to the nearest int64 (half away from zero).
+// roundToInt64 rounds a number to the nearest int64: a double half away
+// from zero, a decimal half to even (mongod's rounding of each for a
+// date's milliseconds); false when it does not fit or is NaN.
 func roundToInt64(v bsoncore.Value) (int64, bool) {
 	switch v.Type {
 	case bsoncore.TypeInt32, bsoncore.TypeInt64:
 		return bsonutil.AsInt64(v), true
+	case bsoncore.TypeDecimal128:
+		d := toDec(v)
+		if d.special() {
+			return 0, false
+		}
+		q := decQuantize(d, 0, roundHalfEven)
+		c := q.c
+		if q.e > 0 {
+			c = new(big.Int).Mul(c, new(big.Int).Exp(bigTen, big.NewInt(int64(q.e)), nil))
+		}
+		if !c.IsInt64() {
+			return 0, false
+		}
+		return c.Int64(), true
 	}
 	f := math.Round(asF(v))
 	return float64ToInt64(f)
+}
+
+// add64ok is a+b when ok and the sum fits in int64.
+func add64ok(a, b int64, ok bool) (int64, bool) {
+	s := a + b
+	if !ok || (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) {
+		return 0, false
+	}
+	return s, true
 }
 
 func parseSubtract(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
@@ -94,10 +130,11 @@ func parseSubtract(name string, args bsoncore.Value, pc *ParseContext) (Expr, er
 			return Int64(a.DateTime() - b.DateTime()), nil
 		case a.Type == bsoncore.TypeDateTime && isNum(b):
 			ms, ok := roundToInt64(b)
-			if !ok {
+			r := a.DateTime() - ms
+			if !ok || (a.DateTime() >= 0) != (ms >= 0) && (r >= 0) != (a.DateTime() >= 0) {
 				return Missing, errs.New(errs.Overflow, "date overflow in $subtract")
 			}
-			return Date(a.DateTime() - ms), nil
+			return Date(r), nil
 		}
 		return Missing, errs.New(errs.Location16556, "cant $subtract a %s from a %s", bsonutil.TypeName(b.Type), bsonutil.TypeName(a.Type))
 	}), nil
@@ -317,6 +354,9 @@ func parseLog(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 			return Missing, errs.New(errs.Location28757, "$log's base must be numeric, not %s", bsonutil.TypeName(b.Type))
 		}
 		x, y := asF(a), asF(b)
+		if (a.Type == bsoncore.TypeDouble && math.IsNaN(x)) || (b.Type == bsoncore.TypeDouble && math.IsNaN(y)) {
+			return Double(math.NaN()), nil // a double NaN argument or base is NaN, as in mongod
+		}
 		if !(x > 0) {
 			return Missing, errs.New(errs.Location28758, "$log's argument must be a positive number, but is %s", bsonutil.FormatValue(a, msgStyle))
 		}
@@ -447,36 +487,49 @@ func parseRoundTrunc(round bool) opParser {
 			if !isNum(v) {
 				return Missing, errs.New(errs.Location51081, "%s only supports numeric types, not %s", name, bsonutil.TypeName(v.Type))
 			}
-			return roundValue(v, int(place), round), nil
+			return roundValue(name, v, int(place), round)
 		}), nil
 	}
 }
 
-func roundValue(v bsoncore.Value, place int, round bool) bsoncore.Value {
+func roundValue(name string, v bsoncore.Value, place int, round bool) (bsoncore.Value, error) {
 	mode := roundTrunc
 	if round {
 		mode = roundHalfEven
 	}
 	switch v.Type {
 	case bsoncore.TypeDecimal128:
-		return decQuantize(toDec(v), place, mode).value()
+		d := toDec(v)
+		if !d.special() && place > -d.e {
+			// mongod quantizes to the precision asked: trailing zeros,
+			// as many as 34 digits hold.
+			extra := min(place+d.e, 34-len(new(big.Int).Abs(d.c).String()))
+			if extra > 0 {
+				d = dec{c: new(big.Int).Mul(d.c, new(big.Int).Exp(bigTen, big.NewInt(int64(extra)), nil)), e: d.e - extra, neg: d.neg}
+			}
+			return d.value(), nil
+		}
+		return decQuantize(d, place, mode).value(), nil
 	case bsoncore.TypeDouble:
 		x := v.Double()
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return v
+			return v, nil
 		}
 		// exact decimal arithmetic on the double's shortest representation
 		r := decQuantize(decFromFloat(x), place, mode)
-		return Double(r.float())
+		return Double(r.float()), nil
 	}
 	if place >= 0 {
-		return v
+		return v, nil
 	}
 	i := bsonutil.AsInt64(v)
 	r := decQuantize(dec{c: big.NewInt(i), e: 0}, place, mode)
 	f := new(big.Int).Mul(r.c, new(big.Int).Exp(bigTen, big.NewInt(int64(-place)), nil))
 	if !f.IsInt64() {
-		return Double(r.float())
+		if v.Type == bsoncore.TypeInt64 {
+			return Missing, errs.New(errs.Code(51080), "invalid conversion to long in %s: %d rounded at precision %d does not fit", name, i, place)
+		}
+		return Double(r.float()), nil
 	}
-	return mkInt(f.Int64(), numKind(v.Type))
+	return mkInt(f.Int64(), numKind(v.Type)), nil
 }

@@ -274,7 +274,9 @@ func arityError(name string, n, min, max int) error {
 	case max < 0:
 		return errs.New(errs.Location16020, "Expression %s takes at least %d arguments, but %d were passed in.", name, min, n)
 	}
-	return errs.New(errs.Location16020, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, min, max, n)
+	// mongod's ranged-arity expressions ($round, $slice, $indexOfBytes..)
+	// have their own code.
+	return errs.New(errs.Code(28667), "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, min, max, n)
 }
 
 // parseSpec parses an operator whose argument is a document of named

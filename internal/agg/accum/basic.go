@@ -10,102 +10,23 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// sumAcc implements $sum, $avg and $count. Integers sum exactly in int64
-// (int32 result when every input was int32 and it fits); an int64
-// overflow switches to double; doubles use Kahan summation; any decimal
-// makes the result decimal.
+// sumAcc implements $sum, $avg and $count over expr.Sum (integers exact
+// in int64, doubles with Kahan's compensation, decimals as decimals).
 type sumAcc struct {
-	avg      bool
-	count    int64
-	kind     bsoncore.Type
-	i        int64
-	overflow bool
-	f, c     float64 // Kahan sum and compensation
-	dec      bsoncore.Value
-	hasDec   bool
+	avg bool
+	expr.Sum
 }
 
 func (a *sumAcc) Add(v bsoncore.Value) error {
-	switch v.Type {
-	case bsoncore.TypeInt32, bsoncore.TypeInt64:
-		x := bsonutil.AsInt64(v)
-		if !a.overflow {
-			s := a.i + x
-			if (a.i >= 0) == (x >= 0) && (s >= 0) != (x >= 0) {
-				a.overflow = true
-				a.kahan(float64(a.i) + float64(x))
-				a.i = 0
-			} else {
-				a.i = s
-			}
-		} else {
-			a.kahan(float64(x))
-		}
-		if a.kind != bsoncore.TypeDouble && a.kind != bsoncore.TypeDecimal128 && (a.kind != bsoncore.TypeInt64 || v.Type == bsoncore.TypeInt64) {
-			a.kind = v.Type
-		}
-	case bsoncore.TypeDouble:
-		a.kahan(v.Double())
-		if a.kind != bsoncore.TypeDecimal128 {
-			a.kind = bsoncore.TypeDouble
-		}
-	case bsoncore.TypeDecimal128:
-		if !a.hasDec {
-			a.dec, a.hasDec = copyVal(v), true
-		} else {
-			a.dec = expr.NumAdd(a.dec, v)
-		}
-		a.kind = bsoncore.TypeDecimal128
-	default:
-		return nil
-	}
-	a.count++
+	a.Sum.Add(v)
 	return nil
 }
 
-func (a *sumAcc) kahan(x float64) {
-	y := x - a.c
-	t := a.f + y
-	a.c = (t - a.f) - y
-	a.f = t
-}
-
-func (a *sumAcc) total() bsoncore.Value {
-	switch {
-	case a.kind == bsoncore.TypeDecimal128:
-		t := a.dec
-		if a.i != 0 {
-			t = expr.NumAdd(t, expr.Int64(a.i))
-		}
-		if a.f != 0 {
-			t = expr.NumAdd(t, expr.Double(a.f))
-		}
-		return t
-	case a.kind == bsoncore.TypeDouble || a.overflow:
-		return expr.Double(a.f + float64(a.i))
-	case a.kind == bsoncore.TypeInt64:
-		return expr.Int64(a.i)
-	case a.i >= math.MinInt32 && a.i <= math.MaxInt32:
-		return expr.Int32(int32(a.i))
-	}
-	return expr.Int64(a.i)
-}
-
 func (a *sumAcc) Result() (bsoncore.Value, error) {
-	if !a.avg {
-		if a.count == 0 {
-			return expr.Int32(0), nil
-		}
-		return a.total(), nil
+	if a.avg {
+		return a.Avg(), nil
 	}
-	if a.count == 0 {
-		return expr.Null, nil
-	}
-	t := a.total()
-	if t.Type == bsoncore.TypeDecimal128 {
-		return expr.NumDiv(t, expr.Int64(a.count)), nil
-	}
-	return expr.Double(bsonutil.AsFloat64(t) / float64(a.count)), nil
+	return a.Total(), nil
 }
 
 func (a *sumAcc) MemUsage() int { return 96 }

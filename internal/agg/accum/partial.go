@@ -48,14 +48,14 @@ func kindRank(t bsoncore.Type) int {
 // Partial implements Accumulator.
 func (a *sumAcc) Partial() (bsoncore.Value, error) {
 	b := bsoncore.NewDocumentBuilder().
-		AppendInt64("n", a.count).
-		AppendInt32("k", int32(a.kind)).
-		AppendInt64("i", a.i).
-		AppendBoolean("o", a.overflow).
-		AppendDouble("f", a.f).
-		AppendDouble("c", a.c)
-	if a.hasDec {
-		b.AppendValue("d", a.dec)
+		AppendInt64("n", a.Count).
+		AppendInt32("k", int32(a.Kind)).
+		AppendInt64("i", a.I).
+		AppendBoolean("o", a.Overflow).
+		AppendDouble("f", a.F).
+		AppendDouble("c", a.C)
+	if a.HasDec {
+		b.AppendValue("d", a.Dec)
 	}
 	return bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: b.Build()}, nil
 }
@@ -66,10 +66,10 @@ func (a *sumAcc) Merge(p bsoncore.Value) error {
 	if err != nil {
 		return err
 	}
-	o := sumAcc{count: d.Lookup("n").Int64(), kind: bsoncore.Type(d.Lookup("k").Int32()), i: d.Lookup("i").Int64(),
-		overflow: d.Lookup("o").Boolean(), f: d.Lookup("f").Double(), c: d.Lookup("c").Double()}
+	o := sumAcc{Sum: expr.Sum{Count: d.Lookup("n").Int64(), Kind: bsoncore.Type(d.Lookup("k").Int32()), I: d.Lookup("i").Int64(),
+		Overflow: d.Lookup("o").Boolean(), F: d.Lookup("f").Double(), C: d.Lookup("c").Double()}}
 	if dv, err := d.LookupErr("d"); err == nil {
-		o.dec, o.hasDec = dv, true
+		o.Dec, o.HasDec = dv, true
 	}
 	a.merge(&o)
 	return nil
@@ -90,39 +90,39 @@ func (a *sumAcc) MergeAcc(o Accumulator) bool {
 
 // merge adds the state of o into a.
 func (a *sumAcc) merge(o *sumAcc) {
-	if o.count == 0 {
+	if o.Count == 0 {
 		return
 	}
-	a.count += o.count
-	if kindRank(o.kind) > kindRank(a.kind) {
-		a.kind = o.kind
+	a.Count += o.Count
+	if kindRank(o.Kind) > kindRank(a.Kind) {
+		a.Kind = o.Kind
 	}
-	i, overflow := o.i, o.overflow
-	if overflow && !a.overflow {
-		a.overflow = true
-		a.kahan(float64(a.i))
-		a.i = 0
+	i, overflow := o.I, o.Overflow
+	if overflow && !a.Overflow {
+		a.Overflow = true
+		a.Kahan(float64(a.I))
+		a.I = 0
 	}
-	if a.overflow {
-		a.kahan(float64(i))
+	if a.Overflow {
+		a.Kahan(float64(i))
 	} else {
-		s := a.i + i
-		if (a.i >= 0) == (i >= 0) && (s >= 0) != (i >= 0) {
-			a.overflow = true
-			a.kahan(float64(a.i) + float64(i))
-			a.i = 0
+		s := a.I + i
+		if (a.I >= 0) == (i >= 0) && (s >= 0) != (i >= 0) {
+			a.Overflow = true
+			a.Kahan(float64(a.I) + float64(i))
+			a.I = 0
 		} else {
-			a.i = s
+			a.I = s
 		}
 	}
 	// The other side's Kahan sum is f with compensation c (true sum f-c).
-	a.kahan(o.f)
-	a.kahan(-o.c)
-	if o.hasDec {
-		if !a.hasDec {
-			a.dec, a.hasDec = copyVal(o.dec), true
+	a.Kahan(o.F)
+	a.Kahan(-o.C)
+	if o.HasDec {
+		if !a.HasDec {
+			a.Dec, a.HasDec = copyVal(o.Dec), true
 		} else {
-			a.dec = expr.NumAdd(a.dec, o.dec)
+			a.Dec = expr.NumAdd(a.Dec, o.Dec)
 		}
 	}
 }
