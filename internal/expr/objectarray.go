@@ -4,6 +4,7 @@ import (
 	"github.com/lodedb/lode/internal/bsonutil"
 	"github.com/lodedb/lode/internal/errs"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+	"strings"
 )
 
 func init() {
@@ -60,13 +61,17 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 			k, val = p[0], p[1]
 		case bsoncore.TypeEmbeddedDocument:
 			if kind == 1 {
-				err = errs.New(errs.Location40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array found, but object was expected")
+				err = errs.New(errs.Code(40396), "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, array was expected")
 				return false
 			}
 			kind = 2
 			raw := rawSpec(x)
-			if len(raw) != 2 || raw["k"].Type == 0 || raw["v"].Type == 0 {
+			if len(raw) != 2 {
 				err = errs.New(errs.Location40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", len(raw))
+				return false
+			}
+			if raw["k"].Type == 0 || raw["v"].Type == 0 {
+				err = errs.New(errs.Code(40393), "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %s", bsonutil.FormatValue(x, msgStyle))
 				return false
 			}
 			k, val = raw["k"], raw["v"]
@@ -75,10 +80,22 @@ var parseArrayToObject = unary(func(name string, v bsoncore.Value) (bsoncore.Val
 			return false
 		}
 		if k.Type != bsoncore.TypeString {
-			err = errs.New(errs.Location40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", bsonutil.TypeName(k.Type))
+			if kind == 1 {
+				err = errs.New(errs.Code(40395), "$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: %s", bsonutil.TypeName(k.Type))
+			} else {
+				err = errs.New(errs.Location40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", bsonutil.TypeName(k.Type))
+			}
 			return false
 		}
 		ks := k.StringValue()
+		if strings.IndexByte(ks, 0) >= 0 {
+			code := errs.Code(4940400)
+			if kind == 2 {
+				code = errs.Code(4940401)
+			}
+			err = errs.New(code, "Key field cannot contain an embedded null byte")
+			return false
+		}
 		if len(ks) > 0 && ks[0] == '$' {
 			err = errs.New(errs.Location5217400, "Invalid key '%s' for $arrayToObject, keys cannot begin with '$'", ks)
 			return false

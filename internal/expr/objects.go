@@ -138,6 +138,10 @@ func parseFieldName(name string, v bsoncore.Value, pc *ParseContext) (Expr, erro
 	if c.v.Type != bsoncore.TypeString {
 		return nil, errs.New(codeString, "%s requires 'field' to evaluate to type String, but got %s", name, bsonutil.TypeName(c.v.Type))
 	}
+	if name == "$setField" && strings.IndexByte(c.v.StringValue(), 0) >= 0 {
+		// No document field can hold the name (BSON names end at NUL).
+		return nil, errs.New(errs.BadValue, "%s requires 'field' without an embedded null byte", name)
+	}
 	return e, nil
 }
 
