@@ -10,7 +10,8 @@ func TestCore(t *testing.T) {
 	runCases(t, []tc{
 		{expr: `"$a.b"`, doc: `{"a": {"b": 5}}`, want: `5`},
 		{expr: `"$a.b"`, doc: `{"a": [{"b": 1}, {"c": 2}, {"b": 3}, 7]}`, want: `[1, 3]`},
-		{expr: `"$a.b"`, doc: `{"a": [[{"b": 1}], {"b": 2}]}`, want: `[[1], 2]`},
+		// a nested array is not an object: skipped, as in mongod's ExpressionFieldPath
+		{expr: `"$a.b"`, doc: `{"a": [[{"b": 1}], {"b": 2}]}`, want: `[2]`},
 		{expr: `"$a.b"`, doc: `{"a": 1}`, want: ``},
 		{expr: `"$x"`, doc: `{}`, want: ``},
 		{expr: `"$$ROOT.a"`, doc: `{"a": 1}`, want: `1`},

@@ -205,15 +205,14 @@ func lookupPath(doc bsoncore.Document, path []string) bsoncore.Value {
 }
 
 // pathArray maps the rest of a path over an array's elements: documents
-// recurse, nested arrays map recursively, scalars and missing are dropped.
+// recurse, and everything else is dropped, nested arrays included, as
+// mongod's field path does ("$a.b" of {a: [[{b: 1}], {b: 2}]} is [2]);
+// so are missing results.
 func pathArray(arr bsoncore.Value, path []string) bsoncore.Value {
 	b := NewArrayBuilder()
 	forEach(arr.Data, func(_ []byte, x bsoncore.Value) bool {
-		switch x.Type {
-		case bsoncore.TypeEmbeddedDocument:
+		if x.Type == bsoncore.TypeEmbeddedDocument {
 			b.Append(lookupPath(x.Data, path))
-		case bsoncore.TypeArray:
-			b.Append(pathArray(x, path))
 		}
 		return true
 	})

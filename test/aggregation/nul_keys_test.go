@@ -31,3 +31,25 @@ func TestNulInComputedFieldNames(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldPathSkipsNestedArrays: a field path through an array takes
+// the field of each element that is a document and skips the rest,
+// nested arrays included ("$a.b" of {a: [[{b: 1}], {b: 2}]} is [2]), as
+// mongod's field path does; from MongoDB's own reduce test.
+func TestFieldPathSkipsNestedArrays(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	r, err, _ := aggOne(t, d, `[{"$project": {"_id": 0,
+		"p": {"$let": {"vars": {"a": [[{"b": 1}], {"b": 2}, 3, {"c": 4}]}, "in": "$$a.b"}},
+		"r": {"$reduce": {"input": [1, 2], "initialValue": [], "in": {"$concatArrays": ["$$value", ["$$value.notAField"]]}}}}}]`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := r.Lookup("cursor", "firstBatch", "0").Document()
+	if got := doc.Lookup("p").String(); got != `[{"$numberInt":"2"}]` {
+		t.Errorf("$$a.b: %s, want [2]", got)
+	}
+	if got := doc.Lookup("r").String(); got != `[[],[]]` {
+		t.Errorf("$reduce: %s, want [[], []]", got)
+	}
+}
