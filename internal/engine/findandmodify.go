@@ -23,6 +23,9 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 	if err := validateUserWrite(db, coll); err != nil {
 		return res, err
 	}
+	if spec.Remove && len(spec.ArrayFilters) > 0 {
+		return res, errs.New(errs.FailedToParse, "Cannot specify arrayFilters and remove=true")
+	}
 	if spec.Remove && (spec.Update.Type != 0 || spec.Upsert || spec.New) {
 		if spec.Update.Type != 0 {
 			return res, errs.New(errs.FailedToParse, "Cannot specify both an update and remove=true")

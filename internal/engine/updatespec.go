@@ -218,7 +218,8 @@ func firstKey(d bsoncore.Document) string {
 // upsertDoc builds the document an upsert inserts: the filter's equality
 // seed with the update applied as an insert (so $setOnInsert applies), the
 // replacement with the seed's _id, or the seed run through the pipeline.
-// clock is the engine's $currentDate timestamp clock.
+// clock is the engine's $currentDate timestamp clock. No array position
+// comes with an upsert: a positional $ in it is BadValue, as in mongod.
 func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *update.TimestampClock) (bsoncore.Document, error) {
 	replacement := p.pipe == nil && p.u.IsReplacement()
 	seedOf := query.UpsertSeed
@@ -232,11 +233,11 @@ func (p *parsedUpdate) upsertDoc(ctx context.Context, now time.Time, clock *upda
 	var out bsoncore.Document
 	switch {
 	case p.pipe != nil:
-		out, _, err = p.apply(ctx, seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
+		out, _, err = p.apply(ctx, seed, update.ApplyOptions{Insert: true, Pos: -1, Now: now, Clock: clock})
 	case replacement:
-		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
+		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Pos: -1, Now: now, Clock: clock})
 	default:
-		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Now: now, Clock: clock})
+		out, _, err = p.u.Apply(seed, update.ApplyOptions{Insert: true, Pos: -1, Now: now, Clock: clock})
 	}
 	if err != nil {
 		return nil, err

@@ -79,7 +79,15 @@ func (u *Update) Apply(doc bsoncore.Document, opts ApplyOptions) (out bsoncore.D
 // modified paths. An upsert's insert may create one (MongoDB treats it as
 // an insert), and nested $-prefixed names are allowed.
 func (a *applier) checkDollarField(l *loc) error {
-	if a.opts.Insert || len(l.path) != 1 || !strings.HasPrefix(l.path[0], "$") || l.node == nil {
+	if a.opts.Insert || len(l.path) == 0 || !strings.HasPrefix(l.path[0], "$") {
+		return nil
+	}
+	if len(l.path) > 1 {
+		// A dotted path whose first field is $-prefixed creates or
+		// changes that top-level field ({$set: {"$a.b": 1}}).
+		return errs.New(errs.DollarPrefixedFieldName, "The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", l.path[0], l.dotted())
+	}
+	if l.node == nil {
 		return nil
 	}
 	return dollarFieldError(l.path[0])

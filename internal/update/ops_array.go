@@ -322,7 +322,7 @@ func parsePop(path string, v bsoncore.Value) (leafOp, error) {
 
 func (o *popOp) apply(a *applier, l *loc) (bool, error) {
 	if l.node == nil {
-		return false, nil
+		return false, popBlocked(l)
 	}
 	if !l.node.isArray() {
 		return false, errs.New(errs.TypeMismatch, "Path '%s' contains an element of non-array type '%s'",
@@ -338,6 +338,28 @@ func (o *popOp) apply(a *applier, l *loc) (bool, error) {
 		l.node.kids = l.node.kids[:len(l.node.kids)-1]
 	}
 	return true, nil
+}
+
+// popBlocked is mongod's PathNotViable for a $pop whose missing path
+// runs into a value that cannot hold it (a scalar, or an array reached
+// with a name that is not an index); a path that is only missing is
+// fine.
+func popBlocked(l *loc) error {
+	for p := l; p.parent != nil; p = p.parent {
+		pn := p.parent.node
+		if pn == nil {
+			continue
+		}
+		if pn.isDoc() {
+			return nil
+		}
+		if _, ok := arrayIndex(p.name); ok && pn.isArray() {
+			return nil
+		}
+		return errs.New(errs.PathNotViable, "Cannot use the part (%s) of (%s) to traverse the element ({%s})",
+			p.name, l.dotted(), bsonutil.FormatElem(p.parent.name, pn.value(), msgStyle))
+	}
+	return nil
 }
 
 // $pull and $pullAll
