@@ -24,8 +24,14 @@ func (s *countStage) countPlan() *countPlan { return &countPlan{st: s, field: s.
 
 func parseCount(v bsoncore.Value, _ *ParseContext) ([]stage, error) {
 	s, ok := v.StringValueOK()
-	if !ok || s == "" {
+	if !ok {
 		return nil, errs.New(errs.Location40156, "the count field must be a non-empty string")
+	}
+	if s == "" {
+		return nil, errs.New(errs.Code(40157), "the count field must be a non-empty string")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return nil, errs.New(errs.Code(40159), "the count field cannot contain a null byte")
 	}
 	if strings.HasPrefix(s, "$") {
 		return nil, errs.New(errs.Location40158, "the count field cannot be a $-prefixed path")

@@ -319,9 +319,10 @@ func parseReduce(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 	if err := checkKeys(name, raw, errs.Location40076, "input", "initialValue", "in"); err != nil {
 		return nil, err
 	}
-	for _, k := range []string{"input", "initialValue", "in"} {
+	for i, k := range []string{"input", "initialValue", "in"} {
 		if raw[k].Type == 0 {
-			return nil, errs.New(errs.Location40077, "$reduce requires '%s' to be specified", k)
+			// mongod: 40077, 40078, 40079, one code per missing field.
+			return nil, errs.New(errs.Location40077+errs.Code(i), "$reduce requires '%s' to be specified", k)
 		}
 	}
 	input, err := parse(raw["input"], pc)
@@ -411,7 +412,7 @@ func parseSlice(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 			return Missing, errs.New(errs.Location28725, "Second argument to $slice must be a numeric value, but is of type: %s", bsonutil.TypeName(vs[1].Type))
 		}
 		p, ok := asIntegral(vs[1])
-		if !ok {
+		if !ok || p != int64(int32(p)) {
 			return Missing, errs.New(errs.Location28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", bsonutil.FormatValue(vs[1], msgStyle))
 		}
 		arr := values(vs[0])
@@ -428,7 +429,7 @@ func parseSlice(name string, args bsoncore.Value, pc *ParseContext) (Expr, error
 				return Missing, errs.New(errs.Location28727, "Third argument to $slice must be numeric, but is of type: %s", bsonutil.TypeName(vs[2].Type))
 			}
 			n, ok := asIntegral(vs[2])
-			if !ok {
+			if !ok || n != int64(int32(n)) {
 				return Missing, errs.New(errs.Location28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", bsonutil.FormatValue(vs[2], msgStyle))
 			}
 			if n <= 0 {

@@ -153,7 +153,7 @@ func formatDate(format string, ms int64, loc *time.Location) (string, error) {
 			continue
 		}
 		if i+1 >= len(format) {
-			return "", errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
+			return "", errs.New(errs.Location18535, "Unmatched '%s' at end of format string", "%")
 		}
 		i++
 		switch format[i] {

@@ -105,7 +105,7 @@ func checkFromStringFormat(format string) error {
 		}
 		k++
 		if k >= len(format) {
-			return errs.New(errs.Location18535, "Unmatched '%%' at end of format string")
+			return errs.New(errs.Location18535, "Unmatched '%s' at end of format string", "%")
 		}
 		if !strings.ContainsRune("YmdbBjHMSLGVuzZ%", rune(format[k])) {
 			return errs.New(errs.Location18536, "Invalid format character '%%%c' in format string", format[k])

@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -90,6 +91,12 @@ func parseRegex(mode string) opParser {
 				}
 				flags = opts.StringValue()
 			}
+			if strings.IndexByte(pattern, 0) >= 0 {
+				return Missing, errs.New(errs.Code(51109), "%s: regular expression cannot contain an embedded null byte", name)
+			}
+			if strings.IndexByte(flags, 0) >= 0 {
+				return Missing, errs.New(errs.Code(51110), "%s: regular expression options cannot contain an embedded null byte", name)
+			}
 			empty := func() bsoncore.Value {
 				switch mode {
 				case "match":
@@ -136,6 +143,11 @@ func parseRegex(mode string) opParser {
 			}
 			b := NewArrayBuilder()
 			for _, m := range all {
+				if m[0] == len(s) && len(s) > 0 {
+					// mongod stops once the search reaches the input's
+					// end: no empty match there (one for an empty input).
+					break
+				}
 				b.Append(matchDoc(s, m))
 			}
 			return b.Value(), nil

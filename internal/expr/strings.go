@@ -432,7 +432,8 @@ func parseReplace(all bool) opParser {
 				if IsNullish(v) {
 					null = true
 				} else if !isString(v) {
-					return Missing, errs.New(errs.Location51746, "%s requires that '%s' be a string, found: %s", name, k, bsonutil.FormatValue(v, msgStyle))
+					// mongod: 51746 input, 51745 find, 51744 replacement.
+					return Missing, errs.New(errs.Location51746-errs.Code(i), "%s requires that '%s' be a string, found: %s", name, k, bsonutil.FormatValue(v, msgStyle))
 				}
 				vals[i] = v
 			}

@@ -28,6 +28,9 @@ func parseZip(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 	if err != nil {
 		return nil, err
 	}
+	if len(inputs) == 0 {
+		return nil, errs.New(errs.Code(34465), "$zip requires at least one input array")
+	}
 	longest := false
 	if v := raw["useLongestLength"]; v.Type != 0 {
 		if v.Type != bsoncore.TypeBoolean {

@@ -1,0 +1,50 @@
+package aggregation_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// TestOperatorErrorCodes: mongod's codes for argument errors, from
+// MongoDB's own slice, reduce, zip, replace_one, count, date_to_string
+// and regex tests.
+func TestOperatorErrorCodes(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for pipeline, want := range map[string]int32{
+		`[{"$project": {"x": {"$slice": [[1, 2], 4294967296]}}}]`:                                                    28726,
+		`[{"$project": {"x": {"$slice": [[1, 2], 0, -2147483649]}}}]`:                                                28728,
+		`[{"$project": {"x": {"$reduce": {"input": [1], "in": 0}}}}]`:                                                40078,
+		`[{"$project": {"x": {"$reduce": {"input": [1], "initialValue": 0}}}}]`:                                      40079,
+		`[{"$project": {"x": {"$zip": {"inputs": []}}}}]`:                                                            34465,
+		`[{"$project": {"x": {"$replaceOne": {"input": "a", "find": {"$literal": {"a": 1}}, "replacement": "b"}}}}]`: 51745,
+		`[{"$project": {"x": {"$replaceAll": {"input": "a", "find": "a", "replacement": 1}}}}]`:                      51744,
+		`[{"$count": ""}]`:         40157,
+		`[{"$count": "a\u0000b"}]`: 40159,
+		`[{"$project": {"x": {"$regexMatch": {"input": "s", "regex": "sa\u0000sd"}}}}]`:              51109,
+		`[{"$project": {"x": {"$regexMatch": {"input": "s", "regex": "s", "options": "i\u0000"}}}}]`: 51110,
+	} {
+		_, err, _ := aggOne(t, d, pipeline, 0)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != want {
+			t.Errorf("%s: %v, want code %d", pipeline, err, want)
+		}
+	}
+	_, err, _ := aggOne(t, d, `[{"$project": {"x": {"$dateToString": {"date": {"$date": "2017-01-04T15:08:51.911Z"}, "format": "%"}}}}]`, 0)
+	if err == nil || !strings.Contains(err.Error(), "Unmatched '%' at end of format string") {
+		t.Errorf("trailing %%: %v", err)
+	}
+	// $regexFindAll stops at the input's end: no empty match there.
+	r, err, _ := aggOne(t, d, `[{"$project": {"_id": 0, "m": {"$size": {"$regexFindAll": {"input": "aaa aa", "regex": "(a*?)"}}},
+		"e": {"$size": {"$regexFindAll": {"input": "bbbb", "regex": "()"}}}, "z": {"$size": {"$regexFindAll": {"input": "", "regex": "x*"}}}}}]`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := r.Lookup("cursor", "firstBatch", "0").Document()
+	if m, e, z := doc.Lookup("m").Int32(), doc.Lookup("e").Int32(), doc.Lookup("z").Int32(); m != 6 || e != 4 || z != 1 {
+		t.Errorf("$regexFindAll matches: %d, %d, %d, want 6, 4 and 1", m, e, z)
+	}
+}
