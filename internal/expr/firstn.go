@@ -19,7 +19,11 @@ func init() {
 func parseNOp(kind string) opParser {
 	return func(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) {
 		if args.Type != bsoncore.TypeEmbeddedDocument {
-			return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", bsonutil.TypeName(args.Type))
+			code := errs.Location5787801 // $firstN, $lastN
+			if name == "$maxN" || name == "$minN" {
+				code = errs.Code(5787900)
+			}
+			return nil, errs.New(code, "specification must be an object; found %s", bsonutil.TypeName(args.Type))
 		}
 		raw := rawSpec(args)
 		if err := checkKeys(name, raw, errs.Location5787901, "input", "n"); err != nil {

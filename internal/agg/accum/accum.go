@@ -7,6 +7,7 @@
 package accum
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,7 +121,11 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 		f.arg = expr.Const(expr.Int32(1))
 		return f, nil
 	case "$firstN", "$lastN", "$maxN", "$minN":
-		raw, err := spec(name, args, "input", "n")
+		codes := firstLastCodes
+		if name == "$maxN" || name == "$minN" {
+			codes = minMaxCodes
+		}
+		raw, err := spec(name, args, codes, "input", "n")
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +141,7 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 		if strings.HasSuffix(name, "N") {
 			keys = append(keys, "n")
 		}
-		raw, err := spec(name, args, keys...)
+		raw, err := spec(name, args, topBottomCodes, keys...)
 		if err != nil {
 			return nil, err
 		}
@@ -174,9 +179,22 @@ func New(name string, args bsoncore.Value, pc *expr.ParseContext) (*Factory, err
 	return f, nil
 }
 
-func spec(name string, args bsoncore.Value, keys ...string) (map[string]bsoncore.Value, error) {
+// nCodes are the parse error codes of one family of n-accumulators.
+type nCodes struct{ notObject, unknown, missingN, missingInput errs.Code }
+
+var (
+	// $firstN, $lastN (mongod's parseFirstLastN).
+	firstLastCodes = nCodes{errs.Location5787801, errs.Location5787901, errs.Location5787906, errs.Location5787907}
+	// $minN, $maxN (parseMinMaxN): their own code for a non-object.
+	minMaxCodes = nCodes{errs.Code(5787900), errs.Location5787901, errs.Location5787906, errs.Location5787907}
+	// $top, $bottom, $topN, $bottomN (accumulatorNParseArgs); a missing
+	// output is missingInput, a missing sortBy 5788005.
+	topBottomCodes = nCodes{errs.Code(5788001), errs.Code(5788002), errs.Code(5788003), errs.Code(5788004)}
+)
+
+func spec(name string, args bsoncore.Value, codes nCodes, keys ...string) (map[string]bsoncore.Value, error) {
 	if args.Type != bsoncore.TypeEmbeddedDocument {
-		return nil, errs.New(errs.Location5787801, "specification must be an object; found %s", bsonutil.TypeName(args.Type))
+		return nil, errs.New(codes.notObject, "specification must be an object; found %s", bsonutil.TypeName(args.Type))
 	}
 	raw := map[string]bsoncore.Value{}
 	elems, _ := args.Document().Elements()
@@ -186,20 +204,21 @@ func spec(name string, args bsoncore.Value, keys ...string) (map[string]bsoncore
 			ok = ok || k == el.Key()
 		}
 		if !ok {
-			return nil, errs.New(errs.Location5787901, "Unknown argument for 'n' operator: %s", el.Key())
+			return nil, errs.New(codes.unknown, "Unknown argument for 'n' operator: %s", el.Key())
 		}
 		raw[el.Key()] = el.Value()
 	}
-	for _, k := range keys {
-		if raw[k].Type == 0 {
-			if k == "n" {
-				return nil, errs.New(errs.Location5787906, "Missing value for 'n'")
-			}
-			if k == "input" {
-				return nil, errs.New(errs.Location5787907, "Missing value for 'input'")
-			}
-			return nil, errs.New(errs.Location5788005, "Missing value for '%s'", k)
+	for _, k := range []string{"n", "input", "output", "sortBy"} {
+		if !slices.Contains(keys, k) || raw[k].Type != 0 {
+			continue
 		}
+		switch k {
+		case "n":
+			return nil, errs.New(codes.missingN, "Missing value for 'n'")
+		case "input", "output":
+			return nil, errs.New(codes.missingInput, "Missing value for '%s'", k)
+		}
+		return nil, errs.New(errs.Location5788005, "Missing value for '%s'", k)
 	}
 	return raw, nil
 }

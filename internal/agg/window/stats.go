@@ -241,6 +241,11 @@ func (c *covFunc) Result(int64) (bsoncore.Value, error) {
 	if c.n == 0 || (c.samp && c.n == 1) {
 		return expr.Null, nil
 	}
+	if c.n == 1 {
+		// One pair: 0 exactly, as mongod answers, whatever residue the
+		// removals left in the co-moment.
+		return expr.Double(0), nil
+	}
 	div := float64(c.n)
 	if c.samp {
 		div--
