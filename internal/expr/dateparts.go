@@ -83,20 +83,35 @@ func parseDatePart(f func(time.Time) int) opParser {
 			return &utcDatePart{date: dateE, part: part}, nil
 		}
 		return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
+			// mongod's order: the date (null gives null, then its
+			// conversion), then the timezone (null gives null, a
+			// non-string is 40533, an unknown zone 40485).
 			v, err := dateE.Eval(doc, vars)
 			if err != nil {
 				return Missing, err
 			}
-			loc, ok, err := evalTimezone(name, tzE, doc, vars)
-			if err != nil {
-				return Missing, err
-			}
-			if !ok || IsNullish(v) {
+			if IsNullish(v) {
 				return Null, nil
 			}
 			ms, err := toMillis(name, v)
 			if err != nil {
 				return Missing, err
+			}
+			loc := time.UTC
+			if tzE != nil {
+				tz, err := tzE.Eval(doc, vars)
+				if err != nil {
+					return Missing, err
+				}
+				if IsNullish(tz) {
+					return Null, nil
+				}
+				if tz.Type != bsoncore.TypeString {
+					return Missing, errs.New(errs.Code(40533), "%s requires a string for the timezone argument, but was given a %s (%s)", name, bsonutil.TypeName(tz.Type), bsonutil.FormatValue(tz, msgStyle))
+				}
+				if loc, err = ParseTimezone(tz.StringValue()); err != nil {
+					return Missing, err
+				}
 			}
 			var n int
 			if part != 0 {

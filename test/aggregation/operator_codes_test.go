@@ -48,3 +48,31 @@ func TestOperatorErrorCodes(t *testing.T) {
 		t.Errorf("$regexFindAll matches: %d, %d, %d, want 6, 4 and 1", m, e, z)
 	}
 }
+
+// TestDatePartTimezoneOrder: a date part operator evaluates its date
+// first (null gives null, a non-date 16006), then its timezone (a
+// non-string 40533), as mongod does; from MongoDB's own
+// day_of_expressions test.
+func TestDatePartTimezoneOrder(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	date := `{"$date": "1998-11-07T00:00:00Z"}`
+	for expr, want := range map[string]int32{
+		`{"$dayOfYear": {"date": ` + date + `, "timezone": 5}}`: 40533,
+		`{"$isoWeek": {"date": ` + date + `, "timezone": 5}}`:   40533,
+		`{"$year": {"date": 42, "timezone": 5}}`:                16006,
+	} {
+		_, err, _ := aggOne(t, d, `[{"$project": {"x": `+expr+`}}]`, 0)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != want {
+			t.Errorf("%s: %v, want code %d", expr, err, want)
+		}
+	}
+	r, err, _ := aggOne(t, d, `[{"$project": {"_id": 0, "x": {"$year": {"date": null, "timezone": 5}}}}]`, 0)
+	if err != nil {
+		t.Fatalf("a null date with a bad timezone: %v, want null", err)
+	}
+	if v := r.Lookup("cursor", "firstBatch", "0", "x"); v.Type != 0x0A {
+		t.Errorf("a null date: %v, want null", v)
+	}
+}
