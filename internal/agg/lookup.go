@@ -74,6 +74,9 @@ func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			// A string names a collection of the aggregate's database;
 			// {db, coll} only mongod's internal namespaces (access.go).
 			fromDB, l.from, err = LookupFrom(ev, pc.DB)
+			if err == nil && ev.Type == bsoncore.TypeString && l.from == "" {
+				err = errs.New(errs.InvalidNamespace, "invalid $lookup namespace: %s.", pc.DB)
+			}
 		case "as":
 			as, err = str()
 		case "localField":
@@ -125,6 +128,8 @@ func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 		}
 	}
 	if let.Type != 0 {
+		// Every let expression sees only the outer scope: a later one
+		// cannot use an earlier one's name (17276, as in mongod).
 		lels, _ := let.Document().Elements()
 		for _, el := range lels {
 			e, err := expr.Parse(el.Value(), pc.Expr)
@@ -133,7 +138,9 @@ func parseLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			}
 			l.letNames = append(l.letNames, el.Key())
 			l.letExprs = append(l.letExprs, e)
-			l.letSlots = append(l.letSlots, pc.Expr.Define(el.Key()))
+		}
+		for _, name := range l.letNames {
+			l.letSlots = append(l.letSlots, pc.Expr.Define(name))
 		}
 	}
 	sub := pc.sub(fromDB, l.from)

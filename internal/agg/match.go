@@ -53,6 +53,9 @@ func parseMatch(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	if !ok {
 		return nil, errs.New(errs.Location15959, "the match filter must be an expression in an object")
 	}
+	if hasWhere(d) {
+		return nil, errs.New(errs.BadValue, "$where is not allowed inside of a $match aggregation expression")
+	}
 	m := &matchStage{raw: d}
 	filterDoc := d
 	if pc.Expr.NumSlots() > 0 {
@@ -238,4 +241,26 @@ func (m *matchStage) open(rc *runCtx, in Iterator) (Iterator, error) {
 		}
 		return d, nil
 	}), nil
+}
+
+// hasWhere reports whether a filter uses $where at its top level or
+// under $and, $or or $nor; mongod does not run it in a $match.
+func hasWhere(d bsoncore.Document) bool {
+	elems, _ := d.Elements()
+	for _, el := range elems {
+		switch el.Key() {
+		case "$where":
+			return true
+		case "$and", "$or", "$nor":
+			if arr, ok := el.Value().ArrayOK(); ok {
+				vals, _ := arr.Values()
+				for _, v := range vals {
+					if sub, ok := v.DocumentOK(); ok && hasWhere(sub) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }

@@ -157,7 +157,18 @@ func checkPlacement(name string, def *stageDef, i, n int, pc *ParseContext) erro
 		return errs.New(errs.InvalidNamespace, "%s must be run against the 'admin' database with {aggregate: 1}", name)
 	}
 	if pc.Coll == "" && i == 0 && !pc.inFacet && d.dbLevel != yes {
+		// A sub-pipeline with no collection must start with $documents
+		// (FailedToParse); a command with none is InvalidNamespace.
+		switch {
+		case pc.inLookup:
+			return errs.New(errs.FailedToParse, "$lookup stage without explicit collection must have a pipeline with $documents as first stage")
+		case pc.inUnion:
+			return errs.New(errs.FailedToParse, "$unionWith stage without explicit collection must have a pipeline with $documents as first stage")
+		}
 		return errs.New(errs.InvalidNamespace, "{aggregate: 1} is not valid for '%s'; a collection is required.", name)
+	}
+	if name == "$documents" && i == 0 && pc.Coll != "" && !pc.inLookup && !pc.inUnion && !pc.inFacet {
+		return errs.New(errs.InvalidNamespace, "$documents must be run against the database with {aggregate: 1}, not a collection")
 	}
 	return nil
 }

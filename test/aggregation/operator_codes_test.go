@@ -76,3 +76,34 @@ func TestDatePartTimezoneOrder(t *testing.T) {
 		t.Errorf("a null date: %v, want null", v)
 	}
 }
+
+// TestStageNamespaceAndScopeErrors: from MongoDB's own lookup,
+// lookup_subpipeline, documents and match tests. $lookup's let
+// variables see only the outer scope (17276); an empty 'from' is
+// InvalidNamespace; $documents runs only with {aggregate: 1} (73 on a
+// collection); a sub-pipeline with no collection must start with
+// $documents (9); $where is refused in $match (2).
+func TestStageNamespaceAndScopeErrors(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for pipeline, want := range map[string]int32{
+		`[{"$lookup": {"let": {"var1": 1, "var2": "$$var1"}, "pipeline": [], "from": "c", "as": "as"}}]`: 17276,
+		`[{"$lookup": {"localField": "a", "foreignField": "b", "from": "", "as": "as"}}]`:                73,
+		`[{"$documents": [{"x": 1}]}]`:                                                       73,
+		`[{"$unionWith": {"pipeline": [{"$project": {"a": 1}}]}}]`:                           9,
+		`[{"$lookup": {"let": {"x": 1}, "as": "aa", "pipeline": [{"$project": {"a": 1}}]}}]`: 9,
+		`[{"$match": {"$or": [{"$where": "true"}]}}]`:                                        2,
+	} {
+		_, err, _ := aggOne(t, d, pipeline, 0)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != want {
+			t.Errorf("%s: %v, want code %d", pipeline, err, want)
+		}
+	}
+	// What stays allowed: a let variable used by the sub-pipeline, and
+	// $documents first in a collectionless $unionWith.
+	if _, err, _ := aggOne(t, d, `[{"$lookup": {"let": {"v": "$s"}, "pipeline": [{"$match": {"$expr": {"$eq": ["$s", "$$v"]}}}], "from": "c", "as": "as"}},
+		{"$unionWith": {"pipeline": [{"$documents": [{"z": 1}]}]}}]`, 0); err != nil {
+		t.Errorf("a let variable and a $documents union: %v", err)
+	}
+}
