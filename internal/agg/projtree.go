@@ -426,20 +426,10 @@ func (n *pnode) setOne(out []byte, k string, c *pchild, root bsoncore.Document, 
 		}
 		return bsoncore.AppendDocumentElement(out, k, sub), nil
 	case bsoncore.TypeArray:
-		aidx, a := bsoncore.AppendArrayStart(nil)
-		vals, _ := old.Array().Values()
-		for i, v := range vals {
-			base := emptyDoc
-			if v.Type == bsoncore.TypeEmbeddedDocument {
-				base = v.Document()
-			}
-			sub, err := c.sub.setFields(root, base, vars)
-			if err != nil {
-				return nil, err
-			}
-			a = bsoncore.AppendDocumentElement(a, itoa(i), sub)
+		a, err := c.sub.setInArray(root, old.Array(), vars)
+		if err != nil {
+			return nil, err
 		}
-		a, _ = bsoncore.AppendArrayEnd(a, aidx)
 		return bsoncore.AppendArrayElement(out, k, a), nil
 	}
 	sub, err := c.sub.setFields(root, emptyDoc, vars)
@@ -447,4 +437,34 @@ func (n *pnode) setOne(out []byte, k string, c *pchild, root bsoncore.Document, 
 		return nil, err
 	}
 	return bsoncore.AppendDocumentElement(out, k, sub), nil
+}
+
+// setInArray sets n's fields in each element of an array a path runs
+// through, as mongod's projection applies to arrays: a document gets
+// them, a nested array is walked the same way (its structure kept), and
+// any other value is replaced by a document of them.
+func (n *pnode) setInArray(root bsoncore.Document, arr bsoncore.Array, vars *expr.Vars) (bsoncore.Array, error) {
+	aidx, a := bsoncore.AppendArrayStart(nil)
+	vals, _ := arr.Values()
+	for i, v := range vals {
+		if v.Type == bsoncore.TypeArray {
+			nested, err := n.setInArray(root, v.Array(), vars)
+			if err != nil {
+				return nil, err
+			}
+			a = bsoncore.AppendArrayElement(a, itoa(i), nested)
+			continue
+		}
+		base := emptyDoc
+		if v.Type == bsoncore.TypeEmbeddedDocument {
+			base = v.Document()
+		}
+		sub, err := n.setFields(root, base, vars)
+		if err != nil {
+			return nil, err
+		}
+		a = bsoncore.AppendDocumentElement(a, itoa(i), sub)
+	}
+	a, _ = bsoncore.AppendArrayEnd(a, aidx)
+	return a, nil
 }

@@ -2,6 +2,7 @@ package aggregation_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -51,5 +52,26 @@ func TestFieldPathSkipsNestedArrays(t *testing.T) {
 	}
 	if got := doc.Lookup("r").String(); got != `[[],[]]` {
 		t.Errorf("$reduce: %s, want [[], []]", got)
+	}
+}
+
+// TestAddFieldsThroughNestedArrays: a dotted $addFields through an array
+// keeps the array's nested arrays and sets the field in their documents,
+// as mongod does (Lode replaced a nested array by a new document, losing
+// what it held); from MongoDB's own addFields dotted_paths test.
+func TestAddFieldsThroughNestedArrays(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	r, err, _ := aggOne(t, d, `[{"$project": {"_id": 0, "a": [[[{"x": 0, "y": 7}]]], "f": [1, {"s": 2}, [1]]}},
+		{"$addFields": {"a.x": 5, "f.n": "v"}}]`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := r.Lookup("cursor", "firstBatch", "0").Document()
+	if got := strings.ReplaceAll(doc.Lookup("a").String(), " ", ""); got != `[[[{"x":{"$numberInt":"5"},"y":{"$numberInt":"7"}}]]]` {
+		t.Errorf("a: %s, want [[[{x: 5, y: 7}]]]", got)
+	}
+	if got := strings.ReplaceAll(doc.Lookup("f").String(), " ", ""); got != `[{"n":"v"},{"s":{"$numberInt":"2"},"n":"v"},[{"n":"v"}]]` {
+		t.Errorf("f: %s, want [{n: v}, {s: 2, n: v}, [{n: v}]]", got)
 	}
 }
