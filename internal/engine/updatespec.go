@@ -55,6 +55,11 @@ func parseUpdate(a updateArgs) (*parsedUpdate, error) {
 	if filter == nil {
 		filter = emptyDoc
 	}
+	if a.upsert && query.TopOperator(filter, "$expr") != "" {
+		// mongod parses an upsert's query without $expr (the document
+		// it would insert could not be derived from it).
+		return nil, errs.New(errs.QueryFeatureNotAllowed, "$expr is not allowed in this context")
+	}
 	epc, vars, err := bindVars(a.let, a.constants, time.Now())
 	if err != nil {
 		return nil, err

@@ -196,3 +196,45 @@ func truthy(v bsoncore.Value) bool {
 	}
 	return true
 }
+
+// TopOperator returns the first of names that filter uses as a top-level
+// operator, at its top or under $and, $or and $nor ("" for none): the
+// places a query operator with no field ($expr, $where, $text) can sit.
+func TopOperator(filter bsoncore.Document, names ...string) string {
+	elems, _ := filter.Elements()
+	for _, el := range elems {
+		k := el.Key()
+		for _, n := range names {
+			if k == n {
+				return k
+			}
+		}
+		if k == "$and" || k == "$or" || k == "$nor" {
+			if arr, ok := el.Value().ArrayOK(); ok {
+				vals, _ := arr.Values()
+				for _, v := range vals {
+					if sub, ok := v.DocumentOK(); ok {
+						if found := TopOperator(sub, names...); found != "" {
+							return found
+						}
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// RefuseSpecial refuses the query features mongod bans where a filter is
+// not a query of the collection (an array filter, a $pull condition):
+// $expr (QueryFeatureNotAllowed), $where and $text (BadValue).
+func RefuseSpecial(filter bsoncore.Document) error {
+	switch op := TopOperator(filter, "$expr", "$where", "$text"); op {
+	case "$expr":
+		return errs.New(errs.QueryFeatureNotAllowed, "$expr is not allowed in this context")
+	case "":
+		return nil
+	default:
+		return errs.New(errs.BadValue, "%s is not allowed in this context", op)
+	}
+}

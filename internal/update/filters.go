@@ -2,6 +2,7 @@ package update
 
 import (
 	"github.com/lodedb/lode/internal/collation"
+	"github.com/lodedb/lode/internal/query"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -26,6 +27,16 @@ func matchWrapped(m Matcher, name string, v bsoncore.Value) bool {
 func parseArrayFilters(filters []bsoncore.Document, coll *collation.Collator) (map[string]Matcher, error) {
 	out := map[string]Matcher{}
 	for _, f := range filters {
+		// mongod parses the filter first (its banned operators and
+		// unknown ones are errors of their own), then reads its
+		// identifier.
+		if err := query.RefuseSpecial(f); err != nil {
+			return nil, err
+		}
+		m, err := compileFilterColl(f, coll)
+		if err != nil {
+			return nil, err
+		}
 		id, err := filterIdentifier(f)
 		if err != nil {
 			return nil, err
@@ -33,10 +44,6 @@ func parseArrayFilters(filters []bsoncore.Document, coll *collation.Collator) (m
 		if _, dup := out[id]; dup {
 			return nil, errs.New(errs.FailedToParse,
 				"Found multiple array filters with the same top-level field name %s", id)
-		}
-		m, err := compileFilterColl(f, coll)
-		if err != nil {
-			return nil, err
 		}
 		out[id] = m
 	}

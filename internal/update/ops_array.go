@@ -2,6 +2,7 @@ package update
 
 import (
 	"github.com/lodedb/lode/internal/collation"
+	"github.com/lodedb/lode/internal/query"
 	"math"
 	"sort"
 	"strings"
@@ -383,6 +384,13 @@ func parsePull(_ string, v bsoncore.Value) (leafOp, error) {
 func newPull(v bsoncore.Value, coll *collation.Collator) (*pullOp, error) {
 	op := &pullOp{name: "$pull", raw: v}
 	d, isDoc := v.DocumentOK()
+	if isDoc {
+		// A condition, not a query of the collection: no $expr,
+		// $where or $text, as mongod parses it.
+		if err := query.RefuseSpecial(d); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case isDoc && !startsWithQueryOperator(d):
 		m, err := compileFilterColl(d, coll)

@@ -75,3 +75,60 @@ func TestUpdatePathRules(t *testing.T) {
 		t.Errorf("the refused findAndModify removed the document")
 	}
 }
+
+// TestUpdateBannedQueryFeatures: from MongoDB's own expr and
+// update_arrayFilters tests. An upsert's query takes no $expr, nor does a
+// $pull condition or an array filter (QueryFeatureNotAllowed, 224); an
+// array filter takes no $where or $text (BadValue) and an unknown
+// operator there is BadValue before any question of its identifier.
+func TestUpdateBannedQueryFeatures(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	c := testenv.Ctx(t)
+	coll := d.Collection("banned")
+	if _, err := coll.InsertOne(c, bson.D{{Key: "_id", Value: 0}, {Key: "a", Value: bson.A{bson.D{{Key: "b", Value: 5}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	d1 := func(k string, v any) bson.D { return bson.D{{Key: k, Value: v}} }
+	exprEq := d1("$expr", d1("$eq", bson.A{"$b", 5}))
+	code := func(err error) int {
+		var we mongo.WriteException
+		if errors.As(err, &we) && len(we.WriteErrors) == 1 {
+			return we.WriteErrors[0].Code
+		}
+		var ce mongo.CommandError
+		if errors.As(err, &ce) {
+			return int(ce.Code)
+		}
+		return 0
+	}
+	_, err := coll.UpdateOne(c, bson.D{{Key: "_id", Value: 0}, {Key: "$expr", Value: d1("$eq", bson.A{"$_id", 0})}},
+		d1("$set", d1("x", 1)), options.UpdateOne().SetUpsert(true))
+	if code(err) != 224 {
+		t.Errorf("upsert with $expr: %v, want 224", err)
+	}
+	if _, err := coll.UpdateOne(c, d1("_id", 0), d1("$pull", d1("a", exprEq))); code(err) != 224 {
+		t.Errorf("$pull with $expr: %v, want 224", err)
+	}
+	for _, tc := range []struct {
+		path   string
+		filter bson.D
+		want   int
+	}{
+		{"a.$[i].b", bson.D{{Key: "i.b", Value: 5}, {Key: "$expr", Value: d1("$eq", bson.A{"$i.b", 5})}}, 224},
+		{"a.$[i]", d1("$where", "this.a == 2"), 2},
+		{"a.$[i]", d1("$text", d1("$search", "foo")), 2},
+		{"a.$[$i]", d1("$i", 0), 2},
+	} {
+		_, err := coll.UpdateOne(c, d1("_id", 0), d1("$set", d1(tc.path, 6)),
+			options.UpdateOne().SetArrayFilters([]any{tc.filter}))
+		if code(err) != tc.want {
+			t.Errorf("array filter %v: %v, want %d", tc.filter, err, tc.want)
+		}
+	}
+	// Without $expr the same upsert and array filter run.
+	if _, err := coll.UpdateOne(c, d1("_id", 0), d1("$set", d1("a.$[i].b", 7)),
+		options.UpdateOne().SetArrayFilters([]any{d1("i.b", 5)}).SetUpsert(true)); err != nil {
+		t.Errorf("a plain array filter: %v", err)
+	}
+}
