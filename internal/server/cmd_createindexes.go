@@ -293,12 +293,15 @@ func parseIndexSpec(d bsoncore.Document, ignoreUnknown bool) (engine.IndexSpec, 
 func checkKeyFieldNames(key bsoncore.Document) error {
 	elems, _ := key.Elements()
 	for _, el := range elems {
-		for _, part := range strings.Split(el.Key(), ".") {
+		for i, part := range strings.Split(el.Key(), ".") {
 			if part == "$**" && el.Key() == "$**" && el.Value().Type == bsoncore.TypeString && el.Value().StringValue() == "text" {
 				continue // a wildcard text index
 			}
 			if part == "$**" {
 				return errs.New(errs.NotImplemented, "wildcard indexes ('%s') are not supported by Lode", el.Key())
+			}
+			if i > 0 && (part == "$id" || part == "$ref" || part == "$db") {
+				continue // a DBRef's field ("a.$id"), as mongod allows
 			}
 			if strings.HasPrefix(part, "$") {
 				return errs.New(errs.CannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")

@@ -186,3 +186,34 @@ func TestIndexKeyPatternAndIDSpecRules(t *testing.T) {
 		}
 	}
 }
+
+// TestDBRefIndexFields: an index may name a DBRef's fields below the top
+// level ("a.$id", "a.b.$ref"), as mongod allows (MongoDB's own indexp
+// test), and queries on them use it; "$id" at the top stays refused.
+func TestDBRefIndexFields(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("refs")
+	ctx := testenv.Ctx(t)
+	ref := func(id int) bson.D {
+		return bson.D{{Key: "$ref", Value: "other"}, {Key: "$id", Value: id}}
+	}
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "a", Value: ref(1)}}, bson.D{{Key: "a", Value: ref(2)}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"a.$id", "a.$ref", "a.b.$db"} {
+		if _, err := testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "refs"}, {Key: "indexes", Value: bson.A{
+			bson.D{{Key: "key", Value: bson.D{{Key: key, Value: 1}}}, {Key: "name", Value: key}}}}}); err != nil {
+			t.Errorf("index on %s: %v", key, err)
+		}
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "a.$id", Value: 2}}); err != nil || n != 1 {
+		t.Errorf("a.$id: 2 counts %d (%v), want 1", n, err)
+	}
+	_, err := testenv.RunCmd(t, db, bson.D{{Key: "createIndexes", Value: "refs"}, {Key: "indexes", Value: bson.A{
+		bson.D{{Key: "key", Value: bson.D{{Key: "$id", Value: 1}}}, {Key: "name", Value: "top"}}}}})
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 67 {
+		t.Errorf("index on $id: %v, want 67", err)
+	}
+}
