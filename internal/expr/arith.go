@@ -326,14 +326,25 @@ func sqrtOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); x < 0 {
 		return Missing, errs.New(errs.Location28714, "$sqrt's argument must be greater than or equal to 0")
 	}
+	if v.Type == bsoncore.TypeDecimal128 {
+		return decSqrtValue(v), nil
+	}
 	return floatFn(v, math.Sqrt), nil
 }
 
-func expOp(_ string, v bsoncore.Value) (bsoncore.Value, error) { return floatFn(v, math.Exp), nil }
+func expOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
+	if v.Type == bsoncore.TypeDecimal128 {
+		return decExpValue(v), nil
+	}
+	return floatFn(v, math.Exp), nil
+}
 
 func lnOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
 		return Missing, errs.New(errs.Location28766, "$ln's argument must be a positive number, but is %s", bsonutil.FormatValue(v, msgStyle))
+	}
+	if v.Type == bsoncore.TypeDecimal128 {
+		return decLnValue(v), nil
 	}
 	return floatFn(v, math.Log), nil
 }
@@ -341,6 +352,9 @@ func lnOp(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 func log10Op(_ string, v bsoncore.Value) (bsoncore.Value, error) {
 	if x := asF(v); !(x > 0) && !math.IsNaN(x) {
 		return Missing, errs.New(errs.Location28761, "$log10's argument must be a positive number, but is %s", bsonutil.FormatValue(v, msgStyle))
+	}
+	if v.Type == bsoncore.TypeDecimal128 {
+		return decLog10Value(v), nil
 	}
 	return floatFn(v, math.Log10), nil
 }
@@ -363,10 +377,10 @@ func parseLog(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 		if !(y > 0) || y == 1 {
 			return Missing, errs.New(errs.Location28759, "$log's base must be a positive number not equal to 1, but is %s", bsonutil.FormatValue(b, msgStyle))
 		}
-		r := math.Log(x) / math.Log(y)
 		if a.Type == bsoncore.TypeDecimal128 || b.Type == bsoncore.TypeDecimal128 {
-			return decFromFloat(r).value(), nil
+			return decLogValue(a, b), nil
 		}
+		r := math.Log(x) / math.Log(y)
 		return Double(r), nil
 	})
 }
@@ -384,7 +398,7 @@ func parsePow(name string, args bsoncore.Value, pc *ParseContext) (Expr, error) 
 		}
 		k := max(numKind(a.Type), numKind(b.Type))
 		if k == kDecimal {
-			return decFromFloat(math.Pow(asF(a), asF(b))).value(), nil
+			return decPowValue(a, b), nil
 		}
 		if k == kDouble {
 			return Double(math.Pow(asF(a), asF(b))), nil
