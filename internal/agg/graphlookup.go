@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"github.com/lodedb/lode/internal/query"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -125,6 +126,11 @@ func parseGraphLookup(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 			rd, ok := ev.DocumentOK()
 			if !ok {
 				return nil, errs.New(errs.Location40185, "restrictSearchWithMatch must be an object, found %s", bsonutil.TypeName(ev.Type))
+			}
+			if query.TopOperator(rd, "$text") != "" {
+				// Refused at parse, as mongod parses it, whether or not
+				// the collection exists.
+				return nil, errs.New(errs.BadValue, "Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: $text is not allowed in this context")
 			}
 			m, err := parseMatch(ev, pc)
 			if err != nil {

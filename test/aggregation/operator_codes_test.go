@@ -107,3 +107,19 @@ func TestStageNamespaceAndScopeErrors(t *testing.T) {
 		t.Errorf("a let variable and a $documents union: %v", err)
 	}
 }
+
+// TestGraphLookupRefusesTextAndWhere: restrictSearchWithMatch takes no
+// $text or $where, refused when the pipeline is parsed, whether or not
+// the collection exists (MongoDB's own graphLookup error test).
+func TestGraphLookupRefusesTextAndWhere(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for _, restrict := range []string{`{"$text": {"$search": "x"}}`, `{"$where": "3 > 2"}`} {
+		_, err, _ := aggOne(t, d, `[{"$graphLookup": {"from": "nosuch", "startWith": {"$literal": 0}, "connectToField": "a",
+			"connectFromField": "b", "as": "out", "restrictSearchWithMatch": `+restrict+`}}]`, 0)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 2 {
+			t.Errorf("%s: %v, want BadValue", restrict, err)
+		}
+	}
+}
