@@ -90,12 +90,37 @@ func (n *pnode) at(stageName, path string) (*pnode, string, error) {
 			c = &pchild{kind: pNested, sub: newPnode()}
 			cur.children[p] = c
 			cur.order = append(cur.order, p)
+		} else if c.kind == pExpr {
+			// A computed field below a computed one.
+			return nil, "", errs.New(errs.Location31249, "Invalid %s :: caused by :: Path collision at %s remaining portion %s", stageName, path, strings.Join(parts[i+1:], "."))
 		} else if c.kind != pNested {
 			return nil, "", errs.New(errs.Location31250, "Invalid %s :: caused by :: Path collision at %s", stageName, strings.Join(parts[:i+1], "."))
 		}
 		cur = c.sub
 	}
 	return cur, "", nil
+}
+
+// nestedAt returns the sub-projection at path for a nested
+// specification ({b: {a: 1}}), creating it, or joining the one a dotted
+// path made ({"b.c": 1, b: {a: 1}} projects both, as mongod does).
+func (n *pnode) nestedAt(stageName, path string) (*pnode, error) {
+	node, leaf, err := n.at(stageName, path)
+	if err == nil {
+		sub := newPnode()
+		node.set(leaf, &pchild{kind: pNested, sub: sub})
+		return sub, nil
+	}
+	// The path exists: join it when it is a sub-projection all the way.
+	cur := n
+	for _, p := range strings.Split(path, ".") {
+		c := cur.children[p]
+		if c == nil || c.kind != pNested {
+			return nil, err
+		}
+		cur = c.sub
+	}
+	return cur, nil
 }
 
 func (n *pnode) set(key string, c *pchild) {
@@ -139,6 +164,19 @@ func parseProjectTree(n *pnode, d bsoncore.Document, pc *ParseContext, m *projMo
 	for _, el := range elems {
 		key, v := el.Key(), el.Value()
 		full := prefix + key
+		if v.Type == bsoncore.TypeEmbeddedDocument && !isOperatorDoc(v) {
+			if isEmptyDoc(v) {
+				return errs.New(errs.Location51270, "Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path")
+			}
+			sub, err := n.nestedAt("$project", key)
+			if err != nil {
+				return err
+			}
+			if err := parseProjectTree(sub, v.Document(), pc, m, full+"."); err != nil {
+				return err
+			}
+			continue
+		}
 		node, leaf, err := n.at("$project", key)
 		if err != nil {
 			return err
@@ -166,15 +204,6 @@ func parseProjectTree(n *pnode, d bsoncore.Document, pc *ParseContext, m *projMo
 					m.mode = pExclude
 				}
 				node.set(leaf, &pchild{kind: pExclude})
-			}
-		case v.Type == bsoncore.TypeEmbeddedDocument && !isOperatorDoc(v):
-			if isEmptyDoc(v) {
-				return errs.New(errs.Location51270, "Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path")
-			}
-			sub := newPnode()
-			node.set(leaf, &pchild{kind: pNested, sub: sub})
-			if err := parseProjectTree(sub, v.Document(), pc, m, full+"."); err != nil {
-				return err
 			}
 		default:
 			if m.mode == pExclude {

@@ -80,7 +80,7 @@ func parseSetWindowFields(v bsoncore.Value, pc *ParseContext) ([]stage, error) {
 	for i, el := range oels {
 		node, leaf, err := w.tree.at("$setWindowFields", el.Key())
 		if err != nil {
-			if e, ok := err.(*errs.Error); ok && e.Code == errs.Location31250 {
+			if e, ok := err.(*errs.Error); ok && (e.Code == errs.Location31250 || e.Code == errs.Location31249) {
 				return nil, errs.New(errs.Location6307900, "$setWindowFields 'output' specification contains two conflicting paths")
 			}
 			return nil, err

@@ -75,3 +75,26 @@ func TestAddFieldsThroughNestedArrays(t *testing.T) {
 		t.Errorf("f: %s, want [{n: v}, {s: 2, n: v}, [{n: v}]]", got)
 	}
 }
+
+// TestProjectMixesDottedAndNested: a dotted path and a nested
+// specification of the same parent project together in either order
+// (mongod's SERVER-6184; MongoDB's own nested_dotted_common_prefix
+// test), and a path below a computed field is 31249.
+func TestProjectMixesDottedAndNested(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	for _, proj := range []string{`{"_id": 0, "b.c": 1, "b": {"a": 1}}`, `{"_id": 0, "b": {"a": 1}, "b.c": 1}`} {
+		r, err, _ := aggOne(t, d, `[{"$replaceWith": {"a": "missing", "b": {"c": "bar", "a": "baz", "z": "not there"}}}, {"$project": `+proj+`}]`, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", proj, err)
+		}
+		if got := strings.ReplaceAll(r.Lookup("cursor", "firstBatch", "0").String(), " ", ""); got != `{"b":{"c":"bar","a":"baz"}}` {
+			t.Errorf("%s: %s, want {b: {c: bar, a: baz}}", proj, got)
+		}
+	}
+	_, err, _ := aggOne(t, d, `[{"$project": {"x": {"$add": [1]}, "x.b": 1}}]`, 0)
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 31249 {
+		t.Errorf("a path below a computed field: %v, want 31249", err)
+	}
+}
