@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/errs"
+	"github.com/lodedb/lode/internal/expr"
 )
 
 // partialFilterMaxDepth is mongod's internalPartialFilterExpressionMaxDepth:
@@ -124,7 +125,7 @@ func partialNodes(doc bsoncore.Document) ([]partialNode, error) {
 				out = append(out, partialNode{op: name, ok: true})
 			case "$exists":
 				// $exists: false is a negation of $exists.
-				if truthy(arg) {
+				if expr.Truthy(arg) {
 					out = append(out, partialNode{op: name, ok: true})
 				} else {
 					out = append(out, partialNode{op: "$not"})
@@ -180,22 +181,6 @@ func operatorDoc(v bsoncore.Value) bool {
 
 // oneEquality stands for an equality inside $all's $and.
 var oneEquality = bsoncore.NewDocumentBuilder().AppendInt32("x", 1).Build()
-
-func truthy(v bsoncore.Value) bool {
-	switch v.Type {
-	case bsoncore.TypeBoolean:
-		return v.Boolean()
-	case bsoncore.TypeInt32:
-		return v.Int32() != 0
-	case bsoncore.TypeInt64:
-		return v.Int64() != 0
-	case bsoncore.TypeDouble:
-		return v.Double() != 0
-	case bsoncore.TypeNull, bsoncore.TypeUndefined:
-		return false
-	}
-	return true
-}
 
 // TopOperator returns the first of names that filter uses as a top-level
 // operator, at its top or under $and, $or and $nor ("" for none): the

@@ -24,17 +24,6 @@ func TestUpdatePathRules(t *testing.T) {
 	c := testenv.Ctx(t)
 	coll := d.Collection("paths")
 	d1 := func(k string, v any) bson.D { return bson.D{{Key: k, Value: v}} }
-	code := func(err error) int {
-		var we mongo.WriteException
-		if errors.As(err, &we) && len(we.WriteErrors) == 1 {
-			return we.WriteErrors[0].Code
-		}
-		var ce mongo.CommandError
-		if errors.As(err, &ce) {
-			return int(ce.Code)
-		}
-		return 0
-	}
 
 	_, err := coll.UpdateOne(c, bson.D{}, d1("$set", d1("a.$.b", 1)), options.UpdateOne().SetUpsert(true))
 	if code(err) != 2 {
@@ -91,17 +80,6 @@ func TestUpdateBannedQueryFeatures(t *testing.T) {
 	}
 	d1 := func(k string, v any) bson.D { return bson.D{{Key: k, Value: v}} }
 	exprEq := d1("$expr", d1("$eq", bson.A{"$b", 5}))
-	code := func(err error) int {
-		var we mongo.WriteException
-		if errors.As(err, &we) && len(we.WriteErrors) == 1 {
-			return we.WriteErrors[0].Code
-		}
-		var ce mongo.CommandError
-		if errors.As(err, &ce) {
-			return int(ce.Code)
-		}
-		return 0
-	}
 	_, err := coll.UpdateOne(c, bson.D{{Key: "_id", Value: 0}, {Key: "$expr", Value: d1("$eq", bson.A{"$_id", 0})}},
 		d1("$set", d1("x", 1)), options.UpdateOne().SetUpsert(true))
 	if code(err) != 224 {
@@ -131,4 +109,17 @@ func TestUpdateBannedQueryFeatures(t *testing.T) {
 		options.UpdateOne().SetArrayFilters([]any{d1("i.b", 5)}).SetUpsert(true)); err != nil {
 		t.Errorf("a plain array filter: %v", err)
 	}
+}
+
+// code is the code of a write's one write error, or of a command error.
+func code(err error) int {
+	var we mongo.WriteException
+	if errors.As(err, &we) && len(we.WriteErrors) == 1 {
+		return we.WriteErrors[0].Code
+	}
+	var ce mongo.CommandError
+	if errors.As(err, &ce) {
+		return int(ce.Code)
+	}
+	return 0
 }
