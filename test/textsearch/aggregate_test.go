@@ -98,7 +98,11 @@ func TestAggregateErrors(t *testing.T) {
 // $text searches the foreign collection, with its scores.
 func TestLookupSubPipeline(t *testing.T) {
 	c := articles(t)
-	got, err := aggregate(t, c.Database().Collection("other"), bson.A{bson.D{{Key: "$documents", Value: bson.A{bson.D{{Key: "q", Value: 1}}}}},
+	other := c.Database().Collection("other")
+	if _, err := other.InsertOne(testenv.Ctx(t), bson.D{{Key: "q", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := aggregate(t, other, bson.A{
 		bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "articles"}, {Key: "pipeline", Value: bson.A{
 			bson.D{{Key: "$match", Value: textFilter("coffee")}},
 			bson.D{{Key: "$project", Value: bson.D{{Key: "s", Value: metaScore()}}}},
