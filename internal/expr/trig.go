@@ -133,6 +133,9 @@ func (fn trigFunc) apply(name string, v bsoncore.Value) (bsoncore.Value, error) 
 			}
 			return bigToDec(h), nil
 		}
+		if r == 1 || r == -1 { // $tanh of ±Infinity: exactly ±1, as mongod gives it
+			return decSmallInt(int64(r)), nil
+		}
 		return decFromFloat(r).value(), nil
 	}
 	bx, _ := decToBig(v, decPrec)

@@ -46,3 +46,20 @@ func TestDecimalExpLogPowPrecision(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalTanhOfInfinity: $tanh of a decimal ±Infinity is exactly
+// ±1 (MongoDB's own expression_trigonometric test).
+func TestDecimalTanhOfInfinity(t *testing.T) {
+	t.Parallel()
+	d := openOne(t)
+	r, err, _ := aggOne(t, d, `[{"$project": {"_id": 0, "p": {"$tanh": {"$numberDecimal": "Infinity"}}, "n": {"$tanh": {"$numberDecimal": "-Infinity"}}}}]`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := r.Lookup("cursor", "firstBatch", "0").Document()
+	for f, want := range map[string]string{"p": "1", "n": "-1"} {
+		if v, ok := doc.Lookup(f).Decimal128OK(); !ok || v.String() != want {
+			t.Errorf("%s: %v, want NumberDecimal(%q)", f, doc.Lookup(f), want)
+		}
+	}
+}
