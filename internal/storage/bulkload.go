@@ -111,6 +111,9 @@ func (l *SortedLoad) Keys() int64 { return l.keys }
 // SizeHint says how many more keys are about to be added, so the entry
 // table is allocated once.
 func (l *SortedLoad) SizeHint(n int) {
+	if l.stream != nil {
+		return // streamed entries never fill the table
+	}
 	n = min(n, l.budget/2/entrySize)
 	if n > cap(l.ents)-len(l.ents) {
 		if len(l.ents) == 0 {

@@ -163,3 +163,38 @@ func TestMultikeyNestedArraysThroughClient(t *testing.T) {
 		t.Errorf("parallel arrays: %v", err)
 	}
 }
+
+// TestMultikeyBuildPastTheKeySample: an index build sizes its sort for
+// the keys per document it sees in the first 4,096 documents; a build
+// over more images than that (twelve keys each) still has every key, as
+// validate counts them, and finds images on either side of the sample.
+func TestMultikeyBuildPastTheKeySample(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	coll := db.Collection("images")
+	const n = 6000
+	testenv.InsertBatches(t, coll, n, func(i int) any { return testenv.MetadataImage(i) })
+	testenv.CreateIndex(t, coll, bson.D{{Key: "metadata.key", Value: 1}, {Key: "metadata.value", Value: 1}})
+	var res bson.Raw
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "validate", Value: "images"}, {Key: "full", Value: true}}).Decode(&res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Lookup("valid").Boolean() {
+		t.Fatalf("validate: not valid: %v, keysPerIndex %v", res.Lookup("errors"), res.Lookup("keysPerIndex"))
+	}
+	if got := res.Lookup("keysPerIndex", "metadata.key_1_metadata.value_1").AsInt64(); got != 12*n {
+		t.Errorf("keysPerIndex: %d, want %d (twelve per image)", got, 12*n)
+	}
+	for _, i := range []int{7, 4095, 4096, n - 1} {
+		filter := bson.D{{Key: "metadata", Value: testenv.ElemMatch("File Name", fmt.Sprintf("img_%d.jpg", i))}}
+		got, err := coll.CountDocuments(t.Context(), filter, options.Count().SetHint("metadata.key_1_metadata.value_1"))
+		if err != nil || got != 1 {
+			t.Errorf("image %d through the index: %d, %v; want 1", i, got, err)
+		}
+	}
+	got, err := coll.CountDocuments(t.Context(), bson.D{{Key: "metadata", Value: testenv.ElemMatch("MIME type", "image/png")}},
+		options.Count().SetHint("metadata.key_1_metadata.value_1"))
+	if err != nil || got != n/3 {
+		t.Errorf("MIME type image/png through the index: %d, %v; want %d", got, err, n/3)
+	}
+}
