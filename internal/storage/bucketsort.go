@@ -147,7 +147,7 @@ func (l *SortedLoad) group(split func(i int, k []byte) (head, suf []byte, ok boo
 	}
 	out := l.db.loadMem.takeEnts(n)
 	if out == nil {
-		out = make([]sortEntry, n)
+		out = newEnts(n, n)
 	}
 	out = out[:n]
 	for i, e := range l.ents {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
@@ -123,8 +124,24 @@ func (l *SortedLoad) SizeHint(n int) {
 				return
 			}
 		}
-		l.ents = slices.Grow(l.ents, n)
+		g := newEnts(len(l.ents), len(l.ents)+n)
+		copy(g, l.ents)
+		l.ents = g
 	}
+}
+
+// newEnts allocates an entry table of length n and capacity c, backed
+// by huge pages where the kernel gives them: a table of millions of
+// entries otherwise faults in a 4 KiB page every 128 entries, which
+// costs more than the entries' sort on a virtual machine whose page
+// faults trap to the hypervisor (docs/benchmarks.md, twenty-second
+// session).
+func newEnts(n, c int) []sortEntry {
+	e := make([]sortEntry, n, c)
+	if c > 0 {
+		adviseHugePages(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e[:c]))), c*entrySize))
+	}
+	return e
 }
 
 // entrySize is the in-memory size of one sortEntry.
@@ -197,6 +214,7 @@ func (l *SortedLoad) room(n int) {
 		c := l.db.loadMem.takeChunk()
 		if c == nil || n > cap(c) {
 			c = make([]byte, 0, max(chunkSize, n))
+			adviseHugePages(c)
 		}
 		l.chunks = append(l.chunks, c)
 	}
