@@ -14,7 +14,10 @@ import (
 	"os"
 )
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() {
+	reexecWithHugePages(os.Args[1:])
+	os.Exit(run(os.Args[1:]))
+}
 
 // run runs one command line (without the program name) and returns the
 // exit status: 0, 1 for a failed command, 2 for a bad command line.

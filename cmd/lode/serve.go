@@ -63,6 +63,7 @@ func runServe(args []string) error {
 	cacheHelp := "size in GiB of the storage engine's block cache, like mongod's --wiredTigerCacheSizeGB (from 0.25 to 10000)"
 	fs.Float64Var(&cacheGB, "cache-size-gb", float64(storage.DefaultCacheSize)/(1<<30), cacheHelp)
 	fs.Float64Var(&cacheGB, "wiredTigerCacheSizeGB", float64(storage.DefaultCacheSize)/(1<<30), "the same as --cache-size-gb")
+	hugePages := fs.String("huge-pages", hugePagesTry, "whether C's allocator, which holds the block cache and memtables, may use transparent huge pages: try (set glibc's malloc tunables at start; the default) or off, like PostgreSQL's huge_pages")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9216): opcounters, latency histograms, connections, cursors, storage engine and memory figures; off when empty")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	tlsf := addTLSFlags(fs)
@@ -110,6 +111,9 @@ func runServe(args []string) error {
 	}
 	addrs, err := listenAddrs(*addr, *bindIP, *port)
 	if err != nil {
+		return usageError{err.Error()}
+	}
+	if err := checkHugePages(*hugePages); err != nil {
 		return usageError{err.Error()}
 	}
 	if *tzInfo != "" {
@@ -249,7 +253,8 @@ func runServe(args []string) error {
 	go returnMemory(ctx, log)
 	log.Info("lode started", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDLodeStarted, mongolog.KeyCtx, "initandlisten",
 		"addr", listenerAddrs(lns), "dir", *dir, "version", version, "auth", *authOn, "tls", tlsMode.String(),
-		"syncInterval", syncInterval.String(), "oplogSizeMB", *oplogMB, "cacheSizeGB", cacheGB, "replSet", replSetLabel(*standalone, *replSet))
+		"syncInterval", syncInterval.String(), "oplogSizeMB", *oplogMB, "cacheSizeGB", cacheGB, "replSet", replSetLabel(*standalone, *replSet),
+		"hugePages", *hugePages, "glibcTunables", os.Getenv("GLIBC_TUNABLES"))
 	select {
 	case sig := <-sigc:
 		logSignal(log, sig)
