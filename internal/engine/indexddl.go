@@ -186,6 +186,10 @@ func normalizeIndexSpec(spec *IndexSpec) error {
 	return nil
 }
 
+// keysPerDocSample is the number of documents after which an index build
+// estimates its keys per document.
+const keysPerDocSample = 4096
+
 // buildIndexes adds the entries of the indexes n.Indexes[i] for each i
 // of at, for every document, and publishes n. The writer lock is held, so no document changes meanwhile.
 //
@@ -196,10 +200,6 @@ func normalizeIndexSpec(spec *IndexSpec) error {
 // when few. The entries of a not-yet-published index are invisible to
 // readers; CreateIndex range-deletes them if the build fails, and Open
 // removes those of an index a crash left out of the catalog.
-// keysPerDocSample is the number of documents after which an index build
-// estimates its keys per document.
-const keysPerDocSample = 4096
-
 func (e *Engine) buildIndexes(ctx context.Context, n *collection, at []int) error {
 	only := n.copyMeta()
 	only.Indexes = make([]*index, len(at))

@@ -132,10 +132,9 @@ func (l *SortedLoad) SizeHint(n int) {
 
 // newEnts allocates an entry table of length n and capacity c, backed
 // by huge pages where the kernel gives them: a table of millions of
-// entries otherwise faults in a 4 KiB page every 128 entries, which
-// costs more than the entries' sort on a virtual machine whose page
-// faults trap to the hypervisor (docs/benchmarks.md, twenty-second
-// session).
+// entries otherwise faults in a 4 KiB page every 128 entries, about 90
+// ns an entry on a virtual machine whose page faults trap to the
+// hypervisor (docs/benchmarks.md, twenty-second session).
 func newEnts(n, c int) []sortEntry {
 	e := make([]sortEntry, n, c)
 	if c > 0 {
