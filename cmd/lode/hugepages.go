@@ -63,3 +63,18 @@ func tunablesWithHugePages(env string) (string, bool) {
 	}
 	return env + ":" + hugePagesTunables, true
 }
+
+// withEnv returns env (NAME=value entries) with name set to value: its
+// entries for name replaced by one, so that the restarted process reads
+// the new value whichever entry its C library or Go's os.Getenv takes
+// (an appended duplicate left the operator's first, and the restart
+// would then restart again).
+func withEnv(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		if !strings.HasPrefix(e, name+"=") {
+			out = append(out, e)
+		}
+	}
+	return append(out, name+"="+value)
+}

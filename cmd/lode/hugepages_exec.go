@@ -28,6 +28,5 @@ func reexecWithHugePages(args []string) {
 	if err != nil {
 		return
 	}
-	env := append(os.Environ(), "GLIBC_TUNABLES="+v)
-	_ = syscall.Exec(exe, append([]string{os.Args[0]}, args...), env)
+	_ = syscall.Exec(exe, append([]string{os.Args[0]}, args...), withEnv(os.Environ(), "GLIBC_TUNABLES", v))
 }

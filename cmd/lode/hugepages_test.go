@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestHugePagesSetting(t *testing.T) {
 	for _, c := range []struct {
@@ -35,5 +38,13 @@ func TestTunablesWithHugePages(t *testing.T) {
 		if got != c.want || changed != c.changed {
 			t.Errorf("%q: %q %v, want %q %v", c.env, got, changed, c.want, c.changed)
 		}
+	}
+}
+
+func TestWithEnv(t *testing.T) {
+	got := withEnv([]string{"A=1", "GLIBC_TUNABLES=x", "GLIBC_TUNABLESX=y", "GLIBC_TUNABLES=z"}, "GLIBC_TUNABLES", "x:h")
+	want := []string{"A=1", "GLIBC_TUNABLESX=y", "GLIBC_TUNABLES=x:h"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("withEnv: %q, want %q", got, want)
 	}
 }

@@ -44,6 +44,14 @@ func TestServeHugePages(t *testing.T) {
 		t.Errorf("--huge-pages off: hugePages=%s glibcTunables=%q, want off and none", hp, glibc)
 	}
 
+	// Other tunables the operator set are kept, ours added once (an
+	// appended second GLIBC_TUNABLES entry made the server restart
+	// itself forever).
+	t.Setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1048576")
+	if _, glibc = startedWith(); glibc != "glibc.malloc.trim_threshold=1048576:glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1" {
+		t.Errorf("operator's other tunables: glibcTunables=%q, want them followed by ours", glibc)
+	}
+
 	// An operator's own setting of either tunable is kept as it is.
 	t.Setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")
 	if _, glibc = startedWith(); glibc != "glibc.malloc.arena_max=4" {
