@@ -17,8 +17,12 @@ import (
 // costs several per cent of a load's server time (docs/benchmarks.md,
 // twenty-second session). Other C libraries ignore the variable.
 func reexecWithHugePages(args []string) {
+	const restartedEnv = "LODE_HUGE_PAGES_RESTARTED"
 	if len(args) < 1 || args[0] != "serve" || hugePagesSetting(args[1:]) != hugePagesTry {
 		return
+	}
+	if os.Getenv(restartedEnv) != "" {
+		return // at most one restart, whatever the C library made of the variable
 	}
 	v, changed := tunablesWithHugePages(os.Getenv("GLIBC_TUNABLES"))
 	if !changed {
@@ -28,5 +32,6 @@ func reexecWithHugePages(args []string) {
 	if err != nil {
 		return
 	}
-	_ = syscall.Exec(exe, append([]string{os.Args[0]}, args...), withEnv(os.Environ(), "GLIBC_TUNABLES", v))
+	env := withEnv(withEnv(os.Environ(), "GLIBC_TUNABLES", v), restartedEnv, "1")
+	_ = syscall.Exec(exe, append([]string{os.Args[0]}, args...), env)
 }
