@@ -89,7 +89,7 @@ func (e *Engine) findFirstLocked(r storage.Reader, c *collection, filterDoc bson
 		found   bool
 	)
 	// The planner returns matches in sortBy order: the first is the one.
-	err := e.scanMatchesSorted(r, c, filterDoc, f, sortBy, hint, empty, st, func(rid uint64, doc []byte, pos int) bool {
+	err := e.scanMatchesSorted(r, c, filterDoc, f, sortBy, true, hint, empty, st, func(rid uint64, doc []byte, pos int) bool {
 		bestID, bestPos, found = rid, pos, true
 		bestDoc = append(bestDoc[:0], doc...)
 		return false

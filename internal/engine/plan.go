@@ -437,13 +437,15 @@ func (s *planSource) next() (uint64, []byte, bool, error) {
 func (s *planSource) close() { s.bp.close() }
 
 // plannedSource plans filter (and sortBy, when given) over c on r and
-// returns its matches in plan order: sorted by sortBy when given. hint is
+// returns its matches in plan order: sorted by sortBy when given, at most
+// limit of them when limit > 0. hint is
 // the statement's index hint (zero Value: none); an unknown index is
 // BadValue, as the planner reports it for find.
 // empty, when not nil, are the known-empty index ranges of a statement
 // holding the collection's writer lock.
-func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats) (recordSource, error) {
+func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, limit int64, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats) (recordSource, error) {
 	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty, stats: st}
+	q.opts.Limit = limit
 	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true

@@ -21,9 +21,16 @@ type recordSource interface {
 // scanMatchesSorted is scanMatches with the matches in sortBy order (nil:
 // plan order), so that the first match is the least by sortBy. An index
 // that provides the order is walked without sorting. hint is the
-// statement's index hint (zero Value: none).
-func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := e.plannedSource(r, c, filterDoc, f, sortBy, hint, empty, st)
+// statement's index hint (zero Value: none). first says that fn takes
+// only the first match (a single-document write): a sorted plan is then
+// limited to one, a top-k sort that keeps one document instead of
+// sorting every match, as explain shows it and mongod plans it.
+func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, first bool, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
+	var limit int64
+	if first && sortBy != nil {
+		limit = 1
+	}
+	src, err := e.plannedSource(r, c, filterDoc, f, sortBy, limit, hint, empty, st)
 	if err != nil {
 		return err
 	}

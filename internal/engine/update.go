@@ -94,7 +94,7 @@ func (e *Engine) updateLocked(ctx context.Context, t *writeBatch, p *parsedUpdat
 	if p.multi {
 		sortBy = nil
 	}
-	err := e.scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, p.hint, t.emptyRangesFor(), t.st, func(rid uint64, doc []byte, pos int) bool {
+	err := e.scanMatchesSorted(t.reader(), t.c, p.filterDoc, p.filter, sortBy, !p.multi, p.hint, t.emptyRangesFor(), t.st, func(rid uint64, doc []byte, pos int) bool {
 		ids = append(ids, rid)
 		docs = append(docs, append([]byte(nil), doc...))
 		poss = append(poss, pos)
@@ -173,7 +173,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 // positional match index, until fn returns false. hint is the statement's
 // index hint (zero Value: none). doc is valid only during the call.
 func (e *Engine) scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := e.plannedSource(r, c, filterDoc, f, nil, hint, nil, st)
+	src, err := e.plannedSource(r, c, filterDoc, f, nil, 0, hint, nil, st)
 	if err != nil {
 		return err
 	}
