@@ -1,6 +1,7 @@
 package migrate_test
 
 import (
+	"context"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +22,11 @@ func TestMigrateSurvivesKills(t *testing.T) {
 		testenv.Skip(t, testenv.GroupAcceptance, "six kill -9 restarts of a migration (about 6 s)")
 	}
 	t.Parallel()
-	ctx := testenv.Ctx(t)
+	// The slow copy of 400,000 documents alone takes 100 s or more on a
+	// loaded 2-core machine (waitFor below allows it 3 minutes): the
+	// test's context covers the whole run, to the final comparison.
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
 	src, dst := startServer(t, "src"), startServer(t, "dst")
 	sc, dc := src.client(t), dst.client(t)
 	seedLoad(t, ctx, sc)
