@@ -104,6 +104,22 @@ func TestUnifiedFormat(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
+	// Each package is compiled once before the runs start: three
+	// invocations of one uncompiled package would each compile it at
+	// once, a burst of CPU beside the other packages' timed tests.
+	built := map[string]bool{}
+	for _, r := range runs {
+		if built[r.pkg] {
+			continue
+		}
+		built[r.pkg] = true
+		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", filepath.Join(t.TempDir(), "runner.test"), r.pkg)
+		cmd.Dir = runnerDir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", r.pkg, err, tail(out, 4000))
+		}
+	}
 	// Each invocation gets its own server and all run at once (runs says
 	// why); fail points are per server, so they must not share one.
 	type outcome struct {
