@@ -53,7 +53,8 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 			return res, err
 		}
 		s = s.Collated(collator)
-		if !s.Empty() {
+		if _, natural := s.Natural(); natural || !s.Empty() {
+			// {$natural: -1} takes the last match in natural order.
 			sortBy = s
 		}
 	}

@@ -447,6 +447,16 @@ func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsonco
 	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty, stats: st}
 	q.opts.Limit = limit
 	if sortBy != nil {
+		if dir, natural := sortBy.Natural(); natural {
+			// {$natural: ±1}: record order, forward or backward, as
+			// find plans it (fillFindReq).
+			q.sort, sortBy = nil, nil
+			if dir < 0 {
+				q.naturalDir = -1
+			}
+		}
+	}
+	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true
 	}

@@ -27,7 +27,7 @@ type recordSource interface {
 // sorting every match, as explain shows it and mongod plans it.
 func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, first bool, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
 	var limit int64
-	if first && sortBy != nil {
+	if first && sortBy != nil && !sortBy.Empty() {
 		limit = 1
 	}
 	src, err := e.plannedSource(r, c, filterDoc, f, sortBy, limit, hint, empty, st)

@@ -83,3 +83,52 @@ func TestFindAndModifySortIsTopK(t *testing.T) {
 		}
 	}
 }
+
+// A findAndModify sorted by {$natural: 1} takes the first match in record
+// order (insertion order here) and {$natural: -1} the last, as a find
+// with that sort returns them: mongod scans the collection in that
+// direction. Lode dropped the direction and took the first either way.
+func TestFindAndModifyNaturalSort(t *testing.T) {
+	t.Parallel()
+	_, db := testenv.Open(t)
+	ctx := testenv.Ctx(t)
+	coll := db.Collection("q")
+	// _id falling, so that neither _id order nor an index gives the
+	// answer by accident.
+	for i := 0; i < 5; i++ {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 10 - i}, {Key: "x", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	natural := func(dir int) bson.D { return bson.D{{Key: "$natural", Value: dir}} }
+	var got bson.Raw
+	if err := coll.FindOneAndUpdate(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "seen", Value: true}}}},
+		options.FindOneAndUpdate().SetSort(natural(-1))).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if x := got.Lookup("x").Int32(); x != 4 {
+		t.Errorf("update sorted {$natural: -1} took x %d, want 4 (the last inserted)", x)
+	}
+	if err := coll.FindOneAndUpdate(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "seen", Value: true}}}},
+		options.FindOneAndUpdate().SetSort(natural(1))).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if x := got.Lookup("x").Int32(); x != 0 {
+		t.Errorf("update sorted {$natural: 1} took x %d, want 0 (the first inserted)", x)
+	}
+	if err := coll.FindOneAndDelete(ctx, bson.D{{Key: "x", Value: bson.D{{Key: "$lt", Value: 3}}}},
+		options.FindOneAndDelete().SetSort(natural(-1))).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if x := got.Lookup("x").Int32(); x != 2 {
+		t.Errorf("delete sorted {$natural: -1} of x < 3 took x %d, want 2", x)
+	}
+	// A find with the same sort agrees.
+	var first bson.Raw
+	if err := coll.FindOne(ctx, bson.D{}, options.FindOne().SetSort(natural(-1))).Decode(&first); err != nil {
+		t.Fatal(err)
+	}
+	if x := first.Lookup("x").Int32(); x != 4 {
+		t.Errorf("find sorted {$natural: -1} returned x %d, want 4", x)
+	}
+}
