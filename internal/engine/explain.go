@@ -306,13 +306,12 @@ func fillFindReq(q *planReq, fs FindSpec, spec ExplainSpec) error {
 		if err != nil {
 			return err
 		}
-		s = s.Collated(q.filter.Collator())
-		if dir, ok := s.Natural(); ok {
-			if dir < 0 {
-				q.naturalDir = -1
-			}
-		} else if !s.Empty() {
-			q.sort, q.sortDoc = s, fs.Sort
+		var dir int
+		if q.sort, dir = splitSort(s.Collated(q.filter.Collator())); q.sort != nil {
+			q.sortDoc = fs.Sort
+		}
+		if dir < 0 {
+			q.naturalDir = -1
 		}
 	}
 	limit := fs.Limit

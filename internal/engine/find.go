@@ -33,18 +33,13 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 		return nil, err
 	}
 	var sortBy *query.Sort
-	reverse := false
+	naturalDir := 0
 	if len(spec.Sort) > 5 {
 		s, err := query.ParseSort(spec.Sort)
 		if err != nil {
 			return nil, err
 		}
-		s = s.Collated(collator)
-		if dir, ok := s.Natural(); ok {
-			reverse = dir < 0
-		} else if !s.Empty() {
-			sortBy = s
-		}
+		sortBy, naturalDir = splitSort(s.Collated(collator))
 	}
 	var proj *query.Projection
 	if len(spec.Projection) > 5 {
@@ -78,10 +73,7 @@ func (e *Engine) Find(ctx context.Context, db, coll string, spec FindSpec) (Iter
 	}
 	snap, release, c := e.snapshotOf(ctx, c) // the transaction's view inside one (txn_write.go)
 	q := planReq{filterDoc: filter, filter: f, sort: sortBy, sortDoc: spec.Sort, hint: spec.Hint, preferCollScan: true, db: e.db, stats: opstats.From(ctx), records: records,
-		min: spec.Min, max: spec.Max}
-	if reverse {
-		q.naturalDir = -1
-	}
+		min: spec.Min, max: spec.Max, naturalDir: naturalDir}
 	q.opts = exec.Options{Sort: sortBy, SortDoc: spec.Sort, Skip: spec.Skip, Limit: limit,
 		Projection: proj, ProjectionDoc: spec.Projection,
 		SortOpts: exec.SortOptions{AllowDiskUse: spec.AllowDiskUse, SpillDir: e.TempDir()}}

@@ -52,11 +52,9 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAn
 		if err != nil {
 			return res, err
 		}
-		s = s.Collated(collator)
-		if _, natural := s.Natural(); natural || !s.Empty() {
-			// {$natural: -1} takes the last match in natural order.
-			sortBy = s
-		}
+		// Kept whole: plannedSource splits {$natural: -1} (the last
+		// match in record order) from a sort by fields.
+		sortBy = s.Collated(collator)
 	}
 	var proj *query.Projection
 	if len(spec.Fields) > 5 {

@@ -436,29 +436,45 @@ func (s *planSource) next() (uint64, []byte, bool, error) {
 
 func (s *planSource) close() { s.bp.close() }
 
+// splitSort splits a parsed sort into the order a plan sorts by (nil for
+// none, and for {$natural: ±1}) and the direction of a collection scan
+// in record order (-1 for {$natural: -1}, else 0).
+func splitSort(s *query.Sort) (*query.Sort, int) {
+	if s == nil {
+		return nil, 0
+	}
+	if dir, ok := s.Natural(); ok {
+		if dir < 0 {
+			return nil, -1
+		}
+		return nil, 0
+	}
+	if s.Empty() {
+		return nil, 0
+	}
+	return s, 0
+}
+
 // plannedSource plans filter (and sortBy, when given) over c on r and
-// returns its matches in plan order: sorted by sortBy when given, at most
-// limit of them when limit > 0. hint is
+// returns its matches in plan order: sorted by sortBy when given
+// ({$natural: -1}: record order backward). first says that the caller
+// takes only the first match (a single-document write): a sorted plan is
+// then limited to one, a top-k SORT that keeps one document instead of
+// sorting every match, as explain shows it (fillFindReq) and mongod
+// plans it; an unsorted one stops at the caller's first. hint is
 // the statement's index hint (zero Value: none); an unknown index is
 // BadValue, as the planner reports it for find.
 // empty, when not nil, are the known-empty index ranges of a statement
 // holding the collection's writer lock.
-func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, limit int64, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats) (recordSource, error) {
-	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, hint: normHint(hint), empty: empty, stats: st}
-	q.opts.Limit = limit
-	if sortBy != nil {
-		if dir, natural := sortBy.Natural(); natural {
-			// {$natural: ±1}: record order, forward or backward, as
-			// find plans it (fillFindReq).
-			q.sort, sortBy = nil, nil
-			if dir < 0 {
-				q.naturalDir = -1
-			}
-		}
-	}
+func (e *Engine) plannedSource(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, first bool, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats) (recordSource, error) {
+	sortBy, naturalDir := splitSort(sortBy)
+	q := planReq{filterDoc: filterDoc, filter: f, sort: sortBy, naturalDir: naturalDir, hint: normHint(hint), empty: empty, stats: st}
 	if sortBy != nil {
 		q.opts.Sort = sortBy
 		q.opts.SortOpts.AllowDiskUse = true
+		if first {
+			q.opts.Limit = 1
+		}
 	}
 	bp, err := e.buildPlan(r, c, q)
 	if err != nil {

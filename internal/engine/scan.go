@@ -22,15 +22,9 @@ type recordSource interface {
 // plan order), so that the first match is the least by sortBy. An index
 // that provides the order is walked without sorting. hint is the
 // statement's index hint (zero Value: none). first says that fn takes
-// only the first match (a single-document write): a sorted plan is then
-// limited to one, a top-k sort that keeps one document instead of
-// sorting every match, as explain shows it and mongod plans it.
+// only the first match (plannedSource then plans for one).
 func (e *Engine) scanMatchesSorted(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, sortBy *query.Sort, first bool, hint bsoncore.Value, empty exec.EmptyRanges, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
-	var limit int64
-	if first && sortBy != nil && !sortBy.Empty() {
-		limit = 1
-	}
-	src, err := e.plannedSource(r, c, filterDoc, f, sortBy, limit, hint, empty, st)
+	src, err := e.plannedSource(r, c, filterDoc, f, sortBy, first, hint, empty, st)
 	if err != nil {
 		return err
 	}

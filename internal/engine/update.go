@@ -173,7 +173,7 @@ func (e *Engine) updateMany(ctx context.Context, db, coll string, p *parsedUpdat
 // positional match index, until fn returns false. hint is the statement's
 // index hint (zero Value: none). doc is valid only during the call.
 func (e *Engine) scanMatches(r storage.Reader, c *collection, filterDoc bsoncore.Document, f *query.Filter, hint bsoncore.Value, st *opstats.Stats, fn func(rid uint64, doc []byte, pos int) bool) error {
-	src, err := e.plannedSource(r, c, filterDoc, f, nil, 0, hint, nil, st)
+	src, err := e.plannedSource(r, c, filterDoc, f, nil, false, hint, nil, st)
 	if err != nil {
 		return err
 	}
