@@ -176,8 +176,8 @@ func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
 		}
 	}
 	if d.long {
-		e := d.ents[id]
-		d.offs[id] = append(d.offs[id], uint32(len(e)))
+		e := growDouble(d.ents[id], 2+len(ks)-head+len(tb)+8)
+		d.offs[id] = append(growDouble(d.offs[id], 1), uint32(len(e)))
 		e = append(e, byte(len(ks)-head))
 		e = append(e, ks[head:]...)
 		e = append(e, byte(len(tb)))
@@ -186,7 +186,7 @@ func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
 		d.size += 2 * (len(e) - len(d.ents[id]) + 4)
 		d.ents[id] = e
 	} else {
-		d.rids[id] = append(d.rids[id], rid)
+		d.rids[id] = append(growDouble(d.rids[id], 1), rid)
 		d.size += dictEntryBytes
 	}
 	d.n++
@@ -305,4 +305,18 @@ func (s *dictSource) next() (k, v []byte, ok bool, err error) {
 		return s.kb, tb, true, nil
 	}
 	return nil, nil, false, nil
+}
+
+// growDouble returns s with room for n more elements, doubling its
+// capacity when it has none. append grows a large slice by about a
+// quarter at a time, so a group that ends at S bytes is copied about 4S
+// bytes' worth on its way there, and each copy leaves its predecessor
+// as garbage; doubling copies about S (dictEntryBytes, and the double
+// count of a long entry, already allow for a group's slice at up to
+// twice its length).
+func growDouble[S ~[]E, E any](s S, n int) S {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(n, cap(s)))
 }

@@ -34,3 +34,32 @@ func BenchmarkKeyDictAdd(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKeyDictAddByHead is BenchmarkKeyDictAdd for a compound key
+// grouped on its first field, as a {host: 1, time: 1} build adds it:
+// fifty hosts in random order, each entry the next time after its host's
+// head, with the next record id. Its B/op is mostly the groups' slices
+// growing.
+func BenchmarkKeyDictAddByHead(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	heads := make([][]byte, 50)
+	for i := range heads {
+		heads[i] = keystring.AppendValue(nil, bsoncore.Value{Type: bsoncore.TypeString, Data: bsoncore.AppendString(nil, fmt.Sprintf("host-%02d.example.net", i))}, false)
+	}
+	order := make([]int, 1<<16)
+	for i := range order {
+		order[i] = r.IntN(len(heads))
+	}
+	ks := make([]byte, 0, 64)
+	b.ReportAllocs()
+	d := newKeyDict(1 << 30)
+	d.start(true)
+	for i := 0; b.Loop(); i++ {
+		h := heads[order[i&(len(order)-1)]]
+		ks = append(ks[:0], h...)
+		ks = keystring.AppendValue(ks, bsoncore.Value{Type: bsoncore.TypeDateTime, Data: bsoncore.AppendDateTime(nil, int64(1700000000000+i))}, false)
+		if !d.add(ks, uint64(i+1), nil, len(h)) {
+			b.Fatal("the dictionary gave up")
+		}
+	}
+}
