@@ -17,7 +17,6 @@ import (
 	"unsafe"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -615,7 +614,7 @@ func (s *tableSink) add(k, v []byte) error {
 		if err != nil {
 			return fmt.Errorf("storage: sorted load: %w", err)
 		}
-		s.w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.wopts)
+		s.w = sstable.NewWriter(newTableWritable(f), s.wopts)
 		s.paths = append(s.paths, path)
 	}
 	if err := s.w.Set(k, v); err != nil {

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -210,7 +209,7 @@ func writeIngestTable(fs vfs.FS, path string, wopts sstable.WriterOptions, g []i
 	if err != nil {
 		return fmt.Errorf("storage: commit by ingestion: %w", err)
 	}
-	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), wopts)
+	w := sstable.NewWriter(newTableWritable(f), wopts)
 	for _, e := range g {
 		if err := w.Set(e.key, e.value); err != nil {
 			_ = w.Close()
