@@ -97,13 +97,10 @@ func cmdColl(req *Request) string {
 // updateNeeds: update, plus insert when a statement upserts.
 func updateNeeds(req *Request) ([]need, error) {
 	acts := auth.Actions(auth.ActUpdate)
-	if v, err := req.Cmd.LookupErr("updates"); err == nil {
-		if arr, ok := v.ArrayOK(); ok {
-			vals, _ := arr.Values()
-			for _, u := range vals {
-				if d, ok := u.DocumentOK(); ok && d.Lookup("upsert").Equal(bsoncore.Value{Type: bsoncore.TypeBoolean, Data: []byte{1}}) {
-					acts.Add(auth.ActInsert)
-				}
+	if vals, ok := req.stmtValues("updates"); ok {
+		for _, u := range vals {
+			if d, ok := u.DocumentOK(); ok && d.Lookup("upsert").Equal(bsoncore.Value{Type: bsoncore.TypeBoolean, Data: []byte{1}}) {
+				acts.Add(auth.ActInsert)
 			}
 		}
 	}

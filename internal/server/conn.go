@@ -303,7 +303,16 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 		}
 		start = time.Now() // the command starts once it has its slot
 	}
-	cmd, err := m.Merged()
+	// A write command's statements stay in their sequence (Request.sequence).
+	var keep string
+	if len(m.Sequences) == 1 {
+		if first, err := m.Body.IndexErr(0); err == nil {
+			if _, d := commandName(first.KeyBytes()); d != nil {
+				keep = d.stmts
+			}
+		}
+	}
+	cmd, err := m.Command(keep)
 	if err != nil {
 		return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, errorDoc(err))
 	}

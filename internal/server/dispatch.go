@@ -67,6 +67,27 @@ func (r *Request) sequence(id string) *wire.Sequence {
 	return nil
 }
 
+// stmtValues returns the statements of a write command, field being its
+// descriptor's stmts (insert's documents, update's updates, delete's
+// deletes): the documents of the sequence they came in (the command is
+// then the OP_MSG body alone, wire.Msg.Command) or the values of the
+// command's array. ok is false when there is neither.
+func (r *Request) stmtValues(field string) (vals []bsoncore.Value, ok bool) {
+	if seq := r.sequence(field); seq != nil {
+		vals = make([]bsoncore.Value, len(seq.Documents))
+		for i, d := range seq.Documents {
+			vals[i] = bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: d}
+		}
+		return vals, true
+	}
+	arr, ok := r.Cmd.Lookup(field).ArrayOK()
+	if !ok {
+		return nil, false
+	}
+	vals, _ = arr.Values()
+	return vals, true
+}
+
 // arg returns generic argument a of the command: its first occurrence,
 // as Document.LookupErr finds it.
 func (r *Request) arg(a genArg) (bsoncore.Value, error) {

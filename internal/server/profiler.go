@@ -181,11 +181,9 @@ func profiledCommand(req *Request) bsoncore.Document {
 	cmd := redactCommand(req.Cmd) // redact.go
 	c := req.command()
 	if key := c.stmts; key != "" && (c.observe.op == opUpdate || c.observe.op == opRemove) {
-		if arr, ok := cmd.Lookup(key).ArrayOK(); ok {
-			if vals, _ := arr.Values(); len(vals) == 1 {
-				if d, ok := vals[0].DocumentOK(); ok {
-					cmd = d
-				}
+		if vals, ok := req.stmtValues(key); ok && len(vals) == 1 {
+			if d, ok := vals[0].DocumentOK(); ok {
+				cmd = d
 			}
 		}
 	}

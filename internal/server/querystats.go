@@ -337,11 +337,10 @@ func (s *Server) cursorClosed(c *cursor.Cursor) {
 func (s *Server) recordWriteShapes(req *Request, op *runningOp, name, coll string, d time.Duration) {
 	q := s.obs.qs
 	c := req.command()
-	arr, ok := req.Cmd.Lookup(c.stmts).ArrayOK()
+	vals, ok := req.stmtValues(c.stmts)
 	if !ok {
 		return
 	}
-	vals, _ := arr.Values()
 	if len(vals) == 0 {
 		return
 	}

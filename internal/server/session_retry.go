@@ -458,11 +458,10 @@ func snapshotRan(prior *retryRecord, req *Request, ids stmtIDs) []ranStmt {
 	if prior == nil || len(prior.executed) == 0 {
 		return nil
 	}
-	arr, ok := req.Cmd.Lookup(req.command().stmts).ArrayOK()
+	vals, ok := req.stmtValues(req.command().stmts)
 	if !ok {
 		return nil
 	}
-	vals, _ := arr.Values()
 	var out []ranStmt
 	for i := range vals {
 		if id := ids.of(i); prior.ran(id) {

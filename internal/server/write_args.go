@@ -105,6 +105,11 @@ func parseWriteBatch(req *Request, field string, accept batchFields) (writeBatch
 	if err != nil {
 		return writeBatch{}, err
 	}
+	if seq := req.sequence(field); seq != nil && !seen {
+		// The statements came in a sequence and the command is the body
+		// alone (wire.Msg.Command).
+		seen, b.stmts = true, seq.Documents
+	}
 	if !seen {
 		return writeBatch{}, errs.New(errs.Location40414, "BSON field '%s.%s' is missing but a required field", req.Name, field)
 	}

@@ -259,21 +259,11 @@ func (m *Msg) Merged() (bsoncore.Document, error) {
 	if len(m.Sequences) == 0 {
 		return m.Body, nil
 	}
-	if len(m.Body) < 5 {
-		return nil, errs.New(errs.InvalidBSON, "OP_MSG body is missing or truncated")
+	if err := m.checkSequences(); err != nil {
+		return nil, err
 	}
 	size := len(m.Body)
-	for i, s := range m.Sequences {
-		if !m.namesChecked {
-			if bodyHasPath(m.Body, s.Identifier) {
-				return nil, duplicateFieldError(s.Identifier).Err
-			}
-			for _, p := range m.Sequences[:i] {
-				if p.Identifier == s.Identifier {
-					return nil, errs.New(errs.Location40431, "Duplicate document sequence: %s", s.Identifier)
-				}
-			}
-		}
+	for _, s := range m.Sequences {
 		size += 1 + len(s.Identifier) + 1 + 5
 		for j, d := range s.Documents {
 			size += 1 + decimalLen(j) + 1 + len(d)
@@ -300,6 +290,47 @@ func (m *Msg) Merged() (bsoncore.Document, error) {
 	out = append(out, 0)
 	binary.LittleEndian.PutUint32(out, uint32(len(out)))
 	return out, nil
+}
+
+// Command returns the command as handlers see it. When the one document
+// sequence is named keep (a write command's statements: insert's
+// documents, update's updates, delete's deletes, which their handlers
+// read from the sequence) it is the body alone, as mongod's
+// OpMsgRequest keeps it: the statements are not copied into a merged
+// document (for a bulk insert, a copy of every document), and the
+// command that logs, the profiler and currentOp show is the body's.
+// Otherwise it is Merged's.
+func (m *Msg) Command(keep string) (bsoncore.Document, error) {
+	if keep == "" || len(m.Sequences) != 1 || m.Sequences[0].Identifier != keep {
+		return m.Merged()
+	}
+	if err := m.checkSequences(); err != nil {
+		return nil, err
+	}
+	return m.Body, nil
+}
+
+// checkSequences refuses a message whose body is too short to be a
+// document or whose sequences are named like a body field or like each
+// other.
+func (m *Msg) checkSequences() error {
+	if len(m.Body) < 5 {
+		return errs.New(errs.InvalidBSON, "OP_MSG body is missing or truncated")
+	}
+	if m.namesChecked {
+		return nil
+	}
+	for i, s := range m.Sequences {
+		if bodyHasPath(m.Body, s.Identifier) {
+			return duplicateFieldError(s.Identifier).Err
+		}
+		for _, p := range m.Sequences[:i] {
+			if p.Identifier == s.Identifier {
+				return errs.New(errs.Location40431, "Duplicate document sequence: %s", s.Identifier)
+			}
+		}
+	}
+	return nil
 }
 
 // decimalLen returns the number of decimal digits of a non-negative int.

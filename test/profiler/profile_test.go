@@ -129,6 +129,18 @@ func TestSystemProfile(t *testing.T) {
 	if ins == nil || ins["ninserted"] != int32(1) || ins["keysInserted"] != int32(2) {
 		t.Errorf("insert entry: %v", ins)
 	}
+	// mongod's profiler shows the OP_MSG body (CurOp is given
+	// request.body): the documents the driver sent in a document
+	// sequence are not in it.
+	if cmd, _ := ins["command"].(bson.D); len(cmd) == 0 || cmd[0].Key != "insert" || cmd[0].Value != "events" {
+		t.Errorf("an insert entry's command: %v", ins["command"])
+	} else {
+		for _, e := range cmd {
+			if e.Key == "documents" {
+				t.Errorf("an insert entry's command is the body, without the documents: %v", cmd)
+			}
+		}
+	}
 	if q == nil || u == nil {
 		t.Fatalf("want a query and an update entry, got %v", entries)
 	}
