@@ -167,6 +167,19 @@ func setupUsersGo(t *testing.T, s *server) {
 	}
 }
 
+// rootClient creates the first user, admin with root, through the
+// localhost exception of a server started with --auth, and returns a Go
+// driver client authenticated as it.
+func rootClient(t *testing.T, s *server) *mongo.Client {
+	t.Helper()
+	anon := goClient(t, s.uri(nil))
+	if err := anon.Database("admin").RunCommand(t.Context(), bson.D{{Key: "createUser", Value: "admin"}, {Key: "pwd", Value: adminPwd},
+		{Key: "roles", Value: bson.A{"root"}}}).Err(); err != nil {
+		t.Fatalf("createUser admin through the localhost exception: %v", err)
+	}
+	return goClient(t, s.authURI("admin", adminPwd, "admin", "", nil))
+}
+
 // goClient connects the Go driver with uri.
 func goClient(t *testing.T, uri string) *mongo.Client {
 	t.Helper()

@@ -48,13 +48,7 @@ func TestLookupForeignDatabaseRefusedPymongo(t *testing.T) {
 	requirePymongo(t)
 	s := startServer(t, "--auth")
 	ctx := t.Context()
-	// The localhost exception creates the first user.
-	anon := goClient(t, s.uri(nil))
-	if err := anon.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "admin"}, {Key: "pwd", Value: adminPwd},
-		{Key: "roles", Value: bson.A{"root"}}}).Err(); err != nil {
-		t.Fatal(err)
-	}
-	root := goClient(t, s.authURI("admin", adminPwd, "admin", "", nil))
+	root := rootClient(t, s)
 	if err := root.Database("appdb").RunCommand(ctx, bson.D{{Key: "createUser", Value: "app"}, {Key: "pwd", Value: "apppw"},
 		{Key: "roles", Value: bson.A{"readWrite"}}}).Err(); err != nil {
 		t.Fatal(err)

@@ -17,12 +17,7 @@ import (
 func TestUpsertNeedsInsert(t *testing.T) {
 	s := startServer(t, "--auth")
 	ctx := t.Context()
-	anon := goClient(t, s.uri(nil))
-	if err := anon.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "admin"}, {Key: "pwd", Value: adminPwd},
-		{Key: "roles", Value: bson.A{"root"}}}).Err(); err != nil {
-		t.Fatal(err)
-	}
-	root := goClient(t, s.authURI("admin", adminPwd, "admin", "", nil))
+	root := rootClient(t, s)
 	app := root.Database("appdb")
 	if _, err := app.Collection("items").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: 0}}); err != nil {
 		t.Fatal(err)
