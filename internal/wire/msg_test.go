@@ -586,3 +586,30 @@ func TestMsgIDFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestMsgCommandKeepsStatements: Command returns the body alone when the
+// one sequence is the named statements, Merged's document for any other
+// sequence or several, and still refuses a sequence named like a body
+// field.
+func TestMsgCommandKeepsStatements(t *testing.T) {
+	body := doc("insert", "c", "$db", "test")
+	d := doc("_id", 1)
+	m := &Msg{Body: body, Sequences: []Sequence{{Identifier: "documents", Documents: []bsoncore.Document{d}}}}
+	if got, err := m.Command("documents"); err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("Command(documents) = %v, %v; want the body", got, err)
+	}
+	merged, _ := m.Merged()
+	for _, keep := range []string{"", "updates"} {
+		if got, err := m.Command(keep); err != nil || !bytes.Equal(got, merged) {
+			t.Fatalf("Command(%q) = %v, %v; want the merged command", keep, got, err)
+		}
+	}
+	two := &Msg{Body: body, Sequences: []Sequence{{Identifier: "documents", Documents: []bsoncore.Document{d}}, {Identifier: "other"}}}
+	if got, err := two.Command("documents"); err != nil || bytes.Equal(got, body) {
+		t.Fatalf("Command with two sequences = %v, %v; want them merged", got, err)
+	}
+	dup := &Msg{Body: doc("insert", "c", "documents", "oops"), Sequences: []Sequence{{Identifier: "documents", Documents: []bsoncore.Document{d}}}}
+	if _, err := dup.Command("documents"); !errs.Is(err, 40433) {
+		t.Fatalf("Command with a duplicate body field: %v, want code 40433", err)
+	}
+}
