@@ -48,7 +48,13 @@ func parseConcat(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 		return nil, err
 	}
 	return exprFunc(func(doc bsoncore.Document, vars *Vars) (bsoncore.Value, error) {
-		var sb strings.Builder
+		// Each operand is checked in order, as mongod does (a null before
+		// a non-string answers null, a non-string before a null fails),
+		// and the result is sized before anything is copied: one
+		// allocation and one copy, and no copy at all of a result past
+		// 16 MiB, which a loop of doublings reaches in a few steps.
+		var small [4][]byte
+		parts, n := small[:0], 0
 		for _, e := range es {
 			v, err := e.Eval(doc, vars)
 			if err != nil {
@@ -60,12 +66,13 @@ func parseConcat(name string, args bsoncore.Value, pc *ParseContext) (Expr, erro
 			if !isString(v) {
 				return Missing, errs.New(errs.Location16702, "$concat only supports strings, not %s", bsonutil.TypeName(v.Type))
 			}
-			if err := checkStringLen(sb.Len() + len(v.Data) - 5); err != nil {
+			b := stringBytes(v)
+			if err := checkStringLen(n + len(b)); err != nil {
 				return Missing, err
 			}
-			sb.WriteString(str(v))
+			parts, n = append(parts, b), n+len(b)
 		}
-		return String(sb.String()), nil
+		return stringOfParts(parts, n), nil
 	}), nil
 }
 

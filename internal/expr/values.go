@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/binary"
 	"strconv"
 	"time"
 
@@ -81,6 +82,26 @@ func str(v bsoncore.Value) string {
 		return v.Symbol()
 	}
 	return v.StringValue()
+}
+
+// stringBytes is the bytes of string or symbol v, without its length
+// prefix and NUL and without a copy: they alias v.Data.
+func stringBytes(v bsoncore.Value) []byte {
+	if len(v.Data) < 5 {
+		return nil
+	}
+	return v.Data[4 : len(v.Data)-1]
+}
+
+// stringOfParts is the BSON string of parts joined, n bytes in all,
+// built in one allocation.
+func stringOfParts(parts [][]byte, n int) bsoncore.Value {
+	data := make([]byte, 4, 4+n+1)
+	binary.LittleEndian.PutUint32(data, uint32(n+1))
+	for _, p := range parts {
+		data = append(data, p...)
+	}
+	return bsoncore.Value{Type: bsoncore.TypeString, Data: append(data, 0)}
 }
 
 func isString(v bsoncore.Value) bool {
