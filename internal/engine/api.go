@@ -85,6 +85,10 @@ type WriteError struct {
 type InsertResult struct {
 	N           int
 	WriteErrors []WriteError
+	// Copied: the engine keeps no reference to the documents it was
+	// given (outside a transaction, everything it needs of them is
+	// copied into its commits), so the caller may reuse their memory.
+	Copied bool
 }
 
 // UpdateSpec is one statement of an update batch.

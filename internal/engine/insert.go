@@ -104,6 +104,8 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	if err := e.waitDurable(ctx, t.lastSeq, opts.Journal); err != nil {
 		return res, err
 	}
+	// A transaction's writes and oplog entries wait for its commit.
+	res.Copied = t.tx == nil
 	return res, nil
 }
 

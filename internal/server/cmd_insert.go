@@ -14,7 +14,7 @@ func init() {
 	register(command{names: []string{"insert"}, handler: cmdInsert, authz: requires(bypassNeeds(collNeeds(auth.ActInsert))),
 		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: no,
 		observe: observed(opInsert, onColl),
-		stmts:   "documents",
+		stmts:   "documents", releasesStmts: true,
 		// Every document inserted is {n: 1}: no statement result is recorded.
 		retry: &retryForm{dflt: stmtResult{n: 1}}})
 }
@@ -70,6 +70,9 @@ func cmdInsert(ctx context.Context, s *Server, req *Request) (bsoncore.Document,
 	res, err := s.eng.Insert(ctx, req.DB, coll, docs, opts)
 	if err != nil {
 		return nil, err
+	}
+	if res.Copied {
+		req.releaseStmts()
 	}
 	s.stats.insert.Add(int64(res.N))
 	if res.N > 0 {

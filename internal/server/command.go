@@ -146,6 +146,11 @@ type command struct {
 	// numbers them (session_retry.go), the query statistics shape each
 	// one.
 	stmts string
+	// releasesStmts: the handler may say, through Request.releaseStmts,
+	// that it left no reference to its statements (the engine copied
+	// them), and the connection then reuses the message's memory for the
+	// next (wire.Msg.Recycle; conn.go).
+	releasesStmts bool
 	// apiUnstable are the fields its IDL marks unstable or internal,
 	// which mongod's parser refuses with apiStrict: true (apiversion.go);
 	// Lode checks them on the commands that declare them.

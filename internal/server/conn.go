@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -305,10 +306,19 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 	}
 	// A write command's statements stay in their sequence (Request.sequence).
 	var keep string
+	var released *bool
 	if len(m.Sequences) == 1 {
 		if first, err := m.Body.IndexErr(0); err == nil {
 			if _, d := commandName(first.KeyBytes()); d != nil {
 				keep = d.stmts
+				if d.releasesStmts && m.Pooled() {
+					// The message's memory may serve the next message
+					// once the handler releases its statements: the
+					// body, which the session, the profiler and the
+					// logs may keep, is copied out of it first.
+					released = new(bool)
+					m.Body = bytes.Clone(m.Body)
+				}
 			}
 		}
 	}
@@ -318,16 +328,19 @@ func (c *conn) handleMsg(m *wire.Msg) error {
 	}
 	moreToCome := m.FlagBits&wire.MoreToCome != 0
 	reply := c.s.dispatchDepth(context.Background(), c, cmd, moreToCome,
-		wireFacts{depth: m.Depth, zeroTS: m.ZeroTimestamp, seqs: m.Sequences}, start)
+		wireFacts{depth: m.Depth, zeroTS: m.ZeroTimestamp, seqs: m.Sequences, released: released}, start)
 	if c.closeNow {
 		return errFailCommandClose
 	}
-	if moreToCome {
-		return nil
+	if !moreToCome {
+		// As mongod does over plain TCP, a checksummed request gets a
+		// checksummed reply.
+		err = c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
 	}
-	// As mongod does over plain TCP, a checksummed request gets a
-	// checksummed reply.
-	return c.writeMsg(m.Header.RequestID, m.FlagBits&wire.ChecksumPresent, reply)
+	if released != nil && *released {
+		m.Recycle()
+	}
+	return err
 }
 
 // errFailCommandClose closes a connection for a failpoint's closeConnection

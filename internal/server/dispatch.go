@@ -40,6 +40,8 @@ type Request struct {
 	// seqs are the document sequences Cmd's array fields came in, as the
 	// wire layer read them (Request.sequence).
 	seqs []wire.Sequence
+	// released is the connection's flag for releaseStmts, or nil.
+	released *bool
 	// gen locates the generic arguments of a trusted command (genargs.go).
 	gen  genArgs
 	conn *conn
@@ -65,6 +67,16 @@ func (r *Request) sequence(id string) *wire.Sequence {
 		}
 	}
 	return nil
+}
+
+// releaseStmts tells the connection that the handler keeps no reference
+// to the statements of its document sequence: once the reply is written
+// the message's memory serves the next message (conn.go). Only commands
+// that declare releasesStmts call it, after their last use of them.
+func (r *Request) releaseStmts() {
+	if r.released != nil {
+		*r.released = true
+	}
 }
 
 // stmtValues returns the statements of a write command, field being its
@@ -145,6 +157,9 @@ type wireFacts struct {
 	depth  int
 	zeroTS bool
 	seqs   []wire.Sequence
+	// released, when not nil, is set once the handler has left no
+	// reference to the statements in seqs (Request.releaseStmts).
+	released *bool
 }
 
 // dispatchDepth is dispatch for a command with what the wire layer
@@ -169,7 +184,7 @@ func (s *Server) dispatchDepth(ctx context.Context, c *conn, cmd bsoncore.Docume
 	var desc *command
 	req.Name, desc = commandName(first.KeyBytes())
 	if wf.depth >= 0 { // from the wire (handleMsg): validated
-		req.trusted, req.noZeroTS, req.seqs = true, !wf.zeroTS, wf.seqs
+		req.trusted, req.noZeroTS, req.seqs, req.released = true, !wf.zeroTS, wf.seqs, wf.released
 		req.gen.scan(cmd)
 	}
 	if v, err := req.arg(argDB); err == nil {

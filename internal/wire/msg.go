@@ -64,6 +64,9 @@ type Msg struct {
 	// namesChecked: the parser found no sequence named like a body field
 	// or like another sequence, so Merged need not look again.
 	namesChecked bool
+	// mem is the pooled memory the message was read into, for Recycle
+	// (msgmem.go); nil when it has none.
+	mem *msgMem
 }
 
 // Sequence is a kind-1 OP_MSG section: a named list of documents that
@@ -85,7 +88,9 @@ func (m *Msg) MoreToCome() bool { return m.FlagBits&MoreToCome != 0 }
 func (m *Msg) ExhaustAllowed() bool { return m.FlagBits&ExhaustAllowed != 0 }
 
 // parseMsg decodes an OP_MSG. raw is the whole message, header included.
-func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
+// mem, when not nil, is the pooled memory raw lies in: the message keeps
+// it for Recycle, and the first sequence's documents go in its slice.
+func parseMsg(h Header, raw []byte, mem *msgMem) (*Msg, *ProtocolError) {
 	body := raw[HeaderLen:]
 	if len(body) < 4 {
 		return nil, badMessage(errs.ProtocolError, "OP_MSG is too short to hold its flags")
@@ -132,7 +137,7 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 				return nil, &ProtocolError{Fatal: true, Err: errs.New(CodeTooManyDocumentSequences,
 					"Too many document sequences in OP_MSG")}
 			}
-			seq, rest, perr := parseSequence(sections, m.Sequences, m)
+			seq, rest, perr := parseSequence(sections, m.Sequences, m, mem)
 			if perr != nil {
 				return nil, perr
 			}
@@ -152,13 +157,17 @@ func parseMsg(h Header, raw []byte) (*Msg, *ProtocolError) {
 		}
 	}
 	m.namesChecked = true
+	m.mem = mem
 	return m, nil
 }
 
 // parseSequence decodes a kind-1 section from b (just after the kind byte).
 // m's Depth is raised to the sequence documents' depth as merged (their
 // own plus 2), and its ZeroTimestamp set when one of them holds one.
-func parseSequence(b []byte, prev []Sequence, m *Msg) (Sequence, []byte, *ProtocolError) {
+// The first sequence of a message read into pooled memory mem takes the
+// slice mem keeps for its documents when it is large enough, and leaves
+// its own there otherwise.
+func parseSequence(b []byte, prev []Sequence, m *Msg, mem *msgMem) (Sequence, []byte, *ProtocolError) {
 	var sh shape
 	size, ok := int32At(b)
 	if !ok {
@@ -185,7 +194,15 @@ func parseSequence(b []byte, prev []Sequence, m *Msg) (Sequence, []byte, *Protoc
 	}
 	docs := sec[nul+1:]
 	if len(docs) > 0 {
-		seq.Documents = make([]bsoncore.Document, 0, countDocs(docs))
+		n := countDocs(docs)
+		if mem != nil && len(prev) == 0 && cap(mem.docs) >= n {
+			seq.Documents = mem.docs[:0]
+		} else {
+			seq.Documents = make([]bsoncore.Document, 0, n)
+		}
+		if mem != nil && len(prev) == 0 {
+			defer func() { mem.docs = seq.Documents[:0] }()
+		}
 	}
 	for len(docs) > 0 {
 		doc, r, perr := readDocumentShape(docs, what, &sh)

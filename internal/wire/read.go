@@ -30,7 +30,15 @@ func ReadMessage(r io.Reader) (Message, error) {
 				_, _ = br.Discard(HeaderLen) // read, as the general path does
 				return nil, err
 			}
-			return readBody(r, h, make([]byte, 0, min(int(h.MessageLength), readChunk)))
+			total := int(h.MessageLength)
+			if mem := takeMem(total); mem != nil {
+				return readBody(r, h, mem.buf[:0], mem)
+			}
+			var mem *msgMem
+			if memClassFor(total) >= 0 {
+				mem = &msgMem{}
+			}
+			return readBody(r, h, make([]byte, 0, min(memRound(total), readChunk)), mem)
 		}
 		// Too short: nothing was consumed; the general path reports it.
 	}
@@ -47,7 +55,7 @@ func ReadMessage(r io.Reader) (Message, error) {
 	}
 	buf := make([]byte, HeaderLen, min(int(h.MessageLength), readChunk))
 	copy(buf, hb[:])
-	return readBody(r, h, buf)
+	return readBody(r, h, buf, nil)
 }
 
 // checkLength refuses a header whose message length is out of bounds.
@@ -63,15 +71,17 @@ func checkLength(h Header) error {
 
 // readBody reads the rest of the message h heads into buf, which holds
 // its first len(buf) bytes, growing it as data arrives, and decodes it.
-func readBody(r io.Reader, h Header, buf []byte) (Message, error) {
+// mem, when not nil, is the pooled memory the message is read into
+// (msgmem.go): buf is its buffer, or becomes it.
+func readBody(r io.Reader, h Header, buf []byte, mem *msgMem) (Message, error) {
 	total := int(h.MessageLength)
 	for len(buf) < total {
 		if len(buf) == cap(buf) {
-			nb := make([]byte, len(buf), min(2*cap(buf), total))
+			nb := make([]byte, len(buf), min(2*cap(buf), memRound(total)))
 			copy(nb, buf)
 			buf = nb
 		}
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		n, err := io.ReadFull(r, buf[len(buf):min(cap(buf), total)])
 		buf = buf[:len(buf)+n]
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -83,7 +93,10 @@ func readBody(r io.Reader, h Header, buf []byte) (Message, error) {
 			return nil, pe
 		}
 	}
-	return decode(h, buf)
+	if mem != nil {
+		mem.buf = buf
+	}
+	return decode(h, buf, mem)
 }
 
 // DecodeMessage decodes one complete message held in raw (header included),
@@ -102,18 +115,18 @@ func DecodeMessage(raw []byte) (Message, error) {
 		pe.Header = h
 		return nil, pe
 	}
-	return decode(h, raw)
+	return decode(h, raw, nil)
 }
 
 // decode dispatches on the opcode; raw is the whole message.
-func decode(h Header, raw []byte) (Message, error) {
+func decode(h Header, raw []byte, mem *msgMem) (Message, error) {
 	var (
 		m   Message
 		err *ProtocolError
 	)
 	switch h.OpCode {
 	case OpMsgCode:
-		m, err = parseMsg(h, raw)
+		m, err = parseMsg(h, raw, mem)
 	case OpQuery:
 		m, err = parseQuery(h, raw)
 	default:
