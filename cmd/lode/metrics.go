@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lodedb/lode/internal/mongolog"
+	"github.com/lodedb/lode/internal/procs"
 	"github.com/lodedb/lode/internal/server"
 )
 
@@ -37,6 +38,7 @@ type metricsCollector struct {
 	flushes, compactions, compactionDebt    *prometheus.Desc
 	l0Files, readAmp, memtableBytes, walB   *prometheus.Desc
 	stalls, stallSeconds                    *prometheus.Desc
+	procs, procsChanges                     *prometheus.Desc
 }
 
 func newMetricsCollector(srv *server.Server) *metricsCollector {
@@ -73,6 +75,8 @@ func newMetricsCollector(srv *server.Server) *metricsCollector {
 		walB:           d("storage_wal_bytes", "Bytes of the live write-ahead log."),
 		stalls:         d("storage_write_stalls_total", "Write stalls of the storage engine."),
 		stallSeconds:   d("storage_write_stall_seconds_total", "Time writes stalled."),
+		procs:          d("procs", "Processors the Go scheduler runs on now (GOMAXPROCS): 1 while requests come one at a time, with --adapt-procs."),
+		procsChanges:   d("procs_changes_total", "Times --adapt-procs lowered the processors to one (to=\"one\") or raised them back (to=\"all\").", "to"),
 	}
 }
 
@@ -130,6 +134,10 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.walB, float64(s.WALBytes))
 	counter(c.stalls, float64(s.WriteStalls))
 	counter(c.stallSeconds, (time.Duration(s.WriteStallMillis) * time.Millisecond).Seconds())
+	n, lowered, raised := procs.Current().Stats()
+	gauge(c.procs, float64(n))
+	counter(c.procsChanges, float64(lowered), "one")
+	counter(c.procsChanges, float64(raised), "all")
 }
 
 // startMetrics serves /metrics on addr until the returned function is

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -18,6 +19,7 @@ import (
 	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/membudget"
 	"github.com/lodedb/lode/internal/mongolog"
+	"github.com/lodedb/lode/internal/procs"
 	"github.com/lodedb/lode/internal/server"
 	"github.com/lodedb/lode/internal/storage"
 )
@@ -65,6 +67,7 @@ func runServe(args []string) error {
 	fs.Float64Var(&cacheGB, "wiredTigerCacheSizeGB", float64(storage.DefaultCacheSize)/(1<<30), "the same as --cache-size-gb")
 	hugePages := fs.String("huge-pages", hugePagesTry, "whether C's allocator, which holds the block cache and memtables, may use transparent huge pages: try (set glibc's malloc tunables at start; the default) or off, like PostgreSQL's huge_pages")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9216): opcounters, latency histograms, connections, cursors, storage engine and memory figures; off when empty")
+	adaptProcs := fs.Bool("adapt-procs", true, "run the Go scheduler on one processor while requests arrive one at a time and the server uses under three quarters of a core, on all of them otherwise: a lone client's requests then cost fewer thread wake-ups; off when GOMAXPROCS is set")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")
 	tlsf := addTLSFlags(fs)
 	authOn := fs.Bool("auth", false, "require clients to authenticate (SCRAM-SHA-256/SCRAM-SHA-1) and enforce users' roles, like mongod --auth; while no user exists a loopback client may create the first one in admin")
@@ -251,6 +254,11 @@ func runServe(args []string) error {
 		go func() { errc <- srv.Serve(l) }()
 	}
 	go returnMemory(ctx, log)
+	if *adaptProcs && os.Getenv("GOMAXPROCS") == "" {
+		defer procs.Start(runtime.GOMAXPROCS(0), func(n int) {
+			log.Debug("processors", mongolog.KeyComponent, "CONTROL", "gomaxprocs", n)
+		}).Stop()
+	}
 	log.Info("lode started", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDLodeStarted, mongolog.KeyCtx, "initandlisten",
 		"addr", listenerAddrs(lns), "dir", *dir, "version", version, "auth", *authOn, "tls", tlsMode.String(),
 		"syncInterval", syncInterval.String(), "oplogSizeMB", *oplogMB, "cacheSizeGB", cacheGB, "replSet", replSetLabel(*standalone, *replSet),

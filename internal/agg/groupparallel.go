@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"github.com/lodedb/lode/internal/procs"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -34,7 +35,11 @@ const partsPerCore = 4
 // they can run as a parallel $group: the index of the first stage not
 // consumed and true, or false to run the pipeline as usual.
 func (p *Pipeline) parallelGroup(rc *runCtx) (Iterator, int, bool, error) {
-	if p.push == nil || runtime.GOMAXPROCS(0) < 2 {
+	if p.push == nil {
+		return nil, 0, false, nil
+	}
+	procs.Parallel() // a lone client's server may run on one processor
+	if runtime.GOMAXPROCS(0) < 2 {
 		return nil, 0, false, nil
 	}
 	gi := -1

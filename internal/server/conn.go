@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/lodedb/lode/internal/procs"
 	"io"
 	"log/slog"
 	"net"
@@ -190,7 +191,9 @@ func (c *conn) serveOne(log *slog.Logger, timeout time.Duration) bool {
 		log.Debug("closing connection on unreadable message", "err", err)
 		return false
 	}
+	procs.Enter()
 	err = c.handle(msg)
+	procs.Leave()
 	res.Release()
 	if err != nil {
 		log.Debug("write failed", "err", err)

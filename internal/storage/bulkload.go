@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/lodedb/lode/internal/procs"
 	"io"
 	"math"
 	"os"
@@ -304,6 +305,7 @@ func (l *SortedLoad) sort() {
 	}
 	i := splitEnts(l.ents)
 	a, b := l.ents[:i], l.ents[i:]
+	procs.Parallel() // a lone client's server may run on one processor
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); l.sortEnts(a, from, true) }()
