@@ -57,29 +57,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	value := func(name string, labels map[string]string) (float64, *dto.Metric) {
 		t.Helper()
-		f, ok := fams[name]
-		if !ok {
-			t.Fatalf("no metric %s", name)
-		}
-	next:
-		for _, m := range f.Metric {
-			for _, l := range m.Label {
-				if want, ok := labels[l.GetName()]; ok && want != l.GetValue() {
-					continue next
-				}
-			}
-			switch f.GetType() {
-			case dto.MetricType_COUNTER:
-				return m.GetCounter().GetValue(), m
-			case dto.MetricType_GAUGE:
-				return m.GetGauge().GetValue(), m
-			case dto.MetricType_UNTYPED:
-				return m.GetUntyped().GetValue(), m
-			}
-			return 0, m
-		}
-		t.Fatalf("no %s with labels %v", name, labels)
-		return 0, nil
+		return metricSample(t, fams, name, labels)
 	}
 	if v, _ := value("lode_opcounters_total", map[string]string{"type": "insert"}); v != 50 {
 		t.Errorf("lode_opcounters_total{type=insert} = %v, want 50", v)
@@ -118,4 +96,33 @@ func TestMetricsEndpoint(t *testing.T) {
 	if v, _ := value("go_memstats_heap_alloc_bytes", nil); v <= 0 {
 		t.Errorf("go_memstats_heap_alloc_bytes = %v", v)
 	}
+}
+
+// metricSample is the value of the first sample of a scraped metric
+// whose labels include labels, and the sample.
+func metricSample(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels map[string]string) (float64, *dto.Metric) {
+	t.Helper()
+	f, ok := fams[name]
+	if !ok {
+		t.Fatalf("no metric %s", name)
+	}
+next:
+	for _, m := range f.Metric {
+		for _, l := range m.Label {
+			if want, ok := labels[l.GetName()]; ok && want != l.GetValue() {
+				continue next
+			}
+		}
+		switch f.GetType() {
+		case dto.MetricType_COUNTER:
+			return m.GetCounter().GetValue(), m
+		case dto.MetricType_GAUGE:
+			return m.GetGauge().GetValue(), m
+		case dto.MetricType_UNTYPED:
+			return m.GetUntyped().GetValue(), m
+		}
+		return 0, m
+	}
+	t.Fatalf("no %s with labels %v", name, labels)
+	return 0, nil
 }

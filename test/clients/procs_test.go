@@ -32,24 +32,8 @@ func scrapeGauge(t *testing.T, maddr, name string, labels map[string]string) flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, ok := fams[name]
-	if !ok {
-		t.Fatalf("no metric %s", name)
-	}
-next:
-	for _, m := range f.Metric {
-		for _, l := range m.Label {
-			if want, ok := labels[l.GetName()]; ok && want != l.GetValue() {
-				continue next
-			}
-		}
-		if m.Gauge != nil {
-			return m.GetGauge().GetValue()
-		}
-		return m.GetCounter().GetValue()
-	}
-	t.Fatalf("no %s with labels %v", name, labels)
-	return 0
+	v, _ := metricSample(t, fams, name, labels)
+	return v
 }
 
 // TestAdaptProcs: lode serve runs on one processor while one client's
