@@ -53,9 +53,11 @@ type keyDict struct {
 	rids [][]uint64
 	// ents are each group's entries when long: the keystring after the
 	// head (empty for a single field) and the type bits, each after a
-	// length byte, then the record id; offs are where each begins, dirs
-	// each group's direction (1 rising, -1 falling, 0 not yet known).
-	ents [][]byte
+	// length byte, then the record id. They are kept in chunks of at
+	// most dictChunk bytes (entChunks); offs are where each begins (its
+	// chunk, then its offset in it), dirs each group's direction (1
+	// rising, -1 falling, 0 not yet known).
+	ents []entChunks
 	offs [][]uint32
 	dirs []int8
 	n    int // entries
@@ -99,15 +101,12 @@ func (d *keyDict) start(byHead bool) { d.byHead, d.long = byHead, byHead }
 
 // toLong moves a single field's record id lists into the long form.
 func (d *keyDict) toLong() {
-	d.ents, d.offs, d.dirs = make([][]byte, len(d.rids)), make([][]uint32, len(d.rids)), make([]int8, len(d.rids))
+	d.ents, d.offs, d.dirs = make([]entChunks, len(d.rids)), make([][]uint32, len(d.rids)), make([]int8, len(d.rids))
 	for id, rids := range d.rids {
-		e := make([]byte, 0, len(rids)*10)
-		offs := make([]uint32, 0, len(rids))
+		d.offs[id] = make([]uint32, 0, len(rids))
 		for _, rid := range rids {
-			offs = append(offs, uint32(len(e)))
-			e = binary.BigEndian.AppendUint64(append(e, 0, 0), rid)
+			d.offs[id] = append(d.offs[id], d.ents[id].add(nil, nil, rid))
 		}
-		d.ents[id], d.offs[id] = e, offs
 		if len(rids) > 1 {
 			d.dirs[id] = 1
 		}
@@ -159,7 +158,7 @@ func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
 		d.keys = append(d.keys, k)
 		d.size += len(k) + 64
 		if d.long {
-			d.ents = append(d.ents, nil)
+			d.ents = append(d.ents, entChunks{})
 			d.offs = append(d.offs, nil)
 			d.dirs = append(d.dirs, 0)
 		} else {
@@ -176,15 +175,8 @@ func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
 		}
 	}
 	if d.long {
-		e := growDouble(d.ents[id], 2+len(ks)-head+len(tb)+8)
-		d.offs[id] = append(growDouble(d.offs[id], 1), uint32(len(e)))
-		e = append(e, byte(len(ks)-head))
-		e = append(e, ks[head:]...)
-		e = append(e, byte(len(tb)))
-		e = append(e, tb...)
-		e = binary.BigEndian.AppendUint64(e, rid)
-		d.size += 2 * (len(e) - len(d.ents[id]) + 4)
-		d.ents[id] = e
+		d.offs[id] = append(growDouble(d.offs[id], 1), d.ents[id].add(ks[head:], tb, rid))
+		d.size += 2 * (2 + len(ks) - head + len(tb) + 8 + 4)
 	} else {
 		d.rids[id] = append(growDouble(d.rids[id], 1), rid)
 		d.size += dictEntryBytes
@@ -220,7 +212,8 @@ func (d *keyDict) follows(id int32, suf []byte, rid uint64) bool {
 
 // entry decodes entry i of group id (long).
 func (d *keyDict) entry(id int32, i int) (suf, tb []byte, rid uint64) {
-	e := d.ents[id][d.offs[id][i]:]
+	o := d.offs[id][i]
+	e := d.ents[id].chunks[o>>dictChunkBits][o&(dictChunk-1):]
 	suf, e = e[1:1+int(e[0])], e[1+int(e[0]):]
 	tb, e = e[1:1+int(e[0])], e[1+int(e[0]):]
 	return suf, tb, binary.BigEndian.Uint64(e)
@@ -256,7 +249,7 @@ func (d *keyDict) bytes() int64 {
 	var b int64
 	for i, k := range d.keys {
 		if d.long {
-			b += int64(len(d.ents[i])) + int64(len(d.offs[i]))*int64(indexPrefixLen+len(k)-2)
+			b += d.ents[i].n + int64(len(d.offs[i]))*int64(indexPrefixLen+len(k)-2)
 		} else {
 			b += int64(len(d.rids[i])) * int64(indexPrefixLen+len(k)+8)
 		}
@@ -305,6 +298,52 @@ func (s *dictSource) next() (k, v []byte, ok bool, err error) {
 		return s.kb, tb, true, nil
 	}
 	return nil, nil, false, nil
+}
+
+// entChunks are one group's long entries, back to back in chunks of at
+// most dictChunk bytes: the first grows by doubling up to dictChunk, the
+// ones after it are allocated whole. A group in one slice grew by
+// doubling too, and each doubling copied the group so far into memory
+// the kernel first had to fault in: 8% of the event log's index builds
+// (docs/benchmarks.md, twenty-eighth session). An entry is at most 521
+// bytes, so it always fits in a chunk.
+type entChunks struct {
+	chunks [][]byte
+	n      int64 // bytes in all chunks
+}
+
+// dictChunk is the size of an entChunks chunk, and 1<<dictChunkBits; an
+// entry's place is its chunk's index, shifted by dictChunkBits, plus its
+// offset in the chunk.
+const (
+	dictChunkBits = 16
+	dictChunk     = 1 << dictChunkBits
+)
+
+// add appends the entry (suf, tb, rid) and returns its place.
+func (c *entChunks) add(suf, tb []byte, rid uint64) uint32 {
+	n := 2 + len(suf) + len(tb) + 8
+	last := len(c.chunks) - 1
+	switch {
+	case last < 0:
+		c.chunks = append(c.chunks, make([]byte, 0, max(n, 64)))
+		last = 0
+	case len(c.chunks[last])+n > dictChunk:
+		c.chunks = append(c.chunks, make([]byte, 0, dictChunk))
+		last++
+	case len(c.chunks[last])+n > cap(c.chunks[last]):
+		e := c.chunks[last]
+		c.chunks[last] = slices.Grow(e, min(max(n, cap(e)), dictChunk-len(e)))
+	}
+	e := c.chunks[last]
+	at := uint32(last)<<dictChunkBits | uint32(len(e))
+	e = append(e, byte(len(suf)))
+	e = append(e, suf...)
+	e = append(e, byte(len(tb)))
+	e = append(e, tb...)
+	c.chunks[last] = binary.BigEndian.AppendUint64(e, rid)
+	c.n += int64(n)
+	return at
 }
 
 // growDouble returns s with room for n more elements, doubling its

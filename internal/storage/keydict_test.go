@@ -131,6 +131,9 @@ func TestIndexLoadDictionary(t *testing.T) {
 		}(), unique: true},
 		{name: "compound, rising within each head", entries: compound(200_000, 50, 1, nil), wantDict: true},
 		{name: "compound, falling within each head, with type bits", entries: compound(200_000, 100, -1, []byte{0, 1}), wantDict: true},
+		// 20 bytes an entry: each head's entries span many of the
+		// dictionary's 64 KiB chunks, read back to front.
+		{name: "compound, falling within each of three heads", entries: compound(200_000, 3, -1, nil), wantDict: true},
 		{name: "compound, equal suffixes rising", entries: func() []dictEntry {
 			es := compound(20_000, 10, 1, nil)
 			for i := range es {
