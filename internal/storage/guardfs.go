@@ -30,6 +30,9 @@ type guardFS struct {
 
 func (g guardFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
 	f, err := g.file(g.FS.Create(name, category))
+	if err == nil && category == manifestCategory {
+		f = g.rawSyncs(f, name)
+	}
 	return g.wal(f, err, name, category)
 }
 
@@ -50,8 +53,29 @@ func (g guardFS) wal(f vfs.File, err error, name string, category vfs.DiskWriteC
 	return w, nil
 }
 
-// walCategory is the write category Pebble creates its logs with.
-const walCategory vfs.DiskWriteCategory = "pebble-wal"
+// walCategory is the write category Pebble creates its logs with, and
+// manifestCategory its MANIFEST.
+const (
+	walCategory      vfs.DiskWriteCategory = "pebble-wal"
+	manifestCategory vfs.DiskWriteCategory = "pebble-manifest"
+)
+
+// rawSyncs makes f, a guardFile, sync with a raw system call when the FS
+// is the operating system's. Each ingestion and each flush or compaction
+// that ends syncs the MANIFEST and the directory: through
+// syscall.Syscall those outlasted the runtime monitor's tick, which took
+// the P back and, on an otherwise idle server, began another millisecond
+// of its 20 us wake-ups (tableWritable says more). The sstables that
+// compactions write keep the ordinary syncs, which are long and run
+// beside the requests.
+func (g guardFS) rawSyncs(f vfs.File, name string) vfs.File {
+	gf, ok := f.(guardFile)
+	if !ok || !g.raw || !walRawIO || gf.Fd() == vfs.InvalidFd {
+		return f
+	}
+	gf.rawName = name
+	return gf
+}
 
 func (g guardFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
 	f, err := g.FS.OpenReadWrite(name, category, opts...)
@@ -60,8 +84,11 @@ func (g guardFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts
 
 // OpenDir: Pebble syncs directories after creating a log or a table.
 func (g guardFS) OpenDir(name string) (vfs.File, error) {
-	f, err := g.FS.OpenDir(name)
-	return g.file(f, err)
+	f, err := g.file(g.FS.OpenDir(name))
+	if err != nil {
+		return nil, err
+	}
+	return g.rawSyncs(f, name), nil
 }
 
 func (g guardFS) Unwrap() vfs.FS { return g.FS }
@@ -70,13 +97,16 @@ func (g guardFS) file(f vfs.File, err error) (vfs.File, error) {
 	if err != nil {
 		return nil, g.db.writeFailed(err)
 	}
-	return guardFile{f, g.db}, nil
+	return guardFile{File: f, db: g.db}, nil
 }
 
 // guardFile checks the writes of one file opened for writing.
 type guardFile struct {
 	vfs.File
 	db *DB
+	// rawName: the file syncs with raw system calls (rawSyncs); its
+	// name, for errors.
+	rawName string
 }
 
 func (f guardFile) Write(p []byte) (int, error) {
@@ -176,9 +206,19 @@ func (w *walFile) Sync() error {
 // Preallocate: the log reserves its space as it extends.
 func (w *walFile) Preallocate(off, length int64) error { return nil }
 
-func (f guardFile) Sync() error { return f.db.writeFailed(f.File.Sync()) }
+func (f guardFile) Sync() error {
+	if f.rawName != "" {
+		return f.db.writeFailed(rawSync(f.Fd(), f.rawName, false))
+	}
+	return f.db.writeFailed(f.File.Sync())
+}
 
-func (f guardFile) SyncData() error { return f.db.writeFailed(f.File.SyncData()) }
+func (f guardFile) SyncData() error {
+	if f.rawName != "" {
+		return f.db.writeFailed(rawSync(f.Fd(), f.rawName, true))
+	}
+	return f.db.writeFailed(f.File.SyncData())
+}
 
 func (f guardFile) SyncTo(length int64) (bool, error) {
 	full, err := f.File.SyncTo(length)

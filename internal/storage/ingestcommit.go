@@ -95,9 +95,9 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 	}
 	// The tables are written past guardFS: a full disk fails this batch
 	// (nothing of it is committed), not the database.
-	fs := db.popts.FS
+	fs, raw := db.popts.FS, false
 	if g, ok := fs.(guardFS); ok {
-		fs = g.FS
+		fs, raw = g.FS, g.raw
 	}
 	dir := fs.PathJoin(db.dir, ingestDir)
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
@@ -124,7 +124,7 @@ func (db *DB) ingestRuns(groups [][]ingestEntry) (err error) {
 	for i, g := range groups {
 		path := fs.PathJoin(dir, fmt.Sprintf("%d-%04d.sst", seq, i))
 		paths = append(paths, path)
-		if err := writeIngestTable(fs, path, wopts, g); err != nil {
+		if err := writeIngestTable(fs, path, wopts, g, raw); err != nil {
 			return err
 		}
 	}
@@ -204,12 +204,12 @@ func sortDistinct(g []ingestEntry) []ingestEntry {
 }
 
 // writeIngestTable writes g, sorted and distinct, as one sstable at path.
-func writeIngestTable(fs vfs.FS, path string, wopts sstable.WriterOptions, g []ingestEntry) error {
+func writeIngestTable(fs vfs.FS, path string, wopts sstable.WriterOptions, g []ingestEntry, raw bool) error {
 	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return fmt.Errorf("storage: commit by ingestion: %w", err)
 	}
-	w := sstable.NewWriter(newTableWritable(f), wopts)
+	w := sstable.NewWriter(newTableWritable(f, raw), wopts)
 	for _, e := range g {
 		if err := w.Set(e.key, e.value); err != nil {
 			_ = w.Close()

@@ -16,9 +16,18 @@ import (
 // write of its own: about 130 write calls for each 10,000-event batch of
 // the event-log load, each a trap to the hypervisor on a virtual machine.
 // With this buffer a commit's table is written in one or two calls.
+//
+// When raw, the file is the operating system's and is written and synced
+// with raw system calls, as the write-ahead log is (walFile says why and
+// what it costs): a table's fsync through syscall.Syscall outlasted the
+// runtime monitor's 20 us tick, which took the P back, and on a server
+// otherwise idle that began another millisecond of the monitor's 20 us
+// wake-ups, 12% of the event-log load's insert phase (docs/benchmarks.md,
+// twenty-eighth session).
 type tableWritable struct {
 	f   vfs.File
 	buf *[]byte
+	raw bool
 }
 
 // tableWriteBuffer is the write buffer of a table Lode writes.
@@ -31,8 +40,18 @@ var tableBufPool = sync.Pool{New: func() any {
 
 var _ objstorage.Writable = (*tableWritable)(nil)
 
-func newTableWritable(f vfs.File) *tableWritable {
-	return &tableWritable{f: f, buf: tableBufPool.Get().(*[]byte)}
+func newTableWritable(f vfs.File, raw bool) *tableWritable {
+	raw = raw && walRawIO && f.Fd() != vfs.InvalidFd
+	return &tableWritable{f: f, buf: tableBufPool.Get().(*[]byte), raw: raw}
+}
+
+func (w *tableWritable) write(p []byte) error {
+	if w.raw {
+		_, err := rawWrite(w.f.Fd(), "sstable", p)
+		return err
+	}
+	_, err := w.f.Write(p)
+	return err
 }
 
 // Write appends p to the buffer, writing the buffer out when p does not
@@ -45,8 +64,7 @@ func (w *tableWritable) Write(p []byte) error {
 		}
 		b = *w.buf
 		if len(p) >= cap(b) {
-			_, err := w.f.Write(p)
-			return err
+			return w.write(p)
 		}
 	}
 	*w.buf = append(b, p...)
@@ -58,7 +76,7 @@ func (w *tableWritable) flush() error {
 	if len(b) == 0 {
 		return nil
 	}
-	_, err := w.f.Write(b)
+	err := w.write(b)
 	*w.buf = b[:0]
 	return err
 }
@@ -67,7 +85,11 @@ func (w *tableWritable) flush() error {
 func (w *tableWritable) Finish() error {
 	err := w.flush()
 	if err == nil {
-		err = w.f.Sync()
+		if w.raw {
+			err = rawSync(w.f.Fd(), "sstable", false)
+		} else {
+			err = w.f.Sync()
+		}
 	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr

@@ -95,3 +95,45 @@ func TestWALRawIO(t *testing.T) {
 		t.Fatalf("write through the injecting filesystem: %v, want EIO", err)
 	}
 }
+
+// TestRawMetadataSyncs: on the operating system's filesystem the MANIFEST
+// and directories sync with raw system calls, a table a compaction
+// writes keeps the file's own sync, and behind a wrapping filesystem
+// nothing is raw (the wrapper sees every sync).
+func TestRawMetadataSyncs(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(t.TempDir(), Options{Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check := func(f vfs.File, err error, what string, wantRaw bool) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		gf, ok := f.(guardFile)
+		if !ok {
+			t.Fatalf("%s: %T, want a guardFile", what, f)
+		}
+		if got := gf.rawName != ""; got != wantRaw {
+			t.Fatalf("%s: raw sync %v, want %v", what, got, wantRaw)
+		}
+		if err := f.Sync(); err != nil {
+			t.Fatalf("%s: sync: %v", what, err)
+		}
+	}
+	def := guardFS{FS: vfs.Default, db: db, raw: true}
+	f, err := def.Create(filepath.Join(dir, "MANIFEST-000001"), manifestCategory)
+	check(f, err, "MANIFEST", walRawIO)
+	f, err = def.OpenDir(dir)
+	check(f, err, "directory", walRawIO)
+	f, err = def.Create(filepath.Join(dir, "000002.sst"), "pebble-compaction")
+	check(f, err, "compaction table", false)
+
+	var armed atomic.Bool
+	wrapped := guardFS{FS: injectFS(&armed, syscall.EIO, func(string) bool { return true }).v, db: db}
+	f, err = wrapped.Create(filepath.Join(dir, "MANIFEST-000003"), manifestCategory)
+	check(f, err, "MANIFEST behind a wrapping filesystem", false)
+}
