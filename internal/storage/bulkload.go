@@ -616,7 +616,7 @@ func (s *tableSink) add(k, v []byte) error {
 		if err != nil {
 			return fmt.Errorf("storage: sorted load: %w", err)
 		}
-		s.w = sstable.NewWriter(newTableWritable(f, true), s.wopts) // vfs.Default's
+		s.w = sstable.NewWriter(newTableWritable(f, path, true), s.wopts) // vfs.Default's
 		s.paths = append(s.paths, path)
 	}
 	if err := s.w.Set(k, v); err != nil {

@@ -46,11 +46,18 @@ func (g guardFS) wal(f vfs.File, err error, name string, category vfs.DiskWriteC
 	if err != nil || category != walCategory || f.Fd() == vfs.InvalidFd {
 		return f, err
 	}
-	w := &walFile{File: f, name: name, db: g.db, raw: g.raw && walRawIO}
+	w := &walFile{File: f, name: name, db: g.db, raw: rawIO(g.raw, f)}
 	if fi, err := f.Stat(); err == nil {
 		w.size = fi.Size() // a recycled log is overwritten up to its size
 	}
 	return w, nil
+}
+
+// rawIO reports whether f is written and synced with raw system calls:
+// raw (its filesystem is the operating system's), this system has them
+// (walRawIO), and f has a descriptor.
+func rawIO(raw bool, f vfs.File) bool {
+	return raw && walRawIO && f.Fd() != vfs.InvalidFd
 }
 
 // walCategory is the write category Pebble creates its logs with, and
@@ -70,7 +77,7 @@ const (
 // beside the requests.
 func (g guardFS) rawSyncs(f vfs.File, name string) vfs.File {
 	gf, ok := f.(guardFile)
-	if !ok || !g.raw || !walRawIO || gf.Fd() == vfs.InvalidFd {
+	if !ok || !rawIO(g.raw, gf) {
 		return f
 	}
 	gf.rawName = name

@@ -209,7 +209,7 @@ func writeIngestTable(fs vfs.FS, path string, wopts sstable.WriterOptions, g []i
 	if err != nil {
 		return fmt.Errorf("storage: commit by ingestion: %w", err)
 	}
-	w := sstable.NewWriter(newTableWritable(f, raw), wopts)
+	w := sstable.NewWriter(newTableWritable(f, path, raw), wopts)
 	for _, e := range g {
 		if err := w.Set(e.key, e.value); err != nil {
 			_ = w.Close()

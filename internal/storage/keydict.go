@@ -176,7 +176,7 @@ func (d *keyDict) add(ks []byte, rid uint64, tb []byte, head int) bool {
 	}
 	if d.long {
 		d.offs[id] = append(growDouble(d.offs[id], 1), d.ents[id].add(ks[head:], tb, rid))
-		d.size += 2 * (2 + len(ks) - head + len(tb) + 8 + 4)
+		d.size += 2 * (longEntryBytes(len(ks)-head, len(tb)) + 4)
 	} else {
 		d.rids[id] = append(growDouble(d.rids[id], 1), rid)
 		d.size += dictEntryBytes
@@ -320,9 +320,13 @@ const (
 	dictChunk     = 1 << dictChunkBits
 )
 
+// longEntryBytes is the size of a long entry: its suffix and type bits of
+// those lengths, each after a length byte, then the record id.
+func longEntryBytes(suf, tb int) int { return 1 + suf + 1 + tb + 8 }
+
 // add appends the entry (suf, tb, rid) and returns its place.
 func (c *entChunks) add(suf, tb []byte, rid uint64) uint32 {
-	n := 2 + len(suf) + len(tb) + 8
+	n := longEntryBytes(len(suf), len(tb))
 	last := len(c.chunks) - 1
 	switch {
 	case last < 0:

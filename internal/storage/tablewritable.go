@@ -25,9 +25,10 @@ import (
 // wake-ups, 12% of the event-log load's insert phase (docs/benchmarks.md,
 // twenty-eighth session).
 type tableWritable struct {
-	f   vfs.File
-	buf *[]byte
-	raw bool
+	f    vfs.File
+	name string // the file's path, for errors
+	buf  *[]byte
+	raw  bool
 }
 
 // tableWriteBuffer is the write buffer of a table Lode writes.
@@ -40,14 +41,13 @@ var tableBufPool = sync.Pool{New: func() any {
 
 var _ objstorage.Writable = (*tableWritable)(nil)
 
-func newTableWritable(f vfs.File, raw bool) *tableWritable {
-	raw = raw && walRawIO && f.Fd() != vfs.InvalidFd
-	return &tableWritable{f: f, buf: tableBufPool.Get().(*[]byte), raw: raw}
+func newTableWritable(f vfs.File, name string, raw bool) *tableWritable {
+	return &tableWritable{f: f, name: name, buf: tableBufPool.Get().(*[]byte), raw: rawIO(raw, f)}
 }
 
 func (w *tableWritable) write(p []byte) error {
 	if w.raw {
-		_, err := rawWrite(w.f.Fd(), "sstable", p)
+		_, err := rawWrite(w.f.Fd(), w.name, p)
 		return err
 	}
 	_, err := w.f.Write(p)
@@ -86,7 +86,7 @@ func (w *tableWritable) Finish() error {
 	err := w.flush()
 	if err == nil {
 		if w.raw {
-			err = rawSync(w.f.Fd(), "sstable", false)
+			err = rawSync(w.f.Fd(), w.name, false)
 		} else {
 			err = w.f.Sync()
 		}

@@ -25,7 +25,7 @@ func testTableWritable(t *testing.T, raw bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newTableWritable(f, raw)
+	w := newTableWritable(f, path, raw)
 	if w.raw != (raw && walRawIO) {
 		t.Fatalf("raw %v, want %v", w.raw, raw && walRawIO)
 	}
