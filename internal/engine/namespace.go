@@ -305,6 +305,9 @@ func (e *Engine) DropCollection(db, coll string) error {
 
 // dropLocked removes c; the caller holds c.state.mu.
 func (e *Engine) dropLocked(c *collection) error {
+	if err := e.unrefCollection(c); err != nil {
+		return err
+	}
 	b := e.db.NewBatch()
 	deleteCollection(b, c)
 	e.catMu.Lock()
@@ -318,6 +321,18 @@ func (e *Engine) dropLocked(c *collection) error {
 	n.remove(c.DB, c.Name)
 	e.cat.Store(n)
 	e.namespaceGone(c, "")
+	return nil
+}
+
+// unrefCollection rewrites the oplog's runs that refer to records of c
+// with their documents, before c's records go (oplog.Log.UnrefCollection).
+func (e *Engine) unrefCollection(c *collection) error {
+	if e.oplog == nil || c.Clustered {
+		return nil
+	}
+	if err := e.oplog.UnrefCollection(c.ID); err != nil {
+		return errs.New(errs.InternalError, "%v", err)
+	}
 	return nil
 }
 
@@ -396,6 +411,11 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	defer e.catMu.Unlock()
 	if cur := e.cat.Load().lookup(toDB, toColl); cur != nil && (dst == nil || cur.ID != dst.ID) {
 		return errs.New(errs.NamespaceExists, "target namespace exists")
+	}
+	if dst != nil {
+		if err := e.unrefCollection(dst); err != nil {
+			return err
+		}
 	}
 	b := e.db.NewBatch()
 	if dst != nil {

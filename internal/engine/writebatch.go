@@ -493,7 +493,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	}
 	t.writeStaged(rid)
 	t.markMultikey(mk)
-	t.logOp(oplog.OpInsert, doc, nil)
+	t.logInsert(doc, rid)
 	t.noteChange('i', nil, doc)
 	t.docs++
 	t.counts.ins++
@@ -583,6 +583,9 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	if err := t.claimRecord(rid); err != nil {
 		return err
 	}
+	if err := t.unref(rid); err != nil {
+		return err
+	}
 	if err := checkCappedUpdate(t.c, oldDoc, newDoc); err != nil {
 		return err
 	}
@@ -650,6 +653,9 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 // entries.
 func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if err := t.claimRecord(rid); err != nil {
+		return err
+	}
+	if err := t.unref(rid); err != nil {
 		return err
 	}
 	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]

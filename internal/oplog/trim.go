@@ -83,6 +83,7 @@ func (l *Log) deleteThrough(ts TS) error {
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
 	l.trimmed.Store(uint64(ts))
+	l.refs.trim(ts)
 	return nil
 }
 

@@ -1,0 +1,181 @@
+package oplog
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/lodedb/lode/internal/storage"
+)
+
+// refKinds counts the stored values of the log that are reference runs
+// and those that are not.
+func refKinds(t *testing.T, db *storage.DB) (refs, others int) {
+	t.Helper()
+	c, err := storage.NewOplogCursor(db.Reader(), 0, ^uint64(0), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, v, ok := c.Next()
+		if !ok {
+			break
+		}
+		if isRefRun(v) {
+			refs++
+		} else {
+			others++
+		}
+	}
+	if err := errors.Join(c.Err(), c.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return refs, others
+}
+
+// TestRefRuns: a batch of inserts of at least minRefBytes whose entries
+// name their records is stored as reference runs, and read back as the
+// documents; Unref rewrites the run holding a record with its documents
+// (read back the same, with the record since deleted); a reopened log
+// finds the remaining reference runs again; a batch below minRefBytes
+// keeps copies.
+func TestRefRuns(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	l, err := Open(db, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const coll, n = 7, 2000
+	pad := strings.Repeat("x", 200)
+	b := db.NewBatch()
+	ents := make([]Entry, n)
+	for i := range ents {
+		d := doc(t, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: pad}})
+		if err := storage.SetRecord(b, coll, storage.RecordID(i+1), d); err != nil {
+			t.Fatal(err)
+		}
+		ents[i] = Entry{Op: OpInsert, NS: "db.c", O: d, Coll: coll, RID: uint64(i + 1)}
+	}
+	tk, err := l.Stage(b, ents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Commit(b)
+	l.Done(tk, err == nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(stage string, l *Log) {
+		t.Helper()
+		got := scanAll(t, l)
+		if len(got) != n {
+			t.Fatalf("%s: %d entries, want %d", stage, len(got), n)
+		}
+		for i, e := range got {
+			o := e.Lookup("o").Document()
+			if id := o.Lookup("_id").Int32(); id != int32(i) || o.Lookup("pad").StringValue() != pad {
+				t.Fatalf("%s: entry %d is %v", stage, i, o)
+			}
+			if e.Lookup("op").StringValue() != "i" || e.Lookup("ns").StringValue() != "db.c" {
+				t.Fatalf("%s: entry %d is %v", stage, i, e)
+			}
+		}
+	}
+	refs, others := refKinds(t, db)
+	if refs == 0 || others != 0 {
+		t.Fatalf("%d reference runs and %d other values, want only reference runs", refs, others)
+	}
+	check("stored as references", l)
+	if st, _ := l.Stats(); st.Count != n || st.Last != st.First+TS(n-1) {
+		t.Fatalf("stats %+v", st)
+	}
+
+	// Record 1000 is about to go: its run is materialized first.
+	if err := l.Unref(coll, 1000); err != nil {
+		t.Fatal(err)
+	}
+	b = db.NewBatch()
+	if err := storage.DeleteRecord(b, coll, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	refs2, others2 := refKinds(t, db)
+	if refs2 != refs-1 || others2 == 0 {
+		t.Fatalf("after Unref: %d reference runs, %d others; want %d and some", refs2, others2, refs-1)
+	}
+	check("one run materialized", l)
+
+	// Reopened, the log knows the remaining references.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openDB(t, dir)
+	defer db.Close()
+	if l, err = Open(db, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.refs.n.Load(); got != int64(refs2) {
+		t.Fatalf("reopened: %d reference runs known, want %d", got, refs2)
+	}
+	if err := l.UnrefCollection(coll); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := refKinds(t, db); r != 0 || l.refs.n.Load() != 0 {
+		t.Fatalf("after UnrefCollection: %d stored, %d known", r, l.refs.n.Load())
+	}
+	b = db.NewBatch()
+	if err := storage.DeleteRecords(b, coll); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	check("all materialized, records gone", l)
+
+	// A small batch keeps its copies.
+	small := []Entry{{Op: OpInsert, NS: "db.c", O: doc(t, bson.D{{Key: "_id", Value: -1}}), Coll: coll, RID: 5000},
+		{Op: OpInsert, NS: "db.c", O: doc(t, bson.D{{Key: "_id", Value: -2}}), Coll: coll, RID: 5001}}
+	commit(t, db, l, small...)
+	if r, _ := refKinds(t, db); r != 0 {
+		t.Fatalf("a batch of %d bytes was stored by reference", refBytes(small))
+	}
+}
+
+// TestParseRefRunRejectsDamage: every strict prefix of a reference run,
+// and the run with a byte more, is malformed.
+func TestParseRefRunRejectsDamage(t *testing.T) {
+	ui := [16]byte{1, 2, 3}
+	ents := []Entry{
+		{Op: OpInsert, NS: "db.c", UI: &ui, O: bsoncore.NewDocumentBuilder().AppendInt32("a", 1).Build(), Coll: 3, RID: 10},
+		{Op: OpInsert, NS: "db.c", UI: &ui, O: bsoncore.NewDocumentBuilder().AppendInt32("a", 2).Build(), Coll: 3, RID: 11},
+	}
+	if !byRef(ents) {
+		t.Fatal("consecutive records of one collection not byRef")
+	}
+	v, n := appendRefRun(nil, ents, TS(1795930695)<<32, time.UnixMilli(1795930695123))
+	r, err := parseRefRun(v, TS(1795930695)<<32)
+	if err != nil || r.n != 2 || r.coll != 3 || r.rid != 10 || r.bytes != n || !bytes.Equal(r.ui, ui[:]) || string(r.ns) != "db.c" {
+		t.Fatalf("parsed %+v, %v", r, err)
+	}
+	for i := 6; i < len(v); i++ {
+		if _, err := parseRefRun(v[:i], TS(1795930695)<<32); err == nil {
+			t.Fatalf("prefix of %d bytes parsed", i)
+		}
+	}
+	if _, err := parseRefRun(append(v[:len(v):len(v)], 0), TS(1795930695)<<32); err == nil {
+		t.Fatal("a trailing byte parsed")
+	}
+	gap := append([]Entry(nil), ents...)
+	gap[1].RID = 12
+	if byRef(gap) {
+		t.Fatal("records with a gap are byRef")
+	}
+}
