@@ -101,9 +101,14 @@ func (t *writeBatch) logOp(op string, o, o2 bsoncore.Document) {
 func (t *writeBatch) logInsert(doc bsoncore.Document, rid uint64) {
 	n := len(t.ops)
 	t.logOp(oplog.OpInsert, doc, nil)
-	if len(t.ops) > n && t.tx == nil && !t.c.Clustered && !t.c.Capped && t.c.tsTime == "" {
+	if len(t.ops) > n && t.refersRecords() {
 		t.ops[n].Coll, t.ops[n].RID = t.c.ID, rid
 	}
+}
+
+// refersRecords reports whether t's insert entries name their records.
+func (t *writeBatch) refersRecords() bool {
+	return t.tx == nil && !t.quiet && t.e.logged(t.c) && !t.c.Clustered && !t.c.Capped && t.c.tsTime == ""
 }
 
 // unref lets record rid change: an oplog run that refers to it is first

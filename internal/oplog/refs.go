@@ -175,7 +175,7 @@ type refSpan struct {
 // removed as the log is trimmed) and may hold some already materialized,
 // which a lookup finds out and forgets.
 type refIndex struct {
-	mu     sync.Mutex
+	mu     sync.RWMutex
 	n      atomic.Int64         // spans held: 0 spares writers the lock
 	byColl map[uint64][]refSpan // sorted by rid
 }
@@ -213,8 +213,8 @@ func (x *refIndex) find(coll, rid uint64) (refSpan, bool) {
 	if x.n.Load() == 0 {
 		return refSpan{}, false
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	s := x.byColl[coll]
 	i := sort.Search(len(s), func(i int) bool { return s[i].rid > rid }) - 1
 	if i < 0 || rid >= s[i].rid+uint64(s[i].n) {
@@ -228,8 +228,8 @@ func (x *refIndex) spans(coll uint64) []refSpan {
 	if x.n.Load() == 0 {
 		return nil
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	return slices.Clone(x.byColl[coll])
 }
 

@@ -92,6 +92,21 @@ func TestRefRuns(t *testing.T) {
 		t.Fatalf("%d reference runs and %d other values, want only reference runs", refs, others)
 	}
 	check("stored as references", l)
+	// Read newest first, from inside a run, the same.
+	vis, _ := l.Visible()
+	var back []TS
+	if err := l.ScanReverse(vis-TS(n/2), vis, func(ts TS, d bsoncore.Document) error {
+		if id := d.Lookup("o", "_id").Int32(); int(id) != n-1-len(back) {
+			t.Fatalf("reverse entry %d is _id %d", len(back), id)
+		}
+		back = append(back, ts)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != n/2+1 {
+		t.Fatalf("reverse scan of %d entries read %d", n/2+1, len(back))
+	}
 	if st, _ := l.Stats(); st.Count != n || st.Last != st.First+TS(n-1) {
 		t.Fatalf("stats %+v", st)
 	}
