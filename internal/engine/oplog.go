@@ -18,7 +18,9 @@ import (
 // negative: no log).
 func (e *Engine) openOplog(bytes int64) error {
 	if bytes < 0 {
-		return nil
+		// No log: one kept from earlier opens must not refer to records
+		// that may now change unseen.
+		return oplog.Materialize(e.db)
 	}
 	if bytes == 0 {
 		bytes = DefaultOplogBytes

@@ -295,6 +295,29 @@ func (l *Log) UnrefCollection(coll uint64) error {
 	return l.materializeSpans(coll, l.refs.spans(coll))
 }
 
+// Materialize rewrites every reference run stored in db with its
+// documents, for a database opened without its log (--oplog-size-mb 0):
+// its records may then change with nobody to materialize the runs first,
+// and a later open with the log would read them changed.
+func Materialize(db *storage.DB) error {
+	l, err := Open(db, 1<<62)
+	if err != nil {
+		return err
+	}
+	l.refs.mu.RLock()
+	colls := make([]uint64, 0, len(l.refs.byColl))
+	for c := range l.refs.byColl {
+		colls = append(colls, c)
+	}
+	l.refs.mu.RUnlock()
+	for _, c := range colls {
+		if err := l.UnrefCollection(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // unrefBatch bounds a batch of materialized runs.
 const unrefBatch = 4 << 20
 

@@ -164,6 +164,54 @@ func TestRefRuns(t *testing.T) {
 	}
 }
 
+// TestMaterializeWithoutTheLog: a database opened without its log has its
+// reference runs rewritten with their documents (Materialize), since its
+// records may then change unseen; the log reads the same after.
+func TestMaterializeWithoutTheLog(t *testing.T) {
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	l, err := Open(db, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch()
+	ents := make([]Entry, 1500)
+	for i := range ents {
+		d := doc(t, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: strings.Repeat("y", 300)}})
+		if err := storage.SetRecord(b, 9, storage.RecordID(i+1), d); err != nil {
+			t.Fatal(err)
+		}
+		ents[i] = Entry{Op: OpInsert, NS: "db.m", O: d, Coll: 9, RID: uint64(i + 1)}
+	}
+	tk, err := l.Stage(b, ents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Commit(b)
+	l.Done(tk, err == nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := refKinds(t, db); r == 0 {
+		t.Fatal("no reference runs to materialize")
+	}
+	if err := Materialize(db); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := refKinds(t, db); r != 0 {
+		t.Fatalf("%d reference runs left", r)
+	}
+	got := scanAll(t, l)
+	if len(got) != len(ents) {
+		t.Fatalf("%d entries, want %d", len(got), len(ents))
+	}
+	for i, e := range got {
+		if !bytes.Equal(e.Lookup("o").Document(), ents[i].O) {
+			t.Fatalf("entry %d: %v", i, e)
+		}
+	}
+}
+
 // TestParseRefRunRejectsDamage: every strict prefix of a reference run,
 // and the run with a byte more, is malformed.
 func TestParseRefRunRejectsDamage(t *testing.T) {

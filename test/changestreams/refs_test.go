@@ -15,8 +15,8 @@ import (
 // TestBulkInsertEntriesOutliveTheirDocuments: the oplog entries of a bulk
 // insert refer to the records it wrote instead of copying them
 // (internal/oplog/refs.go). Whatever happens to the documents afterwards
-// (updates, an updateMany, a delete, a restart, then the collection's
-// drop), local.oplog.rs and a change stream started at the insert show
+// (updates, an updateMany, a delete, a restart, changes while the server
+// runs without its oplog, then the collection's drop), local.oplog.rs and a change stream started at the insert show
 // each document as it was inserted, as mongod's oplog, which holds a
 // copy, does.
 func TestBulkInsertEntriesOutliveTheirDocuments(t *testing.T) {
@@ -95,6 +95,27 @@ func TestBulkInsertEntriesOutliveTheirDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after changes following the restart")
+
+	// A restart without the oplog, changes, and one with it again: the
+	// entries kept meanwhile still show the inserted documents.
+	if err := ldb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ldb, err = lode.Open(dir, lode.WithOplogSizeMB(0)); err != nil {
+		t.Fatal(err)
+	}
+	coll = ldb.Client().Database("test").Collection("refs")
+	if _, err := coll.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: -3}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ldb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ldb, err = lode.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	coll = ldb.Client().Database("test").Collection("refs")
+	check("after changes made without the oplog")
 	if err := coll.Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
