@@ -176,8 +176,9 @@ type refSpan struct {
 // which a lookup finds out and forgets.
 type refIndex struct {
 	mu     sync.RWMutex
-	n      atomic.Int64         // spans held: 0 spares writers the lock
-	byColl map[uint64][]refSpan // sorted by rid
+	n      atomic.Int64         // live spans held: 0 spares writers the lock
+	byColl map[uint64][]refSpan // sorted by rid; n 0: dead (forget)
+	dead   int
 }
 
 // add notes the reference runs of a committed batch.
@@ -230,24 +231,46 @@ func (x *refIndex) spans(coll uint64) []refSpan {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return slices.Clone(x.byColl[coll])
+	var out []refSpan
+	for _, sp := range x.byColl[coll] {
+		if sp.n > 0 {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
-// forget removes coll's span at ts.
-func (x *refIndex) forget(coll uint64, ts TS) {
+// forget removes coll's span sp (found by find or spans). It marks the
+// span dead, so that a collection's runs materialized one by one (a
+// deleteMany over a loaded collection) do not each move the rest; the
+// dead are dropped once they are half.
+func (x *refIndex) forget(coll uint64, sp refSpan) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	s := x.byColl[coll]
-	for i := range s {
-		if s[i].ts == ts {
-			x.byColl[coll] = slices.Delete(s, i, i+1)
-			x.n.Add(-1)
-			break
+	i := sort.Search(len(s), func(i int) bool { return s[i].rid >= sp.rid })
+	if i == len(s) || s[i].rid != sp.rid || s[i].ts != sp.ts || s[i].n == 0 {
+		return
+	}
+	s[i].n = 0
+	x.n.Add(-1)
+	x.dead++
+	if x.dead > int(x.n.Load()) {
+		x.compact()
+	}
+}
+
+// compact drops the dead spans; x.mu is held.
+func (x *refIndex) compact() {
+	for coll, s := range x.byColl {
+		s = slices.DeleteFunc(s, func(sp refSpan) bool { return sp.n == 0 })
+		if len(s) == 0 {
+			delete(x.byColl, coll)
+		} else {
+			x.byColl[coll] = s
 		}
 	}
-	if len(x.byColl[coll]) == 0 {
-		delete(x.byColl, coll)
-	}
+	x.dead = 0
 }
 
 // trim forgets the spans whose entries are at or before ts.
@@ -257,6 +280,7 @@ func (x *refIndex) trim(ts TS) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.compact()
 	for coll, s := range x.byColl {
 		kept := s[:0]
 		for _, sp := range s {
@@ -352,7 +376,7 @@ func (l *Log) materializeSpans(coll uint64, spans []refSpan) error {
 		}
 	}
 	for _, sp := range spans {
-		l.refs.forget(coll, sp.ts)
+		l.refs.forget(coll, sp)
 	}
 	return nil
 }
@@ -371,7 +395,7 @@ func (l *Log) materialize(b *storage.Batch, coll uint64, sp refSpan) error {
 		return fmt.Errorf("oplog: materialize: %w", err)
 	}
 	if !ok || TS(k) != sp.ts || !isRefRun(v) {
-		l.refs.forget(coll, sp.ts) // committed as it is: nothing to do
+		l.refs.forget(coll, sp) // committed as it is: nothing to do
 		return nil
 	}
 	r, err := parseRefRun(v, sp.ts)

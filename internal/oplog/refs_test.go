@@ -242,3 +242,53 @@ func TestParseRefRunRejectsDamage(t *testing.T) {
 		t.Fatal("records with a gap are byRef")
 	}
 }
+
+// TestRefIndex: find names the span holding a record, and nothing once
+// the span is forgotten or trimmed; forgetting most spans one by one
+// keeps the others found.
+func TestRefIndex(t *testing.T) {
+	var x refIndex
+	var spans []refSpan
+	for i := range 1000 {
+		spans = append(spans, refSpan{rid: uint64(1 + 10*i), n: 10, ts: TS(100 + 10*i)})
+	}
+	x.add(1, spans[:500])
+	x.add(1, spans[500:])
+	x.add(2, []refSpan{{rid: 5, n: 3, ts: 50}})
+	if sp, ok := x.find(1, 25); !ok || sp.rid != 21 {
+		t.Fatalf("find(1, 25) = %+v, %v", sp, ok)
+	}
+	if _, ok := x.find(1, 10001); ok {
+		t.Fatal("a record past the last span found")
+	}
+	if _, ok := x.find(2, 8); ok {
+		t.Fatal("a record past collection 2's span found")
+	}
+	for i, sp := range spans {
+		if i%4 != 0 {
+			x.forget(1, sp)
+		}
+	}
+	for i, sp := range spans {
+		_, ok := x.find(1, sp.rid+5)
+		if ok != (i%4 == 0) {
+			t.Fatalf("span %d found %v after forgetting", i, ok)
+		}
+	}
+	if got := x.n.Load(); got != 251 {
+		t.Fatalf("%d live spans, want 251", got)
+	}
+	x.trim(TS(100 + 10*499 + 9)) // the first 500 spans' entries
+	if _, ok := x.find(1, spans[0].rid); ok {
+		t.Fatal("a trimmed span found")
+	}
+	if _, ok := x.find(1, spans[500].rid); !ok {
+		t.Fatal("a span after the trimmed point lost")
+	}
+	if _, ok := x.find(2, 5); ok {
+		t.Fatal("collection 2's trimmed span found")
+	}
+	if got := x.n.Load(); got != 125 {
+		t.Fatalf("%d live spans after the trim, want 125", got)
+	}
+}
