@@ -305,15 +305,16 @@ func (e *Engine) DropCollection(db, coll string) error {
 
 // dropLocked removes c; the caller holds c.state.mu.
 func (e *Engine) dropLocked(c *collection) error {
-	if err := e.unrefCollection(c); err != nil {
-		return err
-	}
+	keep := e.retainFor(c)
 	b := e.db.NewBatch()
-	deleteCollection(b, c)
+	deleteCollection(b, c, keep)
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	if err := e.commitLogged(b, e.commandEntry(c.DB, &c.UUID, cmdDoc("drop", c.Name))...); err != nil {
 		return err
+	}
+	if keep != 0 {
+		e.oplog.Retained(c.ID, keep)
 	}
 	c.state.dropped = true
 	c.state.hints.clear()
@@ -324,23 +325,26 @@ func (e *Engine) dropLocked(c *collection) error {
 	return nil
 }
 
-// unrefCollection rewrites the oplog's runs that refer to records of c
-// with their documents, before c's records go (oplog.Log.UnrefCollection).
-func (e *Engine) unrefCollection(c *collection) error {
+// retainFor returns, for c about to be dropped, the timestamp until which
+// its records stay because oplog entries refer to them (0: none;
+// oplog.Log.RetainFor).
+func (e *Engine) retainFor(c *collection) oplog.TS {
 	if e.oplog == nil || c.Clustered {
-		return nil
+		return 0
 	}
-	if err := e.oplog.UnrefCollection(c.ID); err != nil {
-		return errs.New(errs.InternalError, "%v", err)
-	}
-	return nil
+	return e.oplog.RetainFor(c.ID)
 }
 
 // deleteCollection adds the removal of c's catalog entry, records and
-// index entries to b.
-func deleteCollection(b *storage.Batch, c *collection) {
+// index entries to b; with keep, the records stay until the oplog is
+// trimmed past it (storage.RetainRecords).
+func deleteCollection(b *storage.Batch, c *collection, keep oplog.TS) {
 	_ = storage.DeleteCollectionEntry(b, c.ID)
-	_ = storage.DeleteRecords(b, c.ID)
+	if keep != 0 {
+		_ = storage.RetainRecords(b, c.ID, uint64(keep))
+	} else {
+		_ = storage.DeleteRecords(b, c.ID)
+	}
 	if c.Clustered {
 		_ = storage.DeleteClusteredIDs(b, c.ID)
 	}
@@ -412,17 +416,14 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	if cur := e.cat.Load().lookup(toDB, toColl); cur != nil && (dst == nil || cur.ID != dst.ID) {
 		return errs.New(errs.NamespaceExists, "target namespace exists")
 	}
-	if dst != nil {
-		if err := e.unrefCollection(dst); err != nil {
-			return err
-		}
-	}
 	b := e.db.NewBatch()
+	var keep oplog.TS
 	if dst != nil {
 		// The target is dropped in the rename's own batch and entry, as
 		// mongod logs a rename over a collection: one renameCollection
 		// entry whose dropTarget names the dropped collection.
-		deleteCollection(b, dst)
+		keep = e.retainFor(dst)
+		deleteCollection(b, dst, keep)
 	}
 	_ = storage.SetCollectionEntry(b, moved.ID, encodeCollection(moved))
 	var ops []oplog.Entry
@@ -437,6 +438,9 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	}
 	if err := e.commitLogged(b, ops...); err != nil {
 		return err
+	}
+	if keep != 0 {
+		e.oplog.Retained(dst.ID, keep)
 	}
 	src.state.dropped = true
 	n := e.cat.Load().clone()

@@ -29,6 +29,10 @@ type Log struct {
 	trimmed atomic.Uint64 // newest timestamp trimmed away
 
 	refs refIndex // the reference runs (refs.go)
+	// retained: dropped collections whose records the log still refers
+	// to, with the timestamp of the last entry that does (refs.go).
+	// Guarded by trimMu.
+	retained map[uint64]TS
 }
 
 // Open opens the log stored in db, bounded at maxBytes. It reads the
@@ -70,6 +74,20 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 		return nil, fmt.Errorf("oplog: open: %w", err)
 	} else if ok && len(v) == 8 {
 		l.trimmed.Store(binary.BigEndian.Uint64(v))
+	}
+	ret, err := storage.RetainedRecords(db.Reader())
+	if err != nil {
+		return nil, fmt.Errorf("oplog: open: %w", err)
+	}
+	for coll, until := range ret {
+		if l.retained == nil {
+			l.retained = map[uint64]TS{}
+		}
+		l.retained[coll] = TS(until)
+	}
+	// A crash after a trim and before its release leaves some behind.
+	if err := l.releaseRetained(TS(l.trimmed.Load())); err != nil {
+		return nil, err
 	}
 	l.clock.advance(max(newest, TS(l.trimmed.Load())))
 	l.vis.init(newest)

@@ -34,12 +34,14 @@ import (
 // their records").
 //
 // The records must stay as they were for as long as the run is in the
-// log. So before a record of a reference run is updated or deleted, or
-// its collection dropped, the writer materializes the run (Unref,
-// UnrefCollection): it rewrites it, in the same batch as the change, as
-// ordinary runs holding the documents. Readers read a reference run's
-// records at the point in time they read the run (storage.OplogCursor's
-// Records), where they are still the inserted documents.
+// log. So before a record of a reference run is updated or deleted, the
+// writer materializes the run (Unref): it rewrites it as ordinary runs
+// holding the documents, committed before the change. A dropped
+// collection's records stay instead, until the log is trimmed past the
+// last run that refers to them (RetainFor, storage.RetainRecords).
+// Readers read a reference run's records at the point in time they read
+// the run (storage.OplogCursor's Records), where they are still the
+// inserted documents.
 const storedRefRun = 3
 
 // minRefBytes is the smallest batch, in bytes of inserted documents,
@@ -260,6 +262,20 @@ func (x *refIndex) forget(coll uint64, sp refSpan) {
 	}
 }
 
+// forgetColl removes every span of coll.
+func (x *refIndex) forgetColl(coll uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, sp := range x.byColl[coll] {
+		if sp.n == 0 {
+			x.dead--
+		} else {
+			x.n.Add(-1)
+		}
+	}
+	delete(x.byColl, coll)
+}
+
 // compact drops the dead spans; x.mu is held.
 func (x *refIndex) compact() {
 	for coll, s := range x.byColl {
@@ -313,16 +329,72 @@ func (l *Log) Unref(coll, rid uint64) error {
 }
 
 // UnrefCollection materializes every reference run naming records of
-// collection coll, before the collection is dropped, in batches of about
-// unrefBatch bytes. The caller holds the collection's writer lock.
+// collection coll, in batches of about unrefBatch bytes. The caller holds
+// the collection's writer lock.
 func (l *Log) UnrefCollection(coll uint64) error {
 	return l.materializeSpans(coll, l.refs.spans(coll))
+}
+
+// RetainFor returns, for collection coll about to be dropped, the
+// timestamp of the last entry that refers to its records (0: none). The
+// drop then keeps the records (storage.RetainRecords) instead of
+// rewriting every such run with its documents, which for a collection
+// just loaded would write it all again; the log deletes them once it is
+// trimmed past that entry. mongod's oplog holds copies of the documents
+// just as long.
+func (l *Log) RetainFor(coll uint64) TS {
+	var last TS
+	for _, sp := range l.refs.spans(coll) {
+		last = max(last, sp.ts+TS(sp.n-1))
+	}
+	return last
+}
+
+// Retained notes that the drop of coll, committed, kept its records until
+// the log is trimmed past until (RetainFor).
+func (l *Log) Retained(coll uint64, until TS) {
+	l.trimMu.Lock()
+	defer l.trimMu.Unlock()
+	if l.retained == nil {
+		l.retained = map[uint64]TS{}
+	}
+	l.retained[coll] = until
+}
+
+// releaseRetained deletes the retained records the log no longer refers
+// to: those waiting for a timestamp at or before trimmed. l.trimMu is
+// held.
+func (l *Log) releaseRetained(trimmed TS) error {
+	var done []uint64
+	b := l.db.NewBatch()
+	for coll, until := range l.retained {
+		if until <= trimmed {
+			if err := storage.ReleaseRecords(b, coll); err != nil {
+				b.Close()
+				return fmt.Errorf("oplog: release records: %w", err)
+			}
+			done = append(done, coll)
+		}
+	}
+	if len(done) == 0 {
+		b.Close()
+		return nil
+	}
+	if _, err := l.db.Commit(b); err != nil {
+		return fmt.Errorf("oplog: release records: %w", err)
+	}
+	for _, coll := range done {
+		delete(l.retained, coll)
+		l.refs.forgetColl(coll)
+	}
+	return nil
 }
 
 // Materialize rewrites every reference run stored in db with its
 // documents, for a database opened without its log (--oplog-size-mb 0):
 // its records may then change with nobody to materialize the runs first,
-// and a later open with the log would read them changed.
+// and a later open with the log would read them changed. Dropped
+// collections' retained records go after.
 func Materialize(db *storage.DB) error {
 	l, err := Open(db, 1<<62)
 	if err != nil {
@@ -339,7 +411,9 @@ func Materialize(db *storage.DB) error {
 			return err
 		}
 	}
-	return nil
+	l.trimMu.Lock()
+	defer l.trimMu.Unlock()
+	return l.releaseRetained(^TS(0))
 }
 
 // unrefBatch bounds a batch of materialized runs.

@@ -292,3 +292,87 @@ func TestRefIndex(t *testing.T) {
 		t.Fatalf("%d live spans after the trim, want 125", got)
 	}
 }
+
+// TestRetainedRecordsReleasedByTrim: a dropped collection's records that
+// reference runs name stay (storage.RetainRecords) until the log is
+// trimmed past the last such run, then go with their note, and a log
+// opened meanwhile knows them.
+func TestRetainedRecordsReleasedByTrim(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	l, err := Open(db, 2<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const coll = 11
+	b := db.NewBatch()
+	ents := make([]Entry, 1500)
+	for i := range ents {
+		d := doc(t, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: strings.Repeat("z", 300)}})
+		if err := storage.SetRecord(b, coll, storage.RecordID(i+1), d); err != nil {
+			t.Fatal(err)
+		}
+		ents[i] = Entry{Op: OpInsert, NS: "db.r", O: d, Coll: coll, RID: uint64(i + 1)}
+	}
+	tk, err := l.Stage(b, ents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Commit(b)
+	l.Done(tk, err == nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := l.RetainFor(coll)
+	if until != tk.Last() {
+		t.Fatalf("RetainFor = %d, want the batch's last entry %d", until, tk.Last())
+	}
+	b = db.NewBatch()
+	if err := storage.RetainRecords(b, coll, uint64(until)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	l.Retained(coll, until)
+	records := func() int {
+		c, err := storage.NewRecordCursor(db.Reader(), coll, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, _, ok := c.Next(); ok; _, _, ok = c.Next() {
+			n++
+		}
+		if err := errors.Join(c.Err(), c.Close()); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Reopened before the trim: still retained, still read.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openDB(t, dir)
+	defer db.Close()
+	if l, err = Open(db, 2<<20); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(scanAll(t, l)); got != len(ents) || records() != len(ents) {
+		t.Fatalf("after reopening: %d entries, %d records", got, records())
+	}
+	// Enough other entries to push the run out of the log.
+	pad := strings.Repeat("q", 1000)
+	for i := 0; l.Trimmed() < until; i++ {
+		if i > 10000 {
+			t.Fatal("the log never trimmed past the run")
+		}
+		commit(t, db, l, Entry{Op: OpInsert, NS: "db.other", O: doc(t, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: pad}})})
+	}
+	if n := records(); n != 0 {
+		t.Fatalf("%d records of the dropped collection left after the trim", n)
+	}
+	if ret, err := storage.RetainedRecords(db.Reader()); err != nil || len(ret) != 0 {
+		t.Fatalf("retained notes after the trim: %v, %v", ret, err)
+	}
+}

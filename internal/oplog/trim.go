@@ -84,6 +84,9 @@ func (l *Log) deleteThrough(ts TS) error {
 	}
 	l.trimmed.Store(uint64(ts))
 	l.refs.trim(ts)
+	// Dropped collections' records the log no longer refers to; a
+	// failure is tried again at the next trim, or at the next open.
+	_ = l.releaseRetained(ts)
 	return nil
 }
 

@@ -16,7 +16,8 @@ import (
 // insert refer to the records it wrote instead of copying them
 // (internal/oplog/refs.go). Whatever happens to the documents afterwards
 // (updates, an updateMany, a delete, a restart, changes while the server
-// runs without its oplog, then the collection's drop), local.oplog.rs and a change stream started at the insert show
+// runs without its oplog, the collection's drop, whose records stay for
+// the log, and a new collection of the same name), local.oplog.rs and a change stream started at the insert show
 // each document as it was inserted, as mongod's oplog, which holds a
 // copy, does.
 func TestBulkInsertEntriesOutliveTheirDocuments(t *testing.T) {
@@ -39,9 +40,11 @@ func TestBulkInsertEntriesOutliveTheirDocuments(t *testing.T) {
 	}
 	oplogColl := func() *mongo.Collection { return ldb.Client().Database("local").Collection("oplog.rs") }
 	var first bson.Timestamp
-	check := func(stage string) {
+	var checkNS func(stage, ns string)
+	check := func(stage string) { t.Helper(); checkNS(stage, "test.refs") }
+	checkNS = func(stage, ns string) {
 		t.Helper()
-		cur, err := oplogColl().Find(ctx, bson.D{{Key: "ns", Value: "test.refs"}, {Key: "op", Value: "i"}},
+		cur, err := oplogColl().Find(ctx, bson.D{{Key: "ns", Value: ns}, {Key: "op", Value: "i"}},
 			options.Find().SetSort(bson.D{{Key: "$natural", Value: 1}}))
 		if err != nil {
 			t.Fatalf("%s: %v", stage, err)
@@ -59,8 +62,10 @@ func TestBulkInsertEntriesOutliveTheirDocuments(t *testing.T) {
 				t.Fatalf("%s: entry %d holds {_id: %d, v: %d}, want the inserted {_id: %d, v: %d}", stage, i, id, v, i, i)
 			}
 		}
-		ts, inc := got[0].Lookup("ts").Timestamp()
-		first = bson.Timestamp{T: ts, I: inc}
+		if first.T == 0 {
+			ts, inc := got[0].Lookup("ts").Timestamp()
+			first = bson.Timestamp{T: ts, I: inc}
+		}
 	}
 	check("after the insert")
 
@@ -120,6 +125,61 @@ func TestBulkInsertEntriesOutliveTheirDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after the drop")
+
+	// A collection dropped right after its load: its records stay for
+	// the log, across a restart, and a new collection of the same name
+	// is a new one.
+	fresh := ldb.Client().Database("test").Collection("dropped")
+	if _, err := fresh.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkNS("a loaded collection dropped", "test.dropped")
+	if err := ldb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ldb, err = lode.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	checkNS("a loaded collection dropped, after a restart", "test.dropped")
+	// New collections take new storage ids, none the retained records'.
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := ldb.Client().Database("test").Collection(name).InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh = ldb.Client().Database("test").Collection("dropped")
+	if _, err := fresh.InsertMany(ctx, docs[:2000]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: -4}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := fresh.CountDocuments(ctx, bson.D{}); err != nil || c != 2000 {
+		t.Fatalf("the new collection has %d documents (%v), want 2000", c, err)
+	}
+	var all []bson.Raw
+	cur, err := oplogColl().Find(ctx, bson.D{{Key: "ns", Value: "test.dropped"}, {Key: "op", Value: "i"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != n+2000 {
+		t.Fatalf("%d insert entries after the second insert, want %d", len(all), n+2000)
+	}
+	for i, e := range all {
+		want := int32(i)
+		if i >= n {
+			want = int32(i - n)
+		}
+		if o := e.Lookup("o").Document(); o.Lookup("_id").Int32() != want || o.Lookup("v").Int32() != want {
+			t.Fatalf("insert entry %d holds %v", i, o)
+		}
+	}
 
 	// A change stream started at the insert sees every document whole.
 	cs, err := ldb.Client().Database("test").Collection("refs").Watch(ctx, mongo.Pipeline{},
