@@ -113,9 +113,9 @@ func (e *Engine) newWriteBatch(c *collection) *writeBatch {
 
 // newBatch returns the storage batch for the next commit: for a bulk
 // insert a batch to be committed by ingestion (storage.NewIngestBatch),
-// sized for what it will stage (each document as its record, and as its
-// oplog entry unless that refers to the record, and its _id entry), up
-// to a full batch;
+// sized for what it will stage (each document as its record, as its
+// oplog entry unless there is none or it refers to the record, and its
+// _id entry), up to a full batch;
 // otherwise Pebble's default, which grows as needed.
 func (t *writeBatch) newBatch() *storage.Batch {
 	if !t.bulk || t.bulkLeftDocs == 0 {
@@ -123,8 +123,8 @@ func (t *writeBatch) newBatch() *storage.Batch {
 	}
 	docs := min(t.bulkLeftDocs, bulkBatchDocs)
 	copies := 2
-	if t.refersRecords() {
-		copies = 1 // the oplog refers to the records (logInsert)
+	if t.quiet || !t.e.logged(t.c) || t.refersRecords() {
+		copies = 1 // no oplog entry, or one that refers to the record (logInsert)
 	}
 	size := min(t.bulkLeftBytes/t.bulkLeftDocs*docs*copies+docs*bulkDocOverhead, bulkBatchBytes+bulkBatchBytes/8)
 	return t.e.db.NewIngestBatch(size)

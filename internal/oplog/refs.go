@@ -193,9 +193,14 @@ func (x *refIndex) add(coll uint64, spans []refSpan) {
 	if x.byColl == nil {
 		x.byColl = map[uint64][]refSpan{}
 	}
-	s := append(x.byColl[coll], spans...)
-	if !slices.IsSortedFunc(s, func(a, b refSpan) int { return cmpU64(a.rid, b.rid) }) {
-		slices.SortFunc(s, func(a, b refSpan) int { return cmpU64(a.rid, b.rid) })
+	old := x.byColl[coll]
+	s := append(old, spans...)
+	// Spans come in rising order (RecordIDs only grow); only the new
+	// ones and where they join are checked, so that Open, adding one
+	// run at a time, stays linear.
+	byRID := func(a, b refSpan) int { return cmpU64(a.rid, b.rid) }
+	if (len(old) > 0 && old[len(old)-1].rid > spans[0].rid) || !slices.IsSortedFunc(spans, byRID) {
+		slices.SortFunc(s, byRID)
 	}
 	x.byColl[coll] = s
 	x.n.Add(int64(len(spans)))

@@ -255,6 +255,14 @@ func TestRefIndex(t *testing.T) {
 	x.add(1, spans[:500])
 	x.add(1, spans[500:])
 	x.add(2, []refSpan{{rid: 5, n: 3, ts: 50}})
+	x.add(3, []refSpan{{rid: 100, n: 5, ts: 60}})
+	x.add(3, []refSpan{{rid: 10, n: 5, ts: 70}}) // out of order: sorted
+	if sp, ok := x.find(3, 12); !ok || sp.rid != 10 {
+		t.Fatalf("find(3, 12) = %+v, %v", sp, ok)
+	}
+	if sp, ok := x.find(3, 104); !ok || sp.rid != 100 {
+		t.Fatalf("find(3, 104) = %+v, %v", sp, ok)
+	}
 	if sp, ok := x.find(1, 25); !ok || sp.rid != 21 {
 		t.Fatalf("find(1, 25) = %+v, %v", sp, ok)
 	}
@@ -275,8 +283,8 @@ func TestRefIndex(t *testing.T) {
 			t.Fatalf("span %d found %v after forgetting", i, ok)
 		}
 	}
-	if got := x.n.Load(); got != 251 {
-		t.Fatalf("%d live spans, want 251", got)
+	if got := x.n.Load(); got != 253 {
+		t.Fatalf("%d live spans, want 253", got)
 	}
 	x.trim(TS(100 + 10*499 + 9)) // the first 500 spans' entries
 	if _, ok := x.find(1, spans[0].rid); ok {
