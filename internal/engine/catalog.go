@@ -371,15 +371,6 @@ func (e *Engine) loadCatalog() error {
 	if err != nil {
 		return err
 	}
-	// A dropped collection's records the oplog still refers to keep
-	// their id (storage.RetainRecords).
-	ret, err := storage.RetainedRecords(e.db.Reader())
-	if err != nil {
-		return err
-	}
-	for id := range ret {
-		maxID = max(maxID, id)
-	}
 	// A crash between an index build's ingestion and the catalog commit
 	// that publishes it leaves entries under an id the catalog never held;
 	// clear them before the id is handed out again.

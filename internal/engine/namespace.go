@@ -305,16 +305,12 @@ func (e *Engine) DropCollection(db, coll string) error {
 
 // dropLocked removes c; the caller holds c.state.mu.
 func (e *Engine) dropLocked(c *collection) error {
-	keep := e.retainFor(c)
 	b := e.db.NewBatch()
-	deleteCollection(b, c, keep)
+	deleteCollection(b, c)
 	e.catMu.Lock()
 	defer e.catMu.Unlock()
 	if err := e.commitLogged(b, e.commandEntry(c.DB, &c.UUID, cmdDoc("drop", c.Name))...); err != nil {
 		return err
-	}
-	if keep != 0 {
-		e.oplog.Retained(c.ID, keep)
 	}
 	c.state.dropped = true
 	c.state.hints.clear()
@@ -325,26 +321,11 @@ func (e *Engine) dropLocked(c *collection) error {
 	return nil
 }
 
-// retainFor returns, for c about to be dropped, the timestamp until which
-// its records stay because oplog entries refer to them (0: none;
-// oplog.Log.RetainFor).
-func (e *Engine) retainFor(c *collection) oplog.TS {
-	if e.oplog == nil || c.Clustered {
-		return 0
-	}
-	return e.oplog.RetainFor(c.ID)
-}
-
 // deleteCollection adds the removal of c's catalog entry, records and
-// index entries to b; with keep, the records stay until the oplog is
-// trimmed past it (storage.RetainRecords).
-func deleteCollection(b *storage.Batch, c *collection, keep oplog.TS) {
+// index entries to b.
+func deleteCollection(b *storage.Batch, c *collection) {
 	_ = storage.DeleteCollectionEntry(b, c.ID)
-	if keep != 0 {
-		_ = storage.RetainRecords(b, c.ID, uint64(keep))
-	} else {
-		_ = storage.DeleteRecords(b, c.ID)
-	}
+	_ = storage.DeleteRecords(b, c.ID)
 	if c.Clustered {
 		_ = storage.DeleteClusteredIDs(b, c.ID)
 	}
@@ -417,13 +398,11 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 		return errs.New(errs.NamespaceExists, "target namespace exists")
 	}
 	b := e.db.NewBatch()
-	var keep oplog.TS
 	if dst != nil {
 		// The target is dropped in the rename's own batch and entry, as
 		// mongod logs a rename over a collection: one renameCollection
 		// entry whose dropTarget names the dropped collection.
-		keep = e.retainFor(dst)
-		deleteCollection(b, dst, keep)
+		deleteCollection(b, dst)
 	}
 	_ = storage.SetCollectionEntry(b, moved.ID, encodeCollection(moved))
 	var ops []oplog.Entry
@@ -438,9 +417,6 @@ func (e *Engine) RenameCollection(fromDB, fromColl, toDB, toColl string, dropTar
 	}
 	if err := e.commitLogged(b, ops...); err != nil {
 		return err
-	}
-	if keep != 0 {
-		e.oplog.Retained(dst.ID, keep)
 	}
 	src.state.dropped = true
 	n := e.cat.Load().clone()

@@ -18,9 +18,7 @@ import (
 // negative: no log).
 func (e *Engine) openOplog(bytes int64) error {
 	if bytes < 0 {
-		// No log: one kept from earlier opens must not refer to records
-		// that may now change unseen.
-		return oplog.Materialize(e.db)
+		return nil
 	}
 	if bytes == 0 {
 		bytes = DefaultOplogBytes
@@ -92,37 +90,6 @@ func (t *writeBatch) logOp(op string, o, o2 bsoncore.Document) {
 		t.opsNS = t.c.NS()
 	}
 	t.ops = append(t.ops, oplog.Entry{Op: op, NS: t.opsNS, UI: &t.c.UUID, O: o, O2: o2})
-}
-
-// logInsert adds the entry of the insert of doc as record rid. A plain
-// collection's entry names its record, so that a bulk insert's runs may
-// refer to the records instead of copying them (oplog/refs.go); a
-// clustered, capped or time series collection's records are not the
-// inserted documents, or do not stay put, and a transaction's inserts go
-// into one applyOps entry.
-func (t *writeBatch) logInsert(doc bsoncore.Document, rid uint64) {
-	n := len(t.ops)
-	t.logOp(oplog.OpInsert, doc, nil)
-	if len(t.ops) > n && t.refersRecords() {
-		t.ops[n].Coll, t.ops[n].RID = t.c.ID, rid
-	}
-}
-
-// refersRecords reports whether t's insert entries name their records.
-func (t *writeBatch) refersRecords() bool {
-	return t.tx == nil && !t.quiet && t.e.logged(t.c) && !t.c.Clustered && !t.c.Capped && t.c.tsTime == ""
-}
-
-// unref lets record rid change: an oplog run that refers to it is first
-// rewritten with the documents it refers to (oplog.Log.Unref).
-func (t *writeBatch) unref(rid uint64) error {
-	if t.e.oplog == nil || t.c.Clustered {
-		return nil
-	}
-	if err := t.e.oplog.Unref(t.c.ID, rid); err != nil {
-		return fmt.Errorf("engine: %w", err)
-	}
-	return nil
 }
 
 // logUpdate adds an update entry: the full new document for a

@@ -113,20 +113,15 @@ func (e *Engine) newWriteBatch(c *collection) *writeBatch {
 
 // newBatch returns the storage batch for the next commit: for a bulk
 // insert a batch to be committed by ingestion (storage.NewIngestBatch),
-// sized for what it will stage (each document as its record, as its
-// oplog entry unless there is none or it refers to the record, and its
-// _id entry), up to a full batch;
+// sized for what it will stage (each document about twice, as its
+// record and its oplog entry, and its _id entry), up to a full batch;
 // otherwise Pebble's default, which grows as needed.
 func (t *writeBatch) newBatch() *storage.Batch {
 	if !t.bulk || t.bulkLeftDocs == 0 {
 		return t.e.db.NewBatch()
 	}
 	docs := min(t.bulkLeftDocs, bulkBatchDocs)
-	copies := 2
-	if t.quiet || !t.e.logged(t.c) || t.refersRecords() {
-		copies = 1 // no oplog entry, or one that refers to the record (logInsert)
-	}
-	size := min(t.bulkLeftBytes/t.bulkLeftDocs*docs*copies+docs*bulkDocOverhead, bulkBatchBytes+bulkBatchBytes/8)
+	size := min(t.bulkLeftBytes/t.bulkLeftDocs*docs*2+docs*bulkDocOverhead, bulkBatchBytes+bulkBatchBytes/8)
 	return t.e.db.NewIngestBatch(size)
 }
 
@@ -498,7 +493,7 @@ func (t *writeBatch) insert(doc bsoncore.Document) (uint64, error) {
 	}
 	t.writeStaged(rid)
 	t.markMultikey(mk)
-	t.logInsert(doc, rid)
+	t.logOp(oplog.OpInsert, doc, nil)
 	t.noteChange('i', nil, doc)
 	t.docs++
 	t.counts.ins++
@@ -588,9 +583,6 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 	if err := t.claimRecord(rid); err != nil {
 		return err
 	}
-	if err := t.unref(rid); err != nil {
-		return err
-	}
 	if err := checkCappedUpdate(t.c, oldDoc, newDoc); err != nil {
 		return err
 	}
@@ -658,9 +650,6 @@ func (t *writeBatch) update(rid uint64, oldDoc, newDoc bsoncore.Document, replac
 // entries.
 func (t *writeBatch) remove(rid uint64, doc bsoncore.Document) error {
 	if err := t.claimRecord(rid); err != nil {
-		return err
-	}
-	if err := t.unref(rid); err != nil {
 		return err
 	}
 	t.staged, t.sbuf = t.staged[:0], t.sbuf[:0]

@@ -25,11 +25,6 @@ type Entry struct {
 	O2 bsoncore.Document // nil: none (an update's {_id})
 	// Txn is set on a transaction's applyOps entry.
 	Txn *TxnInfo
-	// RID, when not 0, says that O is record RID of the collection whose
-	// storage id is Coll, written in the same batch: a bulk insert's
-	// entries may then refer to their records instead of copying them
-	// (refs.go).
-	Coll, RID uint64
 	// Images are the documents before and after the change, kept beside
 	// the entry for change streams' fullDocumentBeforeChange and
 	// fullDocument: whenAvailable (collections with

@@ -27,12 +27,6 @@ type Log struct {
 	trimMu  sync.Mutex
 	chunks  chunks        // trim.go
 	trimmed atomic.Uint64 // newest timestamp trimmed away
-
-	refs refIndex // the reference runs (refs.go)
-	// retained: dropped collections whose records the log still refers
-	// to, with the timestamp of the last entry that does (refs.go).
-	// Guarded by trimMu.
-	retained map[uint64]TS
 }
 
 // Open opens the log stored in db, bounded at maxBytes. It reads the
@@ -53,11 +47,6 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 			break
 		}
 		ts := TS(rid)
-		if isRefRun(v) {
-			if r, err := parseRefRun(v, ts); err == nil {
-				l.refs.add(r.coll, []refSpan{{rid: r.rid, n: r.n, ts: ts}})
-			}
-		}
 		n, last, bytes := storedSpan(v, ts)
 		l.size.Add(bytes)
 		l.n.Add(n)
@@ -75,20 +64,6 @@ func Open(db *storage.DB, maxBytes int64) (*Log, error) {
 	} else if ok && len(v) == 8 {
 		l.trimmed.Store(binary.BigEndian.Uint64(v))
 	}
-	ret, err := storage.RetainedRecords(db.Reader())
-	if err != nil {
-		return nil, fmt.Errorf("oplog: open: %w", err)
-	}
-	for coll, until := range ret {
-		if l.retained == nil {
-			l.retained = map[uint64]TS{}
-		}
-		l.retained[coll] = TS(until)
-	}
-	// A crash after a trim and before its release leaves some behind.
-	if err := l.releaseRetained(TS(l.trimmed.Load())); err != nil {
-		return nil, err
-	}
 	l.clock.advance(max(newest, TS(l.trimmed.Load())))
 	l.vis.init(newest)
 	return l, nil
@@ -103,9 +78,6 @@ type Ticket struct {
 	first, last TS
 	bytes       int64
 	n           int64
-	// The batch's reference runs, of collection refColl.
-	refColl uint64
-	refs    []refSpan
 }
 
 // Last is the timestamp of the ticket's newest entry (0: none).
@@ -125,7 +97,6 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 	l.clock.mu.Unlock()
 	tk := Ticket{first: first, last: last, n: int64(len(ents))}
 	wall := time.Now()
-	refs := refBytes(ents) >= minRefBytes
 	bp := stageBufs.Get().(*[]byte)
 	buf := (*bp)[:0] // Set copies it, so it is reused
 	defer func() {
@@ -138,14 +109,7 @@ func (l *Log) Stage(b *storage.Batch, ents []Entry) (Ticket, error) {
 		ts := first + TS(i)
 		var n int64
 		if k := runLength(ents[i:]); k > 0 {
-			run := ents[i : i+k]
-			if refs && byRef(run) && (len(tk.refs) == 0 || tk.refColl == run[0].Coll) {
-				buf, n = appendRefRun(buf[:0], run, ts, wall)
-				tk.refColl = run[0].Coll
-				tk.refs = append(tk.refs, refSpan{rid: run[0].RID, n: k, ts: ts})
-			} else {
-				buf, n = appendRun(buf[:0], run, ts, wall)
-			}
+			buf, n = appendRun(buf[:0], ents[i:i+k], ts, wall)
 			if err := storage.SetOplogEntry(b, uint64(ts), buf); err != nil {
 				l.vis.end(first)
 				return Ticket{}, fmt.Errorf("oplog: stage: %w", err)
@@ -205,7 +169,6 @@ func (l *Log) Done(tk Ticket, committed bool) {
 	if !committed {
 		return
 	}
-	l.refs.add(tk.refColl, tk.refs)
 	l.size.Add(tk.bytes)
 	l.n.Add(tk.n)
 	l.trimMu.Lock()

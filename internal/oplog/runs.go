@@ -167,13 +167,6 @@ func (r *run) entryDoc(i int, o bsoncore.Document) bsoncore.Document {
 // holds, the timestamp of its last, and the total length of their BSON
 // documents.
 func storedSpan(v []byte, ts TS) (n int64, last TS, bytes int64) {
-	if isRefRun(v) {
-		r, err := parseRefRun(v, ts)
-		if err != nil {
-			return 1, ts, int64(len(v))
-		}
-		return int64(r.n), r.last(), r.bytes
-	}
 	if !isRun(v) {
 		return 1, ts, storedLen(v)
 	}
@@ -205,8 +198,6 @@ type cursor struct {
 	offs  []int
 	i     int
 	err   error
-	// refDocs holds the documents of the reference run being read.
-	refDocs []byte
 }
 
 // openCursor opens a cursor over the entries of r in [lo, hi].
@@ -219,8 +210,8 @@ func openCursor(rd storage.Reader, lo, hi TS, reverse bool) (*cursor, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k, v, ok := p.Next(); ok && (isRun(v) || isRefRun(v)) {
-			if _, last, _ := storedSpan(v, TS(k)); last >= lo {
+		if k, v, ok := p.Next(); ok && isRun(v) {
+			if r, err := parseRun(v, TS(k)); err == nil && r.last() >= lo {
 				start = TS(k)
 			}
 		}
@@ -255,13 +246,6 @@ func (c *cursor) Next() (ts TS, doc bsoncore.Document, ok bool) {
 			return 0, nil, false
 		}
 		ts := TS(rid)
-		if isRefRun(v) {
-			if err := c.startRefRun(v, ts); err != nil {
-				c.err = fmt.Errorf("oplog: run at %d: %w", ts, err)
-				return 0, nil, false
-			}
-			continue
-		}
 		if !isRun(v) {
 			if ts < c.lo || ts > c.hi {
 				continue
@@ -288,30 +272,6 @@ func (c *cursor) Next() (ts TS, doc bsoncore.Document, ok bool) {
 			c.i = r.n - 1
 		}
 	}
-}
-
-// startRefRun begins reading the reference run v stored at ts, its
-// documents read from the records at the cursor's point in time.
-func (c *cursor) startRefRun(v []byte, ts TS) error {
-	r, err := parseRefRun(v, ts)
-	if err != nil {
-		return err
-	}
-	if r.last() < c.lo || r.first > c.hi {
-		return nil
-	}
-	if c.refDocs, err = r.loadDocs(c.cur, c.refDocs); err != nil {
-		return err
-	}
-	r.docs = c.refDocs
-	if c.offs, err = r.run.offsets(c.offs); err != nil {
-		return err
-	}
-	c.r, c.inRun, c.i = r.run, true, 0
-	if c.reverse {
-		c.i = r.n - 1
-	}
-	return nil
 }
 
 // nextInRun returns the run's next entry within [lo, hi].

@@ -83,10 +83,6 @@ func (l *Log) deleteThrough(ts TS) error {
 		return fmt.Errorf("oplog: trim: %w", err)
 	}
 	l.trimmed.Store(uint64(ts))
-	l.refs.trim(ts)
-	// Dropped collections' records the log no longer refers to; a
-	// failure is tried again at the next trim, or at the next open.
-	_ = l.releaseRetained(ts)
 	return nil
 }
 

@@ -66,7 +66,6 @@ func DeleteOplogThrough(b *Batch, ts uint64) error {
 // images) in timestamp order, forward or backward, within timestamp
 // bounds. Its RecordIDs are the timestamps.
 type OplogCursor struct {
-	r          Reader
 	it         Iterator
 	reverse    bool
 	started    bool
@@ -102,29 +101,7 @@ func openOplogCursor(r Reader, lower, upper []byte, reverse bool) (*OplogCursor,
 	if err != nil {
 		return nil, fmt.Errorf("storage: oplog iterator: %w", err)
 	}
-	return &OplogCursor{r: r, it: it, reverse: reverse}, nil
-}
-
-// Records opens a forward cursor over the records of collID whose
-// RecordIDs lie in [lo, hi), at the point in time the oplog cursor reads:
-// an oplog entry that refers to its collection's records instead of
-// holding a copy (package oplog, reference runs) is read with the records
-// as they were when it was. A cursor over the live database clones its
-// iterator (same sequence number); a snapshot's or a transaction's view
-// is one point in time already.
-func (c *OplogCursor) Records(collID uint64, lo, hi RecordID) (*RecordCursor, error) {
-	o := &pebble.IterOptions{LowerBound: appendRecordKey(nil, collID, lo), UpperBound: appendRecordKey(nil, collID, hi)}
-	var it Iterator
-	var err error
-	if pit, ok := c.it.(*pebble.Iterator); ok {
-		it, err = pit.Clone(pebble.CloneOptions{IterOptions: o})
-	} else {
-		it, err = c.r.newIter(o)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("storage: oplog records iterator: %w", err)
-	}
-	return &RecordCursor{it: it, collID: collID}, nil
+	return &OplogCursor{it: it, reverse: reverse}, nil
 }
 
 // Next advances to the next entry: its timestamp and document, valid only

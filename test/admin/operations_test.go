@@ -19,12 +19,7 @@ import (
 // refusals (a primary without force, a view, a missing collection, a
 // non-string name, an 8.0-only option).
 func TestCompact(t *testing.T) {
-	// Without the oplog: with it, the load's oplog entries refer to the
-	// records (internal/oplog/refs.go), and deleting the documents first
-	// writes them into the oplog (about 40 MB at the acceptance size),
-	// which fills and flushes the memtable, so background compaction
-	// gives part of the space back before compact runs.
-	ldb, db := testenv.Open(t, lode.WithOplogSizeMB(0))
+	ldb, db := testenv.Open(t)
 	ctx := testenv.Ctx(t)
 	coll := db.Collection("c")
 	n := testenv.Size(3000, 100000)
