@@ -10,9 +10,11 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
+// openTestDB opens a DB on a fresh directory, closed when the test ends;
+// its log is quiet (tests that fail writes on purpose would fill it).
 func openTestDB(t *testing.T) *DB {
 	t.Helper()
-	db, err := Open(t.TempDir(), Options{})
+	db, err := Open(t.TempDir(), Options{Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}

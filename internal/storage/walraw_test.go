@@ -18,12 +18,7 @@ import (
 // injection) keeps seeing the log's writes.
 func TestWALRawIO(t *testing.T) {
 	dir := t.TempDir()
-	// The DB whose failure a failed write reports.
-	db, err := Open(t.TempDir(), Options{Logger: quietLog()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t) // the DB whose failure a failed write reports
 	open := func(fs guardFS, name string) *walFile {
 		t.Helper()
 		f, err := fs.Create(filepath.Join(dir, name), walCategory)
@@ -102,11 +97,7 @@ func TestWALRawIO(t *testing.T) {
 // nothing is raw (the wrapper sees every sync).
 func TestRawMetadataSyncs(t *testing.T) {
 	dir := t.TempDir()
-	db, err := Open(t.TempDir(), Options{Logger: quietLog()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	check := func(f vfs.File, err error, what string, wantRaw bool) {
 		t.Helper()
 		if err != nil {
