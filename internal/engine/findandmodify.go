@@ -15,8 +15,8 @@ import (
 // document.
 func (e *Engine) FindAndModify(ctx context.Context, db, coll string, spec FindAndModifySpec) (FindAndModifyResult, error) {
 	var res FindAndModifyResult
-	e.db.BeginWrite() // the durability wait gathers the commits of others (storage/sync.go)
-	defer e.db.EndWrite()
+	e.db.BeginWrite(spec.Journal) // the durability wait gathers the commits of others (storage/sync.go)
+	defer e.db.EndWrite(spec.Journal)
 	if err := e.checkOpen(); err != nil {
 		return res, err
 	}

@@ -19,8 +19,8 @@ const MaxDocumentSize = 16 * 1024 * 1024
 // Each document is atomic; ordered stops at the first failure.
 func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Document, opts WriteOptions) (InsertResult, error) {
 	var res InsertResult
-	e.db.BeginWrite() // the durability wait gathers the commits of others (storage/sync.go)
-	defer e.db.EndWrite()
+	e.db.BeginWrite(opts.Journal) // the durability wait gathers the commits of others (storage/sync.go)
+	defer e.db.EndWrite(opts.Journal)
 	if err := e.checkOpen(); err != nil {
 		return res, err
 	}

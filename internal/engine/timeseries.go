@@ -69,8 +69,8 @@ func timeseriesOf(c *collection) *timeseries.Options {
 // session record); a command found done when it gets the lock returns
 // its result.
 func (e *Engine) InsertTimeseries(ctx context.Context, db, coll string, docs []bsoncore.Document, opts WriteOptions) (InsertResult, error) {
-	e.db.BeginWrite() // the durability wait gathers the commits of others (storage/sync.go)
-	defer e.db.EndWrite()
+	e.db.BeginWrite(opts.Journal) // the durability wait gathers the commits of others (storage/sync.go)
+	defer e.db.EndWrite(opts.Journal)
 	if err := e.checkOpen(); err != nil {
 		return InsertResult{}, err
 	}

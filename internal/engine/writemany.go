@@ -20,8 +20,8 @@ import (
 // write errors so far. At the end it waits for the batch's commits to be
 // durable as opts.Journal asks.
 func (e *Engine) runStatements(ctx context.Context, n int, opts WriteOptions, run func(i int) (uint64, error)) ([]WriteError, error) {
-	e.db.BeginWrite() // the durability wait gathers the commits of others (storage/sync.go)
-	defer e.db.EndWrite()
+	e.db.BeginWrite(opts.Journal) // the durability wait gathers the commits of others (storage/sync.go)
+	defer e.db.EndWrite(opts.Journal)
 	var werrs []WriteError
 	var lastSeq uint64
 	rec := recorderFrom(ctx)

@@ -123,7 +123,8 @@ func (s *Server) metricsDoc() bsoncore.Document {
 		AppendDocument("lode", bsoncore.NewDocumentBuilder().
 			AppendInt64("commits", int64(ss.Commits)).
 			AppendInt64("syncs", int64(ss.Syncs)).
-			AppendInt64("syncWaits", int64(ss.SyncWaits)).Build()).
+			AppendInt64("syncWaits", int64(ss.SyncWaits)).
+			AppendInt64("walDirectWrites", int64(ss.WALDirectWrites)).Build()).
 		Build()
 }
 

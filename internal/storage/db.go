@@ -136,6 +136,9 @@ type Stats struct {
 	Syncs uint64
 	// SyncWaits is the number of writers that waited for an fsync.
 	SyncWaits uint64
+	// WALDirectWrites is the number of log writes sent past the page
+	// cache before a lone j:true writer's sync (waldirect.go).
+	WALDirectWrites uint64
 }
 
 // ErrClosed is returned by operations on a closed DB.
@@ -157,6 +160,8 @@ type DB struct {
 	commits   atomic.Uint64
 	syncs     atomic.Uint64
 	syncWaits atomic.Uint64
+	// walDirectWrites counts the log's direct writes (Stats).
+	walDirectWrites atomic.Uint64
 
 	mu     sync.Mutex
 	synced uint64        // highest commitSeq covered by a completed fsync
@@ -189,6 +194,13 @@ type DB struct {
 	// ingestCommits counts the batches committed by ingestion.
 	ingestCommits atomic.Int64
 	writers       atomic.Int32 // write commands under way (BeginWrite), for gatherCommits
+	// syncWanted counts the write commands under way that will wait for
+	// a sync (BeginWrite(true)): while it is above zero the log keeps
+	// Pebble's writes for the sync to send directly (waldirect.go).
+	syncWanted atomic.Int32
+	// curWAL is the newest log with direct writes, whose stash EndWrite
+	// hands to the kernel when the last such command ends.
+	curWAL atomic.Pointer[walFile]
 }
 
 // Open opens (creating if needed) the Pebble database in dir.
@@ -396,7 +408,8 @@ func (db *DB) EstimateDiskUsage(lo, hi []byte) (uint64, error) {
 
 // Stats returns the durability counters.
 func (db *DB) Stats() Stats {
-	return Stats{Commits: db.commits.Load(), Syncs: db.syncs.Load(), SyncWaits: db.syncWaits.Load()}
+	return Stats{Commits: db.commits.Load(), Syncs: db.syncs.Load(), SyncWaits: db.syncWaits.Load(),
+		WALDirectWrites: db.walDirectWrites.Load()}
 }
 
 // Close syncs the WAL, stops the syncer and closes Pebble. It is

@@ -50,6 +50,10 @@ func (g guardFS) wal(f vfs.File, err error, name string, category vfs.DiskWriteC
 	if fi, err := f.Stat(); err == nil {
 		w.size = fi.Size() // a recycled log is overwritten up to its size
 	}
+	if w.raw {
+		w.direct = newWALDirect(name) // waldirect.go
+		g.db.curWAL.Store(w)
+	}
 	return w, nil
 }
 
@@ -170,20 +174,19 @@ type walFile struct {
 	raw       bool  // write and sync with raw system calls
 	name      string
 	db        *DB
+	// direct: the log's synced writes bypass the page cache
+	// (waldirect.go); nil: every write goes through it.
+	direct *walDirect
 }
 
 // walStep is how far a log is extended at a time.
 const walStep = 4 << 20
 
 func (w *walFile) Write(p []byte) (int, error) {
-	if end := w.off + int64(len(p)); end > w.size && !w.fixed {
-		size := (end + walStep - 1) / walStep * walStep
-		if extendFile(w.Fd(), w.size, size-w.size) == nil {
-			w.size = size
-		} else {
-			w.fixed = true // no room or no support: the write finds its own
-		}
+	if w.direct != nil {
+		return w.writeDirect(p)
 	}
+	w.extend(w.off + int64(len(p)))
 	var n int
 	var err error
 	if w.raw {
@@ -196,7 +199,22 @@ func (w *walFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// extend extends the log by walStep bytes at a time to hold end bytes.
+func (w *walFile) extend(end int64) {
+	if end > w.size && !w.fixed {
+		size := (end + walStep - 1) / walStep * walStep
+		if extendFile(w.Fd(), w.size, size-w.size) == nil {
+			w.size = size
+		} else {
+			w.fixed = true // no room or no support: the write finds its own
+		}
+	}
+}
+
 func (w *walFile) SyncData() error {
+	if w.direct != nil {
+		return w.syncDirect(true)
+	}
 	if w.raw {
 		return w.db.writeFailed(rawSync(w.Fd(), w.name, true))
 	}
@@ -204,10 +222,37 @@ func (w *walFile) SyncData() error {
 }
 
 func (w *walFile) Sync() error {
+	if w.direct != nil {
+		return w.syncDirect(false)
+	}
 	if w.raw {
 		return w.db.writeFailed(rawSync(w.Fd(), w.name, false))
 	}
 	return w.File.Sync()
+}
+
+// SyncTo syncs the log whole when its writes may be in the stash.
+func (w *walFile) SyncTo(length int64) (bool, error) {
+	if w.direct != nil {
+		return true, w.syncDirect(true)
+	}
+	return w.File.SyncTo(length)
+}
+
+// Close hands the stash to the kernel first.
+func (w *walFile) Close() error {
+	if d := w.direct; d != nil {
+		err := w.flushStash()
+		d.mu.Lock()
+		d.closeFd()
+		d.mu.Unlock()
+		w.db.curWAL.CompareAndSwap(w, nil)
+		if err != nil {
+			w.File.Close()
+			return err
+		}
+	}
+	return w.File.Close()
 }
 
 // Preallocate: the log reserves its space as it extends.

@@ -21,14 +21,14 @@ func TestGroupCommit(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				db.BeginWrite()
+				db.BeginWrite(true)
 				b := db.NewBatch()
 				b.pb.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
 				seq, err := db.Commit(b)
 				if err == nil {
 					err = db.WaitDurable(context.Background(), seq)
 				}
-				db.EndWrite()
+				db.EndWrite(true)
 				if err != nil {
 					t.Error(err)
 					return

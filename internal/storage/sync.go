@@ -99,11 +99,42 @@ func (db *DB) gatherCommits() {
 // BeginWrite and EndWrite bracket a write command, from before it takes
 // its locks to after its durability wait: a leader gathers commits only
 // while other writers are under way. A write that does not bracket
-// itself is still made durable, but no leader waits for it.
-func (db *DB) BeginWrite() { db.writers.Add(1) }
+// itself is still made durable, but no leader waits for it. journal
+// says the command will wait for a sync (j:true): while one is under
+// way, the log keeps what it is given for that sync to write directly
+// (waldirect.go).
+func (db *DB) BeginWrite(journal bool) {
+	db.writers.Add(1)
+	if journal {
+		db.syncWanted.Add(1)
+	}
+}
 
-// EndWrite ends a BeginWrite.
-func (db *DB) EndWrite() { db.writers.Add(-1) }
+// loneSyncWriter reports whether the one write command under way will
+// wait for a sync: then the log keeps what it is given for that sync.
+// With more writers the writes go to the kernel as they come, as before:
+// sixteen j:true clients cost 12% more server CPU per insert with their
+// writes kept (docs/benchmarks.md, "Issue 33: a log's synced writes
+// without the page cache"), and a w:1 writer's bytes would wait in the
+// process for someone else's sync.
+func (db *DB) loneSyncWriter() bool {
+	return db.syncWanted.Load() == 1 && db.writers.Load() == 1
+}
+
+// EndWrite ends a BeginWrite with the same journal.
+func (db *DB) EndWrite(journal bool) {
+	db.writers.Add(-1)
+	if journal {
+		db.syncWanted.Add(-1)
+		// Its sync has usually sent the stash; what a failed or
+		// interrupted command left there goes to the kernel now.
+		if w := db.curWAL.Load(); w != nil {
+			// A failure here has failed the DB (writeFailed); the next
+			// command meets it.
+			_ = w.flushStash()
+		}
+	}
+}
 
 // maxGatherYields bounds the leader's wait for its group.
 const maxGatherYields = 32

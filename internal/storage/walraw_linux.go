@@ -29,6 +29,53 @@ func rawWrite(fd uintptr, name string, p []byte) (int, error) {
 	return n, nil
 }
 
+// rawPwrite writes all of p to fd at off with raw pwrite calls.
+func rawPwrite(fd uintptr, name string, p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_PWRITE64, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n), uintptr(off+int64(n)), 0, 0)
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e != 0:
+			return n, &os.PathError{Op: "pwrite", Path: name, Err: e}
+		case r == 0:
+			return n, &os.PathError{Op: "pwrite", Path: name, Err: io.ErrShortWrite}
+		}
+		n += int(r)
+	}
+	return n, nil
+}
+
+// openDirect opens the file name for writing with O_DIRECT.
+func openDirect(name string) (int, error) {
+	return syscall.Open(name, syscall.O_WRONLY|syscall.O_DIRECT|syscall.O_CLOEXEC, 0)
+}
+
+func closeDirect(fd int) { syscall.Close(fd) }
+
+// rawPwriteDirect writes p, whole pages from a page-aligned buffer, at
+// off (a page boundary) to fd, opened with O_DIRECT. It returns EINVAL
+// itself when the filesystem refuses the write.
+func rawPwriteDirect(fd int, name string, p []byte, off int64) error {
+	n := 0
+	for n < len(p) {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_PWRITE64, uintptr(fd), uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n), uintptr(off+int64(n)), 0, 0)
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EINVAL && n == 0:
+			return syscall.EINVAL
+		case e != 0:
+			return &os.PathError{Op: "pwrite", Path: name, Err: e}
+		case r == 0 || int(r)%walPage != 0 && n+int(r) < len(p):
+			return &os.PathError{Op: "pwrite", Path: name, Err: io.ErrShortWrite}
+		}
+		n += int(r)
+	}
+	return nil
+}
+
 // rawSync is fdatasync(fd) (data) or fsync(fd) as a raw call.
 func rawSync(fd uintptr, name string, data bool) error {
 	call, op := uintptr(syscall.SYS_FSYNC), "fsync"

@@ -112,6 +112,7 @@ func TestKill9KeepsAcknowledgedJournaledWrites(t *testing.T) {
 	dataDir := filepath.Join(tmp, "data")
 	ack := &acked{v: map[string]int64{}}
 	start := time.Now()
+	var directWrites int64 // the lone writers' direct log writes, all rounds
 	for round := 0; round < rounds; round++ {
 		cmd, addr := startServer(t, bin, dataDir)
 		client, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + addr + "/?directConnection=true").
@@ -128,10 +129,17 @@ func TestKill9KeepsAcknowledgedJournaledWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Stream writes until the kill.
+		// Stream writes until the kill. Every other round has one
+		// writer: a lone j:true writer's log writes go past the page
+		// cache at its sync (internal/storage/waldirect.go), and a kill
+		// must find them as it finds the others.
+		n := clients
+		if round%2 == 1 {
+			n = 1
+		}
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
-		for w := 0; w < clients; w++ {
+		for w := 0; w < n; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -139,6 +147,14 @@ func TestKill9KeepsAcknowledgedJournaledWrites(t *testing.T) {
 			}()
 		}
 		time.Sleep(time.Duration(50+rand.IntN(400)) * time.Millisecond)
+		if n == 1 {
+			var st bson.Raw
+			if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err == nil {
+				if v, err := st.LookupErr("metrics", "lode", "walDirectWrites"); err == nil {
+					directWrites += v.AsInt64()
+				}
+			}
+		}
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -159,9 +175,12 @@ func TestKill9KeepsAcknowledgedJournaledWrites(t *testing.T) {
 	ack.mu.Lock()
 	n := len(ack.v)
 	ack.mu.Unlock()
-	t.Logf("%d rounds, %d acknowledged documents, %v", rounds, n, time.Since(start))
+	t.Logf("%d rounds, %d acknowledged documents, %d direct log writes in the lone writers' rounds, %v", rounds, n, directWrites, time.Since(start))
 	if n < rounds*clients {
 		t.Fatalf("too few acknowledged writes (%d): the test did not exercise the server", n)
+	}
+	if directWrites == 0 && directLogs(t, tmp) {
+		t.Fatal("no lone writer's log write went directly: the test did not exercise that path")
 	}
 }
 

@@ -50,7 +50,8 @@ func ServerStatus(t testing.TB, c *mongo.Client) bson.Raw {
 }
 
 // LodeMetric reads serverStatus.metrics.lode.<name> (commits, syncs,
-// syncWaits: how many writes waited for a journal fsync).
+// syncWaits: how many writes waited for a journal fsync, walDirectWrites:
+// how many log writes went past the page cache for a lone j:true writer).
 func LodeMetric(t testing.TB, db *lode.DB, name string) int64 {
 	t.Helper()
 	v, err := ServerStatus(t, db.Client()).LookupErr("metrics", "lode", name)

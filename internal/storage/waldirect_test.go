@@ -1,0 +1,187 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// TestWALDirectBytes drives one log through every path of waldirect.go in
+// a random order: writes kept for a lone j:true writer and sent directly
+// at its sync, writes through the page cache after a direct one (the tail
+// page written whole), writes too large to keep, stashes handed over when
+// a writer ends. After each sync the file must hold exactly what was
+// written, then zeros; at the end too.
+func TestWALDirectBytes(t *testing.T) {
+	dir := t.TempDir()
+	db := openTestDB(t)
+	f, err := guardFS{FS: vfs.Default, db: db, raw: true}.Create(filepath.Join(dir, "d.log"), walCategory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.(*walFile)
+	if w.direct == nil {
+		t.Skip("no O_DIRECT on this filesystem")
+	}
+	// The test plays the DB's writers: lone says one j:true command is
+	// under way (loneSyncWriter), otherwise a w:1 one and a j:true one.
+	setLone := func(lone bool) {
+		if lone {
+			db.writers.Store(1)
+		} else {
+			db.writers.Store(2)
+		}
+		db.syncWanted.Store(1)
+	}
+	defer func() { db.writers.Store(0); db.syncWanted.Store(0) }()
+	directBefore := db.walDirectWrites.Load()
+
+	check := func(want []byte, when string) {
+		t.Helper()
+		got, err := os.ReadFile(filepath.Join(dir, "d.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) < len(want) || !bytes.Equal(got[:len(want)], want) {
+			i := 0
+			for i < len(want) && i < len(got) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("%s: the log differs from what was written at byte %d of %d (file %d bytes)", when, i, len(want), len(got))
+		}
+		if len(bytes.Trim(got[len(want):], "\x00")) != 0 {
+			t.Fatalf("%s: the log holds more than zeros after the %d bytes written", when, len(want))
+		}
+	}
+
+	r := rand.New(rand.NewPCG(33, 7))
+	var want []byte
+	syncs := 0
+	for i := range 3000 {
+		setLone(r.IntN(4) != 0)
+		var n int
+		switch k := r.IntN(20); {
+		case k == 0:
+			n = 40<<10 + r.IntN(100<<10) // does not fit the stash
+		case k < 4:
+			n = 1 + r.IntN(3*walPage) // may cross pages
+		default:
+			n = 1 + r.IntN(300) // a j:true insert's batch
+		}
+		p := make([]byte, n)
+		for j := range p {
+			p[j] = byte(i + j*7)
+		}
+		if m, err := w.Write(p); err != nil || m != n {
+			t.Fatalf("write %d: %d, %v", i, m, err)
+		}
+		want = append(want, p...)
+		switch k := r.IntN(10); {
+		case k < 3:
+			if err := w.SyncData(); err != nil {
+				t.Fatal(err)
+			}
+			if syncs++; syncs%25 == 0 {
+				check(want, fmt.Sprintf("after sync %d", syncs))
+			}
+		case k == 3:
+			if err := w.flushStash(); err != nil { // a j:true command ended
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check(want, "after close")
+	if db.walDirectWrites.Load() == directBefore {
+		t.Fatal("no write went directly")
+	}
+	if w.direct.wholePages == 0 {
+		t.Fatal("no write after a direct one wrote its tail page whole")
+	}
+}
+
+// TestWALDirectReplay: a lone j:true writer's commits go to the log
+// directly, between w:1 commits that go through the page cache; the DB
+// reopened replays the log with every commit in it.
+func TestWALDirectReplay(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(w, i int) []byte { return appendRecordKey(nil, uint64(1+w), RecordID(uint64(i+1))) }
+	val := func(w, i int) []byte { return bytes.Repeat([]byte{byte(w*31 + i)}, 50+i%700) }
+	commit := func(w, i int, journal bool) error {
+		db.BeginWrite(journal)
+		defer db.EndWrite(journal)
+		b := db.NewBatch()
+		_ = b.pb.Set(key(w, i), val(w, i), nil)
+		seq, err := db.Commit(b)
+		if err == nil && journal {
+			err = db.WaitDurable(context.Background(), seq)
+		}
+		return err
+	}
+	const each = 400
+	// Alone first, then beside a w:1 writer.
+	for i := range each {
+		if err := commit(0, i, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if db.Stats().WALDirectWrites == 0 {
+		t.Fatal("a lone j:true writer's commits did not go directly")
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	for w := 1; w <= 2; w++ {
+		go func(w int) {
+			defer wg.Done()
+			for i := range each {
+				if err := commit(w, i, w == 1); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	for i := range each {
+		if err := commit(0, each+i, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, Options{Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for w := 0; w <= 2; w++ {
+		n := each
+		if w == 0 {
+			n = 2 * each
+		}
+		for i := range n {
+			got, closer, err := db.pdb.Get(key(w, i))
+			if err != nil {
+				t.Fatalf("writer %d commit %d after reopening: %v", w, i, err)
+			}
+			if !bytes.Equal(got, val(w, i)) {
+				t.Fatalf("writer %d commit %d: wrong value after reopening", w, i)
+			}
+			closer.Close()
+		}
+	}
+}
