@@ -111,12 +111,11 @@ func (db *DB) BeginWrite(journal bool) {
 }
 
 // loneSyncWriter reports whether the one write command under way will
-// wait for a sync: then the log keeps what it is given for that sync.
-// With more writers the writes go to the kernel as they come, as before:
-// sixteen j:true clients cost 12% more server CPU per insert with their
-// writes kept (docs/benchmarks.md, "Issue 33: a log's synced writes
-// without the page cache"), and a w:1 writer's bytes would wait in the
-// process for someone else's sync.
+// wait for a sync: then the log may keep what it is given for that sync
+// (waldirect.go). With more writers the writes go to the kernel as they
+// come, as before: a group's sync gains nothing from the direct write,
+// and a w:1 writer's bytes would wait in the process for someone else's
+// sync.
 func (db *DB) loneSyncWriter() bool {
 	return db.syncWanted.Load() == 1 && db.writers.Load() == 1
 }

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 )
 
-// A log's synced writes bypass the page cache.
+// A lone j:true writer's log writes bypass the page cache.
 //
 // A j:true commit writes its batch to the log and syncs it. Written
 // through the page cache, the bytes are copied into a page, the page is
@@ -16,13 +16,15 @@ import (
 // request and submits it. Written with O_DIRECT, the request goes from
 // the buffer at once and the fdatasync only flushes the device's cache.
 // On the 2-core PVM guest a 200-byte write and its fdatasync cost about
-// 15 us less CPU that way (docs/benchmarks.md, "Issue 33: a log's synced
-// writes without the page cache").
+// 15 us less CPU that way (docs/benchmarks.md, "Issue 33: a lone j:true
+// writer's log writes without the page cache").
 //
 // A write is only worth sending directly when a sync follows it, and the
 // log's writer (Pebble's flush loop) does not say so: it writes, then
-// syncs if a commit asked. So while a commit that will wait for a sync is
-// under way (DB.BeginWrite(true) to EndWrite), the log holds what Pebble
+// syncs if a commit asked. So while the one write command under way
+// will wait for a sync (DB.BeginWrite(true) to EndWrite, and no other
+// writer: loneSyncWriter), and the last walLoneStreak syncs found it so
+// too, the log holds what Pebble
 // writes in a page-aligned buffer, the "stash", and the sync sends the
 // stash directly, padded with zeros to a whole page, before its
 // fdatasync. Pebble reads a zeroed tail as the log's end, which the
@@ -62,6 +64,10 @@ type walDirect struct {
 	// cachedWrites counts the writes through the page cache: a sync
 	// clears dirty only if none came in while it ran without mu.
 	cachedWrites uint64
+	// loneSyncs counts the syncs in a row made while one j:true writer
+	// was alone (DB.loneSyncWriter); writes are kept only after
+	// walLoneStreak of them.
+	loneSyncs int
 	// held is stash > 0, read without mu by EndWrite.
 	held atomic.Bool
 	// wholePages counts the writes through the page cache that wrote
@@ -72,6 +78,17 @@ type walDirect struct {
 // walPage is the alignment of a direct write: the largest logical block
 // size of the disks Lode runs on.
 const walPage = 4096
+
+// walLoneStreak is how many syncs in a row must find one j:true writer
+// alone before its writes are kept. Switching costs: a direct write drops
+// the pages it covers from the page cache, and the next write through
+// the page cache allocates them again. Sixty-four clients on two cores
+// are often down to one writer for a moment: without a streak 2,019 of
+// 6,119 syncs went directly, with a streak of 8 608 of 9,900 (and 4%
+// more server CPU per insert than without direct writes, in 5 of 6
+// pairs), with 32 30 of 9,428 (docs/benchmarks.md, "Issue 33: a lone
+// j:true writer's log writes without the page cache").
+const walLoneStreak = 32
 
 // walDirectBuf is the size of a log's aligned buffer: a page for the
 // head and the padding, and the rest for the stash. Pebble writes a log
@@ -101,11 +118,19 @@ func (w *walFile) writeDirect(p []byte) (int, error) {
 	// before a direct write reaches them (a direct write waits for the
 	// write-back of the pages it covers).
 	w.extend(w.off + int64(len(p)) + walStep/2)
-	if w.db.loneSyncWriter() && d.fd >= 0 && !w.fixed && d.head+d.stash+len(p) <= len(d.buf)-walPage {
+	lone := d.loneSyncs >= walLoneStreak && w.db.loneSyncWriter() && d.fd >= 0 && !w.fixed
+	if fits := d.head+d.stash+len(p) <= len(d.buf)-walPage; fits && (lone || d.stash > 0) {
 		copy(d.buf[d.head+d.stash:], p)
 		d.stash += len(p)
-		d.held.Store(true)
 		w.off += int64(len(p))
+		if lone {
+			d.held.Store(true)
+			return len(p), nil
+		}
+		// No longer alone: the stash and p go to the kernel in one call.
+		if err := w.flushStashLocked(); err != nil {
+			return 0, err
+		}
 		return len(p), nil
 	}
 	if err := w.flushStashLocked(); err != nil {
@@ -189,6 +214,11 @@ func (w *walFile) directWriteLocked() (bool, error) {
 func (w *walFile) syncDirect(data bool) error {
 	d := w.direct
 	d.mu.Lock()
+	if w.db.loneSyncWriter() {
+		d.loneSyncs++
+	} else {
+		d.loneSyncs = 0
+	}
 	if err := w.sendStashLocked(); err != nil {
 		d.mu.Unlock()
 		return err

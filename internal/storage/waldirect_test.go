@@ -64,8 +64,10 @@ func TestWALDirectBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 7))
 	var want []byte
 	syncs := 0
-	for i := range 3000 {
-		setLone(r.IntN(4) != 0)
+	for i := range 4000 {
+		// Long stretches alone (the streak of lone syncs builds up and
+		// writes are kept), then a stretch where writers come and go.
+		setLone((i/500)%3 != 2 || r.IntN(4) != 0)
 		var n int
 		switch k := r.IntN(20); {
 		case k == 0:
