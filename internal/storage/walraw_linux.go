@@ -12,35 +12,36 @@ const walRawIO = true
 
 // rawWrite writes all of p to fd with raw write calls, again when
 // interrupted (walFile.Write says why raw).
-func rawWrite(fd uintptr, name string, p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n))
-		switch {
-		case e == syscall.EINTR:
-			continue
-		case e != 0:
-			return n, &os.PathError{Op: "write", Path: name, Err: e}
-		case r == 0:
-			return n, &os.PathError{Op: "write", Path: name, Err: io.ErrShortWrite}
-		}
-		n += int(r)
-	}
-	return n, nil
-}
+func rawWrite(fd uintptr, name string, p []byte) (int, error) { return rawWriteAt(fd, name, p, -1) }
 
 // rawPwrite writes all of p to fd at off with raw pwrite calls.
 func rawPwrite(fd uintptr, name string, p []byte, off int64) (int, error) {
+	return rawWriteAt(fd, name, p, off)
+}
+
+// rawWriteAt writes all of p at off (pwrite), or at the file's position
+// when off is negative (write).
+func rawWriteAt(fd uintptr, name string, p []byte, off int64) (int, error) {
+	op := "write"
+	if off >= 0 {
+		op = "pwrite"
+	}
 	n := 0
 	for n < len(p) {
-		r, _, e := syscall.RawSyscall6(syscall.SYS_PWRITE64, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n), uintptr(off+int64(n)), 0, 0)
+		var r uintptr
+		var e syscall.Errno
+		if off < 0 {
+			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n))
+		} else {
+			r, _, e = syscall.RawSyscall6(syscall.SYS_PWRITE64, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n), uintptr(off+int64(n)), 0, 0)
+		}
 		switch {
 		case e == syscall.EINTR:
 			continue
 		case e != 0:
-			return n, &os.PathError{Op: "pwrite", Path: name, Err: e}
+			return n, &os.PathError{Op: op, Path: name, Err: e}
 		case r == 0:
-			return n, &os.PathError{Op: "pwrite", Path: name, Err: io.ErrShortWrite}
+			return n, &os.PathError{Op: op, Path: name, Err: io.ErrShortWrite}
 		}
 		n += int(r)
 	}
