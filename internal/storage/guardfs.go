@@ -51,8 +51,9 @@ func (g guardFS) wal(f vfs.File, err error, name string, category vfs.DiskWriteC
 		w.size = fi.Size() // a recycled log is overwritten up to its size
 	}
 	if w.raw {
-		w.direct = newWALDirect(name) // waldirect.go
-		g.db.curWAL.Store(w)
+		if w.direct = newWALDirect(name); w.direct != nil { // waldirect.go
+			g.db.curWAL.Store(w)
+		}
 	}
 	return w, nil
 }

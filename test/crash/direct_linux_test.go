@@ -8,7 +8,7 @@ import (
 )
 
 // directLogs reports whether the filesystem of dir takes O_DIRECT writes
-// (tmpfs does not; a log there stays on the page cache).
+// (tmpfs before Linux 6.6 does not; a log there stays on the page cache).
 func directLogs(t *testing.T, dir string) bool {
 	t.Helper()
 	name := filepath.Join(dir, "direct-probe")
