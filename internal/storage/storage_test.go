@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -21,15 +20,7 @@ func TestGroupCommit(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				db.BeginWrite(true)
-				b := db.NewBatch()
-				b.pb.Set(appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), nil)
-				seq, err := db.Commit(b)
-				if err == nil {
-					err = db.WaitDurable(context.Background(), seq)
-				}
-				db.EndWrite(true)
-				if err != nil {
+				if err := commitOne(db, appendRecordKey(nil, 1, RecordID(uint64(w*each+i+1))), []byte("x"), true); err != nil {
 					t.Error(err)
 					return
 				}

@@ -122,17 +122,7 @@ func TestWALDirectReplay(t *testing.T) {
 	}
 	key := func(w, i int) []byte { return appendRecordKey(nil, uint64(1+w), RecordID(uint64(i+1))) }
 	val := func(w, i int) []byte { return bytes.Repeat([]byte{byte(w*31 + i)}, 50+i%700) }
-	commit := func(w, i int, journal bool) error {
-		db.BeginWrite(journal)
-		defer db.EndWrite(journal)
-		b := db.NewBatch()
-		_ = b.pb.Set(key(w, i), val(w, i), nil)
-		seq, err := db.Commit(b)
-		if err == nil && journal {
-			err = db.WaitDurable(context.Background(), seq)
-		}
-		return err
-	}
+	commit := func(w, i int, journal bool) error { return commitOne(db, key(w, i), val(w, i), journal) }
 	const each = 400
 	// Alone first, then beside a w:1 writer.
 	for i := range each {
@@ -162,29 +152,58 @@ func TestWALDirectReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(dir, Options{Logger: quietLog()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopenTestDB(t, db, dir)
 	for w := 0; w <= 2; w++ {
 		n := each
 		if w == 0 {
 			n = 2 * each
 		}
 		for i := range n {
-			got, closer, err := db.pdb.Get(key(w, i))
-			if err != nil {
-				t.Fatalf("writer %d commit %d after reopening: %v", w, i, err)
-			}
-			if !bytes.Equal(got, val(w, i)) {
-				t.Fatalf("writer %d commit %d: wrong value after reopening", w, i)
-			}
-			closer.Close()
+			checkValue(t, db, key(w, i), val(w, i))
 		}
+	}
+}
+
+// commitOne commits key = val as a write command of its own; journal: it
+// waits for its sync, as a j:true command does.
+func commitOne(db *DB, key, val []byte, journal bool) error {
+	db.BeginWrite(journal)
+	defer db.EndWrite(journal)
+	b := db.NewBatch()
+	_ = b.pb.Set(key, val, nil)
+	seq, err := db.Commit(b)
+	if err == nil && journal {
+		err = db.WaitDurable(context.Background(), seq)
+	}
+	return err
+}
+
+// reopenTestDB closes db and opens dir again; the new DB is closed at the
+// test's end. Pebble's close leaves the memtable's commits in the log, so
+// the new DB replays them.
+func reopenTestDB(t *testing.T, db *DB, dir string) *DB {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(dir, Options{Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// checkValue fails t unless key holds want.
+func checkValue(t *testing.T, db *DB, key, want []byte) {
+	t.Helper()
+	got, closer, err := db.pdb.Get(key)
+	if err != nil {
+		t.Fatalf("key %x after reopening: %v", key, err)
+	}
+	defer closer.Close()
+	if !bytes.Equal(got, want) {
+		t.Fatalf("key %x: wrong value after reopening", key)
 	}
 }
 
@@ -202,34 +221,15 @@ func TestWALWithoutDirect(t *testing.T) {
 	}
 	key := func(i int) []byte { return appendRecordKey(nil, 1, RecordID(uint64(i+1))) }
 	for i := range 100 {
-		db.BeginWrite(true)
-		b := db.NewBatch()
-		_ = b.pb.Set(key(i), []byte("v"), nil)
-		seq, err := db.Commit(b)
-		if err == nil {
-			err = db.WaitDurable(context.Background(), seq)
-		}
-		db.EndWrite(true)
-		if err != nil {
+		if err := commitOne(db, key(i), []byte("v"), true); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n := db.Stats().WALDirectWrites; n != 0 {
 		t.Fatalf("%d direct writes on a filesystem without O_DIRECT", n)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(dir, Options{Logger: quietLog()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopenTestDB(t, db, dir)
 	for i := range 100 {
-		if _, closer, err := db.pdb.Get(key(i)); err != nil {
-			t.Fatalf("commit %d after reopening: %v", i, err)
-		} else {
-			closer.Close()
-		}
+		checkValue(t, db, key(i), []byte("v"))
 	}
 }
