@@ -129,7 +129,7 @@ func TestMaxConnections(t *testing.T) {
 
 // TestStalledMessageClosed: connections that send half a message are
 // closed once MessageTimeout passes, while idle ones stay open and another
-// client's pings stay fast.
+// client's pings are not held up by them.
 func TestStalledMessageClosed(t *testing.T) {
 	t.Parallel()
 	const timeout = 500 * time.Millisecond
@@ -180,8 +180,12 @@ func TestStalledMessageClosed(t *testing.T) {
 			t.Fatalf("stalled connection %d closed after %v, before the %v deadline", i, d, timeout)
 		}
 	}
-	if worst > 50*time.Millisecond {
-		t.Fatalf("control ping took up to %v while clients stalled", worst)
+	// A server that waited on a stalled message would hold a ping until
+	// the deadline; half of it leaves room for a loaded machine's
+	// scheduling (a bound of 50 ms failed when other packages' tests ran
+	// beside this one on two cores).
+	if worst > timeout/2 {
+		t.Fatalf("control ping took up to %v while clients stalled (deadline %v)", worst, timeout)
 	}
 	// The idle connection, silent for longer than the deadline, still works.
 	if _, err := idle.ping(); err != nil {
