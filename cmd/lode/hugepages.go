@@ -7,20 +7,43 @@ import (
 
 // --huge-pages: whether `lode serve` lets C's allocator, which holds
 // Pebble's block cache and memtables, back them with transparent huge
-// pages. Like PostgreSQL's huge_pages setting: "try" (the default) asks
-// and goes on without them when they cannot be had, "off" leaves the
-// allocator as the system configures it.
+// pages. Like PostgreSQL's huge_pages setting: "try" asks and goes on
+// without them when they cannot be had; "off" (the default) does not ask.
+// Either way the allocator runs with one arena (arenaTunable).
+//
+// Off is the default since the thirty-first session
+// (docs/benchmarks.md): a block cache filling in huge pages cost more
+// server CPU than in base pages there, about 0.2 µs a document in the
+// first index build after a load, and nothing measured gained from them.
+// The one arena is what made index-driven queries cheaper: without it
+// they cost 12 to 17% more. MongoDB 7.0's production notes also advise
+// against transparent huge pages.
 const (
 	hugePagesTry = "try"
 	hugePagesOff = "off"
+	// hugePagesDefault is --huge-pages's value when it is not given.
+	hugePagesDefault = hugePagesOff
 )
 
-// hugePagesTunables are the glibc malloc tunables "try" sets: huge page
-// advice (MADV_HUGEPAGE) on the memory malloc takes from the kernel, and
-// one arena, since glibc gives that advice to its main arena and its
-// direct mappings but not to the per-thread arenas where the cgo calls
-// of Go's threads would otherwise allocate.
-const hugePagesTunables = "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1"
+// The glibc malloc tunables `lode serve` starts with. arenaTunable: one
+// arena, so that Pebble's allocations from every Go thread's cgo calls
+// share one heap (with glibc's default of eight per core, queries served
+// from the cache cost more), and so that huge page advice, which glibc
+// gives only to its main arena and its direct mappings, reaches them.
+// hugePageTunable ("try"): huge page advice (MADV_HUGEPAGE) on the memory
+// malloc takes from the kernel.
+const (
+	arenaTunable    = "glibc.malloc.arena_max=1"
+	hugePageTunable = "glibc.malloc.hugetlb=1"
+)
+
+// mallocTunables returns the tunables for a --huge-pages setting.
+func mallocTunables(hugePages string) string {
+	if hugePages == hugePagesTry {
+		return hugePageTunable + ":" + arenaTunable
+	}
+	return arenaTunable
+}
 
 func checkHugePages(v string) error {
 	if v != hugePagesTry && v != hugePagesOff {
@@ -31,10 +54,10 @@ func checkHugePages(v string) error {
 
 // hugePagesSetting returns --huge-pages's value as given on a `lode
 // serve` command line (args without the program name and command), or
-// "try"; main reads it before the flags are parsed, since the tunables
+// hugePagesDefault; main reads it before the flags are parsed, since the tunables
 // must be in the environment when the process starts.
 func hugePagesSetting(args []string) string {
-	v := hugePagesTry
+	v := hugePagesDefault
 	for i, a := range args {
 		if a == "--" {
 			break
@@ -51,17 +74,18 @@ func hugePagesSetting(args []string) string {
 	return v
 }
 
-// tunablesWithHugePages returns the GLIBC_TUNABLES value that adds
-// hugePagesTunables to env's, and whether it differs: a value that
-// already sets either tunable is the operator's choice and is kept.
-func tunablesWithHugePages(env string) (string, bool) {
+// tunablesWith returns the GLIBC_TUNABLES value that adds ours (from
+// mallocTunables) to env's, and whether it differs: a value that already
+// sets either glibc.malloc.hugetlb or glibc.malloc.arena_max is the
+// operator's choice and is kept.
+func tunablesWith(env, ours string) (string, bool) {
 	if strings.Contains(env, "glibc.malloc.hugetlb") || strings.Contains(env, "glibc.malloc.arena_max") {
 		return env, false
 	}
 	if env == "" {
-		return hugePagesTunables, true
+		return ours, true
 	}
-	return env + ":" + hugePagesTunables, true
+	return env + ":" + ours, true
 }
 
 // withEnv returns env (NAME=value entries) with name set to value: its

@@ -8,23 +8,22 @@ import (
 )
 
 // reexecWithHugePages starts `lode serve` again, in the same process
-// (execve keeps the PID), with hugePagesTunables in GLIBC_TUNABLES,
-// which glibc reads only when a process starts. It returns when that is
-// not needed (--huge-pages=off, or the tunables are already set) or not
+// (execve keeps the PID), with mallocTunables in GLIBC_TUNABLES, which
+// glibc reads only when a process starts: one arena, and with
+// --huge-pages try huge page advice. It returns when that is not needed
+// (the operator's GLIBC_TUNABLES already sets either tunable) or not
 // possible (the executable cannot be found or run): the server then
-// starts with the allocator as it is. On a virtual machine whose page
-// faults trap to the hypervisor, a block cache filled 4 KiB at a time
-// costs several per cent of a load's server time (docs/benchmarks.md,
-// twenty-second session). Other C libraries ignore the variable.
+// starts with the allocator as it is. Other C libraries ignore the
+// variable.
 func reexecWithHugePages(args []string) {
 	const restartedEnv = "LODE_HUGE_PAGES_RESTARTED"
-	if len(args) < 1 || args[0] != "serve" || hugePagesSetting(args[1:]) != hugePagesTry {
+	if len(args) < 1 || args[0] != "serve" {
 		return
 	}
 	if os.Getenv(restartedEnv) != "" {
 		return // at most one restart, whatever the C library made of the variable
 	}
-	v, changed := tunablesWithHugePages(os.Getenv("GLIBC_TUNABLES"))
+	v, changed := tunablesWith(os.Getenv("GLIBC_TUNABLES"), mallocTunables(hugePagesSetting(args[1:])))
 	if !changed {
 		return
 	}

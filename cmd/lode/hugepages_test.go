@@ -10,13 +10,14 @@ func TestHugePagesSetting(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "try"},
-		{[]string{"--dir", "d"}, "try"},
-		{[]string{"--huge-pages=off"}, "off"},
-		{[]string{"-huge-pages", "off", "--dir", "d"}, "off"},
-		{[]string{"--huge-pages", "off", "--huge-pages=try"}, "try"}, // the last wins, as in flag
-		{[]string{"--", "--huge-pages=off"}, "try"},
-		{[]string{"--dir", "--huge-pages=off"}, "off"}, // read as the flag, as flag would not: harmless, the setting only skips the restart
+		{nil, "off"},
+		{[]string{"--dir", "d"}, "off"},
+		{[]string{"--huge-pages=try"}, "try"},
+		{[]string{"-huge-pages", "try", "--dir", "d"}, "try"},
+		{[]string{"--huge-pages", "try", "--huge-pages=off"}, "off"}, // the last wins, as in flag
+		{[]string{"--huge-pages", "off", "--huge-pages=try"}, "try"},
+		{[]string{"--", "--huge-pages=try"}, "off"},
+		{[]string{"--dir", "--huge-pages=try"}, "try"}, // read as the flag, as flag would not: the only effect is the tunable
 	} {
 		if got := hugePagesSetting(c.args); got != c.want {
 			t.Errorf("%q: %q, want %q", c.args, got, c.want)
@@ -24,19 +25,27 @@ func TestHugePagesSetting(t *testing.T) {
 	}
 }
 
-func TestTunablesWithHugePages(t *testing.T) {
+func TestTunablesWith(t *testing.T) {
+	if got := mallocTunables("try"); got != "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1" {
+		t.Errorf("mallocTunables(try) = %q", got)
+	}
+	if got := mallocTunables("off"); got != "glibc.malloc.arena_max=1" {
+		t.Errorf("mallocTunables(off) = %q", got)
+	}
+	const both = "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1"
 	for _, c := range []struct {
-		env, want string
-		changed   bool
+		env, ours, want string
+		changed         bool
 	}{
-		{"", "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1", true},
-		{"glibc.malloc.trim_threshold=1048576", "glibc.malloc.trim_threshold=1048576:glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1", true},
-		{"glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0", false},
-		{"glibc.malloc.arena_max=8", "glibc.malloc.arena_max=8", false},
+		{"", both, both, true},
+		{"", "glibc.malloc.arena_max=1", "glibc.malloc.arena_max=1", true},
+		{"glibc.malloc.trim_threshold=1048576", both, "glibc.malloc.trim_threshold=1048576:" + both, true},
+		{"glibc.malloc.hugetlb=0", both, "glibc.malloc.hugetlb=0", false},
+		{"glibc.malloc.arena_max=8", "glibc.malloc.arena_max=1", "glibc.malloc.arena_max=8", false},
 	} {
-		got, changed := tunablesWithHugePages(c.env)
+		got, changed := tunablesWith(c.env, c.ours)
 		if got != c.want || changed != c.changed {
-			t.Errorf("%q: %q %v, want %q %v", c.env, got, changed, c.want, c.changed)
+			t.Errorf("%q + %q: %q %v, want %q %v", c.env, c.ours, got, changed, c.want, c.changed)
 		}
 	}
 }
