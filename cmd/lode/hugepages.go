@@ -7,22 +7,22 @@ import (
 
 // --huge-pages: whether `lode serve` lets C's allocator, which holds
 // Pebble's block cache and memtables, back them with transparent huge
-// pages. Like PostgreSQL's huge_pages setting: "try" asks and goes on
-// without them when they cannot be had; "off" (the default) does not ask.
+// pages. Like PostgreSQL's huge_pages setting: "try" (the default) asks
+// and goes on without them when they cannot be had; "off" does not ask.
 // Either way the allocator runs with one arena (arenaTunable).
 //
-// Off is the default since the thirty-first session
-// (docs/benchmarks.md): a block cache filling in huge pages cost more
-// server CPU than in base pages there, about 0.2 µs a document in the
-// first index build after a load, and nothing measured gained from them.
-// The one arena is what made index-driven queries cheaper: without it
-// they cost 12 to 17% more. MongoDB 7.0's production notes also advise
-// against transparent huge pages.
+// Huge pages cut both ways here (docs/benchmarks.md, thirty-first
+// session): the memtables' skiplist inserts cost less in them (w:1 and
+// j:true inserts from 16 clients about 5% less server CPU per insert),
+// while a block cache filling in them cost more (about 0.2 µs a document
+// in the first index build after a load). The default keeps the
+// inserts' gain. Without the one arena, index-driven queries served from
+// the cache cost 12 to 17% more.
 const (
 	hugePagesTry = "try"
 	hugePagesOff = "off"
 	// hugePagesDefault is --huge-pages's value when it is not given.
-	hugePagesDefault = hugePagesOff
+	hugePagesDefault = hugePagesTry
 )
 
 // The glibc malloc tunables `lode serve` starts with. arenaTunable: one

@@ -10,14 +10,14 @@ func TestHugePagesSetting(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "off"},
-		{[]string{"--dir", "d"}, "off"},
-		{[]string{"--huge-pages=try"}, "try"},
-		{[]string{"-huge-pages", "try", "--dir", "d"}, "try"},
-		{[]string{"--huge-pages", "try", "--huge-pages=off"}, "off"}, // the last wins, as in flag
-		{[]string{"--huge-pages", "off", "--huge-pages=try"}, "try"},
-		{[]string{"--", "--huge-pages=try"}, "off"},
-		{[]string{"--dir", "--huge-pages=try"}, "try"}, // read as the flag, as flag would not: the only effect is the tunable
+		{nil, "try"},
+		{[]string{"--dir", "d"}, "try"},
+		{[]string{"--huge-pages=off"}, "off"},
+		{[]string{"-huge-pages", "off", "--dir", "d"}, "off"},
+		{[]string{"--huge-pages", "off", "--huge-pages=try"}, "try"}, // the last wins, as in flag
+		{[]string{"--huge-pages", "try", "--huge-pages=off"}, "off"},
+		{[]string{"--", "--huge-pages=off"}, "try"},
+		{[]string{"--dir", "--huge-pages=off"}, "off"}, // read as the flag, as flag would not: the only effect is the tunable
 	} {
 		if got := hugePagesSetting(c.args); got != c.want {
 			t.Errorf("%q: %q, want %q", c.args, got, c.want)

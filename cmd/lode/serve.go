@@ -65,7 +65,7 @@ func runServe(args []string) error {
 	cacheHelp := "size in GiB of the storage engine's block cache, like mongod's --wiredTigerCacheSizeGB (from 0.25 to 10000)"
 	fs.Float64Var(&cacheGB, "cache-size-gb", float64(storage.DefaultCacheSize)/(1<<30), cacheHelp)
 	fs.Float64Var(&cacheGB, "wiredTigerCacheSizeGB", float64(storage.DefaultCacheSize)/(1<<30), "the same as --cache-size-gb")
-	hugePages := fs.String("huge-pages", hugePagesDefault, "whether C's allocator, which holds the block cache and memtables, asks for transparent huge pages: try (glibc's huge page tunable, set at start) or off (the default), like PostgreSQL's huge_pages")
+	hugePages := fs.String("huge-pages", hugePagesDefault, "whether C's allocator, which holds the block cache and memtables, asks for transparent huge pages: try (glibc's huge page tunable, set at start; the default) or off, like PostgreSQL's huge_pages")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9216): opcounters, latency histograms, connections, cursors, storage engine and memory figures; off when empty")
 	adaptProcs := fs.Bool("adapt-procs", true, "run the Go scheduler on one processor while requests arrive one at a time and the server uses under three quarters of a core, on all of them otherwise: a lone client's requests then cost fewer thread wake-ups; off when GOMAXPROCS is set")
 	pprofAddr := fs.String("pprof", "", "serve Go's net/http/pprof profiles on this address (e.g. 127.0.0.1:6060); off when empty")

@@ -11,9 +11,9 @@ import (
 
 // TestServeHugePages: `lode serve` restarts itself once at startup, in
 // the same process, with glibc's malloc tunables, which its startup line
-// reports: one arena, and with --huge-pages=try huge page advice
-// (--huge-pages=off, the default, leaves that out); tunables the operator
-// set are kept.
+// reports: one arena, and with --huge-pages=try, the default, huge page
+// advice (--huge-pages=off leaves that out); tunables the operator set
+// are kept.
 func TestServeHugePages(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the tunables are glibc's, set only on Linux")
@@ -36,8 +36,8 @@ func TestServeHugePages(t *testing.T) {
 	}
 
 	hp, glibc := startedWith()
-	if hp != "off" || glibc != "glibc.malloc.arena_max=1" {
-		t.Errorf("default: hugePages=%s glibcTunables=%q, want off with one arena", hp, glibc)
+	if hp != "try" || glibc != "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1" {
+		t.Errorf("default: hugePages=%s glibcTunables=%q, want try with both tunables", hp, glibc)
 	}
 	hp, glibc = startedWith("--huge-pages", "try")
 	if hp != "try" || glibc != "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1" {
