@@ -54,8 +54,8 @@ func checkHugePages(v string) error {
 
 // hugePagesSetting returns --huge-pages's value as given on a `lode
 // serve` command line (args without the program name and command), or
-// hugePagesDefault; main reads it before the flags are parsed, since the tunables
-// must be in the environment when the process starts.
+// hugePagesDefault; main reads it before the flags are parsed, since the
+// tunables must be in the environment when the process starts.
 func hugePagesSetting(args []string) string {
 	v := hugePagesDefault
 	for i, a := range args {

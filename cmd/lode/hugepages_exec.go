@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// reexecWithHugePages starts `lode serve` again, in the same process
+// reexecWithMallocTunables starts `lode serve` again, in the same process
 // (execve keeps the PID), with mallocTunables in GLIBC_TUNABLES, which
 // glibc reads only when a process starts: one arena, and with
 // --huge-pages try huge page advice. It returns when that is not needed
@@ -15,7 +15,7 @@ import (
 // possible (the executable cannot be found or run): the server then
 // starts with the allocator as it is. Other C libraries ignore the
 // variable.
-func reexecWithHugePages(args []string) {
+func reexecWithMallocTunables(args []string) {
 	const restartedEnv = "LODE_HUGE_PAGES_RESTARTED"
 	if len(args) < 1 || args[0] != "serve" {
 		return

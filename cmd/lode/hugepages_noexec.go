@@ -2,7 +2,7 @@
 
 package main
 
-// reexecWithHugePages does nothing without glibc's allocator under
+// reexecWithMallocTunables does nothing without glibc's allocator under
 // Pebble (a build without cgo keeps the block cache in the Go heap) or
 // off Linux.
-func reexecWithHugePages(args []string) {}
+func reexecWithMallocTunables(args []string) {}

@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	reexecWithHugePages(os.Args[1:])
+	reexecWithMallocTunables(os.Args[1:])
 	os.Exit(run(os.Args[1:]))
 }
 
