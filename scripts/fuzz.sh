@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 t=${FUZZTIME:-5s}
 # Linked as scripts/test.sh links the test binaries (it says why): each
 # target's instrumented binary is one link.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=pebblegozstd -ldflags=-linkmode=internal"
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=pebblegozstd -ldflags=-linkmode=internal -pgo=off"
 grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r f; do
   pkg=./$(dirname "${f#./}")
   for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do

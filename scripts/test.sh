@@ -14,7 +14,11 @@ fi
 # never uses: its tables are snappy-compressed) would otherwise make every
 # one of the ~80 test binaries an external link through the C toolchain,
 # twice the time. pebblegozstd swaps it for Pebble's pure-Go zstd.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=pebblegozstd -ldflags=-linkmode=internal"
+# -pgo=off: cmd/lode/default.pgo (profile-guided optimization, see
+# scripts/pgo-profile.sh) would otherwise compile every package a second
+# time for the `lode` the client tests run and for cmd/lode's own tests,
+# about two more minutes; the profile changes speed, never behaviour.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=pebblegozstd -ldflags=-linkmode=internal -pgo=off"
 go vet ./...
 LODE_SKIP_DIR=$(mktemp -d)
 export LODE_SKIP_DIR
