@@ -28,10 +28,10 @@ import (
 // writes in a page-aligned buffer, the "stash", and the sync sends the
 // stash directly, padded with zeros to a whole page. The direct
 // descriptor has O_DSYNC: the write returns once its bytes are on the
-// disk, so a sync that sent the stash directly makes no fdatasync (one
-// system call per commit instead of two: about 5 us less CPU and 10%
-// less wall time for a lone commit here, docs/benchmarks.md, "Issue 33:
-// the direct log write with O_DSYNC"). Pebble reads a zeroed tail as the
+// disk, so a sync that sent the stash directly makes no fdatasync: one
+// system call per commit instead of two, about a microsecond on this
+// PVM guest (docs/benchmarks.md, "Issue 33: the direct log write with
+// O_DSYNC"). Pebble reads a zeroed tail as the
 // log's end, which the extended log already holds past what is written
 // (walFile).
 //
