@@ -2,24 +2,16 @@ package server
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
-
-	"github.com/lodedb/lode/internal/engine"
 )
 
 // BenchmarkDispatch is the dispatcher's own cost for a ping, a find on
 // an empty collection and a one-document insert, in process: what the
 // per-command trait lookups add to every request.
 func BenchmarkDispatch(b *testing.B) {
-	eng, err := engine.Open(b.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(eng, Config{Logger: slog.New(slog.DiscardHandler)})
-	b.Cleanup(func() { s.Close(); eng.Close() })
+	s, _ := newBenchServer(b)
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string

@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
-	"log/slog"
 	"net"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/wire"
 )
 
@@ -94,17 +92,13 @@ func BenchmarkPingRoundTrip(b *testing.B) {
 
 // benchServer serves a fresh engine on 127.0.0.1:0 for a benchmark.
 func benchServer(b *testing.B) string {
-	eng, err := engine.Open(b.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(eng, Config{Logger: slog.New(slog.DiscardHandler)})
+	s, _ := newBenchServer(b)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { _ = s.Serve(ln); close(done) }()
-	b.Cleanup(func() { s.Close(); <-done; eng.Close() })
+	b.Cleanup(func() { s.Close(); <-done })
 	return ln.Addr().String()
 }

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"log/slog"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/wire"
 )
 
@@ -50,12 +48,7 @@ func (t *txnConn) Write(p []byte) (int, error) {
 // the log (w:1). Its allocations are the single insert's; one j:true
 // client pays them once per round trip.
 func BenchmarkServeInsert(b *testing.B) {
-	eng, err := engine.Open(b.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(eng, Config{Logger: slog.New(slog.DiscardHandler)})
-	b.Cleanup(func() { s.Close(); eng.Close() })
+	s, eng := newBenchServer(b)
 	uuid := bytes.Repeat([]byte{7}, 16)
 	var oid bson.ObjectID
 	doc := bsoncore.NewDocumentBuilder().
@@ -78,17 +71,7 @@ func BenchmarkServeInsert(b *testing.B) {
 		b.Fatal("txnNumber or _id not found in the message")
 	}
 	tc := &txnConn{memConn: memConn{msg: msg}, txnAt: txnAt, idAt: idAt}
-	conn := s.newConn(tc)
-	s.ops().listConn(conn)
-	defer s.ops().forgetConn(conn)
-	log := slog.New(slog.DiscardHandler)
-	if !conn.serveOne(log, 0) || tc.written == 0 {
-		b.Fatal("no reply")
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		conn.serveOne(log, 0)
-	}
+	benchServeOne(b, s, tc, func() bool { return tc.written > 0 })
 	b.StopTimer()
 	n, err := eng.Count(context.Background(), "bench", "events", nil, 0, 0, bsoncore.Value{})
 	if err != nil || n != int64(tc.txn) {

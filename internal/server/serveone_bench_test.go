@@ -44,12 +44,7 @@ func (m *memConn) SetWriteDeadline(t time.Time) error { return nil }
 // share (the socket's read and write, the wake-ups) is what
 // BenchmarkPingRoundTrip adds.
 func BenchmarkServeOne(b *testing.B) {
-	eng, err := engine.Open(b.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(eng, Config{Logger: slog.New(slog.DiscardHandler)})
-	b.Cleanup(func() { s.Close(); eng.Close() })
+	s, _ := newBenchServer(b)
 	for _, c := range []struct {
 		name string
 		cmd  bsoncore.Document
@@ -59,17 +54,34 @@ func BenchmarkServeOne(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			mc := &memConn{msg: wire.AppendMsg(nil, 1, 0, 0, c.cmd)}
-			conn := s.newConn(mc)
-			s.ops().listConn(conn)
-			defer s.ops().forgetConn(conn)
-			log := slog.New(slog.DiscardHandler)
-			if !conn.serveOne(log, 0) || mc.written == 0 {
-				b.Fatal("no reply")
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				conn.serveOne(log, 0)
-			}
+			benchServeOne(b, s, mc, func() bool { return mc.written > 0 })
 		})
+	}
+}
+
+// newBenchServer is a Server on a fresh engine, closed with the benchmark.
+func newBenchServer(b *testing.B) (*Server, *engine.Engine) {
+	eng, err := engine.Open(b.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := New(eng, Config{Logger: slog.New(slog.DiscardHandler)})
+	b.Cleanup(func() { s.Close(); eng.Close() })
+	return s, eng
+}
+
+// benchServeOne serves the messages c reads, one serveOne per benchmark
+// iteration, after a first one that must have replied.
+func benchServeOne(b *testing.B, s *Server, c net.Conn, replied func() bool) {
+	conn := s.newConn(c)
+	s.ops().listConn(conn)
+	defer s.ops().forgetConn(conn)
+	log := slog.New(slog.DiscardHandler)
+	if !conn.serveOne(log, 0) || !replied() {
+		b.Fatal("no reply")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		conn.serveOne(log, 0)
 	}
 }
