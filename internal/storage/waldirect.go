@@ -114,9 +114,15 @@ func newWALDirect(name string) *walDirect {
 	if err != nil {
 		return nil
 	}
-	raw := make([]byte, walDirectBuf+walPage)
+	return &walDirect{fd: fd, buf: alignedPages(walDirectBuf)}
+}
+
+// alignedPages returns n bytes starting on a walPage boundary, as a
+// direct write's buffer must.
+func alignedPages(n int) []byte {
+	raw := make([]byte, n+walPage)
 	skip := (walPage - int(uintptr(unsafe.Pointer(&raw[0]))%walPage)) % walPage
-	return &walDirect{fd: fd, buf: raw[skip : skip+walDirectBuf]}
+	return raw[skip : skip+n]
 }
 
 // writeDirect takes p, Pebble's write at the log's end: into the stash

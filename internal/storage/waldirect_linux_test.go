@@ -8,8 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // TestWALDirectDSync: the log's direct descriptor is opened with O_DSYNC,
@@ -17,17 +15,8 @@ import (
 // makes no fdatasync (waldirect.go, syncDirect). The flags are the
 // kernel's, read back from /proc.
 func TestWALDirectDSync(t *testing.T) {
-	dir := t.TempDir()
-	db := openTestDB(t)
-	f, err := guardFS{FS: vfs.Default, db: db, raw: true}.Create(filepath.Join(dir, "d.log"), walCategory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := f.(*walFile)
-	if w.direct == nil || w.direct.fd < 0 {
-		t.Skip("no O_DIRECT on this filesystem")
-	}
+	w := newDirectTestWAL(t, openTestDB(t), filepath.Join(t.TempDir(), "d.log"))
+	defer w.Close()
 	info, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", w.direct.fd))
 	if err != nil {
 		t.Skip("no /proc here:", err)

@@ -22,14 +22,7 @@ import (
 func TestWALDirectBytes(t *testing.T) {
 	dir := t.TempDir()
 	db := openTestDB(t)
-	f, err := guardFS{FS: vfs.Default, db: db, raw: true}.Create(filepath.Join(dir, "d.log"), walCategory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := f.(*walFile)
-	if w.direct == nil {
-		t.Skip("no O_DIRECT on this filesystem")
-	}
+	w := newDirectTestWAL(t, db, filepath.Join(dir, "d.log"))
 	// The test plays the DB's writers: lone says one j:true command is
 	// under way (loneSyncWriter), otherwise a w:1 one and a j:true one.
 	setLone := func(lone bool) {
@@ -232,4 +225,21 @@ func TestWALWithoutDirect(t *testing.T) {
 	for i := range 100 {
 		checkValue(t, db, key(i), []byte("v"))
 	}
+}
+
+// newDirectTestWAL creates the log name through db's filesystem, raw
+// and with direct writes; it skips the test where the filesystem
+// refuses O_DIRECT.
+func newDirectTestWAL(t *testing.T, db *DB, name string) *walFile {
+	t.Helper()
+	f, err := guardFS{FS: vfs.Default, db: db, raw: true}.Create(name, walCategory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.(*walFile)
+	if w.direct == nil || w.direct.fd < 0 {
+		f.Close()
+		t.Skip("no O_DIRECT on this filesystem")
+	}
+	return w
 }

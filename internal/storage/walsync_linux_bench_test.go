@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,9 +35,7 @@ func BenchmarkLogCommitIO(b *testing.B) {
 	if err := f.Sync(); err != nil {
 		b.Fatal(err)
 	}
-	raw := make([]byte, 2*walPage)
-	skip := (walPage - int(uintptr(unsafe.Pointer(&raw[0]))%walPage)) % walPage
-	page := raw[skip : skip+walPage]
+	page := alignedPages(walPage)
 	for i := range 300 {
 		page[i] = byte(i)
 	}
