@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/lodedb/lode/internal/engine"
 	"github.com/lodedb/lode/internal/wire"
 )
 
@@ -49,6 +50,15 @@ func (t *txnConn) Write(p []byte) (int, error) {
 // client pays them once per round trip.
 func BenchmarkServeInsert(b *testing.B) {
 	s, eng := newBenchServer(b)
+	tc := newInsertConn(b)
+	benchServeOne(b, s, tc, func() bool { return tc.written > 0 })
+	b.StopTimer()
+	checkInserts(b, eng, tc)
+}
+
+// newInsertConn is a txnConn serving a driver's retryable insert of one
+// small event document into bench.events.
+func newInsertConn(b *testing.B) *txnConn {
 	uuid := bytes.Repeat([]byte{7}, 16)
 	var oid bson.ObjectID
 	doc := bsoncore.NewDocumentBuilder().
@@ -70,9 +80,11 @@ func BenchmarkServeInsert(b *testing.B) {
 	if txnAt < len("txnNumber\x00") || idAt < len("\x07_id\x00") {
 		b.Fatal("txnNumber or _id not found in the message")
 	}
-	tc := &txnConn{memConn: memConn{msg: msg}, txnAt: txnAt, idAt: idAt}
-	benchServeOne(b, s, tc, func() bool { return tc.written > 0 })
-	b.StopTimer()
+	return &txnConn{memConn: memConn{msg: msg}, txnAt: txnAt, idAt: idAt}
+}
+
+// checkInserts fails b unless every insert tc served landed.
+func checkInserts(b *testing.B, eng *engine.Engine, tc *txnConn) {
 	n, err := eng.Count(context.Background(), "bench", "events", nil, 0, 0, bsoncore.Value{})
 	if err != nil || n != int64(tc.txn) {
 		b.Fatalf("%d documents (%v): the inserts did not all land; last reply %q", n, err, tc.last)
