@@ -51,7 +51,7 @@ func Open(ctx context.Context, log *oplog.Log, scope Scope, spec *Spec, lookup L
 		// The start is a resume point the client keeps: durable first,
 		// so that no timestamp at or before it can be lost in a crash
 		// and given again to a later write the stream would then skip.
-		vis, _ := log.Visible()
+		vis := log.VisibleTS()
 		if err := log.Sync(ctx); err != nil {
 			return nil, err
 		}
@@ -75,7 +75,7 @@ func Open(ctx context.Context, log *oplog.Log, scope Scope, spec *Spec, lookup L
 		if err != nil {
 			return nil, err
 		}
-		if vis, _ := log.Visible(); !found && r.pos.TS <= vis {
+		if vis := log.VisibleTS(); !found && r.pos.TS <= vis {
 			return nil, errs.New(errs.ChangeStreamFatalError, "cannot resume stream; the resume token was not found. %s", r.pos.Doc().String())
 		}
 	}
@@ -105,7 +105,7 @@ func (r *Reader) Next() (bsoncore.Document, error) {
 			r.caughtUp = false
 			return r.complete(ev)
 		}
-		vis, _ := r.log.Visible()
+		vis := r.log.VisibleTS()
 		if vis <= r.scanned {
 			r.caughtUp = true
 			return nil, nil

@@ -95,6 +95,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 			}
 		}
 	}
+	t.final = true
 	err = t.commit()
 	t.abort()
 	c.state.mu.Unlock()

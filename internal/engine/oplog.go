@@ -121,26 +121,31 @@ func (t *writeBatch) keepImages(pre, post bsoncore.Document) {
 
 // stageOps writes the pending entries into b; done must be called after
 // b is committed (or fails).
-func (e *Engine) stageOps(b *storage.Batch, ops []oplog.Entry) (done func(committed bool), err error) {
+func (e *Engine) stageOps(b *storage.Batch, ops []oplog.Entry) (oplog.Ticket, error) {
 	if e.oplog == nil || len(ops) == 0 {
-		return func(bool) {}, nil
+		return oplog.Ticket{}, nil
 	}
-	tk, err := e.oplog.Stage(b, ops)
-	if err != nil {
-		return nil, err
+	return e.oplog.Stage(b, ops)
+}
+
+// opsDone ends the staging of tk (stageOps), whether or not its batch
+// committed: a value, not a closure, so that a commit allocates nothing
+// for it.
+func (e *Engine) opsDone(tk oplog.Ticket, committed bool) {
+	if e.oplog != nil {
+		e.oplog.Done(tk, committed)
 	}
-	return func(committed bool) { e.oplog.Done(tk, committed) }, nil
 }
 
 // commitLogged commits b with the entries ops, for catalog changes.
 func (e *Engine) commitLogged(b *storage.Batch, ops ...oplog.Entry) error {
-	done, err := e.stageOps(b, ops)
+	tk, err := e.stageOps(b, ops)
 	if err != nil {
 		b.Close()
 		return err
 	}
 	_, err = e.db.Commit(b)
-	done(err == nil)
+	e.opsDone(tk, err == nil)
 	return err
 }
 

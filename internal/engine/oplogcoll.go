@@ -62,7 +62,7 @@ func (e *Engine) readColl(ctx context.Context, db, coll string, f *query.Filter)
 	}
 	lo, hi := oplog.TS(0), oplog.TS(math.MaxUint64)
 	tsBounds(f.Root(), &lo, &hi)
-	vis, _ := e.oplog.Visible()
+	vis := e.oplog.VisibleTS()
 	return e.oplogColl, oplog.Records{Lo: lo, Hi: min(hi, vis)}, nil
 }
 

@@ -120,7 +120,7 @@ func (t *oplogTail) Next() (bsoncore.Document, error) {
 			return nil, errs.New(errs.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(%d)", int64(t.seen))
 		}
 		t.started = true
-		vis, _ := t.log.Visible()
+		vis := t.log.VisibleTS()
 		upTo := min(vis, t.hi)
 		if upTo <= t.seen {
 			t.done = t.seen >= t.hi

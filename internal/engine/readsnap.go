@@ -107,7 +107,7 @@ func (e *Engine) SnapshotRead(ctx context.Context, at oplog.TS, hasAt bool) (con
 // readable.
 func (e *Engine) visibleTS() oplog.TS {
 	if e.oplog != nil {
-		vis, _ := e.oplog.Visible()
+		vis := e.oplog.VisibleTS()
 		return vis
 	}
 	return e.clock.Last()

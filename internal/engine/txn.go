@@ -258,14 +258,14 @@ func (tx *Txn) Commit(ctx context.Context, journal bool) error {
 	if tx.commitRec != nil {
 		err = tx.commitRec(tx.b)
 	}
-	logDone := func(bool) {}
+	var tk oplog.Ticket
 	if err == nil {
-		logDone, err = tx.e.stageOps(tx.b, tx.applyOpsEntry())
+		tk, err = tx.e.stageOps(tx.b, tx.applyOpsEntry())
 	}
 	var seq uint64
 	if err == nil {
 		seq, err = tx.e.db.Commit(tx.b)
-		logDone(err == nil)
+		tx.e.opsDone(tk, err == nil)
 	} else {
 		tx.b.Close()
 	}

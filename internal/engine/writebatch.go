@@ -96,6 +96,10 @@ type writeBatch struct {
 	// diffO, when set, is the oplog description of the next update (a
 	// bucket's, which knows what it appended).
 	diffO bsoncore.Document
+	// final: the next commit is the batch's last, so it leaves no new
+	// storage batch behind for abort to close (a single insert made and
+	// closed one each).
+	final bool
 }
 
 type stagedKey struct {
@@ -186,7 +190,7 @@ func (t *writeBatch) commit() error {
 			return err
 		}
 	}
-	logDone, err := t.e.stageOps(t.b, t.ops)
+	tk, err := t.e.stageOps(t.b, t.ops)
 	if err != nil {
 		if t.rec != nil && t.docs > 0 {
 			t.rec.Done(false)
@@ -199,13 +203,17 @@ func (t *writeBatch) commit() error {
 		return err
 	}
 	seq, err := t.e.db.Commit(t.b)
-	logDone(err == nil)
+	t.e.opsDone(tk, err == nil)
 	if t.rec != nil && t.docs > 0 {
 		t.rec.Done(err == nil)
 	}
 	clear(t.ops)
 	t.ops = t.ops[:0]
-	t.b = t.newBatch()
+	if t.final {
+		t.b = nil // nothing stages after the last commit (abort)
+	} else {
+		t.b = t.newBatch()
+	}
 	t.idBlock = 0
 	t.docs = 0
 	clear(t.removed)

@@ -202,18 +202,36 @@ func (l *Log) Durability() (last, synced uint64, next <-chan struct{}) {
 	return last, synced, next
 }
 
-// Visible returns the newest timestamp a reader may read up to, and a
-// channel closed when it moves. With no batch in flight that is the
-// clock's newest timestamp: nothing can commit at or below it any more.
+// Visible returns the newest timestamp a reader may read up to
+// (VisibleTS), and a channel closed when it moves.
 func (l *Log) Visible() (TS, <-chan struct{}) {
 	l.clock.mu.Lock()
 	defer l.clock.mu.Unlock()
 	l.vis.mu.Lock()
 	defer l.vis.mu.Unlock()
-	if len(l.vis.open) == 0 && l.clock.last > l.vis.visible {
-		return l.clock.last, l.vis.changed
+	if l.vis.changed == nil {
+		l.vis.changed = make(chan struct{})
 	}
-	return l.vis.visible, l.vis.changed
+	return l.visibleLocked(), l.vis.changed
+}
+
+// VisibleTS returns the newest timestamp a reader may read up to. With no
+// batch in flight that is the clock's newest timestamp: nothing can
+// commit at or below it any more.
+func (l *Log) VisibleTS() TS {
+	l.clock.mu.Lock()
+	defer l.clock.mu.Unlock()
+	l.vis.mu.Lock()
+	defer l.vis.mu.Unlock()
+	return l.visibleLocked()
+}
+
+// visibleLocked is VisibleTS with both locks held.
+func (l *Log) visibleLocked() TS {
+	if len(l.vis.open) == 0 && l.clock.last > l.vis.visible {
+		return l.clock.last
+	}
+	return l.vis.visible
 }
 
 // Stats are the log's size figures.

@@ -11,7 +11,9 @@ type visibility struct {
 	mu      sync.Mutex
 	open    []reservation // in timestamp order (reserved under the clock)
 	visible TS
-	changed chan struct{} // closed and replaced whenever visible moves
+	// changed is closed when visible moves; nil until a reader asks for
+	// it (Log.Visible), so a commit nobody waits on allocates no channel.
+	changed chan struct{}
 }
 
 type reservation struct {
@@ -21,7 +23,6 @@ type reservation struct {
 
 func (v *visibility) init(t TS) {
 	v.visible = t
-	v.changed = make(chan struct{})
 }
 
 // add records a reservation. The caller holds the clock's lock, so
@@ -49,8 +50,10 @@ func (v *visibility) end(first TS) {
 	}
 	if n > 0 {
 		v.open = append(v.open[:0], v.open[n:]...)
-		close(v.changed)
-		v.changed = make(chan struct{})
+		if v.changed != nil {
+			close(v.changed)
+			v.changed = nil
+		}
 	}
 	v.mu.Unlock()
 }

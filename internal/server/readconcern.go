@@ -53,7 +53,7 @@ func (s *Server) waitReadConcern(ctx context.Context, rc bsoncore.Document) erro
 	if hasAt {
 		vis := s.eng.Clock().Last()
 		if l := s.eng.Oplog(); l != nil {
-			vis, _ = l.Visible()
+			vis = l.VisibleTS()
 		}
 		if vis > ts {
 			return errs.New(errs.SnapshotTooOld, "Read timestamp %s is older than the oldest available timestamp: Lode keeps no history, and writes have committed since.", tsString(ts))

@@ -33,7 +33,7 @@ func (s *Server) replSetAdminCommand(req *Request) error {
 // its first entry) it is the newest cluster time, at the server's clock.
 func (s *Server) lastApplied() (oplog.TS, time.Time) {
 	if l := s.eng.Oplog(); l != nil {
-		if vis, _ := l.Visible(); vis != 0 {
+		if vis := l.VisibleTS(); vis != 0 {
 			wall := time.Unix(int64(vis.Sec()), 0)
 			_ = l.ScanReverse(vis, vis, func(_ oplog.TS, doc bsoncore.Document) error {
 				if ms, ok := doc.Lookup("wall").DateTimeOK(); ok {
@@ -90,7 +90,7 @@ func (s *Server) oplogStatusDoc() (bsoncore.Document, bool) {
 	if err != nil {
 		return nil, false
 	}
-	vis, _ := l.Visible()
+	vis := l.VisibleTS()
 	trimmed := l.Trimmed()
 	return bsoncore.NewDocumentBuilder().
 		AppendInt64("maxBytes", st.MaxBytes).
