@@ -119,8 +119,8 @@ func (t *writeBatch) keepImages(pre, post bsoncore.Document) {
 	op.Images = append(op.Images, oplog.Image{Pre: pre, Post: post})
 }
 
-// stageOps writes the pending entries into b; done must be called after
-// b is committed (or fails).
+// stageOps writes the pending entries into b; opsDone must be called with
+// the ticket after b is committed (or fails).
 func (e *Engine) stageOps(b *storage.Batch, ops []oplog.Entry) (oplog.Ticket, error) {
 	if e.oplog == nil || len(ops) == 0 {
 		return oplog.Ticket{}, nil

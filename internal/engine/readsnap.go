@@ -107,8 +107,7 @@ func (e *Engine) SnapshotRead(ctx context.Context, at oplog.TS, hasAt bool) (con
 // readable.
 func (e *Engine) visibleTS() oplog.TS {
 	if e.oplog != nil {
-		vis := e.oplog.VisibleTS()
-		return vis
+		return e.oplog.VisibleTS()
 	}
 	return e.clock.Last()
 }
