@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"log/slog"
 	"runtime"
 	"slices"
 	"testing"
@@ -33,13 +32,7 @@ func BenchmarkServeInsertCold(b *testing.B) {
 			// The thread's CPU clock must be the one serveOne runs on.
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			conn := s.newConn(tc)
-			s.ops().listConn(conn)
-			defer s.ops().forgetConn(conn)
-			log := slog.New(slog.DiscardHandler)
-			if !conn.serveOne(log, 0) || tc.written == 0 {
-				b.Fatal("no reply")
-			}
+			conn, log := benchConn(b, s, tc, func() bool { return tc.written > 0 })
 			var cpu []time.Duration
 			for b.Loop() {
 				evictCaches(evict[:mib<<20])

@@ -73,15 +73,22 @@ func newBenchServer(b *testing.B) (*Server, *engine.Engine) {
 // benchServeOne serves the messages c reads, one serveOne per benchmark
 // iteration, after a first one that must have replied.
 func benchServeOne(b *testing.B, s *Server, c net.Conn, replied func() bool) {
-	conn := s.newConn(c)
-	s.ops().listConn(conn)
-	defer s.ops().forgetConn(conn)
-	log := slog.New(slog.DiscardHandler)
-	if !conn.serveOne(log, 0) || !replied() {
-		b.Fatal("no reply")
-	}
+	conn, log := benchConn(b, s, c, replied)
 	b.ReportAllocs()
 	for b.Loop() {
 		conn.serveOne(log, 0)
 	}
+}
+
+// benchConn is s's connection over c, listed for the benchmark's length,
+// after a first serveOne that must have replied.
+func benchConn(b *testing.B, s *Server, c net.Conn, replied func() bool) (*conn, *slog.Logger) {
+	conn := s.newConn(c)
+	s.ops().listConn(conn)
+	b.Cleanup(func() { s.ops().forgetConn(conn) })
+	log := slog.New(slog.DiscardHandler)
+	if !conn.serveOne(log, 0) || !replied() {
+		b.Fatal("no reply")
+	}
+	return conn, log
 }
