@@ -99,14 +99,16 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, docs []bsoncore.Do
 	err = t.commit()
 	t.abort()
 	c.state.mu.Unlock()
+	lastSeq, inTxn := t.lastSeq, t.tx != nil
+	t.recycle()
 	if err != nil {
 		return InsertResult{}, err
 	}
-	if err := e.waitDurable(ctx, t.lastSeq, opts.Journal); err != nil {
+	if err := e.waitDurable(ctx, lastSeq, opts.Journal); err != nil {
 		return res, err
 	}
 	// A transaction's writes and oplog entries wait for its commit.
-	res.Copied = t.tx == nil
+	res.Copied = !inTxn
 	return res, nil
 }
 
