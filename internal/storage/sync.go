@@ -164,19 +164,30 @@ func (db *DB) syncLoop(interval time.Duration) {
 		case <-t.C:
 		case <-db.kick:
 		}
-		db.mu.Lock()
-		idle := db.synced >= db.commitSeq.Load()
-		db.mu.Unlock()
-		if idle {
+		if db.syncedAll() {
 			continue
 		}
 		db.syncSlot.Lock()
-		err := db.syncNow()
+		// Again under the slot: a j:true writer's sync that was under
+		// way has usually covered everything since. Syncing again would
+		// cost a sync each tick with nothing to write, and break the log's
+		// count of lone syncs (waldirect.go).
+		var err error
+		if !db.syncedAll() {
+			err = db.syncNow()
+		}
 		db.syncSlot.Unlock()
 		if err != nil && db.failure.Load() == nil {
 			db.log.Error("WAL sync failed", "err", err)
 		}
 	}
+}
+
+// syncedAll reports whether an fsync covers every commit so far.
+func (db *DB) syncedAll() bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.synced >= db.commitSeq.Load()
 }
 
 // RequestSync asks for an fsync covering every commit so far, soon and

@@ -89,7 +89,8 @@ var noDirectWAL = false
 const walPage = 4096
 
 // walLoneStreak is how many syncs in a row must find one j:true writer
-// alone before its writes are kept. Switching costs: a direct write drops
+// alone before its writes are kept; a sync while no write command is
+// under way neither counts nor breaks the streak. Switching costs: a direct write drops
 // the pages it covers from the page cache, and the next write through
 // the page cache allocates them again. Sixty-four clients on two cores
 // are often down to one writer for a moment: without a streak 2,019 of
@@ -233,10 +234,14 @@ func (w *walFile) directWriteLocked() (bool, error) {
 func (w *walFile) syncDirect(data bool) error {
 	d := w.direct
 	d.mu.Lock()
-	if w.db.loneSyncWriter() {
+	switch {
+	case w.db.loneSyncWriter():
 		d.loneSyncs++
-	} else {
+	case w.db.writers.Load() > 0:
 		d.loneSyncs = 0
+	default:
+		// No write command under way (the periodic sync between two
+		// commands): it says nothing of how many write at once.
 	}
 	sent, err := w.sendStashLocked()
 	if err != nil {

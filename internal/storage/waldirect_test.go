@@ -243,3 +243,52 @@ func newDirectTestWAL(t *testing.T, db *DB, name string) *walFile {
 	}
 	return w
 }
+
+// TestWALDirectStreak: the streak of lone syncs that lets a j:true
+// writer's log writes go directly is broken by a sync with other writers
+// under way, and not by one with none (the periodic sync between two
+// commands, ten a second: breaking it there sent a tenth of one client's
+// commits through the page cache and an fdatasync).
+func TestWALDirectStreak(t *testing.T) {
+	db := openTestDB(t)
+	w := newDirectTestWAL(t, db, filepath.Join(t.TempDir(), "d.log"))
+	defer func() { db.writers.Store(0); db.syncWanted.Store(0) }()
+	// commit plays one command: its writers, a write and a sync; it
+	// reports whether the sync went directly.
+	commit := func(writers, wanted int32) bool {
+		t.Helper()
+		db.writers.Store(writers)
+		db.syncWanted.Store(wanted)
+		before := db.walDirectWrites.Load()
+		if _, err := w.Write(make([]byte, 100)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.SyncData(); err != nil {
+			t.Fatal(err)
+		}
+		return db.walDirectWrites.Load() > before
+	}
+	for range walLoneStreak + 1 {
+		commit(1, 1)
+	}
+	if !commit(1, 1) {
+		t.Fatal("a lone j:true writer's commit after a streak did not go directly")
+	}
+	// The periodic sync, no command under way.
+	db.writers.Store(0)
+	db.syncWanted.Store(0)
+	if err := w.SyncData(); err != nil {
+		t.Fatal(err)
+	}
+	if !commit(1, 1) {
+		t.Fatal("a sync without writers broke the streak")
+	}
+	// Another writer under way: the streak starts again.
+	commit(2, 1)
+	if commit(1, 1) {
+		t.Fatal("a lone writer's commit went directly right after a sync with two writers")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
