@@ -85,6 +85,9 @@ func sysRead(fd uintptr, p []byte) (int, syscall.Errno) {
 	for {
 		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		if errno != syscall.EINTR {
+			if errno == 0 && n > 0 {
+				raceAcquireIO()
+			}
 			return int(n), errno
 		}
 	}
@@ -112,6 +115,7 @@ func (c *rawIOConn) Write(p []byte) (int, error) {
 // writeAll writes what is left of c.wp, reporting false (wait) on EAGAIN.
 func (c *rawIOConn) writeAll(fd uintptr) bool {
 	p := c.wp
+	raceReleaseIO()
 	for c.wdone < len(p) {
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[c.wdone])), uintptr(len(p)-c.wdone))
 		switch e {

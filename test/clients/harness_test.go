@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ type server struct {
 	cmd  *exec.Cmd
 	addr string
 	dir  string
-	logs *strings.Builder
+	logs *serverLog
 	// stopped: stop ran (the test restarts servers on the same data).
 	stopped bool
 }
@@ -72,7 +73,7 @@ func startServerDir(t *testing.T, dir string, extra ...string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, dir: dir, logs: &strings.Builder{}}
+	s := &server{cmd: cmd, dir: dir, logs: &serverLog{}}
 	addrc := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -154,4 +155,23 @@ func runPython(t *testing.T, s *server, script string) string {
 		t.Fatalf("python %s: %v\n%s", script, err, out)
 	}
 	return string(out)
+}
+
+// serverLog is a server's standard error so far: the goroutine that reads
+// the pipe writes it while a test reads it.
+type serverLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *serverLog) WriteString(s string) {
+	l.mu.Lock()
+	l.b.WriteString(s)
+	l.mu.Unlock()
+}
+
+func (l *serverLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

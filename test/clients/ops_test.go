@@ -19,6 +19,9 @@ import (
 // db.killOp(); the getMore then fails with Interrupted (11601).
 func TestMongoshCurrentOpKillOp(t *testing.T) {
 	t.Parallel()
+	// Skipped before the tailing goroutine starts: a skip after it would
+	// close the cursor under it.
+	requireTool(t, "mongosh")
 	s := startServer(t)
 	ctx := context.Background()
 	client, err := mongo.Connect(options.Client().ApplyURI(s.uri()))
