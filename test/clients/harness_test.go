@@ -10,8 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,7 +42,7 @@ type server struct {
 	cmd  *exec.Cmd
 	addr string
 	dir  string
-	logs *serverLog
+	logs *testenv.LogBuffer
 	// stopped: stop ran (the test restarts servers on the same data).
 	stopped bool
 }
@@ -73,14 +71,14 @@ func startServerDir(t *testing.T, dir string, extra ...string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, dir: dir, logs: &serverLog{}}
+	s := &server{cmd: cmd, dir: dir, logs: &testenv.LogBuffer{}}
 	addrc := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sent := false
 		for sc.Scan() {
 			line := sc.Text()
-			s.logs.WriteString(line + "\n")
+			_, _ = s.logs.Write([]byte(line + "\n"))
 			if m := startedRe.FindStringSubmatch(line); m != nil && !sent {
 				addrc <- m[1]
 				sent = true
@@ -155,23 +153,4 @@ func runPython(t *testing.T, s *server, script string) string {
 		t.Fatalf("python %s: %v\n%s", script, err, out)
 	}
 	return string(out)
-}
-
-// serverLog is a server's standard error so far: the goroutine that reads
-// the pipe writes it while a test reads it.
-type serverLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *serverLog) WriteString(s string) {
-	l.mu.Lock()
-	l.b.WriteString(s)
-	l.mu.Unlock()
-}
-
-func (l *serverLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
