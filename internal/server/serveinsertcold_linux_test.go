@@ -1,13 +1,20 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 	"golang.org/x/sys/unix"
+
+	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/wire"
 )
 
 // BenchmarkServeInsertCold is BenchmarkServeInsert's insert with the
@@ -77,4 +84,86 @@ func threadCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ts.Nano())
+}
+
+// BenchmarkServeInsertWarmedBy splits BenchmarkServeInsertCold's cold
+// insert (32 MiB read first) by what is warm when it runs: after the
+// eviction, one untimed step on a second server of the same process
+// fetches again the code and the shared state that step runs, while the
+// timed server's own data (its memtable, collection, session) stays
+// cold. cold: nothing; ping: a driver's ping (the request path every
+// command shares); engine: the same insert through Engine.Insert alone
+// (the engine's and Pebble's code); insert: the same insert through
+// serveOne (all the code); same: the timed server's own previous insert
+// (code and data, the warm figure); plain: an insert without a session
+// through serveOne (all but the retryable write's code).
+func BenchmarkServeInsertWarmedBy(b *testing.B) {
+	evict := make([]byte, 32<<20)
+	for i := range evict {
+		evict[i] = byte(i)
+	}
+	for _, by := range []string{"cold", "ping", "engine", "plain", "insert", "same"} {
+		b.Run(by, func(b *testing.B) {
+			s, eng := newBenchServer(b)
+			s2, eng2 := newBenchServer(b)
+			tc, tc2 := newInsertConn(b), newInsertConn(b)
+			plain := newPlainInsertConn(b)
+			ping := &memConn{msg: wire.AppendMsg(nil, 1, 0, 0, driverPing())}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			conn, log := benchConn(b, s, tc, func() bool { return tc.written > 0 })
+			conn2, _ := benchConn(b, s2, tc2, func() bool { return tc2.written > 0 })
+			connPing, _ := benchConn(b, s2, ping, func() bool { return ping.written > 0 })
+			connPlain, _ := benchConn(b, s2, plain, func() bool { return plain.written > 0 })
+			var id bson.ObjectID
+			var cpu []time.Duration
+			for b.Loop() {
+				evictCaches(evict)
+				switch by {
+				case "ping":
+					connPing.serveOne(log, 0)
+				case "engine":
+					id[11]++
+					if id[11] == 0 {
+						id[10]++
+					}
+					doc := bsoncore.NewDocumentBuilder().AppendObjectID("_id", id).AppendString("path", "/a/b/c").
+						AppendString("host", "web-17").AppendInt64("bytes", 5120).Build()
+					if _, err := eng2.Insert(context.Background(), "warm", "events", []bsoncore.Document{doc}, engine.WriteOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				case "plain":
+					connPlain.serveOne(log, 0)
+				case "insert":
+					conn2.serveOne(log, 0)
+				case "same":
+					conn.serveOne(log, 0)
+				}
+				t0 := threadCPU(b)
+				conn.serveOne(log, 0)
+				cpu = append(cpu, threadCPU(b)-t0)
+			}
+			slices.Sort(cpu)
+			b.ReportMetric(float64(cpu[len(cpu)/2].Nanoseconds())/1e3, "median-cpu-µs/op")
+			b.StopTimer()
+			checkInserts(b, eng, tc)
+		})
+	}
+}
+
+// newPlainInsertConn is newInsertConn's insert without a session, into
+// bench.plain: its comment carries the number txnConn changes.
+func newPlainInsertConn(b *testing.B) *txnConn {
+	var oid bson.ObjectID
+	doc := bsoncore.NewDocumentBuilder().AppendObjectID("_id", oid).AppendString("path", "/a/b/c").
+		AppendString("host", "web-17").AppendInt64("bytes", 5120).Build()
+	cmd := bsoncore.NewDocumentBuilder().AppendString("insert", "plain").AppendBoolean("ordered", true).
+		AppendInt64("comment", 1).AppendString("$db", "bench").Build()
+	msg := wire.AppendMsgSequences(nil, 1, 0, 0, cmd, wire.Sequence{Identifier: "documents", Documents: []bsoncore.Document{doc}})
+	txnAt := bytes.Index(msg, []byte("comment\x00")) + len("comment\x00")
+	idAt := bytes.Index(msg, []byte("\x07_id\x00")) + len("\x07_id\x00")
+	if txnAt < len("comment\x00") || idAt < len("\x07_id\x00") {
+		b.Fatal("comment or _id not found in the message")
+	}
+	return &txnConn{memConn: memConn{msg: msg}, txnAt: txnAt, idAt: idAt}
 }
