@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lodedb/lode/internal/engine"
+	"github.com/lodedb/lode/internal/storage"
 	"github.com/lodedb/lode/internal/wire"
 )
 
@@ -92,7 +93,9 @@ func threadCPU(b *testing.B) time.Duration {
 // fetches again the code and the shared state that step runs, while the
 // timed server's own data (its memtable, collection, session) stays
 // cold. cold: nothing; ping: a driver's ping (the request path every
-// command shares); engine: the same insert through Engine.Insert alone
+// command shares); storage: four small records in one storage batch,
+// committed (Lode's storage layer and Pebble's commit); engine: the same
+// insert through Engine.Insert alone
 // (the engine's and Pebble's code); insert: the same insert through
 // serveOne (all the code); same: the timed server's own previous insert
 // (code and data, the warm figure); plain: an insert without a session
@@ -102,7 +105,7 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 	for i := range evict {
 		evict[i] = byte(i)
 	}
-	for _, by := range []string{"cold", "ping", "engine", "plain", "insert", "same"} {
+	for _, by := range []string{"cold", "ping", "storage", "engine", "plain", "insert", "same"} {
 		b.Run(by, func(b *testing.B) {
 			s, eng := newBenchServer(b)
 			s2, eng2 := newBenchServer(b)
@@ -122,6 +125,19 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 				switch by {
 				case "ping":
 					connPing.serveOne(log, 0)
+				case "storage":
+					id[11]++
+					sb := eng2.Storage().NewBatch()
+					for k := range 4 {
+						key := append(id[:], byte(k))
+						if err := storage.SetSession(sb, key, warmRecord); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if _, err := eng2.Storage().Commit(sb); err != nil {
+						b.Fatal(err)
+					}
+					sb.Close()
 				case "engine":
 					id[11]++
 					if id[11] == 0 {
@@ -150,6 +166,10 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 		})
 	}
 }
+
+// warmRecord is the value of the storage step's records: about an
+// event document's size.
+var warmRecord = bytes.Repeat([]byte{'r'}, 80)
 
 // newPlainInsertConn is newInsertConn's insert without a session, into
 // bench.plain: its comment carries the number txnConn changes.
