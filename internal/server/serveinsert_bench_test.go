@@ -58,8 +58,12 @@ func BenchmarkServeInsert(b *testing.B) {
 
 // newInsertConn is a txnConn serving a driver's retryable insert of one
 // small event document into bench.events.
-func newInsertConn(b *testing.B) *txnConn {
-	uuid := bytes.Repeat([]byte{7}, 16)
+func newInsertConn(b *testing.B) *txnConn { return newEventInsertConn(b, true) }
+
+// newEventInsertConn is newInsertConn's insert, retryable (into
+// bench.events, its txnNumber changed) or plain (into bench.plain,
+// without a session: its comment carries the changing number).
+func newEventInsertConn(b *testing.B, retryable bool) *txnConn {
 	var oid bson.ObjectID
 	doc := bsoncore.NewDocumentBuilder().
 		AppendObjectID("_id", oid).
@@ -67,18 +71,24 @@ func newInsertConn(b *testing.B) *txnConn {
 		AppendString("host", "web-17").
 		AppendInt64("bytes", 5120).
 		Build()
-	cmd := bsoncore.NewDocumentBuilder().
-		AppendString("insert", "events").
-		AppendBoolean("ordered", true).
-		AppendDocument("lsid", bsoncore.NewDocumentBuilder().AppendBinary("id", 4, uuid).Build()).
-		AppendInt64("txnNumber", 1).
-		AppendString("$db", "bench").
-		Build()
-	msg := wire.AppendMsgSequences(nil, 1, 0, 0, cmd, wire.Sequence{Identifier: "documents", Documents: []bsoncore.Document{doc}})
-	txnAt := bytes.Index(msg, []byte("txnNumber\x00")) + len("txnNumber\x00")
-	idAt := bytes.Index(msg, append([]byte{0x07}, []byte("_id\x00")...)) + len("\x07_id\x00")
-	if txnAt < len("txnNumber\x00") || idAt < len("\x07_id\x00") {
-		b.Fatal("txnNumber or _id not found in the message")
+	cmd := bsoncore.NewDocumentBuilder()
+	counter := "comment"
+	if retryable {
+		uuid := bytes.Repeat([]byte{7}, 16)
+		counter = "txnNumber"
+		cmd.AppendString("insert", "events").
+			AppendBoolean("ordered", true).
+			AppendDocument("lsid", bsoncore.NewDocumentBuilder().AppendBinary("id", 4, uuid).Build())
+	} else {
+		cmd.AppendString("insert", "plain").AppendBoolean("ordered", true)
+	}
+	cmd.AppendInt64(counter, 1).AppendString("$db", "bench")
+	msg := wire.AppendMsgSequences(nil, 1, 0, 0, cmd.Build(), wire.Sequence{Identifier: "documents", Documents: []bsoncore.Document{doc}})
+	name := counter + "\x00"
+	txnAt := bytes.Index(msg, []byte(name)) + len(name)
+	idAt := bytes.Index(msg, []byte("\x07_id\x00")) + len("\x07_id\x00")
+	if txnAt < len(name) || idAt < len("\x07_id\x00") {
+		b.Fatalf("%s or _id not found in the message", counter)
 	}
 	return &txnConn{memConn: memConn{msg: msg}, txnAt: txnAt, idAt: idAt}
 }

@@ -110,7 +110,7 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 			s, eng := newBenchServer(b)
 			s2, eng2 := newBenchServer(b)
 			tc, tc2 := newInsertConn(b), newInsertConn(b)
-			plain := newPlainInsertConn(b)
+			plain := newEventInsertConn(b, false)
 			ping := &memConn{msg: wire.AppendMsg(nil, 1, 0, 0, driverPing())}
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -170,20 +170,3 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 // warmRecord is the value of the storage step's records: about an
 // event document's size.
 var warmRecord = bytes.Repeat([]byte{'r'}, 80)
-
-// newPlainInsertConn is newInsertConn's insert without a session, into
-// bench.plain: its comment carries the number txnConn changes.
-func newPlainInsertConn(b *testing.B) *txnConn {
-	var oid bson.ObjectID
-	doc := bsoncore.NewDocumentBuilder().AppendObjectID("_id", oid).AppendString("path", "/a/b/c").
-		AppendString("host", "web-17").AppendInt64("bytes", 5120).Build()
-	cmd := bsoncore.NewDocumentBuilder().AppendString("insert", "plain").AppendBoolean("ordered", true).
-		AppendInt64("comment", 1).AppendString("$db", "bench").Build()
-	msg := wire.AppendMsgSequences(nil, 1, 0, 0, cmd, wire.Sequence{Identifier: "documents", Documents: []bsoncore.Document{doc}})
-	txnAt := bytes.Index(msg, []byte("comment\x00")) + len("comment\x00")
-	idAt := bytes.Index(msg, []byte("\x07_id\x00")) + len("\x07_id\x00")
-	if txnAt < len("comment\x00") || idAt < len("\x07_id\x00") {
-		b.Fatal("comment or _id not found in the message")
-	}
-	return &txnConn{memConn: memConn{msg: msg}, txnAt: txnAt, idAt: idAt}
-}
