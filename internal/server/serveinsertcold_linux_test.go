@@ -92,14 +92,19 @@ func threadCPU(b *testing.B) time.Duration {
 // eviction, one untimed step on a second server of the same process
 // fetches again the code and the shared state that step runs, while the
 // timed server's own data (its memtable, collection, session) stays
-// cold. cold: nothing; ping: a driver's ping (the request path every
-// command shares); storage: four small records in one storage batch,
-// committed (Lode's storage layer and Pebble's commit); engine: the same
-// insert through Engine.Insert alone
-// (the engine's and Pebble's code); insert: the same insert through
-// serveOne (all the code); same: the timed server's own previous insert
-// (code and data, the warm figure); plain: an insert without a session
-// through serveOne (all but the retryable write's code).
+// cold. The steps, in the order run:
+//
+//   - cold: none;
+//   - ping: a driver's ping (the request path every command shares);
+//   - storage: four small records in one storage batch, committed
+//     (Lode's storage layer and Pebble's commit);
+//   - engine: the same insert through Engine.Insert alone (the engine's
+//     and Pebble's code);
+//   - plain: an insert without a session through serveOne (all but the
+//     retryable write's code);
+//   - insert: the same retryable insert through serveOne (all the code);
+//   - same: the timed server's own previous insert (code and data, the
+//     warm figure).
 func BenchmarkServeInsertWarmedBy(b *testing.B) {
 	evict := make([]byte, 32<<20)
 	for i := range evict {
@@ -119,6 +124,12 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 			connPing, _ := benchConn(b, s2, ping, func() bool { return ping.written > 0 })
 			connPlain, _ := benchConn(b, s2, plain, func() bool { return plain.written > 0 })
 			var id bson.ObjectID
+			nextID := func() {
+				id[11]++
+				if id[11] == 0 {
+					id[10]++
+				}
+			}
 			var cpu []time.Duration
 			for b.Loop() {
 				evictCaches(evict)
@@ -126,7 +137,7 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 				case "ping":
 					connPing.serveOne(log, 0)
 				case "storage":
-					id[11]++
+					nextID()
 					sb := eng2.Storage().NewBatch()
 					for k := range 4 {
 						key := append(id[:], byte(k))
@@ -139,10 +150,7 @@ func BenchmarkServeInsertWarmedBy(b *testing.B) {
 					}
 					sb.Close()
 				case "engine":
-					id[11]++
-					if id[11] == 0 {
-						id[10]++
-					}
+					nextID()
 					doc := bsoncore.NewDocumentBuilder().AppendObjectID("_id", id).AppendString("path", "/a/b/c").
 						AppendString("host", "web-17").AppendInt64("bytes", 5120).Build()
 					if _, err := eng2.Insert(context.Background(), "warm", "events", []bsoncore.Document{doc}, engine.WriteOptions{}); err != nil {
