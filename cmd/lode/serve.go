@@ -41,8 +41,9 @@ const serverGCPercent = 300
 // caches no longer hold when the allocations come back to it, and at 50
 // about 4.5 MB. One j:true client's insert cost about 7 µs less server
 // CPU with GOGC=50 in 16 of 24 pairs, and 10 µs less with this build in 9
-// of 12 (docs/benchmarks.md, "A smaller collector cycle for one client"). The collector's own CPU per allocated byte grows as
-// the target falls, but traffic that leaves a core three-quarters idle
+// of 12 (docs/benchmarks.md, "A smaller collector cycle for one
+// client"). The collector's own CPU per allocated byte grows as the
+// target falls, but traffic that leaves a core three-quarters idle
 // allocates little; a load, which needs the larger target, uses nearly a
 // core and runs on every processor.
 const loneGCPercent = 50
