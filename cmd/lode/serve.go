@@ -48,9 +48,12 @@ const serverGCPercent = 300
 // core and runs on every processor.
 const loneGCPercent = 50
 
+// userGOGC reports whether the user set GOGC, which lode serve then keeps.
+func userGOGC() bool { return os.Getenv("GOGC") != "" }
+
 // setServerGC applies serverGCPercent unless the user set GOGC.
 func setServerGC(log *slog.Logger) {
-	if os.Getenv("GOGC") != "" {
+	if userGOGC() {
 		return
 	}
 	debug.SetGCPercent(serverGCPercent)
@@ -279,7 +282,7 @@ func runServe(args []string) error {
 	}
 	go returnMemory(ctx, log)
 	if *adaptProcs && os.Getenv("GOMAXPROCS") == "" {
-		userGC := os.Getenv("GOGC") != ""
+		userGC := userGOGC()
 		defer procs.Start(runtime.GOMAXPROCS(0), func(n int) {
 			if !userGC {
 				debug.SetGCPercent(gcPercentFor(n))
