@@ -446,7 +446,7 @@ func (m *Migration) applyDDL(ctx context.Context, ev *event) error {
 	}
 	tdb, tcoll := m.cfg.NS.Target(db, coll)
 	run := func(what string, cmd bson.D, ok ...int) error {
-		_, err := command(ctx, m.dst, tdb, cmd)
+		_, err := m.targetCommand(ctx, tdb, cmd)
 		if err == nil {
 			return nil
 		}
@@ -512,7 +512,7 @@ func (m *Migration) applyDDL(ctx context.Context, ev *event) error {
 			return run("drop", bson.D{{Key: "drop", Value: tcoll}}, 26)
 		}
 		tdb2, tcoll2 := m.cfg.NS.Target(ev.To.DB, ev.To.Coll)
-		_, err := command(ctx, m.dst, "admin", bson.D{
+		_, err := m.targetCommand(ctx, "admin", bson.D{
 			{Key: "renameCollection", Value: tdb + "." + tcoll},
 			{Key: "to", Value: tdb2 + "." + tcoll2},
 			{Key: "dropTarget", Value: true},

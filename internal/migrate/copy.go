@@ -251,7 +251,7 @@ func (m *Migration) copyAll(ctx context.Context, cp *checkpoint) error {
 }
 
 func (m *Migration) createOnTarget(ctx context.Context, ci *collInfo) error {
-	_, err := command(ctx, m.dst, ci.TDB, m.createCommand(ci))
+	_, err := m.targetCommand(ctx, ci.TDB, m.createCommand(ci))
 	if err != nil && codeOf(err) != 48 && !transient(err) {
 		return fmt.Errorf("the target refused to create %s %s with options %s: %w", ci.Type, ci.tns(), ci.Options, err)
 	}
@@ -403,7 +403,7 @@ func (m *Migration) copyIndexes(ctx context.Context, ci *collInfo) error {
 	for _, s := range specs {
 		arr = append(arr, s)
 	}
-	_, err = command(ctx, m.dst, ci.TDB, bson.D{{Key: "createIndexes", Value: ci.TColl}, {Key: "indexes", Value: arr}})
+	_, err = m.targetCommand(ctx, ci.TDB, bson.D{{Key: "createIndexes", Value: ci.TColl}, {Key: "indexes", Value: arr}})
 	if err == nil || transient(err) {
 		return err
 	}
@@ -414,7 +414,7 @@ func (m *Migration) copyIndexes(ctx context.Context, ci *collInfo) error {
 	// them at different moments. Built one by one; the refused ones are
 	// built again once the catch-up has applied the changes between.
 	for _, spec := range specs {
-		_, err := command(ctx, m.dst, ci.TDB, bson.D{{Key: "createIndexes", Value: ci.TColl}, {Key: "indexes", Value: bson.A{spec}}})
+		_, err := m.targetCommand(ctx, ci.TDB, bson.D{{Key: "createIndexes", Value: ci.TColl}, {Key: "indexes", Value: bson.A{spec}}})
 		switch {
 		case err == nil:
 		case codeOf(err) == 11000:
@@ -450,7 +450,7 @@ func (m *Migration) buildPendingIndexes(ctx context.Context) error {
 	var left []pendingIndex
 	for _, p := range m.pendingIndexList() {
 		tdb, tcoll := m.cfg.NS.Target(p.DB, p.Coll)
-		_, err := command(ctx, m.dst, tdb, bson.D{{Key: "createIndexes", Value: tcoll}, {Key: "indexes", Value: bson.A{p.Spec}}})
+		_, err := m.targetCommand(ctx, tdb, bson.D{{Key: "createIndexes", Value: tcoll}, {Key: "indexes", Value: bson.A{p.Spec}}})
 		switch {
 		case err == nil:
 			m.out.printf("index %s of %s.%s built", p.Spec.Lookup("name"), tdb, tcoll)

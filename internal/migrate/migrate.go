@@ -274,6 +274,15 @@ func command(ctx context.Context, c *mongo.Client, db string, cmd bson.D) (bson.
 	return c.Database(db).RunCommand(ctx, cmd).Raw()
 }
 
+// targetCommand runs a collection or index change on the target, with
+// the target's write concern: RunCommand sends none of the client's,
+// and a change the target acknowledged before its journal held it could
+// be lost by the target's crash after the checkpoint that counts it.
+func (m *Migration) targetCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
+	wc := bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}, {Key: "j", Value: true}}}
+	return command(ctx, m.dst, db, append(cmd[:len(cmd):len(cmd)], wc))
+}
+
 // codeOf is a server error's code, or 0.
 func codeOf(err error) int {
 	var ce mongo.CommandError

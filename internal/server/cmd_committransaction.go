@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register(command{names: []string{"commitTransaction", "abortTransaction"}, handler: cmdTxnOutside, authz: authenticated(),
-		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: no,
+		api: apiV1, inTxn: yes, retryable: no, snapshotRead: no, writeConcern: yes, ownWriteConcern: true, explain: notExplained, applyOps: no,
 		observe: observed(opCommand)})
 }
 

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"delete"}, handler: cmdDelete, authz: requires(collNeeds(auth.ActRemove)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: &explainer{plan: explainDelete}, applyOps: no,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, ownWriteConcern: true, explain: &explainer{plan: explainDelete}, applyOps: no,
 		observe: observed(opRemove, onColl),
 		shape:   &shapeForm{perStatement: true, filter: "q", stmtLimit: true}, stmts: "deletes",
 		retry: &retryForm{dflt: stmtResult{n: 1}, counts: countN}})

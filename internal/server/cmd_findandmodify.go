@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"findAndModify", "findandmodify"}, handler: cmdFindAndModify, authz: requires(bypassNeeds(findAndModifyNeeds)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: &explainer{plan: explainFindAndModify}, applyOps: no,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, ownWriteConcern: true, explain: &explainer{plan: explainFindAndModify}, applyOps: no,
 		observe: observed(opCommand, onColl, modifyReply),
 		shape:   &shapeForm{filter: "query", proj: "fields", update: "update", flags: []string{"remove", "new", "upsert"}},
 		// A retry is answered from the image of the document it returned.

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"insert"}, handler: cmdInsert, authz: requires(bypassNeeds(collNeeds(auth.ActInsert))),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: notExplained, applyOps: no,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, ownWriteConcern: true, explain: notExplained, applyOps: no,
 		observe: observed(opInsert, onColl),
 		stmts:   "documents", releasesStmts: true,
 		// Every document inserted is {n: 1}: no statement result is recorded.

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{names: []string{"update"}, handler: cmdUpdate, authz: requires(bypassNeeds(updateNeeds)),
-		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, explain: &explainer{plan: explainUpdate}, applyOps: no,
+		api: apiV1, inTxn: yes, retryable: yes, snapshotRead: no, writeConcern: yes, ownWriteConcern: true, explain: &explainer{plan: explainUpdate}, applyOps: no,
 		observe: observed(opUpdate, onColl),
 		shape:   &shapeForm{perStatement: true, filter: "q", update: "u", flags: []string{"multi", "upsert"}}, stmts: "updates",
 		retry: &retryForm{dflt: stmtResult{n: 1, nModified: 1}, counts: countN | countModified | countUpserted}})

@@ -128,6 +128,12 @@ type command struct {
 	// supportsWriteConcern (failpoint.go); aggregate decides per
 	// pipeline.
 	writeConcern yesNo
+	// ownWriteConcern: the handler reads its write concern and waits for
+	// it itself, per statement once the writer lock is released (insert,
+	// update, delete, findAndModify; commitTransaction and
+	// abortTransaction in runInTxn). Any other command that takes one
+	// has it waited for after it ran (writeconcern.go, afterCommand).
+	ownWriteConcern bool
 	// explain is how the explain command explains it (cmd_explain.go);
 	// notExplained for a command it refuses.
 	explain *explainer

@@ -104,6 +104,21 @@ func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsonc
 	if err != nil {
 		return nil, err
 	}
+	if !a.hasAutocommit && !req.command().ownWriteConcern && takesWriteConcern(req) {
+		// Read before it runs (a malformed one refuses the command),
+		// waited for after it ran (writeconcern.go).
+		wc, err := parseWriteConcern(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := s.runSessionRead(ctx, h, req, a)
+		return s.afterCommand(ctx, wc, body, err)
+	}
+	return s.runSessionRead(ctx, h, req, a)
+}
+
+// runSessionRead runs h at the command's read concern.
+func (s *Server) runSessionRead(ctx context.Context, h handler, req *Request, a sessionArgs) (bsoncore.Document, error) {
 	if readConcernLevel(a.readConcern) == "snapshot" && !a.hasAutocommit {
 		return s.runSnapshotRead(ctx, h, req, a) // readconcern.go
 	}

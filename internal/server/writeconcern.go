@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/lodedb/lode/internal/bsonutil"
@@ -99,4 +101,36 @@ func appendWriteConcernError(b *bsoncore.DocumentBuilder, wc writeConcern) {
 		AppendDocument("errInfo", bsoncore.NewDocumentBuilder().
 			AppendDocument("writeConcern", bsoncore.NewDocumentBuilder().Build()).Build()).
 		Build())
+}
+
+// afterCommand waits for the write concern of a command that takes one
+// and does not wait for it itself (command.ownWriteConcern): DDL, user
+// and role management, applyOps, aggregate with $out or $merge. As
+// mongod's command runner does, it waits whether the command succeeded
+// or not: a create answered NamespaceExists, or a createIndexes whose
+// index is there already, may be the retry of one whose first attempt
+// was not yet durable. With j:true, fsync:true or w:"majority" it waits
+// for an fsync covering every commit so far, the command's among them;
+// one it cannot satisfy (w > 1) adds writeConcernError to a success.
+func (s *Server) afterCommand(ctx context.Context, wc writeConcern, body bsoncore.Document, err error) (bsoncore.Document, error) {
+	if wc.journal {
+		if serr := s.eng.Sync(ctx); serr != nil && err == nil {
+			if ferr := s.eng.Failed(); ferr != nil {
+				return nil, ferr
+			}
+			return nil, errs.New(errs.WriteConcernFailed, "waiting for journal: %v", serr)
+		}
+	}
+	if err != nil || wc.unsatisfiable == nil {
+		return body, err
+	}
+	b := bsoncore.NewDocumentBuilder()
+	if len(body) > 5 {
+		elems, _ := body.Elements()
+		for _, el := range elems {
+			b.AppendValue(el.Key(), el.Value())
+		}
+	}
+	appendWriteConcernError(b, wc)
+	return b.Build(), nil
 }

@@ -107,3 +107,65 @@ func TestWriteConcernUnsatisfiable(t *testing.T) {
 		t.Fatalf("w:majority on a single node: %v", err)
 	}
 }
+
+// TestDDLWriteConcern: the commands that take a write concern besides
+// the CRUD ones (DDL, aggregate with $out) wait for it after they ran: a
+// journaled one for an fsync (the background sync is an hour away), one
+// without j for none, and w:2 adds writeConcernError 100 to a change
+// that was made, as mongod's single node answers.
+func TestDDLWriteConcern(t *testing.T) {
+	t.Parallel()
+	db, d := testenv.Open(t, lode.WithSyncInterval(time.Hour))
+	ctx := context.Background()
+	if _, err := d.Collection("src").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	jTrue := bson.E{Key: "writeConcern", Value: bson.D{{Key: "j", Value: true}}}
+	for _, c := range []struct {
+		what   string
+		cmd    bson.D
+		synced bool
+	}{
+		{"create w:1", bson.D{{Key: "create", Value: "plain"}}, false},
+		{"create j:true", bson.D{{Key: "create", Value: "journaled"}, jTrue}, true},
+		{"createIndexes w:majority", bson.D{{Key: "createIndexes", Value: "src"},
+			{Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}},
+			{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}}}, true},
+		{"createIndexes w:majority j:false", bson.D{{Key: "createIndexes", Value: "src"},
+			{Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "b", Value: 1}}}, {Key: "name", Value: "b_1"}}}},
+			{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}, {Key: "j", Value: false}}}}, false},
+		{"dropIndexes fsync:true", bson.D{{Key: "dropIndexes", Value: "src"}, {Key: "index", Value: "b_1"},
+			{Key: "writeConcern", Value: bson.D{{Key: "fsync", Value: true}}}}, true},
+		{"aggregate $out j:true", bson.D{{Key: "aggregate", Value: "src"},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "copy"}}}},
+			{Key: "cursor", Value: bson.D{}}, jTrue}, true},
+		{"drop j:true", bson.D{{Key: "drop", Value: "plain"}, jTrue}, true},
+	} {
+		before := testenv.LodeMetric(t, db, "syncs")
+		if err := d.RunCommand(ctx, c.cmd).Err(); err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		if synced := testenv.LodeMetric(t, db, "syncs") > before; synced != c.synced {
+			t.Errorf("%s: synced %v, want %v", c.what, synced, c.synced)
+		}
+	}
+	err := d.RunCommand(ctx, bson.D{{Key: "create", Value: "two"},
+		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}).Err()
+	var we mongo.WriteException
+	if !errors.As(err, &we) || we.WriteConcernError == nil || we.WriteConcernError.Code != 100 {
+		t.Fatalf("create w:2: %v, want writeConcernError 100", err)
+	}
+	names, err := d.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "two"}})
+	if err != nil || len(names) != 1 {
+		t.Fatalf("create w:2 did not create the collection: %v %v", names, err)
+	}
+	// A malformed write concern refuses the command before it runs.
+	err = d.RunCommand(ctx, bson.D{{Key: "create", Value: "bad"},
+		{Key: "writeConcern", Value: bson.D{{Key: "j", Value: "yes"}}}}).Err()
+	if err == nil {
+		t.Fatal("create with writeConcern j: \"yes\" accepted")
+	}
+	if names, _ := d.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "bad"}}); len(names) != 0 {
+		t.Fatal("create with a malformed write concern created the collection")
+	}
+}
