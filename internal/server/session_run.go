@@ -104,6 +104,12 @@ func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsonc
 	if err != nil {
 		return nil, err
 	}
+	if a.hasWC && !takesWriteConcern(req) {
+		// mongod refuses a write concern a command cannot honour (a
+		// read, an aggregate without $out or $merge, ping) before it
+		// runs, whatever its value.
+		return nil, errs.New(errs.InvalidOptions, "Command does not support writeConcern")
+	}
 	if !a.hasAutocommit && !req.command().ownWriteConcern && takesWriteConcern(req) {
 		// Read before it runs (a malformed one refuses the command),
 		// waited for after it ran (writeconcern.go).

@@ -169,3 +169,40 @@ func TestDDLWriteConcern(t *testing.T) {
 		t.Fatal("create with a malformed write concern created the collection")
 	}
 }
+
+// TestReadRefusesWriteConcern: a command that does not write refuses a
+// writeConcern, whatever its value, with InvalidOptions (72) and no
+// writeConcernError, as mongod does
+// (jstests/core/commands_that_do_not_write_do_not_accept_wc.js); an
+// aggregate that writes takes one.
+func TestReadRefusesWriteConcern(t *testing.T) {
+	t.Parallel()
+	_, d := testenv.Open(t)
+	ctx := context.Background()
+	if _, err := d.Collection("leaves").InsertOne(ctx, bson.D{{Key: "type", Value: "oak"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, wc := range []bson.D{{{Key: "w", Value: 1}}, {{Key: "w", Value: "invalid"}}, {}} {
+		for _, cmd := range []bson.D{
+			{{Key: "find", Value: "leaves"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: 1}}}},
+			{{Key: "distinct", Value: "leaves"}, {Key: "key", Value: "_id"}},
+			{{Key: "count", Value: "leaves"}, {Key: "query", Value: bson.D{{Key: "type", Value: "oak"}}}},
+			{{Key: "aggregate", Value: "leaves"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$sort", Value: bson.D{{Key: "type", Value: 1}}}}}}, {Key: "cursor", Value: bson.D{}}},
+			{{Key: "ping", Value: 1}},
+		} {
+			cmd = append(cmd, bson.E{Key: "writeConcern", Value: wc})
+			var reply bson.Raw
+			err := d.RunCommand(ctx, cmd).Decode(&reply)
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || ce.Code != 72 {
+				t.Errorf("%v: %v, want InvalidOptions (72)", cmd, err)
+			}
+		}
+	}
+	err := d.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "leaves"},
+		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "copied"}}}},
+		{Key: "cursor", Value: bson.D{}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 1}}}}).Err()
+	if err != nil {
+		t.Fatalf("aggregate with $out and a write concern: %v", err)
+	}
+}
