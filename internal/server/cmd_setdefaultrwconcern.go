@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -19,8 +20,11 @@ func init() {
 // setDefaultRWConcern sets (Server.rw; the zero value is the implicit
 // defaults).
 type rwDefaults struct {
-	mu      sync.Mutex
-	wc      bsoncore.Document // nil: the implicit default {w: 1}
+	mu sync.Mutex
+	wc bsoncore.Document // nil: the implicit default {w: 1}
+	// wcSet: wc is set, read without mu by commands without a write
+	// concern of their own (runSession).
+	wcSet   atomic.Bool
 	rc      bsoncore.Document // nil: the implicit default {level: "local"}
 	updated time.Time
 }
@@ -107,6 +111,7 @@ func cmdSetDefaultRWConcern(_ context.Context, s *Server, req *Request) (bsoncor
 	d.mu.Lock()
 	if hasWC {
 		d.wc = append(bsoncore.Document(nil), wc...)
+		d.wcSet.Store(true)
 	}
 	if hasRC {
 		if len(rc) <= 5 {

@@ -104,21 +104,26 @@ func (s *Server) runSession(ctx context.Context, h handler, req *Request) (bsonc
 	if err != nil {
 		return nil, err
 	}
-	if a.hasWC && !takesWriteConcern(req) {
-		// mongod refuses a write concern a command cannot honour (a
-		// read, an aggregate without $out or $merge, ping) before it
-		// runs, whatever its value.
-		return nil, errs.New(errs.InvalidOptions, "Command does not support writeConcern")
-	}
-	if !a.hasAutocommit && !req.command().ownWriteConcern && takesWriteConcern(req) {
-		// Read before it runs (a malformed one refuses the command),
-		// waited for after it ran (writeconcern.go).
-		wc, err := parseWriteConcern(req)
-		if err != nil {
-			return nil, err
+	// A write concern given, or a default one set: without either the
+	// command has the implicit {w: 1}, nothing to check or wait for.
+	if a.hasWC || s.rw.wcSet.Load() {
+		takes := takesWriteConcern(req)
+		if a.hasWC && !takes {
+			// mongod refuses a write concern a command cannot honour
+			// (a read, an aggregate without $out or $merge, ping)
+			// before it runs, whatever its value.
+			return nil, errs.New(errs.InvalidOptions, "Command does not support writeConcern")
 		}
-		body, err := s.runSessionRead(ctx, h, req, a)
-		return s.afterCommand(ctx, wc, body, err)
+		if takes && !a.hasAutocommit && !req.command().ownWriteConcern {
+			// Read before it runs (a malformed one refuses the
+			// command), waited for after it ran (writeconcern.go).
+			wc, err := parseWriteConcern(req)
+			if err != nil {
+				return nil, err
+			}
+			body, err := s.runSessionRead(ctx, h, req, a)
+			return s.afterCommand(ctx, wc, body, err)
+		}
 	}
 	return s.runSessionRead(ctx, h, req, a)
 }

@@ -81,6 +81,14 @@ func TestDefaultWriteConcern(t *testing.T) {
 	if testenv.LodeMetric(t, db, "syncWaits") == before {
 		t.Fatal("insert with the default {j: true} did not wait for an fsync")
 	}
+	// So does a collection change.
+	before = testenv.LodeMetric(t, db, "syncWaits")
+	if err := d.RunCommand(ctx, bson.D{{Key: "create", Value: "y"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if testenv.LodeMetric(t, db, "syncWaits") == before {
+		t.Fatal("create with the default {j: true} did not wait for an fsync")
+	}
 	err = admin.RunCommand(ctx, bson.D{{Key: "setDefaultRWConcern", Value: 1},
 		{Key: "defaultWriteConcern", Value: bson.D{{Key: "w", Value: 0}}}}).Err()
 	if err == nil {
