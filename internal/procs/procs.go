@@ -17,6 +17,11 @@
 // raises it back at once when a request starts while two others run or
 // when code that fans work out asks (Parallel), and at the next tick
 // when requests overlapped twice or the process used nearly a core.
+// On Linux, while lowered, every thread of the process is also kept on
+// the processor the change was made from (pin_linux.go): the scheduler
+// otherwise moves a lone request's threads between processors, and its
+// caches go cold each time (docs/benchmarks.md, "Lode's threads kept on
+// one processor"). The start's mask comes back before the count rises.
 // Only `lode serve` starts one: an embedding program's scheduler is its
 // own.
 package procs
@@ -52,10 +57,15 @@ type Adapter struct {
 	inflight atomic.Int32
 	overlaps atomic.Int32 // requests started beside another since the last tick
 	mu       sync.Mutex   // serialises the changes
-	lowered  atomic.Int64
-	raised   atomic.Int64
-	stop     chan struct{}
-	done     chan struct{}
+	// mask is the process's processors at Start; canPin: it has two or
+	// more, and while one processor runs the scheduler every thread is
+	// kept on the one the change was made from (pin_linux.go).
+	mask    threadMask
+	canPin  bool
+	lowered atomic.Int64
+	raised  atomic.Int64
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // current is the started Adapter, which the package functions use.
@@ -71,6 +81,7 @@ func Start(full int, notify func(procs int)) *Adapter {
 		return nil
 	}
 	a := &Adapter{full: full, notify: notify, stop: make(chan struct{}), done: make(chan struct{})}
+	a.mask, a.canPin = savedMask()
 	a.on.Store(true)
 	current.Store(a)
 	go a.loop()
@@ -159,8 +170,14 @@ func (a *Adapter) set(one bool) {
 		a.lowered.Add(1)
 	} else {
 		a.raised.Add(1)
+		if a.canPin {
+			unpin(a.mask) // before the processors it would use
+		}
 	}
 	runtime.GOMAXPROCS(n)
+	if one && a.canPin {
+		pin(a.mask)
+	}
 	a.one.Store(one)
 	if a.notify != nil {
 		a.notify(n)

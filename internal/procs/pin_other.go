@@ -1,0 +1,10 @@
+//go:build !linux
+
+package procs
+
+// threadMask is empty where threads are not pinned (Linux only).
+type threadMask struct{}
+
+func savedMask() (threadMask, bool) { return threadMask{}, false }
+func pin(threadMask)                {}
+func unpin(threadMask)              {}
