@@ -283,12 +283,14 @@ func runServe(args []string) error {
 	go returnMemory(ctx, log)
 	if *adaptProcs && os.Getenv("GOMAXPROCS") == "" {
 		userGC := userGOGC()
-		defer procs.Start(runtime.GOMAXPROCS(0), func(n int) {
+		adapter := procs.Start(runtime.GOMAXPROCS(0), func(n int) {
 			if !userGC {
 				debug.SetGCPercent(gcPercentFor(n))
 			}
-			log.Debug("processors", mongolog.KeyComponent, "CONTROL", "gomaxprocs", n)
-		}).Stop()
+			log.Debug("processors", mongolog.KeyComponent, "CONTROL", "gomaxprocs", n, "pinnedTo", procs.Current().Pinned())
+		})
+		adapter.KeepNearDisk(*dir)
+		defer adapter.Stop()
 	}
 	log.Info("lode started", mongolog.KeyComponent, "CONTROL", mongolog.KeyID, mongolog.IDLodeStarted, mongolog.KeyCtx, "initandlisten",
 		"addr", listenerAddrs(lns), "dir", *dir, "version", version, "auth", *authOn, "tls", tlsMode.String(),

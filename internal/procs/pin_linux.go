@@ -22,20 +22,27 @@ func savedMask() (threadMask, bool) {
 	return m, true
 }
 
-// pin keeps every thread of the process on the processor the calling
-// thread runs on (one of mask's); unpin puts them back on mask. New
+// pin keeps every thread of the process on processor prefer when mask
+// has it, else on the one the calling thread runs on (one of mask's);
+// unpin puts them back on mask. It returns the processor, or -1 when it
+// kept none. New
 // threads take their creator's mask, so a thread made while pinned is
 // pinned too. Two passes over the threads: one made during the first
 // may have had an unpinned creator.
-func pin(mask threadMask) {
-	var cpu uint32
-	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 || !mask.IsSet(int(cpu)) {
-		return
+func pin(mask threadMask, prefer int) int {
+	cpu := prefer
+	if cpu < 0 || !mask.IsSet(cpu) {
+		var now uint32
+		if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&now)), 0, 0); e != 0 || !mask.IsSet(int(now)) {
+			return -1
+		}
+		cpu = int(now)
 	}
 	var one unix.CPUSet
-	one.Set(int(cpu))
+	one.Set(cpu)
 	setAll(&one)
 	setAll(&one)
+	return cpu
 }
 
 func unpin(mask threadMask) { setAll(&mask) }
@@ -52,4 +59,16 @@ func setAll(m *unix.CPUSet) {
 			_ = unix.SchedSetaffinity(tid, m)
 		}
 	}
+}
+
+// diskProcessor is the processor taking the interrupts of the disk
+// holding path (disk_linux.go), or -1.
+func diskProcessor(path string) int {
+	if path == "" {
+		return -1
+	}
+	if cpu, ok := diskCPU("/sys", "/proc", path); ok {
+		return cpu
+	}
+	return -1
 }

@@ -6,5 +6,6 @@ package procs
 type threadMask struct{}
 
 func savedMask() (threadMask, bool) { return threadMask{}, false }
-func pin(threadMask)                {}
+func pin(threadMask, int) int       { return -1 }
+func diskProcessor(string) int      { return -1 }
 func unpin(threadMask)              {}

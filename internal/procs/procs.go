@@ -18,10 +18,14 @@
 // when code that fans work out asks (Parallel), and at the next tick
 // when requests overlapped twice or the process used nearly a core.
 // On Linux, while lowered, every thread of the process is also kept on
-// the processor the change was made from (pin_linux.go): the scheduler
-// otherwise moves a lone request's threads between processors, and its
-// caches go cold each time (docs/benchmarks.md, "Lode's threads kept on
-// one processor"). The start's mask comes back before the count rises.
+// one processor (pin_linux.go): the scheduler otherwise moves a lone
+// request's threads between processors, and its caches go cold each time
+// (docs/benchmarks.md, "Lode's threads kept on one processor"). That
+// processor is the one taking the interrupts of the data directory's
+// disk when the system says which (KeepNearDisk, disk_linux.go), so that
+// a commit's waits for the disk end without a wake-up across processors;
+// else the one the change was made from. The start's mask comes back
+// before the count rises.
 // Only `lode serve` starts one: an embedding program's scheduler is its
 // own.
 package procs
@@ -60,8 +64,13 @@ type Adapter struct {
 	// mask is the process's processors at Start; canPin: it has two or
 	// more, and while one processor runs the scheduler every thread is
 	// kept on the one the change was made from (pin_linux.go).
-	mask    threadMask
-	canPin  bool
+	mask   threadMask
+	canPin bool
+	// disk is a path on the disk whose requests the server waits for
+	// (KeepNearDisk); pinned is the processor the threads are kept on
+	// while lowered, or -1.
+	disk    atomic.Pointer[string]
+	pinned  atomic.Int32
 	lowered atomic.Int64
 	raised  atomic.Int64
 	stop    chan struct{}
@@ -82,10 +91,28 @@ func Start(full int, notify func(procs int)) *Adapter {
 	}
 	a := &Adapter{full: full, notify: notify, stop: make(chan struct{}), done: make(chan struct{})}
 	a.mask, a.canPin = savedMask()
+	a.pinned.Store(-1)
 	a.on.Store(true)
 	current.Store(a)
 	go a.loop()
 	return a
+}
+
+// KeepNearDisk makes the processor the threads are kept on while lowered
+// the one taking the interrupts of the disk holding path, the data
+// directory, where the system says which (pin_linux.go, disk_linux.go).
+func (a *Adapter) KeepNearDisk(path string) {
+	if a != nil {
+		a.disk.Store(&path)
+	}
+}
+
+// Pinned is the processor every thread is kept on, or -1.
+func (a *Adapter) Pinned() int {
+	if a == nil {
+		return -1
+	}
+	return int(a.pinned.Load())
 }
 
 // Stop ends adapting and restores the full count.
@@ -175,8 +202,13 @@ func (a *Adapter) set(one bool) {
 		}
 	}
 	runtime.GOMAXPROCS(n)
+	a.pinned.Store(-1)
 	if one && a.canPin {
-		pin(a.mask)
+		prefer := -1
+		if d := a.disk.Load(); d != nil {
+			prefer = diskProcessor(*d)
+		}
+		a.pinned.Store(int32(pin(a.mask, prefer)))
 	}
 	a.one.Store(one)
 	if a.notify != nil {
