@@ -63,14 +63,18 @@ type Adapter struct {
 	mu       sync.Mutex   // serialises the changes
 	// mask is the process's processors at Start; canPin: it has two or
 	// more, and while one processor runs the scheduler every thread is
-	// kept on the one the change was made from (pin_linux.go).
+	// kept on one of them (pin_linux.go).
 	mask   threadMask
 	canPin bool
 	// disk is a path on the disk whose requests the server waits for
 	// (KeepNearDisk); pinned is the processor the threads are kept on
 	// while lowered, or -1.
-	disk    atomic.Pointer[string]
-	pinned  atomic.Int32
+	disk   atomic.Pointer[string]
+	pinned atomic.Int32
+	// The last lookup of disk's processor (diskProcessor, under mu).
+	diskCPU int
+	diskAt  time.Time
+	diskFor string
 	lowered atomic.Int64
 	raised  atomic.Int64
 	stop    chan struct{}
@@ -204,17 +208,31 @@ func (a *Adapter) set(one bool) {
 	runtime.GOMAXPROCS(n)
 	a.pinned.Store(-1)
 	if one && a.canPin {
-		prefer := -1
-		if d := a.disk.Load(); d != nil {
-			prefer = diskProcessor(*d)
-		}
-		a.pinned.Store(int32(pin(a.mask, prefer)))
+		a.pinned.Store(int32(pin(a.mask, a.diskProcessor())))
 	}
 	a.one.Store(one)
 	if a.notify != nil {
 		a.notify(n)
 	}
 }
+
+// diskProcessor is the processor taking the interrupts of the disk given
+// to KeepNearDisk, or -1; looked up again at most every diskRecheck
+// (under mu), since a lowering can come twice a second and
+// /proc/interrupts is long on a large machine.
+func (a *Adapter) diskProcessor() int {
+	d := a.disk.Load()
+	if d == nil {
+		return -1
+	}
+	if now := time.Now(); a.diskAt.IsZero() || now.Sub(a.diskAt) >= diskRecheck || *d != a.diskFor {
+		a.diskCPU, a.diskAt, a.diskFor = diskProcessor(*d), now, *d
+	}
+	return a.diskCPU
+}
+
+// diskRecheck bounds how often the disk's processor is looked up.
+const diskRecheck = time.Minute
 
 // loop samples the process's CPU use and the requests' overlap each tick.
 func (a *Adapter) loop() {
