@@ -23,12 +23,11 @@ func savedMask() (threadMask, bool) {
 }
 
 // pin keeps every thread of the process on processor prefer when mask
-// has it, else on the one the calling thread runs on (one of mask's);
-// unpin puts them back on mask. It returns the processor, or -1 when it
-// kept none. New
-// threads take their creator's mask, so a thread made while pinned is
-// pinned too. Two passes over the threads: one made during the first
-// may have had an unpinned creator.
+// has it, else on the one the calling thread runs on (one of mask's),
+// and returns that processor, or -1 when it kept none; unpin puts them
+// back on mask. New threads take their creator's mask, so a thread made
+// while pinned is pinned too. Two passes over the threads: one made
+// during the first may have had an unpinned creator.
 func pin(mask threadMask, prefer int) int {
 	cpu := prefer
 	if cpu < 0 || !mask.IsSet(cpu) {
