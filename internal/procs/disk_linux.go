@@ -54,13 +54,15 @@ func diskCPU(sys, proc, path string) (int, bool) {
 	// The device's busiest interrupt must take most of them: one
 	// completion queue.
 	busiest, all := -1, uint64(0)
+	totals := map[int]uint64{}
 	for irq, per := range counts {
-		all += sum(per)
-		if busiest < 0 || sum(per) > sum(counts[busiest]) {
+		totals[irq] = sum(per)
+		all += totals[irq]
+		if busiest < 0 || totals[irq] > totals[busiest] || totals[irq] == totals[busiest] && irq < busiest {
 			busiest = irq
 		}
 	}
-	if busiest < 0 || all < minDiskInterrupts || sum(counts[busiest])*4 < all*3 {
+	if busiest < 0 || all < minDiskInterrupts || totals[busiest]*4 < all*3 {
 		return 0, false
 	}
 	// Where it is routed now; where it landed when the routing names
